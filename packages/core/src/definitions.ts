@@ -1,0 +1,102 @@
+import type { RequestContext } from "./context.js";
+import type { AnySchema, InferInput, InputSchema } from "./schema-adapter.js";
+import type { Annotations, CacheHint, Icon, Resource, ToolAnnotations } from "./types.js";
+import type { UriVariables } from "./uri-template.js";
+
+/** What a handler may return or resolve to. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * A tool: a function the model calls. The plain object that decorators produce and the router consumes.
+ * @example
+ * const add = defineTool({ name: "add", description: "Add two numbers", input: { a: z.number(), b: z.number() }, handler: ({ a, b }) => a + b });
+ */
+export interface ToolDefinition<I extends InputSchema | undefined = InputSchema | undefined> {
+  /** 1–64 characters of `A-Z a-z 0-9 _ . -`, unique on the server. */
+  name: string;
+  /** What the tool does: the model's whole manual for it. Required. */
+  description: string;
+  title?: string;
+  /** A zod object schema or a raw shape (zod v4, or v3 from "zod/v3"); omitted means no arguments. */
+  input?: I;
+  /** The schema `structuredContent` must fit; listed as `outputSchema`. */
+  output?: AnySchema;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  /**
+   * Runs with validated arguments. Return a string, a number, a plain object (→ `structuredContent`
+   * plus its JSON as text), content blocks, or a whole `CallToolResult`. A throw becomes an `isError` result.
+   */
+  handler: (args: InferInput<I>, ctx: RequestContext) => unknown;
+}
+
+/** A resource at one fixed URI. */
+export interface StaticResourceDefinition {
+  uri: string;
+  /** Defaults to the URI. */
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  /** Caching hint for 2026-07-28 reads; the server's default otherwise. */
+  cache?: CacheHint;
+  /** Return text, bytes, contents, or a whole result; `undefined` means not found. */
+  handler: (ctx: RequestContext) => unknown;
+}
+
+/** Resources addressed by an RFC 6570 URI template; the variables arrive as the first parameter. */
+export interface ResourceTemplateDefinition {
+  uriTemplate: string;
+  /** Defaults to the template. */
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  cache?: CacheHint;
+  /** Return text, bytes, contents, or a whole result; `undefined` means not found. */
+  handler: (variables: UriVariables, ctx: RequestContext, uri: string) => unknown;
+  /** The concrete resources this template currently has, added to `resources/list`. */
+  list?: (ctx: RequestContext) => MaybePromise<Resource[]>;
+}
+
+export type ResourceDefinition = StaticResourceDefinition | ResourceTemplateDefinition;
+
+/** A prompt: a template the user picks. Its arguments are strings on the wire. */
+export interface PromptDefinition<A extends InputSchema | undefined = InputSchema | undefined> {
+  name: string;
+  title?: string;
+  description?: string;
+  /** zod string schemas: each becomes an argument, required unless optional. */
+  args?: A;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  /** Return a string, messages, or a whole `GetPromptResult`. */
+  handler: (args: InferInput<A>, ctx: RequestContext) => unknown;
+}
+
+/** Identity, with the handler's argument type inferred from `input`. */
+export function defineTool<I extends InputSchema | undefined = undefined>(
+  definition: ToolDefinition<I>,
+): ToolDefinition<I> {
+  return definition;
+}
+
+/** Identity, typed: a static resource or a resource template. */
+export function defineResource<R extends ResourceDefinition>(definition: R): R {
+  return definition;
+}
+
+/** Identity, with the handler's argument type inferred from `args`. */
+export function definePrompt<A extends InputSchema | undefined = undefined>(
+  definition: PromptDefinition<A>,
+): PromptDefinition<A> {
+  return definition;
+}

@@ -1,0 +1,60 @@
+import { ErrorCode, type JsonRpcErrorObject } from "./json-rpc.js";
+
+/**
+ * An error that crosses the wire as a JSON-RPC error object.
+ * @example
+ * throw new McpError(ErrorCode.InvalidParams, "Unknown tool: nope");
+ */
+export class McpError extends Error {
+  override readonly name = "McpError";
+  readonly code: number;
+  readonly data: unknown;
+
+  constructor(code: number, message: string, data?: unknown, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.data = data;
+  }
+
+  /** The wire form: code, message and data, never a stack. */
+  toJSON(): JsonRpcErrorObject {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/**
+ * A mistake in how a server is defined (bad name, duplicate, missing description).
+ * Thrown at definition time; never sent on the wire.
+ * @example
+ * try { server.tool({ name: "", description: "x", handler: () => 1 }); } catch (e) { e instanceof DefinitionError; }
+ */
+export class DefinitionError extends Error {
+  override readonly name = "DefinitionError";
+}
+
+/** True when `value` is an McpError (also across copies of this package). */
+export function isMcpError(value: unknown): value is McpError {
+  return (
+    value instanceof McpError ||
+    (value instanceof Error && value.name === "McpError" && typeof (value as McpError).code === "number")
+  );
+}
+
+/** The message of anything thrown, without its stack. */
+export function messageOf(thrown: unknown): string {
+  if (thrown instanceof Error) return thrown.message || thrown.name;
+  if (typeof thrown === "string") return thrown;
+  try {
+    return JSON.stringify(thrown) ?? String(thrown);
+  } catch {
+    return String(thrown);
+  }
+}
+
+/** One boundary: what an unexpected throw becomes on the wire (a generic -32603; details stay on the server). */
+export function toWireError(thrown: unknown): JsonRpcErrorObject {
+  if (isMcpError(thrown)) return thrown.toJSON();
+  return { code: ErrorCode.InternalError, message: "Internal error" };
+}

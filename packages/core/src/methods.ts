@@ -1,0 +1,111 @@
+import type { z } from "zod";
+import type { RequestContextImpl } from "./context.js";
+import { McpError } from "./errors.js";
+import { ErrorCode } from "./json-rpc.js";
+import type { Router } from "./router.js";
+import type { ServerCapabilities } from "./types.js";
+import {
+  CallToolParamsSchema,
+  GetPromptParamsSchema,
+  PaginatedParamsSchema,
+  ReadResourceParamsSchema,
+} from "./wire.js";
+
+/** Which caching hint a 2026-07-28 result carries. */
+export type CacheKind = "discover" | "list" | "read";
+
+/** A result's own caching hint; a symbol key, so it never reaches the wire by itself. */
+export const CACHE_HINT: unique symbol = Symbol("toolsmith.cacheHint");
+
+/** One MCP method as the dispatcher sees it. */
+export interface Method {
+  /** The capability that must be advertised for the method to exist. */
+  readonly capability?: keyof ServerCapabilities;
+  readonly cache?: CacheKind;
+  run(
+    router: Router,
+    params: Record<string, unknown> | undefined,
+    ctx: RequestContextImpl,
+  ): Promise<Record<string, unknown>>;
+}
+
+function parse<S extends z.ZodType>(schema: S, params: Record<string, unknown> | undefined): z.output<S> {
+  const parsed = schema.safeParse(params ?? {});
+  if (parsed.success) return parsed.data;
+  const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "params"}: ${issue.message}`).join("; ");
+  throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${detail}`);
+}
+
+// Nothing is paginated yet, so no cursor this server could have issued exists.
+function noCursor(params: Record<string, unknown> | undefined): void {
+  const { cursor } = parse(PaginatedParamsSchema, params);
+  if (cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${JSON.stringify(cursor)}`);
+}
+
+/** The methods both eras share. */
+export const COMMON_METHODS: Readonly<Record<string, Method>> = {
+  "tools/list": {
+    capability: "tools",
+    cache: "list",
+    async run(router, params, ctx) {
+      noCursor(params);
+      return { tools: router.listTools(ctx.protocolVersion) };
+    },
+  },
+  "tools/call": {
+    capability: "tools",
+    async run(router, params, ctx) {
+      const { name, arguments: args } = parse(CallToolParamsSchema, params);
+      return { ...(await router.callTool(name, args, ctx)) };
+    },
+  },
+  "resources/list": {
+    capability: "resources",
+    cache: "list",
+    async run(router, params, ctx) {
+      noCursor(params);
+      return { resources: await router.listResources(ctx) };
+    },
+  },
+  "resources/templates/list": {
+    capability: "resources",
+    cache: "list",
+    async run(router, params, ctx) {
+      noCursor(params);
+      return { resourceTemplates: router.listResourceTemplates(ctx.protocolVersion) };
+    },
+  },
+  "resources/read": {
+    capability: "resources",
+    cache: "read",
+    async run(router, params, ctx) {
+      const { uri } = parse(ReadResourceParamsSchema, params);
+      const { result, cache } = await router.readResource(uri, ctx);
+      return cache ? { ...result, [CACHE_HINT]: cache } : { ...result };
+    },
+  },
+  "prompts/list": {
+    capability: "prompts",
+    cache: "list",
+    async run(router, params, ctx) {
+      noCursor(params);
+      return { prompts: router.listPrompts(ctx.protocolVersion) };
+    },
+  },
+  "prompts/get": {
+    capability: "prompts",
+    async run(router, params, ctx) {
+      const { name, arguments: args } = parse(GetPromptParamsSchema, params);
+      return { ...(await router.getPrompt(name, args, ctx)) };
+    },
+  },
+};
+
+/** Methods 2026-07-28 removed; asked for in that era they are -32601 with a message saying so. */
+export const REMOVED_IN_STATELESS: ReadonlySet<string> = new Set([
+  "initialize",
+  "ping",
+  "logging/setLevel",
+  "resources/subscribe",
+  "resources/unsubscribe",
+]);

@@ -1,0 +1,82 @@
+/** Protocol revisions that open with `initialize` (newest first). */
+export const HANDSHAKE_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
+/** Protocol revisions in which every request carries its own `_meta` (newest first). */
+export const STATELESS_VERSIONS = ["2026-07-28"] as const;
+
+export type HandshakeVersion = (typeof HANDSHAKE_VERSIONS)[number];
+export type StatelessVersion = (typeof STATELESS_VERSIONS)[number];
+export type ProtocolVersion = HandshakeVersion | StatelessVersion;
+
+/** The newest handshake revision, answered when a client asks for one we do not speak. */
+export const LATEST_HANDSHAKE_VERSION: HandshakeVersion = HANDSHAKE_VERSIONS[0];
+
+/** The `_meta` keys of 2026-07-28. */
+export const MetaKey = {
+  protocolVersion: "io.modelcontextprotocol/protocolVersion",
+  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  logLevel: "io.modelcontextprotocol/logLevel",
+  serverInfo: "io.modelcontextprotocol/serverInfo",
+} as const;
+
+export function isHandshakeVersion(value: unknown): value is HandshakeVersion {
+  return (HANDSHAKE_VERSIONS as readonly unknown[]).includes(value);
+}
+
+export function isStatelessVersion(value: unknown): value is StatelessVersion {
+  return (STATELESS_VERSIONS as readonly unknown[]).includes(value);
+}
+
+/** Echo a supported handshake revision, else offer the newest (the client decides whether to hang up). */
+export function negotiateHandshakeVersion(requested: string): HandshakeVersion {
+  return isHandshakeVersion(requested) ? requested : LATEST_HANDSHAKE_VERSION;
+}
+
+/** What each revision has, so results can be shaped to the revision a request speaks. */
+export interface RevisionFeatures {
+  /** `title`, `outputSchema`, `structuredContent`, `resource_link` (2025-06-18+). */
+  readonly titlesAndStructuredOutput: boolean;
+  /** `icons` on tools, resources and prompts (2025-11-25+). */
+  readonly icons: boolean;
+  /** Argument validation failures are `isError` results rather than -32602 (2025-11-25+). */
+  readonly validationErrorsAsResults: boolean;
+  /** `outputSchema` and `structuredContent` may be any JSON, not just objects (2026-07-28). */
+  readonly anyStructuredContent: boolean;
+  /** Incoming JSON-RPC batches are accepted (2025-03-26 only). */
+  readonly batches: boolean;
+}
+
+const FEATURES: Record<ProtocolVersion, RevisionFeatures> = {
+  "2025-03-26": {
+    titlesAndStructuredOutput: false,
+    icons: false,
+    validationErrorsAsResults: false,
+    anyStructuredContent: false,
+    batches: true,
+  },
+  "2025-06-18": {
+    titlesAndStructuredOutput: true,
+    icons: false,
+    validationErrorsAsResults: false,
+    anyStructuredContent: false,
+    batches: false,
+  },
+  "2025-11-25": {
+    titlesAndStructuredOutput: true,
+    icons: true,
+    validationErrorsAsResults: true,
+    anyStructuredContent: false,
+    batches: false,
+  },
+  "2026-07-28": {
+    titlesAndStructuredOutput: true,
+    icons: true,
+    validationErrorsAsResults: true,
+    anyStructuredContent: true,
+    batches: false,
+  },
+};
+
+export function featuresOf(version: ProtocolVersion): RevisionFeatures {
+  return FEATURES[version];
+}

@@ -1,0 +1,136 @@
+import { isPlainObject } from "./json-rpc.js";
+import type {
+  CallToolResult,
+  ContentBlock,
+  GetPromptResult,
+  PromptMessage,
+  ReadResourceResult,
+  ResourceContents,
+} from "./types.js";
+
+/** True for a well-formed MCP content block. */
+export function isContentBlock(value: unknown): value is ContentBlock {
+  if (!isPlainObject(value)) return false;
+  switch (value.type) {
+    case "text":
+      return typeof value.text === "string";
+    case "image":
+    case "audio":
+      return typeof value.data === "string" && typeof value.mimeType === "string";
+    case "resource_link":
+      return typeof value.uri === "string" && typeof value.name === "string";
+    case "resource":
+      return isPlainObject(value.resource) && typeof value.resource.uri === "string";
+    default:
+      return false;
+  }
+}
+
+function isContentList(value: unknown): value is ContentBlock[] {
+  return Array.isArray(value) && value.every(isContentBlock);
+}
+
+/** True for a whole tool result: an object with a `content` array of blocks. */
+export function isCallToolResult(value: unknown): value is CallToolResult {
+  return isPlainObject(value) && isContentList(value.content);
+}
+
+/** A text content block. */
+export function text(value: string): ContentBlock {
+  return { type: "text", text: value };
+}
+
+/** A tool result the model reads as a failure it may correct. */
+export function errorResult(message: string): CallToolResult {
+  return { content: [text(message)], isError: true };
+}
+
+function jsonText(value: unknown): string {
+  return JSON.stringify(value) ?? "null";
+}
+
+/**
+ * What a tool handler returned, as a result: a string or number → text; content blocks → content;
+ * a whole result → itself; any other object or array → `structuredContent` plus its JSON as text.
+ */
+export function toCallToolResult(value: unknown): CallToolResult {
+  if (value === undefined || value === null) return { content: [] };
+  switch (typeof value) {
+    case "string":
+      return { content: [text(value)] };
+    case "number":
+    case "boolean":
+    case "bigint":
+      return { content: [text(String(value))] };
+  }
+  if (isCallToolResult(value)) return value;
+  if (isContentBlock(value)) return { content: [value] };
+  if (isContentList(value) && value.length > 0) return { content: value };
+  return { content: [text(jsonText(value))], structuredContent: value };
+}
+
+function toMessage(value: unknown): PromptMessage {
+  if (isPlainObject(value) && (value.role === "user" || value.role === "assistant")) {
+    const content = typeof value.content === "string" ? text(value.content) : value.content;
+    if (isContentBlock(content)) return { role: value.role, content };
+  }
+  if (typeof value === "string") return { role: "user", content: text(value) };
+  if (isContentBlock(value)) return { role: "user", content: value };
+  throw new TypeError("a prompt message must be a string, a content block, or { role, content }");
+}
+
+/** What a prompt handler returned, as a result: a string, messages, or a whole result. */
+export function toGetPromptResult(value: unknown, description: string | undefined): GetPromptResult {
+  if (isPlainObject(value) && Array.isArray(value.messages)) {
+    const result = { ...value, messages: value.messages.map(toMessage) } as GetPromptResult;
+    if (result.description === undefined && description !== undefined) result.description = description;
+    return result;
+  }
+  const messages = Array.isArray(value) ? value.map(toMessage) : [toMessage(value)];
+  return description === undefined ? { messages } : { description, messages };
+}
+
+function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let at = 0; at < bytes.length; at += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+  }
+  return btoa(binary);
+}
+
+function toContents(value: unknown, uri: string, mimeType: string | undefined): ResourceContents {
+  if (typeof value === "string") return mimeType ? { uri, mimeType, text: value } : { uri, text: value };
+  if (value instanceof Uint8Array) {
+    const blob = base64(value);
+    return mimeType ? { uri, mimeType, blob } : { uri, blob };
+  }
+  if (isPlainObject(value) && (typeof value.text === "string" || typeof value.blob === "string")) {
+    const contents = { ...value, uri: typeof value.uri === "string" ? value.uri : uri } as ResourceContents;
+    if (contents.mimeType === undefined && mimeType !== undefined) contents.mimeType = mimeType;
+    return contents;
+  }
+  return { uri, mimeType: mimeType ?? "application/json", text: jsonText(value) };
+}
+
+/**
+ * What a resource handler returned, as a result: text, bytes, contents, or a whole result.
+ * `undefined` and `null` mean the resource does not exist.
+ */
+export function toReadResourceResult(
+  value: unknown,
+  uri: string,
+  mimeType: string | undefined,
+): ReadResourceResult | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (isPlainObject(value) && Array.isArray(value.contents)) {
+    return { ...value, contents: value.contents.map((item) => toContents(item, uri, mimeType)) };
+  }
+  if (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((item) => isPlainObject(item) && ("text" in item || "blob" in item))
+  ) {
+    return { contents: value.map((item) => toContents(item, uri, mimeType)) };
+  }
+  return { contents: [toContents(value, uri, mimeType)] };
+}

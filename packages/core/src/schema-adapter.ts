@@ -1,0 +1,216 @@
+import { z } from "zod";
+import * as z3 from "zod/v3";
+import { zodToJsonSchema } from "zod-to-json-schema";
+import { DefinitionError } from "./errors.js";
+import { isPlainObject } from "./json-rpc.js";
+
+/** A zod v4 schema (classic or mini). */
+export type ZodV4Schema = z.core.$ZodType;
+/** A zod v3 schema (`zod/v3`, or the zod 3 package). */
+export type ZodV3Schema = z3.ZodTypeAny;
+/** Any schema Toolsmith takes. */
+export type AnySchema = ZodV4Schema | ZodV3Schema;
+/** A raw shape: `{ title: z.string() }`, taken as an object of those fields. */
+export type RawShape = { readonly [key: string]: AnySchema };
+/** What a definition's `input` may be: an object schema or a raw shape. */
+export type InputSchema = AnySchema | RawShape;
+
+/** The output type of a schema, zod v3 or v4. */
+export type Infer<S> = S extends z.core.$ZodType ? z.output<S> : S extends z3.ZodTypeAny ? z3.output<S> : never;
+
+type OptionalKeys<T> = { [K in keyof T]: undefined extends T[K] ? K : never }[keyof T];
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** The output type of a raw shape: keys whose schema accepts undefined become optional. */
+export type InferShape<S extends RawShape> = Simplify<
+  { [K in Exclude<keyof S, OptionalKeys<{ [P in keyof S]: Infer<S[P]> }>>]: Infer<S[K]> } & {
+    [K in OptionalKeys<{ [P in keyof S]: Infer<S[P]> }>]?: Infer<S[K]>;
+  }
+>;
+
+/** The argument type a handler receives for a definition's `input`. */
+export type InferInput<I> = I extends undefined
+  ? Record<string, never>
+  : I extends AnySchema
+    ? Infer<I>
+    : I extends RawShape
+      ? InferShape<I>
+      : never;
+
+/** One problem found by validation: where, and what was wrong. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+export type Validation<T = unknown> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
+
+/** A schema compiled once: its JSON Schema and a validator. */
+export interface CompiledSchema {
+  readonly jsonSchema: Record<string, unknown>;
+  validate(value: unknown): Validation | Promise<Validation>;
+}
+
+/** The seam between schema libraries and the router: JSON Schema out, validation in. */
+export interface SchemaAdapter {
+  /** True when this adapter owns `schema`. */
+  accepts(schema: unknown): boolean;
+  /** Wrap a raw shape of this adapter's schemas into an object schema. */
+  object(shape: RawShape): AnySchema;
+  toJsonSchema(schema: AnySchema, io: "input" | "output"): Record<string, unknown>;
+  validate(schema: AnySchema, value: unknown): Validation | Promise<Validation>;
+}
+
+function isZodV4(schema: unknown): schema is ZodV4Schema {
+  return typeof schema === "object" && schema !== null && "_zod" in schema;
+}
+
+function isZodV3(schema: unknown): schema is ZodV3Schema {
+  return (
+    typeof schema === "object" &&
+    schema !== null &&
+    !("_zod" in schema) &&
+    "_def" in schema &&
+    typeof (schema as { safeParse?: unknown }).safeParse === "function"
+  );
+}
+
+function pathText(path: readonly PropertyKey[]): string {
+  return path.length === 0 ? "(root)" : path.map(String).join(".");
+}
+
+// zod v4 says "Invalid input: expected string, received undefined" for a missing field; say "required".
+function readable(message: string): string {
+  const missing = /^Invalid input: expected (.+), received undefined$/.exec(message);
+  return missing ? `required (expected ${missing[1]})` : message.replace(/^Invalid input: /, "");
+}
+
+function issuesOf(issues: readonly { path: readonly PropertyKey[]; message: string }[]): ValidationIssue[] {
+  return issues.map((issue) => ({ path: pathText(issue.path), message: readable(issue.message) }));
+}
+
+function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
+/** zod v4 through zod's own JSON Schema generator (2020-12). */
+export const zodV4Adapter: SchemaAdapter = {
+  accepts: isZodV4,
+  object: (shape) => z.object(shape as Record<string, z.core.$ZodType>),
+  toJsonSchema(schema, io) {
+    return withoutDialect(
+      z.toJSONSchema(schema as ZodV4Schema, { target: "draft-2020-12", io, unrepresentable: "throw" }) as Record<
+        string,
+        unknown
+      >,
+    );
+  },
+  validate(schema, value) {
+    try {
+      const result = z.safeParse(schema as ZodV4Schema, value);
+      return result.success ? { ok: true, value: result.data } : { ok: false, issues: issuesOf(result.error.issues) };
+    } catch (error) {
+      if (!(error instanceof z.core.$ZodAsyncError)) throw error;
+      return z
+        .safeParseAsync(schema as ZodV4Schema, value)
+        .then((result) =>
+          result.success ? { ok: true, value: result.data } : { ok: false, issues: issuesOf(result.error.issues) },
+        );
+    }
+  },
+};
+
+// zod-to-json-schema speaks draft-07 tuples and `definitions`; rewrite those into 2020-12.
+function toDraft2020(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toDraft2020);
+  if (!isPlainObject(node)) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "items" && Array.isArray(value)) {
+      out.prefixItems = toDraft2020(value);
+      if (!("additionalItems" in node)) out.items = false;
+    } else if (key === "additionalItems") {
+      out.items = toDraft2020(value);
+    } else if (key === "$ref" && typeof value === "string") {
+      out.$ref = value.replace(/^#\/definitions\//, "#/$defs/");
+    } else if (key === "definitions") {
+      out.$defs = toDraft2020(value);
+    } else {
+      out[key] = toDraft2020(value);
+    }
+  }
+  return out;
+}
+
+/** zod v3 through zod-to-json-schema, rewritten to JSON Schema 2020-12. */
+export const zodV3Adapter: SchemaAdapter = {
+  accepts: isZodV3,
+  object: (shape) => z3.object(shape as z3.ZodRawShape),
+  toJsonSchema(schema, io) {
+    const converted = zodToJsonSchema(schema as ZodV3Schema, {
+      target: "jsonSchema7",
+      effectStrategy: io === "input" ? "input" : "any",
+      pipeStrategy: io,
+    }) as Record<string, unknown>;
+    return withoutDialect(toDraft2020(converted) as Record<string, unknown>);
+  },
+  validate(schema, value) {
+    const result = (schema as ZodV3Schema).safeParse(value);
+    return result.success ? { ok: true, value: result.data } : { ok: false, issues: issuesOf(result.error.issues) };
+  },
+};
+
+const ADAPTERS: readonly SchemaAdapter[] = [zodV4Adapter, zodV3Adapter];
+
+/** True for a zod schema of either version. */
+export function isSchema(value: unknown): value is AnySchema {
+  return ADAPTERS.some((adapter) => adapter.accepts(value));
+}
+
+/** True for a raw shape: a plain object whose every value is a zod schema. */
+export function isRawShape(value: unknown): value is RawShape {
+  return isPlainObject(value) && !isSchema(value) && Object.values(value).every(isSchema);
+}
+
+function adapterFor(schema: unknown, what: string): SchemaAdapter {
+  const adapter = ADAPTERS.find((candidate) => candidate.accepts(schema));
+  if (!adapter) {
+    throw new DefinitionError(`${what} must be a zod schema (zod v4, or zod v3 from "zod/v3") or a shape of them`);
+  }
+  return adapter;
+}
+
+/** A raw shape as one object schema; every field must come from the same zod version. */
+export function objectOf(shape: RawShape, what: string): AnySchema {
+  const fields = Object.values(shape);
+  if (fields.length === 0) return z.object({});
+  const adapter = adapterFor(fields[0], what);
+  if (!fields.every((field) => adapter.accepts(field))) {
+    throw new DefinitionError(`${what} mixes zod v3 and zod v4 schemas; use one version per shape`);
+  }
+  return adapter.object(shape);
+}
+
+/**
+ * Compile a schema once: JSON Schema plus validator.
+ * @example
+ * const compiled = compileSchema(z.object({ a: z.string() }), "input", "tool 'x' input");
+ */
+export function compileSchema(input: InputSchema, io: "input" | "output", what: string): CompiledSchema {
+  const schema = isRawShape(input) ? objectOf(input, what) : input;
+  const adapter = adapterFor(schema, what);
+  let jsonSchema: Record<string, unknown>;
+  try {
+    jsonSchema = adapter.toJsonSchema(schema, io);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new DefinitionError(`${what} cannot be expressed as JSON Schema (${reason}); use JSON-representable types`);
+  }
+  return { jsonSchema, validate: (value) => adapter.validate(schema, value) };
+}
+
+/** Turn validation issues into one line per field, for a model or a person to read. */
+export function describeIssues(issues: readonly ValidationIssue[]): string {
+  return issues.map((issue) => `- ${issue.path}: ${issue.message}`).join("\n");
+}

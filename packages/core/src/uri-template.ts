@@ -1,0 +1,229 @@
+import { DefinitionError } from "./errors.js";
+
+/** Variables read out of a URI: exploded variables (`{/path*}`, `{?tags*}`) give arrays. */
+export type UriVariables = Record<string, string | string[]>;
+
+/**
+ * An RFC 6570 URI template compiled for matching (levels 1–4: all operators, prefixes and explode).
+ * @example
+ * parseUriTemplate("notes://{id}").match("notes://42"); // { id: "42" }
+ */
+export interface UriTemplate {
+  readonly template: string;
+  readonly variables: readonly string[];
+  /** The variables of `uri` when it fits this template, else undefined. */
+  match(uri: string): UriVariables | undefined;
+}
+
+interface VarSpec {
+  name: string;
+  explode: boolean;
+  prefix: number | undefined;
+}
+
+interface Expression {
+  operator: string;
+  vars: VarSpec[];
+}
+
+type Part = string | Expression;
+
+const OPERATORS = new Set(["", "+", "#", ".", "/", ";", "?", "&"]);
+const VARNAME = /^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*$/;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function parseExpression(body: string, template: string): Expression {
+  const first = body.charAt(0);
+  const operator = OPERATORS.has(first) && first !== "" ? first : "";
+  if ("=,!@|".includes(first) && first !== "") {
+    throw new DefinitionError(
+      `URI template "${template}" uses the reserved operator "${first}"; use one of + # . / ; ? &`,
+    );
+  }
+  const vars = body
+    .slice(operator.length)
+    .split(",")
+    .map((spec): VarSpec => {
+      const explode = spec.endsWith("*");
+      const [name = "", prefixText] = (explode ? spec.slice(0, -1) : spec).split(":");
+      if (!VARNAME.test(name)) {
+        throw new DefinitionError(`URI template "${template}" has an invalid variable name "${name}"`);
+      }
+      const prefix = prefixText === undefined ? undefined : Number(prefixText);
+      if (prefix !== undefined && !(Number.isInteger(prefix) && prefix > 0 && prefix < 10000)) {
+        throw new DefinitionError(`URI template "${template}" has an invalid prefix ":${prefixText}" on "${name}"`);
+      }
+      return { name, explode, prefix };
+    });
+  return { operator, vars };
+}
+
+function parseParts(template: string): Part[] {
+  const parts: Part[] = [];
+  let at = 0;
+  while (at < template.length) {
+    const open = template.indexOf("{", at);
+    const close = template.indexOf("}", at);
+    if (close !== -1 && (open === -1 || close < open)) {
+      throw new DefinitionError(`URI template "${template}" has a "}" with no "{" before it`);
+    }
+    if (open === -1) {
+      parts.push(template.slice(at));
+      break;
+    }
+    if (open > at) parts.push(template.slice(at, open));
+    if (close === -1) throw new DefinitionError(`URI template "${template}" has a "{" that is never closed`);
+    const body = template.slice(open + 1, close);
+    if (body.length === 0 || body.includes("{")) {
+      throw new DefinitionError(`URI template "${template}" has an empty or nested expression`);
+    }
+    parts.push(parseExpression(body, template));
+    at = close + 1;
+  }
+  return parts;
+}
+
+// Character classes a value may use when read back (lenient: anything but the delimiters around it).
+function valuePattern(expression: Expression, spec: VarSpec): string {
+  const { operator } = expression;
+  const chars = operator === "+" || operator === "#" ? "[^?#]" : operator === "." ? "[^/?#.,]" : "[^/?#,;&]";
+  const count = spec.prefix === undefined ? "+?" : `{1,${spec.prefix}}?`;
+  if (spec.explode && (operator === "" || operator === "+" || operator === "#")) return `(?:${chars}|,)+?`;
+  return `${chars}${count}`;
+}
+
+interface Capture {
+  spec: VarSpec;
+  kind: "value" | "segments" | "query" | "params";
+  separator: string;
+}
+
+function decode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function compile(parts: Part[]): { regex: RegExp; captures: Capture[][] } {
+  let source = "^";
+  const captures: Capture[][] = [];
+  for (const part of parts) {
+    if (typeof part === "string") {
+      source += escapeRegExp(part);
+      continue;
+    }
+    const { operator, vars } = part;
+    if (operator === "?" || operator === "&") {
+      // Query parameters may come in any order, so the whole query is captured and read by name.
+      source += operator === "?" ? "(?:\\?([^#]*))?" : "(?:&([^#]*))?";
+      captures.push([{ spec: vars[0] as VarSpec, kind: "query", separator: "&" }]);
+      for (const spec of vars.slice(1)) captures[captures.length - 1]?.push({ spec, kind: "query", separator: "&" });
+      continue;
+    }
+    if (operator === ";") {
+      source += "((?:;[^/?#;]*)*)";
+      captures.push(vars.map((spec) => ({ spec, kind: "params" as const, separator: ";" })));
+      continue;
+    }
+    const lead = operator === "" || operator === "+" ? "" : escapeRegExp(operator);
+    const separator = operator === "/" || operator === "." ? operator : ",";
+    const group: Capture[] = [];
+    vars.forEach((spec, index) => {
+      const prefix = index === 0 ? lead : escapeRegExp(separator);
+      if (spec.explode && (operator === "/" || operator === ".")) {
+        source += `((?:${escapeRegExp(operator)}[^/?#${operator === "." ? "." : ""}]+)*)`;
+        group.push({ spec, kind: "segments", separator: operator });
+      } else {
+        source += `${prefix}(${valuePattern(part, spec)})`;
+        group.push({ spec, kind: "value", separator: "," });
+      }
+    });
+    captures.push(group);
+  }
+  return { regex: new RegExp(`${source}$`, "s"), captures };
+}
+
+function readQuery(query: string, separator: string): Map<string, string[]> {
+  const values = new Map<string, string[]>();
+  for (const pair of query.split(separator)) {
+    if (pair === "") continue;
+    const eq = pair.indexOf("=");
+    const name = eq === -1 ? pair : pair.slice(0, eq);
+    const value = eq === -1 ? "" : pair.slice(eq + 1);
+    const list = values.get(name);
+    if (list) list.push(value);
+    else values.set(name, [value]);
+  }
+  return values;
+}
+
+/**
+ * Compile an RFC 6570 template; throws a DefinitionError that says what to fix when it is malformed.
+ * @example
+ * const t = parseUriTemplate("files://{+path}{?rev}");
+ * t.match("files://a/b.txt?rev=3"); // { path: "a/b.txt", rev: "3" }
+ */
+export function parseUriTemplate(template: string): UriTemplate {
+  const parts = parseParts(template);
+  const expressions = parts.filter((part): part is Expression => typeof part !== "string");
+  const variables = expressions.flatMap((expression) => expression.vars.map((spec) => spec.name));
+  const duplicate = variables.find((name, index) => variables.indexOf(name) !== index);
+  if (duplicate !== undefined) {
+    throw new DefinitionError(`URI template "${template}" names the variable "${duplicate}" twice`);
+  }
+  const { regex, captures } = compile(parts);
+
+  function match(uri: string): UriVariables | undefined {
+    const found = regex.exec(uri);
+    if (!found) return undefined;
+    const result: UriVariables = Object.create(null);
+    let group = 1;
+    for (const captureGroup of captures) {
+      const first = captureGroup[0];
+      if (first && (first.kind === "query" || first.kind === "params")) {
+        const raw = found[group++];
+        if (raw === undefined) continue;
+        const body = first.kind === "params" ? raw.replace(/^;/, "") : raw;
+        const values = readQuery(body, first.separator);
+        for (const { spec } of captureGroup) {
+          const list = values.get(spec.name);
+          if (!list) continue;
+          const decoded = list.map(decode);
+          if (decoded.some((value) => value === undefined)) return undefined;
+          result[spec.name] = spec.explode ? (decoded as string[]) : (decoded[0] as string);
+        }
+        continue;
+      }
+      for (const { spec, kind, separator } of captureGroup) {
+        const raw = found[group++];
+        if (raw === undefined) continue;
+        if (kind === "segments") {
+          const decoded = raw.split(separator).slice(1).map(decode);
+          if (decoded.some((value) => value === undefined)) return undefined;
+          result[spec.name] = decoded as string[];
+        } else if (spec.explode) {
+          const decoded = raw.split(",").map(decode);
+          if (decoded.some((value) => value === undefined)) return undefined;
+          result[spec.name] = decoded as string[];
+        } else {
+          const decoded = decode(raw);
+          if (decoded === undefined) return undefined;
+          result[spec.name] = decoded;
+        }
+      }
+    }
+    return result;
+  }
+
+  return { template, variables, match };
+}
+
+/** True when `text` holds at least one `{expression}`. */
+export function isUriTemplate(text: string): boolean {
+  return /\{[^}]*\}/.test(text);
+}

@@ -1,0 +1,200 @@
+import type { ErrorReport, Server } from "@toolsmith/core";
+import { ErrorCode } from "@toolsmith/core";
+import { type LineEvent, LineReader } from "./line-reader.js";
+import { guardStdout, type StdoutGuard } from "./stdout-guard.js";
+
+export interface StdioOptions {
+  /** Where requests come from (default `process.stdin`). */
+  stdin?: NodeJS.ReadableStream;
+  /** Where replies go (default `process.stdout`). */
+  stdout?: NodeJS.WritableStream;
+  /** Where logs go (default `process.stderr`). */
+  stderr?: NodeJS.WritableStream;
+  /** Longest accepted line in bytes; a longer one gets a -32600 reply and is dropped (default 4 MiB). */
+  maxLineBytes?: number;
+  /** Requests served at once; reading pauses at this many (default 256). */
+  maxInFlight?: number;
+  /** Send user code's stdout writes and console output to stderr while serving (default true with process.stdout). */
+  guardStdout?: boolean;
+  /** Exit the process once stdin ends and every reply is written (default true with process.stdin). */
+  exitOnEnd?: boolean;
+  /** After stdin ends, how long requests may still run before they are aborted (default 10 s). */
+  shutdownTimeoutMs?: number;
+}
+
+/** A server being served over stdio. */
+export interface StdioConnection {
+  /** Resolves once stdin has ended and every pending reply has been written. */
+  readonly closed: Promise<void>;
+  /** Stop reading, abort requests in flight, and resolve `closed`. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
+const LINE_SEPARATORS = /[\u2028\u2029]/g;
+
+// JSON.stringify leaves U+2028 and U+2029 raw; escape them so no reader takes them for line breaks.
+function frame(line: string): string {
+  return `${line.includes("\u2028") || line.includes("\u2029") ? line.replace(LINE_SEPARATORS, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029")) : line}\n`;
+}
+
+function logTo(stderr: NodeJS.WritableStream): (error: unknown, where: ErrorReport) => void {
+  return (error, where) => {
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    const tool = where.tool ? ` tool ${where.tool}` : "";
+    stderr.write(`[toolsmith] ${where.method}${tool} (id ${JSON.stringify(where.requestId)}) failed: ${detail}\n`);
+  };
+}
+
+/**
+ * Serve `server` over stdio: newline-delimited JSON-RPC on stdin/stdout, logs on stderr.
+ * @example
+ * await serveStdio(createServer({ name: "demo", version: "1.0.0" }).tool(echo)).closed;
+ */
+export function serveStdio(server: Server, options: StdioOptions = {}): StdioConnection {
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+  const usesProcess = stdout === process.stdout;
+  const maxInFlight = options.maxInFlight ?? 256;
+  const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
+  const exitOnEnd = options.exitOnEnd ?? stdin === process.stdin;
+
+  const guard: StdoutGuard | undefined =
+    (options.guardStdout ?? usesProcess) ? guardStdout(stdout as NodeJS.WriteStream, stderr) : undefined;
+  const write =
+    guard?.write ?? ((chunk: string, callback?: (error?: Error | null) => void) => stdout.write(chunk, callback));
+  server.onError(logTo(stderr));
+
+  const session = server.connect();
+  const reader = new LineReader(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+  const queue: LineEvent[] = [];
+  let queueAt = 0;
+  let inFlight = 0;
+  let blocked = false;
+  let paused = false;
+  let inputEnded = false;
+  let finished = false;
+  let shutdownTimer: ReturnType<typeof setTimeout> | undefined;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+
+  function send(line: string): void {
+    if (finished) return;
+    if (!write(frame(line))) blocked = true;
+    flow();
+  }
+
+  function dispatch(event: LineEvent): void {
+    if (event.kind === "oversized") {
+      if (event.id === null && event.bytes === 0) return;
+      send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: event.id,
+          error: {
+            code: ErrorCode.InvalidRequest,
+            message: `Message too large: ${event.bytes} bytes, over the limit of ${reader.maxLineBytes} bytes`,
+          },
+        }),
+      );
+      return;
+    }
+    if (event.text.trim() === "") return;
+    inFlight++;
+    session.handleLine(event.text).then(
+      (reply) => {
+        inFlight--;
+        if (reply !== undefined) send(reply);
+        else flow();
+      },
+      (error: unknown) => {
+        inFlight--;
+        logTo(stderr)(error, { method: "(dispatch)" });
+        flow();
+      },
+    );
+  }
+
+  // Serve queued lines while there is room; pause stdin when stdout is blocked or too much is in flight.
+  function flow(): void {
+    while (queueAt < queue.length && !blocked && inFlight < maxInFlight) {
+      dispatch(queue[queueAt++] as LineEvent);
+    }
+    if (queueAt === queue.length && queueAt > 0) {
+      queue.length = 0;
+      queueAt = 0;
+    }
+    const shouldPause = blocked || inFlight >= maxInFlight || queue.length > 0;
+    if (shouldPause && !paused && !inputEnded) {
+      paused = true;
+      stdin.pause();
+    } else if (!shouldPause && paused) {
+      paused = false;
+      stdin.resume();
+    }
+    if (inputEnded && queue.length === 0 && inFlight === 0) finish();
+  }
+
+  function finish(): void {
+    if (finished) return;
+    finished = true;
+    if (shutdownTimer) clearTimeout(shutdownTimer);
+    stdin.off("data", onData);
+    stdin.off("end", onEnd);
+    stdout.off("drain", onDrain);
+    // An empty write's callback runs once everything before it has been flushed.
+    write("", () => {
+      guard?.restore();
+      resolveClosed();
+      if (exitOnEnd) process.exit(0);
+    });
+  }
+
+  function onData(chunk: Buffer | string): void {
+    reader.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk, queue);
+    flow();
+  }
+
+  function onEnd(): void {
+    reader.end(queue);
+    inputEnded = true;
+    if (inFlight > 0 || queue.length > 0) {
+      shutdownTimer = setTimeout(() => session.close(new Error("stdin ended")), shutdownTimeoutMs);
+      shutdownTimer.unref?.();
+    }
+    flow();
+  }
+
+  function onDrain(): void {
+    blocked = false;
+    flow();
+  }
+
+  stdin.on("data", onData);
+  stdin.on("end", onEnd);
+  stdout.on("drain", onDrain);
+  stdout.on("error", () => {
+    // The reader is gone (EPIPE): nothing more can be said.
+    finished = true;
+    session.close(new Error("stdout closed"));
+    guard?.restore();
+    resolveClosed();
+    if (exitOnEnd) process.exit(0);
+  });
+
+  return {
+    closed,
+    async close() {
+      inputEnded = true;
+      session.close(new Error("server closed"));
+      queue.length = 0;
+      queueAt = 0;
+      stdin.pause();
+      flow();
+      await closed;
+    },
+  };
+}
