@@ -43,9 +43,9 @@ export {
   isRawShape,
   isSchema,
   type RawShape,
+  registerSchemaAdapter,
   type SchemaAdapter,
   type ValidationIssue,
-  zodV3Adapter,
   zodV4Adapter,
 } from "./schema-adapter.js";
 export { createServer, type ErrorReport, type Server, type ServerOptions } from "./server.js";

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import * as z3 from "zod/v3";
-import { zodToJsonSchema } from "zod-to-json-schema";
+import type * as z3 from "zod/v3";
 import { DefinitionError } from "./errors.js";
 import { isPlainObject } from "./json-rpc.js";
 
@@ -65,7 +64,8 @@ function isZodV4(schema: unknown): schema is ZodV4Schema {
   return typeof schema === "object" && schema !== null && "_zod" in schema;
 }
 
-function isZodV3(schema: unknown): schema is ZodV3Schema {
+/** True for a zod v3 schema (it has `_def` and `safeParse`, and no v4 `_zod`). */
+export function isZodV3(schema: unknown): schema is ZodV3Schema {
   return (
     typeof schema === "object" &&
     schema !== null &&
@@ -89,7 +89,7 @@ function issuesOf(issues: readonly { path: readonly PropertyKey[]; message: stri
   return issues.map((issue) => ({ path: pathText(issue.path), message: readable(issue.message) }));
 }
 
-function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
+export function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = schema;
   return rest;
 }
@@ -121,51 +121,21 @@ export const zodV4Adapter: SchemaAdapter = {
   },
 };
 
-// zod-to-json-schema speaks draft-07 tuples and `definitions`; rewrite those into 2020-12.
-function toDraft2020(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(toDraft2020);
-  if (!isPlainObject(node)) return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (key === "items" && Array.isArray(value)) {
-      out.prefixItems = toDraft2020(value);
-      if (!("additionalItems" in node)) out.items = false;
-    } else if (key === "additionalItems") {
-      out.items = toDraft2020(value);
-    } else if (key === "$ref" && typeof value === "string") {
-      out.$ref = value.replace(/^#\/definitions\//, "#/$defs/");
-    } else if (key === "definitions") {
-      out.$defs = toDraft2020(value);
-    } else {
-      out[key] = toDraft2020(value);
-    }
-  }
-  return out;
+const ADAPTERS: SchemaAdapter[] = [zodV4Adapter];
+
+/**
+ * Teach Toolsmith another schema library. `import "@toolsmith/core/zod-v3"` calls this for zod v3,
+ * so servers that use only zod v4 never load zod-to-json-schema.
+ * @example
+ * registerSchemaAdapter(myAdapter);
+ */
+export function registerSchemaAdapter(adapter: SchemaAdapter): void {
+  if (!ADAPTERS.includes(adapter)) ADAPTERS.push(adapter);
 }
-
-/** zod v3 through zod-to-json-schema, rewritten to JSON Schema 2020-12. */
-export const zodV3Adapter: SchemaAdapter = {
-  accepts: isZodV3,
-  object: (shape) => z3.object(shape as z3.ZodRawShape),
-  toJsonSchema(schema, io) {
-    const converted = zodToJsonSchema(schema as ZodV3Schema, {
-      target: "jsonSchema7",
-      effectStrategy: io === "input" ? "input" : "any",
-      pipeStrategy: io,
-    }) as Record<string, unknown>;
-    return withoutDialect(toDraft2020(converted) as Record<string, unknown>);
-  },
-  validate(schema, value) {
-    const result = (schema as ZodV3Schema).safeParse(value);
-    return result.success ? { ok: true, value: result.data } : { ok: false, issues: issuesOf(result.error.issues) };
-  },
-};
-
-const ADAPTERS: readonly SchemaAdapter[] = [zodV4Adapter, zodV3Adapter];
 
 /** True for a zod schema of either version. */
 export function isSchema(value: unknown): value is AnySchema {
-  return ADAPTERS.some((adapter) => adapter.accepts(value));
+  return isZodV4(value) || isZodV3(value) || ADAPTERS.some((adapter) => adapter.accepts(value));
 }
 
 /** True for a raw shape: a plain object whose every value is a zod schema. */
@@ -175,6 +145,11 @@ export function isRawShape(value: unknown): value is RawShape {
 
 function adapterFor(schema: unknown, what: string): SchemaAdapter {
   const adapter = ADAPTERS.find((candidate) => candidate.accepts(schema));
+  if (!adapter && isZodV3(schema)) {
+    throw new DefinitionError(
+      `${what} is a zod v3 schema: add import "@toolsmith/core/zod-v3" once, before defining it (zod v4-only servers skip loading zod-to-json-schema)`,
+    );
+  }
   if (!adapter) {
     throw new DefinitionError(`${what} must be a zod schema (zod v4, or zod v3 from "zod/v3") or a shape of them`);
   }
@@ -186,7 +161,7 @@ export function objectOf(shape: RawShape, what: string): AnySchema {
   const fields = Object.values(shape);
   if (fields.length === 0) return z.object({});
   const adapter = adapterFor(fields[0], what);
-  if (!fields.every((field) => adapter.accepts(field))) {
+  if (!fields.every((field) => adapterFor(field, what) === adapter)) {
     throw new DefinitionError(`${what} mixes zod v3 and zod v4 schemas; use one version per shape`);
   }
   return adapter.object(shape);

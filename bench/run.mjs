@@ -1,0 +1,194 @@
+// Toolsmith vs the official SDK v2 vs a hand-written JSON-RPC loop, over stdio, interleaved in one run.
+// Usage: pnpm bench [-- --rounds 3 --calls 30000 --inflight 64]
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "3" },
+    calls: { type: "string", default: "30000" },
+    inflight: { type: "string", default: "64" },
+    warmup: { type: "string", default: "3000" },
+  },
+});
+const ROUNDS = Number(values.rounds);
+const CALLS = Number(values.calls);
+const IN_FLIGHT = Number(values.inflight);
+const WARMUP = Number(values.warmup);
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const SERVERS = [
+  { name: "hand-written loop", file: here("./servers/hand-written.mjs") },
+  { name: "Toolsmith", file: here("./servers/toolsmith.mjs") },
+  { name: "official SDK v2", file: here("./servers/official-sdk.mjs") },
+];
+const ERAS = ["2025-11-25", "2026-07-28"];
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1.0.0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+function request(era, id, method, params = {}) {
+  const full = era === "2026-07-28" ? { ...params, _meta: META } : params;
+  return `${JSON.stringify({ jsonrpc: "2.0", id, method, params: full })}\n`;
+}
+
+function opening(era) {
+  if (era === "2026-07-28") return [request(era, "discover", "server/discover")];
+  return [
+    request(era, "init", "initialize", {
+      protocolVersion: era,
+      capabilities: {},
+      clientInfo: { name: "bench", version: "1.0.0" },
+    }),
+    `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`,
+  ];
+}
+
+/** A spawned server with replies routed by id. */
+function start(file) {
+  const child = spawn(process.execPath, [file], { stdio: ["pipe", "pipe", "inherit"] });
+  const waiting = new Map();
+  let buffer = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk) => {
+    buffer += chunk;
+    let newline = buffer.indexOf("\n");
+    while (newline !== -1) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      newline = buffer.indexOf("\n");
+      if (line.trim() === "") continue;
+      const message = JSON.parse(line);
+      const resolve = waiting.get(message.id);
+      if (resolve) {
+        waiting.delete(message.id);
+        resolve(message);
+      }
+    }
+  });
+  return {
+    child,
+    reply: (id) => new Promise((resolve) => waiting.set(id, resolve)),
+    write: (text) => child.stdin.write(text),
+    async stop() {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function peakRssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  return kb / 1024;
+}
+
+async function startup(server, era) {
+  const t0 = performance.now();
+  const s = start(server.file);
+  const listed = s.reply("list");
+  s.write(opening(era).join("") + request(era, "list", "tools/list"));
+  const reply = await listed;
+  const ms = performance.now() - t0;
+  if (!reply.result?.tools?.length) throw new Error(`${server.name}: no tools in ${JSON.stringify(reply)}`);
+  await s.stop();
+  return ms;
+}
+
+async function drive(s, era, count, firstId) {
+  let sent = 0;
+  let done = 0;
+  await new Promise((resolve, reject) => {
+    const next = () => {
+      const id = firstId + sent;
+      const a = sent;
+      sent++;
+      s.reply(id).then((message) => {
+        if (message.result?.content?.[0]?.text !== String(a + 1)) {
+          reject(new Error(`bad reply to call ${id}: ${JSON.stringify(message)}`));
+          return;
+        }
+        done++;
+        if (done === count) resolve();
+        else if (sent < count) next();
+      });
+      s.write(request(era, id, "tools/call", { name: "add", arguments: { a, b: 1 } }));
+    };
+    for (let i = 0; i < Math.min(IN_FLIGHT, count); i++) next();
+  });
+}
+
+async function throughput(server, era) {
+  const s = start(server.file);
+  const opened = s.reply(era === "2026-07-28" ? "discover" : "init");
+  s.write(opening(era).join(""));
+  await opened;
+  await drive(s, era, WARMUP, 1_000_000);
+  const t0 = performance.now();
+  await drive(s, era, CALLS, 0);
+  const seconds = (performance.now() - t0) / 1000;
+  const peak = peakRssMb(s.child.pid);
+  await s.stop();
+  return { callsPerSecond: CALLS / seconds, peak };
+}
+
+const median = (list) => [...list].sort((x, y) => x - y)[Math.floor(list.length / 2)];
+
+const samples = new Map();
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const era of ERAS) {
+    for (const server of SERVERS) {
+      const key = `${era} ${server.name}`;
+      const ready = await startup(server, era);
+      const { callsPerSecond, peak } = await throughput(server, era);
+      const entry = samples.get(key) ?? { ready: [], rate: [], peak: [] };
+      entry.ready.push(ready);
+      entry.rate.push(callsPerSecond);
+      entry.peak.push(peak);
+      samples.set(key, entry);
+      process.stderr.write(
+        `round ${round} ${key}: ${callsPerSecond.toFixed(0)} calls/s, ready ${ready.toFixed(0)} ms, peak ${peak.toFixed(0)} MB\n`,
+      );
+    }
+  }
+}
+
+const lines = [
+  `stdio, one \`add\` tool, ${IN_FLIGHT} calls in flight, ${CALLS} calls after ${WARMUP} warm-up; medians of ${ROUNDS} interleaved rounds on Node ${process.versions.node}.`,
+  "Ratios are to the hand-written loop of the same era (throughput: higher is better; ready time and memory: lower is better).",
+  "",
+  "| era | server | calls/s ratio | ready-after-spawn ratio | peak-memory ratio | vs official SDK v2 throughput |",
+  "|---|---|---|---|---|---|",
+];
+for (const era of ERAS) {
+  const floor = samples.get(`${era} hand-written loop`);
+  const official = samples.get(`${era} official SDK v2`);
+  for (const server of SERVERS) {
+    const s = samples.get(`${era} ${server.name}`);
+    const rate = median(s.rate) / median(floor.rate);
+    const ready = median(s.ready) / median(floor.ready);
+    const peak = median(s.peak) / median(floor.peak);
+    const vsOfficial = median(s.rate) / median(official.rate);
+    lines.push(
+      `| ${era} | ${server.name} | ${rate.toFixed(2)} | ${ready.toFixed(2)} | ${peak.toFixed(2)} | ${vsOfficial.toFixed(2)}× |`,
+    );
+  }
+}
+lines.push("", "Absolute medians (machine-dependent):", "");
+for (const [key, s] of samples) {
+  lines.push(
+    `- ${key}: ${median(s.rate).toFixed(0)} calls/s, ready ${median(s.ready).toFixed(0)} ms, peak ${median(s.peak).toFixed(0)} MB`,
+  );
+}
+const report = lines.join("\n");
+mkdirSync(here("./results"), { recursive: true });
+writeFileSync(here("./results/latest.md"), `${report}\n`);
+process.stdout.write(`${report}\n`);

@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { TopLevelIdScanner } from "./id-scanner.js";
+
+// Scan `text` fed in chunks of `size` bytes (the whole text at once by default).
+function scan(text: string, size = Number.POSITIVE_INFINITY): string | number | null {
+  const scanner = new TopLevelIdScanner();
+  const bytes = Buffer.from(text);
+  const step = Math.min(size, bytes.length || 1);
+  for (let at = 0; at < bytes.length; at += step) scanner.push(bytes.subarray(at, at + step));
+  return scanner.id;
+}
+
+// The same answer whatever the chunking, down to one byte at a time.
+function scanAnyhow(text: string): string | number | null {
+  const whole = scan(text);
+  for (const size of [1, 2, 3, 7, 64]) expect(scan(text, size)).toEqual(whole);
+  return whole;
+}
+
+const huge = (n: number) => `{"blob":"${"q".repeat(n)}","list":[1,2,{"id":"inner"}],"nested":{"id":-1}}`;
+
+describe("TopLevelIdScanner", () => {
+  it("finds a numeric id", () => {
+    expect(scanAnyhow('{"jsonrpc":"2.0","id":42,"method":"tools/call"}')).toBe(42);
+    expect(scanAnyhow('{"id":0}')).toBe(0);
+    expect(scanAnyhow('{"id":-17,"method":"x"}')).toBe(-17);
+    expect(scanAnyhow('{"id":1.5e3}')).toBe(1500);
+    expect(scanAnyhow('{"id":9007199254740991}')).toBe(9007199254740991);
+  });
+
+  it("finds an id surrounded by whitespace", () => {
+    expect(scanAnyhow('{ "jsonrpc" : "2.0" ,\t"id" :\r\n 5 , "method":"m" }')).toBe(5);
+    expect(scanAnyhow('  { "id" : "s" }')).toBe("s");
+    expect(scanAnyhow('{"method":"m","id":12 }')).toBe(12);
+  });
+
+  it("finds a string id and decodes its escapes", () => {
+    expect(scanAnyhow('{"jsonrpc":"2.0","id":"abc-123","method":"m"}')).toBe("abc-123");
+    expect(scanAnyhow('{"id":"a\\"b\\\\c\\/d\\u00e9\\n\\t","method":"m"}')).toBe('a"b\\c/dé\n\t');
+    expect(scanAnyhow('{"id":"\\\\"}')).toBe("\\");
+    expect(scanAnyhow('{"id":"","method":"m"}')).toBe("");
+  });
+
+  it("keeps multi-byte characters of a string id whole", () => {
+    expect(scanAnyhow('{"id":"😀 req € 中","method":"m"}')).toBe("😀 req € 中");
+  });
+
+  it("finds the id after a huge params value", () => {
+    expect(scanAnyhow(`{"jsonrpc":"2.0","method":"m","params":${huge(200_000)},"id":"after"}`)).toBe("after");
+    expect(scanAnyhow(`{"jsonrpc":"2.0","method":"m","params":${huge(200_000)},"id":77}`)).toBe(77);
+  });
+
+  it('ignores "id" keys nested inside params', () => {
+    expect(scanAnyhow('{"params":{"id":1},"id":2}')).toBe(2);
+    expect(scanAnyhow('{"params":{"arguments":{"id":"deep"}},"method":"m"}')).toBeNull();
+    expect(scanAnyhow('{"params":[{"id":1},{"id":2}],"method":"m"}')).toBeNull();
+    expect(scanAnyhow(`{"method":"m","params":${huge(1000)}}`)).toBeNull();
+  });
+
+  it('ignores "id" appearing as a value or inside strings', () => {
+    expect(scanAnyhow('{"method":"id","params":{},"x":"\\"id\\":5"}')).toBeNull();
+    expect(scanAnyhow('{"method":"id","id":3}')).toBe(3);
+    expect(scanAnyhow('{"note":"{\\"id\\":4}","id":8}')).toBe(8);
+  });
+
+  it('does not take other keys that start or end with "id" for the id', () => {
+    expect(scanAnyhow('{"idx":1,"uid":2,"i":3,"ids":[4]}')).toBeNull();
+    expect(scanAnyhow('{"idx":1,"id":5}')).toBe(5);
+  });
+
+  it("reports null when there is no id", () => {
+    expect(scanAnyhow('{"jsonrpc":"2.0","method":"notifications/initialized"}')).toBeNull();
+    expect(scanAnyhow("{}")).toBeNull();
+    expect(scanAnyhow("")).toBeNull();
+  });
+
+  it("reports null for an id that is not a string or a number", () => {
+    expect(scanAnyhow('{"id":null,"method":"m"}')).toBeNull();
+    expect(scanAnyhow('{"id":true,"method":"m"}')).toBeNull();
+    expect(scanAnyhow('{"id":{"n":1},"method":"m"}')).toBeNull();
+    expect(scanAnyhow('{"id":[1],"method":"m"}')).toBeNull();
+    expect(scanAnyhow('{"id":1e999,"method":"m"}')).toBeNull();
+  });
+
+  it("reports null for a line that is not an object", () => {
+    expect(scanAnyhow('[{"jsonrpc":"2.0","id":1,"method":"m"}]')).toBeNull();
+    expect(scanAnyhow('"id"')).toBeNull();
+    expect(scanAnyhow("42")).toBeNull();
+    expect(scanAnyhow("not json at all, \"id\": 5")).toBeNull();
+  });
+
+  it("stops at the end of the top-level object", () => {
+    expect(scanAnyhow('{"method":"m"}{"id":6}')).toBeNull();
+    expect(scanAnyhow('{"id":1}{"id":6}')).toBe(1);
+  });
+
+  it("never reports a truncated string id", () => {
+    // An id longer than the scanner keeps must be reported whole or not at all: a cut id could name another request.
+    const long = `req-${"x".repeat(1000)}`;
+    const found = scanAnyhow(`{"jsonrpc":"2.0","id":"${long}","method":"m"}`);
+    expect([long, null]).toContainEqual(found);
+  });
+});
