@@ -121,7 +121,9 @@ describe.each(eras)("quickstart server with the official client: %s", (_title, m
     ]);
     const prompt = await client.getPrompt({ name: "summarise", arguments: { topic: "errands", tone: "dry" } });
     expect(prompt.messages[0]).toMatchObject({ role: "user", content: { type: "text" } });
-    expect((prompt.messages[0]?.content as { text?: string } | undefined)?.text).toContain("about errands in a dry tone");
+    expect((prompt.messages[0]?.content as { text?: string } | undefined)?.text).toContain(
+      "about errands in a dry tone",
+    );
     await expect(client.getPrompt({ name: "summarise", arguments: {} })).rejects.toMatchObject({ code: -32602 });
     await expect(client.getPrompt({ name: "nope" })).rejects.toMatchObject({ code: -32602 });
   });

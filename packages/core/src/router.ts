@@ -169,7 +169,9 @@ export class Router {
         `Resource URI "${uri}" holds a {variable}; register it with uriTemplate instead of uri`,
       );
     }
-    if (this.#resources.has(uri)) throw new DefinitionError(`Resource "${uri}" is defined twice`);
+    if (this.#resources.has(uri)) {
+      throw new DefinitionError(`Resource "${uri}" is defined twice; give each resource its own URI`);
+    }
     if (typeof definition.handler !== "function")
       throw new DefinitionError(`Resource "${uri}" has no handler function`);
     const wire: Resource = {
@@ -196,7 +198,9 @@ export class Router {
       );
     }
     if (this.#templates.has(uriTemplate))
-      throw new DefinitionError(`Resource template "${uriTemplate}" is defined twice`);
+      throw new DefinitionError(
+        `Resource template "${uriTemplate}" is defined twice; give each template its own pattern`,
+      );
     if (typeof definition.handler !== "function") {
       throw new DefinitionError(`Resource template "${uriTemplate}" has no handler function`);
     }
@@ -287,8 +291,9 @@ export class Router {
   async listResources(ctx: RequestContext): Promise<Resource[]> {
     const fixed = this.#view("resources", ctx.protocolVersion, this.#resources.values());
     const listed: Resource[] = [];
+    const features = featuresOf(ctx.protocolVersion);
     for (const { definition } of this.#templates.values()) {
-      if (definition.list) listed.push(...(await definition.list(ctx)));
+      if (definition.list) for (const resource of await definition.list(ctx)) listed.push(shape(resource, features));
     }
     return listed.length === 0 ? fixed : [...fixed, ...listed];
   }

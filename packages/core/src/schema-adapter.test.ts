@@ -11,9 +11,10 @@ import {
   isRawShape,
   isSchema,
   type ValidationIssue,
-  zodV3Adapter,
   zodV4Adapter,
 } from "./index.js";
+// zod v3 support is opt-in: this import registers its adapter.
+import { zodV3Adapter } from "./zod-v3.js";
 
 const REVISIONS = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as const;
 
@@ -239,13 +240,19 @@ describe("compileSchema: validation", () => {
   it("zod v4 async refinements are awaited", async () => {
     const compiled = compile({ code: z.string().refine(async (value) => value === "ok", "must be ok") });
     expect(await compiled.validate({ code: "ok" })).toEqual({ ok: true, value: { code: "ok" } });
-    expect(await compiled.validate({ code: "no" })).toEqual({ ok: false, issues: [{ path: "code", message: "must be ok" }] });
+    expect(await compiled.validate({ code: "no" })).toEqual({
+      ok: false,
+      issues: [{ path: "code", message: "must be ok" }],
+    });
   });
 
   it("zod v3 async refinements are awaited", async () => {
     const compiled = compile({ code: z3.string().refine(async (value) => value === "ok", "must be ok") });
     expect(await compiled.validate({ code: "ok" })).toEqual({ ok: true, value: { code: "ok" } });
-    expect(await compiled.validate({ code: "no" })).toEqual({ ok: false, issues: [{ path: "code", message: "must be ok" }] });
+    expect(await compiled.validate({ code: "no" })).toEqual({
+      ok: false,
+      issues: [{ path: "code", message: "must be ok" }],
+    });
   });
 
   it("synchronous schemas validate synchronously", () => {
@@ -376,9 +383,7 @@ describe("tools of both zod versions, listed in every revision", () => {
         { type: "text", text: "abab" },
       ]);
       expect((await client.callTool("v3_shape", { a: 2, b: 3 })).content).toEqual([{ type: "text", text: "5" }]);
-      expect((await client.callTool("v3_refined", { from: 1, to: 4 })).content).toEqual([
-        { type: "text", text: "3" },
-      ]);
+      expect((await client.callTool("v3_refined", { from: 1, to: 4 })).content).toEqual([{ type: "text", text: "3" }]);
       expect((await client.callTool("no_input")).content).toEqual([{ type: "text", text: "ok" }]);
     });
   }

@@ -49,6 +49,11 @@ function parseExpression(body: string, template: string): Expression {
     .map((spec): VarSpec => {
       const explode = spec.endsWith("*");
       const [name = "", prefixText] = (explode ? spec.slice(0, -1) : spec).split(":");
+      if (explode && prefixText !== undefined) {
+        throw new DefinitionError(
+          `URI template "${template}" gives "${name}" both a prefix and "*"; a variable takes one modifier or none`,
+        );
+      }
       if (!VARNAME.test(name)) {
         throw new DefinitionError(`URI template "${template}" has an invalid variable name "${name}"`);
       }
@@ -112,6 +117,7 @@ function decode(text: string): string | undefined {
 function compile(parts: Part[]): { regex: RegExp; captures: Capture[][] } {
   let source = "^";
   const captures: Capture[][] = [];
+  let query: Capture[] | undefined;
   for (const part of parts) {
     if (typeof part === "string") {
       source += escapeRegExp(part);
@@ -119,10 +125,16 @@ function compile(parts: Part[]): { regex: RegExp; captures: Capture[][] } {
     }
     const { operator, vars } = part;
     if (operator === "?" || operator === "&") {
-      // Query parameters may come in any order, so the whole query is captured and read by name.
+      // Query parameters may come in any order, so the whole query is captured once and read by name;
+      // a {&y} after a {?x} reads from that same capture.
+      const entries = vars.map((spec) => ({ spec, kind: "query" as const, separator: "&" }));
+      if (operator === "&" && query) {
+        query.push(...entries);
+        continue;
+      }
       source += operator === "?" ? "(?:\\?([^#]*))?" : "(?:&([^#]*))?";
-      captures.push([{ spec: vars[0] as VarSpec, kind: "query", separator: "&" }]);
-      for (const spec of vars.slice(1)) captures[captures.length - 1]?.push({ spec, kind: "query", separator: "&" });
+      query = entries;
+      captures.push(query);
       continue;
     }
     if (operator === ";") {

@@ -1,10 +1,11 @@
 import * as z3 from "zod/v3";
-import { zodToJsonSchema } from "zod-to-json-schema";
+import { ignoreOverride, zodToJsonSchema } from "zod-to-json-schema";
 import { isPlainObject } from "./json-rpc.js";
 import {
   isZodV3,
   registerSchemaAdapter,
   type SchemaAdapter,
+  type Validation,
   type ValidationIssue,
   withoutDialect,
   type ZodV3Schema,
@@ -43,17 +44,38 @@ export const zodV3Adapter: SchemaAdapter = {
       target: "jsonSchema7",
       effectStrategy: io === "input" ? "input" : "any",
       pipeStrategy: io,
+      override: (def) => unrepresentable(def) ?? ignoreOverride,
     }) as Record<string, unknown>;
     return withoutDialect(toDraft2020(converted) as Record<string, unknown>);
   },
   validate(schema, value) {
-    const result = (schema as ZodV3Schema).safeParse(value);
-    return result.success ? { ok: true, value: result.data } : { ok: false, issues: result.error.issues.map(toIssue) };
+    const v3 = schema as ZodV3Schema;
+    try {
+      return outcome(v3.safeParse(value));
+    } catch (error) {
+      // zod v3 throws on async refinements in a synchronous parse; take the async path instead.
+      if (!(error instanceof Error && /async/i.test(error.message))) throw error;
+      return v3.safeParseAsync(value).then(outcome);
+    }
   },
 };
 
+function outcome(result: z3.SafeParseReturnType<unknown, unknown>): Validation {
+  return result.success ? { ok: true, value: result.data } : { ok: false, issues: result.error.issues.map(toIssue) };
+}
+
 function toIssue(issue: z3.ZodIssue): ValidationIssue {
-  return { path: issue.path.length === 0 ? "(root)" : issue.path.join("."), message: issue.message };
+  const path = issue.path.length === 0 ? "(root)" : issue.path.join(".");
+  const missing = issue.code === "invalid_type" && issue.received === "undefined";
+  return { path, message: missing ? `required (expected ${issue.expected})` : issue.message };
+}
+
+// Types whose JSON Schema would promise strings or numbers the validator then rejects.
+function unrepresentable(def: z3.ZodTypeDef & { typeName?: string; coerce?: boolean }): undefined {
+  if ((def.typeName === "ZodDate" || def.typeName === "ZodBigInt") && !def.coerce) {
+    throw new Error(`${def.typeName === "ZodDate" ? "Date" : "BigInt"} cannot be represented in JSON Schema`);
+  }
+  return undefined;
 }
 
 registerSchemaAdapter(zodV3Adapter);
