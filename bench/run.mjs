@@ -22,6 +22,7 @@ const WARMUP = Number(values.warmup);
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const SERVERS = [
   { name: "hand-written loop", file: here("./servers/hand-written.mjs") },
+  { name: "hand-written loop + import zod", file: here("./servers/hand-written-zod.mjs") },
   { name: "Toolsmith", file: here("./servers/toolsmith.mjs") },
   { name: "official SDK v2", file: here("./servers/official-sdk.mjs") },
 ];

@@ -110,10 +110,16 @@ export class Router {
   readonly #templates = new Map<string, CompiledTemplate>();
   readonly #prompts = new Map<string, CompiledPrompt>();
   readonly #views = new Map<string, unknown[]>();
+  #capabilities: ServerCapabilities | undefined;
   readonly #report: (error: unknown, where: ErrorReport) => void;
 
   constructor(report: (error: unknown, where: ErrorReport) => void = () => {}) {
     this.#report = report;
+  }
+
+  #changed(): void {
+    this.#views.clear();
+    this.#capabilities = undefined;
   }
 
   addTool(definition: ToolDefinition<InputSchema | undefined>): void {
@@ -148,13 +154,13 @@ export class Router {
       }),
     };
     this.#tools.set(name, { definition: definition as ToolDefinition, wire, input, output });
-    this.#views.clear();
+    this.#changed();
   }
 
   addResource(definition: ResourceDefinition): void {
     if ("uriTemplate" in definition) this.#addTemplate(definition);
     else this.#addStatic(definition);
-    this.#views.clear();
+    this.#changed();
   }
 
   #addStatic(definition: StaticResourceDefinition): void {
@@ -253,15 +259,19 @@ export class Router {
       }),
     };
     this.#prompts.set(name, { definition: definition as PromptDefinition, wire, args, required });
-    this.#views.clear();
+    this.#changed();
   }
 
-  /** Capabilities follow what is registered. */
+  /** Capabilities follow what is registered (built once per change, shared: do not mutate). */
   capabilities(): ServerCapabilities {
-    const capabilities: ServerCapabilities = {};
-    if (this.#tools.size > 0) capabilities.tools = {};
-    if (this.#resources.size > 0 || this.#templates.size > 0) capabilities.resources = {};
-    if (this.#prompts.size > 0) capabilities.prompts = {};
+    let capabilities = this.#capabilities;
+    if (!capabilities) {
+      capabilities = {};
+      if (this.#tools.size > 0) capabilities.tools = {};
+      if (this.#resources.size > 0 || this.#templates.size > 0) capabilities.resources = {};
+      if (this.#prompts.size > 0) capabilities.prompts = {};
+      this.#capabilities = capabilities;
+    }
     return capabilities;
   }
 

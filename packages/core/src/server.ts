@@ -128,7 +128,7 @@ class ServerImpl implements Server, ServerCore {
   }
 
   capabilities(): ServerCapabilities {
-    return this.router.capabilities();
+    return structuredClone(this.router.capabilities());
   }
 
   connect(): Session {
