@@ -24,6 +24,7 @@ export class TopLevelIdScanner {
   #capturing = false;
   #value: number[] = [];
   #valueIsString = false;
+  #overflow = false;
   #id: RequestId | undefined;
   #done = false;
 
@@ -63,6 +64,7 @@ export class TopLevelIdScanner {
         } else if (this.#depth === 1 && this.#expect === "value" && this.#isIdKey()) {
           this.#capturing = true;
           this.#valueIsString = true;
+          this.#overflow = false;
           this.#value = [];
         }
         return;
@@ -95,6 +97,7 @@ export class TopLevelIdScanner {
         if (this.#depth === 1 && this.#expect === "value" && this.#isIdKey()) {
           this.#capturing = true;
           this.#valueIsString = false;
+          this.#overflow = false;
           this.#value = [];
           this.#expect = "comma";
         }
@@ -104,6 +107,7 @@ export class TopLevelIdScanner {
 
   #keep(into: number[], b: number): void {
     if (into.length < MAX_CAPTURE) into.push(b);
+    else if (into === this.#value) this.#overflow = true;
   }
 
   #isIdKey(): boolean {
@@ -114,7 +118,8 @@ export class TopLevelIdScanner {
     this.#capturing = false;
     this.#expect = "comma";
     const raw = Buffer.from(this.#value).toString("utf8");
-    if (this.#id !== undefined) return;
+    // An id longer than we keep is answered with null rather than with a truncated, wrong id.
+    if (this.#id !== undefined || this.#overflow) return;
     if (this.#valueIsString) {
       try {
         this.#id = JSON.parse(`"${raw}"`) as string;

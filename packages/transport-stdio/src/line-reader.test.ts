@@ -54,7 +54,13 @@ describe("LineReader", () => {
   it("keeps a four-byte character whose bytes arrive in separate chunks", () => {
     const emoji = Buffer.from("😀");
     expect(emoji.length).toBe(4);
-    const chunks = [Buffer.from('"'), emoji.subarray(0, 1), emoji.subarray(1, 3), emoji.subarray(3), Buffer.from('"\n')];
+    const chunks = [
+      Buffer.from('"'),
+      emoji.subarray(0, 1),
+      emoji.subarray(1, 3),
+      emoji.subarray(3),
+      Buffer.from('"\n'),
+    ];
     expect(read(chunks)).toEqual(lines('"😀"'));
   });
 

@@ -7,31 +7,39 @@ export interface StdoutGuard {
 
 type Write = NodeJS.WriteStream["write"];
 
+interface Installed {
+  original: Write;
+  hadOwn: boolean;
+  count: number;
+}
+
 const GUARDED = Symbol.for("toolsmith.stdoutGuard");
 
 /**
  * Route `stdout.write` (and so every `console` method that prints to stdout) to `stderr`, and
- * keep the original write for protocol lines.
+ * keep the original write for protocol lines. Guards nest: stdout stays guarded until the last is restored.
  */
 export function guardStdout(stdout: NodeJS.WriteStream, stderr: NodeJS.WritableStream): StdoutGuard {
-  const target = stdout as NodeJS.WriteStream & { [GUARDED]?: Write };
-  const hadOwn = Object.hasOwn(stdout, "write");
-  const original: Write = target[GUARDED] ?? stdout.write;
-  const wire = original.bind(stdout) as StdoutGuard["write"];
-  if (target[GUARDED] === undefined) {
-    const redirected = ((chunk: unknown, encoding?: unknown, callback?: unknown) =>
+  const target = stdout as NodeJS.WriteStream & { [GUARDED]?: Installed };
+  let installed = target[GUARDED];
+  if (installed) {
+    installed.count++;
+  } else {
+    installed = { original: stdout.write, hadOwn: Object.hasOwn(stdout, "write"), count: 1 };
+    target[GUARDED] = installed;
+    stdout.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) =>
       (stderr.write as (...args: unknown[]) => boolean)(chunk, encoding, callback)) as Write;
-    target[GUARDED] = original;
-    stdout.write = redirected;
   }
+  const state = installed;
   let restored = false;
   return {
-    write: wire,
+    write: state.original.bind(stdout) as StdoutGuard["write"],
     restore() {
-      if (restored || target[GUARDED] !== original) return;
+      if (restored) return;
       restored = true;
+      if (--state.count > 0) return;
       delete target[GUARDED];
-      if (hadOwn) stdout.write = original;
+      if (state.hadOwn) stdout.write = state.original;
       else delete (stdout as { write?: Write }).write;
     },
   };

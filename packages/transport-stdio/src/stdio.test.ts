@@ -1,0 +1,579 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+
+// The fixture imports the built packages (dist): build with `npx tsc -b tsconfig.build.json` first.
+const FIXTURE = fileURLToPath(new URL("../test/fixture-server.mjs", import.meta.url));
+const BUILT = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+const WAIT_MS = 20_000;
+const MiB = 1024 * 1024;
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+const META_JSON = JSON.stringify(META);
+
+type Id = string | number | null;
+interface Response {
+  jsonrpc: "2.0";
+  id: Id;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+}
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+interface SpawnOptions {
+  env?: Record<string, string>;
+  /** Keep every raw stdout line (off for tests that move hundreds of megabytes). */
+  keepLines?: boolean;
+  /** Shrink a reply before it is stored. */
+  digest?: (response: Response) => Response;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+// Why a parsed stdout line is not a JSON-RPC 2.0 response object, or undefined when it is one.
+function responseProblem(value: unknown): string | undefined {
+  if (!isObject(value)) return "not a JSON object";
+  if (value.jsonrpc !== "2.0") return 'jsonrpc is not "2.0"';
+  if ("method" in value) return "a request or notification, not a response";
+  if (!("id" in value)) return "no id";
+  const { id } = value;
+  if (!(typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) || id === null)) return "bad id";
+  const extra = Object.keys(value).filter((key) => !["jsonrpc", "id", "result", "error"].includes(key));
+  if (extra.length > 0) return `unexpected keys ${extra.join(", ")}`;
+  if ("result" in value === "error" in value) return "not exactly one of result and error";
+  if ("result" in value) {
+    if (!isObject(value.result)) return "result is not an object";
+    if (id === null) return "a result with a null id";
+    return undefined;
+  }
+  const { error } = value;
+  if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== "string") return "bad error object";
+  return undefined;
+}
+
+const preview = (line: string) => (line.length > 200 ? `${line.slice(0, 200)}… (${line.length} chars)` : line);
+
+const running: FixtureProcess[] = [];
+
+/** The fixture server as a child process: raw lines in, replies collected by id, every stdout line checked. */
+class FixtureProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly replies: Response[] = [];
+  readonly rawLines: string[] = [];
+  /** stdout lines that are not JSON-RPC responses: must stay empty. */
+  readonly problems: string[] = [];
+  lineCount = 0;
+  stderr = "";
+  exit: Exit | undefined;
+  readonly #byId = new Map<string, Response[]>();
+  readonly #waiters = new Set<() => boolean>();
+  readonly #keepLines: boolean;
+  readonly #digest: ((response: Response) => Response) | undefined;
+  #partial: string[] = [];
+
+  constructor(options: SpawnOptions = {}) {
+    const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+    delete env.NODE_OPTIONS;
+    if (!options.env?.MAX_LINE_BYTES) delete env.MAX_LINE_BYTES;
+    this.#keepLines = options.keepLines ?? true;
+    this.#digest = options.digest;
+    this.child = spawn(process.execPath, [FIXTURE], { env, stdio: ["pipe", "pipe", "pipe"] });
+    this.child.stdout.setEncoding("utf8");
+    this.child.stderr.setEncoding("utf8");
+    this.child.stdout.on("data", (chunk: string) => this.#onStdout(chunk));
+    this.child.stderr.on("data", (chunk: string) => {
+      this.stderr += chunk;
+      this.#notify();
+    });
+    // EPIPE if the server went away: the test then fails on what it was waiting for.
+    this.child.stdin.on("error", () => {});
+    this.child.on("close", (code, signal) => {
+      this.exit = { code, signal };
+      this.#notify();
+    });
+    running.push(this);
+  }
+
+  /** Write messages (objects are JSON-encoded, strings go as they are), one per line, in one write. */
+  send(...messages: (string | object)[]): void {
+    this.child.stdin.write(messages.map((m) => `${typeof m === "string" ? m : JSON.stringify(m)}\n`).join(""));
+  }
+
+  end(): void {
+    this.child.stdin.end();
+  }
+
+  repliesTo(id: Id): Response[] {
+    return this.#byId.get(JSON.stringify(id)) ?? [];
+  }
+
+  reply(id: Id, timeoutMs = WAIT_MS): Promise<Response> {
+    return this.until(() => this.repliesTo(id)[0], `the reply to id ${JSON.stringify(id)}`, timeoutMs);
+  }
+
+  exited(timeoutMs = WAIT_MS): Promise<Exit> {
+    return this.until(() => this.exit, "the server to exit", timeoutMs);
+  }
+
+  /** Resolve with check()'s first defined value; reject on timeout or if the server exits first. */
+  until<T>(check: () => T | undefined, what: string, timeoutMs = WAIT_MS): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const settle = (): boolean => {
+        const value = check();
+        if (value !== undefined) {
+          clearTimeout(timer);
+          resolve(value);
+          return true;
+        }
+        if (this.exit) {
+          clearTimeout(timer);
+          reject(new Error(`the server exited (${JSON.stringify(this.exit)}) before ${what}${this.#stderrTail()}`));
+          return true;
+        }
+        return false;
+      };
+      if (settle()) return;
+      this.#waiters.add(settle);
+      timer = setTimeout(() => {
+        this.#waiters.delete(settle);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}${this.#stderrTail()}`));
+      }, timeoutMs);
+    });
+  }
+
+  #stderrTail(): string {
+    return this.stderr ? `; stderr ends with:\n${this.stderr.slice(-2000)}` : "";
+  }
+
+  #notify(): void {
+    for (const settle of [...this.#waiters]) if (settle()) this.#waiters.delete(settle);
+  }
+
+  #onStdout(chunk: string): void {
+    let start = 0;
+    for (let end = chunk.indexOf("\n"); end !== -1; end = chunk.indexOf("\n", start)) {
+      const line =
+        this.#partial.length > 0 ? this.#partial.join("") + chunk.slice(start, end) : chunk.slice(start, end);
+      this.#partial = [];
+      this.#onLine(line);
+      start = end + 1;
+    }
+    if (start < chunk.length) this.#partial.push(chunk.slice(start));
+    this.#notify();
+  }
+
+  #onLine(line: string): void {
+    this.lineCount++;
+    if (this.#keepLines) this.rawLines.push(line);
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      this.problems.push(`not JSON: ${preview(line)}`);
+      return;
+    }
+    const problem = responseProblem(value);
+    if (problem !== undefined) {
+      this.problems.push(`${problem}: ${preview(line)}`);
+      return;
+    }
+    const response = this.#digest ? this.#digest(value as Response) : (value as Response);
+    this.replies.push(response);
+    const key = JSON.stringify(response.id);
+    const list = this.#byId.get(key);
+    if (list) list.push(response);
+    else this.#byId.set(key, [response]);
+  }
+}
+
+function statelessCall(id: Id, name: string, args?: Record<string, unknown>) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, ...(args === undefined ? {} : { arguments: args }), _meta: META },
+  };
+}
+
+function handshakeCall(id: Id, name: string, args?: Record<string, unknown>) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, ...(args === undefined ? {} : { arguments: args }) },
+  };
+}
+
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: "init",
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "stdio-test", version: "1.0.0" } },
+};
+const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
+
+// The text of a successful tool result with exactly one text block.
+function textOf(response: Response): string {
+  expect(response.error).toBeUndefined();
+  const content = response.result?.content as { type: string; text: string }[] | undefined;
+  expect(content).toHaveLength(1);
+  expect(content?.[0]?.type).toBe("text");
+  return content?.[0]?.text as string;
+}
+
+function expectToolResult(response: Response, text: string): void {
+  expect(textOf(response)).toBe(text);
+  expect(response.result?.isError).not.toBe(true);
+}
+
+function expectError(response: Response, code: number, id: Id): void {
+  expect(response.id).toEqual(id);
+  expect(response.result).toBeUndefined();
+  expect(response.error?.code).toBe(code);
+}
+
+function rssBytes(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+beforeAll(() => {
+  if (!existsSync(BUILT)) throw new Error("build first: cd /work/main && npx tsc -b tsconfig.build.json");
+});
+
+afterEach(() => {
+  const all = running.splice(0);
+  for (const fixture of all) if (fixture.exit === undefined) fixture.child.kill("SIGKILL");
+  for (const fixture of all) {
+    expect(fixture.problems, "every stdout line must be a JSON-RPC response").toEqual([]);
+  }
+});
+
+describe("stdio transport, spawned", () => {
+  it("keeps stdout for JSON-RPC responses and sends user output to stderr", async () => {
+    const server = new FixtureProcess();
+    server.send(statelessCall(1, "noisy"), statelessCall(2, "echo", { text: "after the noise" }));
+    expectToolResult(await server.reply(1), "ok");
+    expectToolResult(await server.reply(2), "after the noise");
+    const texts = [
+      "noisy: console.log",
+      "noisy: console.info",
+      "noisy: console.warn",
+      "noisy: console.debug",
+      "noisy: process.stdout.write",
+    ];
+    await server.until(() => (texts.every((text) => server.stderr.includes(text)) ? true : undefined), "the noise");
+    server.end();
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
+    expect(server.lineCount).toBe(2);
+    expect(server.problems).toEqual([]);
+    for (const line of server.rawLines) {
+      expect(line).not.toContain("noisy:");
+      expect(responseProblem(JSON.parse(line))).toBeUndefined();
+    }
+  });
+
+  const META_TAIL = `"_meta":${META_JSON}`;
+  const badMessages: [string, string, number, Id][] = [
+    ["malformed JSON", '{"jsonrpc":"2.0","id":1,"method":', -32700, null],
+    ["a non-JSON line", "hello there", -32700, null],
+    ["a batch of numbers", "[1,2]", -32600, null],
+    ["an empty batch", "[]", -32600, null],
+    [
+      "an unknown method",
+      `{"jsonrpc":"2.0","id":"m-1","method":"no/such/method","params":{${META_TAIL}}}`,
+      -32601,
+      "m-1",
+    ],
+    [
+      "an unknown tool",
+      `{"jsonrpc":"2.0","id":"t-1","method":"tools/call","params":{"name":"no_such_tool","arguments":{},${META_TAIL}}}`,
+      -32602,
+      "t-1",
+    ],
+    [
+      "a request whose method hides under __proto__",
+      `{"__proto__":{"method":"tools/list"},"jsonrpc":"2.0","id":"p-1"}`,
+      -32600,
+      "p-1",
+    ],
+  ];
+
+  for (const [what, line, code, id] of badMessages) {
+    it(`answers ${what} with ${code} (id ${JSON.stringify(id)}) and serves the next request`, async () => {
+      const server = new FixtureProcess();
+      server.send(line);
+      expectError(await server.reply(id), code, id);
+      server.send(statelessCall(100, "add", { a: 2, b: 40 }));
+      expectToolResult(await server.reply(100), "42");
+      expect(server.replies).toHaveLength(2);
+      expect(server.exit).toBeUndefined();
+    });
+  }
+
+  it("answers every bad message in turn on one connection, which lives on", async () => {
+    const server = new FixtureProcess();
+    for (const [index, [what, line, code, id]] of badMessages.entries()) {
+      const before = server.repliesTo(id).length;
+      server.send(line);
+      await server.until(() => (server.repliesTo(id).length > before ? true : undefined), `the error for ${what}`);
+      expectError(server.repliesTo(id).at(-1) as Response, code, id);
+      server.send(statelessCall(`ok-${index}`, "add", { a: index, b: 1 }));
+      expectToolResult(await server.reply(`ok-${index}`), String(index + 1));
+    }
+    expect(server.replies).toHaveLength(badMessages.length * 2);
+  });
+
+  it("handles __proto__ keys in params and arguments as plain data", async () => {
+    const server = new FixtureProcess();
+    server.send(
+      `{"jsonrpc":"2.0","id":"proto-1","method":"tools/call","params":{"__proto__":{"x":1},"name":"echo","arguments":{"__proto__":{"polluted":true},"text":"hi"},${META_TAIL}}}`,
+    );
+    expectToolResult(await server.reply("proto-1"), "hi");
+
+    // A required argument given only under __proto__ is missing: a validation failure, not "sneaky".
+    server.send(
+      `{"jsonrpc":"2.0","id":"proto-2","method":"tools/call","params":{"name":"echo","arguments":{"__proto__":{"text":"sneaky"}},${META_TAIL}}}`,
+    );
+    const sneaky = await server.reply("proto-2");
+    expect(sneaky.error).toBeUndefined();
+    expect(sneaky.result?.isError).toBe(true);
+    expect(JSON.stringify(sneaky.result?.content)).not.toContain('"text":"sneaky"');
+
+    // params' name only under __proto__: invalid params.
+    server.send(
+      `{"jsonrpc":"2.0","id":"proto-3","method":"tools/call","params":{"__proto__":{"name":"echo","arguments":{"text":"x"}},${META_TAIL}}}`,
+    );
+    expectError(await server.reply("proto-3"), -32602, "proto-3");
+
+    // _meta's version only under __proto__: not a 2026-07-28 request.
+    server.send(
+      `{"jsonrpc":"2.0","id":"proto-4","method":"tools/list","params":{"_meta":{"__proto__":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"io.modelcontextprotocol/clientCapabilities":{}}}}`,
+    );
+    expect((await server.reply("proto-4")).error).toBeDefined();
+
+    // Nothing leaked onto Object.prototype: echo without text still fails validation.
+    server.send(statelessCall("proto-5", "echo", {}));
+    expect((await server.reply("proto-5")).result?.isError).toBe(true);
+    server.send(statelessCall("proto-6", "add", { a: 1, b: 2 }));
+    expectToolResult(await server.reply("proto-6"), "3");
+  });
+
+  it("answers lines over MAX_LINE_BYTES with -32600 and their id, before or after a huge params", async () => {
+    const server = new FixtureProcess({ env: { MAX_LINE_BYTES: String(MiB) } });
+    const huge = "h".repeat(4 * MiB);
+    server.send(
+      `{"jsonrpc":"2.0","id":101,"method":"tools/call","params":{"name":"echo","arguments":{"text":"${huge}"},${META_TAIL}}}`,
+    );
+    expectError(await server.reply(101), -32600, 101);
+    server.send(statelessCall(102, "add", { a: 1, b: 1 }));
+    expectToolResult(await server.reply(102), "2");
+
+    const stringId = 'late "quoted" \\ id ✓';
+    server.send(
+      `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"${huge}","id":"inner"},${META_TAIL}},"id":${JSON.stringify(stringId)}}`,
+    );
+    expectError(await server.reply(stringId), -32600, stringId);
+    expect(server.repliesTo("inner")).toEqual([]);
+    server.send(statelessCall(103, "echo", { text: "still here" }));
+    expectToolResult(await server.reply(103), "still here");
+
+    // A line just under the limit is served.
+    const fits = "f".repeat(MiB - 400);
+    server.send(statelessCall(104, "echo", { text: fits }));
+    expectToolResult(await server.reply(104), fits);
+    expect(server.replies).toHaveLength(5);
+  });
+
+  it("serves a line just under the default limit of 4 MiB and refuses one just over it", async () => {
+    const server = new FixtureProcess();
+    const text = "abcdefghij".repeat(419_000); // 4,190,000 characters: the line is a little under 4 MiB.
+    const line = JSON.stringify(statelessCall(201, "echo", { text }));
+    expect(Buffer.byteLength(line)).toBeLessThan(4 * MiB);
+    expect(Buffer.byteLength(line)).toBeGreaterThan(4 * MiB - 8 * 1024);
+    server.send(line);
+    const reply = await server.reply(201);
+    expect(textOf(reply)).toHaveLength(text.length);
+    expect(textOf(reply) === text).toBe(true);
+
+    const over = "z".repeat(4 * MiB);
+    server.send(JSON.stringify(statelessCall(202, "echo", { text: over })));
+    expectError(await server.reply(202), -32600, 202);
+    server.send(statelessCall(203, "add", { a: 20, b: 3 }));
+    expectToolResult(await server.reply(203), "23");
+  });
+
+  it("answers 1,000 pipelined stateless tools/call requests exactly once each", async () => {
+    const server = new FixtureProcess({ keepLines: false });
+    const count = 1000;
+    const requests = Array.from({ length: count }, (_, i) =>
+      i % 2 === 0 ? statelessCall(i, "add", { a: i, b: 2 * i }) : statelessCall(`s-${i}`, "echo", { text: `n${i}` }),
+    );
+    server.send(...requests);
+    await server.until(() => (server.replies.length >= count ? true : undefined), `${count} replies`);
+    // A last request, answered after the others are done, shows nothing more was coming.
+    server.send(statelessCall("sentinel", "add", { a: 0, b: 0 }));
+    expectToolResult(await server.reply("sentinel"), "0");
+    expect(server.replies).toHaveLength(count + 1);
+    for (let i = 0; i < count; i++) {
+      const id = i % 2 === 0 ? i : `s-${i}`;
+      const replies = server.repliesTo(id);
+      expect(replies, `replies to ${id}`).toHaveLength(1);
+      expectToolResult(replies[0] as Response, i % 2 === 0 ? String(3 * i) : `n${i}`);
+      expect(replies[0]?.result?.resultType).toBe("complete");
+    }
+  });
+
+  it("answers 1,000 pipelined handshake-era tools/call requests exactly once each", async () => {
+    const server = new FixtureProcess({ keepLines: false });
+    const count = 1000;
+    const requests = Array.from({ length: count }, (_, i) => handshakeCall(`h-${i}`, "add", { a: i, b: 1 }));
+    server.send(INITIALIZE, INITIALIZED, ...requests);
+    expect((await server.reply("init")).result?.protocolVersion).toBe("2025-11-25");
+    await server.until(() => (server.replies.length >= count + 1 ? true : undefined), `${count} replies`);
+    server.send(handshakeCall("sentinel", "add", { a: 0, b: 0 }));
+    expectToolResult(await server.reply("sentinel"), "0");
+    expect(server.replies).toHaveLength(count + 2);
+    for (let i = 0; i < count; i++) {
+      const replies = server.repliesTo(`h-${i}`);
+      expect(replies, `replies to h-${i}`).toHaveLength(1);
+      expectToolResult(replies[0] as Response, String(i + 1));
+    }
+  });
+
+  it("at EOF, answers every call in flight and then exits by itself with code 0", async () => {
+    const server = new FixtureProcess();
+    const delays = [200, 300, 400, 500, 250];
+    server.send(...delays.map((ms, i) => statelessCall(`sleep-${i}`, "sleep", { ms })));
+    server.end();
+    const exit = await server.exited();
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(server.replies).toHaveLength(delays.length);
+    for (const [i, ms] of delays.entries()) {
+      expect(server.repliesTo(`sleep-${i}`)).toHaveLength(1);
+      expectToolResult(server.repliesTo(`sleep-${i}`)[0] as Response, `slept ${ms}`);
+    }
+  });
+
+  it("at EOF with nothing in flight, exits with code 0", async () => {
+    const server = new FixtureProcess();
+    server.send(statelessCall(1, "add", { a: 1, b: 1 }));
+    expectToolResult(await server.reply(1), "2");
+    server.end();
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
+  });
+
+  it("serves a last request without a trailing newline at EOF", async () => {
+    const server = new FixtureProcess();
+    server.child.stdin.end(JSON.stringify(statelessCall("last", "echo", { text: "no newline" })));
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
+    expect(server.replies).toHaveLength(1);
+    expectToolResult(await server.reply("last"), "no newline");
+  });
+
+  it("writes U+2028 and U+2029 as escapes and keeps the reply on one line", async () => {
+    const server = new FixtureProcess();
+    server.send(statelessCall("uni", "unicode"));
+    const reply = await server.reply("uni");
+    expect(textOf(reply)).toBe("line\u2028separator\u2029paragraph\nnewline 😀🎉 done");
+    expect(server.rawLines).toHaveLength(1);
+    const raw = server.rawLines[0] as string;
+    expect(raw).toContain("\\u2028");
+    expect(raw).toContain("\\u2029");
+    expect(raw).not.toMatch(/[\u2028\u2029]/);
+    expect(raw).toContain("😀🎉");
+    expect(raw).not.toContain("\r");
+  });
+
+  it("applies backpressure: unread stdout keeps the server's memory bounded, and every reply arrives intact", async () => {
+    const count = 3000;
+    const bytes = 100_000;
+    const pattern = "0123456789abcdef".repeat(Math.ceil(bytes / 16)).slice(0, bytes);
+    const server = new FixtureProcess({
+      keepLines: false,
+      // Keep only what the test checks of each 100 KB reply.
+      digest: (response) => {
+        const content = response.result?.content as { text?: unknown }[] | undefined;
+        const text = content?.[0]?.text;
+        return {
+          ...response,
+          result: { intact: text === pattern, length: typeof text === "string" ? text.length : -1 },
+        };
+      },
+    });
+    server.send(statelessCall("warmup", "add", { a: 1, b: 1 }));
+    await server.reply("warmup");
+    const pid = server.child.pid as number;
+    const baseline = rssBytes(pid) as number;
+    expect(baseline).toBeGreaterThan(0);
+
+    server.child.stdout.pause();
+    server.send(...Array.from({ length: count }, (_, i) => statelessCall(`big-${i}`, "big", { bytes })));
+    let peak = baseline;
+    for (let sample = 0; sample < 50; sample++) {
+      await sleep(75);
+      peak = Math.max(peak, rssBytes(pid) ?? 0);
+    }
+    const received = server.replies.length;
+    server.child.stdout.resume();
+    expect(received).toBeLessThan(count);
+    await server.until(() => (server.replies.length >= count + 1 ? true : undefined), `${count} big replies`, 60_000);
+    // 300 MB of replies were asked for; without backpressure they would all sit in the server's memory.
+    expect(peak, `peak RSS ${Math.round(peak / MiB)} MiB (baseline ${Math.round(baseline / MiB)} MiB)`).toBeLessThan(
+      300 * 1000 * 1000,
+    );
+    for (let i = 0; i < count; i++) {
+      const replies = server.repliesTo(`big-${i}`);
+      expect(replies, `replies to big-${i}`).toHaveLength(1);
+      expect(replies[0]?.result).toEqual({ intact: true, length: bytes });
+    }
+    server.end();
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
+  }, 120_000);
+
+  it("speaks the handshake era: a request before initialize is refused, then initialize, tools/list and calls work", async () => {
+    const server = new FixtureProcess();
+    server.send({ jsonrpc: "2.0", id: "early", method: "tools/list" });
+    const early = await server.reply("early");
+    expect(early.id).toBe("early");
+    expect(early.result).toBeUndefined();
+    expect(early.error?.code).toEqual(expect.any(Number));
+
+    server.send(INITIALIZE);
+    const init = await server.reply("init");
+    expect(init.result).toMatchObject({
+      protocolVersion: "2025-11-25",
+      capabilities: { tools: {} },
+      serverInfo: { name: "stdio-fixture", version: "1.0.0" },
+    });
+    server.send(INITIALIZED, { jsonrpc: "2.0", id: "list", method: "tools/list" });
+    const list = await server.reply("list");
+    const tools = list.result?.tools as { name: string; inputSchema: { type: string } }[];
+    expect(tools.map((tool) => tool.name)).toEqual(["echo", "add", "sleep", "noisy", "big", "unicode"]);
+    for (const tool of tools) expect(tool.inputSchema.type).toBe("object");
+
+    server.send(handshakeCall("call", "echo", { text: "handshake" }), { jsonrpc: "2.0", id: "ping", method: "ping" });
+    expectToolResult(await server.reply("call"), "handshake");
+    expect((await server.reply("ping")).result).toEqual({});
+    // The notification got no reply: one reply per request, nothing else on stdout.
+    expect(server.replies.map((reply) => reply.id).sort()).toEqual(["call", "early", "init", "list", "ping"]);
+    expect(server.lineCount).toBe(5);
+    server.end();
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
+  });
+});
