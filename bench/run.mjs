@@ -12,6 +12,7 @@ const { values } = parseArgs({
     calls: { type: "string", default: "30000" },
     inflight: { type: "string", default: "64" },
     warmup: { type: "string", default: "3000" },
+    only: { type: "string" },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -27,6 +28,9 @@ const SERVERS = [
   { name: "official SDK v2", file: here("./servers/official-sdk.mjs") },
 ];
 const ERAS = ["2025-11-25", "2026-07-28"];
+// --only "Toolsmith": measure just the named servers (the floor is always kept, as every ratio needs it).
+const ONLY = values.only?.split(",");
+const MEASURED = SERVERS.filter((server) => !ONLY || server.name === "hand-written loop" || ONLY.includes(server.name));
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1.0.0" },
@@ -141,14 +145,17 @@ async function throughput(server, era) {
   return { callsPerSecond: CALLS / seconds, peak };
 }
 
-const median = (list) => [...list].sort((x, y) => x - y)[Math.floor(list.length / 2)];
 
+const median = (list) => [...list].sort((x, y) => x - y)[Math.floor(list.length / 2)];
 const samples = new Map();
 for (let round = 1; round <= ROUNDS; round++) {
   for (const era of ERAS) {
-    for (const server of SERVERS) {
+    for (const server of MEASURED) {
       const key = `${era} ${server.name}`;
-      const ready = await startup(server, era);
+      // Spawn times are noisy: several starts per round, their median kept.
+      const starts = [];
+      for (let i = 0; i < 5; i++) starts.push(await startup(server, era));
+      const ready = median(starts);
       const { callsPerSecond, peak } = await throughput(server, era);
       const entry = samples.get(key) ?? { ready: [], rate: [], peak: [] };
       entry.ready.push(ready);
@@ -172,15 +179,13 @@ const lines = [
 for (const era of ERAS) {
   const floor = samples.get(`${era} hand-written loop`);
   const official = samples.get(`${era} official SDK v2`);
-  for (const server of SERVERS) {
+  for (const server of MEASURED) {
     const s = samples.get(`${era} ${server.name}`);
     const rate = median(s.rate) / median(floor.rate);
     const ready = median(s.ready) / median(floor.ready);
     const peak = median(s.peak) / median(floor.peak);
-    const vsOfficial = median(s.rate) / median(official.rate);
-    lines.push(
-      `| ${era} | ${server.name} | ${rate.toFixed(2)} | ${ready.toFixed(2)} | ${peak.toFixed(2)} | ${vsOfficial.toFixed(2)}× |`,
-    );
+    const vsOfficial = official ? `${(median(s.rate) / median(official.rate)).toFixed(2)}×` : "–";
+    lines.push(`| ${era} | ${server.name} | ${rate.toFixed(2)} | ${ready.toFixed(2)} | ${peak.toFixed(2)} | ${vsOfficial} |`);
   }
 }
 lines.push("", "Absolute medians (machine-dependent):", "");

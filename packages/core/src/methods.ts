@@ -1,15 +1,9 @@
-import type { z } from "zod";
 import type { RequestContextImpl } from "./context.js";
 import { McpError } from "./errors.js";
 import { ErrorCode } from "./json-rpc.js";
 import type { Router } from "./router.js";
 import type { ServerCapabilities } from "./types.js";
-import {
-  CallToolParamsSchema,
-  GetPromptParamsSchema,
-  PaginatedParamsSchema,
-  ReadResourceParamsSchema,
-} from "./wire.js";
+import { CallToolParams, check, GetPromptParams, type Inbound, PaginatedParams, ReadResourceParams } from "./wire.js";
 
 /** Which caching hint a 2026-07-28 result carries. */
 export type CacheKind = "discover" | "list" | "read";
@@ -29,8 +23,8 @@ export interface Method {
   ): Promise<Record<string, unknown>>;
 }
 
-function parse<S extends z.ZodType>(schema: S, params: Record<string, unknown> | undefined): z.output<S> {
-  const parsed = schema.safeParse(params ?? {});
+function parse<T>(inbound: Inbound<T>, params: Record<string, unknown> | undefined): T {
+  const parsed = check(inbound, params ?? {});
   if (parsed.success) return parsed.data;
   const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "params"}: ${issue.message}`).join("; ");
   throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${detail}`);
@@ -38,7 +32,7 @@ function parse<S extends z.ZodType>(schema: S, params: Record<string, unknown> |
 
 // Nothing is paginated yet, so no cursor this server could have issued exists.
 function noCursor(params: Record<string, unknown> | undefined): void {
-  const { cursor } = parse(PaginatedParamsSchema, params);
+  const { cursor } = parse(PaginatedParams, params);
   if (cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${JSON.stringify(cursor)}`);
 }
 
@@ -55,7 +49,7 @@ export const COMMON_METHODS: Readonly<Record<string, Method>> = {
   "tools/call": {
     capability: "tools",
     async run(router, params, ctx) {
-      const { name, arguments: args } = parse(CallToolParamsSchema, params);
+      const { name, arguments: args } = parse(CallToolParams, params);
       return { ...(await router.callTool(name, args, ctx)) };
     },
   },
@@ -79,7 +73,7 @@ export const COMMON_METHODS: Readonly<Record<string, Method>> = {
     capability: "resources",
     cache: "read",
     async run(router, params, ctx) {
-      const { uri } = parse(ReadResourceParamsSchema, params);
+      const { uri } = parse(ReadResourceParams, params);
       const { result, cache } = await router.readResource(uri, ctx);
       return cache ? { ...result, [CACHE_HINT]: cache } : { ...result };
     },
@@ -95,7 +89,7 @@ export const COMMON_METHODS: Readonly<Record<string, Method>> = {
   "prompts/get": {
     capability: "prompts",
     async run(router, params, ctx) {
-      const { name, arguments: args } = parse(GetPromptParamsSchema, params);
+      const { name, arguments: args } = parse(GetPromptParams, params);
       return { ...(await router.getPrompt(name, args, ctx)) };
     },
   },

@@ -33,7 +33,7 @@ import {
 } from "./protocol.js";
 import type { ServerCore } from "./server.js";
 import type { Implementation } from "./types.js";
-import { CancelledParamsSchema, EnvelopeSchema, InitializeParamsSchema, RequestMetaSchema } from "./wire.js";
+import { check, Envelope, RequestMeta, schemas } from "./wire.js";
 
 /** What one incoming message produces: nothing, one response, or (a 2025-03-26 batch) several. */
 export type Reply = JsonRpcResponse | JsonRpcResponse[] | undefined;
@@ -132,7 +132,7 @@ export class Session {
   }
 
   async #single(message: unknown, inBatch: boolean): Promise<JsonRpcResponse | undefined> {
-    const parsed = EnvelopeSchema.safeParse(message);
+    const parsed = check(Envelope, message);
     if (!parsed.success) {
       // A response from the client answers nothing we asked; JSON-RPC never answers a response.
       if (isPlainObject(message) && !("method" in message) && ("result" in message || "error" in message))
@@ -181,14 +181,14 @@ export class Session {
     if (method === "notifications/initialized") {
       if (state.kind === "handshaking") this.#state = initialized(state);
     } else if (method === "notifications/cancelled") {
-      const parsed = CancelledParamsSchema.safeParse(params ?? {});
+      const parsed = schemas().cancelledParams.safeParse(params ?? {});
       if (parsed.success)
         this.#inFlight.get(parsed.data.requestId)?.cancel(parsed.data.reason ?? "cancelled by the client");
     }
   }
 
   #initialize(state: Fresh, id: RequestId, params: Params): JsonRpcResponse {
-    const parsed = InitializeParamsSchema.safeParse(params ?? {});
+    const parsed = schemas().initializeParams.safeParse(params ?? {});
     if (!parsed.success) return invalidParams(id, `Invalid initialize params: ${issuesText(parsed.error.issues)}`);
     const { protocolVersion, capabilities, clientInfo } = parsed.data;
     const session: HandshakeSession = {
@@ -267,7 +267,7 @@ export class Session {
         data: { supported: ALL_VERSIONS, requested },
       });
     }
-    const parsed = RequestMetaSchema.safeParse(meta);
+    const parsed = check(RequestMeta, meta);
     if (!parsed.success) return invalidParams(id, `Invalid params._meta: ${issuesText(parsed.error.issues)}`);
     this.#state = servedStateless(state);
     if (handler.capability && this.#core.router.capabilities()[handler.capability] === undefined) {
