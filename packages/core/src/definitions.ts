@@ -1,10 +1,10 @@
 import type { RequestContext } from "./context.js";
+import type { MaybePromise } from "./maybe.js";
 import type { AnySchema, InferInput, InputSchema } from "./schema-adapter.js";
 import type { Annotations, CacheHint, Icon, Resource, ToolAnnotations } from "./types.js";
 import type { UriVariables } from "./uri-template.js";
 
-/** What a handler may return or resolve to. */
-export type MaybePromise<T> = T | Promise<T>;
+export type { MaybePromise };
 
 /**
  * A tool: a function the model calls. The plain object that decorators produce and the router consumes.

@@ -1,6 +1,7 @@
 import type { RequestContextImpl } from "./context.js";
 import { McpError } from "./errors.js";
 import { ErrorCode } from "./json-rpc.js";
+import { andThen, type MaybePromise } from "./maybe.js";
 import type { Router } from "./router.js";
 import type { ServerCapabilities } from "./types.js";
 import { CallToolParams, check, GetPromptParams, type Inbound, PaginatedParams, ReadResourceParams } from "./wire.js";
@@ -20,7 +21,7 @@ export interface Method {
     router: Router,
     params: Record<string, unknown> | undefined,
     ctx: RequestContextImpl,
-  ): Promise<Record<string, unknown>>;
+  ): MaybePromise<Record<string, unknown>>;
 }
 
 function parse<T>(inbound: Inbound<T>, params: Record<string, unknown> | undefined): T {
@@ -41,30 +42,30 @@ export const COMMON_METHODS: Readonly<Record<string, Method>> = {
   "tools/list": {
     capability: "tools",
     cache: "list",
-    async run(router, params, ctx) {
+    run(router, params, ctx) {
       noCursor(params);
       return { tools: router.listTools(ctx.protocolVersion) };
     },
   },
   "tools/call": {
     capability: "tools",
-    async run(router, params, ctx) {
+    run(router, params, ctx) {
       const { name, arguments: args } = parse(CallToolParams, params);
-      return { ...(await router.callTool(name, args, ctx)) };
+      return andThen(router.callTool(name, args, ctx), (result) => ({ ...result }));
     },
   },
   "resources/list": {
     capability: "resources",
     cache: "list",
-    async run(router, params, ctx) {
+    run(router, params, ctx) {
       noCursor(params);
-      return { resources: await router.listResources(ctx) };
+      return andThen(router.listResources(ctx), (resources) => ({ resources }));
     },
   },
   "resources/templates/list": {
     capability: "resources",
     cache: "list",
-    async run(router, params, ctx) {
+    run(router, params, ctx) {
       noCursor(params);
       return { resourceTemplates: router.listResourceTemplates(ctx.protocolVersion) };
     },
@@ -72,25 +73,26 @@ export const COMMON_METHODS: Readonly<Record<string, Method>> = {
   "resources/read": {
     capability: "resources",
     cache: "read",
-    async run(router, params, ctx) {
+    run(router, params, ctx) {
       const { uri } = parse(ReadResourceParams, params);
-      const { result, cache } = await router.readResource(uri, ctx);
-      return cache ? { ...result, [CACHE_HINT]: cache } : { ...result };
+      return andThen(router.readResource(uri, ctx), ({ result, cache }) =>
+        cache ? { ...result, [CACHE_HINT]: cache } : { ...result },
+      );
     },
   },
   "prompts/list": {
     capability: "prompts",
     cache: "list",
-    async run(router, params, ctx) {
+    run(router, params, ctx) {
       noCursor(params);
       return { prompts: router.listPrompts(ctx.protocolVersion) };
     },
   },
   "prompts/get": {
     capability: "prompts",
-    async run(router, params, ctx) {
+    run(router, params, ctx) {
       const { name, arguments: args } = parse(GetPromptParams, params);
-      return { ...(await router.getPrompt(name, args, ctx)) };
+      return andThen(router.getPrompt(name, args, ctx), (result) => ({ ...result }));
     },
   },
 };

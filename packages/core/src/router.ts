@@ -8,6 +8,7 @@ import type {
 } from "./definitions.js";
 import { DefinitionError, isMcpError, McpError, messageOf } from "./errors.js";
 import { ErrorCode, isPlainObject } from "./json-rpc.js";
+import { andThen, attempt, isPromiseLike, type MaybePromise } from "./maybe.js";
 import { featuresOf, type ProtocolVersion, type RevisionFeatures } from "./protocol.js";
 import { errorResult, toCallToolResult, toGetPromptResult, toReadResourceResult } from "./results.js";
 import { type CompiledSchema, compileSchema, describeIssues, type InputSchema } from "./schema-adapter.js";
@@ -298,100 +299,108 @@ export class Router {
     return this.#view("prompts", version, this.#prompts.values());
   }
 
-  async listResources(ctx: RequestContext): Promise<Resource[]> {
+  listResources(ctx: RequestContext): MaybePromise<Resource[]> {
     const fixed = this.#view("resources", ctx.protocolVersion, this.#resources.values());
-    const listed: Resource[] = [];
+    const lists: MaybePromise<Resource[]>[] = [];
+    for (const { definition } of this.#templates.values()) if (definition.list) lists.push(definition.list(ctx));
+    if (lists.length === 0) return fixed;
     const features = featuresOf(ctx.protocolVersion);
-    for (const { definition } of this.#templates.values()) {
-      if (definition.list) for (const resource of await definition.list(ctx)) listed.push(shape(resource, features));
-    }
-    return listed.length === 0 ? fixed : [...fixed, ...listed];
+    const join = (found: Resource[][]) => [...fixed, ...found.flat().map((resource) => shape(resource, features))];
+    return lists.some(isPromiseLike) ? Promise.all(lists).then(join) : join(lists as Resource[][]);
   }
 
-  async callTool(
-    name: string,
-    args: Record<string, unknown> | undefined,
-    ctx: RequestContext,
-  ): Promise<CallToolResult> {
+  callTool(name: string, args: Record<string, unknown> | undefined, ctx: RequestContext): MaybePromise<CallToolResult> {
     const tool = this.#tools.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const features = featuresOf(ctx.protocolVersion);
-    let value: unknown = args ?? {};
-    if (tool.input) {
-      const checked = await tool.input.validate(value);
-      if (!checked.ok) {
-        const message = invalidArguments(`tool "${name}"`, describeIssues(checked.issues));
-        if (features.validationErrorsAsResults) return errorResult(message);
-        throw new McpError(ErrorCode.InvalidParams, message, { issues: checked.issues });
-      }
-      value = checked.value;
-    }
-    let result: CallToolResult;
-    try {
-      result = toCallToolResult(await tool.definition.handler(value as never, ctx));
-    } catch (error) {
-      if (isMcpError(error)) throw error;
-      this.#report(error, { method: "tools/call", requestId: ctx.requestId, tool: name });
-      return errorResult(messageOf(error));
-    }
-    if (tool.output && !result.isError) {
-      const checked = await tool.output.validate(result.structuredContent);
-      if (!checked.ok) {
-        return errorResult(
-          `Tool "${name}" returned structured content that does not match its output schema:\n${describeIssues(checked.issues)}`,
-        );
-      }
-    }
-    return shapeToolResult(result, features);
+    const value = args ?? {};
+    if (!tool.input) return this.#invoke(tool, value, ctx, features);
+    return andThen(tool.input.validate(value), (checked) => {
+      if (checked.ok) return this.#invoke(tool, checked.value, ctx, features);
+      const message = invalidArguments(`tool "${name}"`, describeIssues(checked.issues));
+      if (features.validationErrorsAsResults) return errorResult(message);
+      throw new McpError(ErrorCode.InvalidParams, message, { issues: checked.issues });
+    });
   }
 
-  async readResource(uri: string, ctx: RequestContext): Promise<ReadOutcome> {
+  #invoke(
+    tool: CompiledTool,
+    value: unknown,
+    ctx: RequestContext,
+    features: RevisionFeatures,
+  ): MaybePromise<CallToolResult> {
+    const { name } = tool.wire;
+    return attempt(
+      () =>
+        andThen(tool.definition.handler(value as never, ctx), (raw) => {
+          const result = toCallToolResult(raw);
+          if (!tool.output || result.isError) return shapeToolResult(result, features);
+          return andThen(tool.output.validate(result.structuredContent), (checked) =>
+            checked.ok
+              ? shapeToolResult(result, features)
+              : errorResult(
+                  `Tool "${name}" returned structured content that does not match its output schema:\n${describeIssues(checked.issues)}`,
+                ),
+          );
+        }),
+      (error) => {
+        if (isMcpError(error)) throw error;
+        this.#report(error, { method: "tools/call", requestId: ctx.requestId, tool: name });
+        return errorResult(messageOf(error));
+      },
+    );
+  }
+
+  readResource(uri: string, ctx: RequestContext): MaybePromise<ReadOutcome> {
+    const notFound = (): never => {
+      const code = ctx.era === "stateless" ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound;
+      throw new McpError(code, `Resource not found: ${uri}`, { uri });
+    };
     const fixed = this.#resources.get(uri);
     if (fixed) {
-      const result = toReadResourceResult(await fixed.definition.handler(ctx), uri, fixed.definition.mimeType);
-      if (result) return { result, cache: fixed.definition.cache };
-    } else {
-      for (const { definition, template } of this.#templates.values()) {
-        const variables = template.match(uri);
-        if (!variables) continue;
-        const result = toReadResourceResult(await definition.handler(variables, ctx, uri), uri, definition.mimeType);
-        if (result) return { result, cache: definition.cache };
-        break;
-      }
+      const { definition } = fixed;
+      return andThen(definition.handler(ctx), (value) => {
+        const result = toReadResourceResult(value, uri, definition.mimeType);
+        return result ? { result, cache: definition.cache } : notFound();
+      });
     }
-    const code = ctx.era === "stateless" ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound;
-    throw new McpError(code, `Resource not found: ${uri}`, { uri });
+    for (const { definition, template } of this.#templates.values()) {
+      const variables = template.match(uri);
+      if (!variables) continue;
+      return andThen(definition.handler(variables, ctx, uri), (value) => {
+        const result = toReadResourceResult(value, uri, definition.mimeType);
+        return result ? { result, cache: definition.cache } : notFound();
+      });
+    }
+    return notFound();
   }
 
-  async getPrompt(
+  getPrompt(
     name: string,
     args: Record<string, string> | undefined,
     ctx: RequestContext,
-  ): Promise<GetPromptResult> {
+  ): MaybePromise<GetPromptResult> {
     const prompt = this.#prompts.get(name);
     if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
-    let value: unknown = args ?? {};
-    if (prompt.args) {
-      const missing = prompt.required.filter((argName) => args?.[argName] === undefined);
-      if (missing.length > 0) {
-        const list = missing.map((argName) => `"${argName}"`).join(", ");
-        throw new McpError(ErrorCode.InvalidParams, `Prompt "${name}" is missing required argument ${list}`, {
-          missing,
-        });
-      }
-      const checked = await prompt.args.validate(value);
-      if (!checked.ok) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
-          invalidArguments(`prompt "${name}"`, describeIssues(checked.issues)),
-          {
-            issues: checked.issues,
-          },
-        );
-      }
-      value = checked.value;
+    const { definition } = prompt;
+    const run = (value: unknown) =>
+      andThen(definition.handler(value as never, ctx), (raw) => toGetPromptResult(raw, definition.description));
+    if (!prompt.args) return run(args ?? {});
+    const missing = prompt.required.filter((argName) => args?.[argName] === undefined);
+    if (missing.length > 0) {
+      const list = missing.map((argName) => `"${argName}"`).join(", ");
+      throw new McpError(ErrorCode.InvalidParams, `Prompt "${name}" is missing required argument ${list}`, { missing });
     }
-    return toGetPromptResult(await prompt.definition.handler(value as never, ctx), prompt.definition.description);
+    return andThen(prompt.args.validate(args ?? {}), (checked) => {
+      if (checked.ok) return run(checked.value);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        invalidArguments(`prompt "${name}"`, describeIssues(checked.issues)),
+        {
+          issues: checked.issues,
+        },
+      );
+    });
   }
 }
 

@@ -101,7 +101,7 @@ class ServerImpl implements Server, ServerCore {
     this.router = new Router(this.report.bind(this));
     this.discover = {
       cache: "discover",
-      run: async () => {
+      run: () => {
         const result: Record<string, unknown> = {
           supportedVersions: [...STATELESS_VERSIONS, ...HANDSHAKE_VERSIONS],
           capabilities: this.router.capabilities(),

@@ -21,6 +21,7 @@ import {
   type RequestId,
   success,
 } from "./json-rpc.js";
+import { andThen, attempt, isPromiseLike, type MaybePromise } from "./maybe.js";
 import { CACHE_HINT, COMMON_METHODS, type Method, REMOVED_IN_STATELESS } from "./methods.js";
 import {
   featuresOf,
@@ -40,7 +41,7 @@ export type Reply = JsonRpcResponse | JsonRpcResponse[] | undefined;
 
 type Params = Record<string, unknown> | undefined;
 
-const PING: Method = { run: async () => ({}) };
+const PING: Method = { run: () => ({}) };
 const HANDSHAKE_METHODS: Readonly<Record<string, Method>> = { ...COMMON_METHODS, ping: PING };
 const ALL_VERSIONS: readonly ProtocolVersion[] = [...STATELESS_VERSIONS, ...HANDSHAKE_VERSIONS];
 
@@ -88,8 +89,11 @@ export class Session {
     return this.#inFlight.size;
   }
 
-  /** Handle one line of JSON text; resolves to the reply line, or undefined when there is none. */
-  async handleLine(line: string): Promise<string | undefined> {
+  /**
+   * Handle one line of JSON text: the reply line, or undefined when there is none. When every handler the
+   * message reaches answers synchronously, so does this (no promise is made); otherwise it returns a promise.
+   */
+  handleLine(line: string): MaybePromise<string | undefined> {
     let message: unknown;
     try {
       message = JSON.parse(line);
@@ -98,12 +102,11 @@ export class Session {
         failure(null, { code: ErrorCode.ParseError, message: "Parse error: the message is not valid JSON" }),
       );
     }
-    const reply = await this.handleMessage(message);
-    return reply === undefined ? undefined : JSON.stringify(reply);
+    return andThen(this.handleMessage(message), (reply) => (reply === undefined ? undefined : JSON.stringify(reply)));
   }
 
-  /** Handle one parsed JSON-RPC message. */
-  handleMessage(message: unknown): Promise<Reply> {
+  /** Handle one parsed JSON-RPC message (synchronously when its handler is synchronous). */
+  handleMessage(message: unknown): MaybePromise<Reply> {
     if (Array.isArray(message)) return this.#batch(message);
     return this.#single(message, false);
   }
@@ -113,7 +116,7 @@ export class Session {
     for (const ctx of this.#inFlight.values()) ctx.abort(reason);
   }
 
-  async #batch(messages: unknown[]): Promise<Reply> {
+  #batch(messages: unknown[]): MaybePromise<Reply> {
     if (messages.length === 0) {
       return failure(null, { code: ErrorCode.InvalidRequest, message: "Invalid request: an empty batch" });
     }
@@ -126,12 +129,17 @@ export class Session {
         message: "Invalid request: JSON-RPC batches are accepted only in a 2025-03-26 session, after initialize",
       });
     }
-    const replies = await Promise.all(messages.map((message) => this.#single(message, true)));
-    const flat = replies.filter((reply): reply is JsonRpcResponse => reply !== undefined && !Array.isArray(reply));
-    return flat.length === 0 ? undefined : flat;
+    const replies = messages.map((message) => this.#single(message, true));
+    const gather = (settled: (JsonRpcResponse | undefined)[]): Reply => {
+      const flat = settled.filter((reply): reply is JsonRpcResponse => reply !== undefined);
+      return flat.length === 0 ? undefined : flat;
+    };
+    return replies.some(isPromiseLike)
+      ? Promise.all(replies).then(gather)
+      : gather(replies as (JsonRpcResponse | undefined)[]);
   }
 
-  async #single(message: unknown, inBatch: boolean): Promise<JsonRpcResponse | undefined> {
+  #single(message: unknown, inBatch: boolean): MaybePromise<JsonRpcResponse | undefined> {
     const parsed = check(Envelope, message);
     if (!parsed.success) {
       // A response from the client answers nothing we asked; JSON-RPC never answers a response.
@@ -212,7 +220,7 @@ export class Session {
     id: RequestId,
     method: string,
     params: Params,
-  ): Promise<JsonRpcResponse | undefined> | JsonRpcResponse {
+  ): MaybePromise<JsonRpcResponse | undefined> {
     const handler = HANDSHAKE_METHODS[method];
     if (handler === undefined || !Object.hasOwn(HANDSHAKE_METHODS, method)) {
       if (method === "initialize") {
@@ -243,7 +251,7 @@ export class Session {
     id: RequestId,
     method: string,
     params: Params,
-  ): Promise<JsonRpcResponse | undefined> | JsonRpcResponse {
+  ): MaybePromise<JsonRpcResponse | undefined> {
     const handler = method === "server/discover" ? this.#core.discover : COMMON_METHODS[method];
     if (handler === undefined || (method !== "server/discover" && !Object.hasOwn(COMMON_METHODS, method))) {
       return methodNotFound(
@@ -285,13 +293,13 @@ export class Session {
     return this.#run(handler, method, params, ctx, true);
   }
 
-  async #run(
+  #run(
     handler: Method,
     method: string,
     params: Params,
     ctx: RequestContextImpl,
     stateless: boolean,
-  ): Promise<JsonRpcResponse | undefined> {
+  ): MaybePromise<JsonRpcResponse | undefined> {
     const id = ctx.requestId;
     if (this.#inFlight.has(id)) {
       return failure(id, {
@@ -300,17 +308,18 @@ export class Session {
       });
     }
     this.#inFlight.set(id, ctx);
-    try {
-      const result = await handler.run(this.#core.router, params, ctx);
+    const answered = (result: Record<string, unknown>): JsonRpcResponse | undefined => {
+      this.#inFlight.delete(id);
       if (ctx.cancelled) return undefined;
       return success(id, stateless ? this.#core.complete(result, handler.cache) : withoutHint(result));
-    } catch (error) {
+    };
+    const failed = (error: unknown): JsonRpcResponse | undefined => {
+      this.#inFlight.delete(id);
       if (ctx.cancelled) return undefined;
       if (!isMcpError(error)) this.#core.report(error, { method, requestId: id });
       return failure(id, toWireError(error));
-    } finally {
-      this.#inFlight.delete(id);
-    }
+    };
+    return attempt(() => andThen(handler.run(this.#core.router, params, ctx), answered), failed);
   }
 }
 

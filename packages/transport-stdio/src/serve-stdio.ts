@@ -73,6 +73,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
   let inFlight = 0;
   let blocked = false;
   let paused = false;
+  let flowing = false;
   let inputEnded = false;
   let finished = false;
   let shutdownTimer: ReturnType<typeof setTimeout> | undefined;
@@ -84,7 +85,10 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
   function send(line: string): void {
     if (finished) return;
     if (!write(frame(line))) blocked = true;
-    flow();
+  }
+
+  function failed(error: unknown): void {
+    logTo(stderr)(error, { method: "(dispatch)" });
   }
 
   function dispatch(event: LineEvent): void {
@@ -103,16 +107,28 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
       return;
     }
     if (event.text.trim() === "") return;
+    let reply: string | undefined | Promise<string | undefined>;
+    try {
+      reply = session.handleLine(event.text);
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    if (typeof reply !== "object") {
+      if (reply !== undefined) send(reply);
+      return;
+    }
+    // An asynchronous handler: the reply goes out whenever it is ready.
     inFlight++;
-    session.handleLine(event.text).then(
-      (reply) => {
+    reply.then(
+      (line) => {
         inFlight--;
-        if (reply !== undefined) send(reply);
-        else flow();
+        if (line !== undefined) send(line);
+        flow();
       },
       (error: unknown) => {
         inFlight--;
-        logTo(stderr)(error, { method: "(dispatch)" });
+        failed(error);
         flow();
       },
     );
@@ -120,8 +136,12 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
 
   // Serve queued lines while there is room; pause stdin when stdout is blocked or too much is in flight.
   function flow(): void {
-    while (queueAt < queue.length && !blocked && inFlight < maxInFlight) {
-      dispatch(queue[queueAt++] as LineEvent);
+    if (flowing) return;
+    flowing = true;
+    try {
+      while (queueAt < queue.length && !blocked && inFlight < maxInFlight) dispatch(queue[queueAt++] as LineEvent);
+    } finally {
+      flowing = false;
     }
     if (queueAt === queue.length && queueAt > 0) {
       queue.length = 0;
