@@ -463,6 +463,22 @@ describe("stateless era", () => {
     expect(await send(session, request(4, "tools/list", { _meta: {} }))).toEqual(errorReply(4, -32602));
   });
 
+  it("a handshake revision in _meta → -32022 that says to use initialize", async () => {
+    const session = fixture().server.connect();
+    const reply = (await send(
+      session,
+      request(1, "tools/list", { _meta: { ...META, [MetaKey.protocolVersion]: "2025-11-25" } }),
+    )) as { error: { code: number; message: string; data: unknown } };
+    expect(reply.error.code).toBe(-32022);
+    expect(reply.error.message).toContain("initialize");
+    expect(reply.error.data).toMatchObject({
+      requested: "2025-11-25",
+      supported: expect.arrayContaining(["2026-07-28"]),
+    });
+    const init = (await send(session, request(2, "initialize", initializeParams("2025-11-25")))) as Json;
+    expect(init.result).toMatchObject({ protocolVersion: "2025-11-25" });
+  });
+
   it("_meta without clientCapabilities → -32602", async () => {
     const session = fixture().server.connect();
     const meta = { [MetaKey.protocolVersion]: "2026-07-28", [MetaKey.clientInfo]: CLIENT };

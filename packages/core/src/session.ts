@@ -26,6 +26,7 @@ import { CACHE_HINT, COMMON_METHODS, type Method, REMOVED_IN_STATELESS } from ".
 import {
   featuresOf,
   HANDSHAKE_VERSIONS,
+  isHandshakeVersion,
   isStatelessVersion,
   MetaKey,
   negotiateHandshakeVersion,
@@ -271,7 +272,9 @@ export class Session {
     if (!isStatelessVersion(requested)) {
       return failure(id, {
         code: ErrorCode.UnsupportedProtocolVersion,
-        message: `Unsupported protocol version: ${requested}`,
+        message: isHandshakeVersion(requested)
+          ? `Unsupported protocol version in _meta: ${requested} is served after initialize; per-request _meta is for 2026-07-28`
+          : `Unsupported protocol version: ${requested}`,
         data: { supported: ALL_VERSIONS, requested },
       });
     }
