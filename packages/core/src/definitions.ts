@@ -50,7 +50,7 @@ export interface StaticResourceDefinition {
 }
 
 /** Resources addressed by an RFC 6570 URI template; the variables arrive as the first parameter. */
-export interface ResourceTemplateDefinition {
+export interface ResourceTemplateDefinition<I extends InputSchema | undefined = InputSchema | undefined> {
   uriTemplate: string;
   /** Defaults to the template. */
   name?: string;
@@ -61,11 +61,19 @@ export interface ResourceTemplateDefinition {
   icons?: Icon[];
   _meta?: Record<string, unknown>;
   cache?: CacheHint;
+  /**
+   * A schema for the variables (its fields must be exactly the template's variables); a URI whose
+   * variables fail it is answered with -32602. Without it, the variables arrive as strings.
+   */
+  input?: I;
   /** Return text, bytes, contents, or a whole result; `undefined` means not found. */
-  handler: (variables: UriVariables, ctx: RequestContext, uri: string) => unknown;
+  handler: (variables: TemplateArgs<I>, ctx: RequestContext, uri: string) => unknown;
   /** The concrete resources this template currently has, added to `resources/list`. */
   list?: (ctx: RequestContext) => MaybePromise<Resource[]>;
 }
+
+/** What a template handler receives: the validated input, or the raw variables. */
+export type TemplateArgs<I> = [I] extends [undefined] ? UriVariables : InferInput<I>;
 
 export type ResourceDefinition = StaticResourceDefinition | ResourceTemplateDefinition;
 
@@ -89,8 +97,15 @@ export function defineTool<I extends InputSchema | undefined = undefined>(
   return definition;
 }
 
-/** Identity, typed: a static resource or a resource template. */
-export function defineResource<R extends ResourceDefinition>(definition: R): R {
+/** Identity, typed: a static resource. */
+export function defineResource(definition: StaticResourceDefinition): StaticResourceDefinition {
+  return definition;
+}
+
+/** Identity, with the handler's variables typed from `input`. */
+export function defineResourceTemplate<I extends InputSchema | undefined = undefined>(
+  definition: ResourceTemplateDefinition<I>,
+): ResourceTemplateDefinition<I> {
   return definition;
 }
 

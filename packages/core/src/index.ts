@@ -2,12 +2,14 @@ export type { Era, RequestContext } from "./context.js";
 export {
   definePrompt,
   defineResource,
+  defineResourceTemplate,
   defineTool,
   type MaybePromise,
   type PromptDefinition,
   type ResourceDefinition,
   type ResourceTemplateDefinition,
   type StaticResourceDefinition,
+  type TemplateArgs,
   type ToolDefinition,
 } from "./definitions.js";
 export type { Phase } from "./era.js";
@@ -48,7 +50,7 @@ export {
   type ValidationIssue,
   zodV4Adapter,
 } from "./schema-adapter.js";
-export { createServer, type ErrorReport, type Server, type ServerOptions } from "./server.js";
+export { createServer, type ErrorReport, type Servable, type Server, type ServerOptions, toServer } from "./server.js";
 export { type Reply, Session } from "./session.js";
 export { createTestClient, type TestClient, type TestClientOptions, type WireRecord } from "./testing.js";
 export type {

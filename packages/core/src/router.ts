@@ -47,6 +47,7 @@ interface CompiledTemplate {
   readonly definition: ResourceTemplateDefinition;
   readonly template: UriTemplate;
   readonly wire: ResourceTemplate;
+  readonly input: CompiledSchema | undefined;
 }
 
 interface CompiledPrompt {
@@ -95,6 +96,25 @@ function shape<T extends { title?: unknown; icons?: unknown; outputSchema?: unkn
     delete copy.outputSchema;
   }
   return copy;
+}
+
+// A template's input schema must have exactly the template's variables as its fields.
+function checkTemplateInput(uriTemplate: string, variables: readonly string[], schema: Record<string, unknown>): void {
+  const properties = isPlainObject(schema.properties) ? Object.keys(schema.properties) : [];
+  const problems = [
+    ...variables
+      .filter((name) => !properties.includes(name))
+      .map((name) => `{${name}} has no field in the input schema`),
+    ...properties
+      .filter((name) => !variables.includes(name))
+      .map((name) => `field "${name}" is not a template variable`),
+  ];
+  if (schema.type !== "object") problems.push("the input schema must be an object of the variables");
+  if (problems.length > 0) {
+    throw new DefinitionError(
+      `Resource template "${uriTemplate}" input does not match its variables: ${problems.join("; ")}; make the schema's fields exactly ${variables.map((name) => `"${name}"`).join(", ")}`,
+    );
+  }
 }
 
 function invalidArguments(what: string, issues: string): string {
@@ -197,7 +217,7 @@ export class Router {
     this.#resources.set(uri, { definition, wire });
   }
 
-  #addTemplate(definition: ResourceTemplateDefinition): void {
+  #addTemplate(definition: ResourceTemplateDefinition<InputSchema | undefined>): void {
     const { uriTemplate } = definition;
     if (typeof uriTemplate !== "string" || !URI_SCHEME.test(uriTemplate)) {
       throw new DefinitionError(
@@ -215,6 +235,11 @@ export class Router {
     if (template.variables.length === 0) {
       throw new DefinitionError(`Resource template "${uriTemplate}" has no {variable}; register it with uri instead`);
     }
+    const input =
+      definition.input === undefined
+        ? undefined
+        : compileSchema(definition.input, "input", `Resource template "${uriTemplate}" input`);
+    if (input) checkTemplateInput(uriTemplate, template.variables, input.jsonSchema);
     const wire: ResourceTemplate = {
       uriTemplate,
       name: definition.name ?? uriTemplate,
@@ -227,7 +252,7 @@ export class Router {
         _meta: definition._meta,
       }),
     };
-    this.#templates.set(uriTemplate, { definition, template, wire });
+    this.#templates.set(uriTemplate, { definition: definition as ResourceTemplateDefinition, template, wire, input });
   }
 
   addPrompt(definition: PromptDefinition<InputSchema | undefined>): void {
@@ -364,12 +389,19 @@ export class Router {
         return result ? { result, cache: definition.cache } : notFound();
       });
     }
-    for (const { definition, template } of this.#templates.values()) {
+    for (const { definition, template, input } of this.#templates.values()) {
       const variables = template.match(uri);
       if (!variables) continue;
-      return andThen(definition.handler(variables, ctx, uri), (value) => {
-        const result = toReadResourceResult(value, uri, definition.mimeType);
-        return result ? { result, cache: definition.cache } : notFound();
+      const read = (args: unknown) =>
+        andThen(definition.handler(args as never, ctx, uri), (value) => {
+          const result = toReadResourceResult(value, uri, definition.mimeType);
+          return result ? { result, cache: definition.cache } : notFound();
+        });
+      if (!input) return read(variables);
+      return andThen(input.validate(variables), (checked) => {
+        if (checked.ok) return read(checked.value);
+        const message = `Invalid variables for resource template "${template.template}":\n${describeIssues(checked.issues)}`;
+        throw new McpError(ErrorCode.InvalidParams, message, { uri, issues: checked.issues });
       });
     }
     return notFound();

@@ -173,6 +173,17 @@ export function objectOf(shape: RawShape, what: string): AnySchema {
  * const compiled = compileSchema(z.object({ a: z.string() }), "input", "tool 'x' input");
  */
 export function compileSchema(input: InputSchema, io: "input" | "output", what: string): CompiledSchema {
+  // Compiled once per schema object: every server and every instance of a server class shares the result.
+  const cached = COMPILED[io].get(input);
+  if (cached) return cached;
+  const compiled = compileUncached(input, io, what);
+  COMPILED[io].set(input, compiled);
+  return compiled;
+}
+
+const COMPILED = { input: new WeakMap<object, CompiledSchema>(), output: new WeakMap<object, CompiledSchema>() };
+
+function compileUncached(input: InputSchema, io: "input" | "output", what: string): CompiledSchema {
   const schema = isRawShape(input) ? objectOf(input, what) : input;
   const adapter = adapterFor(schema, what);
   let jsonSchema: Record<string, unknown>;

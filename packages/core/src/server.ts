@@ -178,6 +178,14 @@ class ServerImpl implements Server, ServerCore {
   }
 }
 
+/** A server, or something that makes one (a decorated server class instance): what transports serve. */
+export type Servable = Server | { toServer(): Server };
+
+/** The server behind a Servable. */
+export function toServer(servable: Servable): Server {
+  return "toServer" in servable && typeof servable.toServer === "function" ? servable.toServer() : (servable as Server);
+}
+
 /**
  * Create a server from its identity; register tools, resources and prompts on it, then serve it
  * with a transport (or test it with `createTestClient`).

@@ -2,7 +2,7 @@ import type { Era } from "./context.js";
 import { McpError } from "./errors.js";
 import { isPlainObject, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "./json-rpc.js";
 import { isStatelessVersion, MetaKey, type ProtocolVersion } from "./protocol.js";
-import type { Server } from "./server.js";
+import { type Servable, toServer } from "./server.js";
 import type {
   CallToolResult,
   GetPromptResult,
@@ -59,7 +59,8 @@ export interface TestClient {
 }
 
 /** Connect an in-memory client to `server` and complete the handshake (or discovery) of the chosen revision. */
-export async function createTestClient(server: Server, options: TestClientOptions = {}): Promise<TestClient> {
+export async function createTestClient(servable: Servable, options: TestClientOptions = {}): Promise<TestClient> {
+  const server = toServer(servable);
   const protocolVersion = options.protocolVersion ?? "2026-07-28";
   const era: Era = isStatelessVersion(protocolVersion) ? "stateless" : "handshake";
   const clientInfo = options.clientInfo ?? { name: "toolsmith-test-client", version: "0.0.0" };

@@ -1,5 +1,4 @@
-import type { ErrorReport, Server } from "@toolsmith/core";
-import { ErrorCode } from "@toolsmith/core";
+import { ErrorCode, type ErrorReport, type Phase, type Servable, toServer } from "@toolsmith/core";
 import { type LineEvent, LineReader } from "./line-reader.js";
 import { guardStdout, type StdoutGuard } from "./stdout-guard.js";
 
@@ -20,6 +19,18 @@ export interface StdioOptions {
   exitOnEnd?: boolean;
   /** After stdin ends, how long requests may still run before they are aborted (default 10 s). */
   shutdownTimeoutMs?: number;
+  /**
+   * Sees every line that crosses the pipe, in order: a line that came in before it is handled, a reply just
+   * before it is written; `phase` is the connection's phase when the line came in.
+   */
+  tap?: (entry: WireEntry) => void;
+}
+
+/** One line on the wire, as a tap sees it. */
+export interface WireEntry {
+  direction: "in" | "out";
+  line: string;
+  phase: Phase;
 }
 
 /** A server being served over stdio. */
@@ -51,7 +62,8 @@ function logTo(stderr: NodeJS.WritableStream): (error: unknown, where: ErrorRepo
  * @example
  * await serveStdio(createServer({ name: "demo", version: "1.0.0" }).tool(echo)).closed;
  */
-export function serveStdio(server: Server, options: StdioOptions = {}): StdioConnection {
+export function serveStdio(servable: Servable, options: StdioOptions = {}): StdioConnection {
+  const server = toServer(servable);
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
@@ -82,9 +94,13 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
     resolveClosed = resolve;
   });
 
-  function send(line: string): void {
+  const tap = options.tap;
+
+  function send(line: string, phase: Phase): void {
     if (finished) return;
-    if (!write(frame(line))) blocked = true;
+    const framed = frame(line);
+    tap?.({ direction: "out", line: framed.slice(0, -1), phase });
+    if (!write(framed)) blocked = true;
   }
 
   function failed(error: unknown): void {
@@ -93,7 +109,6 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
 
   function dispatch(event: LineEvent): void {
     if (event.kind === "oversized") {
-      if (event.id === null && event.bytes === 0) return;
       send(
         JSON.stringify({
           jsonrpc: "2.0",
@@ -103,10 +118,13 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
             message: `Message too large: ${event.bytes} bytes, over the limit of ${reader.maxLineBytes} bytes`,
           },
         }),
+        session.phase,
       );
       return;
     }
     if (event.text.trim() === "") return;
+    const phase = session.phase;
+    tap?.({ direction: "in", line: event.text, phase });
     let reply: string | undefined | Promise<string | undefined>;
     try {
       reply = session.handleLine(event.text);
@@ -115,7 +133,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
       return;
     }
     if (typeof reply !== "object") {
-      if (reply !== undefined) send(reply);
+      if (reply !== undefined) send(reply, phase);
       return;
     }
     // An asynchronous handler: the reply goes out whenever it is ready.
@@ -123,7 +141,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioCon
     reply.then(
       (line) => {
         inFlight--;
-        if (line !== undefined) send(line);
+        if (line !== undefined) send(line, phase);
         flow();
       },
       (error: unknown) => {
