@@ -145,7 +145,6 @@ async function throughput(server, era) {
   return { callsPerSecond: CALLS / seconds, peak };
 }
 
-
 const median = (list) => [...list].sort((x, y) => x - y)[Math.floor(list.length / 2)];
 const samples = new Map();
 for (let round = 1; round <= ROUNDS; round++) {
@@ -185,7 +184,9 @@ for (const era of ERAS) {
     const ready = median(s.ready) / median(floor.ready);
     const peak = median(s.peak) / median(floor.peak);
     const vsOfficial = official ? `${(median(s.rate) / median(official.rate)).toFixed(2)}×` : "–";
-    lines.push(`| ${era} | ${server.name} | ${rate.toFixed(2)} | ${ready.toFixed(2)} | ${peak.toFixed(2)} | ${vsOfficial} |`);
+    lines.push(
+      `| ${era} | ${server.name} | ${rate.toFixed(2)} | ${ready.toFixed(2)} | ${peak.toFixed(2)} | ${vsOfficial} |`,
+    );
   }
 }
 lines.push("", "Absolute medians (machine-dependent):", "");

@@ -1,0 +1,28 @@
+import type { AnySchema, Infer } from "@toolsmith/core";
+
+const SCHEMA = Symbol.for("toolsmith.schemaClass");
+
+/** A class that carries a zod schema; its instances have the schema's output type. */
+export interface SchemaClass<S extends AnySchema = AnySchema> {
+  new (): Infer<S>;
+  readonly [SCHEMA]: S;
+}
+
+/**
+ * A base class carrying `schema`: with legacy decorators and `emitDecoratorMetadata`, a tool method whose
+ * first parameter is declared as such a class takes its input schema from it, without `input:`.
+ * @example
+ * class AddInput extends schemaClass(z.object({ a: z.number(), b: z.number() })) {}
+ * class Calc extends McpServer { @tool({ description: "Add" }) add({ a, b }: AddInput) { return a + b; } }
+ */
+export function schemaClass<S extends AnySchema>(schema: S): SchemaClass<S> {
+  const carrier = class {} as unknown as SchemaClass<S>;
+  Object.defineProperty(carrier, SCHEMA, { value: schema });
+  return carrier;
+}
+
+/** The schema a schema class carries (inherited by subclasses), or undefined for any other value. */
+export function schemaOf(value: unknown): AnySchema | undefined {
+  if (typeof value !== "function") return undefined;
+  return (value as Partial<SchemaClass>)[SCHEMA];
+}

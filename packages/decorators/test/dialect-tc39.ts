@@ -1,0 +1,2 @@
+(globalThis as { __toolsmithDialect?: string }).__toolsmithDialect = "TC39 standard decorators";
+await import("./suite.js");

@@ -1,0 +1,407 @@
+// One decorator suite, compiled twice: with TC39 standard decorators (tsconfig.tc39.json) and with legacy
+// experimentalDecorators + emitDecoratorMetadata (tsconfig.legacy.json). Both builds must pass it unchanged.
+import { createTestClient, DefinitionError, type RequestContext } from "@toolsmith/core";
+import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+
+export const DIALECT: string = (globalThis as { __toolsmithDialect?: string }).__toolsmithDialect ?? "unknown";
+
+type Note = { title: string; body: string };
+
+class Notes extends McpServer {
+  name = "notes";
+  version = "1.2.3";
+  instructions = "Keep notes.";
+  readonly notes = new Map<string, Note>();
+
+  @tool({ description: "Add a note", input: { title: z.string().min(1), body: z.string() } })
+  add({ title, body }: { title: string; body: string }) {
+    const id = String(this.notes.size + 1);
+    this.notes.set(id, { title, body });
+    return { id };
+  }
+
+  @tool({ description: "How many notes there are", name: "count_notes", output: z.object({ count: z.number() }) })
+  count() {
+    return { count: this.notes.size };
+  }
+
+  @tool({ description: "Who is asking" })
+  whoami(_args: Record<string, never>, ctx: RequestContext) {
+    return { id: ctx.requestId, era: ctx.era, client: ctx.clientInfo?.name, aborted: ctx.signal.aborted };
+  }
+
+  @resource("notes://all", { description: "Every note title", mimeType: "text/plain" })
+  all() {
+    return [...this.notes.values()].map((note) => note.title).join("\n");
+  }
+
+  @resource("notes://{id}", { description: "One note", mimeType: "application/json", list: "listNotes" })
+  note({ id }: { id: string }) {
+    return this.notes.get(id);
+  }
+
+  listNotes() {
+    return [...this.notes.keys()].map((id) => ({ uri: `notes://${id}`, name: `note ${id}` }));
+  }
+
+  @prompt({ description: "Summarise notes", args: { topic: z.string().describe("what about") } })
+  summarise({ topic }: { topic: string }) {
+    return `Summarise ${this.notes.size} notes about ${topic}`;
+  }
+}
+
+async function texts(
+  server: McpServer,
+  name: string,
+  args: Record<string, unknown> = {},
+  protocolVersion = "2026-07-28" as const,
+) {
+  const client = await createTestClient(server, { protocolVersion });
+  return client.callTool(name, args);
+}
+
+describe(`decorators (${DIALECT})`, () => {
+  for (const protocolVersion of ["2025-11-25", "2026-07-28"] as const) {
+    it(`serves tools, resources and prompts from methods (${protocolVersion})`, async () => {
+      const notes = new Notes();
+      const client = await createTestClient(notes, { protocolVersion });
+      expect(client.serverResult).toMatchObject(
+        protocolVersion === "2026-07-28"
+          ? {
+              _meta: { "io.modelcontextprotocol/serverInfo": { name: "notes", version: "1.2.3" } },
+              instructions: "Keep notes.",
+            }
+          : { serverInfo: { name: "notes", version: "1.2.3" }, instructions: "Keep notes." },
+      );
+      const tools = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(["add", "count_notes", "whoami"]);
+      expect(tools[0]?.inputSchema).toMatchObject({
+        type: "object",
+        properties: { title: { type: "string", minLength: 1 }, body: { type: "string" } },
+        required: ["title", "body"],
+      });
+      expect(tools[1]?.outputSchema).toMatchObject({ type: "object", properties: { count: { type: "number" } } });
+      expect(await client.callTool("add", { title: "a", body: "b" })).toMatchObject({ structuredContent: { id: "1" } });
+      expect(await client.callTool("count_notes")).toMatchObject({ structuredContent: { count: 1 }, isError: false });
+      expect(notes.notes.get("1")).toEqual({ title: "a", body: "b" });
+
+      expect(await client.listResources()).toEqual([
+        expect.objectContaining({ uri: "notes://all", name: "all", mimeType: "text/plain" }),
+        { uri: "notes://1", name: "note 1" },
+      ]);
+      expect(await client.listResourceTemplates()).toEqual([
+        expect.objectContaining({ uriTemplate: "notes://{id}", name: "note", description: "One note" }),
+      ]);
+      expect((await client.readResource("notes://1")).contents).toEqual([
+        { uri: "notes://1", mimeType: "application/json", text: '{"title":"a","body":"b"}' },
+      ]);
+      await expect(client.readResource("notes://9")).rejects.toMatchObject({
+        code: protocolVersion === "2026-07-28" ? -32602 : -32002,
+      });
+      expect(await client.listPrompts()).toEqual([
+        expect.objectContaining({
+          name: "summarise",
+          arguments: [{ name: "topic", description: "what about", required: true }],
+        }),
+      ]);
+      expect((await client.getPrompt("summarise", { topic: "x" })).messages).toEqual([
+        { role: "user", content: { type: "text", text: "Summarise 1 notes about x" } },
+      ]);
+    });
+  }
+
+  it("passes the request context last", async () => {
+    const result = await texts(new Notes(), "whoami");
+    expect(result.structuredContent).toEqual({
+      id: 1,
+      era: "stateless",
+      client: "toolsmith-test-client",
+      aborted: false,
+    });
+  });
+
+  it("validates arguments before the method runs and reports each bad field", async () => {
+    const notes = new Notes();
+    const result = await texts(notes, "add", { title: "", body: 5 });
+    expect(result.isError).toBe(true);
+    const text = (result.content[0] as { text: string }).text;
+    expect(text).toContain("title:");
+    expect(text).toContain("body:");
+    expect(notes.notes.size).toBe(0);
+  });
+
+  it("keeps each instance's state its own", async () => {
+    const a = new Notes();
+    const b = new Notes();
+    await texts(a, "add", { title: "only in a", body: "" });
+    expect((await texts(a, "count_notes")).structuredContent).toEqual({ count: 1 });
+    expect((await texts(b, "count_notes")).structuredContent).toEqual({ count: 0 });
+    expect(a.toServer()).toBe(a.toServer());
+    expect(a.toServer()).not.toBe(b.toServer());
+  });
+
+  it("a subclass inherits, adds, and overrides by redefining the method", async () => {
+    class MoreNotes extends Notes {
+      override name = "more-notes";
+
+      @tool({ description: "Delete every note" })
+      clear() {
+        this.notes.clear();
+        return "cleared";
+      }
+
+      // Redefined without a decorator: the parent's registration stays, this body runs.
+      override count() {
+        return { count: this.notes.size * 100 };
+      }
+
+      // Decorated again: this registration replaces the parent's, in place.
+      @prompt({ description: "Summarise loudly", args: { topic: z.string() } })
+      override summarise({ topic }: { topic: string }) {
+        return `SUMMARISE ${topic.toUpperCase()}`;
+      }
+    }
+    const more = new MoreNotes();
+    const client = await createTestClient(more);
+    expect((await client.listTools()).map((t) => t.name)).toEqual(["add", "count_notes", "whoami", "clear"]);
+    await client.callTool("add", { title: "t", body: "b" });
+    expect((await client.callTool("count_notes")).structuredContent).toEqual({ count: 100 });
+    expect((await client.listPrompts()).map((p) => [p.name, p.description])).toEqual([
+      ["summarise", "Summarise loudly"],
+    ]);
+    expect((await client.getPrompt("summarise", { topic: "x" })).messages[0]?.content).toEqual({
+      type: "text",
+      text: "SUMMARISE X",
+    });
+    expect(await client.callTool("clear")).toMatchObject({ content: [{ type: "text", text: "cleared" }] });
+
+    // The parent is untouched by its subclass.
+    const parent = await createTestClient(new Notes());
+    expect((await parent.listTools()).map((t) => t.name)).toEqual(["add", "count_notes", "whoami"]);
+    expect((await parent.listPrompts())[0]?.description).toBe("Summarise notes");
+  });
+
+  it("two server classes never share registrations", async () => {
+    class Alpha extends McpServer {
+      @tool({ description: "alpha" })
+      ping() {
+        return "alpha";
+      }
+    }
+    class Beta extends McpServer {
+      @tool({ description: "beta" })
+      pong() {
+        return "beta";
+      }
+    }
+    expect((await (await createTestClient(new Alpha())).listTools()).map((t) => t.name)).toEqual(["ping"]);
+    expect((await (await createTestClient(new Beta())).listTools()).map((t) => t.name)).toEqual(["pong"]);
+    expect((await createTestClient(new Alpha())).serverResult).toMatchObject({
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "alpha", version: "0.0.0" } },
+    });
+  });
+
+  it("takes identity from super() options too", async () => {
+    class Named extends McpServer {
+      constructor() {
+        super({ name: "from-options", version: "9.9.9", instructions: "hi" });
+      }
+      @tool({ description: "x" })
+      x() {
+        return 1;
+      }
+    }
+    expect((await createTestClient(new Named(), { protocolVersion: "2025-11-25" })).serverResult).toMatchObject({
+      serverInfo: { name: "from-options", version: "9.9.9" },
+      instructions: "hi",
+    });
+  });
+
+  it("an output that does not fit the output schema is an isError result", async () => {
+    class Liar extends McpServer {
+      @tool({ description: "Claims a count", output: z.object({ count: z.number() }) })
+      count() {
+        return { count: "many" };
+      }
+    }
+    const result = await texts(new Liar(), "count");
+    expect(result.isError).toBe(true);
+    expect((result.content[0] as { text: string }).text).toMatch(/output schema[\s\S]*count/);
+  });
+
+  it("a method that throws gives an isError result with its message", async () => {
+    class Broken extends McpServer {
+      @tool({ description: "Always fails" })
+      fail() {
+        throw new Error("it broke");
+      }
+    }
+    const result = await texts(new Broken(), "fail");
+    expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: "it broke" }] });
+  });
+
+  it("template variables are typed from the template and validated by an input schema", async () => {
+    class Files extends McpServer {
+      @resource("files://{dir}/{name}{?rev}")
+      file({ dir, name, rev }: { dir: string; name: string; rev?: string }) {
+        return `${dir}|${name}|${rev ?? "-"}`;
+      }
+
+      @resource("pages://{n}", { input: { n: z.coerce.number().int().positive() } })
+      page({ n }: { n: number }) {
+        return `page ${n + 1}`;
+      }
+    }
+    const client = await createTestClient(new Files());
+    expect((await client.readResource("files://a/b.txt?rev=3")).contents[0]).toMatchObject({ text: "a|b.txt|3" });
+    expect((await client.readResource("pages://41")).contents[0]).toMatchObject({ text: "page 42" });
+    await expect(client.readResource("pages://x")).rejects.toMatchObject({ code: -32602 });
+  });
+
+  describe("mistakes fail at class definition with what to change", () => {
+    it("a duplicate tool name in one class", () => {
+      expect(() => {
+        class Dup extends McpServer {
+          @tool({ description: "one", name: "same" })
+          a() {}
+          @tool({ description: "two", name: "same" })
+          b() {}
+        }
+        return Dup;
+      }).toThrow(/"same" is already registered by (Dup\.)?a; give each its own name/);
+    });
+
+    it("an invalid tool name", () => {
+      expect(() => {
+        class Bad extends McpServer {
+          @tool({ description: "x", name: "has space" })
+          a() {}
+        }
+        return Bad;
+      }).toThrow(/@tool on (Bad\.)?a: Tool name "has space" is invalid: use 1–64 characters/);
+    });
+
+    it("a missing description", () => {
+      expect(() => {
+        class NoDescription extends McpServer {
+          @tool({} as { description: string })
+          a() {}
+        }
+        return NoDescription;
+      }).toThrow(DefinitionError);
+    });
+
+    it("a decorator on a field or a getter", () => {
+      expect(() => {
+        class OnField extends McpServer {
+          // @ts-expect-error: a tool is a method, not a field
+          @tool({ description: "x" })
+          field = 1;
+        }
+        return new OnField();
+      }).toThrow(/decorates methods/);
+      expect(() => {
+        class OnGetter extends McpServer {
+          // @ts-expect-error: a tool is a method, not a getter
+          @tool({ description: "x" })
+          get value() {
+            return 1;
+          }
+        }
+        return OnGetter;
+      }).toThrow(/decorates methods/);
+    });
+
+    it("a decorator on a static method", () => {
+      expect(() => {
+        class OnStatic extends McpServer {
+          @tool({ description: "x" })
+          static make() {
+            return 1;
+          }
+        }
+        return OnStatic;
+      }).toThrow(/static/);
+    });
+
+    it("template variables that do not match the input schema", () => {
+      expect(() => {
+        class Mismatch extends McpServer {
+          // @ts-expect-error: the parameter follows the input schema, which has no id
+          @resource("notes://{id}", { input: { key: z.string() } })
+          note({ id }: { id: string }) {
+            return id;
+          }
+        }
+        return Mismatch;
+      }).toThrow(/\{id\} has no field in the input schema; field "key" is not a template variable/);
+    });
+
+    it("a list method that does not exist, when the server is built", () => {
+      class Lister extends McpServer {
+        @resource("items://{id}", { list: "nope" })
+        item({ id }: { id: string }) {
+          return id;
+        }
+      }
+      expect(() => new Lister().toServer()).toThrow(/"nope", which is not a method of Lister/);
+    });
+
+    it("the same name from a parent's and a child's different methods", () => {
+      class Parent extends McpServer {
+        @tool({ description: "p" })
+        go() {}
+      }
+      class Child extends Parent {
+        @tool({ description: "c", name: "go" })
+        other() {}
+      }
+      expect(() => new Child().toServer()).toThrow(/tool "go" is already registered/);
+    });
+  });
+});
+
+// Compile-time checks: a method whose parameters do not fit its schema does not compile.
+export class TypeChecks extends McpServer {
+  @tool({ description: "ok", input: { a: z.number() } })
+  fine({ a }: { a: number }) {
+    return a;
+  }
+
+  @tool({ description: "fewer fields read than given is fine", input: { a: z.number(), b: z.string() } })
+  partial({ a }: { a: number }) {
+    return a;
+  }
+
+  // @ts-expect-error: the schema gives a number, the method wants a string
+  @tool({ description: "wrong", input: { a: z.number() } })
+  wrongType({ a }: { a: string }) {
+    return a;
+  }
+
+  // @ts-expect-error: the method needs a field the schema does not give
+  @tool({ description: "missing", input: { a: z.number() } })
+  missingField({ a, b }: { a: number; b: string }) {
+    return a + b;
+  }
+
+  // @ts-expect-error: a fixed-URI resource's method gets the context, not variables
+  @resource("fixed://x")
+  fixed({ id }: { id: string }) {
+    return id;
+  }
+
+  // @ts-expect-error: the template has no variable "name"
+  @resource("notes://{id}")
+  wrongVariable({ name }: { name: string }) {
+    return name;
+  }
+
+  // @ts-expect-error: prompt arguments are strings
+  @prompt({ args: { topic: z.string() } })
+  wrongPrompt({ topic }: { topic: number }) {
+    return String(topic);
+  }
+}
