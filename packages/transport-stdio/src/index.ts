@@ -1,3 +1,3 @@
 export { type LineEvent, LineReader } from "./line-reader.js";
-export { type StdioConnection, type StdioOptions, serveStdio } from "./serve-stdio.js";
+export { type StdioConnection, type StdioOptions, serveStdio, type WireEntry } from "./serve-stdio.js";
 export { guardStdout, type StdoutGuard } from "./stdout-guard.js";

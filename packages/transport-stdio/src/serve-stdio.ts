@@ -51,9 +51,11 @@ function frame(line: string): string {
 
 function logTo(stderr: NodeJS.WritableStream): (error: unknown, where: ErrorReport) => void {
   return (error, where) => {
-    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    const tool = where.tool ? ` tool ${where.tool}` : "";
-    stderr.write(`[toolsmith] ${where.method}${tool} (id ${JSON.stringify(where.requestId)}) failed: ${detail}\n`);
+    // A plain Error thrown by a tool is how it reports failure: one line. Anything else is likely a bug: the stack.
+    const expected = where.tool !== undefined && error instanceof Error && error.constructor === Error;
+    const detail = error instanceof Error ? (expected ? error.message : (error.stack ?? error.message)) : String(error);
+    const what = where.tool ? `tool ${where.tool}` : where.method;
+    stderr.write(`[toolsmith] ${what} (id ${JSON.stringify(where.requestId)}) failed: ${detail}\n`);
   };
 }
 

@@ -1,0 +1,105 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { describe, expect, it } from "vitest";
+
+const serverPath = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+
+// The session the seed drives by hand with printf.
+const SEED_SESSION = [
+  '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bash","version":"5.3"}}}',
+  '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"show_wire","arguments":{}}}',
+];
+
+function replay(lines: string[]): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [serverPath], { stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error("the server did not exit after stdin closed"));
+    }, 15_000);
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      out += chunk;
+    });
+    child.on("exit", () => {
+      clearTimeout(timer);
+      resolve(out.split("\n").filter((line) => line !== ""));
+    });
+    child.stdin.end(`${lines.join("\n")}\n`);
+  });
+}
+
+function transcriptOf(result: { content: unknown }): string {
+  return (result.content as { type: string; text: string }[])[0]?.text ?? "";
+}
+
+describe("wiretap over a real pipe", () => {
+  it("shows the seed's session: handshake, the phase boundary, and last the request that asked", async () => {
+    const stdout = await replay(SEED_SESSION);
+    expect(stdout).toHaveLength(3);
+    const answer = JSON.parse(stdout[2] as string);
+    expect(answer.id).toBe(2);
+    const lines = transcriptOf(answer.result).split("\n");
+    expect(lines[0]).toBe("negotiated protocol: 2025-11-25");
+    expect(lines[1]).toBe("wire transcript — 6 message(s), 0 dropped (cap 64)");
+    expect(lines.slice(2)).toEqual([
+      `[handshake] → ${SEED_SESSION[0]}`,
+      `[handshake] ← ${stdout[0]}`,
+      `[handshake] → ${SEED_SESSION[1]}`,
+      `[operation] → ${SEED_SESSION[2]}`,
+      `[operation] ← ${stdout[1]}`,
+      `[operation] → ${SEED_SESSION[3]}`,
+    ]);
+  });
+
+  it("keeps the last 64 lines and counts the ones it dropped", async () => {
+    const pings = Array.from({ length: 40 }, (_, i) => `{"jsonrpc":"2.0","id":${100 + i},"method":"ping"}`);
+    const stdout = await replay([...SEED_SESSION.slice(0, 2), ...pings, SEED_SESSION[3] as string]);
+    const answer = JSON.parse(stdout.at(-1) as string);
+    const lines = transcriptOf(answer.result).split("\n");
+    // 1 initialize + 1 reply + 1 notification + 40 pings and 40 replies + the request = 84 lines, 20 dropped.
+    expect(lines[1]).toBe("wire transcript — 64 message(s), 20 dropped (cap 64)");
+    expect(lines).toHaveLength(2 + 64);
+    expect(lines.at(-1)).toBe(`[operation] → ${SEED_SESSION[3]}`);
+  });
+});
+
+describe.each([
+  ["handshake era", "legacy" as const, "2025-11-25"],
+  ["stateless era", { pin: "2026-07-28" as const }, "2026-07-28"],
+])("wiretap with the official client (%s)", (_era, mode, version) => {
+  it("includes the request that asked for the transcript, and a second call includes the first answer", async () => {
+    const client = new Client({ name: "wiretap-test", version: "1.0.0" }, { versionNegotiation: { mode } });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [serverPath], stderr: "pipe" }));
+    try {
+      const tools = (await client.listTools()).tools;
+      expect(tools).toEqual([
+        expect.objectContaining({
+          name: "show_wire",
+          title: "Show the wire",
+          inputSchema: { type: "object", properties: {}, additionalProperties: false },
+        }),
+      ]);
+      const first = transcriptOf(await client.callTool({ name: "show_wire", arguments: {} }));
+      expect(first.split("\n")[0]).toBe(`negotiated protocol: ${version}`);
+      const firstLast = first.split("\n").at(-1) ?? "";
+      expect(firstLast).toMatch(/^\[operation\] → /);
+      const asked = JSON.parse(firstLast.replace(/^\[operation\] → /, ""));
+      expect(asked).toMatchObject({ method: "tools/call", params: { name: "show_wire" } });
+
+      const second = transcriptOf(await client.callTool({ name: "show_wire", arguments: {} }));
+      const answers = second
+        .split("\n")
+        .filter((line) => line.startsWith("[operation] ← "))
+        .map((line) => JSON.parse(line.replace(/^\[operation\] ← /, "")));
+      const firstAnswer = answers.find((reply) => reply.id === asked.id);
+      expect(firstAnswer?.result.content[0].text).toBe(first);
+    } finally {
+      await client.close();
+    }
+  });
+});
