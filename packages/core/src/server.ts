@@ -66,7 +66,7 @@ export interface Server {
   tool<I extends InputSchema | undefined>(definition: ToolDefinition<I>): this;
   /** Register a static resource (`uri`) or a resource template (`uriTemplate`). */
   resource(definition: StaticResourceDefinition): this;
-  resource(definition: ResourceTemplateDefinition): this;
+  resource<I extends InputSchema | undefined = undefined>(definition: ResourceTemplateDefinition<I>): this;
   /** Register a prompt. */
   prompt<A extends InputSchema | undefined>(definition: PromptDefinition<A>): this;
   /** What this server advertises, derived from what is registered. */
@@ -117,8 +117,8 @@ class ServerImpl implements Server, ServerCore {
     return this;
   }
 
-  resource(definition: ResourceDefinition): this {
-    this.router.addResource(definition);
+  resource(definition: StaticResourceDefinition | ResourceTemplateDefinition<InputSchema | undefined>): this {
+    this.router.addResource(definition as ResourceDefinition);
     return this;
   }
 

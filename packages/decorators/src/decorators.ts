@@ -1,6 +1,18 @@
-import "./polyfills.js";
-import { DefinitionError, type InferInput, type InputSchema, type RequestContext } from "@toolsmith/core";
-import { checkNoClash, checkRegistration } from "./definitions.js";
+import {
+  type AnySchema,
+  type CallToolResult,
+  type ContentBlock,
+  DefinitionError,
+  type GetPromptResult,
+  type Infer,
+  type InferInput,
+  type InputSchema,
+  type MaybePromise,
+  type RequestContext,
+  type Resource,
+} from "@toolsmith/core";
+import { checkOwn, checkRegistration } from "./definitions.js";
+import type { McpServer } from "./mcp-server.js";
 import {
   type PromptOptions,
   type Registration,
@@ -9,44 +21,80 @@ import {
   recordTc39,
   type ToolOptions,
 } from "./registry.js";
-import { schemaOf } from "./schema-class.js";
+import { type BRAND, schemaOf } from "./schema-class.js";
 import type { IsTemplate, TemplateVariables } from "./template-types.js";
 
 /**
- * A method decorator that works in both dialects; `Params` is what the method may declare, so a method
- * whose parameters do not fit is a compile error.
+ * A method decorator for both dialects. `Params` is what a method may declare (`LegacyParams` under
+ * experimentalDecorators, where a schema-class parameter may supply the input), `Result` what it may return,
+ * and `Host` the class it may sit on: anything that does not fit is a compile error.
  */
-export interface MethodDecorator<Params extends unknown[]> {
-  /** TC39 standard decorators. */
-  <This, Method extends (this: This, ...args: Params) => unknown>(
+export interface ToolsmithDecorator<
+  Params extends unknown[],
+  LegacyParams extends unknown[] = Params,
+  Result = unknown,
+  Host = McpServer,
+  LegacyMode extends "plain" | "schema-class" = "plain",
+> {
+  /** TC39 standard decorators: public instance methods of a server class. */
+  <This extends Host, Method extends (this: This, ...args: Params) => Result>(
     value: Method,
-    context: ClassMethodDecoratorContext<This, Method>,
+    context: ClassMethodDecoratorContext<This, Method> & { static: false; private: false },
   ): void;
-  /** Legacy `experimentalDecorators`. */
-  <Method extends (...args: Params) => unknown>(
-    target: object,
+  /** Legacy `experimentalDecorators`: the target is the class's prototype. */
+  <Method extends (...args: LegacyParams) => Result>(
+    target: Host,
     key: string | symbol,
-    descriptor: TypedPropertyDescriptor<Method>,
+    descriptor: TypedPropertyDescriptor<Method> & LegacyCheck<Method, LegacyMode>,
   ): void;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: without `input`, a legacy schema-class parameter may supply the type.
-type Untyped = any;
+type NoArguments = Record<string, never>;
+type FirstParameter<M> = M extends (first: infer A, ...rest: never[]) => unknown ? A : never;
 
-/** A tool method's parameters: the arguments (typed from `input`) and the request context. */
-export type ToolParams<I> = [args: [I] extends [undefined] ? Untyped : InferInput<I>, ctx: RequestContext];
+// Legacy tools without `input`: the first parameter must be absent, take no arguments, or be a schema class.
+type LegacyCheck<M, Mode> = Mode extends "plain"
+  ? unknown
+  : [FirstParameter<M>] extends [never]
+    ? unknown
+    : typeof BRAND extends keyof FirstParameter<M>
+      ? unknown
+      : NoArguments extends FirstParameter<M>
+        ? unknown
+        : { "declare the first parameter as a schemaClass, or give the tool an input": never };
 
-/** A resource method's parameters: the context for a fixed URI; variables, context and URI for a template. */
-export type ResourceParams<U extends string, I> =
-  IsTemplate<U> extends true
-    ? [variables: [I] extends [undefined] ? TemplateVariables<U> : InferInput<I>, ctx: RequestContext, uri: string]
+/** A tool method's parameters: the arguments, typed from `input`, then the request context. */
+export type ToolParams<I> = [args: [I] extends [undefined] ? NoArguments : InferInput<I>, ctx: RequestContext];
+
+/** Under legacy decorators, a tool without `input` may instead declare a schema class as its parameter. */
+export type LegacyToolParams<I> = [I] extends [undefined]
+  ? // biome-ignore lint/suspicious/noExplicitAny: LegacyCheck narrows it to a schema class or no arguments.
+    [args: any, ctx: RequestContext]
+  : ToolParams<I>;
+
+type LegacyModeOf<I> = [I] extends [undefined] ? "schema-class" : "plain";
+
+/** What a tool method may return: anything, or with `output`, the output's type or a whole result. */
+export type ToolResult<O> = [O] extends [undefined] ? unknown : MaybePromise<Infer<O> | CallToolResult>;
+
+/** A resource method's parameters: the context for a fixed URI; the variables, then the context, for a template. */
+export type ResourceParams<U extends string, I> = string extends U
+  ? [variablesOrContext: never, ctx?: RequestContext]
+  : IsTemplate<U> extends true
+    ? [variables: [I] extends [undefined] ? TemplateVariables<U> : InferInput<I>, ctx: RequestContext]
     : [ctx: RequestContext];
 
-/** A prompt method's parameters: the arguments (typed from `args`) and the request context. */
-export type PromptParams<A> = [
-  args: [A] extends [undefined] ? Record<string, never> : InferInput<A>,
-  ctx: RequestContext,
-];
+/** The class a resource decorator may sit on: a server class with the `list` method it names. */
+export type ResourceHost<L extends string> = McpServer &
+  ([L] extends [never] ? unknown : { [K in L]: (ctx: RequestContext) => MaybePromise<Resource[]> });
+
+/** A prompt method's parameters: the arguments, typed from `args`, then the request context. */
+export type PromptParams<A> = [args: [A] extends [undefined] ? NoArguments : InferInput<A>, ctx: RequestContext];
+
+type PromptMessageLike = string | ContentBlock | { role: "user" | "assistant"; content: string | ContentBlock };
+
+/** What a prompt method may return: a string, a message, messages, or a whole result. */
+export type PromptResult = MaybePromise<PromptMessageLike | PromptMessageLike[] | GetPromptResult>;
 
 interface Tc39Context {
   kind: string;
@@ -56,6 +104,16 @@ interface Tc39Context {
   metadata: Record<PropertyKey, unknown>;
 }
 
+// The server's identity fields and toServer live on the instance; a method of one of these names would hide them.
+const RESERVED: ReadonlySet<string | symbol> = new Set([
+  "name",
+  "version",
+  "title",
+  "description",
+  "instructions",
+  "toServer",
+]);
+
 // The one place the two dialects are told apart: TC39 passes (value, context object), legacy (target, key, descriptor).
 function isTc39(args: unknown[]): args is [unknown, Tc39Context] {
   const context = args[1];
@@ -63,6 +121,17 @@ function isTc39(args: unknown[]): args is [unknown, Tc39Context] {
 }
 
 function decorator(kind: Registration["kind"], make: (key: string | symbol, paramSchema: unknown) => Registration) {
+  function accept(key: string | symbol, className: string | undefined, paramSchema: unknown): Registration {
+    if (RESERVED.has(key)) {
+      const name = String(key);
+      throw new DefinitionError(
+        `@${kind} on ${className ? `${className}.` : ""}${name}: "${name}" belongs to McpServer; rename the method and set name: "${name}" in the decorator's options`,
+      );
+    }
+    const registration = make(key, paramSchema);
+    checkRegistration(registration, className);
+    return registration;
+  }
   return (...args: unknown[]): void => {
     if (isTc39(args)) {
       const [, context] = args;
@@ -75,9 +144,8 @@ function decorator(kind: Registration["kind"], make: (key: string | symbol, para
           `@${kind} decorates public instance methods; make "${name}" neither static nor #private`,
         );
       }
-      const registration = make(context.name, undefined);
-      checkRegistration(registration);
-      checkNoClash(recordTc39(context.metadata, registration), registration);
+      const registration = accept(context.name, undefined, undefined);
+      checkOwn(recordTc39(context.metadata, registration), registration, undefined);
       return;
     }
     const [target, key, descriptor] = args as [unknown, string | symbol, PropertyDescriptor | undefined];
@@ -88,51 +156,56 @@ function decorator(kind: Registration["kind"], make: (key: string | symbol, para
     if (typeof target !== "object" || target === null || typeof descriptor?.value !== "function") {
       throw new DefinitionError(`@${kind} decorates methods; ${className}.${String(key)} is not a method`);
     }
-    const paramTypes = Reflect.getMetadata?.("design:paramtypes", target, key) as unknown[] | undefined;
-    const registration = make(key, schemaOf(paramTypes?.[0]));
-    checkRegistration(registration, className);
-    checkNoClash(recordLegacy(target, registration), registration, className);
+    const paramTypes = Reflect.getMetadata("design:paramtypes", target, key) as unknown[] | undefined;
+    const registration = accept(key, className, schemaOf(paramTypes?.[0]));
+    checkOwn(recordLegacy(target, registration), registration, className);
   };
 }
 
 /**
- * Publish a method as a tool. Its name defaults to the method's; its first parameter is typed from `input`.
+ * Publish a method as a tool. Its name defaults to the method's; its first parameter is typed from `input`,
+ * and with `output` its return type from that.
  * @example
  * class Calc extends McpServer {
  *   @tool({ description: "Add two numbers", input: { a: z.number(), b: z.number() } })
  *   add({ a, b }: { a: number; b: number }) { return a + b; }
  * }
  */
-export function tool<I extends InputSchema | undefined = undefined>(
-  options: ToolOptions<I>,
-): MethodDecorator<ToolParams<I>> {
+export function tool<I extends InputSchema | undefined = undefined, O extends AnySchema | undefined = undefined>(
+  options: ToolOptions<I> & { output?: O },
+): ToolsmithDecorator<ToolParams<I>, LegacyToolParams<I>, ToolResult<O>, McpServer, LegacyModeOf<I>> {
   return decorator("tool", (key, paramSchema) => ({
     kind: "tool",
     key,
     options: options as ToolOptions,
     ...(paramSchema && options.input === undefined ? { paramSchema: paramSchema as never } : {}),
-  })) as MethodDecorator<ToolParams<I>>;
+  })) as ToolsmithDecorator<ToolParams<I>, LegacyToolParams<I>, ToolResult<O>, McpServer, LegacyModeOf<I>>;
 }
 
 /**
- * Publish a method as a resource at a fixed URI, or as a resource template (RFC 6570) whose variables arrive
- * as the first parameter.
+ * Publish a method as a resource at a fixed URI (the method gets the context), or as an RFC 6570 template
+ * (the method gets the variables, typed from the template or from `input`, then the context).
  * @example
  * class Notes extends McpServer {
+ *   notes = new Map<string, string>();
  *   @resource("notes://{id}", { description: "One note" })
  *   note({ id }: { id: string }) { return this.notes.get(id); }
  * }
  */
-export function resource<const U extends string, I extends InputSchema | undefined = undefined>(
+export function resource<
+  const U extends string,
+  I extends InputSchema | undefined = undefined,
+  const L extends string = never,
+>(
   uri: U,
-  options: ResourceOptions<I> = {},
-): MethodDecorator<ResourceParams<U, I>> {
+  options: ResourceOptions<I, L> = {},
+): ToolsmithDecorator<ResourceParams<U, I>, ResourceParams<U, I>, unknown, ResourceHost<NoInfer<L>>> {
   return decorator("resource", (key) => ({
     kind: "resource",
     key,
     uri,
     options: options as ResourceOptions,
-  })) as MethodDecorator<ResourceParams<U, I>>;
+  })) as ToolsmithDecorator<ResourceParams<U, I>, ResourceParams<U, I>, unknown, ResourceHost<NoInfer<L>>>;
 }
 
 /**
@@ -145,8 +218,10 @@ export function resource<const U extends string, I extends InputSchema | undefin
  */
 export function prompt<A extends InputSchema | undefined = undefined>(
   options: PromptOptions<A> = {},
-): MethodDecorator<PromptParams<A>> {
-  return decorator("prompt", (key) => ({ kind: "prompt", key, options: options as PromptOptions })) as MethodDecorator<
-    PromptParams<A>
-  >;
+): ToolsmithDecorator<PromptParams<A>, PromptParams<A>, PromptResult> {
+  return decorator("prompt", (key) => ({
+    kind: "prompt",
+    key,
+    options: options as PromptOptions,
+  })) as ToolsmithDecorator<PromptParams<A>, PromptParams<A>, PromptResult>;
 }

@@ -16,7 +16,7 @@ type AnyClass = abstract new (...args: never[]) => unknown;
 /** Register one decorated method on a core server, its handler calling the method through `invoke`. */
 export function register(server: Server, registration: Registration, invoke: Invoke): void {
   const { key } = registration;
-  const name = nameOf(registration);
+  const name = nameOf(registration) ?? "";
   switch (registration.kind) {
     case "tool": {
       const { input, ...rest } = registration.options;
@@ -51,7 +51,7 @@ export function register(server: Server, registration: Registration, invoke: Inv
         uriTemplate: registration.uri,
         name,
         input,
-        handler: (variables, ctx, uri) => invoke(key, [variables, ctx, uri]),
+        handler: (variables, ctx) => invoke(key, [variables, ctx]),
       };
       if (list !== undefined) definition.list = (ctx) => invoke(list, [ctx]) as never;
       server.resource(definition);
@@ -69,16 +69,19 @@ export function register(server: Server, registration: Registration, invoke: Inv
   }
 }
 
-function where(registration: Registration, className?: string): string {
-  const method = typeof registration.key === "symbol" ? registration.key.toString() : registration.key;
-  return className ? `${className}.${method}` : method;
+function methodName(key: string | symbol): string {
+  return typeof key === "symbol" ? `[${key.toString()}]` : key;
+}
+
+function where(registration: Registration, className: string | undefined): string {
+  return className ? `${className}.${methodName(registration.key)}` : methodName(registration.key);
 }
 
 /** Check one registration the moment its decorator runs (names, description, schemas, template variables). */
-export function checkRegistration(registration: Registration, className?: string): void {
-  if (nameOf(registration) === "") {
+export function checkRegistration(registration: Registration, className: string | undefined): void {
+  if (nameOf(registration) === undefined) {
     throw new DefinitionError(
-      `@${registration.kind} on ${where(registration, className)}: a symbol-named method needs a name option`,
+      `@${registration.kind} on ${where(registration, className)}: a symbol-named method needs the name option`,
     );
   }
   try {
@@ -89,19 +92,8 @@ export function checkRegistration(registration: Registration, className?: string
   }
 }
 
-/** Refuse a second method registering the same name within one class. */
-export function checkNoClash(own: readonly Registration[], added: Registration, className?: string): void {
-  const clash = own.find(
-    (other) => other !== added && other.kind === added.kind && other.key !== added.key && sameTarget(other, added),
-  );
-  if (clash) {
-    throw new DefinitionError(
-      `@${added.kind} on ${where(added, className)}: ${describe(added)} is already registered by ${where(clash, className)}; give each its own ${added.kind === "resource" ? "URI" : "name"}`,
-    );
-  }
-}
-
 function sameTarget(a: Registration, b: Registration): boolean {
+  if (a.kind !== b.kind) return false;
   if (a.kind === "resource" && b.kind === "resource") return a.uri === b.uri;
   return nameOf(a) === nameOf(b);
 }
@@ -112,11 +104,33 @@ function describe(registration: Registration): string {
     : `${registration.kind} "${nameOf(registration)}"`;
 }
 
+/** Refuse a second registration of one name (or URI), and a method decorated twice with one kind. */
+export function checkOwn(own: readonly Registration[], added: Registration, className: string | undefined): void {
+  for (const other of own) {
+    if (other === added) continue;
+    if (other.key === added.key && other.kind === added.kind) {
+      throw new DefinitionError(
+        `@${added.kind} on ${where(added, className)}: the method already has @${added.kind}; one method publishes one ${added.kind}`,
+      );
+    }
+    if (sameTarget(other, added)) {
+      throw new DefinitionError(
+        `@${added.kind} on ${where(added, className)}: ${describe(added)} is already registered by ${where(other, className)}; give each its own ${added.kind === "resource" ? "URI" : "name"}`,
+      );
+    }
+  }
+}
+
+interface Owned {
+  registration: Registration;
+  owner: string;
+}
+
 const COLLECTED = new WeakMap<AnyClass, readonly Registration[]>();
 
 /**
- * Every registration of a class and its parents, parents first. A method a subclass decorates again replaces
- * its parent's registration in place; clashes between different methods fail with what to change.
+ * Every registration of a class and its parents, parents first. A method a subclass decorates again has its
+ * parent's registrations replaced, in place; clashes between different methods fail with what to change.
  */
 export function collectRegistrations(ctor: AnyClass, stop: AnyClass): readonly Registration[] {
   const cached = COLLECTED.get(ctor);
@@ -129,14 +143,37 @@ export function collectRegistrations(ctor: AnyClass, stop: AnyClass): readonly R
   ) {
     chain.unshift(current as AnyClass);
   }
-  const byMethod = new Map<string, Registration>();
+  const byMethod = new Map<string | symbol, Owned[]>();
   for (const klass of chain) {
-    for (const registration of ownRegistrations(klass)) {
-      byMethod.set(`${registration.kind} ${String(registration.key)}`, registration);
+    const own = ownRegistrations(klass);
+    const keys = new Set(own.map((registration) => registration.key));
+    for (const key of keys) {
+      byMethod.set(
+        key,
+        own
+          .filter((registration) => registration.key === key)
+          .map((registration) => ({ registration, owner: klass.name })),
+      );
     }
   }
-  const all = [...byMethod.values()];
-  for (const registration of all) checkNoClash(all, registration, ctor.name);
-  COLLECTED.set(ctor, all);
-  return all;
+  const all = [...byMethod.values()].flat();
+  for (const [index, { registration, owner }] of all.entries()) {
+    const clash = all.slice(0, index).find((other) => sameTarget(other.registration, registration));
+    if (clash) {
+      throw new DefinitionError(
+        `${describe(registration)} is registered by both ${where(clash.registration, clash.owner)} and ${where(registration, owner)}; give each its own ${registration.kind === "resource" ? "URI" : "name"}, or decorate the same method to override it`,
+      );
+    }
+    if (registration.kind === "resource" && registration.options.list !== undefined) {
+      const list = registration.options.list;
+      if (typeof (ctor.prototype as Record<string, unknown>)[list] !== "function") {
+        throw new DefinitionError(
+          `@resource("${registration.uri}") on ${where(registration, owner)} lists with "${list}", which is not a method of ${ctor.name}; name a method that returns the template's resources`,
+        );
+      }
+    }
+  }
+  const registrations = all.map(({ registration }) => registration);
+  COLLECTED.set(ctor, registrations);
+  return registrations;
 }

@@ -1,15 +1,19 @@
 import "./polyfills.js";
 
 export {
-  type MethodDecorator,
+  type LegacyToolParams,
   type PromptParams,
+  type PromptResult,
   prompt,
+  type ResourceHost,
   type ResourceParams,
   resource,
   type ToolParams,
+  type ToolResult,
+  type ToolsmithDecorator,
   tool,
 } from "./decorators.js";
 export { McpServer, type McpServerOptions } from "./mcp-server.js";
 export type { PromptOptions, ResourceOptions, ToolOptions } from "./registry.js";
-export { type SchemaClass, schemaClass } from "./schema-class.js";
+export { type SchemaClass, type SchemaInstance, schemaClass } from "./schema-class.js";
 export type { IsTemplate, TemplateVariables } from "./template-types.js";

@@ -1,4 +1,3 @@
-import "./polyfills.js";
 import { createServer, DefinitionError, type Server, type ServerOptions } from "@toolsmith/core";
 import { collectRegistrations, register } from "./definitions.js";
 
@@ -58,17 +57,7 @@ export abstract class McpServer {
       if (typeof method !== "function") throw new TypeError(`${ctor.name}.${String(key)} is not a method`);
       return Reflect.apply(method, this, args);
     };
-    for (const registration of collectRegistrations(ctor, McpServer)) {
-      if (registration.kind === "resource" && registration.options.list !== undefined) {
-        const list = registration.options.list;
-        if (typeof self[list] !== "function") {
-          throw new TypeError(
-            `@resource("${registration.uri}") lists with "${list}", which is not a method of ${ctor.name}; name a method that returns the template's resources`,
-          );
-        }
-      }
-      register(server, registration, invoke);
-    }
+    for (const registration of collectRegistrations(ctor, McpServer)) register(server, registration, invoke);
     this.#server = server;
     return server;
   }

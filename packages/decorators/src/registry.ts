@@ -1,59 +1,33 @@
 import type {
-  Annotations,
   AnySchema,
-  CacheHint,
-  Icon,
   InputSchema,
-  RequestContext,
-  Resource,
-  ToolAnnotations,
+  PromptDefinition,
+  ResourceTemplateDefinition,
+  StaticResourceDefinition,
+  ToolDefinition,
 } from "@toolsmith/core";
 
-/** What `@tool` takes. */
-export interface ToolOptions<I extends InputSchema | undefined = InputSchema | undefined> {
-  /** What the tool does: the model's whole manual for it. Required. */
-  description: string;
-  /** A zod object or a shape (`{ text: z.string() }`); the method's first parameter is typed from it. */
-  input?: I;
-  /** The schema `structuredContent` must fit; listed as `outputSchema`. */
-  output?: AnySchema;
-  /** Defaults to the method's name. */
-  name?: string;
-  title?: string;
-  annotations?: ToolAnnotations;
-  icons?: Icon[];
-  _meta?: Record<string, unknown>;
-}
+/** What `@tool` takes: core's tool definition, less the handler; `name` defaults to the method's name. */
+export type ToolOptions<I extends InputSchema | undefined = InputSchema | undefined> = Omit<
+  ToolDefinition<I>,
+  "handler" | "name"
+> & { name?: string };
 
-/** What `@resource` takes besides the URI or template. */
-export interface ResourceOptions<I extends InputSchema | undefined = InputSchema | undefined> {
-  /** Defaults to the method's name. */
-  name?: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  annotations?: Annotations;
-  icons?: Icon[];
-  _meta?: Record<string, unknown>;
-  cache?: CacheHint;
-  /** Templates only: a schema of the variables (exactly the template's variables), validated before the call. */
-  input?: I;
-  /** Templates only: the name of a method of the class that returns the template's concrete resources. */
-  list?: string;
-}
+/** What `@resource` takes besides the URI or template; `name` defaults to the method's name. */
+export type ResourceOptions<
+  I extends InputSchema | undefined = InputSchema | undefined,
+  L extends string = string,
+> = Omit<StaticResourceDefinition, "handler" | "uri"> &
+  Pick<ResourceTemplateDefinition<I>, "input"> & {
+    /** Templates only: the name of a method of the class that returns the template's concrete resources. */
+    list?: L;
+  };
 
-/** What `@prompt` takes. */
-export interface PromptOptions<A extends InputSchema | undefined = InputSchema | undefined> {
-  description?: string;
-  /** zod string schemas: each becomes an argument, required unless optional. */
-  args?: A;
-  /** Defaults to the method's name. */
-  name?: string;
-  title?: string;
-  icons?: Icon[];
-  _meta?: Record<string, unknown>;
-}
+/** What `@prompt` takes: core's prompt definition, less the handler; `name` defaults to the method's name. */
+export type PromptOptions<A extends InputSchema | undefined = InputSchema | undefined> = Omit<
+  PromptDefinition<A>,
+  "handler" | "name"
+> & { name?: string };
 
 /** One decorated method, as recorded on its class. */
 export type Registration =
@@ -103,15 +77,10 @@ export function ownRegistrations(ctor: abstract new (...args: never[]) => unknow
   return tc39.length === 0 ? legacy : legacy.length === 0 ? tc39 : [...tc39, ...legacy];
 }
 
-/** The public name of a registration: its option, else the method's name. */
-export function nameOf(registration: Registration): string {
-  return registration.options.name ?? (typeof registration.key === "string" ? registration.key : "");
+/** The public name of a registration: its option, else the method's name (a symbol-named method needs the option). */
+export function nameOf(registration: Registration): string | undefined {
+  return registration.options.name ?? (typeof registration.key === "string" ? registration.key : undefined);
 }
 
-/** The handler signature each kind of method has. */
+/** Calls a method of the instance by key. */
 export type Invoke = (key: string | symbol, args: unknown[]) => unknown;
-
-/** Resources a template's `list` method returns. */
-export type ListResult = Resource[] | Promise<Resource[]>;
-
-export type { RequestContext };

@@ -2,9 +2,15 @@ import type { AnySchema, Infer } from "@toolsmith/core";
 
 const SCHEMA = Symbol.for("toolsmith.schemaClass");
 
+/** Marks a schema class's instance type (types only). */
+export declare const BRAND: unique symbol;
+
+/** The instance type of a schema class: the schema's output type, marked as coming from one. */
+export type SchemaInstance = { readonly [BRAND]?: AnySchema };
+
 /** A class that carries a zod schema; its instances have the schema's output type. */
 export interface SchemaClass<S extends AnySchema = AnySchema> {
-  new (): Infer<S>;
+  new (): Infer<S> & { readonly [BRAND]?: S };
   readonly [SCHEMA]: S;
 }
 

@@ -183,6 +183,49 @@ describe(`decorators (${DIALECT})`, () => {
     expect((await parent.listPrompts())[0]?.description).toBe("Summarise notes");
   });
 
+  it("a subclass may republish a method as another kind", async () => {
+    class Base extends McpServer {
+      @tool({ description: "a tool at first" })
+      greet() {
+        return "tool";
+      }
+    }
+    class Derived extends Base {
+      @prompt({ description: "now a prompt" })
+      override greet() {
+        return "prompt";
+      }
+    }
+    const client = await createTestClient(new Derived());
+    expect(client.serverResult.capabilities).toEqual({ prompts: {} });
+    expect((await client.getPrompt("greet")).messages[0]?.content).toEqual({ type: "text", text: "prompt" });
+  });
+
+  it("symbol-named methods are told apart by the symbol, named by the option", async () => {
+    const first = Symbol("op");
+    const second = Symbol("op");
+    class Symbolic extends McpServer {
+      @tool({ description: "first", name: "first" })
+      [first]() {
+        return 1;
+      }
+      @tool({ description: "second", name: "second" })
+      [second]() {
+        return 2;
+      }
+    }
+    const client = await createTestClient(new Symbolic());
+    expect((await client.listTools()).map((t) => t.name)).toEqual(["first", "second"]);
+    expect(await client.callTool("second")).toMatchObject({ content: [{ text: "2" }] });
+    expect(() => {
+      class Unnamed extends McpServer {
+        @tool({ description: "x" })
+        [Symbol("anonymous")]() {}
+      }
+      return Unnamed;
+    }).toThrow(/symbol-named method needs the name option/);
+  });
+
   it("two server classes never share registrations", async () => {
     class Alpha extends McpServer {
       @tool({ description: "alpha" })
@@ -221,6 +264,7 @@ describe(`decorators (${DIALECT})`, () => {
 
   it("an output that does not fit the output schema is an isError result", async () => {
     class Liar extends McpServer {
+      // @ts-expect-error: caught at compile time too; this checks what a JavaScript caller gets
       @tool({ description: "Claims a count", output: z.object({ count: z.number() }) })
       count() {
         return { count: "many" };
@@ -317,6 +361,7 @@ describe(`decorators (${DIALECT})`, () => {
     it("a decorator on a static method", () => {
       expect(() => {
         class OnStatic extends McpServer {
+          // @ts-expect-error: a tool is an instance method
           @tool({ description: "x" })
           static make() {
             return 1;
@@ -341,12 +386,36 @@ describe(`decorators (${DIALECT})`, () => {
 
     it("a list method that does not exist, when the server is built", () => {
       class Lister extends McpServer {
+        // @ts-expect-error: the class has no method "nope"
         @resource("items://{id}", { list: "nope" })
         item({ id }: { id: string }) {
           return id;
         }
       }
       expect(() => new Lister().toServer()).toThrow(/"nope", which is not a method of Lister/);
+    });
+
+    it("a method decorated twice with the same kind", () => {
+      expect(() => {
+        class Twice extends McpServer {
+          @tool({ description: "one", name: "one" })
+          @tool({ description: "two", name: "two" })
+          both() {}
+        }
+        return Twice;
+      }).toThrow(/already has @tool; one method publishes one tool/);
+    });
+
+    it("a method named like one of the base class's identity fields", () => {
+      expect(() => {
+        class Versioned extends McpServer {
+          @tool({ description: "Reports the version" })
+          version() {
+            return "1";
+          }
+        }
+        return Versioned;
+      }).toThrow(/"version" belongs to McpServer; rename the method and set name: "version"/);
     });
 
     it("the same name from a parent's and a child's different methods", () => {
@@ -358,7 +427,7 @@ describe(`decorators (${DIALECT})`, () => {
         @tool({ description: "c", name: "go" })
         other() {}
       }
-      expect(() => new Child().toServer()).toThrow(/tool "go" is already registered/);
+      expect(() => new Child().toServer()).toThrow(/tool "go" is registered by both Parent\.go and Child\.other/);
     });
   });
 });
@@ -403,5 +472,50 @@ export class TypeChecks extends McpServer {
   @prompt({ args: { topic: z.string() } })
   wrongPrompt({ topic }: { topic: number }) {
     return String(topic);
+  }
+
+  // @ts-expect-error: a prompt returns text or messages, not a number
+  @prompt({ description: "number" })
+  numberPrompt() {
+    return 42;
+  }
+
+  // @ts-expect-error: the method returns what the output schema does not allow
+  @tool({ description: "lies", output: z.object({ count: z.number() }) })
+  badOutput() {
+    return { count: "many" };
+  }
+
+  @tool({ description: "tells the truth", output: z.object({ count: z.number() }) })
+  goodOutput() {
+    return { count: 1 };
+  }
+
+  // @ts-expect-error: without input a tool takes no arguments
+  @tool({ description: "no input" })
+  takesArguments({ a }: { a: number }) {
+    return a;
+  }
+
+  @tool({ description: "no input, context only" })
+  contextOnly(_args: Record<string, never>, ctx: RequestContext) {
+    return ctx.requestId;
+  }
+
+  @resource("listed://{id}", { list: "listed" })
+  listedNote({ id }: { id: string }) {
+    return id;
+  }
+
+  listed() {
+    return [{ uri: "listed://1", name: "one" }];
+  }
+}
+
+export class NotAServer {
+  // @ts-expect-error: decorators belong on McpServer subclasses
+  @tool({ description: "x" })
+  x() {
+    return 1;
   }
 }
