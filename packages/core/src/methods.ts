@@ -37,16 +37,25 @@ function noCursor(params: Record<string, unknown> | undefined): void {
   if (cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${JSON.stringify(cursor)}`);
 }
 
-/** The methods both eras share. */
-export const COMMON_METHODS: Readonly<Record<string, Method>> = {
-  "tools/list": {
-    capability: "tools",
+/** A list method: no cursor to honour, one array under `key`. */
+function list(
+  capability: keyof ServerCapabilities,
+  key: string,
+  items: (router: Router, ctx: RequestContextImpl) => MaybePromise<unknown[]>,
+): Method {
+  return {
+    capability,
     cache: "list",
     run(router, params, ctx) {
       noCursor(params);
-      return { tools: router.listTools(ctx.protocolVersion) };
+      return andThen(items(router, ctx), (found) => ({ [key]: found }));
     },
-  },
+  };
+}
+
+/** The methods both eras share. */
+export const COMMON_METHODS: Readonly<Record<string, Method>> = {
+  "tools/list": list("tools", "tools", (router, ctx) => router.listTools(ctx.protocolVersion)),
   "tools/call": {
     capability: "tools",
     run(router, params, ctx) {
@@ -54,22 +63,10 @@ export const COMMON_METHODS: Readonly<Record<string, Method>> = {
       return andThen(router.callTool(name, args, ctx), (result) => ({ ...result }));
     },
   },
-  "resources/list": {
-    capability: "resources",
-    cache: "list",
-    run(router, params, ctx) {
-      noCursor(params);
-      return andThen(router.listResources(ctx), (resources) => ({ resources }));
-    },
-  },
-  "resources/templates/list": {
-    capability: "resources",
-    cache: "list",
-    run(router, params, ctx) {
-      noCursor(params);
-      return { resourceTemplates: router.listResourceTemplates(ctx.protocolVersion) };
-    },
-  },
+  "resources/list": list("resources", "resources", (router, ctx) => router.listResources(ctx)),
+  "resources/templates/list": list("resources", "resourceTemplates", (router, ctx) =>
+    router.listResourceTemplates(ctx.protocolVersion),
+  ),
   "resources/read": {
     capability: "resources",
     cache: "read",
@@ -80,14 +77,7 @@ export const COMMON_METHODS: Readonly<Record<string, Method>> = {
       );
     },
   },
-  "prompts/list": {
-    capability: "prompts",
-    cache: "list",
-    run(router, params, ctx) {
-      noCursor(params);
-      return { prompts: router.listPrompts(ctx.protocolVersion) };
-    },
-  },
+  "prompts/list": list("prompts", "prompts", (router, ctx) => router.listPrompts(ctx.protocolVersion)),
   "prompts/get": {
     capability: "prompts",
     run(router, params, ctx) {
