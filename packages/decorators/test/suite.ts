@@ -1,8 +1,8 @@
 // One decorator suite, compiled twice: with TC39 standard decorators (tsconfig.tc39.json) and with legacy
 // experimentalDecorators + emitDecoratorMetadata (tsconfig.legacy.json). Both builds must pass it unchanged.
-import { createTestClient, DefinitionError, type RequestContext } from "@toolsmith/core";
+import { createTestClient, DefinitionError, type RequestContext, zodV4Adapter } from "@toolsmith/core";
 import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 
 export const DIALECT: string = (globalThis as { __toolsmithDialect?: string }).__toolsmithDialect ?? "unknown";
@@ -140,6 +140,25 @@ describe(`decorators (${DIALECT})`, () => {
     expect((await texts(b, "count_notes")).structuredContent).toEqual({ count: 0 });
     expect(a.toServer()).toBe(a.toServer());
     expect(a.toServer()).not.toBe(b.toServer());
+  });
+
+  it("does the schema work once per class, not per instance or per request", async () => {
+    class Counted extends McpServer {
+      @tool({ description: "echo", input: { text: z.string() } })
+      echo({ text }: { text: string }) {
+        return text;
+      }
+    }
+    const compile = vi.spyOn(zodV4Adapter, "toJsonSchema");
+    try {
+      const servers = [new Counted(), new Counted(), new Counted()];
+      const clients = await Promise.all(servers.map((server) => createTestClient(server)));
+      for (const client of clients) for (let i = 0; i < 10; i++) await client.callTool("echo", { text: `${i}` });
+      // The decorator compiled the schema when the class was defined; instances and calls reuse it.
+      expect(compile).not.toHaveBeenCalled();
+    } finally {
+      compile.mockRestore();
+    }
   });
 
   it("a subclass inherits, adds, and overrides by redefining the method", async () => {
