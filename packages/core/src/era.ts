@@ -11,7 +11,7 @@ export interface HandshakeSession {
 // The connection's era as a typestate: each state holds exactly what is known in it, so a
 // handshake-era request cannot be served without a negotiated session to serve it with.
 
-/** Nothing yet: `initialize` opens the handshake era, a request with a valid `_meta` the stateless one. */
+/** Nothing yet: `initialize` opens the handshake era, a request with a valid `_meta` is served statelessly. */
 export interface Fresh {
   readonly kind: "fresh";
 }
@@ -41,8 +41,11 @@ export type Phase = "handshake" | "operation";
 export const FRESH: Fresh = { kind: "fresh" };
 const STATELESS: Stateless = { kind: "stateless" };
 
-/** Fresh → Handshaking: only a fresh connection can be initialized. */
-export function initialize(_state: Fresh, session: HandshakeSession): Handshaking {
+/**
+ * Fresh or Stateless → Handshaking. Stateless requests leave nothing behind, so `initialize` may still select the
+ * handshake era for this connection (a client falling back after a discovery attempt); once initialized, never again.
+ */
+export function initialize(_state: Fresh | Stateless, session: HandshakeSession): Handshaking {
   return { kind: "handshaking", session };
 }
 

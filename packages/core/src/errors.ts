@@ -55,6 +55,10 @@ export function messageOf(thrown: unknown): string {
 
 /** One boundary: what an unexpected throw becomes on the wire (a generic -32603; details stay on the server). */
 export function toWireError(thrown: unknown): JsonRpcErrorObject {
-  if (isMcpError(thrown)) return thrown.toJSON();
-  return { code: ErrorCode.InternalError, message: "Internal error" };
+  if (!isMcpError(thrown)) return { code: ErrorCode.InternalError, message: "Internal error" };
+  // Field by field: an McpError from another library may have no toJSON, or extra fields.
+  const { code, message, data } = thrown as { code: number; message: unknown; data?: unknown };
+  const wire: JsonRpcErrorObject = { code, message: typeof message === "string" ? message : String(message) };
+  if (data !== undefined) wire.data = data;
+  return wire;
 }

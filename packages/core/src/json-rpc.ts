@@ -7,8 +7,6 @@ export const ErrorCode = {
   InternalError: -32603,
   /** Handshake era: a resource that does not exist (reserved, but still understood, in 2026-07-28). */
   ResourceNotFound: -32002,
-  /** Implementation-defined: a request that needs `initialize` first. */
-  NotInitialized: -32000,
   /** 2026-07-28: an HTTP routing header disagrees with the body. */
   HeaderMismatch: -32020,
   /** 2026-07-28: the request needs a client capability it did not declare. */
@@ -64,6 +62,19 @@ export function success(id: RequestId, result: Record<string, unknown>): JsonRpc
 
 export function failure(id: RequestId | null, error: JsonRpcErrorObject): JsonRpcError {
   return { jsonrpc: "2.0", id, error };
+}
+
+/**
+ * A response as one line of JSON. A result or error data that cannot be serialized (a BigInt, a cycle) becomes
+ * a -32603 for the same id, so the request still gets its one reply; `onError` hears why.
+ */
+export function serialize(response: JsonRpcResponse, onError: (error: unknown) => void): string {
+  try {
+    return JSON.stringify(response);
+  } catch (error) {
+    onError(error);
+    return JSON.stringify(failure(response.id, { code: ErrorCode.InternalError, message: "Internal error" }));
+  }
 }
 
 /** True for a string or a finite number: the ids this server echoes. */

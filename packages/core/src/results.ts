@@ -20,7 +20,11 @@ export function isContentBlock(value: unknown): value is ContentBlock {
     case "resource_link":
       return typeof value.uri === "string" && typeof value.name === "string";
     case "resource":
-      return isPlainObject(value.resource) && typeof value.resource.uri === "string";
+      return (
+        isPlainObject(value.resource) &&
+        typeof value.resource.uri === "string" &&
+        (typeof value.resource.text === "string" || typeof value.resource.blob === "string")
+      );
     default:
       return false;
   }
@@ -66,7 +70,15 @@ export function toCallToolResult(value: unknown): CallToolResult {
   if (isCallToolResult(value)) return value;
   if (isContentBlock(value)) return { content: [value] };
   if (isContentList(value) && value.length > 0) return { content: value };
-  return { content: [text(jsonText(value))], structuredContent: value };
+  return structured(value);
+}
+
+/** Data as a result: `structuredContent` plus its JSON as text. */
+export function structured(value: unknown): CallToolResult {
+  const json = jsonText(value);
+  // A value with toJSON (a Date, say) is sent as what it serializes to, so both fields say the same thing.
+  const hasToJson = typeof (value as { toJSON?: unknown } | null)?.toJSON === "function";
+  return { content: [text(json)], structuredContent: hasToJson ? JSON.parse(json) : value };
 }
 
 function toMessage(value: unknown): PromptMessage {

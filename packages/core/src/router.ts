@@ -10,7 +10,14 @@ import { DefinitionError, isMcpError, McpError, messageOf } from "./errors.js";
 import { ErrorCode, isPlainObject } from "./json-rpc.js";
 import { andThen, attempt, isPromiseLike, type MaybePromise } from "./maybe.js";
 import { featuresOf, type ProtocolVersion, type RevisionFeatures } from "./protocol.js";
-import { errorResult, toCallToolResult, toGetPromptResult, toReadResourceResult } from "./results.js";
+import {
+  errorResult,
+  isCallToolResult,
+  structured,
+  toCallToolResult,
+  toGetPromptResult,
+  toReadResourceResult,
+} from "./results.js";
 import { type CompiledSchema, compileSchema, describeIssues, type InputSchema } from "./schema-adapter.js";
 import type { ErrorReport } from "./server.js";
 import type {
@@ -357,23 +364,39 @@ export class Router {
     const { name } = tool.wire;
     return attempt(
       () =>
-        andThen(tool.definition.handler(value as never, ctx), (raw) => {
-          const result = toCallToolResult(raw);
-          if (!tool.output || result.isError) return shapeToolResult(result, features);
-          return andThen(tool.output.validate(result.structuredContent), (checked) =>
-            checked.ok
-              ? shapeToolResult(result, features)
-              : errorResult(
-                  `Tool "${name}" returned structured content that does not match its output schema:\n${describeIssues(checked.issues)}`,
-                ),
-          );
-        }),
+        andThen(tool.definition.handler(value as never, ctx), (raw) =>
+          tool.output
+            ? this.#checkOutput(tool.output, name, raw, features)
+            : shapeToolResult(toCallToolResult(raw), features),
+        ),
       (error) => {
         if (isMcpError(error)) throw error;
         this.#report(error, { method: "tools/call", requestId: ctx.requestId, tool: name });
         return errorResult(messageOf(error));
       },
     );
+  }
+
+  // With an output schema, what the handler returns is the structured content (unless it is a whole result);
+  // the validated value is what goes out, so defaults are filled in and unknown keys are gone, as listed.
+  #checkOutput(
+    output: CompiledSchema,
+    name: string,
+    raw: unknown,
+    features: RevisionFeatures,
+  ): MaybePromise<CallToolResult> {
+    const whole = isCallToolResult(raw) ? raw : undefined;
+    if (whole?.isError) return shapeToolResult(whole, features);
+    const data = whole ? whole.structuredContent : structured(raw).structuredContent;
+    return andThen(output.validate(data), (checked) => {
+      if (!checked.ok) {
+        return errorResult(
+          `Tool "${name}" returned structured content that does not match its output schema:\n${describeIssues(checked.issues)}`,
+        );
+      }
+      const result = whole ? { ...whole, structuredContent: checked.value } : structured(checked.value);
+      return shapeToolResult(result, features);
+    });
   }
 
   readResource(uri: string, ctx: RequestContext): MaybePromise<ReadOutcome> {

@@ -11,7 +11,7 @@ import {
   type Stateless,
   servedStateless,
 } from "./era.js";
-import { isMcpError, McpError, toWireError } from "./errors.js";
+import { isMcpError, toWireError } from "./errors.js";
 import {
   ErrorCode,
   failure,
@@ -19,6 +19,7 @@ import {
   isRequestId,
   type JsonRpcResponse,
   type RequestId,
+  serialize,
   success,
 } from "./json-rpc.js";
 import { andThen, attempt, isPromiseLike, type MaybePromise } from "./maybe.js";
@@ -103,7 +104,14 @@ export class Session {
         failure(null, { code: ErrorCode.ParseError, message: "Parse error: the message is not valid JSON" }),
       );
     }
-    return andThen(this.handleMessage(message), (reply) => (reply === undefined ? undefined : JSON.stringify(reply)));
+    return andThen(this.handleMessage(message), (reply) => {
+      if (reply === undefined) return undefined;
+      const report = (error: unknown) => this.#core.report(error, { method: "(serialize)" });
+      // Each response on its own: one that cannot be serialized must not take a batch's others with it.
+      return Array.isArray(reply)
+        ? `[${reply.map((response) => serialize(response, report)).join(",")}]`
+        : serialize(reply, report);
+    });
   }
 
   /** Handle one parsed JSON-RPC message (synchronously when its handler is synchronous). */
@@ -130,14 +138,22 @@ export class Session {
         message: "Invalid request: JSON-RPC batches are accepted only in a 2025-03-26 session, after initialize",
       });
     }
-    const replies = messages.map((message) => this.#single(message, true));
-    const gather = (settled: (JsonRpcResponse | undefined)[]): Reply => {
-      const flat = settled.filter((reply): reply is JsonRpcResponse => reply !== undefined);
-      return flat.length === 0 ? undefined : flat;
+    // One entry at a time: a batch is one line to the transport, so its entries must not all run at once.
+    const replies: JsonRpcResponse[] = [];
+    const from = (start: number): MaybePromise<Reply> => {
+      for (let index = start; index < messages.length; index++) {
+        const reply = this.#single(messages[index], true);
+        if (isPromiseLike<JsonRpcResponse | undefined>(reply)) {
+          return Promise.resolve(reply).then((settled) => {
+            if (settled) replies.push(settled);
+            return from(index + 1);
+          });
+        }
+        if (reply) replies.push(reply);
+      }
+      return replies.length === 0 ? undefined : replies;
     };
-    return replies.some(isPromiseLike)
-      ? Promise.all(replies).then(gather)
-      : gather(replies as (JsonRpcResponse | undefined)[]);
+    return from(0);
   }
 
   #single(message: unknown, inBatch: boolean): MaybePromise<JsonRpcResponse | undefined> {
@@ -181,6 +197,7 @@ export class Session {
       case "operating":
         return this.#handshake(state.session, id, method, params);
       case "stateless":
+        if (method === "initialize" && !inBatch) return this.#initialize(state, id, params);
         return this.#stateless(state, id, method, params);
     }
   }
@@ -191,12 +208,16 @@ export class Session {
       if (state.kind === "handshaking") this.#state = initialized(state);
     } else if (method === "notifications/cancelled") {
       const parsed = schemas().cancelledParams.safeParse(params ?? {});
-      if (parsed.success)
-        this.#inFlight.get(parsed.data.requestId)?.cancel(parsed.data.reason ?? "cancelled by the client");
+      const ctx = parsed.success ? this.#inFlight.get(parsed.data.requestId) : undefined;
+      if (ctx && parsed.success) {
+        // The id is free again at once; the cancelled handler's late finish answers nothing.
+        this.#inFlight.delete(parsed.data.requestId);
+        ctx.cancel(parsed.data.reason ?? "cancelled by the client");
+      }
     }
   }
 
-  #initialize(state: Fresh, id: RequestId, params: Params): JsonRpcResponse {
+  #initialize(state: Fresh | Stateless, id: RequestId, params: Params): JsonRpcResponse {
     const parsed = schemas().initializeParams.safeParse(params ?? {});
     if (!parsed.success) return invalidParams(id, `Invalid initialize params: ${issuesText(parsed.error.issues)}`);
     const { protocolVersion, capabilities, clientInfo } = parsed.data;
@@ -311,13 +332,16 @@ export class Session {
       });
     }
     this.#inFlight.set(id, ctx);
+    const settle = () => {
+      if (this.#inFlight.get(id) === ctx) this.#inFlight.delete(id);
+    };
     const answered = (result: Record<string, unknown>): JsonRpcResponse | undefined => {
-      this.#inFlight.delete(id);
+      settle();
       if (ctx.cancelled) return undefined;
       return success(id, stateless ? this.#core.complete(result, handler.cache) : withoutHint(result));
     };
     const failed = (error: unknown): JsonRpcResponse | undefined => {
-      this.#inFlight.delete(id);
+      settle();
       if (ctx.cancelled) return undefined;
       if (!isMcpError(error)) this.#core.report(error, { method, requestId: id });
       return failure(id, toWireError(error));
@@ -331,5 +355,3 @@ function withoutHint(result: Record<string, unknown>): Record<string, unknown> {
   const { [CACHE_HINT]: _hint, ...rest } = result as Record<string | symbol, unknown>;
   return rest as Record<string, unknown>;
 }
-
-export { McpError };
