@@ -73,8 +73,10 @@ export interface Server {
   capabilities(): ServerCapabilities;
   /** A new connection: one dispatcher with its own era and requests in flight. */
   connect(): Session;
-  /** Set the error hook (transports install a default that logs to stderr). */
+  /** Set the error hook; transports install a default that logs to stderr only when none is set. */
   onError(hook: ((error: unknown, where: ErrorReport) => void) | undefined): this;
+  /** The error hook in force, if any. */
+  readonly errorHook: ((error: unknown, where: ErrorReport) => void) | undefined;
 }
 
 class ServerImpl implements Server, ServerCore {
@@ -138,6 +140,10 @@ class ServerImpl implements Server, ServerCore {
   onError(hook: ((error: unknown, where: ErrorReport) => void) | undefined): this {
     this.#onError = hook;
     return this;
+  }
+
+  get errorHook(): ((error: unknown, where: ErrorReport) => void) | undefined {
+    return this.#onError;
   }
 
   serverInfo(version: ProtocolVersion): Implementation {

@@ -25,11 +25,18 @@ export class TopLevelIdScanner {
   #value: number[] = [];
   #valueIsString = false;
   #overflow = false;
+  #sawObject = false;
+  #hasIdKey = false;
   #id: RequestId | undefined;
   #done = false;
 
   push(chunk: Uint8Array): void {
     for (let at = 0; at < chunk.length && !this.#done; at++) this.#byte(chunk[at] as number);
+  }
+
+  /** True for an object with no top-level "id" key: a notification, which gets no reply. */
+  get isNotification(): boolean {
+    return this.#sawObject && !this.#hasIdKey;
   }
 
   /** The id when one was found, null when the object had none readable. */
@@ -46,6 +53,7 @@ export class TopLevelIdScanner {
         if (this.#readingKey) {
           this.#readingKey = false;
           this.#expect = "colon";
+          if (this.#isIdKey()) this.#hasIdKey = true;
         } else if (this.#capturing) {
           this.#finishValue();
         }
@@ -70,7 +78,10 @@ export class TopLevelIdScanner {
         return;
       case OPEN_BRACE:
       case OPEN_BRACKET:
-        if (this.#depth === 0 && b !== OPEN_BRACE) this.#done = true;
+        if (this.#depth === 0) {
+          if (b === OPEN_BRACE) this.#sawObject = true;
+          else this.#done = true;
+        }
         if (this.#depth === 1) this.#expect = "comma";
         this.#depth++;
         return;

@@ -96,10 +96,12 @@ describe("LineReader", () => {
 
   it("drops a line over maxLineBytes and reports its byte count and id", () => {
     const text = `{"jsonrpc":"2.0","id":7,"method":"m","params":{"t":"${"x".repeat(100)}"}}`;
-    expect(read([`${text}\n`], 64)).toEqual([{ kind: "oversized", bytes: Buffer.byteLength(text), id: 7 }]);
+    expect(read([`${text}\n`], 64)).toEqual([
+      { kind: "oversized", bytes: Buffer.byteLength(text), id: 7, notification: false },
+    ]);
     const longer = `{"t":"${"x".repeat(10)}"}`;
     expect(read([`${longer}\n`], Buffer.byteLength(longer) - 1)).toEqual([
-      { kind: "oversized", bytes: Buffer.byteLength(longer), id: null },
+      { kind: "oversized", bytes: Buffer.byteLength(longer), id: null, notification: true },
     ]);
   });
 
@@ -107,13 +109,17 @@ describe("LineReader", () => {
     const text = `{"id":"a","t":"${"€".repeat(30)}"}`;
     expect(text.length).toBeLessThan(64);
     expect(Buffer.byteLength(text)).toBeGreaterThan(64);
-    expect(read([`${text}\n`], 64)).toEqual([{ kind: "oversized", bytes: Buffer.byteLength(text), id: "a" }]);
+    expect(read([`${text}\n`], 64)).toEqual([
+      { kind: "oversized", bytes: Buffer.byteLength(text), id: "a", notification: false },
+    ]);
   });
 
   it("finds the id of an oversized line fed in many small chunks, with the id after the payload", () => {
     const text = `{"jsonrpc":"2.0","method":"m","params":{"t":"${"y".repeat(5000)}","id":1},"id":"late \\"one\\""}`;
     const events = read(slices(Buffer.from(`${text}\n`), 97), 256);
-    expect(events).toEqual([{ kind: "oversized", bytes: Buffer.byteLength(text), id: 'late "one"' }]);
+    expect(events).toEqual([
+      { kind: "oversized", bytes: Buffer.byteLength(text), id: 'late "one"', notification: false },
+    ]);
   });
 
   it("goes back to normal lines after an oversized one, in the same chunk and the next", () => {
@@ -121,7 +127,7 @@ describe("LineReader", () => {
     const events = read([`{"id":1}\n${big}\n{"id":2}\n`, '{"id":4}\n'], 64);
     expect(events).toEqual([
       { kind: "line", text: '{"id":1}' },
-      { kind: "oversized", bytes: Buffer.byteLength(big), id: 3 },
+      { kind: "oversized", bytes: Buffer.byteLength(big), id: 3, notification: false },
       { kind: "line", text: '{"id":2}' },
       { kind: "line", text: '{"id":4}' },
     ]);
@@ -130,7 +136,7 @@ describe("LineReader", () => {
   it("reports an oversized last line without a newline at end()", () => {
     const big = `{"id":9,"t":"${"z".repeat(300)}"}`;
     expect(read([big.slice(0, 100), big.slice(100)], 64)).toEqual([
-      { kind: "oversized", bytes: Buffer.byteLength(big), id: 9 },
+      { kind: "oversized", bytes: Buffer.byteLength(big), id: 9, notification: false },
     ]);
   });
 

@@ -4,7 +4,9 @@ import { TopLevelIdScanner } from "./id-scanner.js";
 const NEWLINE = 0x0a;
 
 /** What the reader found: a line of text, or a line over the limit that was dropped. */
-export type LineEvent = { kind: "line"; text: string } | { kind: "oversized"; bytes: number; id: RequestId | null };
+export type LineEvent =
+  | { kind: "line"; text: string }
+  | { kind: "oversized"; bytes: number; id: RequestId | null; notification: boolean };
 
 /**
  * Splits a byte stream into lines at "\n" (a trailing "\r" is dropped) and decodes them as UTF-8.
@@ -57,9 +59,9 @@ export class LineReader {
     const bytes = this.#length;
     this.#length = 0;
     if (this.#scanner) {
-      const { id } = this.#scanner;
+      const { id, isNotification } = this.#scanner;
       this.#scanner = undefined;
-      return { kind: "oversized", bytes, id };
+      return { kind: "oversized", bytes, id, notification: isNotification };
     }
     const parts = this.#parts;
     this.#parts = [];

@@ -42,6 +42,7 @@ export interface StdioConnection {
 }
 
 const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
+const QUEUE_BYTES = 1024 * 1024;
 const LINE_SEPARATORS = /[\u2028\u2029]/g;
 
 // JSON.stringify leaves U+2028 and U+2029 raw; escape them so no reader takes them for line breaks.
@@ -73,65 +74,65 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
   const maxInFlight = options.maxInFlight ?? 256;
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
   const exitOnEnd = options.exitOnEnd ?? stdin === process.stdin;
+  const log = logTo(stderr);
 
   const guard: StdoutGuard | undefined =
     (options.guardStdout ?? usesProcess) ? guardStdout(stdout as NodeJS.WriteStream, stderr) : undefined;
   const write =
     guard?.write ?? ((chunk: string, callback?: (error?: Error | null) => void) => stdout.write(chunk, callback));
-  server.onError(logTo(stderr));
+  if (!server.errorHook) server.onError(log);
 
   const session = server.connect();
   const reader = new LineReader(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
-  const queue: LineEvent[] = [];
+  // Lines read but not yet served; reading pauses once they hold QUEUE_BYTES, so memory stays bounded.
+  const queue: (LineEvent | undefined)[] = [];
   let queueAt = 0;
+  let queuedBytes = 0;
   let inFlight = 0;
   let blocked = false;
   let paused = false;
   let flowing = false;
   let inputEnded = false;
+  let stopping = false;
   let finished = false;
-  let shutdownTimer: ReturnType<typeof setTimeout> | undefined;
+  const timers: ReturnType<typeof setTimeout>[] = [];
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
   });
 
-  const tap = options.tap;
+  function tap(entry: WireEntry): void {
+    if (!options.tap) return;
+    try {
+      options.tap(entry);
+    } catch (error) {
+      log(error, { method: "(tap)" });
+    }
+  }
 
   function send(line: string, phase: Phase): void {
     if (finished) return;
     const framed = frame(line);
-    tap?.({ direction: "out", line: framed.slice(0, -1), phase });
+    tap({ direction: "out", line: framed.slice(0, -1), phase });
     if (!write(framed)) blocked = true;
-  }
-
-  function failed(error: unknown): void {
-    logTo(stderr)(error, { method: "(dispatch)" });
   }
 
   function dispatch(event: LineEvent): void {
     if (event.kind === "oversized") {
-      send(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: event.id,
-          error: {
-            code: ErrorCode.InvalidRequest,
-            message: `Message too large: ${event.bytes} bytes, over the limit of ${reader.maxLineBytes} bytes`,
-          },
-        }),
-        session.phase,
-      );
+      if (event.notification) return;
+      const message = `Message too large: ${event.bytes} bytes, over the limit of ${reader.maxLineBytes} bytes`;
+      const error = { code: ErrorCode.InvalidRequest, message };
+      send(JSON.stringify({ jsonrpc: "2.0", id: event.id, error }), session.phase);
       return;
     }
     if (event.text.trim() === "") return;
     const phase = session.phase;
-    tap?.({ direction: "in", line: event.text, phase });
+    tap({ direction: "in", line: event.text, phase });
     let reply: string | undefined | Promise<string | undefined>;
     try {
       reply = session.handleLine(event.text);
     } catch (error) {
-      failed(error);
+      log(error, { method: "(dispatch)" });
       return;
     }
     if (typeof reply !== "object") {
@@ -148,63 +149,105 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
       },
       (error: unknown) => {
         inFlight--;
-        failed(error);
+        log(error, { method: "(dispatch)" });
         flow();
       },
     );
   }
 
-  // Serve queued lines while there is room; pause stdin when stdout is blocked or too much is in flight.
+  function take(index: number): LineEvent {
+    const event = queue[index] as LineEvent;
+    queue[index] = undefined;
+    queuedBytes -= event.kind === "line" ? event.text.length : 0;
+    return event;
+  }
+
+  // A line with no "id" in it cannot be a request: a notification (or garbage, answered with null anyway).
+  function isNotification(event: LineEvent | undefined): boolean {
+    return event?.kind === "line" && !event.text.includes('"id"');
+  }
+
+  // Serve queued lines in order while there is room. At the in-flight limit, notifications further back still
+  // go through, since a cancellation is what frees a slot.
   function flow(): void {
-    if (flowing) return;
+    if (flowing || finished) return;
     flowing = true;
     try {
-      while (queueAt < queue.length && !blocked && inFlight < maxInFlight) dispatch(queue[queueAt++] as LineEvent);
+      while (queueAt < queue.length && !blocked && !stopping && inFlight < maxInFlight) {
+        const event = queue[queueAt] === undefined ? undefined : take(queueAt);
+        queueAt++;
+        if (event) dispatch(event);
+      }
+      if (!blocked && !stopping && inFlight >= maxInFlight) {
+        for (let index = queueAt; index < queue.length; index++) {
+          if (isNotification(queue[index])) dispatch(take(index));
+        }
+      }
     } finally {
       flowing = false;
     }
-    if (queueAt === queue.length && queueAt > 0) {
+    while (queueAt < queue.length && queue[queueAt] === undefined) queueAt++;
+    if (queueAt === queue.length) {
       queue.length = 0;
       queueAt = 0;
     }
-    const shouldPause = blocked || inFlight >= maxInFlight || queue.length > 0;
-    if (shouldPause && !paused && !inputEnded) {
+    const shouldPause = blocked || stopping || queuedBytes >= QUEUE_BYTES;
+    if (shouldPause && !paused) {
       paused = true;
       stdin.pause();
-    } else if (!shouldPause && paused) {
+    } else if (!shouldPause && paused && !inputEnded) {
       paused = false;
       stdin.resume();
     }
-    if (inputEnded && queue.length === 0 && inFlight === 0) finish();
+    if ((inputEnded || stopping) && queue.length === 0 && inFlight === 0) finish(false);
   }
 
-  function finish(): void {
+  // Stop serving. Normally once everything written so far has been flushed; when forced (handlers that ignored
+  // their abort), at once, since a blocked stdout would never flush.
+  function finish(forced: boolean): void {
     if (finished) return;
     finished = true;
-    if (shutdownTimer) clearTimeout(shutdownTimer);
+    for (const timer of timers) clearTimeout(timer);
     stdin.off("data", onData);
     stdin.off("end", onEnd);
+    stdin.off("error", onEnd);
     stdout.off("drain", onDrain);
-    // An empty write's callback runs once everything before it has been flushed.
-    write("", () => {
+    const done = () => {
       guard?.restore();
       resolveClosed();
-      if (exitOnEnd) process.exit(0);
-    });
+    };
+    // An empty write's callback runs once everything before it has been flushed.
+    if (forced) done();
+    else write("", done);
+  }
+
+  function later(ms: number, run: () => void): void {
+    const timer = setTimeout(run, ms);
+    timer.unref?.();
+    timers.push(timer);
   }
 
   function onData(chunk: Buffer | string): void {
-    reader.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk, queue);
+    const before = queue.length;
+    reader.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk, queue as LineEvent[]);
+    for (let index = before; index < queue.length; index++) {
+      const event = queue[index];
+      if (event?.kind === "line") queuedBytes += event.text.length;
+    }
     flow();
   }
 
   function onEnd(): void {
-    reader.end(queue);
+    if (inputEnded) return;
+    reader.end(queue as LineEvent[]);
     inputEnded = true;
-    if (inFlight > 0 || queue.length > 0) {
-      shutdownTimer = setTimeout(() => session.close(new Error("stdin ended")), shutdownTimeoutMs);
-      shutdownTimer.unref?.();
-    }
+    // Pending replies are written; a request still running at the timeout sees its signal abort, and one that
+    // ignores it is given up a second later, so the process always exits.
+    later(shutdownTimeoutMs, () => {
+      session.close(new Error("stdin ended"));
+      later(1000, () => finish(true));
+    });
+    if (exitOnEnd) closed.then(() => process.exit(0));
     flow();
   }
 
@@ -215,6 +258,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
 
   stdin.on("data", onData);
   stdin.on("end", onEnd);
+  stdin.on("error", onEnd);
   stdout.on("drain", onDrain);
   stdout.on("error", () => {
     // The reader is gone (EPIPE): nothing more can be said.
@@ -228,12 +272,13 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
   return {
     closed,
     async close() {
-      inputEnded = true;
-      session.close(new Error("server closed"));
-      queue.length = 0;
-      queueAt = 0;
-      stdin.pause();
-      flow();
+      if (!finished) {
+        // Requests not yet started are dropped; those running are aborted and their replies still written.
+        stopping = true;
+        for (let index = queueAt; index < queue.length; index++) if (queue[index]) take(index);
+        session.close(new Error("server closed"));
+        flow();
+      }
       await closed;
     },
   };

@@ -1,0 +1,157 @@
+import { PassThrough } from "node:stream";
+import { createServer, type ErrorReport, MetaKey, type Server } from "@toolsmith/core";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { type StdioOptions, serveStdio } from "./index.js";
+
+const META = { [MetaKey.protocolVersion]: "2026-07-28", [MetaKey.clientCapabilities]: {} };
+
+function call(id: number, name: string, args: Record<string, unknown> = {}): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, _meta: META } });
+}
+
+function cancel(requestId: number): string {
+  return JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, _meta: META } });
+}
+
+/** Serve in-process over PassThrough streams; replies are collected by id. */
+function serve(server: Server, options: Partial<StdioOptions> = {}) {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let logged = "";
+  stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    logged += chunk;
+  });
+  const replies = new Map<unknown, Record<string, unknown>>();
+  let buffer = "";
+  stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    buffer += chunk;
+    const lines = buffer.split("\n");
+    buffer = lines.pop() ?? "";
+    for (const text of lines) {
+      const reply = JSON.parse(text) as Record<string, unknown>;
+      replies.set(reply.id, reply);
+    }
+  });
+  const connection = serveStdio(server, { stdin, stdout, stderr, exitOnEnd: false, guardStdout: false, ...options });
+  return {
+    connection,
+    stdin,
+    replies,
+    stderr: () => logged,
+    write: (...lines: string[]) => stdin.write(`${lines.join("\n")}\n`),
+    end: () => stdin.end(),
+    until: async (done: () => boolean, ms = 5000) => {
+      const start = Date.now();
+      while (!done()) {
+        if (Date.now() - start > ms) throw new Error("timed out waiting");
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    },
+  };
+}
+
+function untilCancelled() {
+  return createServer({ name: "l", version: "1" })
+    .tool({
+      name: "wait",
+      description: "runs until cancelled",
+      handler: (_args, ctx) =>
+        new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve("aborted"), { once: true })),
+    })
+    .tool({ name: "hang", description: "never finishes, ignores its signal", handler: () => new Promise(() => {}) })
+    .tool({ name: "quick", description: "answers at once", input: { n: z.number() }, handler: ({ n }) => n });
+}
+
+describe("stdio lifecycle", () => {
+  it("at the in-flight limit, a cancellation behind queued requests still gets through", async () => {
+    const harness = serve(untilCancelled(), { maxInFlight: 2 });
+    harness.write(call(1, "wait"), call(2, "wait"), call(3, "quick", { n: 3 }), cancel(1), cancel(2));
+    await harness.until(() => harness.replies.has(3));
+    expect(harness.replies.get(3)).toMatchObject({ result: { content: [{ text: "3" }] } });
+    expect(harness.replies.has(1)).toBe(false);
+    expect(harness.replies.has(2)).toBe(false);
+    harness.end();
+    await harness.connection.closed;
+  });
+
+  it("after stdin ends, a handler that ignores its abort does not keep the server alive", async () => {
+    const harness = serve(untilCancelled(), { shutdownTimeoutMs: 20 });
+    harness.write(call(1, "hang"), call(2, "quick", { n: 2 }));
+    harness.end();
+    await harness.connection.closed;
+    expect(harness.replies.get(2)).toMatchObject({ result: { content: [{ text: "2" }] } });
+    expect(harness.replies.has(1)).toBe(false);
+  });
+
+  it("close() stops reading, aborts what runs, writes its replies, and resolves", async () => {
+    const harness = serve(untilCancelled());
+    harness.write(call(1, "wait"));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await harness.connection.close();
+    expect(harness.replies.get(1)).toMatchObject({ result: { content: [{ text: "aborted" }] } });
+    harness.write(call(2, "quick", { n: 2 }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(harness.replies.has(2)).toBe(false);
+  });
+
+  it("keeps the server's own error hook, and logs to stderr only when there is none", async () => {
+    const seen: ErrorReport[] = [];
+    const broken = () =>
+      createServer({ name: "e", version: "1" }).tool({
+        name: "boom",
+        description: "throws",
+        handler: () => {
+          throw new TypeError("boom");
+        },
+      });
+    const hooked = serve(broken().onError((_error, where) => seen.push(where)));
+    hooked.write(call(1, "boom"));
+    hooked.end();
+    await hooked.connection.closed;
+    expect(seen).toEqual([{ method: "tools/call", requestId: 1, tool: "boom" }]);
+    expect(hooked.stderr()).toBe("");
+
+    const plain = serve(broken());
+    plain.write(call(1, "boom"));
+    plain.end();
+    await plain.connection.closed;
+    expect(plain.stderr()).toContain("[toolsmith] tool boom (id 1) failed: TypeError: boom");
+  });
+
+  it("a tap that throws is logged, and serving goes on", async () => {
+    const harness = serve(untilCancelled(), {
+      tap: () => {
+        throw new Error("tap broke");
+      },
+    });
+    harness.write(call(1, "quick", { n: 1 }));
+    harness.end();
+    await harness.connection.closed;
+    expect(harness.replies.get(1)).toMatchObject({ result: { content: [{ text: "1" }] } });
+    expect(harness.stderr()).toContain("tap broke");
+  });
+
+  it("an oversized notification gets no reply; an oversized request gets one with its id", async () => {
+    const harness = serve(untilCancelled(), { maxLineBytes: 1024 });
+    const padding = "x".repeat(2048);
+    harness.write(
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { padding } }),
+      JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { padding } }),
+    );
+    harness.end();
+    await harness.connection.closed;
+    expect([...harness.replies.keys()]).toEqual([5]);
+    expect(harness.replies.get(5)).toMatchObject({ error: { code: -32600 } });
+  });
+
+  it("a stdin error ends the connection like an end of input", async () => {
+    const harness = serve(untilCancelled());
+    harness.write(call(1, "quick", { n: 1 }));
+    await harness.until(() => harness.replies.has(1));
+    harness.stdin.emit("error", new Error("EIO"));
+    await harness.connection.closed;
+    expect(harness.replies.get(1)).toMatchObject({ result: { content: [{ text: "1" }] } });
+  });
+});
