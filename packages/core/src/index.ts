@@ -79,4 +79,10 @@ export type {
   Tool,
   ToolAnnotations,
 } from "./types.js";
-export { isUriTemplate, parseUriTemplate, type UriTemplate, type UriVariables } from "./uri-template.js";
+export {
+  isUriTemplate,
+  MAX_URI_LENGTH,
+  parseUriTemplate,
+  type UriTemplate,
+  type UriVariables,
+} from "./uri-template.js";

@@ -388,3 +388,25 @@ describe("tools of both zod versions, listed in every revision", () => {
     });
   }
 });
+
+describe("zod v3: only schema keywords are rewritten to 2020-12", () => {
+  it("keeps property names and literal values that look like keywords", () => {
+    const schema = z3.object({
+      definitions: z3.string(),
+      additionalItems: z3.number(),
+      items: z3.tuple([z3.string(), z3.number()]),
+      kind: z3.literal("definitions").default("definitions"),
+    });
+    const json = compileSchema(schema, "input", "test").jsonSchema as {
+      properties: Record<string, Record<string, unknown>>;
+      required: string[];
+    };
+    expect(Object.keys(json.properties)).toEqual(["definitions", "additionalItems", "items", "kind"]);
+    expect(json.required).toEqual(["definitions", "additionalItems", "items"]);
+    expect(json.properties.items).toMatchObject({
+      prefixItems: [{ type: "string" }, { type: "number" }],
+      items: false,
+    });
+    expect(json.properties.kind).toMatchObject({ const: "definitions", default: "definitions" });
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DefinitionError, isUriTemplate, parseUriTemplate } from "./index.js";
+import { MAX_URI_LENGTH } from "./uri-template.js";
 
 function parseError(template: string): DefinitionError {
   try {
@@ -233,5 +234,36 @@ describe("UriTemplate.match: non-matches", () => {
   it("regex metacharacters in the literal part are literal", () => {
     expect(match("a+b://x.y/{id}", "a+b://x.y/1")).toEqual({ id: "1" });
     expect(match("a+b://x.y/{id}", "aab://xzy/1")).toBeUndefined();
+  });
+});
+
+describe("reading values back stays unambiguous and linear", () => {
+  it("a value ends at the first character that follows it in the template", () => {
+    expect(parseUriTemplate("files://{name}.{ext}").match("files://archive.tar.gz")).toEqual({
+      name: "archive",
+      ext: "tar.gz",
+    });
+    expect(parseUriTemplate("users://{id}-profile").match("users://42-profile")).toEqual({ id: "42" });
+    expect(parseUriTemplate("repo://{owner}/{+path}").match("repo://me/a/b.txt")).toEqual({
+      owner: "me",
+      path: "a/b.txt",
+    });
+  });
+
+  it("refuses templates whose values could not be told apart", () => {
+    expect(() => parseUriTemplate("x://{+a}/{+b}")).toThrow(/more than one, so keep one/);
+    expect(() => parseUriTemplate("x://{a}{b}")).toThrow(/put a literal/);
+    expect(() => parseUriTemplate("x://{a}{+b}")).toThrow(/put a literal/);
+    expect(parseUriTemplate("x://{a}{.b}{/c}").match("x://one.two/three")).toEqual({ a: "one", b: "two", c: "three" });
+  });
+
+  it("URIs that do not fit are refused, however long; past MAX_URI_LENGTH nothing matches", () => {
+    expect(parseUriTemplate("x://{a}.{b}.{c}").match(`x://${".".repeat(4000)}/`)).toBeUndefined();
+    expect(parseUriTemplate("x://{+a}/{b}").match(`x://${"/".repeat(8000)}?`)).toBeUndefined();
+    const long = `x://${"a".repeat(MAX_URI_LENGTH)}`;
+    expect(parseUriTemplate("x://{a}").match(long)).toBeUndefined();
+    expect(parseUriTemplate("x://{a}").match(long.slice(0, MAX_URI_LENGTH))).toEqual({
+      a: "a".repeat(MAX_URI_LENGTH - 4),
+    });
   });
 });

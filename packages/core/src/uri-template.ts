@@ -28,6 +28,9 @@ interface Expression {
 
 type Part = string | Expression;
 
+/** URIs longer than this never match a template (a bound on matching time). */
+export const MAX_URI_LENGTH = 8192;
+
 const OPERATORS = new Set(["", "+", "#", ".", "/", ";", "?", "&"]);
 const VARNAME = /^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*$/;
 
@@ -91,13 +94,28 @@ function parseParts(template: string): Part[] {
   return parts;
 }
 
-// Character classes a value may use when read back (lenient: anything but the delimiters around it).
-function valuePattern(expression: Expression, spec: VarSpec): string {
+// What a value may hold when read back: anything but the delimiters around it. A value also stops at the first
+// character that follows it in the template, and every quantifier is greedy: matching stays linear in the URI's
+// length (lazy, overlapping groups backtrack polynomially on a URI that does not fit).
+function valuePattern(expression: Expression, spec: VarSpec, stop: string): string {
   const { operator } = expression;
-  const chars = operator === "+" || operator === "#" ? "[^?#]" : operator === "." ? "[^/?#.,]" : "[^/?#,;&]";
-  const count = spec.prefix === undefined ? "+?" : `{1,${spec.prefix}}?`;
-  if (spec.explode && (operator === "" || operator === "+" || operator === "#")) return `(?:${chars}|,)+?`;
-  return `${chars}${count}`;
+  const reserved = operator === "+" || operator === "#";
+  const base = reserved ? "?#" : operator === "." ? "/?#.," : "/?#,;&";
+  const excluded = reserved || stop === "" || base.includes(stop) ? base : base + stop;
+  const chars = `[^${escapeClass(excluded)}]`;
+  if (spec.explode && (operator === "" || reserved)) return `(?:${chars}|,)+`;
+  return spec.prefix === undefined ? `${chars}+` : `${chars}{1,${spec.prefix}}`;
+}
+
+function escapeClass(chars: string): string {
+  return chars.replace(/[\\\]^-]/g, "\\$&");
+}
+
+// The character that comes right after a part: a literal's first, or the operator that opens an expression.
+function startOf(part: Part | undefined): string {
+  if (part === undefined) return "";
+  if (typeof part === "string") return part.charAt(0);
+  return part.operator === "+" ? "" : part.operator;
 }
 
 interface Capture {
@@ -118,11 +136,12 @@ function compile(parts: Part[]): { regex: RegExp; captures: Capture[][] } {
   let source = "^";
   const captures: Capture[][] = [];
   let query: Capture[] | undefined;
-  for (const part of parts) {
+  for (const [at, part] of parts.entries()) {
     if (typeof part === "string") {
       source += escapeRegExp(part);
       continue;
     }
+    const stop = startOf(parts[at + 1]);
     const { operator, vars } = part;
     if (operator === "?" || operator === "&") {
       // Query parameters may come in any order, so the whole query is captured once and read by name;
@@ -151,7 +170,7 @@ function compile(parts: Part[]): { regex: RegExp; captures: Capture[][] } {
         source += `((?:${escapeRegExp(operator)}[^/?#${operator === "." ? "." : ""}]+)*)`;
         group.push({ spec, kind: "segments", separator: operator });
       } else {
-        source += `${prefix}(${valuePattern(part, spec)})`;
+        source += `${prefix}(${valuePattern(part, spec, stop)})`;
         group.push({ spec, kind: "value", separator: "," });
       }
     });
@@ -183,6 +202,20 @@ function readQuery(query: string, separator: string): Map<string, string[]> {
 export function parseUriTemplate(template: string): UriTemplate {
   const parts = parseParts(template);
   const expressions = parts.filter((part): part is Expression => typeof part !== "string");
+  const reserved = expressions.filter((expression) => expression.operator === "+" || expression.operator === "#");
+  if (reserved.length > 1) {
+    throw new DefinitionError(
+      `URI template "${template}" has ${reserved.length} {+…}/{#…} expressions; a URI cannot be read back unambiguously with more than one, so keep one and use {var} or {/var} for the rest`,
+    );
+  }
+  for (const [at, part] of parts.entries()) {
+    const next = parts[at + 1];
+    if (typeof part !== "string" && next !== undefined && typeof next !== "string" && startOf(next) === "") {
+      throw new DefinitionError(
+        `URI template "${template}" puts {${next.operator}${next.vars[0]?.name}} right after another expression, so a URI cannot say where one value ends; put a literal (like "/" or "-") between them`,
+      );
+    }
+  }
   const variables = expressions.flatMap((expression) => expression.vars.map((spec) => spec.name));
   const duplicate = variables.find((name, index) => variables.indexOf(name) !== index);
   if (duplicate !== undefined) {
@@ -191,6 +224,7 @@ export function parseUriTemplate(template: string): UriTemplate {
   const { regex, captures } = compile(parts);
 
   function match(uri: string): UriVariables | undefined {
+    if (uri.length > MAX_URI_LENGTH) return undefined;
     const found = regex.exec(uri);
     if (!found) return undefined;
     const result: UriVariables = Object.create(null);

@@ -13,23 +13,43 @@ import {
 
 // Importing this module adds zod v3 support: `import "@toolsmith/core/zod-v3";`.
 
-// zod-to-json-schema speaks draft-07 tuples and `definitions`; rewrite those into 2020-12.
+// zod-to-json-schema speaks draft-07 tuples and `definitions`; rewrite those keywords into 2020-12. Only schema
+// positions are rewritten: names inside `properties` and values inside `const`, `enum`, `default` stay as they are.
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "definitions", "$defs", "dependentSchemas"]);
+const SCHEMA_LISTS = new Set(["anyOf", "allOf", "oneOf", "prefixItems"]);
+const SCHEMAS = new Set([
+  "items",
+  "additionalItems",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+]);
+
 function toDraft2020(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(toDraft2020);
   if (!isPlainObject(node)) return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === "items" && Array.isArray(value)) {
-      out.prefixItems = toDraft2020(value);
+      out.prefixItems = value.map(toDraft2020);
       if (!("additionalItems" in node)) out.items = false;
     } else if (key === "additionalItems") {
       out.items = toDraft2020(value);
     } else if (key === "$ref" && typeof value === "string") {
       out.$ref = value.replace(/^#\/definitions\//, "#/$defs/");
-    } else if (key === "definitions") {
-      out.$defs = toDraft2020(value);
-    } else {
+    } else if (SCHEMA_MAPS.has(key) && isPlainObject(value)) {
+      const map: Record<string, unknown> = {};
+      for (const [name, schema] of Object.entries(value)) map[name] = toDraft2020(schema);
+      out[key === "definitions" ? "$defs" : key] = map;
+    } else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) {
+      out[key] = value.map(toDraft2020);
+    } else if (SCHEMAS.has(key)) {
       out[key] = toDraft2020(value);
+    } else {
+      out[key] = value;
     }
   }
   return out;
