@@ -60,7 +60,7 @@ export const COMMON_METHODS: Readonly<Record<string, Method>> = {
     capability: "tools",
     run(router, params, ctx) {
       const { name, arguments: args } = parse(CallToolParams, params);
-      return andThen(router.callTool(name, args, ctx), (result) => ({ ...result }));
+      return router.callTool(name, args, ctx) as unknown as MaybePromise<Record<string, unknown>>;
     },
   },
   "resources/list": list("resources", "resources", (router, ctx) => router.listResources(ctx)),
@@ -82,7 +82,7 @@ export const COMMON_METHODS: Readonly<Record<string, Method>> = {
     capability: "prompts",
     run(router, params, ctx) {
       const { name, arguments: args } = parse(GetPromptParams, params);
-      return andThen(router.getPrompt(name, args, ctx), (result) => ({ ...result }));
+      return router.getPrompt(name, args, ctx) as unknown as MaybePromise<Record<string, unknown>>;
     },
   },
 };

@@ -192,3 +192,21 @@ describe("cancellation frees the id at once, and batches run one entry at a time
     expect(peak).toBe(1);
   });
 });
+
+describe("arguments named like Object.prototype members", () => {
+  it("an optional argument called constructor or toString may be left out, or given", async () => {
+    const server = createServer({ name: "p", version: "1" }).tool({
+      name: "odd",
+      description: "odd names",
+      input: { constructor: z.string().optional(), toString: z.string().optional(), n: z.number() },
+      handler: (args) => ({ ...args }),
+    });
+    const client = await createTestClient(server);
+    expect((await client.callTool("odd", { n: 1 })).structuredContent).toEqual({ n: 1 });
+    expect((await client.callTool("odd", { n: 1, constructor: "c" })).structuredContent).toEqual({
+      n: 1,
+      constructor: "c",
+    });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

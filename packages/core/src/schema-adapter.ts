@@ -193,7 +193,17 @@ function compileUncached(input: InputSchema, io: "input" | "output", what: strin
     const reason = error instanceof Error ? error.message : String(error);
     throw new DefinitionError(`${what} cannot be expressed as JSON Schema (${reason}); use JSON-representable types`);
   }
-  return { jsonSchema, validate: (value) => adapter.validate(schema, value) };
+  // zod reads a missing optional field named like an Object.prototype member ("constructor", "toString") from the
+  // prototype and rejects it; such schemas validate a prototype-free copy of the object.
+  const properties = isPlainObject(jsonSchema.properties) ? Object.keys(jsonSchema.properties) : [];
+  if (!properties.some((name) => name in Object.prototype)) {
+    return { jsonSchema, validate: (value) => adapter.validate(schema, value) };
+  }
+  return {
+    jsonSchema,
+    validate: (value) =>
+      adapter.validate(schema, isPlainObject(value) ? Object.assign(Object.create(null), value) : value),
+  };
 }
 
 /** Turn validation issues into one line per field, for a model or a person to read. */
