@@ -1,3 +1,14 @@
+import {
+  type CompiledPrompt,
+  type CompiledResource,
+  type CompiledTemplate,
+  type CompiledTool,
+  checkName,
+  compilePrompt,
+  compileStaticResource,
+  compileTemplate,
+  compileTool,
+} from "./compile-definitions.js";
 import type { RequestContext } from "./context.js";
 import type {
   PromptDefinition,
@@ -7,7 +18,7 @@ import type {
   ToolDefinition,
 } from "./definitions.js";
 import { DefinitionError, isMcpError, McpError, messageOf } from "./errors.js";
-import { ErrorCode, isPlainObject } from "./json-rpc.js";
+import { ErrorCode } from "./json-rpc.js";
 import { andThen, attempt, isPromiseLike, type MaybePromise } from "./maybe.js";
 import { featuresOf, type ProtocolVersion, type RevisionFeatures } from "./protocol.js";
 import {
@@ -18,110 +29,25 @@ import {
   toGetPromptResult,
   toReadResourceResult,
 } from "./results.js";
-import { type CompiledSchema, compileSchema, describeIssues, type InputSchema } from "./schema-adapter.js";
+import { shape, shapeToolResult } from "./revision-shape.js";
+import { type CompiledSchema, describeIssues, type InputSchema } from "./schema-adapter.js";
 import type { ErrorReport } from "./server.js";
 import type {
   CacheHint,
   CallToolResult,
   GetPromptResult,
   Prompt,
-  PromptArgument,
   ReadResourceResult,
   Resource,
   ResourceTemplate,
   ServerCapabilities,
   Tool,
 } from "./types.js";
-import { isUriTemplate, parseUriTemplate, type UriTemplate } from "./uri-template.js";
-
-const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-const NO_ARGUMENTS = { type: "object", properties: {} } as const;
-
-interface CompiledTool {
-  readonly definition: ToolDefinition;
-  readonly wire: Tool;
-  readonly input: CompiledSchema | undefined;
-  readonly output: CompiledSchema | undefined;
-}
-
-interface CompiledResource {
-  readonly definition: StaticResourceDefinition;
-  readonly wire: Resource;
-}
-
-interface CompiledTemplate {
-  readonly definition: ResourceTemplateDefinition;
-  readonly template: UriTemplate;
-  readonly wire: ResourceTemplate;
-  readonly input: CompiledSchema | undefined;
-}
-
-interface CompiledPrompt {
-  readonly definition: PromptDefinition;
-  readonly wire: Prompt;
-  readonly args: CompiledSchema | undefined;
-  readonly required: readonly string[];
-}
 
 /** A read result and the caching hint its resource asked for. */
 export interface ReadOutcome {
   result: ReadResourceResult;
   cache: CacheHint | undefined;
-}
-
-function checkName(kind: string, name: unknown): string {
-  if (typeof name !== "string" || !NAME.test(name)) {
-    throw new DefinitionError(
-      `${kind} name ${JSON.stringify(name)} is invalid: use 1–64 characters of A-Z, a-z, 0-9, "_", "." and "-"`,
-    );
-  }
-  return name;
-}
-
-function optional<T extends object>(fields: T): Partial<T> {
-  const out: Partial<T> = {};
-  for (const key of Object.keys(fields) as (keyof T)[]) {
-    if (fields[key] !== undefined) out[key] = fields[key];
-  }
-  return out;
-}
-
-// Drop what an older revision does not define; the full form is the newest revision's.
-function shape<T extends { title?: unknown; icons?: unknown; outputSchema?: unknown }>(
-  item: T,
-  features: RevisionFeatures,
-): T {
-  if (features.titlesAndStructuredOutput && features.icons && features.anyStructuredContent) return item;
-  const copy = { ...item };
-  if (!features.titlesAndStructuredOutput) {
-    delete copy.title;
-    delete copy.outputSchema;
-  }
-  if (!features.icons) delete copy.icons;
-  if (!features.anyStructuredContent && isPlainObject(copy.outputSchema) && copy.outputSchema.type !== "object") {
-    delete copy.outputSchema;
-  }
-  return copy;
-}
-
-// A template's input schema must have exactly the template's variables as its fields.
-function checkTemplateInput(uriTemplate: string, variables: readonly string[], schema: Record<string, unknown>): void {
-  const properties = isPlainObject(schema.properties) ? Object.keys(schema.properties) : [];
-  const problems = [
-    ...variables
-      .filter((name) => !properties.includes(name))
-      .map((name) => `{${name}} has no field in the input schema`),
-    ...properties
-      .filter((name) => !variables.includes(name))
-      .map((name) => `field "${name}" is not a template variable`),
-  ];
-  if (schema.type !== "object") problems.push("the input schema must be an object of the variables");
-  if (problems.length > 0) {
-    throw new DefinitionError(
-      `Resource template "${uriTemplate}" input does not match its variables: ${problems.join("; ")}; make the schema's fields exactly ${variables.map((name) => `"${name}"`).join(", ")}`,
-    );
-  }
 }
 
 function invalidArguments(what: string, issues: string): string {
@@ -154,34 +80,7 @@ export class Router {
     const name = checkName("Tool", definition.name);
     if (this.#tools.has(name))
       throw new DefinitionError(`Tool "${name}" is defined twice; give each tool its own name`);
-    if (typeof definition.description !== "string" || definition.description.trim() === "") {
-      throw new DefinitionError(
-        `Tool "${name}" has no description; add one: it is the model's whole manual for the tool`,
-      );
-    }
-    if (typeof definition.handler !== "function") throw new DefinitionError(`Tool "${name}" has no handler function`);
-    const input =
-      definition.input === undefined ? undefined : compileSchema(definition.input, "input", `Tool "${name}" input`);
-    if (input && input.jsonSchema.type !== "object") {
-      throw new DefinitionError(
-        `Tool "${name}" input must be an object schema (z.object or a shape like { text: z.string() }); MCP requires type "object"`,
-      );
-    }
-    const output =
-      definition.output === undefined ? undefined : compileSchema(definition.output, "output", `Tool "${name}" output`);
-    const wire: Tool = {
-      name,
-      ...optional({ title: definition.title }),
-      description: definition.description,
-      inputSchema: input ? input.jsonSchema : { ...NO_ARGUMENTS },
-      ...optional({
-        outputSchema: output?.jsonSchema,
-        annotations: definition.annotations,
-        icons: definition.icons,
-        _meta: definition._meta,
-      }),
-    };
-    this.#tools.set(name, { definition: definition as ToolDefinition, wire, input, output });
+    this.#tools.set(name, compileTool(definition));
     this.#changed();
   }
 
@@ -192,106 +91,31 @@ export class Router {
   }
 
   #addStatic(definition: StaticResourceDefinition): void {
-    const { uri } = definition;
-    if (typeof uri !== "string" || !URI_SCHEME.test(uri)) {
-      throw new DefinitionError(
-        `Resource URI ${JSON.stringify(uri)} is invalid: it needs a scheme, like "notes://all"`,
-      );
-    }
-    if (isUriTemplate(uri)) {
-      throw new DefinitionError(
-        `Resource URI "${uri}" holds a {variable}; register it with uriTemplate instead of uri`,
-      );
-    }
+    const compiled = compileStaticResource(definition);
+    const { uri } = compiled.wire;
     if (this.#resources.has(uri)) {
       throw new DefinitionError(`Resource "${uri}" is defined twice; give each resource its own URI`);
     }
-    if (typeof definition.handler !== "function")
-      throw new DefinitionError(`Resource "${uri}" has no handler function`);
-    const wire: Resource = {
-      uri,
-      name: definition.name ?? uri,
-      ...optional({
-        title: definition.title,
-        description: definition.description,
-        mimeType: definition.mimeType,
-        size: definition.size,
-        annotations: definition.annotations,
-        icons: definition.icons,
-        _meta: definition._meta,
-      }),
-    };
-    this.#resources.set(uri, { definition, wire });
+    this.#resources.set(uri, compiled);
   }
 
   #addTemplate(definition: ResourceTemplateDefinition<InputSchema | undefined>): void {
-    const { uriTemplate } = definition;
-    if (typeof uriTemplate !== "string" || !URI_SCHEME.test(uriTemplate)) {
-      throw new DefinitionError(
-        `Resource template ${JSON.stringify(uriTemplate)} is invalid: it needs a scheme, like "notes://{id}"`,
-      );
-    }
-    if (this.#templates.has(uriTemplate))
+    const compiled = compileTemplate(definition);
+    const { uriTemplate } = compiled.wire;
+    if (this.#templates.has(uriTemplate)) {
       throw new DefinitionError(
         `Resource template "${uriTemplate}" is defined twice; give each template its own pattern`,
       );
-    if (typeof definition.handler !== "function") {
-      throw new DefinitionError(`Resource template "${uriTemplate}" has no handler function`);
     }
-    const template = parseUriTemplate(uriTemplate);
-    if (template.variables.length === 0) {
-      throw new DefinitionError(`Resource template "${uriTemplate}" has no {variable}; register it with uri instead`);
-    }
-    const input =
-      definition.input === undefined
-        ? undefined
-        : compileSchema(definition.input, "input", `Resource template "${uriTemplate}" input`);
-    if (input) checkTemplateInput(uriTemplate, template.variables, input.jsonSchema);
-    const wire: ResourceTemplate = {
-      uriTemplate,
-      name: definition.name ?? uriTemplate,
-      ...optional({
-        title: definition.title,
-        description: definition.description,
-        mimeType: definition.mimeType,
-        annotations: definition.annotations,
-        icons: definition.icons,
-        _meta: definition._meta,
-      }),
-    };
-    this.#templates.set(uriTemplate, { definition: definition as ResourceTemplateDefinition, template, wire, input });
+    this.#templates.set(uriTemplate, compiled);
   }
 
   addPrompt(definition: PromptDefinition<InputSchema | undefined>): void {
     const name = checkName("Prompt", definition.name);
-    if (this.#prompts.has(name))
+    if (this.#prompts.has(name)) {
       throw new DefinitionError(`Prompt "${name}" is defined twice; give each prompt its own name`);
-    if (typeof definition.handler !== "function") throw new DefinitionError(`Prompt "${name}" has no handler function`);
-    const args =
-      definition.args === undefined ? undefined : compileSchema(definition.args, "input", `Prompt "${name}" args`);
-    const properties = isPlainObject(args?.jsonSchema.properties) ? args.jsonSchema.properties : {};
-    const required = Array.isArray(args?.jsonSchema.required) ? (args.jsonSchema.required as string[]) : [];
-    const argumentList: PromptArgument[] = Object.entries(properties).map(([argName, property]) => {
-      if (isPlainObject(property) && property.type !== undefined && property.type !== "string") {
-        throw new DefinitionError(
-          `Prompt "${name}" argument "${argName}" is not a string schema; prompt arguments are strings on the wire, so use z.string() or z.enum([...])`,
-        );
-      }
-      const description =
-        isPlainObject(property) && typeof property.description === "string" ? property.description : undefined;
-      return { name: argName, ...optional({ description }), required: required.includes(argName) };
-    });
-    const wire: Prompt = {
-      name,
-      ...optional({
-        title: definition.title,
-        description: definition.description,
-        arguments: args ? argumentList : undefined,
-        icons: definition.icons,
-        _meta: definition._meta,
-      }),
-    };
-    this.#prompts.set(name, { definition: definition as PromptDefinition, wire, args, required });
+    }
+    this.#prompts.set(name, compilePrompt(definition));
     this.#changed();
   }
 
@@ -457,15 +281,4 @@ export class Router {
       );
     });
   }
-}
-
-// structuredContent is an object before 2026-07-28 and absent before 2025-06-18; its JSON text stays either way.
-function shapeToolResult(result: CallToolResult, features: RevisionFeatures): CallToolResult {
-  if (result.isError === undefined) result = { ...result, isError: false };
-  if (!("structuredContent" in result)) return result;
-  const keep =
-    features.anyStructuredContent || (features.titlesAndStructuredOutput && isPlainObject(result.structuredContent));
-  if (keep) return result;
-  const { structuredContent: _dropped, ...rest } = result;
-  return rest;
 }

@@ -1,0 +1,32 @@
+import { isPlainObject } from "./json-rpc.js";
+import type { RevisionFeatures } from "./protocol.js";
+import type { CallToolResult } from "./types.js";
+
+// Drop what an older revision does not define; the full form is the newest revision's.
+export function shape<T extends { title?: unknown; icons?: unknown; outputSchema?: unknown }>(
+  item: T,
+  features: RevisionFeatures,
+): T {
+  if (features.titlesAndStructuredOutput && features.icons && features.anyStructuredContent) return item;
+  const copy = { ...item };
+  if (!features.titlesAndStructuredOutput) {
+    delete copy.title;
+    delete copy.outputSchema;
+  }
+  if (!features.icons) delete copy.icons;
+  if (!features.anyStructuredContent && isPlainObject(copy.outputSchema) && copy.outputSchema.type !== "object") {
+    delete copy.outputSchema;
+  }
+  return copy;
+}
+
+// structuredContent is an object before 2026-07-28 and absent before 2025-06-18; its JSON text stays either way.
+export function shapeToolResult(result: CallToolResult, features: RevisionFeatures): CallToolResult {
+  if (result.isError === undefined) result = { ...result, isError: false };
+  if (!("structuredContent" in result)) return result;
+  const keep =
+    features.anyStructuredContent || (features.titlesAndStructuredOutput && isPlainObject(result.structuredContent));
+  if (keep) return result;
+  const { structuredContent: _dropped, ...rest } = result;
+  return rest;
+}
