@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as z3 from "zod/v3";
+import { definitionError, rpcError } from "./expect-errors.test-util.js";
 import {
   createServer,
   createTestClient,
@@ -18,26 +19,6 @@ const HANDSHAKE = ["2025-03-26", "2025-06-18", "2025-11-25"] as const;
 
 function newServer(): Server {
   return createServer({ name: "router-test", version: "1.0.0" });
-}
-
-function definitionError(run: () => unknown): DefinitionError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DefinitionError);
-    return error as DefinitionError;
-  }
-  throw new Error("expected a DefinitionError");
-}
-
-async function rpcError(promise: Promise<unknown>): Promise<McpError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(McpError);
-    return error as McpError;
-  }
-  throw new Error("expected a JSON-RPC error reply");
 }
 
 const noop = () => "ok";

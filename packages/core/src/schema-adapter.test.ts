@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as z3 from "zod/v3";
+import { definitionError } from "./expect-errors.test-util.js";
 import {
   type CompiledSchema,
   compileSchema,
@@ -20,16 +21,6 @@ const REVISIONS = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as co
 
 function compile(input: InputSchema, io: "input" | "output" = "input"): CompiledSchema {
   return compileSchema(input, io, "test input");
-}
-
-function definitionError(run: () => unknown): DefinitionError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DefinitionError);
-    return error as DefinitionError;
-  }
-  throw new Error("expected a DefinitionError");
 }
 
 async function issuesOf(compiled: CompiledSchema, value: unknown): Promise<ValidationIssue[]> {

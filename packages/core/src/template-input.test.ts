@@ -1,12 +1,11 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
+import { definitionError, rpcError } from "./expect-errors.test-util.js";
 import {
   createServer,
   createTestClient,
-  DefinitionError,
   defineResourceTemplate,
   ErrorCode,
-  McpError,
   type Server,
   type UriVariables,
 } from "./index.js";
@@ -15,26 +14,6 @@ const REVISIONS = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as co
 
 function newServer(): Server {
   return createServer({ name: "template-input-test", version: "1.0.0" });
-}
-
-function definitionError(run: () => unknown): DefinitionError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DefinitionError);
-    return error as DefinitionError;
-  }
-  throw new Error("expected a DefinitionError");
-}
-
-async function rpcError(promise: Promise<unknown>): Promise<McpError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(McpError);
-    return error as McpError;
-  }
-  throw new Error("expected a JSON-RPC error reply");
 }
 
 const noop = () => "ok";
