@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
+import { replay } from "../../../scripts/stdio-replay.js";
 
 const serverPath = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
@@ -14,32 +14,13 @@ const SEED_SESSION = [
   '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"show_wire","arguments":{}}}',
 ];
 
-function replay(lines: string[]): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [serverPath], { stdio: ["pipe", "pipe", "pipe"] });
-    let out = "";
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error("the server did not exit after stdin closed"));
-    }, 15_000);
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      out += chunk;
-    });
-    child.on("exit", () => {
-      clearTimeout(timer);
-      resolve(out.split("\n").filter((line) => line !== ""));
-    });
-    child.stdin.end(`${lines.join("\n")}\n`);
-  });
-}
-
 function transcriptOf(result: { content: unknown }): string {
   return (result.content as { type: string; text: string }[])[0]?.text ?? "";
 }
 
 describe("wiretap over a real pipe", () => {
   it("shows the seed's session: handshake, the phase boundary, and last the request that asked", async () => {
-    const stdout = await replay(SEED_SESSION);
+    const { stdout } = await replay(serverPath, SEED_SESSION);
     expect(stdout).toHaveLength(3);
     const answer = JSON.parse(stdout[2] as string);
     expect(answer.id).toBe(2);
@@ -58,7 +39,7 @@ describe("wiretap over a real pipe", () => {
 
   it("keeps the last 64 lines and counts the ones it dropped", async () => {
     const pings = Array.from({ length: 40 }, (_, i) => `{"jsonrpc":"2.0","id":${100 + i},"method":"ping"}`);
-    const stdout = await replay([...SEED_SESSION.slice(0, 2), ...pings, SEED_SESSION[3] as string]);
+    const { stdout } = await replay(serverPath, [...SEED_SESSION.slice(0, 2), ...pings, SEED_SESSION[3] as string]);
     const answer = JSON.parse(stdout.at(-1) as string);
     const lines = transcriptOf(answer.result).split("\n");
     // 1 initialize + 1 reply + 1 notification + 40 pings and 40 replies + the request = 84 lines, 20 dropped.

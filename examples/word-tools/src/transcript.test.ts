@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
+import { replay } from "../../../scripts/stdio-replay.js";
 
 const serverPath = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 const META = {
@@ -40,29 +40,9 @@ const ANSWERS: Record<number, { text: string; isError: boolean }> = {
   4: { text: "text must not be empty", isError: true },
 };
 
-/** Write lines to the server's stdin, close it, and collect every stdout line until the process exits. */
-function replay(lines: string[]): Promise<{ stdout: string[]; code: number | null }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [serverPath], { stdio: ["pipe", "pipe", "pipe"] });
-    let out = "";
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error("the server did not exit after stdin closed"));
-    }, 15_000);
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      out += chunk;
-    });
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ stdout: out.split("\n").filter((line) => line !== ""), code });
-    });
-    child.stdin.end(`${lines.join("\n")}\n`);
-  });
-}
-
 describe("word-tools replays the seed transcript over a real pipe", () => {
   it("answers the four requests as the seed does, and not the notification", async () => {
-    const { stdout, code } = await replay(INBOX);
+    const { stdout, code } = await replay(serverPath, INBOX);
     expect(code).toBe(0);
     expect(stdout).toHaveLength(4);
     const replies = stdout.map((line) => JSON.parse(line));
@@ -80,7 +60,7 @@ describe("word-tools replays the seed transcript over a real pipe", () => {
   });
 
   it("refuses the verbatim seed lines, which lack params._meta, and still says nothing to the notification", async () => {
-    const { stdout, code } = await replay(SEED_INBOX);
+    const { stdout, code } = await replay(serverPath, SEED_INBOX);
     expect(code).toBe(0);
     const replies = stdout.map((line) => JSON.parse(line));
     expect(replies.map((reply) => [reply.id, reply.error?.code])).toEqual([
