@@ -69,6 +69,18 @@ function checkUri(kind: string, uri: unknown, example: string): string {
   return uri;
 }
 
+// The optional fields a resource and a resource template share, as the wire lists them.
+function described(definition: StaticResourceDefinition | ResourceTemplateDefinition<InputSchema | undefined>) {
+  return optional({
+    title: definition.title,
+    description: definition.description,
+    mimeType: definition.mimeType,
+    annotations: definition.annotations,
+    icons: definition.icons,
+    _meta: definition._meta,
+  });
+}
+
 function checkHandler(what: string, handler: unknown): void {
   if (typeof handler !== "function") throw new DefinitionError(`${what} has no handler function`);
 }
@@ -114,15 +126,8 @@ export function compileStaticResource(definition: StaticResourceDefinition): Com
   const wire: Resource = {
     uri,
     name: definition.name ?? uri,
-    ...optional({
-      title: definition.title,
-      description: definition.description,
-      mimeType: definition.mimeType,
-      size: definition.size,
-      annotations: definition.annotations,
-      icons: definition.icons,
-      _meta: definition._meta,
-    }),
+    ...optional({ size: definition.size }),
+    ...described(definition),
   };
   return { definition, wire };
 }
@@ -142,14 +147,7 @@ export function compileTemplate(definition: ResourceTemplateDefinition<InputSche
   const wire: ResourceTemplate = {
     uriTemplate,
     name: definition.name ?? uriTemplate,
-    ...optional({
-      title: definition.title,
-      description: definition.description,
-      mimeType: definition.mimeType,
-      annotations: definition.annotations,
-      icons: definition.icons,
-      _meta: definition._meta,
-    }),
+    ...described(definition),
   };
   return { definition: definition as ResourceTemplateDefinition, template, wire, input };
 }

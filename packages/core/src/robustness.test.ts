@@ -4,6 +4,13 @@ import { createServer, createTestClient, type ErrorReport, MetaKey } from "./ind
 
 const META = { [MetaKey.protocolVersion]: "2026-07-28", [MetaKey.clientCapabilities]: {} };
 
+const INITIALIZE_2025_03_26 = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+});
+
 function line(id: unknown, method: string, params?: Record<string, unknown>): string {
   return JSON.stringify(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params });
 }
@@ -49,13 +56,7 @@ describe("every request gets its one reply, even when the result cannot be seria
 
   it("in a 2025-03-26 batch, one unserializable entry does not lose the others", async () => {
     const session = server.connect();
-    await session.handleLine(
-      line(0, "initialize", {
-        protocolVersion: "2025-03-26",
-        capabilities: {},
-        clientInfo: { name: "c", version: "1" },
-      }),
-    );
+    await session.handleLine(INITIALIZE_2025_03_26);
     const batch = `[${line(1, "resources/read", { uri: "bad://big" })},${line(2, "tools/call", { name: "ok" })}]`;
     const replies = JSON.parse((await session.handleLine(batch)) as string);
     expect(replies).toEqual([
@@ -179,13 +180,7 @@ describe("cancellation frees the id at once, and batches run one entry at a time
       },
     });
     const session = server.connect();
-    await session.handleLine(
-      line(0, "initialize", {
-        protocolVersion: "2025-03-26",
-        capabilities: {},
-        clientInfo: { name: "c", version: "1" },
-      }),
-    );
+    await session.handleLine(INITIALIZE_2025_03_26);
     const batch = `[${Array.from({ length: 20 }, (_, i) => line(i + 1, "tools/call", { name: "slow" })).join(",")}]`;
     const replies = JSON.parse((await session.handleLine(batch)) as string) as { id: number }[];
     expect(replies.map((reply) => reply.id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
