@@ -1,5 +1,20 @@
-export type { Era, RequestContext } from "./context.js";
+export { InputRequired } from "./ask.js";
+export { type ConnectOptions, Connection, type ReceiveOptions, type Route } from "./connection.js";
+export type {
+  AuthInfo,
+  ClientLog,
+  ElicitForm,
+  ElicitResult,
+  ElicitUrl,
+  Era,
+  RequestContext,
+  Root,
+  SampleRequest,
+  SampleResult,
+} from "./context.js";
 export {
+  type Completer,
+  type Completion,
   definePrompt,
   defineResource,
   defineResourceTemplate,
@@ -34,7 +49,28 @@ export {
   STATELESS_VERSIONS,
   type StatelessVersion,
 } from "./protocol.js";
-export { errorResult, isCallToolResult, isContentBlock, text } from "./results.js";
+export {
+  type ErrorReport,
+  isLogLevel,
+  levelPasses,
+  LOG_LEVELS,
+  type LogEntry,
+  type Logger,
+  type LogLevel,
+} from "./logger.js";
+export type { ListenFilter } from "./methods.js";
+export {
+  audio,
+  embeddedResource,
+  errorResult,
+  image,
+  isCallToolResult,
+  isContentBlock,
+  resourceLink,
+  text,
+} from "./results.js";
+export { featuresOf, type RevisionFeatures } from "./revision.js";
+export type { ChangeKind, Registered, RegisteredKind } from "./router.js";
 export {
   type AnySchema,
   type CompiledSchema,
@@ -50,9 +86,16 @@ export {
   type ValidationIssue,
   zodV4Adapter,
 } from "./schema-adapter.js";
-export { createServer, type ErrorReport, type Servable, type Server, type ServerOptions, toServer } from "./server.js";
-export { type Reply, Session } from "./session.js";
-export { createTestClient, type TestClient, type TestClientOptions, type WireRecord } from "./testing.js";
+export { createServer, type Servable, type Server, type ServerOptions, toServer } from "./server.js";
+export {
+  type ClientHandler,
+  createTestClient,
+  type Exchange,
+  type TestClient,
+  type TestClientOptions,
+  type TestSubscription,
+  type WireRecord,
+} from "./testing.js";
 export type {
   Annotations,
   AudioContent,

@@ -39,6 +39,21 @@ function build() {
     readResourceParams: z.looseObject({ uri: z.string() }),
     getPromptParams: z.looseObject({ name: z.string(), arguments: z.record(z.string(), z.string()).optional() }),
     cancelledParams: z.looseObject({ requestId, reason: z.string().optional() }),
+    completeParams: z.looseObject({
+      ref: z.looseObject({ type: z.string(), name: z.string().optional(), uri: z.string().optional() }),
+      argument: z.looseObject({ name: z.string(), value: z.string() }),
+      context: z.looseObject({ arguments: z.record(z.string(), z.string()).optional() }).optional(),
+    }),
+    listenParams: z.looseObject({
+      notifications: z
+        .looseObject({
+          toolsListChanged: z.boolean().optional(),
+          promptsListChanged: z.boolean().optional(),
+          resourcesListChanged: z.boolean().optional(),
+          resourceSubscriptions: z.array(z.string()).optional(),
+        })
+        .optional(),
+    }),
   };
 }
 
@@ -133,4 +148,14 @@ export const GetPromptParams: Inbound<z.output<Schemas["getPromptParams"]>> = {
       (isObject(value.arguments) &&
         // zod's record skips a "__proto__" key (never copying it); so does the guard.
         Object.entries(value.arguments).every(([key, arg]) => key === "__proto__" || typeof arg === "string"))),
+};
+
+export const CompleteParams: Inbound<z.output<Schemas["completeParams"]>> = {
+  schema: () => schemas().completeParams,
+  accepts: () => false,
+};
+
+export const ListenParams: Inbound<z.output<Schemas["listenParams"]>> = {
+  schema: () => schemas().listenParams,
+  accepts: () => false,
 };

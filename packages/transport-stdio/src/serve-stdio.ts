@@ -1,4 +1,13 @@
-import { ErrorCode, type ErrorReport, type Phase, type Servable, toServer } from "@toolsmith/core";
+import {
+  ErrorCode,
+  isLogLevel,
+  type Logger,
+  type LogLevel,
+  type Phase,
+  levelPasses,
+  type Servable,
+  toServer,
+} from "@toolsmith/core";
 import { type LineEvent, LineReader } from "./line-reader.js";
 import { guardStdout, type StdoutGuard } from "./stdout-guard.js";
 
@@ -50,14 +59,22 @@ function frame(line: string): string {
   return `${line.includes("\u2028") || line.includes("\u2029") ? line.replace(LINE_SEPARATORS, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029")) : line}\n`;
 }
 
-function logTo(stderr: NodeJS.WritableStream): (error: unknown, where: ErrorReport) => void {
-  return (error, where) => {
-    // A plain Error thrown by a tool is how it reports failure: one line. Anything else is likely a bug: the stack.
-    const expected = where.tool !== undefined && error instanceof Error && error.constructor === Error;
-    const detail = error instanceof Error ? (expected ? error.message : (error.stack ?? error.message)) : String(error);
-    const what = where.tool ? `tool ${where.tool}` : where.method;
-    stderr.write(`[toolsmith] ${what} (id ${JSON.stringify(where.requestId)}) failed: ${detail}\n`);
+/** The stderr logger: entries at `threshold` and above (default `warning`, or `TOOLSMITH_LOG`), stacks for bugs. */
+export function stderrLogger(stderr: NodeJS.WritableStream, threshold: LogLevel = defaultThreshold()): Logger {
+  return (entry) => {
+    if (!levelPasses(entry.level, threshold)) return;
+    const { error } = entry;
+    const stack =
+      error instanceof Error && entry.level !== "info" && entry.level !== "debug" && error.stack
+        ? `\n${error.stack}`
+        : "";
+    stderr.write(`[toolsmith] ${entry.message}${stack}\n`);
   };
+}
+
+function defaultThreshold(): LogLevel {
+  const asked = process.env.TOOLSMITH_LOG;
+  return isLogLevel(asked) ? asked : "warning";
 }
 
 /**
@@ -74,15 +91,17 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
   const maxInFlight = options.maxInFlight ?? 256;
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
   const exitOnEnd = options.exitOnEnd ?? stdin === process.stdin;
-  const log = logTo(stderr);
+  const logger = stderrLogger(stderr);
+  const log = (error: unknown, where: { method: string }) =>
+    logger({ level: "error", message: `${where.method} failed: ${String(error)}`, error });
 
   const guard: StdoutGuard | undefined =
     (options.guardStdout ?? usesProcess) ? guardStdout(stdout as NodeJS.WriteStream, stderr) : undefined;
   const write =
     guard?.write ?? ((chunk: string, callback?: (error?: Error | null) => void) => stdout.write(chunk, callback));
-  if (!server.errorHook) server.onError(log);
+  if (!server.logger && !server.errorHook) server.setLogger(logger);
 
-  const session = server.connect();
+  const connection = server.connect({ send: (line) => send(line, connection.phase) });
   const reader = new LineReader(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   // Lines read but not yet served; reading pauses once they hold QUEUE_BYTES, so memory stays bounded.
   const queue: (LineEvent | undefined)[] = [];
@@ -122,29 +141,25 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
       if (event.notification) return;
       const message = `Message too large: ${event.bytes} bytes, over the limit of ${reader.maxLineBytes} bytes`;
       const error = { code: ErrorCode.InvalidRequest, message };
-      send(JSON.stringify({ jsonrpc: "2.0", id: event.id, error }), session.phase);
+      send(JSON.stringify({ jsonrpc: "2.0", id: event.id, error }), connection.phase);
       return;
     }
     if (event.text.trim() === "") return;
-    const phase = session.phase;
-    tap({ direction: "in", line: event.text, phase });
-    let reply: string | undefined | Promise<string | undefined>;
+    tap({ direction: "in", line: event.text, phase: connection.phase });
+    let done: void | Promise<void>;
     try {
-      reply = session.handleLine(event.text);
+      // Replies and everything else the connection says go out through `send` as they happen.
+      done = connection.receive(event.text);
     } catch (error) {
       log(error, { method: "(dispatch)" });
       return;
     }
-    if (typeof reply !== "object") {
-      if (reply !== undefined) send(reply, phase);
-      return;
-    }
-    // An asynchronous handler: the reply goes out whenever it is ready.
+    if (done === undefined) return;
+    // An asynchronous handler: its slot is held until its reply has gone out.
     inFlight++;
-    reply.then(
-      (line) => {
+    done.then(
+      () => {
         inFlight--;
-        if (line !== undefined) send(line, phase);
         flow();
       },
       (error: unknown) => {
@@ -243,8 +258,10 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     inputEnded = true;
     // Pending replies are written; a request still running at the timeout sees its signal abort, and one that
     // ignores it is given up a second later, so the process always exits.
+    // Listen streams end at once, with their closing result; other requests get the timeout below.
+    connection.endSubscriptions();
     later(shutdownTimeoutMs, () => {
-      session.close(new Error("stdin ended"));
+      connection.close(new Error("stdin ended"));
       later(1000, () => finish(true));
     });
     if (exitOnEnd) closed.then(() => process.exit(0));
@@ -263,7 +280,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
   stdout.on("error", () => {
     // The reader is gone (EPIPE): nothing more can be said.
     finished = true;
-    session.close(new Error("stdout closed"));
+    connection.close(new Error("stdout closed"));
     guard?.restore();
     resolveClosed();
     if (exitOnEnd) process.exit(0);
@@ -276,7 +293,8 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
         // Requests not yet started are dropped; those running are aborted and their replies still written.
         stopping = true;
         for (let index = queueAt; index < queue.length; index++) if (queue[index]) take(index);
-        session.close(new Error("server closed"));
+        connection.endSubscriptions();
+        connection.close(new Error("server closed"));
         flow();
       }
       await closed;
