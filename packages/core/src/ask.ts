@@ -1,5 +1,6 @@
 import type {
   ElicitForm,
+  ElicitRawForm,
   ElicitResult,
   ElicitUrl,
   RequestContextImpl,
@@ -143,7 +144,7 @@ function elicitationResult(answer: Record<string, unknown>): "accept" | "decline
 async function elicit(
   ctx: RequestContextImpl,
   port: AskPort,
-  request: ElicitForm | ElicitUrl,
+  request: ElicitForm | ElicitRawForm | ElicitUrl,
 ): Promise<ElicitResult<unknown>> {
   const mode = request.mode ?? "form";
   const { revision } = ctx;
@@ -169,6 +170,14 @@ async function elicit(
     return action === "accept" ? { action, content: undefined } : { action };
   }
 
+  if ("requestedSchema" in request) {
+    const params: Record<string, unknown> = { message: request.message, requestedSchema: request.requestedSchema };
+    if (revision.elicitation.includes("url")) params.mode = "form";
+    const answer = await askClient(ctx, port, "elicitation/create", params, "elicit", request.key);
+    const action = elicitationResult(answer);
+    if (action !== "accept") return { action };
+    return { action, content: isPlainObject(answer.content) ? answer.content : {} };
+  }
   const form = request as ElicitForm;
   const compiled = compileSchema(form.schema, "input", "ctx.elicit schema");
   const params: Record<string, unknown> = {

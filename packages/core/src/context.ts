@@ -28,6 +28,14 @@ export interface ElicitForm<S extends InputSchema = InputSchema> {
   key?: string;
 }
 
+/** A form question written as raw JSON Schema (a flat object of primitives); the content comes back unchecked. */
+export interface ElicitRawForm {
+  mode?: "form";
+  message: string;
+  requestedSchema: Record<string, unknown>;
+  key?: string;
+}
+
 /** A URL question (2025-11-25+): the user completes something out of band, at `url`. */
 export interface ElicitUrl {
   mode: "url";
@@ -104,6 +112,7 @@ export interface RequestContext {
   readonly log: ClientLog;
   /** Ask the user (elicitation). In 2026-07-28 this suspends the request as an `input_required` round. */
   elicit<S extends InputSchema>(request: ElicitForm<S>): Promise<ElicitResult<InferInput<S>>>;
+  elicit(request: ElicitRawForm): Promise<ElicitResult<Record<string, unknown>>>;
   elicit(request: ElicitUrl): Promise<ElicitResult<undefined>>;
   /** Ask the client's model (sampling). */
   sample(request: SampleRequest): Promise<SampleResult>;
@@ -253,7 +262,7 @@ export class RequestContextImpl implements RequestContext {
     this.#port.notify("notifications/message", params, this.requestId);
   }
 
-  elicit(request: ElicitForm | ElicitUrl): Promise<ElicitResult<never>> {
+  elicit(request: ElicitForm | ElicitRawForm | ElicitUrl): Promise<ElicitResult<never>> {
     return ask.elicit(this, this.#port, request) as Promise<ElicitResult<never>>;
   }
 

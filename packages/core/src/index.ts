@@ -4,6 +4,7 @@ export type {
   AuthInfo,
   ClientLog,
   ElicitForm,
+  ElicitRawForm,
   ElicitResult,
   ElicitUrl,
   Era,
