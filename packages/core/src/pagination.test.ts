@@ -9,8 +9,10 @@ import { createTestClient, type TestClient } from "./testing.js";
 
 function server(options: Partial<ServerOptions> = {}) {
   const s = createServer({ name: "paged", version: "1", stateKey: "sixteen bytes or more", ...options });
-  for (let index = 1; index <= 5; index++) s.tool({ name: `t${index}`, description: `Tool ${index}`, handler: () => index });
-  for (let index = 1; index <= 3; index++) s.prompt({ name: `p${index}`, description: `Prompt ${index}`, handler: () => "x" });
+  for (let index = 1; index <= 5; index++)
+    s.tool({ name: `t${index}`, description: `Tool ${index}`, handler: () => index });
+  for (let index = 1; index <= 3; index++)
+    s.prompt({ name: `p${index}`, description: `Prompt ${index}`, handler: () => "x" });
   s.resource({ uri: "fixed://a", handler: () => "a" });
   s.resource({
     uriTemplate: "item://{id}",
@@ -53,14 +55,17 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("pagination in %s", (protoc
     const client = await createTestClient(server({ pageSize: 2 }), { protocolVersion });
     const { nextCursor } = await client.request("tools/list");
     const cursor = String(nextCursor);
-    const forged = `${Buffer.from(JSON.stringify({ k: "tools", o: 4 })).toString("base64url")}${cursor.slice(cursor.indexOf("."))}`;
+    const body = btoa(JSON.stringify({ k: "tools", o: 4 })).replace(/=+$/, "");
+    const forged = `${body}${cursor.slice(cursor.indexOf("."))}`;
     for (const bad of ["", "nope", forged, `${cursor}x`]) {
       const error = await rpcError(client.request("tools/list", { cursor: bad }));
       expect(error.code).toBe(ErrorCode.InvalidParams);
       expect(error.message).toContain("Invalid cursor");
     }
     expect((await rpcError(client.request("prompts/list", { cursor }))).code).toBe(ErrorCode.InvalidParams);
-    const other = await createTestClient(server({ pageSize: 2, stateKey: "another sixteen-byte key" }), { protocolVersion });
+    const other = await createTestClient(server({ pageSize: 2, stateKey: "another sixteen-byte key" }), {
+      protocolVersion,
+    });
     expect((await rpcError(other.request("tools/list", { cursor }))).code).toBe(ErrorCode.InvalidParams);
   });
 });
@@ -69,7 +74,8 @@ it("2026-07-28: every page carries the same caching hint", async () => {
   const client = await createTestClient(server({ pageSize: 2 }));
   const first = await client.request("tools/list");
   const second = await client.request("tools/list", { cursor: first.nextCursor });
-  for (const page of [first, second]) expect(page).toMatchObject({ resultType: "complete", ttlMs: 60_000, cacheScope: "public" });
+  for (const page of [first, second])
+    expect(page).toMatchObject({ resultType: "complete", ttlMs: 60_000, cacheScope: "public" });
 });
 
 it("a page size below 1 is a definition error", () => {
@@ -91,7 +97,13 @@ function completing() {
   });
   s.resource({
     uriTemplate: "airport://{code}",
-    complete: { code: async (value) => ({ values: airports.filter((code) => code.startsWith(value)).slice(0, 3), total: 42, hasMore: true }) },
+    complete: {
+      code: async (value) => ({
+        values: airports.filter((code) => code.startsWith(value)).slice(0, 3),
+        total: 42,
+        hasMore: true,
+      }),
+    },
     handler: ({ code }) => String(code),
   });
   return s;
@@ -113,13 +125,19 @@ describe.each(["2025-06-18", "2025-11-25", "2026-07-28"] as const)("completion/c
 
   it("passes the arguments already given, for revisions that send them", async () => {
     const client = await createTestClient(completing(), { protocolVersion });
-    const result = await client.complete({ type: "ref/prompt", name: "trip" }, { name: "to", value: "A00" }, { from: "A001" });
+    const result = await client.complete(
+      { type: "ref/prompt", name: "trip" },
+      { name: "to", value: "A00" },
+      { from: "A001" },
+    );
     expect(result.values).not.toContain("A001");
   });
 
   it("completes template variables, keeping a completer's own total and hasMore", async () => {
     const client = await createTestClient(completing(), { protocolVersion });
-    expect(await client.complete({ type: "ref/resource", uri: "airport://{code}" }, { name: "code", value: "A1" })).toEqual({
+    expect(
+      await client.complete({ type: "ref/resource", uri: "airport://{code}" }, { name: "code", value: "A1" }),
+    ).toEqual({
       values: ["A100", "A101", "A102"],
       total: 42,
       hasMore: true,
@@ -136,16 +154,20 @@ describe.each(["2025-06-18", "2025-11-25", "2026-07-28"] as const)("completion/c
     expect((await rpcError(client.complete({ type: "ref/prompt", name: "nope" }, { name: "x", value: "" }))).code).toBe(
       ErrorCode.InvalidParams,
     );
-    expect((await rpcError(client.complete({ type: "ref/resource", uri: "nope://{x}" }, { name: "x", value: "" }))).code).toBe(
-      ErrorCode.InvalidParams,
-    );
+    expect(
+      (await rpcError(client.complete({ type: "ref/resource", uri: "nope://{x}" }, { name: "x", value: "" }))).code,
+    ).toBe(ErrorCode.InvalidParams);
   });
 });
 
 describe("completions, by definition", () => {
   it("2025-03-26 does not send what was already filled in", async () => {
     const client = await createTestClient(completing(), { protocolVersion: "2025-03-26" });
-    const result = await client.complete({ type: "ref/prompt", name: "trip" }, { name: "to", value: "A00" }, { from: "A001" });
+    const result = await client.complete(
+      { type: "ref/prompt", name: "trip" },
+      { name: "to", value: "A00" },
+      { from: "A001" },
+    );
     expect(result.values).toContain("A001");
   });
 

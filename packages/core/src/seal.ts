@@ -56,7 +56,7 @@ export class Sealer {
     if (dot < 0) return undefined;
     const body = token.slice(0, dot);
     const mac = fromBase64Url(token.slice(dot + 1));
-    if (!mac || mac.length !== 32) return undefined;
+    if (mac?.length !== 32) return undefined;
     const valid = await crypto.subtle.verify(
       "HMAC",
       await this.#key,
