@@ -49,12 +49,14 @@ function server(options: Partial<ServerOptions> = {}) {
   s.tool({
     name: "url",
     description: "URL elicitation",
-    handler: async (_args, ctx) => (await ctx.elicit({ mode: "url", message: "Sign in", url: "https://example.com/login" })).action,
+    handler: async (_args, ctx) =>
+      (await ctx.elicit({ mode: "url", message: "Sign in", url: "https://example.com/login" })).action,
   });
   s.tool({
     name: "wait",
     description: "Asks and waits",
-    handler: async (_args, ctx: RequestContext) => (await ctx.elicit({ message: "?", schema: { ok: z.boolean() } })).action,
+    handler: async (_args, ctx: RequestContext) =>
+      (await ctx.elicit({ message: "?", schema: { ok: z.boolean() } })).action,
   });
   return { s, runs };
 }
@@ -69,10 +71,17 @@ const model = async (params: Record<string, unknown>) => ({
 describe.each(["2025-11-25", "2026-07-28"] as const)("asking the client in %s", (protocolVersion) => {
   it("elicits a typed, validated answer and samples, in one handler written once", async () => {
     const { s, runs } = server();
-    const client = await createTestClient(s, { protocolVersion, elicit: accept({ seat: "aisle", count: 2 }), sample: model });
+    const client = await createTestClient(s, {
+      protocolVersion,
+      elicit: accept({ seat: "aisle", count: 2 }),
+      sample: model,
+    });
     const exchange = await client.exchange("tools/call", { name: "book", arguments: { flight: "LH 123" } });
     expect(exchange.result.content).toEqual([{ type: "text", text: "2×aisle on LH 123: ok(1)" }]);
-    expect(exchange.requests.map((request) => request.method)).toEqual(["elicitation/create", "sampling/createMessage"]);
+    expect(exchange.requests.map((request) => request.method)).toEqual([
+      "elicitation/create",
+      "sampling/createMessage",
+    ]);
     expect(exchange.requests[0]?.params).toMatchObject({
       message: "Seat for LH 123?",
       requestedSchema: {
@@ -89,13 +98,23 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("asking the client in %s", 
 
   it("a declined elicitation reaches the handler as such", async () => {
     const { s } = server();
-    const client = await createTestClient(s, { protocolVersion, elicit: async () => ({ action: "decline" }), sample: model });
-    expect(await client.callTool("book", { flight: "X" })).toMatchObject({ content: [{ text: "no booking (decline)" }] });
+    const client = await createTestClient(s, {
+      protocolVersion,
+      elicit: async () => ({ action: "decline" }),
+      sample: model,
+    });
+    expect(await client.callTool("book", { flight: "X" })).toMatchObject({
+      content: [{ text: "no booking (decline)" }],
+    });
   });
 
   it("an answer that does not fit the schema is an error result naming the field, not a typed lie", async () => {
     const { s, runs } = server();
-    const client = await createTestClient(s, { protocolVersion, elicit: accept({ seat: "roof", count: 2 }), sample: model });
+    const client = await createTestClient(s, {
+      protocolVersion,
+      elicit: accept({ seat: "roof", count: 2 }),
+      sample: model,
+    });
     const result = await client.callTool("book", { flight: "X" });
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toContain("seat");
@@ -123,14 +142,23 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("asking the client in %s", 
 
   it("roots come back as a list", async () => {
     const { s } = server();
-    const client = await createTestClient(s, { protocolVersion, roots: [{ uri: "file:///work", name: "work" }, { uri: "file:///tmp" }] });
+    const client = await createTestClient(s, {
+      protocolVersion,
+      roots: [{ uri: "file:///work", name: "work" }, { uri: "file:///tmp" }],
+    });
     expect(await client.callTool("where")).toMatchObject({ content: [{ text: "file:///work,file:///tmp" }] });
   });
 
   it("URL elicitation needs the client's elicitation.url; form-only clients get -32021", async () => {
     const { s } = server();
-    const formOnly = await createTestClient(s, { protocolVersion, capabilities: { elicitation: {} }, elicit: accept({}) });
-    expect((await rpcError(formOnly.callTool("url"))).data).toEqual({ requiredCapabilities: { elicitation: { url: {} } } });
+    const formOnly = await createTestClient(s, {
+      protocolVersion,
+      capabilities: { elicitation: {} },
+      elicit: accept({}),
+    });
+    expect((await rpcError(formOnly.callTool("url"))).data).toEqual({
+      requiredCapabilities: { elicitation: { url: {} } },
+    });
     const both = await createTestClient(s, { protocolVersion, elicit: async () => ({ action: "accept" }) });
     const exchange = await both.exchange("tools/call", { name: "url" });
     expect(exchange.result.content).toEqual([{ type: "text", text: "accept" }]);
@@ -200,9 +228,15 @@ describe("asking in the handshake era: requests to the client", () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     const cancelled = client.notifications.filter((n) => n.method === "notifications/cancelled");
     expect(cancelled).toEqual([
-      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 0, reason: "the request that asked was cancelled" } },
+      {
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: 0, reason: "the request that asked was cancelled" },
+      },
     ]);
-    expect(client.messages.some((record) => record.direction === "out" && record.line.includes('"id":"c1"'))).toBe(false);
+    expect(client.messages.some((record) => record.direction === "out" && record.line.includes('"id":"c1"'))).toBe(
+      false,
+    );
   });
 
   it("an error answer from the client reaches the handler as an McpError", async () => {
@@ -228,7 +262,11 @@ describe("asking in 2026-07-28: input_required rounds", () => {
       inputRequests: {
         "elicit-1": {
           method: "elicitation/create",
-          params: { mode: "form", message: "?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } } },
+          params: {
+            mode: "form",
+            message: "?",
+            requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } },
+          },
         },
       },
     });
@@ -239,16 +277,19 @@ describe("asking in 2026-07-28: input_required rounds", () => {
   it("a retry that lacks an answer is asked again rather than failed", async () => {
     const { s } = server();
     const client = await createTestClient(s, { elicit: accept({ ok: true }), followInputRequired: false });
-    const retry = await client.request("tools/call", { name: "wait", inputResponses: { wrong_key: { action: "accept" } } });
+    const retry = await client.request("tools/call", {
+      name: "wait",
+      inputResponses: { wrong_key: { action: "accept" } },
+    });
     expect(retry.resultType).toBe("input_required");
   });
 
   it("answers that are not objects, or inputResponses that is not a map, are -32602", async () => {
     const { s } = server();
     const client = await createTestClient(s, { elicit: accept({ ok: true }), followInputRequired: false });
-    expect((await rpcError(client.request("tools/call", { name: "wait", inputResponses: { "elicit-1": 12345 } }))).code).toBe(
-      ErrorCode.InvalidParams,
-    );
+    expect(
+      (await rpcError(client.request("tools/call", { name: "wait", inputResponses: { "elicit-1": 12345 } }))).code,
+    ).toBe(ErrorCode.InvalidParams);
     expect((await rpcError(client.request("tools/call", { name: "wait", inputResponses: null }))).code).toBe(
       ErrorCode.InvalidParams,
     );

@@ -1,5 +1,5 @@
+import { InputRequired, type InputRound } from "./ask.js";
 import { type AuthInfo, type ContextPort, metaOf, RequestContextImpl } from "./context.js";
-import { type InputRound, InputRequired } from "./ask.js";
 import {
   type ConnectionState,
   FRESH,

@@ -1,4 +1,4 @@
-import { ask, type AskPort, type InputRound } from "./ask.js";
+import { type AskPort, ask, type InputRound } from "./ask.js";
 import { isPlainObject, type RequestId } from "./json-rpc.js";
 import { isLogLevel, LOG_LEVELS, type LogLevel, levelPasses } from "./logger.js";
 import { MetaKey, type ProtocolVersion } from "./protocol.js";

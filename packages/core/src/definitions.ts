@@ -14,6 +14,7 @@ export type Completer = (
   value: string,
   context: { arguments: Readonly<Record<string, string>>; ctx: RequestContext },
 ) => MaybePromise<Completion>;
+
 import type { UriVariables } from "./uri-template.js";
 
 export type { MaybePromise };

@@ -1,5 +1,5 @@
 export { InputRequired } from "./ask.js";
-export { type ConnectOptions, Connection, type ReceiveOptions, type Route } from "./connection.js";
+export { Connection, type ConnectOptions, type ReceiveOptions, type Route } from "./connection.js";
 export type {
   AuthInfo,
   ClientLog,
@@ -42,6 +42,16 @@ export {
   type RequestId,
 } from "./json-rpc.js";
 export {
+  type ErrorReport,
+  isLogLevel,
+  LOG_LEVELS,
+  type LogEntry,
+  type Logger,
+  type LogLevel,
+  levelPasses,
+} from "./logger.js";
+export type { ListenFilter } from "./methods.js";
+export {
   HANDSHAKE_VERSIONS,
   type HandshakeVersion,
   LATEST_HANDSHAKE_VERSION,
@@ -50,16 +60,6 @@ export {
   STATELESS_VERSIONS,
   type StatelessVersion,
 } from "./protocol.js";
-export {
-  type ErrorReport,
-  isLogLevel,
-  levelPasses,
-  LOG_LEVELS,
-  type LogEntry,
-  type Logger,
-  type LogLevel,
-} from "./logger.js";
-export type { ListenFilter } from "./methods.js";
 export {
   audio,
   embeddedResource,

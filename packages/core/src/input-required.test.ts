@@ -50,7 +50,12 @@ describe("2026-07-28 requestState", () => {
     const { s, runs } = server();
     const client = await createTestClient(s, { followInputRequired: false, capabilities: { elicitation: {} } });
     const requestState = await firstRound(client);
-    const done = await client.request("tools/call", { name: "transfer", arguments: { amount: 10 }, inputResponses: yes, requestState });
+    const done = await client.request("tools/call", {
+      name: "transfer",
+      arguments: { amount: 10 },
+      inputResponses: yes,
+      requestState,
+    });
     expect(done).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "sent 10" }] });
     expect(runs).toEqual(["transfer:10", "transfer:10"]);
   });
@@ -66,10 +71,26 @@ describe("2026-07-28 requestState", () => {
       (state) => ({ name: "transfer", arguments: { amount: 10 }, requestState: `e30${state.slice(3)}` }),
       /not issued by this server, or was altered/,
     ],
-    ["appended to", (state) => ({ name: "transfer", arguments: { amount: 10 }, requestState: `${state}-TAMPERED` }), /altered/],
-    ["replayed against another tool", (state) => ({ name: "other", arguments: { amount: 10 }, requestState: state }), /issued for tools\/call "transfer"/],
-    ["replayed with other arguments", (state) => ({ name: "transfer", arguments: { amount: 10_000 }, requestState: state }), /arguments differ/],
-    ["not a string", () => ({ name: "transfer", arguments: { amount: 10 }, requestState: { forged: true } }), /altered/],
+    [
+      "appended to",
+      (state) => ({ name: "transfer", arguments: { amount: 10 }, requestState: `${state}-TAMPERED` }),
+      /altered/,
+    ],
+    [
+      "replayed against another tool",
+      (state) => ({ name: "other", arguments: { amount: 10 }, requestState: state }),
+      /issued for tools\/call "transfer"/,
+    ],
+    [
+      "replayed with other arguments",
+      (state) => ({ name: "transfer", arguments: { amount: 10_000 }, requestState: state }),
+      /arguments differ/,
+    ],
+    [
+      "not a string",
+      () => ({ name: "transfer", arguments: { amount: 10 }, requestState: { forged: true } }),
+      /altered/,
+    ],
   ];
 
   it.each(refusals)("%s: refused with -32602, handler not run", async (_case, retry, reason) => {
@@ -95,7 +116,9 @@ describe("2026-07-28 requestState", () => {
     const client = await createTestClient(s, { followInputRequired: false, capabilities: { elicitation: {} } });
     const requestState = await firstRound(client);
     await new Promise((resolve) => setTimeout(resolve, 10));
-    const error = await rpcError(client.request("tools/call", { name: "transfer", arguments: { amount: 10 }, inputResponses: yes, requestState }));
+    const error = await rpcError(
+      client.request("tools/call", { name: "transfer", arguments: { amount: 10 }, inputResponses: yes, requestState }),
+    );
     expect(error.message).toMatch(/expired/);
     expect(runs).toHaveLength(1);
   });
@@ -118,11 +141,24 @@ describe("2026-07-28 requestState", () => {
     const { s, runs } = server();
     const alice: AuthInfo = { subject: "alice", scopes: [] };
     const mallory: AuthInfo = { subject: "mallory", scopes: [] };
-    const asAlice = await createTestClient(s, { followInputRequired: false, capabilities: { elicitation: {} }, auth: alice });
+    const asAlice = await createTestClient(s, {
+      followInputRequired: false,
+      capabilities: { elicitation: {} },
+      auth: alice,
+    });
     const requestState = await firstRound(asAlice);
-    const asMallory = await createTestClient(s, { followInputRequired: false, capabilities: { elicitation: {} }, auth: mallory });
+    const asMallory = await createTestClient(s, {
+      followInputRequired: false,
+      capabilities: { elicitation: {} },
+      auth: mallory,
+    });
     const error = await rpcError(
-      asMallory.request("tools/call", { name: "transfer", arguments: { amount: 10 }, inputResponses: yes, requestState }),
+      asMallory.request("tools/call", {
+        name: "transfer",
+        arguments: { amount: 10 },
+        inputResponses: yes,
+        requestState,
+      }),
     );
     expect(error.message).toMatch(/another caller/);
     expect(runs).toHaveLength(1);
@@ -136,7 +172,9 @@ describe("2026-07-28 requestState", () => {
       handler: async (_args, ctx) => {
         const name = await ctx.elicit({ key: "step1", message: "Name?", schema: { name: z.string() } });
         const color = await ctx.elicit({ key: "step2", message: "Colour?", schema: { color: z.string() } });
-        return name.action === "accept" && color.action === "accept" ? `${name.content.name} likes ${color.content.color}` : "-";
+        return name.action === "accept" && color.action === "accept"
+          ? `${name.content.name} likes ${color.content.color}`
+          : "-";
       },
     });
     const client = await createTestClient(s, { followInputRequired: false, capabilities: { elicitation: {} } });
@@ -165,13 +203,20 @@ describe("2026-07-28 requestState", () => {
       handler: async (_args, ctx) => {
         const [who, greeting, roots] = await Promise.all([
           ctx.elicit({ key: "user_name", message: "Name?", schema: { name: z.string() } }),
-          ctx.sample({ key: "greeting", messages: [{ role: "user", content: { type: "text", text: "Hi" } }], maxTokens: 5 }),
+          ctx.sample({
+            key: "greeting",
+            messages: [{ role: "user", content: { type: "text", text: "Hi" } }],
+            maxTokens: 5,
+          }),
           ctx.roots(),
         ]);
         return `${who.action} ${greeting.model} ${roots.length}`;
       },
     });
-    const client = await createTestClient(s, { capabilities: { elicitation: {}, sampling: {}, roots: {} }, followInputRequired: false });
+    const client = await createTestClient(s, {
+      capabilities: { elicitation: {}, sampling: {}, roots: {} },
+      followInputRequired: false,
+    });
     const r1 = await client.request("tools/call", { name: "all" });
     expect(Object.keys(r1.inputRequests as object).sort()).toEqual(["greeting", "roots-1", "user_name"]);
   });
@@ -185,7 +230,12 @@ describe("2026-07-28 requestState", () => {
         return ok.action === "accept" ? "the doc" : undefined;
       },
     });
-    const client = await createTestClient(s, { elicit: async (params) => ({ action: "accept", content: String(params.message).startsWith("Context") ? { context: "Q3" } : { ok: true } }) });
+    const client = await createTestClient(s, {
+      elicit: async (params) => ({
+        action: "accept",
+        content: String(params.message).startsWith("Context") ? { context: "Q3" } : { ok: true },
+      }),
+    });
     expect(await client.getPrompt("brief")).toMatchObject({ messages: [{ content: { text: "Brief on Q3" } }] });
     expect(await client.readResource("secret://doc")).toMatchObject({ contents: [{ text: "the doc" }], ttlMs: 0 });
     for (const method of ["tools/list", "prompts/list", "resources/list"]) {

@@ -7,8 +7,8 @@ import type { ServerCore } from "./server-core.js";
 import type { ServerCapabilities } from "./types.js";
 import {
   CallToolParams,
-  check,
   CompleteParams,
+  check,
   GetPromptParams,
   type Inbound,
   ListenParams,

@@ -155,7 +155,11 @@ describe("subscriptions/listen in 2026-07-28", () => {
     brief.disable();
     await tick();
     expect(tools.notifications).toEqual([
-      { jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: { [MetaKey.subscriptionId]: tools.id } } },
+      {
+        jsonrpc: "2.0",
+        method: "notifications/tools/list_changed",
+        params: { _meta: { [MetaKey.subscriptionId]: tools.id } },
+      },
       {
         jsonrpc: "2.0",
         method: "notifications/resources/updated",
@@ -169,7 +173,11 @@ describe("subscriptions/listen in 2026-07-28", () => {
     const s = createServer({ name: "tools-only", version: "1" });
     s.tool({ name: "t", description: "t", handler: () => 1 });
     const client = await createTestClient(s);
-    const listen = await client.listen({ toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ["x://y"] });
+    const listen = await client.listen({
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourceSubscriptions: ["x://y"],
+    });
     expect(listen.acknowledged).toEqual({ toolsListChanged: true });
   });
 
@@ -194,7 +202,12 @@ describe("subscriptions/listen in 2026-07-28", () => {
       [MetaKey.clientCapabilities]: {},
     };
     const done = connection.receive(
-      JSON.stringify({ jsonrpc: "2.0", id: 9, method: "subscriptions/listen", params: { _meta: meta, notifications: { toolsListChanged: true } } }),
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "subscriptions/listen",
+        params: { _meta: meta, notifications: { toolsListChanged: true } },
+      }),
     );
     expect(lines).toHaveLength(1);
     connection.endSubscriptions();
@@ -211,6 +224,8 @@ describe("subscriptions/listen in 2026-07-28", () => {
 
   it("does not exist in the handshake era, where notifications need no listen", async () => {
     const client = await createTestClient(server().s, { protocolVersion: "2025-11-25" });
-    expect((await rpcError(client.request("subscriptions/listen", { notifications: {} }))).code).toBe(ErrorCode.MethodNotFound);
+    expect((await rpcError(client.request("subscriptions/listen", { notifications: {} }))).code).toBe(
+      ErrorCode.MethodNotFound,
+    );
   });
 });

@@ -5,13 +5,13 @@ import type {
   CallToolResult,
   ContentBlock,
   EmbeddedResource,
-  ImageContent,
-  ResourceLink,
-  TextContent,
   GetPromptResult,
+  ImageContent,
   PromptMessage,
   ReadResourceResult,
   ResourceContents,
+  ResourceLink,
+  TextContent,
 } from "./types.js";
 
 /** True for a well-formed MCP content block. */

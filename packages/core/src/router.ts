@@ -1,3 +1,4 @@
+import { InputRequired } from "./ask.js";
 import {
   type CompiledPrompt,
   type CompiledResource,
@@ -10,7 +11,6 @@ import {
   compileTool,
 } from "./compile-definitions.js";
 import type { RequestContext } from "./context.js";
-import { InputRequired } from "./ask.js";
 import type {
   Completer,
   Completion,
@@ -22,6 +22,7 @@ import type {
 } from "./definitions.js";
 import { DefinitionError, isMcpError, McpError, messageOf } from "./errors.js";
 import { ErrorCode } from "./json-rpc.js";
+import type { LogEntry } from "./logger.js";
 import { andThen, attempt, isPromiseLike, type MaybePromise } from "./maybe.js";
 import { featuresOf, type ProtocolVersion, type RevisionFeatures } from "./protocol.js";
 import {
@@ -34,7 +35,6 @@ import {
 } from "./results.js";
 import { shape, shapeToolResult } from "./revision-shape.js";
 import { type CompiledSchema, describeIssues, type InputSchema } from "./schema-adapter.js";
-import type { LogEntry } from "./logger.js";
 import type {
   CacheHint,
   CallToolResult,

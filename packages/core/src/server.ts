@@ -1,10 +1,10 @@
+import { Connection, type ConnectOptions } from "./connection.js";
 import type {
   PromptDefinition,
   ResourceTemplateDefinition,
   StaticResourceDefinition,
   ToolDefinition,
 } from "./definitions.js";
-import { type ConnectOptions, Connection } from "./connection.js";
 import { DefinitionError, McpError } from "./errors.js";
 import { ErrorCode, isPlainObject } from "./json-rpc.js";
 import type { ErrorReport, LogEntry, Logger } from "./logger.js";

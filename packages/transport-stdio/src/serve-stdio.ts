@@ -3,8 +3,8 @@ import {
   isLogLevel,
   type Logger,
   type LogLevel,
-  type Phase,
   levelPasses,
+  type Phase,
   type Servable,
   toServer,
 } from "@toolsmith/core";
