@@ -400,6 +400,37 @@ describe("stdio transport, spawned", () => {
     expect(server.replies).toHaveLength(5);
   });
 
+  it("answers an oversized line exactly once with its id, however the id and its key are written", async () => {
+    const server = new FixtureProcess({ env: { MAX_LINE_BYTES: "4096" } });
+    const padding = `"padding":"${"p".repeat(8192)}"`;
+    const longId = `long-${"L".repeat(400)}`;
+    const longest = "i".repeat(4096);
+    // [id as written on the wire, the id the reply must carry]
+    const cases: [string, Id][] = [
+      ['"\\u0069d":11', 11],
+      ['"i\\u0064":"escaped key"', "escaped key"],
+      ['"\\u0069\\u0064":"\\u0061\\"b\\\\c\\/d\\n\\u2028\\ud83d\\ude00"', 'a"b\\c/d\n\u2028😀'],
+      [`"id":${JSON.stringify(longId)}`, longId],
+      [`"id":"${longest}"`, longest],
+      [`"id":"${longest}x"`, null],
+    ];
+    for (const [index, [idText]] of cases.entries()) {
+      const before = index % 2 === 0 ? `${idText},` : "";
+      const after = index % 2 === 0 ? "" : `,${idText}`;
+      server.send(`{${before}"jsonrpc":"2.0","method":"tools/call","params":{${padding},${META_TAIL}}${after}}`);
+    }
+    // An oversized notification whose keys are escaped but none of them is "id": no reply.
+    server.send(`{"jsonrpc":"2.0","\\u006dethod":"notifications/progress","params":{${padding}}}`);
+    for (const [, id] of cases) expectError(await server.reply(id), -32600, id);
+    server.send(statelessCall("sentinel", "add", { a: 1, b: 2 }));
+    expectToolResult(await server.reply("sentinel"), "3");
+    expect(server.replies).toHaveLength(cases.length + 1);
+    for (const [, id] of cases) expect(server.repliesTo(id), `replies to ${JSON.stringify(id)}`).toHaveLength(1);
+    // The decoded id goes back out as valid JSON, with U+2028 escaped.
+    const escaped = server.rawLines.find((line) => line.includes("\\ud83d") || line.includes("😀")) as string;
+    expect(escaped).toContain('"id":"a\\"b\\\\c/d\\n\\u2028😀"');
+  });
+
   it("serves a line just under the default limit of 4 MiB and refuses one just over it", async () => {
     const server = new FixtureProcess();
     const text = "abcdefghij".repeat(419_000); // 4,190,000 characters: the line is a little under 4 MiB.
