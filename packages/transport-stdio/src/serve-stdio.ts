@@ -1,4 +1,5 @@
 import { ErrorCode, type ErrorReport, type Phase, type Servable, toServer } from "@toolsmith/core";
+import { isBlankLine } from "./blank-line.js";
 import { type LineEvent, LineReader } from "./line-reader.js";
 import { guardStdout, type StdoutGuard } from "./stdout-guard.js";
 
@@ -125,7 +126,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
       send(JSON.stringify({ jsonrpc: "2.0", id: event.id, error }), session.phase);
       return;
     }
-    if (event.text.trim() === "") return;
+    if (isBlankLine(event.text)) return;
     const phase = session.phase;
     tap({ direction: "in", line: event.text, phase });
     let reply: string | undefined | Promise<string | undefined>;

@@ -292,6 +292,8 @@ describe("stdio transport, spawned", () => {
   const badMessages: [string, string, number, Id][] = [
     ["malformed JSON", '{"jsonrpc":"2.0","id":1,"method":', -32700, null],
     ["a non-JSON line", "hello there", -32700, null],
+    ["a line holding only U+2028", "\u2028", -32700, null],
+    ["a line holding U+2029 and U+2028 among spaces", " \u2029 \t\u2028 ", -32700, null],
     ["a batch of numbers", "[1,2]", -32600, null],
     ["an empty batch", "[]", -32600, null],
     [
@@ -337,6 +339,14 @@ describe("stdio transport, spawned", () => {
       expectToolResult(await server.reply(`ok-${index}`), String(index + 1));
     }
     expect(server.replies).toHaveLength(badMessages.length * 2);
+  });
+
+  it("skips lines of JSON whitespace (space, tab, CR, LF) without a reply", async () => {
+    const server = new FixtureProcess();
+    server.send("", "   ", "\t \t", "\r", " \r");
+    server.send(statelessCall("after-blanks", "add", { a: 1, b: 1 }));
+    expectToolResult(await server.reply("after-blanks"), "2");
+    expect(server.lineCount).toBe(1);
   });
 
   it("handles __proto__ keys in params and arguments as plain data", async () => {
