@@ -1,7 +1,7 @@
 import { ErrorCode, type ErrorReport, type Phase, type Servable, toServer } from "@toolsmith/core";
 import { isBlankLine } from "./blank-line.js";
 import { type LineEvent, LineReader } from "./line-reader.js";
-import { guardStdout, type StdoutGuard } from "./stdout-guard.js";
+import { guardStdout, type StdoutGuard, writeThrough } from "./stdout-guard.js";
 
 export interface StdioOptions {
   /** Where requests come from (default `process.stdin`). */
@@ -79,8 +79,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
 
   const guard: StdoutGuard | undefined =
     (options.guardStdout ?? usesProcess) ? guardStdout(stdout as NodeJS.WriteStream, stderr) : undefined;
-  const write =
-    guard?.write ?? ((chunk: string, callback?: (error?: Error | null) => void) => stdout.write(chunk, callback));
+  const write = guard?.write ?? writeThrough(stdout);
   if (!server.errorHook) server.onError(log);
 
   const session = server.connect();
