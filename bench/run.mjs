@@ -6,7 +6,10 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
+// pnpm hands the "--" of `pnpm bench -- --rounds 3` through to this script.
+const argv = process.argv.slice(2);
 const { values } = parseArgs({
+  args: argv[0] === "--" ? argv.slice(1) : argv,
   options: {
     rounds: { type: "string", default: "5" },
     calls: { type: "string", default: "30000" },

@@ -8,8 +8,9 @@ import {
   type Servable,
   toServer,
 } from "@toolsmith/core";
+import { isBlankLine } from "./blank-line.js";
 import { type LineEvent, LineReader } from "./line-reader.js";
-import { guardStdout, type StdoutGuard } from "./stdout-guard.js";
+import { guardStdout, type StdoutGuard, writeThrough } from "./stdout-guard.js";
 
 export interface StdioOptions {
   /** Where requests come from (default `process.stdin`). */
@@ -97,8 +98,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
 
   const guard: StdoutGuard | undefined =
     (options.guardStdout ?? usesProcess) ? guardStdout(stdout as NodeJS.WriteStream, stderr) : undefined;
-  const write =
-    guard?.write ?? ((chunk: string, callback?: (error?: Error | null) => void) => stdout.write(chunk, callback));
+  const write = guard?.write ?? writeThrough(stdout);
   if (!server.logger && !server.errorHook) server.setLogger(logger);
 
   const connection = server.connect({ send: (line) => send(line, connection.phase) });
@@ -144,7 +144,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
       send(JSON.stringify({ jsonrpc: "2.0", id: event.id, error }), connection.phase);
       return;
     }
-    if (event.text.trim() === "") return;
+    if (isBlankLine(event.text)) return;
     tap({ direction: "in", line: event.text, phase: connection.phase });
     let done: void | Promise<void>;
     try {
