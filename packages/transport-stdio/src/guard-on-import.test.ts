@@ -70,3 +70,16 @@ describe("stdout is guarded from the moment the package is imported", () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe("releaseStdout", () => {
+  it("gives stdout back to a program that imports the transport but does not serve it", async () => {
+    const { execFile } = await import("node:child_process");
+    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
+      execFile(process.execPath, [fixture("release-stdout.mjs")], (error, out, err) =>
+        error ? reject(error) : resolve({ stdout: out, stderr: err }),
+      ),
+    );
+    expect(stdout).toBe("released\n");
+    expect(stderr).toBe("guarded\n");
+  });
+});

@@ -179,7 +179,8 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
 
   // A line with no "id" in it cannot be a request: a notification (or garbage, answered with null anyway).
   function isNotification(event: LineEvent | undefined): boolean {
-    return event?.kind === "line" && !event.text.includes('"id"');
+    // A request may spell its key with escapes ("\u0069d"): a line with any escape is not assumed to be a notification.
+    return event?.kind === "line" && !event.text.includes('"id"') && !event.text.includes("\\u");
   }
 
   // Serve queued lines in order while there is room. At the in-flight limit, notifications further back still

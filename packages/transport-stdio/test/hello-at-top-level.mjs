@@ -7,7 +7,8 @@ import { z } from "zod";
 console.log("hello");
 process.stdout.write("hello from process.stdout.write\n");
 
-const server = createServer({ name: "hello", version: "1.0.0" }).tool({
+const server = createServer({ name: "hello", version: "1.0.0" });
+server.tool({
   name: "echo",
   description: "Return the text",
   input: { text: z.string() },

@@ -4,10 +4,6 @@ import "./say-hello.mjs";
 import { createServer } from "@toolsmith/core";
 import { serveStdio } from "@toolsmith/transport-stdio";
 
-serveStdio(
-  createServer({ name: "hello", version: "1.0.0" }).tool({
-    name: "ping_tool",
-    description: "Say pong",
-    handler: () => "pong",
-  }),
-);
+const server = createServer({ name: "hello", version: "1.0.0" });
+server.tool({ name: "ping_tool", description: "Say pong", handler: () => "pong" });
+serveStdio(server);
