@@ -21,20 +21,23 @@ export interface AskPort {
   request(
     method: string,
     params: Record<string, unknown>,
-    options: { relatedTo: RequestId; signal: AbortSignal },
+    options: { relatedTo: RequestId; tag: unknown; signal: AbortSignal },
   ): Promise<Record<string, unknown>>;
 }
 
 /** One 2026-07-28 round: the answers known so far, and what this run asked that has no answer yet. */
 export interface InputRound {
   readonly responses: Readonly<Record<string, unknown>>;
-  readonly asked: Record<string, { method: string; params: Record<string, unknown> }>;
-  readonly counters: Record<string, number>;
+  /** Made on the first question: a request that asks nothing allocates nothing. */
+  asked: Record<string, { method: string; params: Record<string, unknown> }> | undefined;
+  counters: Record<string, number> | undefined;
 }
 
+const NO_RESPONSES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null));
+
 /** A fresh round from the answers a request brought. */
-export function inputRound(responses: Record<string, unknown>): InputRound {
-  return { responses, asked: Object.create(null), counters: Object.create(null) };
+export function inputRound(responses: Record<string, unknown> | undefined): InputRound {
+  return { responses: responses ?? NO_RESPONSES, asked: undefined, counters: undefined };
 }
 
 /** Thrown through a handler that asked what this round cannot answer; the dispatcher answers `input_required`. */
@@ -64,14 +67,16 @@ function askClient(
   prefix: string,
   key: string | undefined,
 ): Promise<Record<string, unknown>> {
-  if (ctx.revision.askVia === "requests")
-    return port.request(method, params, { relatedTo: ctx.requestId, signal: ctx.signal });
+  if (ctx.revision.askVia === "requests") {
+    return port.request(method, params, { relatedTo: ctx.requestId, tag: ctx.tag, signal: ctx.signal });
+  }
   const round = ctx.inputs;
   if (!round) {
     return Promise.reject(
       new Error(`${method} can be asked only while serving tools/call, prompts/get or resources/read`),
     );
   }
+  round.counters ??= Object.create(null) as Record<string, number>;
   round.counters[prefix] = (round.counters[prefix] ?? 0) + 1;
   const at = key ?? `${prefix}-${round.counters[prefix]}`;
   if (Object.hasOwn(round.responses, at)) {
@@ -81,6 +86,7 @@ function askClient(
     }
     return Promise.resolve(answer);
   }
+  round.asked ??= Object.create(null) as NonNullable<InputRound["asked"]>;
   round.asked[at] = { method, params };
   return Promise.reject(new InputRequired());
 }

@@ -1,4 +1,4 @@
-import { InputRequired, type InputRound } from "./ask.js";
+import { InputRequired, type InputRound, inputRound } from "./ask.js";
 import { type AuthInfo, type ContextPort, metaOf, RequestContextImpl } from "./context.js";
 import {
   type ConnectionState,
@@ -16,7 +16,7 @@ import { isMcpError, McpError, toWireError } from "./errors.js";
 import { type AskTarget, inputRequired, openRound } from "./input-required.js";
 import { ErrorCode, isPlainObject, type JsonRpcErrorObject, type RequestId } from "./json-rpc.js";
 import type { LogLevel } from "./logger.js";
-import { andThen, attempt, isPromiseLike, type MaybePromise } from "./maybe.js";
+import { andThen, isPromiseLike, type MaybePromise } from "./maybe.js";
 import {
   CACHE_HINT,
   type ConnectionControl,
@@ -47,6 +47,8 @@ export interface Route {
   readonly kind: "response" | "notification" | "request";
   /** The client request this message answers or was sent while serving (a listen stream's id for its messages). */
   readonly relatedTo?: RequestId;
+  /** The `tag` the transport gave `receive` for the message that brought that request. */
+  readonly tag?: unknown;
 }
 
 /** How a transport connects: where the connection's lines go, and what the transport knows of the peer. */
@@ -64,10 +66,12 @@ export interface ReceiveOptions {
   /** The caller of this message (HTTP authenticates each request). */
   auth?: AuthInfo;
   extra?: Record<string, unknown>;
+  /** Anything the transport wants back on every line this message causes (`route.tag`): a stream, a phase. */
+  tag?: unknown;
 }
 
 type Params = Record<string, unknown> | undefined;
-type Respond = (line: string) => void;
+type Respond = (line: string, id: RequestId | null, tag: unknown) => void;
 
 const NO_REPLY: unique symbol = Symbol("no reply");
 type Outcome = Record<string, unknown> | typeof NO_REPLY;
@@ -82,6 +86,7 @@ interface Pending {
 
 interface Listen {
   readonly id: RequestId;
+  readonly tag: unknown;
   readonly filter: ListenFilter;
   end(): void;
 }
@@ -101,6 +106,21 @@ function issuesText(issues: readonly { path: readonly PropertyKey[]; message: st
 // In-flight requests are keyed by id, strings and numbers apart.
 function keyOf(id: RequestId): string {
   return typeof id === "string" ? `s${id}` : `n${id}`;
+}
+
+/** A request being served, as its continuations need it. */
+interface Served {
+  readonly handler: Method;
+  readonly method: string;
+  readonly params: Params;
+  readonly ctx: RequestContextImpl;
+  readonly key: string;
+  readonly mayAsk: boolean;
+}
+
+function askTarget(handler: Method, method: string, params: Params, auth: AuthInfo | undefined): AskTarget {
+  const { target, args } = (handler.asks as NonNullable<Method["asks"]>)(params);
+  return { method, target, args, auth };
 }
 
 function withoutHint(result: Record<string, unknown>): Record<string, unknown> {
@@ -171,6 +191,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     } catch {
       this.#respond(
         this.#errorLine("null", { code: ErrorCode.ParseError, message: "Parse error: the message is not valid JSON" }),
+        null,
+        options?.tag,
       );
       return;
     }
@@ -194,7 +216,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     for (const listen of [...this.#listens.values()]) listen.end();
   }
 
-  readonly #respond: Respond = (line) => this.#send(line, { kind: "response" });
+  readonly #respond: Respond = (line, id, tag) =>
+    this.#send(line, id === null ? { kind: "response", tag } : { kind: "response", relatedTo: id, tag });
 
   #successLine(id: string, result: Record<string, unknown>): string {
     try {
@@ -236,10 +259,10 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.#send(line, route);
   }
 
-  notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined): void {
+  notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined, tag?: unknown): void {
     this.#emit(
       { jsonrpc: "2.0", method, params },
-      relatedTo === undefined ? { kind: "notification" } : { kind: "notification", relatedTo },
+      relatedTo === undefined ? { kind: "notification" } : { kind: "notification", relatedTo, tag },
     );
   }
 
@@ -249,6 +272,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     if (messages.length === 0) {
       this.#respond(
         this.#errorLine("null", { code: ErrorCode.InvalidRequest, message: "Invalid request: an empty batch" }),
+        null,
+        options?.tag,
       );
       return;
     }
@@ -259,6 +284,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
           code: ErrorCode.InvalidRequest,
           message: "Invalid request: JSON-RPC batches are accepted only in a 2025-03-26 session, after initialize",
         }),
+        null,
+        options?.tag,
       );
       return;
     }
@@ -269,7 +296,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         const done = this.#single(messages[index], undefined, true, options, collect);
         if (isPromiseLike<void>(done)) return Promise.resolve(done).then(() => from(index + 1));
       }
-      if (replies.length > 0) this.#respond(`[${replies.join(",")}]`);
+      if (replies.length > 0) this.#respond(`[${replies.join(",")}]`, null, options?.tag);
     };
     return from(0);
   }
@@ -287,15 +314,17 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     if (!parsed.success) {
       // A response: the answer to one of the server's own requests, or to nothing (JSON-RPC never answers it).
       if (isPlainObject(message) && !("method" in message) && ("result" in message || "error" in message)) {
-        this.#settle(message);
+        this.#settleOutbound(message);
         return;
       }
-      const id = isPlainObject(message) ? idText(message.id, line) : "null";
+      const text = isPlainObject(message) ? idText(message.id, line) : "null";
       respond(
-        this.#errorLine(id, {
+        this.#errorLine(text, {
           code: ErrorCode.InvalidRequest,
           message: `Invalid request: ${issuesText(parsed.error.issues)}`,
         }),
+        null,
+        options?.tag,
       );
       return;
     }
@@ -304,26 +333,52 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       this.#notification(method, params);
       return;
     }
-    const text = idText(id, line);
-    // The one error boundary: whatever is thrown below becomes this request's one error reply.
-    return attempt(
-      () =>
-        andThen(this.#route(id, method, params, inBatch, options), (outcome) => {
-          if (outcome !== NO_REPLY) respond(this.#successLine(text, outcome));
-        }),
-      (error) => {
-        if (!isMcpError(error)) {
-          this.#core.log({
-            level: "error",
-            message: `${method} failed: ${String(error)}`,
-            error,
-            method,
-            requestId: id,
-          });
-        }
-        respond(this.#errorLine(text, toWireError(error)));
-      },
-    );
+    return this.#request(id, idText(id, line), method, params, inBatch, options, respond);
+  }
+
+  // The one error boundary: whatever is thrown below becomes this request's one error reply. Written without
+  // closures on the way: a synchronous handler's reply costs no allocation beyond its own.
+  #request(
+    id: RequestId,
+    text: string,
+    method: string,
+    params: Params,
+    inBatch: boolean,
+    options: ReceiveOptions | undefined,
+    respond: Respond,
+  ): MaybePromise<void> {
+    let outcome: MaybePromise<Outcome>;
+    try {
+      outcome = this.#route(id, method, params, inBatch, options);
+    } catch (error) {
+      this.#fail(error, id, text, method, options, respond);
+      return;
+    }
+    if (isPromiseLike<Outcome>(outcome)) {
+      return Promise.resolve(outcome).then(
+        (settled) => this.#succeed(settled, id, text, options, respond),
+        (error: unknown) => this.#fail(error, id, text, method, options, respond),
+      );
+    }
+    this.#succeed(outcome, id, text, options, respond);
+  }
+
+  #succeed(outcome: Outcome, id: RequestId, text: string, options: ReceiveOptions | undefined, respond: Respond): void {
+    if (outcome !== NO_REPLY) respond(this.#successLine(text, outcome), id, options?.tag);
+  }
+
+  #fail(
+    error: unknown,
+    id: RequestId,
+    text: string,
+    method: string,
+    options: ReceiveOptions | undefined,
+    respond: Respond,
+  ): void {
+    if (!isMcpError(error)) {
+      this.#core.log({ level: "error", message: `${method} failed: ${String(error)}`, error, method, requestId: id });
+    }
+    respond(this.#errorLine(text, toWireError(error)), id, options?.tag);
   }
 
   #route(
@@ -409,8 +464,9 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       auth: options?.auth ?? this.#auth,
       extra: this.#extraFor(options),
       port: this,
+      tag: options?.tag,
     });
-    return this.#run(handler, params, ctx, undefined);
+    return this.#run(handler, method, params, ctx, false);
   }
 
   #stateless(
@@ -452,12 +508,16 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         extra: this.#extraFor(options),
         port: this,
         inputs: round,
+        tag: options?.tag,
       });
-    if (!handler.asks) return this.#run(handler, params, make(undefined), undefined);
-    const { target, args } = handler.asks(params);
-    const asked: AskTarget = { method, target, args, auth };
-    return andThen(openRound(this.#core.sealer, params, asked, Date.now()), (round) =>
-      this.#run(handler, params, make(round), asked),
+    if (!handler.asks) return this.#run(handler, method, params, make(undefined), false);
+    // Only a retry has a state to open (asynchronously, to check its seal); a first call stays synchronous.
+    if (params?.requestState === undefined && params?.inputResponses === undefined) {
+      return this.#run(handler, method, params, make(inputRound(undefined)), true);
+    }
+    const target = askTarget(handler, method, params, auth);
+    return andThen(openRound(this.#core.sealer, params, target, Date.now()), (round) =>
+      this.#run(handler, method, params, make(round), true),
     );
   }
 
@@ -466,50 +526,71 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     return { ...this.#extra, ...options?.extra };
   }
 
-  #run(handler: Method, params: Params, ctx: RequestContextImpl, asked: AskTarget | undefined): MaybePromise<Outcome> {
+  #run(
+    handler: Method,
+    method: string,
+    params: Params,
+    ctx: RequestContextImpl,
+    mayAsk: boolean,
+  ): MaybePromise<Outcome> {
     const key = keyOf(ctx.requestId);
     if (this.#inFlight.has(key)) {
       throw invalidRequest(`id ${JSON.stringify(ctx.requestId)} is already in use by a request in flight`);
     }
     this.#inFlight.set(key, ctx);
-    const stateless = ctx.revision.resultType;
-    const settle = () => {
-      ctx.finish();
-      if (this.#inFlight.get(key) === ctx) this.#inFlight.delete(key);
-    };
-    const answered = (result: Record<string, unknown>): Outcome => {
-      settle();
-      if (ctx.cancelled) return NO_REPLY;
-      return stateless ? this.#core.complete(result, handler.cache) : withoutHint(result);
-    };
-    // 2026-07-28: the handler asked what this round cannot answer: the request is answered input_required.
-    const needsInput = (round: NonNullable<RequestContextImpl["inputs"]>, target: AskTarget): Promise<Outcome> =>
-      inputRequired(this.#core.sealer, round, target, Date.now(), this.#core.requestStateTtlMs).then(
-        (result) => {
-          settle();
-          return ctx.cancelled ? NO_REPLY : this.#core.complete(result, undefined);
-        },
-        (error: unknown) => {
-          settle();
-          throw error;
-        },
+    const served: Served = { handler, method, params, ctx, key, mayAsk };
+    let result: MaybePromise<Record<string, unknown>>;
+    try {
+      result = handler.run(this.#env, params, ctx);
+    } catch (error) {
+      return this.#failed(error, served);
+    }
+    if (isPromiseLike<Record<string, unknown>>(result)) {
+      return Promise.resolve(result).then(
+        (value) => this.#answered(value, served),
+        (error: unknown) => this.#failed(error, served),
       );
-    const failed = (error: unknown): MaybePromise<Outcome> => {
-      if (error instanceof InputRequired && ctx.inputs && asked) return needsInput(ctx.inputs, asked);
-      settle();
-      if (ctx.cancelled) return NO_REPLY;
-      if (error instanceof InputRequired) throw new Error("a handler asked the client outside a request that may ask");
-      throw error;
-    };
-    return attempt(
-      () =>
-        andThen(handler.run(this.#env, params, ctx), (result) => {
-          // A handler that swallowed the question still has no answer to it.
-          if (ctx.inputs && asked && Object.keys(ctx.inputs.asked).length > 0) return needsInput(ctx.inputs, asked);
-          return answered(result);
-        }),
-      failed,
-    );
+    }
+    return this.#answered(result, served);
+  }
+
+  #done({ ctx, key }: Served): void {
+    ctx.finish();
+    if (this.#inFlight.get(key) === ctx) this.#inFlight.delete(key);
+  }
+
+  #answered(result: Record<string, unknown>, served: Served): MaybePromise<Outcome> {
+    const { ctx } = served;
+    // A handler that swallowed the question still has no answer to it.
+    if (served.mayAsk && ctx.inputs?.asked !== undefined) return this.#needsInput(served);
+    this.#done(served);
+    if (ctx.cancelled) return NO_REPLY;
+    return ctx.revision.resultType ? this.#core.complete(result, served.handler.cache) : withoutHint(result);
+  }
+
+  #failed(error: unknown, served: Served): MaybePromise<Outcome> {
+    if (error instanceof InputRequired && served.mayAsk) return this.#needsInput(served);
+    this.#done(served);
+    if (served.ctx.cancelled) return NO_REPLY;
+    if (error instanceof InputRequired) throw new Error("a handler asked the client outside a request that may ask");
+    throw error;
+  }
+
+  // 2026-07-28: the handler asked what this round cannot answer: the request is answered input_required.
+  async #needsInput(served: Served): Promise<Outcome> {
+    const { handler, method, params, ctx } = served;
+    try {
+      const result = await inputRequired(
+        this.#core.sealer,
+        ctx.inputs as InputRound,
+        askTarget(handler, method, params, ctx.auth),
+        Date.now(),
+        this.#core.requestStateTtlMs,
+      );
+      return ctx.cancelled ? NO_REPLY : this.#core.complete(result, undefined);
+    } finally {
+      this.#done(served);
+    }
   }
 
   // ── Notifications from the client ──
@@ -545,9 +626,9 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   request(
     method: string,
     params: Record<string, unknown>,
-    options: { relatedTo: RequestId; signal: AbortSignal },
+    options: { relatedTo: RequestId; tag: unknown; signal: AbortSignal },
   ): Promise<Record<string, unknown>> {
-    const { relatedTo, signal } = options;
+    const { relatedTo, tag, signal } = options;
     if (this.#closed) return Promise.reject(new Error(`cannot send ${method}: the connection is closed`));
     if (signal.aborted) return Promise.reject(signal.reason);
     const id = this.#nextId++;
@@ -561,7 +642,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       const abandon = (error: unknown, reason: string) => {
         if (!this.#outbound.delete(id)) return;
         cleanup();
-        this.notify("notifications/cancelled", { requestId: id, reason }, relatedTo);
+        this.notify("notifications/cancelled", { requestId: id, reason }, relatedTo, tag);
         reject(error);
       };
       const onAbort = () => abandon(signal.reason, "the request that asked was cancelled");
@@ -592,11 +673,11 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
           reject(error);
         },
       });
-      this.#emit({ jsonrpc: "2.0", id, method, params }, { kind: "request", relatedTo });
+      this.#emit({ jsonrpc: "2.0", id, method, params }, { kind: "request", relatedTo, tag });
     });
   }
 
-  #settle(message: Record<string, unknown>): void {
+  #settleOutbound(message: Record<string, unknown>): void {
     const id = message.id;
     if (typeof id !== "number") return;
     const pending = this.#outbound.get(id);
@@ -631,7 +712,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     const id = ctx.requestId;
     const key = keyOf(id);
     const meta = { [MetaKey.subscriptionId]: id };
-    this.notify("notifications/subscriptions/acknowledged", { _meta: meta, notifications: honoured }, id);
+    this.notify("notifications/subscriptions/acknowledged", { _meta: meta, notifications: honoured }, id, ctx.tag);
     this.#attach();
     return new Promise((resolve) => {
       const stop = () => {
@@ -639,6 +720,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       };
       this.#listens.set(key, {
         id,
+        tag: ctx.tag,
         filter: honoured,
         end: () => {
           stop();
@@ -664,7 +746,9 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     const wanted =
       kind === "tools" ? "toolsListChanged" : kind === "prompts" ? "promptsListChanged" : "resourcesListChanged";
     for (const listen of this.#listens.values()) {
-      if (listen.filter[wanted]) this.notify(method, { _meta: { [MetaKey.subscriptionId]: listen.id } }, listen.id);
+      if (listen.filter[wanted]) {
+        this.notify(method, { _meta: { [MetaKey.subscriptionId]: listen.id } }, listen.id, listen.tag);
+      }
     }
   }
 
@@ -681,6 +765,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
           "notifications/resources/updated",
           { uri, _meta: { [MetaKey.subscriptionId]: listen.id } },
           listen.id,
+          listen.tag,
         );
       }
     }

@@ -122,7 +122,7 @@ export interface RequestContext {
 
 /** What a context needs from its connection. */
 export interface ContextPort extends AskPort {
-  notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined): void;
+  notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined, tag?: unknown): void;
   /** The handshake era's `logging/setLevel` level; undefined when the client set none. */
   readonly logLevel: LogLevel | undefined;
 }
@@ -139,6 +139,8 @@ export interface ContextInit {
   port: ContextPort;
   /** 2026-07-28: the answers this request's retry brought, for a method that may ask. */
   inputs?: InputRound | undefined;
+  /** The transport's tag of the message that brought this request, carried on every line it causes. */
+  tag?: unknown;
 }
 
 /** A request's context; its AbortController and log object are made only when a handler asks for them. */
@@ -150,6 +152,7 @@ export class RequestContextImpl implements RequestContext {
   readonly meta: Readonly<Record<string, unknown>> | undefined;
   readonly auth: AuthInfo | undefined;
   readonly inputs: InputRound | undefined;
+  readonly tag: unknown;
   readonly #port: ContextPort;
   #extra: Record<string, unknown> | undefined;
   #controller: AbortController | undefined;
@@ -168,6 +171,7 @@ export class RequestContextImpl implements RequestContext {
     this.meta = init.meta;
     this.auth = init.auth;
     this.inputs = init.inputs;
+    this.tag = init.tag;
     this.#port = init.port;
     this.#extra = init.extra;
   }
@@ -235,7 +239,7 @@ export class RequestContextImpl implements RequestContext {
     const params: Record<string, unknown> = { progressToken: token, progress: done };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    this.#port.notify("notifications/progress", params, this.requestId);
+    this.#port.notify("notifications/progress", params, this.requestId, this.tag);
   }
 
   get log(): ClientLog {
@@ -259,7 +263,7 @@ export class RequestContextImpl implements RequestContext {
     if (threshold === undefined || !levelPasses(level, threshold)) return;
     const params: Record<string, unknown> = { level, data };
     if (logger !== undefined) params.logger = logger;
-    this.#port.notify("notifications/message", params, this.requestId);
+    this.#port.notify("notifications/message", params, this.requestId, this.tag);
   }
 
   elicit(request: ElicitForm | ElicitRawForm | ElicitUrl): Promise<ElicitResult<never>> {

@@ -69,9 +69,8 @@ export function openRound(
       "Invalid params: inputResponses must be an object keyed like inputRequests",
     );
   }
-  const fresh = responses ?? {};
   const state = params?.requestState;
-  if (state === undefined) return inputRound({ ...fresh });
+  if (state === undefined) return inputRound(responses);
   return (async () => {
     const opened = await sealer.open(PURPOSE, state);
     if (!isSealedState(opened)) throw refuse("it was not issued by this server, or was altered");
@@ -82,7 +81,7 @@ export function openRound(
     if (opened.p !== principal(asked.auth)) throw refuse("it was issued to another caller");
     if (opened.a !== (await digest(canonicalJson(asked.args ?? {}))))
       throw refuse("the arguments differ from the first request");
-    return inputRound({ ...opened.r, ...fresh });
+    return inputRound({ ...opened.r, ...responses });
   })();
 }
 

@@ -112,6 +112,27 @@ describe("list changes in the handshake era", () => {
     }
   });
 
+  it("a connection that opens after a change, in the same tick, is not told of it: it lists what is there now", async () => {
+    const s = createServer({ name: "late", version: "1" });
+    s.tool({ name: "t", description: "t", handler: () => 1 });
+    const lines: string[] = [];
+    const connection = s.connect({ send: (line) => lines.push(line) });
+    connection.receive(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+      }),
+    );
+    connection.receive(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    await tick();
+    expect(lines).toHaveLength(1);
+    s.registered("tool", "t")?.disable();
+    await tick();
+    expect(lines.map((line) => JSON.parse(line).method)).toEqual([undefined, "notifications/tools/list_changed"]);
+  });
+
   it("a connection that has not finished its handshake, or is closed, hears nothing", async () => {
     const { s, wipe } = server();
     const closed = await createTestClient(s, { protocolVersion: "2025-11-25" });

@@ -106,8 +106,10 @@ class ServerImpl implements Server, ServerCore {
   readonly #pageSize: number;
   readonly #serverInfo = new Map<ProtocolVersion, Implementation>();
   readonly #metaServerInfo: Record<string, unknown>;
-  readonly #listeners = new Set<ConnectionListener>();
-  readonly #pendingChanges = new Set<ChangeKind>();
+  // Each listener with the change count when it attached: it hears only of changes made after that.
+  readonly #listeners = new Map<ConnectionListener, number>();
+  readonly #pendingChanges = new Map<ChangeKind, number>();
+  #changes = 0;
   #logger: Logger | undefined;
   #onError: ((error: unknown, where: ErrorReport) => void) | undefined;
 
@@ -159,27 +161,30 @@ class ServerImpl implements Server, ServerCore {
   }
 
   attach(listener: ConnectionListener): void {
-    this.#listeners.add(listener);
+    this.#listeners.set(listener, this.#changes);
   }
 
   detach(listener: ConnectionListener): void {
     this.#listeners.delete(listener);
   }
 
-  // Changes made together (a batch of registrations) reach each client as one notification per kind.
+  // Changes made together (a batch of registrations) reach each client as one notification per kind, and a
+  // connection that attached after the last of them (it listed what is there now) hears nothing of them.
   #changed(kind: ChangeKind): void {
     if (this.#pendingChanges.size === 0) {
       queueMicrotask(() => {
         const kinds = [...this.#pendingChanges];
         this.#pendingChanges.clear();
-        for (const listener of this.#listeners) for (const changed of kinds) listener.listChanged(changed);
+        for (const [listener, since] of this.#listeners) {
+          for (const [changed, at] of kinds) if (at > since) listener.listChanged(changed);
+        }
       });
     }
-    this.#pendingChanges.add(kind);
+    this.#pendingChanges.set(kind, ++this.#changes);
   }
 
   resourceUpdated(uri: string): void {
-    for (const listener of this.#listeners) listener.resourceUpdated(uri);
+    for (const listener of this.#listeners.keys()) listener.resourceUpdated(uri);
   }
 
   setLogger(logger: Logger | undefined): this {

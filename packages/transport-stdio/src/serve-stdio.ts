@@ -5,6 +5,7 @@ import {
   type LogLevel,
   levelPasses,
   type Phase,
+  type ReceiveOptions,
   type Servable,
   toServer,
 } from "@toolsmith/core";
@@ -101,7 +102,11 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
   const write = guard?.write ?? writeThrough(stdout);
   if (!server.logger && !server.errorHook) server.setLogger(logger);
 
-  const connection = server.connect({ send: (line) => send(line, connection.phase) });
+  // A tap sees each reply with the phase its request came in with: the phase rides along as the message's tag.
+  const connection = server.connect({
+    send: (line, route) => send(line, (route.tag as Phase | undefined) ?? connection.phase),
+  });
+  const tagged: Record<Phase, ReceiveOptions> = { handshake: { tag: "handshake" }, operation: { tag: "operation" } };
   const reader = new LineReader(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   // Lines read but not yet served; reading pauses once they hold QUEUE_BYTES, so memory stays bounded.
   const queue: (LineEvent | undefined)[] = [];
@@ -149,7 +154,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     let done: void | Promise<void>;
     try {
       // Replies and everything else the connection says go out through `send` as they happen.
-      done = connection.receive(event.text);
+      done = options.tap ? connection.receive(event.text, tagged[connection.phase]) : connection.receive(event.text);
     } catch (error) {
       log(error, { method: "(dispatch)" });
       return;
