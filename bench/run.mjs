@@ -35,7 +35,10 @@ const SERVERS = [
 for (const extra of values.with ?? []) {
   const at = extra.indexOf("=");
   if (at < 1) throw new Error(`--with takes name=path, not ${extra}`);
-  SERVERS.push({ name: extra.slice(0, at), file: fileURLToPath(new URL(extra.slice(at + 1), `file://${process.cwd()}/`)) });
+  SERVERS.push({
+    name: extra.slice(0, at),
+    file: fileURLToPath(new URL(extra.slice(at + 1), `file://${process.cwd()}/`)),
+  });
 }
 const ERAS = ["2025-11-25", "2026-07-28"];
 

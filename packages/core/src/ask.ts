@@ -111,6 +111,34 @@ const PROPERTY_KEYS = [
   "maxItems",
 ];
 
+// A choice written as a union of literals (`z.union([z.literal("a").meta({ title: "A" }), …])`) comes out of zod as
+// `anyOf` of consts; elicitation spells a titled single choice `{ type: "string", oneOf: [{ const, title }] }`.
+function titledChoice(property: Record<string, unknown>): Record<string, unknown> | undefined {
+  const options = Array.isArray(property.oneOf)
+    ? property.oneOf
+    : Array.isArray(property.anyOf)
+      ? property.anyOf
+      : undefined;
+  if (!options?.every((option) => isPlainObject(option) && typeof option.const === "string")) return undefined;
+  const choice: Record<string, unknown> = {
+    type: "string",
+    oneOf: options.map((option) => {
+      const { const: value, title } = option as { const: string; title?: unknown };
+      return typeof title === "string" ? { const: value, title } : { const: value };
+    }),
+  };
+  for (const key of ["title", "description", "default"]) if (key in property) choice[key] = property[key];
+  return choice;
+}
+
+// zod writes the safe-integer range on every z.number().int(): noise in a form, so it is left out.
+function withoutIntegerRange(kept: Record<string, unknown>): Record<string, unknown> {
+  if (kept.type !== "integer") return kept;
+  if (kept.minimum === Number.MIN_SAFE_INTEGER) delete kept.minimum;
+  if (kept.maximum === Number.MAX_SAFE_INTEGER) delete kept.maximum;
+  return kept;
+}
+
 // Elicitation takes a flat object of primitive fields (and arrays of enums, for multi-select): nothing else.
 function requestedSchema(jsonSchema: Record<string, unknown>): Record<string, unknown> {
   const properties = isPlainObject(jsonSchema.properties) ? jsonSchema.properties : undefined;
@@ -119,6 +147,11 @@ function requestedSchema(jsonSchema: Record<string, unknown>): Record<string, un
   }
   const out: Record<string, unknown> = {};
   for (const [name, property] of Object.entries(properties)) {
+    const choice = isPlainObject(property) && property.type === undefined ? titledChoice(property) : undefined;
+    if (choice) {
+      out[name] = choice;
+      continue;
+    }
     const ok =
       isPlainObject(property) &&
       (PRIMITIVE_TYPES.has(property.type) ||
@@ -126,15 +159,15 @@ function requestedSchema(jsonSchema: Record<string, unknown>): Record<string, un
         Array.isArray(property.enum));
     if (!ok) {
       throw new TypeError(
-        `ctx.elicit schema field "${name}" is not a string, number, integer, boolean or enum: elicitation forms take primitive fields only`,
+        `ctx.elicit schema field "${name}" is not a string, number, integer, boolean, enum or choice of literals: elicitation forms take primitive fields only`,
       );
     }
     const kept: Record<string, unknown> = {};
     for (const key of PROPERTY_KEYS) if (key in property) kept[key] = property[key];
-    out[name] = kept;
+    out[name] = withoutIntegerRange(kept);
   }
   const schema: Record<string, unknown> = { type: "object", properties: out };
-  if (Array.isArray(jsonSchema.required) && jsonSchema.required.length > 0) schema.required = jsonSchema.required;
+  if (Array.isArray(jsonSchema.required)) schema.required = jsonSchema.required;
   return schema;
 }
 
@@ -219,9 +252,9 @@ async function sample(ctx: RequestContextImpl, port: AskPort, request: SampleReq
   return answer as SampleResult;
 }
 
-async function roots(ctx: RequestContextImpl, port: AskPort): Promise<Root[]> {
+async function roots(ctx: RequestContextImpl, port: AskPort, key: string | undefined): Promise<Root[]> {
   if (!capability(ctx, "roots")) throw missingCapability("roots", { roots: {} });
-  const answer = await askClient(ctx, port, "roots/list", {}, "roots", undefined);
+  const answer = await askClient(ctx, port, "roots/list", {}, "roots", key);
   if (!Array.isArray(answer.roots))
     throw new McpError(ErrorCode.InvalidParams, "The client's roots answer has no roots list");
   return answer.roots.filter((root): root is Root => isPlainObject(root) && typeof root.uri === "string");

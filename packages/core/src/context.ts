@@ -116,8 +116,8 @@ export interface RequestContext {
   elicit(request: ElicitUrl): Promise<ElicitResult<undefined>>;
   /** Ask the client's model (sampling). */
   sample(request: SampleRequest): Promise<SampleResult>;
-  /** The client's filesystem roots. */
-  roots(): Promise<Root[]>;
+  /** The client's filesystem roots (`key`: its name in a 2026-07-28 `inputRequests` map; default `roots-1`, …). */
+  roots(options?: { key?: string }): Promise<Root[]>;
 }
 
 /** What a context needs from its connection. */
@@ -274,8 +274,8 @@ export class RequestContextImpl implements RequestContext {
     return ask.sample(this, this.#port, request);
   }
 
-  roots(): Promise<Root[]> {
-    return ask.roots(this, this.#port);
+  roots(options?: { key?: string }): Promise<Root[]> {
+    return ask.roots(this, this.#port, options?.key);
   }
 }
 

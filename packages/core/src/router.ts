@@ -347,8 +347,10 @@ export class Router {
         // A tool reporting failure with a plain Error is expected: the model reads it; not an incident. A TypeError
         // and the like are more likely bugs: a warning.
         const expected = error instanceof Error && (error.constructor === Error || isMcpError(error));
+        // A handler stopped by a cancellation (its AbortError, an abandoned question) did what it was asked to.
+        const stopped = ctx.signal.aborted;
         this.#report({
-          level: expected ? "info" : "warning",
+          level: stopped ? "debug" : expected ? "info" : "warning",
           message: `tool ${name} (id ${JSON.stringify(ctx.requestId)}) failed: ${error instanceof Error ? String(error) : messageOf(error)}`,
           error,
           method: "tools/call",
