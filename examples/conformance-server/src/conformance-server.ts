@@ -2,13 +2,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   audio,
   embeddedResource,
-  image,
   InputRequired,
+  image,
   type PromptDefinition,
   type Registered,
   type RequestContext,
-  text,
   type ToolDefinition,
+  text,
 } from "@toolsmith/core";
 import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";
 import { z } from "zod";
@@ -198,7 +198,10 @@ export class ConformanceServer extends McpServer {
     return `User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`;
   }
 
-  @tool({ name: "test_elicitation_sep1034_defaults", description: "Tests elicitation with default values per SEP-1034" })
+  @tool({
+    name: "test_elicitation_sep1034_defaults",
+    description: "Tests elicitation with default values per SEP-1034",
+  })
   async elicitationDefaults(_args: Record<string, never>, ctx: RequestContext) {
     const answer = await ctx.elicit({
       message: "Please review and update the form fields with defaults",
@@ -286,7 +289,10 @@ export class ConformanceServer extends McpServer {
     return `Name: ${name.content?.name ?? "unknown"}; Greeting: ${sampledText(greeting.content)}; Roots: ${roots.length}`;
   }
 
-  @tool({ name: "test_input_required_result_multi_round", description: "MRTR: multi-round InputRequiredResult workflow" })
+  @tool({
+    name: "test_input_required_result_multi_round",
+    description: "MRTR: multi-round InputRequiredResult workflow",
+  })
   async mrtrMultiRound(_args: Record<string, never>, ctx: RequestContext) {
     const step1 = await ctx.elicit({ key: "step1", message: "Step 1: What is your name?", schema: NAME_FORM });
     const step2 = await ctx.elicit({
@@ -427,7 +433,11 @@ export class ConformanceServer extends McpServer {
     ];
   }
 
-  @prompt({ name: "test_prompt_with_image", title: "Prompt With Image", description: "A prompt that includes image content" })
+  @prompt({
+    name: "test_prompt_with_image",
+    title: "Prompt With Image",
+    description: "A prompt that includes image content",
+  })
   promptWithImage() {
     return [image(PNG, "image/png"), "Please analyze the image above."];
   }

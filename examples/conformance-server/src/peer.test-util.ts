@@ -84,7 +84,12 @@ export async function connect(mode: Mode, options: PeerOptions = {}): Promise<Pe
       asked.push({ method: request.method, params: request.params as Record<string, unknown> });
       const last = request.params.messages.at(-1)?.content as { text?: string } | undefined;
       const text = SAMPLE_ANSWERS[last?.text ?? ""] ?? "This is a test response from the client";
-      return { role: "assistant" as const, model: "test-model", stopReason: "endTurn", content: { type: "text", text } };
+      return {
+        role: "assistant" as const,
+        model: "test-model",
+        stopReason: "endTurn",
+        content: { type: "text", text },
+      };
     });
     client.setRequestHandler("roots/list", async (request) => {
       asked.push({ method: request.method, params: (request.params ?? {}) as Record<string, unknown> });
