@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { type Completion, ErrorCode, isMcpError, McpError, type RequestContext } from "@toolsmith/core";
+import { type Completion, ErrorCode, isMcpError, type RequestContext } from "@toolsmith/core";
 import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";
 import { z } from "zod";
 import { AIRPORTS } from "./airports.js";
@@ -142,13 +142,6 @@ function missingCapability(error: unknown): boolean {
   return isMcpError(error) && error.code === ErrorCode.MissingRequiredClientCapability;
 }
 
-// Apart from the decorator call: `@resource`'s options type omits `complete`, which a fresh literal may not carry.
-const AIRPORT_TEMPLATE = {
-  description: "One airport; its code completes from what the user typed.",
-  mimeType: "application/json",
-  complete: { code: (value: string) => airportsMatching(value) },
-};
-
 /** A travel desk: searches airlines, books with the user's confirmation, and keeps clients told of changes. */
 export class TravelDesk extends McpServer {
   name = "travel-desk";
@@ -274,7 +267,12 @@ export class TravelDesk extends McpServer {
     return {
       content: [
         { type: "text" as const, text: `Booked ${booking.id}: ${plainSummary(booking)}` },
-        { type: "resource_link" as const, uri: `bookings://${booking.id}`, name: booking.id, mimeType: "application/json" },
+        {
+          type: "resource_link" as const,
+          uri: `bookings://${booking.id}`,
+          name: booking.id,
+          mimeType: "application/json",
+        },
       ],
       structuredContent: { bookingId: booking.id, seat: booking.seat, meal: booking.meal },
     };
@@ -326,7 +324,10 @@ export class TravelDesk extends McpServer {
         messages: [
           {
             role: "user",
-            content: { type: "text", text: `Summarise this trip in two sentences for the traveller: ${plainSummary(booking)}` },
+            content: {
+              type: "text",
+              text: `Summarise this trip in two sentences for the traveller: ${plainSummary(booking)}`,
+            },
           },
         ],
         maxTokens: 200,
@@ -355,10 +356,15 @@ export class TravelDesk extends McpServer {
       roots = await ctx.roots();
     } catch (error) {
       if (!missingCapability(error)) throw error;
-      return { saved: false, reason: "the client shares no folders (no roots capability)", itinerary: itinerary(booking) };
+      return {
+        saved: false,
+        reason: "the client shares no folders (no roots capability)",
+        itinerary: itinerary(booking),
+      };
     }
     const folder = roots.find((root) => root.uri.startsWith("file://"));
-    if (!folder) return { saved: false, reason: "none of the client's roots is a folder", itinerary: itinerary(booking) };
+    if (!folder)
+      return { saved: false, reason: "none of the client's roots is a folder", itinerary: itinerary(booking) };
     const path = join(fileURLToPath(folder.uri), "itineraries", `${booking.id}.ics`);
     const inTemp = !relative(tmpdir(), path).startsWith("..");
     if (inTemp) {
@@ -385,7 +391,11 @@ export class TravelDesk extends McpServer {
     }));
   }
 
-  @resource("airports://{code}", AIRPORT_TEMPLATE)
+  @resource("airports://{code}", {
+    description: "One airport; its code completes from what the user typed.",
+    mimeType: "application/json",
+    complete: { code: (value) => airportsMatching(value) },
+  })
   airport({ code }: { code: string }) {
     return AIRPORTS.find((airport) => airport.code === code.toUpperCase());
   }
