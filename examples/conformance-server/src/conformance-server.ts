@@ -2,7 +2,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   audio,
   embeddedResource,
-  InputRequired,
   image,
   type PromptDefinition,
   type Registered,
@@ -177,7 +176,6 @@ export class ConformanceServer extends McpServer {
       });
       return `LLM response: ${sampledText(answer.content)}`;
     } catch (error) {
-      if (error instanceof InputRequired) throw error;
       return `Sampling not supported or error: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
