@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { RequestContext } from "./context.js";
+import { ClientError, McpError } from "./errors.js";
 import { rpcError } from "./expect-errors.test-util.js";
 import { ErrorCode } from "./json-rpc.js";
 import { createServer, type ServerOptions } from "./server.js";
@@ -239,16 +240,64 @@ describe("asking in the handshake era: requests to the client", () => {
     );
   });
 
-  it("an error answer from the client reaches the handler as an McpError", async () => {
+  it("an error answer from the client is the tool's failure (isError), never the call's own JSON-RPC error", async () => {
     const { s } = server();
     const client = await createTestClient(s, {
       protocolVersion: "2025-11-25",
       elicit: () => {
-        throw new Error("user closed the dialog");
+        throw new McpError(ErrorCode.MethodNotFound, "no elicitation here", { secret: "client internals" });
       },
     });
-    const error = await rpcError(client.callTool("wait"));
-    expect(error.message).toBe("user closed the dialog");
+    const result = await client.callTool("wait");
+    expect(result.isError).toBe(true);
+    expect(result.content).toEqual([
+      { type: "text", text: "The client answered elicitation/create with error -32601: no elicitation here" },
+    ]);
+    expect(JSON.stringify(result)).not.toContain("client internals");
+  });
+
+  it("a handler can tell the client's error apart: ClientError carries its code and data", async () => {
+    const s = createServer({ name: "e", version: "1" });
+    s.tool({
+      name: "careful",
+      description: "asks, and says what the client said",
+      handler: async (_args, ctx) => {
+        try {
+          await ctx.roots();
+          return "roots";
+        } catch (error) {
+          return error instanceof ClientError ? `client said ${error.code} to ${error.method}` : "other";
+        }
+      },
+    });
+    const client = await createTestClient(s, { protocolVersion: "2025-11-25", capabilities: { roots: {} } });
+    expect(await client.callTool("careful")).toMatchObject({ content: [{ text: "client said -32601 to roots/list" }] });
+  });
+
+  it("a log after the reply is the connection's, no longer related to the finished request", async () => {
+    const s = createServer({ name: "late", version: "1" });
+    let later: () => void = () => {};
+    s.tool({
+      name: "leave",
+      description: "logs after returning",
+      handler: (_args, ctx) => {
+        later = () => ctx.log.info("still here");
+        return "done";
+      },
+    });
+    const routes: unknown[] = [];
+    const connection = s.connect({ send: (_line, route) => routes.push(route) });
+    connection.receive(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+      }),
+    );
+    connection.receive(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "leave" } }));
+    later();
+    expect(routes.at(-1)).toEqual({ kind: "notification" });
   });
 });
 

@@ -12,7 +12,7 @@ import {
   type Stateless,
   servedStateless,
 } from "./era.js";
-import { isMcpError, McpError, toWireError } from "./errors.js";
+import { ClientError, isMcpError, McpError, toWireError } from "./errors.js";
 import { type AskTarget, inputRequired, openRound } from "./input-required.js";
 import { ErrorCode, isPlainObject, type JsonRpcErrorObject, type RequestId } from "./json-rpc.js";
 import type { LogLevel } from "./logger.js";
@@ -39,7 +39,7 @@ import { featuresOf, type RevisionFeatures } from "./revision.js";
 import type { ChangeKind } from "./router.js";
 import type { ConnectionListener, ServerCore } from "./server-core.js";
 import type { Implementation } from "./types.js";
-import { check, Envelope, RequestMeta, schemas } from "./wire.js";
+import { check, Envelope, issuesText, RequestMeta, schemas } from "./wire.js";
 
 /** What a line the connection sends is, and which client request it belongs to: what a transport routes by. */
 export interface Route {
@@ -49,6 +49,8 @@ export interface Route {
   readonly relatedTo?: RequestId;
   /** The `tag` the transport gave `receive` for the message that brought that request. */
   readonly tag?: unknown;
+  /** For an error response: its JSON-RPC error code (HTTP picks a status by it). */
+  readonly error?: number;
 }
 
 /** How a transport connects: where the connection's lines go, and what the transport knows of the peer. */
@@ -71,7 +73,7 @@ export interface ReceiveOptions {
 }
 
 type Params = Record<string, unknown> | undefined;
-type Respond = (line: string, id: RequestId | null, tag: unknown) => void;
+type Respond = (line: string, id: RequestId | null, tag: unknown, error?: number) => void;
 
 const NO_REPLY: unique symbol = Symbol("no reply");
 type Outcome = Record<string, unknown> | typeof NO_REPLY;
@@ -97,10 +99,6 @@ function invalidParams(message: string, data?: unknown): McpError {
 
 function invalidRequest(message: string): McpError {
   return new McpError(ErrorCode.InvalidRequest, `Invalid request: ${message}`);
-}
-
-function issuesText(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
-  return issues.map((issue) => `${issue.path.map(String).join(".") || "(message)"}: ${issue.message}`).join("; ");
 }
 
 // In-flight requests are keyed by id, strings and numbers apart.
@@ -193,6 +191,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         this.#errorLine("null", { code: ErrorCode.ParseError, message: "Parse error: the message is not valid JSON" }),
         null,
         options?.tag,
+        ErrorCode.ParseError,
       );
       return;
     }
@@ -216,8 +215,12 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     for (const listen of [...this.#listens.values()]) listen.end();
   }
 
-  readonly #respond: Respond = (line, id, tag) =>
-    this.#send(line, id === null ? { kind: "response", tag } : { kind: "response", relatedTo: id, tag });
+  readonly #respond: Respond = (line, id, tag, error) => {
+    const route: { kind: "response"; relatedTo?: RequestId; tag?: unknown; error?: number } = { kind: "response", tag };
+    if (id !== null) route.relatedTo = id;
+    if (error !== undefined) route.error = error;
+    this.#send(line, route);
+  };
 
   #successLine(id: string, result: Record<string, unknown>): string {
     try {
@@ -274,6 +277,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         this.#errorLine("null", { code: ErrorCode.InvalidRequest, message: "Invalid request: an empty batch" }),
         null,
         options?.tag,
+        ErrorCode.InvalidRequest,
       );
       return;
     }
@@ -286,6 +290,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         }),
         null,
         options?.tag,
+        ErrorCode.InvalidRequest,
       );
       return;
     }
@@ -325,6 +330,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         }),
         null,
         options?.tag,
+        ErrorCode.InvalidRequest,
       );
       return;
     }
@@ -378,7 +384,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     if (!isMcpError(error)) {
       this.#core.log({ level: "error", message: `${method} failed: ${String(error)}`, error, method, requestId: id });
     }
-    respond(this.#errorLine(text, toWireError(error)), id, options?.tag);
+    const wire = toWireError(error);
+    respond(this.#errorLine(text, wire), id, options?.tag, wire.code);
   }
 
   #route(
@@ -515,9 +522,28 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     if (params?.requestState === undefined && params?.inputResponses === undefined) {
       return this.#run(handler, method, params, make(inputRound(undefined)), true);
     }
+    // The request is in flight (so a cancellation finds it) while its state is checked.
+    const ctx = make(undefined);
+    const key = this.#register(ctx);
+    const served: Served = { handler, method, params, ctx, key, mayAsk: true };
     const target = askTarget(handler, method, params, auth);
-    return andThen(openRound(this.#core.sealer, params, target, Date.now()), (round) =>
-      this.#run(handler, method, params, make(round), true),
+    let opened: MaybePromise<InputRound>;
+    try {
+      opened = openRound(this.#core.sealer, params, target, Date.now());
+    } catch (error) {
+      this.#done(served);
+      throw error;
+    }
+    return Promise.resolve(opened).then(
+      (round) => {
+        ctx.inputs = round;
+        if (ctx.cancelled) {
+          this.#done(served);
+          return NO_REPLY;
+        }
+        return this.#invoke(served);
+      },
+      (error: unknown) => this.#failed(error, served),
     );
   }
 
@@ -533,12 +559,21 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     ctx: RequestContextImpl,
     mayAsk: boolean,
   ): MaybePromise<Outcome> {
+    return this.#invoke({ handler, method, params, ctx, key: this.#register(ctx), mayAsk });
+  }
+
+  // In flight from here until answered: the id is taken, and a cancellation finds the request.
+  #register(ctx: RequestContextImpl): string {
     const key = keyOf(ctx.requestId);
     if (this.#inFlight.has(key)) {
       throw invalidRequest(`id ${JSON.stringify(ctx.requestId)} is already in use by a request in flight`);
     }
     this.#inFlight.set(key, ctx);
-    const served: Served = { handler, method, params, ctx, key, mayAsk };
+    return key;
+  }
+
+  #invoke(served: Served): MaybePromise<Outcome> {
+    const { handler, params, ctx } = served;
     let result: MaybePromise<Record<string, unknown>>;
     try {
       result = handler.run(this.#env, params, ctx);
@@ -661,7 +696,9 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
           cleanup();
           if (isPlainObject(message.error)) {
             const { code, message: text, data } = message.error;
-            reject(new McpError(typeof code === "number" ? code : ErrorCode.InternalError, String(text), data));
+            reject(
+              new ClientError(method, typeof code === "number" ? code : ErrorCode.InternalError, String(text), data),
+            );
           } else if (isPlainObject(message.result)) {
             resolve(message.result);
           } else {
@@ -715,26 +752,13 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.notify("notifications/subscriptions/acknowledged", { _meta: meta, notifications: honoured }, id, ctx.tag);
     this.#attach();
     return new Promise((resolve) => {
-      const stop = () => {
+      // Ended by the server (its closing result) or by a cancellation (no reply): the stream stops either way.
+      const end = () => {
         if (this.#listens.get(key)?.filter === honoured) this.#listens.delete(key);
+        resolve({ _meta: meta });
       };
-      this.#listens.set(key, {
-        id,
-        tag: ctx.tag,
-        filter: honoured,
-        end: () => {
-          stop();
-          resolve({ _meta: meta });
-        },
-      });
-      ctx.signal.addEventListener(
-        "abort",
-        () => {
-          stop();
-          resolve({ _meta: meta });
-        },
-        { once: true },
-      );
+      this.#listens.set(key, { id, tag: ctx.tag, filter: honoured, end });
+      ctx.signal.addEventListener("abort", end, { once: true });
     });
   }
 

@@ -151,7 +151,8 @@ export class RequestContextImpl implements RequestContext {
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
   readonly meta: Readonly<Record<string, unknown>> | undefined;
   readonly auth: AuthInfo | undefined;
-  readonly inputs: InputRound | undefined;
+  /** 2026-07-28: set once a retry's state has been opened. */
+  inputs: InputRound | undefined;
   readonly tag: unknown;
   readonly #port: ContextPort;
   #extra: Record<string, unknown> | undefined;
@@ -263,7 +264,9 @@ export class RequestContextImpl implements RequestContext {
     if (threshold === undefined || !levelPasses(level, threshold)) return;
     const params: Record<string, unknown> = { level, data };
     if (logger !== undefined) params.logger = logger;
-    this.#port.notify("notifications/message", params, this.requestId, this.tag);
+    // After the reply a handshake-era log belongs to the connection, no longer to the request.
+    if (this.#done) this.#port.notify("notifications/message", params, undefined);
+    else this.#port.notify("notifications/message", params, this.requestId, this.tag);
   }
 
   elicit(request: ElicitForm | ElicitRawForm | ElicitUrl): Promise<ElicitResult<never>> {

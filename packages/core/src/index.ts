@@ -29,7 +29,7 @@ export {
   type ToolDefinition,
 } from "./definitions.js";
 export type { Phase } from "./era.js";
-export { DefinitionError, isMcpError, McpError } from "./errors.js";
+export { ClientError, DefinitionError, isMcpError, McpError } from "./errors.js";
 export {
   ErrorCode,
   type JsonRpcError,

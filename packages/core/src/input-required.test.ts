@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AuthInfo } from "./context.js";
 import { rpcError } from "./expect-errors.test-util.js";
 import { ErrorCode } from "./json-rpc.js";
+import { MetaKey } from "./protocol.js";
 import { createServer } from "./server.js";
 import { createTestClient, type TestClient } from "./testing.js";
 
@@ -162,6 +163,28 @@ describe("2026-07-28 requestState", () => {
     );
     expect(error.message).toMatch(/another caller/);
     expect(runs).toHaveLength(1);
+  });
+
+  it("a retry cancelled while its state is being checked does not run and gets no reply", async () => {
+    const { s, runs } = server();
+    const client = await createTestClient(s, { followInputRequired: false, capabilities: { elicitation: {} } });
+    const requestState = await firstRound(client);
+    const line = JSON.stringify({
+      jsonrpc: "2.0",
+      id: "retry",
+      method: "tools/call",
+      params: {
+        name: "transfer",
+        arguments: { amount: 10 },
+        inputResponses: yes,
+        requestState,
+        _meta: { [MetaKey.protocolVersion]: "2026-07-28", [MetaKey.clientCapabilities]: { elicitation: {} } },
+      },
+    });
+    const reply = client.send(line);
+    await client.notify("notifications/cancelled", { requestId: "retry" });
+    expect(await reply).toBeUndefined();
+    expect(runs).toEqual(["transfer:10"]);
   });
 
   it("multi-round: each round's state carries the earlier answers, and differs from the last", async () => {

@@ -11,6 +11,7 @@ import {
   check,
   GetPromptParams,
   type Inbound,
+  issuesText,
   ListenParams,
   PaginatedParams,
   ReadResourceParams,
@@ -62,8 +63,7 @@ export interface Method {
 function parse<T>(inbound: Inbound<T>, params: Record<string, unknown> | undefined): T {
   const parsed = check(inbound, params ?? {});
   if (parsed.success) return parsed.data;
-  const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "params"}: ${issue.message}`).join("; ");
-  throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${detail}`);
+  throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${issuesText(parsed.error.issues)}`);
 }
 
 /** A list method: one array under `key`, a page at a time when the server pages. */

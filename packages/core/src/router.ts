@@ -76,6 +76,8 @@ export interface Registered<D> {
   readonly enabled: boolean;
   /** True once removed: every other call then throws. */
   readonly removed: boolean;
+  /** How it is listed, in the newest revision's form (a tool's `inputSchema`, a resource's `uri`, …). */
+  describe(): Readonly<Record<string, unknown>>;
   enable(): void;
   disable(): void;
   /** Replace some of its definition's fields; a change that does not compile throws and changes nothing. */
@@ -90,7 +92,7 @@ interface Entry<C> {
 }
 
 // One registry table per kind: how its entries compile and what they are keyed by.
-class Table<D, C extends { definition: unknown }> {
+class Table<D, C extends { definition: unknown; wire: object }> {
   readonly map = new Map<string, Entry<C>>();
 
   constructor(
@@ -151,6 +153,7 @@ class Table<D, C extends { definition: unknown }> {
       },
       enable: () => set(true),
       disable: () => set(false),
+      describe: () => entry.compiled.wire as Readonly<Record<string, unknown>>,
       update(changes) {
         live("update()");
         const compiled = table.compile({ ...(entry.compiled.definition as D), ...changes });
@@ -425,7 +428,7 @@ export class Router {
     const run = (value: unknown) =>
       andThen(definition.handler(value as never, ctx), (raw) => toGetPromptResult(raw, definition.description));
     if (!prompt.args) return run(args ?? {});
-    const missing = prompt.required.filter((argName) => args?.[argName] === undefined);
+    const missing = prompt.required.filter((argName) => args === undefined || !Object.hasOwn(args, argName));
     if (missing.length > 0) {
       const list = missing.map((argName) => `"${argName}"`).join(", ");
       throw new McpError(ErrorCode.InvalidParams, `Prompt "${name}" is missing required argument ${list}`, { missing });

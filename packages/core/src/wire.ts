@@ -1,10 +1,9 @@
 import { z } from "zod";
+import { LOG_LEVELS } from "./logger.js";
 import { MetaKey } from "./protocol.js";
 
 // Everything the server checks on the way in. Loose objects: unknown keys are allowed, never copied onto prototypes.
 // Built on first use: a well-formed message never needs them (see the guards below), so start-up skips the work.
-
-const LEVELS_LIST = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
 
 function build() {
   const plainObject = z.custom<Record<string, unknown>>(
@@ -31,7 +30,7 @@ function build() {
       [MetaKey.protocolVersion]: z.string(),
       [MetaKey.clientCapabilities]: plainObject,
       [MetaKey.clientInfo]: implementation.optional(),
-      [MetaKey.logLevel]: z.enum(LEVELS_LIST).optional(),
+      [MetaKey.logLevel]: z.enum(LOG_LEVELS).optional(),
       progressToken: requestId.optional(),
     }),
     paginatedParams: z.looseObject({ cursor: z.string().optional() }),
@@ -55,6 +54,11 @@ function build() {
         .optional(),
     }),
   };
+}
+
+/** zod issues as one line: `path: message; …`. */
+export function issuesText(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  return issues.map((issue) => `${issue.path.map(String).join(".") || "params"}: ${issue.message}`).join("; ");
 }
 
 type Schemas = ReturnType<typeof build>;
@@ -100,7 +104,7 @@ function isImplementation(value: unknown): boolean {
   return isObject(value) && typeof value.name === "string" && typeof value.version === "string";
 }
 
-const LEVELS: ReadonlySet<unknown> = new Set(LEVELS_LIST);
+const LEVELS: ReadonlySet<unknown> = new Set(LOG_LEVELS);
 
 export const Envelope: Inbound<Envelope> = {
   schema: () => schemas().envelope,

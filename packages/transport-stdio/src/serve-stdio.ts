@@ -57,6 +57,18 @@ const QUEUE_BYTES = 1024 * 1024;
 const LINE_SEPARATORS = /[\u2028\u2029]/g;
 
 // JSON.stringify leaves U+2028 and U+2029 raw; escape them so no reader takes them for line breaks.
+/** True for a JSON-RPC notification or response: a line that is not a request. */
+function isNotificationOrResponse(text: string): boolean {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
+  return !("id" in message) || (!("method" in message) && ("result" in message || "error" in message));
+}
+
 function frame(line: string): string {
   return `${line.includes("\u2028") || line.includes("\u2029") ? line.replace(LINE_SEPARATORS, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029")) : line}\n`;
 }
@@ -182,14 +194,21 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     return event;
   }
 
-  // A line with no "id" in it cannot be a request: a notification (or garbage, answered with null anyway).
-  function isNotification(event: LineEvent | undefined): boolean {
-    // A request may spell its key with escapes ("\u0069d"): a line with any escape is not assumed to be a notification.
-    return event?.kind === "line" && !event.text.includes('"id"') && !event.text.includes("\\u");
+  // What may pass the in-flight limit: notifications (a cancellation frees a slot) and the client's answers to the
+  // server's own requests (the handlers holding the slots wait for them). Told apart by parsing, once per line.
+  const passes = new WeakMap<LineEvent, boolean>();
+  function mayPass(event: LineEvent | undefined): boolean {
+    if (event?.kind !== "line") return false;
+    let known = passes.get(event);
+    if (known === undefined) {
+      known = isNotificationOrResponse(event.text);
+      passes.set(event, known);
+    }
+    return known;
   }
 
-  // Serve queued lines in order while there is room. At the in-flight limit, notifications further back still
-  // go through, since a cancellation is what frees a slot.
+  // Serve queued lines in order while there is room. At the in-flight limit, notifications and responses further
+  // back still go through.
   function flow(): void {
     if (flowing || finished) return;
     flowing = true;
@@ -201,7 +220,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
       }
       if (!blocked && !stopping && inFlight >= maxInFlight) {
         for (let index = queueAt; index < queue.length; index++) {
-          if (isNotification(queue[index])) dispatch(take(index));
+          if (mayPass(queue[index])) dispatch(take(index));
         }
       }
     } finally {
@@ -220,6 +239,10 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
       paused = false;
       stdin.resume();
     }
+    if (inputEnded && queue.length === 0) {
+      // Everything sent has been read: listen streams end now, with their closing result, not at the timeout.
+      connection.endSubscriptions();
+    }
     if ((inputEnded || stopping) && queue.length === 0 && inFlight === 0) finish(false);
   }
 
@@ -228,6 +251,8 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
   function finish(forced: boolean): void {
     if (finished) return;
     finished = true;
+    // Nothing is in flight any more (or it was given up on): the connection stops hearing of list changes.
+    connection.close(new Error("stdio closed"));
     for (const timer of timers) clearTimeout(timer);
     stdin.off("data", onData);
     stdin.off("end", onEnd);
@@ -264,8 +289,6 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     inputEnded = true;
     // Pending replies are written; a request still running at the timeout sees its signal abort, and one that
     // ignores it is given up a second later, so the process always exits.
-    // Listen streams end at once, with their closing result; other requests get the timeout below.
-    connection.endSubscriptions();
     later(shutdownTimeoutMs, () => {
       connection.close(new Error("stdin ended"));
       later(1000, () => finish(true));
