@@ -6,13 +6,18 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
+// pnpm hands the "--" of `pnpm bench -- --rounds 3` through to this script.
+const argv = process.argv.slice(2);
 const { values } = parseArgs({
+  args: argv[0] === "--" ? argv.slice(1) : argv,
   options: {
     rounds: { type: "string", default: "5" },
     calls: { type: "string", default: "30000" },
     inflight: { type: "string", default: "64" },
     warmup: { type: "string", default: "3000" },
     only: { type: "string" },
+    // --with "Toolsmith (before)=../wt-base/bench/servers/toolsmith.mjs": measure another build side by side.
+    with: { type: "string", multiple: true },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -27,6 +32,14 @@ const SERVERS = [
   { name: "Toolsmith", file: here("./servers/toolsmith.mjs") },
   { name: "official SDK v2", file: here("./servers/official-sdk.mjs") },
 ];
+for (const extra of values.with ?? []) {
+  const at = extra.indexOf("=");
+  if (at < 1) throw new Error(`--with takes name=path, not ${extra}`);
+  SERVERS.push({
+    name: extra.slice(0, at),
+    file: fileURLToPath(new URL(extra.slice(at + 1), `file://${process.cwd()}/`)),
+  });
+}
 const ERAS = ["2025-11-25", "2026-07-28"];
 
 // With taskset, the server runs on core 0 and this load generator on core 1: less scheduler noise.

@@ -35,11 +35,21 @@ function tap(transport: TappedTransport): void {
   });
 }
 
-async function session(title: string, server: string, mode: Mode, script: (client: Client) => Promise<void>) {
+async function session(
+  title: string,
+  server: string,
+  mode: Mode,
+  script: (client: Client) => Promise<void>,
+  capabilities?: Record<string, Record<string, unknown>>,
+) {
   out(`\n${color(1, `== ${title} ==`)}`);
   const transport = new TappedTransport({ command: process.execPath, args: [example(server)] });
   tap(transport);
-  const client = new Client({ name: "toolsmith-demo", version: "0.1.0" }, { versionNegotiation: { mode } });
+  const client = new Client(
+    { name: "toolsmith-demo", version: "0.1.0" },
+    { versionNegotiation: { mode }, ...(capabilities ? { capabilities } : {}) },
+  );
+  if (capabilities) answerAsTheUser(client);
   await client.connect(transport);
   try {
     await script(client);
@@ -48,6 +58,37 @@ async function session(title: string, server: string, mode: Mode, script: (clien
   } finally {
     await client.close();
   }
+}
+
+// The demo's stand-in for a person and a model: it answers the server's questions the same way every time.
+function answerAsTheUser(client: Client): void {
+  client.setRequestHandler("elicitation/create", async (request) => {
+    out(color(2, `   (the user is asked: ${request.params.message}; picks an aisle seat)`));
+    return { action: "accept", content: { seat: "aisle", meal: "vegetarian" } };
+  });
+  client.setRequestHandler("sampling/createMessage", async () => ({
+    role: "assistant",
+    model: "demo-model",
+    content: { type: "text", text: "Ana flies to Reykjavik on 12 March, aisle seat, vegetarian meal." },
+  }));
+}
+
+async function travel(client: Client): Promise<void> {
+  const search = await client.callTool(
+    { name: "search_flights", arguments: { from: "LHR", to: "KEF", date: "2027-03-12" } },
+    {
+      onprogress: (progress) =>
+        out(color(2, `   (progress ${progress.progress}/${progress.total}: ${progress.message})`)),
+    },
+  );
+  const [offer] = (search.structuredContent as { offers: { id: string }[] }).offers;
+  const booked = await client.callTool({
+    name: "book_flight",
+    arguments: { offerId: offer?.id, passenger: "Ana Lima" },
+  });
+  const { bookingId } = booked.structuredContent as { bookingId: string };
+  await client.callTool({ name: "trip_summary", arguments: { bookingId } });
+  await client.complete({ ref: { type: "ref/prompt", name: "plan_trip" }, argument: { name: "from", value: "LH" } });
 }
 
 await session("quickstart (core API), handshake era: initialize, then requests", "quickstart", "legacy", async (c) => {
@@ -81,3 +122,19 @@ await session("notes (decorators), negotiated automatically", "notes", "auto", a
   await c.readResource({ uri: "notes://3" });
   await c.getPrompt({ name: "summarise", arguments: { topic: "this week" } });
 });
+
+const asks = { elicitation: {}, sampling: {} };
+await session(
+  "travel-desk (decorators), handshake era: progress, elicitation and sampling as requests to the client",
+  "travel-desk",
+  "legacy",
+  travel,
+  asks,
+);
+await session(
+  "travel-desk, stateless era: the same methods answer input_required; the client answers and retries",
+  "travel-desk",
+  { pin: "2026-07-28" },
+  travel,
+  asks,
+);

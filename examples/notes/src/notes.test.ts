@@ -1,7 +1,13 @@
-import { createTestClient } from "@toolsmith/core";
+import { createTestClient, type TestClient } from "@toolsmith/core";
 import { describe, expect, it } from "vitest";
 // The class as tsc compiled it: vite (which runs these tests) does not lower TC39 decorators.
 import { Notes } from "../dist/notes.js";
+
+// notes://tags as the pairs [tag, ids] in the order the server wrote them.
+async function tagsOf(client: TestClient): Promise<[string, string[]][]> {
+  const [contents] = (await client.readResource("notes://tags")).contents;
+  return Object.entries(JSON.parse(contents && "text" in contents ? contents.text : "") as Record<string, string[]>);
+}
 
 // The recommended way to test a server class: no transport, no process, both eras.
 describe.each(["2025-11-25", "2026-07-28"] as const)("Notes, in memory (%s)", (protocolVersion) => {
@@ -55,5 +61,82 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("Notes, in memory (%s)", (p
     const b = await createTestClient(new Notes(), { protocolVersion });
     await a.callTool("add", { title: "only a", body: "" });
     expect((await b.callTool("search", { query: "only" })).structuredContent).toEqual({ matches: [] });
+  });
+
+  it("reads back tags named like Object.prototype members or like result fields", async () => {
+    const client = await createTestClient(new Notes(), { protocolVersion });
+    const odd = ["constructor", "toString", "__proto__", "hasOwnProperty", "contents", "text"];
+    await client.callTool("add", { title: "Odd", body: "", tags: odd });
+    await client.callTool("add", { title: "Plain", body: "", tags: ["toString", "plain"] });
+    expect(await tagsOf(client)).toEqual([
+      ["constructor", ["1"]],
+      ["toString", ["1", "2"]],
+      ["__proto__", ["1"]],
+      ["hasOwnProperty", ["1"]],
+      ["contents", ["1"]],
+      ["text", ["1"]],
+      ["plain", ["2"]],
+    ]);
+    await client.callTool("remove", { id: "1" });
+    expect(await tagsOf(client)).toEqual([
+      ["toString", ["2"]],
+      ["plain", ["2"]],
+    ]);
+  });
+
+  it("accepts a note at the limits and rejects one over them as a validation result", async () => {
+    const client = await createTestClient(new Notes(), { protocolVersion });
+    const fits = {
+      title: "t".repeat(200),
+      body: "b".repeat(100_000),
+      tags: Array.from({ length: 32 }, (_, i) => `${i}`.padEnd(64, "x")),
+    };
+    expect((await client.callTool("add", fits)).structuredContent).toEqual({ id: "1", count: 1 });
+    const over = [
+      { ...fits, title: "t".repeat(201) },
+      { ...fits, body: "b".repeat(100_001) },
+      { ...fits, tags: [...fits.tags, "one more"] },
+      { ...fits, tags: ["y".repeat(65)] },
+      // The fuzzer's 1.4 MB add: one tag repeated 200,000 times.
+      { title: "big", body: "", tags: Array.from({ length: 200_000 }, () => "same") },
+    ];
+    for (const note of over) {
+      const result = await client.callTool("add", note);
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toBeUndefined();
+    }
+    expect((await client.readResource("notes://all")).contents[0]).toMatchObject({ text: `1: ${fits.title}` });
+  });
+
+  it("keeps the tag index as notes are added: reading notes://tags 50 times never walks the notes", async () => {
+    // 2,000 notes × 32 tags from a pool of 4,096; each note counts how often it is read.
+    let touches = 0;
+    const notes = Array.from({ length: 2000 }, (_, i) => {
+      const note = {
+        title: `n${i}`,
+        body: "",
+        tags: Array.from({ length: 32 }, (_, j) => `tag-${(i * 32 + j) % 4096}`),
+      };
+      return new Proxy(note, {
+        get(target, key, receiver) {
+          touches++;
+          return Reflect.get(target, key, receiver);
+        },
+      });
+    });
+    const client = await createTestClient(new Notes(notes), { protocolVersion });
+    const expected = new Map<string, string[]>();
+    for (let i = 0; i < 2000; i++) {
+      for (let j = 0; j < 32; j++) {
+        const tag = `tag-${(i * 32 + j) % 4096}`;
+        expected.set(tag, [...(expected.get(tag) ?? []), String(i + 1)]);
+      }
+    }
+    const afterAdding = touches;
+    for (let read = 0; read < 50; read++) {
+      const tags = await tagsOf(client);
+      if (read === 0) expect(tags).toEqual([...expected]);
+    }
+    expect(touches - afterAdding, "notes touched by 50 reads of notes://tags").toBe(0);
   });
 });

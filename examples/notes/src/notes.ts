@@ -1,6 +1,13 @@
 import { ErrorCode, McpError } from "@toolsmith/core";
 import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";
 import { z } from "zod";
+import { TagIndex } from "./tag-index.js";
+
+// What one note may carry, so one add cannot make every later read slow.
+const MAX_TITLE = 200;
+const MAX_BODY = 100_000;
+const MAX_TAGS = 32;
+const MAX_TAG = 64;
 
 export interface Note {
   title: string;
@@ -14,6 +21,7 @@ export class Notes extends McpServer {
   version = "0.1.0";
   instructions = "Notes kept in memory. add, remove and search change or query them; notes://{id} reads one.";
   readonly #notes = new Map<string, Note>();
+  readonly #tags = new TagIndex();
   #nextId = 1;
 
   constructor(initial: Note[] = []) {
@@ -24,13 +32,20 @@ export class Notes extends McpServer {
   #store(note: Note): string {
     const id = String(this.#nextId++);
     this.#notes.set(id, note);
+    this.#tags.add(id, note.tags);
     return id;
   }
 
   @tool({
     title: "Add a note",
-    description: "Store a note and return its id and how many notes there are now.",
-    input: { title: z.string().min(1), body: z.string(), tags: z.array(z.string()).default([]) },
+    description:
+      "Store a note and return its id and how many notes there are now. " +
+      `A title is 1–${MAX_TITLE} characters and a body up to ${MAX_BODY}; a note has up to ${MAX_TAGS} tags of up to ${MAX_TAG} characters each.`,
+    input: {
+      title: z.string().min(1).max(MAX_TITLE),
+      body: z.string().max(MAX_BODY),
+      tags: z.array(z.string().max(MAX_TAG)).max(MAX_TAGS).default([]),
+    },
     output: z.object({ id: z.string(), count: z.number().int() }),
   })
   add({ title, body, tags }: { title: string; body: string; tags: string[] }) {
@@ -44,7 +59,10 @@ export class Notes extends McpServer {
     annotations: { destructiveHint: true, idempotentHint: true },
   })
   remove({ id }: { id: string }) {
-    if (!this.#notes.delete(id)) throw new Error(`There is no note ${id}; read notes://all for the ids`);
+    const note = this.#notes.get(id);
+    if (!note) throw new Error(`There is no note ${id}; read notes://all for the ids`);
+    this.#notes.delete(id);
+    this.#tags.remove(id, note.tags);
     return `Deleted note ${id}`;
   }
 
@@ -66,13 +84,12 @@ export class Notes extends McpServer {
     return [...this.#notes].map(([id, note]) => `${id}: ${note.title}`).join("\n");
   }
 
-  @resource("notes://tags", { description: "Each tag and the ids of the notes that carry it." })
+  @resource("notes://tags", {
+    description: "Each tag and the ids of the notes that carry it.",
+    mimeType: "application/json",
+  })
   tags() {
-    const index: Record<string, string[]> = {};
-    for (const [id, note] of this.#notes) {
-      for (const tag of note.tags) index[tag] = [...(index[tag] ?? []), id];
-    }
-    return index;
+    return this.#tags.toJson();
   }
 
   @resource("notes://{id}", { description: "One note.", mimeType: "application/json", list: "listNotes" })

@@ -3,6 +3,8 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
 import { replay } from "../../../scripts/stdio-replay.js";
+// The class as tsc compiled it: vite (which runs these tests) does not lower TC39 decorators.
+import { LINE_CAP, WIRE_CAP, Wiretap } from "../dist/wiretap.js";
 
 const serverPath = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
@@ -17,6 +19,29 @@ const SEED_SESSION = [
 function transcriptOf(result: { content: unknown }): string {
   return (result.content as { type: string; text: string }[])[0]?.text ?? "";
 }
+
+describe("the wire log", () => {
+  it("keeps a line over LINE_CAP as its head and a count of the rest, never half a surrogate pair", () => {
+    const wiretap = new Wiretap();
+    const fits = "f".repeat(LINE_CAP);
+    wiretap.record({ direction: "in", line: fits, phase: "operation" });
+    wiretap.record({ direction: "out", line: `${"x".repeat(LINE_CAP)}tail`, phase: "operation" });
+    wiretap.record({ direction: "out", line: `${"e".repeat(LINE_CAP - 1)}😀${"e".repeat(10)}`, phase: "operation" });
+    expect(wiretap.entries.map((entry) => entry.line)).toEqual([
+      fits,
+      `${"x".repeat(LINE_CAP)}… (+4 chars)`,
+      `${"e".repeat(LINE_CAP - 1)}… (+12 chars)`,
+    ]);
+  });
+
+  it("holds at most WIRE_CAP lines of about LINE_CAP characters, whatever crosses the wire", () => {
+    const wiretap = new Wiretap();
+    for (let i = 0; i < 200; i++) wiretap.record({ direction: "in", line: "\\".repeat(100_000), phase: "operation" });
+    expect(wiretap.entries).toHaveLength(WIRE_CAP);
+    const kept = wiretap.entries.reduce((sum, entry) => sum + entry.line.length, 0);
+    expect(kept).toBeLessThanOrEqual(WIRE_CAP * (LINE_CAP + 20));
+  });
+});
 
 describe("wiretap over a real pipe", () => {
   it("shows the seed's session: handshake, the phase boundary, and last the request that asked", async () => {
@@ -79,6 +104,36 @@ describe.each([
         .map((line) => JSON.parse(line.replace(/^\[operation\] ← /, "")));
       const firstAnswer = answers.find((reply) => reply.id === asked.id);
       expect(firstAnswer?.result.content[0].text).toBe(first);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("stays bounded over 30 calls in a row, and the last transcript still holds the request and the previous answer", async () => {
+    const client = new Client({ name: "wiretap-test", version: "1.0.0" }, { versionNegotiation: { mode } });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [serverPath], stderr: "pipe" }));
+    try {
+      const transcripts: string[] = [];
+      for (let call = 0; call < 30; call++) {
+        const result = await client.callTool({ name: "show_wire", arguments: {} });
+        const bytes = Buffer.byteLength(JSON.stringify(result));
+        expect(bytes, `reply ${call + 1} is ${bytes} bytes`).toBeLessThan(200_000);
+        transcripts.push(transcriptOf(result));
+      }
+      const [previous, last] = transcripts.slice(-2).map((text) => text.split("\n")) as [string[], string[]];
+      const askedBy = (lines: string[]) => JSON.parse((lines.at(-1) ?? "").replace(/^\[\w+\] → /, ""));
+      // The request that asked for the last transcript is its last line, whole.
+      expect(askedBy(last)).toMatchObject({ method: "tools/call", params: { name: "show_wire" } });
+      // The previous answer is the line before: too long to keep whole, so its head and a count of the rest.
+      const previousId = askedBy(previous).id;
+      const answer = last.at(-2) ?? "";
+      expect(answer).toMatch(new RegExp(`^\\[\\w+\\] ← \\{"jsonrpc":"2\\.0","id":${previousId},"result":`));
+      expect(answer).toMatch(/… \(\+\d+ chars\)$/);
+      const head = answer.replace(/^\[\w+\] ← /, "").replace(/… \(\+\d+ chars\)$/, "");
+      expect(head).toHaveLength(LINE_CAP);
+      expect(head).toContain(JSON.stringify(previous.slice(0, 2).join("\n")).slice(1, -1));
+      const rest = Number(/\(\+(\d+) chars\)$/.exec(answer)?.[1]);
+      expect(LINE_CAP + rest).toBeGreaterThan(JSON.stringify(previous.join("\n")).length);
     } finally {
       await client.close();
     }

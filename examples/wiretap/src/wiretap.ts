@@ -5,6 +5,16 @@ import { z } from "zod";
 
 /** How many lines the log keeps; older ones are dropped and counted. */
 export const WIRE_CAP = 64;
+/** Longest line the log keeps whole; a longer one is kept as its head and a count of the rest. */
+export const LINE_CAP = 2000;
+
+// Each answer embeds the previous one escaped once more: uncut, the answers grow exponentially from call to call.
+function abbreviate(line: string): string {
+  if (line.length <= LINE_CAP) return line;
+  const last = line.charCodeAt(LINE_CAP - 1);
+  const cut = last >= 0xd800 && last <= 0xdbff ? LINE_CAP - 1 : LINE_CAP; // not between the halves of a pair
+  return `${line.slice(0, cut)}… (+${line.length - cut} chars)`;
+}
 
 /**
  * The server of the seed "An MCP server is a protocol you can read": one tool, show_wire, that returns every
@@ -23,14 +33,15 @@ export class Wiretap extends McpServer {
       this.entries.shift();
       this.dropped++;
     }
-    this.entries.push(entry);
+    this.entries.push({ ...entry, line: abbreviate(entry.line) });
   };
 
   @tool({
     name: "show_wire",
     title: "Show the wire",
     description:
-      "Return every JSON-RPC message that has crossed this session's stdio pipe, verbatim and in order — including the request you are making right now.",
+      "Return every JSON-RPC message that has crossed this session's stdio pipe, verbatim and in order — including the request you are making right now. " +
+      `The last ${WIRE_CAP} are kept; a message over ${LINE_CAP} characters is cut to its first ${LINE_CAP} and a count of the rest.`,
     input: z.object({}).strict(),
   })
   showWire(_args: Record<string, never>, ctx: RequestContext) {

@@ -96,8 +96,10 @@ describe("servers share compiles of the same schema object", () => {
     const shape = { text: z.string().describe("What to echo") };
     const compiles = spyOnCompiles();
     const echo = ({ text }: { text: string }) => text;
-    const a = newServer("a").tool({ name: "echo", description: "Echo", input: shape, handler: echo });
-    const b = newServer("b").tool({ name: "say", description: "Say", input: shape, handler: echo });
+    const a = newServer("a");
+    a.tool({ name: "echo", description: "Echo", input: shape, handler: echo });
+    const b = newServer("b");
+    b.tool({ name: "say", description: "Say", input: shape, handler: echo });
     expect(compiles).toHaveBeenCalledTimes(1);
 
     // Both still list and validate with the shared compile.
@@ -120,26 +122,27 @@ describe("servers share compiles of the same schema object", () => {
   it("a tool's input and a prompt's args that are the same object share one compile", () => {
     const shape = { topic: z.string() };
     const compiles = spyOnCompiles();
-    newServer()
-      .tool({ name: "t", description: "d", input: shape, handler: () => "ok" })
-      .prompt({ name: "p", args: shape, handler: () => "ok" });
+    const server = newServer();
+    server.tool({ name: "t", description: "d", input: shape, handler: () => "ok" });
+    server.prompt({ name: "p", args: shape, handler: () => "ok" });
     expect(compiles).toHaveBeenCalledTimes(1);
   });
 
   it("a tool output schema reused as another tool's input compiles once per io", () => {
     const schema = z.object({ n: z.number().default(0) });
     const compiles = spyOnCompiles();
-    newServer()
-      .tool({ name: "make", description: "d", output: schema, handler: () => ({ n: 1 }) })
-      .tool({ name: "take", description: "d", input: schema, handler: () => "ok" })
-      .tool({ name: "take2", description: "d", input: schema, handler: () => "ok" });
+    const server = newServer();
+    server.tool({ name: "make", description: "d", output: schema, handler: () => ({ n: 1 }) });
+    server.tool({ name: "take", description: "d", input: schema, handler: () => "ok" });
+    server.tool({ name: "take2", description: "d", input: schema, handler: () => "ok" });
     expect(compiles).toHaveBeenCalledTimes(2);
     expect(compiles.mock.calls.map(([, io]) => io).sort()).toEqual(["input", "output"]);
   });
 });
 
 describe("toServer and createTestClient take a Server or anything with toServer()", () => {
-  const server = newServer().tool({ name: "ping2", description: "Answer pong", handler: () => "pong" });
+  const server = newServer();
+  server.tool({ name: "ping2", description: "Answer pong", handler: () => "pong" });
 
   it("toServer returns a Server as itself", () => {
     expect(toServer(server)).toBe(server);
@@ -179,22 +182,27 @@ describe("toServer and createTestClient take a Server or anything with toServer(
 
 describe("server.capabilities() returns a copy the caller may change", () => {
   function mutate(capabilities: Record<string, unknown>): void {
-    (capabilities.tools as Record<string, unknown>).listChanged = true;
+    // Every field it touches differs from what the server really advertises.
+    (capabilities.tools as Record<string, unknown>).listChanged = false;
     delete capabilities.prompts;
-    capabilities.logging = {};
+    delete capabilities.logging;
+    capabilities.completions = {};
   }
 
+  const TOOLS_AND_PROMPTS = { logging: {}, tools: { listChanged: true }, prompts: { listChanged: true } };
+
   function fullServer(): Server {
-    return newServer()
-      .tool({ name: "t", description: "d", handler: () => "ok" })
-      .prompt({ name: "p", handler: () => "ok" });
+    const server = newServer();
+    server.tool({ name: "t", description: "d", handler: () => "ok" });
+    server.prompt({ name: "p", handler: () => "ok" });
+    return server;
   }
 
   it("a changed copy does not change the next call", () => {
     const server = fullServer();
     const first = server.capabilities();
     mutate(first as Record<string, unknown>);
-    expect(server.capabilities()).toEqual({ tools: {}, prompts: {} });
+    expect(server.capabilities()).toEqual(TOOLS_AND_PROMPTS);
     expect(server.capabilities()).not.toBe(server.capabilities());
   });
 
@@ -202,14 +210,14 @@ describe("server.capabilities() returns a copy the caller may change", () => {
     const server = fullServer();
     mutate(server.capabilities() as Record<string, unknown>);
     const client = await createTestClient(server, { protocolVersion: "2025-11-25" });
-    expect(client.serverResult.capabilities).toEqual({ tools: {}, prompts: {} });
+    expect(client.serverResult.capabilities).toEqual(TOOLS_AND_PROMPTS);
   });
 
   it("server/discover still reports the real capabilities", async () => {
     const server = fullServer();
     mutate(server.capabilities() as Record<string, unknown>);
     const client = await createTestClient(server, { protocolVersion: "2026-07-28" });
-    expect(client.serverResult.capabilities).toEqual({ tools: {}, prompts: {} });
+    expect(client.serverResult.capabilities).toEqual(TOOLS_AND_PROMPTS);
   });
 
   it("a copy taken before serving, changed after, does not leak into a later handshake", async () => {
@@ -218,15 +226,20 @@ describe("server.capabilities() returns a copy the caller may change", () => {
     await createTestClient(server, { protocolVersion: "2025-11-25" });
     mutate(copy as Record<string, unknown>);
     const client = await createTestClient(server, { protocolVersion: "2025-06-18" });
-    expect(client.serverResult.capabilities).toEqual({ tools: {}, prompts: {} });
+    expect(client.serverResult.capabilities).toEqual(TOOLS_AND_PROMPTS);
     const stateless = await createTestClient(server, { protocolVersion: "2026-07-28" });
-    expect(stateless.serverResult.capabilities).toEqual({ tools: {}, prompts: {} });
+    expect(stateless.serverResult.capabilities).toEqual(TOOLS_AND_PROMPTS);
   });
 
   it("capabilities still follow later registrations", () => {
-    const server = newServer().tool({ name: "t", description: "d", handler: () => "ok" });
+    const server = newServer();
+    server.tool({ name: "t", description: "d", handler: () => "ok" });
     mutate(server.capabilities() as Record<string, unknown>);
     server.resource({ uri: "docs://x", handler: () => "x" });
-    expect(server.capabilities()).toEqual({ tools: {}, resources: {} });
+    expect(server.capabilities()).toEqual({
+      logging: {},
+      tools: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+    });
   });
 });

@@ -1,4 +1,5 @@
 import type {
+  Completer,
   PromptDefinition,
   ResourceTemplateDefinition,
   StaticResourceDefinition,
@@ -34,6 +35,7 @@ export interface CompiledTemplate {
   readonly template: UriTemplate;
   readonly wire: ResourceTemplate;
   readonly input: CompiledSchema | undefined;
+  readonly completers: ReadonlyMap<string, Completer>;
 }
 
 export interface CompiledPrompt {
@@ -41,6 +43,30 @@ export interface CompiledPrompt {
   readonly wire: Prompt;
   readonly args: CompiledSchema | undefined;
   readonly required: readonly string[];
+  readonly completers: ReadonlyMap<string, Completer>;
+}
+
+// Completers must name arguments that exist: a typo would otherwise complete nothing, silently.
+function compileCompleters(
+  what: string,
+  complete: Readonly<Record<string, Completer>> | undefined,
+  names: readonly string[],
+  noun: string,
+): ReadonlyMap<string, Completer> {
+  const completers = new Map<string, Completer>();
+  if (complete === undefined) return completers;
+  if (!isPlainObject(complete))
+    throw new DefinitionError(`${what} complete must be an object of functions by ${noun} name`);
+  for (const [name, completer] of Object.entries(complete)) {
+    if (!names.includes(name)) {
+      throw new DefinitionError(
+        `${what} has a completer for "${name}", which is not one of its ${noun}s (${names.map((n) => `"${n}"`).join(", ") || "none"})`,
+      );
+    }
+    if (typeof completer !== "function") throw new DefinitionError(`${what} completer for "${name}" is not a function`);
+    completers.set(name, completer);
+  }
+  return completers;
 }
 
 /** A tool or prompt name, checked. */
@@ -149,7 +175,13 @@ export function compileTemplate(definition: ResourceTemplateDefinition<InputSche
     name: definition.name ?? uriTemplate,
     ...described(definition),
   };
-  return { definition: definition as ResourceTemplateDefinition, template, wire, input };
+  const completers = compileCompleters(
+    `Resource template "${uriTemplate}"`,
+    definition.complete,
+    template.variables,
+    "variable",
+  );
+  return { definition: definition as ResourceTemplateDefinition, template, wire, input, completers };
 }
 
 // A template's input schema must have exactly the template's variables as its fields.
@@ -198,5 +230,11 @@ export function compilePrompt(definition: PromptDefinition<InputSchema | undefin
       _meta: definition._meta,
     }),
   };
-  return { definition: definition as PromptDefinition, wire, args, required };
+  const completers = compileCompleters(
+    `Prompt "${name}"`,
+    definition.complete,
+    argumentList.map((argument) => argument.name),
+    "argument",
+  );
+  return { definition: definition as PromptDefinition, wire, args, required, completers };
 }

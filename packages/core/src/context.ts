@@ -1,14 +1,90 @@
-import type { RequestId } from "./json-rpc.js";
-import type { ProtocolVersion } from "./protocol.js";
+import { type AskPort, ask, type InputRound } from "./ask.js";
+import { isPlainObject, type RequestId } from "./json-rpc.js";
+import { isLogLevel, LOG_LEVELS, type LogLevel, levelPasses } from "./logger.js";
+import { MetaKey, type ProtocolVersion } from "./protocol.js";
+import type { RevisionFeatures } from "./revision.js";
+import type { InferInput, InputSchema } from "./schema-adapter.js";
 import type { Implementation } from "./types.js";
 
 /** Which protocol era a request arrived in. */
 export type Era = "handshake" | "stateless";
 
+/** Who is calling, as the transport authenticated them (the HTTP transport's `authenticate` hook). */
+export interface AuthInfo {
+  /** A stable identifier of the caller (a user or client id). */
+  readonly subject?: string;
+  /** What the caller may do. */
+  readonly scopes: readonly string[];
+  /** Anything else the authenticator knows (claims, the raw token). */
+  readonly [key: string]: unknown;
+}
+
+/** A form question: `schema` is a zod shape or object of primitive fields; the answer comes back typed and validated. */
+export interface ElicitForm<S extends InputSchema = InputSchema> {
+  mode?: "form";
+  message: string;
+  schema: S;
+  /** The key of this question in a 2026-07-28 `inputRequests` map (default: `elicit-1`, `elicit-2`, … in call order). */
+  key?: string;
+}
+
+/** A form question written as raw JSON Schema (a flat object of primitives); the content comes back unchecked. */
+export interface ElicitRawForm {
+  mode?: "form";
+  message: string;
+  requestedSchema: Record<string, unknown>;
+  key?: string;
+}
+
+/** A URL question (2025-11-25+): the user completes something out of band, at `url`. */
+export interface ElicitUrl {
+  mode: "url";
+  message: string;
+  url: string;
+  key?: string;
+}
+
+/** The user's answer: accepted with the validated content, or declined, or dismissed. */
+export type ElicitResult<T> = { action: "accept"; content: T } | { action: "decline" | "cancel"; content?: undefined };
+
+/** A `sampling/createMessage` request, as the spec has it (`tools`/`toolChoice` need the client's `sampling.tools`). */
+export interface SampleRequest {
+  messages: { role: "user" | "assistant"; content: Record<string, unknown> | Record<string, unknown>[] }[];
+  maxTokens: number;
+  systemPrompt?: string;
+  modelPreferences?: Record<string, unknown>;
+  includeContext?: "none" | "thisServer" | "allServers";
+  temperature?: number;
+  stopSequences?: string[];
+  metadata?: Record<string, unknown>;
+  tools?: Record<string, unknown>[];
+  toolChoice?: Record<string, unknown>;
+  key?: string;
+}
+
+/** What the client's model answered. */
+export interface SampleResult {
+  role: "user" | "assistant";
+  content: Record<string, unknown> | Record<string, unknown>[];
+  model: string;
+  stopReason?: string;
+  [key: string]: unknown;
+}
+
+/** A filesystem root the client shares. */
+export interface Root {
+  uri: string;
+  name?: string;
+}
+
+/** Log to the client (`notifications/message`): one method per level; `logger` names the source. */
+export type ClientLog = { readonly [L in LogLevel]: (data: unknown, logger?: string) => void };
+
 /**
- * What a handler knows about the request it is serving; always the handler's last parameter.
+ * What a handler knows about the request it is serving, and what it can do while serving it; always the handler's
+ * last parameter.
  * @example
- * server.tool({ name: "slow", description: "Waits", handler: (_args, ctx) => wait(1000, ctx.signal) });
+ * server.tool({ name: "slow", description: "Waits", handler: async (_args, ctx) => { ctx.progress(1, 2); await wait(1000, ctx.signal); } });
  */
 export interface RequestContext {
   /** The JSON-RPC id of this request. */
@@ -23,23 +99,96 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** The request's raw `params._meta`, if any. */
   readonly meta: Readonly<Record<string, unknown>> | undefined;
+  /** The authenticated caller; undefined on stdio (the HTTP transport fills it). */
+  readonly auth: AuthInfo | undefined;
+  /** Room for transports and middleware to attach what they know about this request. */
+  readonly extra: Record<string, unknown>;
+  /**
+   * Report progress, when the client asked for it (a `progressToken`); otherwise nothing is sent.
+   * Each `done` must be greater than the last: a smaller or equal one throws.
+   */
+  progress(done: number, total?: number, message?: string): void;
+  /** Log to the client, at the level it asked for (`logging/setLevel`, or 2026-07-28 `_meta` logLevel). */
+  readonly log: ClientLog;
+  /** Ask the user (elicitation). In 2026-07-28 this suspends the request as an `input_required` round. */
+  elicit<S extends InputSchema>(request: ElicitForm<S>): Promise<ElicitResult<InferInput<S>>>;
+  elicit(request: ElicitRawForm): Promise<ElicitResult<Record<string, unknown>>>;
+  elicit(request: ElicitUrl): Promise<ElicitResult<undefined>>;
+  /** Ask the client's model (sampling). */
+  sample(request: SampleRequest): Promise<SampleResult>;
+  /** The client's filesystem roots (`key`: its name in a 2026-07-28 `inputRequests` map; default `roots-1`, …). */
+  roots(options?: { key?: string }): Promise<Root[]>;
 }
 
-/** A request's context; its AbortController is made only when a handler asks for the signal. */
+/** What a context needs from its connection. */
+export interface ContextPort extends AskPort {
+  notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined, tag?: unknown): void;
+  /** The handshake era's `logging/setLevel` level; undefined when the client set none. */
+  readonly logLevel: LogLevel | undefined;
+}
+
+/** Everything a context is made from. */
+export interface ContextInit {
+  requestId: RequestId;
+  revision: RevisionFeatures;
+  clientInfo: Implementation | undefined;
+  clientCapabilities: Readonly<Record<string, unknown>>;
+  meta: Readonly<Record<string, unknown>> | undefined;
+  auth: AuthInfo | undefined;
+  extra: Record<string, unknown> | undefined;
+  port: ContextPort;
+  /** 2026-07-28: the answers this request's retry brought, for a method that may ask. */
+  inputs?: InputRound | undefined;
+  /** The transport's tag of the message that brought this request, carried on every line it causes. */
+  tag?: unknown;
+}
+
+/** A request's context; its AbortController and log object are made only when a handler asks for them. */
 export class RequestContextImpl implements RequestContext {
+  readonly requestId: RequestId;
+  readonly revision: RevisionFeatures;
+  readonly clientInfo: Implementation | undefined;
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  readonly meta: Readonly<Record<string, unknown>> | undefined;
+  readonly auth: AuthInfo | undefined;
+  /** 2026-07-28: set once a retry's state has been opened. */
+  inputs: InputRound | undefined;
+  readonly tag: unknown;
+  readonly #port: ContextPort;
+  #extra: Record<string, unknown> | undefined;
   #controller: AbortController | undefined;
+  #log: ClientLog | undefined;
   #abortReason: unknown;
   #aborted = false;
   #cancelled = false;
+  #done = false;
+  #lastProgress = Number.NEGATIVE_INFINITY;
 
-  constructor(
-    readonly requestId: RequestId,
-    readonly protocolVersion: ProtocolVersion,
-    readonly era: Era,
-    readonly clientInfo: Implementation | undefined,
-    readonly clientCapabilities: Readonly<Record<string, unknown>>,
-    readonly meta: Readonly<Record<string, unknown>> | undefined,
-  ) {}
+  constructor(init: ContextInit) {
+    this.requestId = init.requestId;
+    this.revision = init.revision;
+    this.clientInfo = init.clientInfo;
+    this.clientCapabilities = init.clientCapabilities;
+    this.meta = init.meta;
+    this.auth = init.auth;
+    this.inputs = init.inputs;
+    this.tag = init.tag;
+    this.#port = init.port;
+    this.#extra = init.extra;
+  }
+
+  get protocolVersion(): ProtocolVersion {
+    return this.revision.version;
+  }
+
+  get era(): Era {
+    return this.revision.era;
+  }
+
+  get extra(): Record<string, unknown> {
+    this.#extra ??= {};
+    return this.#extra;
+  }
 
   get signal(): AbortSignal {
     if (!this.#controller) {
@@ -70,4 +219,70 @@ export class RequestContextImpl implements RequestContext {
     this.#abortReason = reason;
     this.#controller?.abort(reason);
   }
+
+  /** The request has been answered: progress and request-scoped logs stop. */
+  finish(): void {
+    this.#done = true;
+  }
+
+  progress(done: number, total?: number, message?: string): void {
+    if (typeof done !== "number" || !Number.isFinite(done)) {
+      throw new TypeError(`ctx.progress(done): done must be a finite number, not ${String(done)}`);
+    }
+    if (done <= this.#lastProgress) {
+      throw new RangeError(
+        `ctx.progress(${done}) after ctx.progress(${this.#lastProgress}): progress must increase with every call`,
+      );
+    }
+    this.#lastProgress = done;
+    const token = this.meta?.progressToken;
+    if (this.#done || (typeof token !== "string" && typeof token !== "number")) return;
+    const params: Record<string, unknown> = { progressToken: token, progress: done };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.#port.notify("notifications/progress", params, this.requestId, this.tag);
+  }
+
+  get log(): ClientLog {
+    if (!this.#log) {
+      const log = {} as Record<LogLevel, (data: unknown, logger?: string) => void>;
+      for (const level of LOG_LEVELS) log[level] = (data, logger) => this.#send(level, data, logger);
+      this.#log = log;
+    }
+    return this.#log;
+  }
+
+  #send(level: LogLevel, data: unknown, logger: string | undefined): void {
+    let threshold: LogLevel | undefined;
+    if (this.revision.logLevelFrom === "set-level") {
+      threshold = this.#port.logLevel ?? "debug";
+    } else {
+      // 2026-07-28: only when this request asked, only on its own stream.
+      const asked = this.meta?.[MetaKey.logLevel];
+      threshold = isLogLevel(asked) && !this.#done ? asked : undefined;
+    }
+    if (threshold === undefined || !levelPasses(level, threshold)) return;
+    const params: Record<string, unknown> = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    // After the reply a handshake-era log belongs to the connection, no longer to the request.
+    if (this.#done) this.#port.notify("notifications/message", params, undefined);
+    else this.#port.notify("notifications/message", params, this.requestId, this.tag);
+  }
+
+  elicit(request: ElicitForm | ElicitRawForm | ElicitUrl): Promise<ElicitResult<never>> {
+    return ask.elicit(this, this.#port, request) as Promise<ElicitResult<never>>;
+  }
+
+  sample(request: SampleRequest): Promise<SampleResult> {
+    return ask.sample(this, this.#port, request);
+  }
+
+  roots(options?: { key?: string }): Promise<Root[]> {
+    return ask.roots(this, this.#port, options?.key);
+  }
+}
+
+/** `params._meta` when it is an object. */
+export function metaOf(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  return isPlainObject(params?._meta) ? params._meta : undefined;
 }

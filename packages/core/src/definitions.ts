@@ -2,6 +2,19 @@ import type { RequestContext } from "./context.js";
 import type { MaybePromise } from "./maybe.js";
 import type { AnySchema, InferInput, InputSchema } from "./schema-adapter.js";
 import type { Annotations, CacheHint, Icon, Resource, ToolAnnotations } from "./types.js";
+
+/** What a completer may answer: values, or values with the total and whether there are more. */
+export type Completion = string[] | { values: string[]; total?: number; hasMore?: boolean };
+
+/**
+ * Suggests values for one prompt argument or template variable as the user types: `value` is what they typed so
+ * far, `context.arguments` what they already filled in. At most 100 values are sent; `total` and `hasMore` say the rest.
+ */
+export type Completer = (
+  value: string,
+  context: { arguments: Readonly<Record<string, string>>; ctx: RequestContext },
+) => MaybePromise<Completion>;
+
 import type { UriVariables } from "./uri-template.js";
 
 export type { MaybePromise };
@@ -68,6 +81,8 @@ export interface ResourceTemplateDefinition<I extends InputSchema | undefined = 
   input?: I;
   /** Return text, bytes, contents, or a whole result; `undefined` means not found. */
   handler: (variables: TemplateArgs<I>, ctx: RequestContext, uri: string) => unknown;
+  /** Completers for the template's variables, by variable name (`completion/complete`). */
+  complete?: Readonly<Record<string, Completer>>;
   /** The concrete resources this template currently has, added to `resources/list`. */
   list?: (ctx: RequestContext) => MaybePromise<Resource[]>;
 }
@@ -86,6 +101,8 @@ export interface PromptDefinition<A extends InputSchema | undefined = InputSchem
   args?: A;
   icons?: Icon[];
   _meta?: Record<string, unknown>;
+  /** Completers for the prompt's arguments, by argument name (`completion/complete`). */
+  complete?: Readonly<Record<string, Completer>>;
   /** Return a string, messages, or a whole `GetPromptResult`. */
   handler: (args: InferInput<A>, ctx: RequestContext) => unknown;
 }

@@ -34,6 +34,23 @@ export class DefinitionError extends Error {
   override readonly name = "DefinitionError";
 }
 
+/**
+ * The client answered one of the server's own requests (elicitation, sampling, roots) with an error. A handler that
+ * lets it through fails like any other throw: an `isError` result for a tool, never the client's error as the call's.
+ */
+export class ClientError extends Error {
+  override readonly name = "ClientError";
+  constructor(
+    /** The server's request that failed. */
+    readonly method: string,
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(`The client answered ${method} with error ${code}: ${message}`);
+  }
+}
+
 /** True when `value` is an McpError (also across copies of this package). */
 export function isMcpError(value: unknown): value is McpError {
   return (

@@ -1,5 +1,21 @@
-export type { Era, RequestContext } from "./context.js";
+export { InputRequired } from "./ask.js";
+export { Connection, type ConnectOptions, type ReceiveOptions, type Route } from "./connection.js";
+export type {
+  AuthInfo,
+  ClientLog,
+  ElicitForm,
+  ElicitRawForm,
+  ElicitResult,
+  ElicitUrl,
+  Era,
+  RequestContext,
+  Root,
+  SampleRequest,
+  SampleResult,
+} from "./context.js";
 export {
+  type Completer,
+  type Completion,
   definePrompt,
   defineResource,
   defineResourceTemplate,
@@ -13,7 +29,7 @@ export {
   type ToolDefinition,
 } from "./definitions.js";
 export type { Phase } from "./era.js";
-export { DefinitionError, isMcpError, McpError } from "./errors.js";
+export { ClientError, DefinitionError, isMcpError, McpError } from "./errors.js";
 export {
   ErrorCode,
   type JsonRpcError,
@@ -26,6 +42,16 @@ export {
   type RequestId,
 } from "./json-rpc.js";
 export {
+  type ErrorReport,
+  isLogLevel,
+  LOG_LEVELS,
+  type LogEntry,
+  type Logger,
+  type LogLevel,
+  levelPasses,
+} from "./logger.js";
+export type { ListenFilter } from "./methods.js";
+export {
   HANDSHAKE_VERSIONS,
   type HandshakeVersion,
   LATEST_HANDSHAKE_VERSION,
@@ -34,7 +60,18 @@ export {
   STATELESS_VERSIONS,
   type StatelessVersion,
 } from "./protocol.js";
-export { errorResult, isCallToolResult, isContentBlock, text } from "./results.js";
+export {
+  audio,
+  embeddedResource,
+  errorResult,
+  image,
+  isCallToolResult,
+  isContentBlock,
+  resourceLink,
+  text,
+} from "./results.js";
+export { featuresOf, type RevisionFeatures } from "./revision.js";
+export type { ChangeKind, Registered, RegisteredKind } from "./router.js";
 export {
   type AnySchema,
   type CompiledSchema,
@@ -50,9 +87,16 @@ export {
   type ValidationIssue,
   zodV4Adapter,
 } from "./schema-adapter.js";
-export { createServer, type ErrorReport, type Servable, type Server, type ServerOptions, toServer } from "./server.js";
-export { type Reply, Session } from "./session.js";
-export { createTestClient, type TestClient, type TestClientOptions, type WireRecord } from "./testing.js";
+export { createServer, type Servable, type Server, type ServerOptions, toServer } from "./server.js";
+export {
+  type ClientHandler,
+  createTestClient,
+  type Exchange,
+  type TestClient,
+  type TestClientOptions,
+  type TestSubscription,
+  type WireRecord,
+} from "./testing.js";
 export type {
   Annotations,
   AudioContent,

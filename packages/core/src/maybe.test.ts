@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { connectLines, receiveLine, replyTo } from "./connection.test-util.js";
 import { createServer, McpError, MetaKey, type Server } from "./index.js";
 import { andThen, attempt, isPromiseLike, type MaybePromise } from "./maybe.js";
 
@@ -228,35 +229,35 @@ function build(mode: Mode): { server: Server; reports: unknown[] } {
     name: "maybe-test",
     version: "1.0.0",
     onError: (error) => reports.push((error as Error).message),
-  })
-    .tool({
-      name: "echo",
-      description: "Echo",
-      input: { text: z.string() },
-      handler: ({ text }) => later(mode, `echo: ${text}`),
-    })
-    .tool({
-      name: "sum",
-      description: "Sum",
-      input: { a: z.number(), b: z.number() },
-      output: z.object({ sum: z.number() }),
-      handler: ({ a, b }) => later(mode, { sum: a + b }),
-    })
-    .tool({ name: "boom", description: "Fails", handler: () => failing(mode, new Error("kaput")) })
-    .tool({
-      name: "denied",
-      description: "Refuses with a JSON-RPC error",
-      handler: () => failing(mode, new McpError(-32602, "no such thing", { why: "test" })),
-    })
-    .resource({ uri: "docs://a", mimeType: "text/plain", handler: () => later(mode, "A") })
-    .resource({ uri: "docs://gone", handler: () => later(mode, undefined) })
-    .resource({
-      uriTemplate: "n://{id}",
-      input: { id: z.coerce.number() },
-      handler: (variables) => later(mode, `note ${variables.id}`),
-      list: () => later(mode, [{ uri: "n://1", name: "one" }]),
-    })
-    .prompt({ name: "greet", args: { person: z.string() }, handler: ({ person }) => later(mode, `Hi ${person}`) });
+  });
+  server.tool({
+    name: "echo",
+    description: "Echo",
+    input: { text: z.string() },
+    handler: ({ text }) => later(mode, `echo: ${text}`),
+  });
+  server.tool({
+    name: "sum",
+    description: "Sum",
+    input: { a: z.number(), b: z.number() },
+    output: z.object({ sum: z.number() }),
+    handler: ({ a, b }) => later(mode, { sum: a + b }),
+  });
+  server.tool({ name: "boom", description: "Fails", handler: () => failing(mode, new Error("kaput")) });
+  server.tool({
+    name: "denied",
+    description: "Refuses with a JSON-RPC error",
+    handler: () => failing(mode, new McpError(-32602, "no such thing", { why: "test" })),
+  });
+  server.resource({ uri: "docs://a", mimeType: "text/plain", handler: () => later(mode, "A") });
+  server.resource({ uri: "docs://gone", handler: () => later(mode, undefined) });
+  server.resource({
+    uriTemplate: "n://{id}",
+    input: { id: z.coerce.number() },
+    handler: (variables) => later(mode, `note ${variables.id}`),
+    list: () => later(mode, [{ uri: "n://1", name: "one" }]),
+  });
+  server.prompt({ name: "greet", args: { person: z.string() }, handler: ({ person }) => later(mode, `Hi ${person}`) });
   return { server, reports };
 }
 
@@ -323,26 +324,31 @@ const STATELESS_STEPS: Step[] = [
   ...operations(STATELESS_META),
 ];
 
-describe("session.handleLine: synchronous handlers answer without a promise", () => {
+describe("connection.receive: synchronous handlers answer without a promise", () => {
   for (const [era, steps] of [
     ["handshake", HANDSHAKE_STEPS],
     ["stateless", STATELESS_STEPS],
   ] as const) {
-    it(`${era}: every reply from the synchronous server is a string or undefined, never a promise`, () => {
-      const session = build("sync").server.connect();
+    it(`${era}: the synchronous server never makes a promise; each reply is sent before receive returns`, () => {
+      const connection = connectLines(build("sync").server);
       for (const step of steps) {
-        const reply = session.handleLine(step.line);
-        expect(isPromiseLike(reply), step.line).toBe(false);
-        if (step.line.includes('"id"') || step.line === "{not json") expect(typeof reply, step.line).toBe("string");
-        else expect(reply, step.line).toBeUndefined();
+        const { returned, replies } = receiveLine(connection, step.line);
+        expect(returned, step.line).toBeUndefined();
+        if (step.line.includes('"id"') || step.line === "{not json") {
+          expect(replies, step.line).toHaveLength(1);
+          expect(typeof replies[0], step.line).toBe("string");
+        } else expect(replies, step.line).toEqual([]);
       }
     });
 
-    it(`${era}: a line that reaches an async handler answers with a promise of a string`, async () => {
-      const session = build("async").server.connect();
+    it(`${era}: a line that reaches an async handler makes a promise, settled once its reply is sent`, async () => {
+      const connection = connectLines(build("async").server);
       for (const step of steps) {
-        const reply = session.handleLine(step.line);
-        if (step.handler) expect(reply, step.line).toBeInstanceOf(Promise);
+        const { returned, replies, reply } = receiveLine(connection, step.line);
+        if (step.handler) {
+          expect(returned, step.line).toBeInstanceOf(Promise);
+          expect(replies, step.line).toEqual([]);
+        }
         const settled = await reply;
         if (step.handler) expect(typeof settled, step.line).toBe("string");
       }
@@ -351,13 +357,15 @@ describe("session.handleLine: synchronous handlers answer without a promise", ()
     it(`${era}: the replies are identical either way`, async () => {
       const sync = build("sync");
       const async = build("async");
-      const syncSession = sync.server.connect();
-      const asyncSession = async.server.connect();
+      const syncConnection = connectLines(sync.server);
+      const asyncConnection = connectLines(async.server);
       const syncReplies: (string | undefined)[] = [];
       const asyncReplies: (string | undefined)[] = [];
       for (const step of steps) {
-        syncReplies.push(syncSession.handleLine(step.line) as string | undefined);
-        asyncReplies.push(await asyncSession.handleLine(step.line));
+        const { returned, replies } = receiveLine(syncConnection, step.line);
+        expect(returned, step.line).toBeUndefined();
+        syncReplies.push(replies[0]);
+        asyncReplies.push(await replyTo(asyncConnection, step.line));
       }
       expect(asyncReplies).toEqual(syncReplies);
       expect(async.reports).toEqual(sync.reports);
@@ -386,10 +394,12 @@ describe("session.handleLine: synchronous handlers answer without a promise", ()
     ]);
     const replies: Record<Mode, unknown> = { sync: undefined, async: undefined };
     for (const mode of ["sync", "async"] as const) {
-      const session = build(mode).server.connect();
-      session.handleLine(open);
-      const reply = session.handleLine(batch);
-      expect(reply instanceof Promise, mode).toBe(mode === "async");
+      const connection = connectLines(build(mode).server);
+      await replyTo(connection, open);
+      const { returned, replies: sent, reply } = receiveLine(connection, batch);
+      expect(returned instanceof Promise, mode).toBe(mode === "async");
+      // Synchronous: the batch's one reply line was sent before receive returned.
+      expect(sent.length, mode).toBe(mode === "sync" ? 1 : 0);
       replies[mode] = await reply;
     }
     expect(typeof replies.sync).toBe("string");
@@ -398,13 +408,14 @@ describe("session.handleLine: synchronous handlers answer without a promise", ()
   });
 
   it("an async refinement on a synchronous handler's input makes the reply a promise", async () => {
-    const server = createServer({ name: "refine", version: "1.0.0" }).tool({
+    const server = createServer({ name: "refine", version: "1.0.0" });
+    server.tool({
       name: "check",
       description: "Check",
       input: { word: z.string().refine(async (word) => word.length > 2, "too short") },
       handler: ({ word }) => word,
     });
-    const session = server.connect();
+    const connection = connectLines(server);
     const request = (id: number, word: string) =>
       line({
         jsonrpc: "2.0",
@@ -412,9 +423,9 @@ describe("session.handleLine: synchronous handlers answer without a promise", ()
         method: "tools/call",
         params: { name: "check", arguments: { word }, _meta: STATELESS_META },
       });
-    const reply = session.handleLine(request(1, "long"));
-    expect(reply).toBeInstanceOf(Promise);
+    const { returned, reply } = receiveLine(connection, request(1, "long"));
+    expect(returned).toBeInstanceOf(Promise);
     expect(JSON.parse((await reply) as string).result.content).toEqual([{ type: "text", text: "long" }]);
-    expect(JSON.parse((await session.handleLine(request(2, "no"))) as string).result.isError).toBe(true);
+    expect(JSON.parse((await replyTo(connection, request(2, "no"))) as string).result.isError).toBe(true);
   });
 });

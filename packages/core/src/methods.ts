@@ -1,10 +1,21 @@
 import type { RequestContextImpl } from "./context.js";
 import { McpError } from "./errors.js";
 import { ErrorCode } from "./json-rpc.js";
+import { isLogLevel, type LogLevel } from "./logger.js";
 import { andThen, type MaybePromise } from "./maybe.js";
-import type { Router } from "./router.js";
+import type { ServerCore } from "./server-core.js";
 import type { ServerCapabilities } from "./types.js";
-import { CallToolParams, check, GetPromptParams, type Inbound, PaginatedParams, ReadResourceParams } from "./wire.js";
+import {
+  CallToolParams,
+  CompleteParams,
+  check,
+  GetPromptParams,
+  type Inbound,
+  issuesText,
+  ListenParams,
+  PaginatedParams,
+  ReadResourceParams,
+} from "./wire.js";
 
 /** Which caching hint a 2026-07-28 result carries. */
 export type CacheKind = "discover" | "list" | "read";
@@ -12,13 +23,38 @@ export type CacheKind = "discover" | "list" | "read";
 /** A result's own caching hint; a symbol key, so it never reaches the wire by itself. */
 export const CACHE_HINT: unique symbol = Symbol("toolsmith.cacheHint");
 
+/** What `subscriptions/listen` asks for. */
+export interface ListenFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+}
+
+/** What the connection-scoped methods need from their connection. */
+export interface ConnectionControl {
+  setLogLevel(level: LogLevel): void;
+  subscribe(uri: string): void;
+  unsubscribe(uri: string): void;
+  /** Open a listen stream; resolves with its result when the server ends it. */
+  listen(filter: ListenFilter, ctx: RequestContextImpl): Promise<Record<string, unknown>>;
+}
+
+/** Where a method runs: the server everyone shares, and the connection the request came on. */
+export interface MethodEnv {
+  readonly core: ServerCore;
+  readonly connection: ConnectionControl;
+}
+
 /** One MCP method as the dispatcher sees it. */
 export interface Method {
   /** The capability that must be advertised for the method to exist. */
   readonly capability?: keyof ServerCapabilities;
   readonly cache?: CacheKind;
+  /** 2026-07-28: this method may answer `input_required`; the name/URI and arguments a retry must repeat. */
+  readonly asks?: (params: Record<string, unknown> | undefined) => { target: string; args: unknown };
   run(
-    router: Router,
+    env: MethodEnv,
     params: Record<string, unknown> | undefined,
     ctx: RequestContextImpl,
   ): MaybePromise<Record<string, unknown>>;
@@ -27,71 +63,101 @@ export interface Method {
 function parse<T>(inbound: Inbound<T>, params: Record<string, unknown> | undefined): T {
   const parsed = check(inbound, params ?? {});
   if (parsed.success) return parsed.data;
-  const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "params"}: ${issue.message}`).join("; ");
-  throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${detail}`);
+  throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${issuesText(parsed.error.issues)}`);
 }
 
-// Nothing is paginated yet, so no cursor this server could have issued exists.
-function noCursor(params: Record<string, unknown> | undefined): void {
-  const { cursor } = parse(PaginatedParams, params);
-  if (cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${JSON.stringify(cursor)}`);
-}
-
-/** A list method: no cursor to honour, one array under `key`. */
+/** A list method: one array under `key`, a page at a time when the server pages. */
 function list(
   capability: keyof ServerCapabilities,
   key: string,
-  items: (router: Router, ctx: RequestContextImpl) => MaybePromise<unknown[]>,
+  items: (env: MethodEnv, ctx: RequestContextImpl) => MaybePromise<unknown[]>,
 ): Method {
   return {
     capability,
     cache: "list",
-    run(router, params, ctx) {
-      noCursor(params);
-      return andThen(items(router, ctx), (found) => ({ [key]: found }));
+    run(env, params, ctx) {
+      const { cursor } = parse(PaginatedParams, params);
+      return andThen(items(env, ctx), (found) => env.core.page(key, found, cursor));
     },
   };
 }
 
-/** The methods both eras share. */
-export const COMMON_METHODS: Readonly<Record<string, Method>> = {
-  "tools/list": list("tools", "tools", (router, ctx) => router.listTools(ctx.protocolVersion)),
+const EMPTY = (): Record<string, unknown> => ({});
+
+/** Every method a server answers; which exist in a request's revision is the revision table's word. */
+export const METHODS: Readonly<Record<string, Method>> = {
+  ping: { run: EMPTY },
+  "server/discover": { cache: "discover", run: (env) => env.core.discoverResult() },
+  "tools/list": list("tools", "tools", (env, ctx) => env.core.router.listTools(ctx.protocolVersion)),
   "tools/call": {
     capability: "tools",
-    run(router, params, ctx) {
+    asks: (params) => ({ target: String(params?.name), args: params?.arguments }),
+    run(env, params, ctx) {
       const { name, arguments: args } = parse(CallToolParams, params);
-      return router.callTool(name, args, ctx) as unknown as MaybePromise<Record<string, unknown>>;
+      return env.core.router.callTool(name, args, ctx) as unknown as MaybePromise<Record<string, unknown>>;
     },
   },
-  "resources/list": list("resources", "resources", (router, ctx) => router.listResources(ctx)),
-  "resources/templates/list": list("resources", "resourceTemplates", (router, ctx) =>
-    router.listResourceTemplates(ctx.protocolVersion),
+  "resources/list": list("resources", "resources", (env, ctx) => env.core.router.listResources(ctx)),
+  "resources/templates/list": list("resources", "resourceTemplates", (env, ctx) =>
+    env.core.router.listResourceTemplates(ctx.protocolVersion),
   ),
   "resources/read": {
     capability: "resources",
     cache: "read",
-    run(router, params, ctx) {
+    asks: (params) => ({ target: String(params?.uri), args: undefined }),
+    run(env, params, ctx) {
       const { uri } = parse(ReadResourceParams, params);
-      return andThen(router.readResource(uri, ctx), ({ result, cache }) =>
+      return andThen(env.core.router.readResource(uri, ctx), ({ result, cache }) =>
         cache ? { ...result, [CACHE_HINT]: cache } : { ...result },
       );
     },
   },
-  "prompts/list": list("prompts", "prompts", (router, ctx) => router.listPrompts(ctx.protocolVersion)),
+  "resources/subscribe": {
+    capability: "resources",
+    run(env, params) {
+      env.connection.subscribe(parse(ReadResourceParams, params).uri);
+      return {};
+    },
+  },
+  "resources/unsubscribe": {
+    capability: "resources",
+    run(env, params) {
+      env.connection.unsubscribe(parse(ReadResourceParams, params).uri);
+      return {};
+    },
+  },
+  "prompts/list": list("prompts", "prompts", (env, ctx) => env.core.router.listPrompts(ctx.protocolVersion)),
   "prompts/get": {
     capability: "prompts",
-    run(router, params, ctx) {
+    asks: (params) => ({ target: String(params?.name), args: params?.arguments }),
+    run(env, params, ctx) {
       const { name, arguments: args } = parse(GetPromptParams, params);
-      return router.getPrompt(name, args, ctx) as unknown as MaybePromise<Record<string, unknown>>;
+      return env.core.router.getPrompt(name, args, ctx) as unknown as MaybePromise<Record<string, unknown>>;
+    },
+  },
+  "completion/complete": {
+    capability: "completions",
+    run(env, params, ctx) {
+      const { ref, argument, context } = parse(CompleteParams, params);
+      const known = ctx.revision.completionContext ? (context?.arguments ?? {}) : {};
+      return andThen(env.core.router.complete(ref, argument, known, ctx), (completion) => ({ completion }));
+    },
+  },
+  "logging/setLevel": {
+    capability: "logging",
+    run(env, params) {
+      const level = params?.level;
+      if (!isLogLevel(level)) {
+        throw new McpError(ErrorCode.InvalidParams, `Invalid log level: ${JSON.stringify(level)}`);
+      }
+      env.connection.setLogLevel(level);
+      return {};
+    },
+  },
+  "subscriptions/listen": {
+    run(env, params, ctx) {
+      const { notifications } = parse(ListenParams, params);
+      return env.connection.listen(notifications ?? {}, ctx);
     },
   },
 };
-
-/** Methods 2026-07-28 removed; asked for in that era they are -32601 with a message saying so. */
-export const REMOVED_IN_STATELESS: ReadonlySet<string> = new Set([
-  "initialize",
-  "ping",
-  "logging/setLevel",
-  "resources/subscribe",
-  "resources/unsubscribe",
-]);

@@ -17,6 +17,7 @@ export const MetaKey = {
   clientInfo: "io.modelcontextprotocol/clientInfo",
   logLevel: "io.modelcontextprotocol/logLevel",
   serverInfo: "io.modelcontextprotocol/serverInfo",
+  subscriptionId: "io.modelcontextprotocol/subscriptionId",
 } as const;
 
 export function isHandshakeVersion(value: unknown): value is HandshakeVersion {
@@ -32,51 +33,4 @@ export function negotiateHandshakeVersion(requested: string): HandshakeVersion {
   return isHandshakeVersion(requested) ? requested : LATEST_HANDSHAKE_VERSION;
 }
 
-/** What each revision has, so results can be shaped to the revision a request speaks. */
-export interface RevisionFeatures {
-  /** `title`, `outputSchema`, `structuredContent`, `resource_link` (2025-06-18+). */
-  readonly titlesAndStructuredOutput: boolean;
-  /** `icons` on tools, resources and prompts (2025-11-25+). */
-  readonly icons: boolean;
-  /** Argument validation failures are `isError` results rather than -32602 (2025-11-25+). */
-  readonly validationErrorsAsResults: boolean;
-  /** `outputSchema` and `structuredContent` may be any JSON, not just objects (2026-07-28). */
-  readonly anyStructuredContent: boolean;
-  /** Incoming JSON-RPC batches are accepted (2025-03-26 only). */
-  readonly batches: boolean;
-}
-
-const FEATURES: Record<ProtocolVersion, RevisionFeatures> = {
-  "2025-03-26": {
-    titlesAndStructuredOutput: false,
-    icons: false,
-    validationErrorsAsResults: false,
-    anyStructuredContent: false,
-    batches: true,
-  },
-  "2025-06-18": {
-    titlesAndStructuredOutput: true,
-    icons: false,
-    validationErrorsAsResults: false,
-    anyStructuredContent: false,
-    batches: false,
-  },
-  "2025-11-25": {
-    titlesAndStructuredOutput: true,
-    icons: true,
-    validationErrorsAsResults: true,
-    anyStructuredContent: false,
-    batches: false,
-  },
-  "2026-07-28": {
-    titlesAndStructuredOutput: true,
-    icons: true,
-    validationErrorsAsResults: true,
-    anyStructuredContent: true,
-    batches: false,
-  },
-};
-
-export function featuresOf(version: ProtocolVersion): RevisionFeatures {
-  return FEATURES[version];
-}
+export { featuresOf, type RevisionFeatures } from "./revision.js";

@@ -1,11 +1,17 @@
 import { isPlainObject } from "./json-rpc.js";
 import type {
+  Annotations,
+  AudioContent,
   CallToolResult,
   ContentBlock,
+  EmbeddedResource,
   GetPromptResult,
+  ImageContent,
   PromptMessage,
   ReadResourceResult,
   ResourceContents,
+  ResourceLink,
+  TextContent,
 } from "./types.js";
 
 /** True for a well-formed MCP content block. */
@@ -40,8 +46,57 @@ export function isCallToolResult(value: unknown): value is CallToolResult {
 }
 
 /** A text content block. */
-export function text(value: string): ContentBlock {
-  return { type: "text", text: value };
+export function text(value: string, extra?: Pick<TextContent, "annotations" | "_meta">): TextContent {
+  return extra ? { type: "text", text: value, ...extra } : { type: "text", text: value };
+}
+
+/** Bytes as base64; a string is taken to be base64 already. */
+function base64Of(data: Uint8Array | string): string {
+  return typeof data === "string" ? data : base64(data);
+}
+
+/**
+ * An image content block from bytes (a Buffer or Uint8Array) or base64 text.
+ * @example
+ * return [text("A red dot:"), image(await readFile("dot.png"), "image/png")];
+ */
+export function image(
+  data: Uint8Array | string,
+  mimeType: string,
+  extra?: Pick<ImageContent, "annotations" | "_meta">,
+): ImageContent {
+  return { type: "image", data: base64Of(data), mimeType, ...extra };
+}
+
+/** An audio content block from bytes or base64 text. */
+export function audio(
+  data: Uint8Array | string,
+  mimeType: string,
+  extra?: Pick<AudioContent, "annotations" | "_meta">,
+): AudioContent {
+  return { type: "audio", data: base64Of(data), mimeType, ...extra };
+}
+
+/** A link to a resource the client may read (2025-06-18+; sent as text to 2025-03-26 clients). */
+export function resourceLink(link: Omit<ResourceLink, "type">): ResourceLink {
+  return { type: "resource_link", ...link };
+}
+
+/** A resource embedded in a result: text, or bytes (sent as base64). */
+export function embeddedResource(
+  uri: string,
+  contents: string | Uint8Array,
+  options: { mimeType?: string; annotations?: Annotations; _meta?: Record<string, unknown> } = {},
+): EmbeddedResource {
+  const { mimeType, annotations, _meta } = options;
+  const resource =
+    typeof contents === "string"
+      ? { uri, ...(mimeType ? { mimeType } : {}), text: contents }
+      : { uri, ...(mimeType ? { mimeType } : {}), blob: base64(contents) };
+  const block: EmbeddedResource = { type: "resource", resource };
+  if (annotations) block.annotations = annotations;
+  if (_meta) block._meta = _meta;
+  return block;
 }
 
 /** A tool result the model reads as a failure it may correct. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { connectLines, replyTo } from "./connection.test-util.js";
 import { createServer, createTestClient, type ErrorReport, MetaKey } from "./index.js";
 
 const META = { [MetaKey.protocolVersion]: "2026-07-28", [MetaKey.clientCapabilities]: {} };
@@ -17,32 +18,35 @@ function line(id: unknown, method: string, params?: Record<string, unknown>): st
 
 describe("every request gets its one reply, even when the result cannot be serialized", () => {
   const reports: [unknown, ErrorReport][] = [];
-  const server = createServer({ name: "r", version: "1", onError: (error, where) => reports.push([error, where]) })
-    .tool({ name: "big", description: "a BigInt", handler: () => ({ content: [], structuredContent: { n: 1n } }) })
-    .tool({ name: "big_data", description: "a BigInt as data", handler: () => ({ n: 1n }) })
-    .tool({
-      name: "cycle",
-      description: "a cycle",
-      handler: () => {
-        const node: Record<string, unknown> = {};
-        node.self = node;
-        return { content: [], structuredContent: node };
-      },
-    })
-    .tool({
-      name: "foreign",
-      description: "throws an McpError from another library",
-      handler: () => {
-        throw Object.assign(new Error("nope"), { name: "McpError", code: -32042, data: { why: "url" } });
-      },
-    })
-    .tool({ name: "ok", description: "fine", handler: () => "fine" })
-    .resource({ uri: "bad://big", handler: () => ({ contents: [{ uri: "bad://big", text: "t", _meta: { n: 1n } }] }) });
+  const server = createServer({ name: "r", version: "1", onError: (error, where) => reports.push([error, where]) });
+  server.tool({ name: "big", description: "a BigInt", handler: () => ({ content: [], structuredContent: { n: 1n } }) });
+  server.tool({ name: "big_data", description: "a BigInt as data", handler: () => ({ n: 1n }) });
+  server.tool({
+    name: "cycle",
+    description: "a cycle",
+    handler: () => {
+      const node: Record<string, unknown> = {};
+      node.self = node;
+      return { content: [], structuredContent: node };
+    },
+  });
+  server.tool({
+    name: "foreign",
+    description: "throws an McpError from another library",
+    handler: () => {
+      throw Object.assign(new Error("nope"), { name: "McpError", code: -32042, data: { why: "url" } });
+    },
+  });
+  server.tool({ name: "ok", description: "fine", handler: () => "fine" });
+  server.resource({
+    uri: "bad://big",
+    handler: () => ({ contents: [{ uri: "bad://big", text: "t", _meta: { n: 1n } }] }),
+  });
 
   it("a BigInt or a cycle in a result becomes -32603 for that id", async () => {
-    const session = server.connect();
+    const session = connectLines(server);
     for (const name of ["big", "cycle"]) {
-      const reply = JSON.parse((await session.handleLine(line(name, "tools/call", { name, _meta: META }))) as string);
+      const reply = JSON.parse((await replyTo(session, line(name, "tools/call", { name, _meta: META }))) as string);
       expect(reply).toEqual({ jsonrpc: "2.0", id: name, error: { code: -32603, message: "Internal error" } });
     }
     expect(reports.some(([, where]) => where.method === "(serialize)")).toBe(true);
@@ -55,10 +59,10 @@ describe("every request gets its one reply, even when the result cannot be seria
   });
 
   it("in a 2025-03-26 batch, one unserializable entry does not lose the others", async () => {
-    const session = server.connect();
-    await session.handleLine(INITIALIZE_2025_03_26);
+    const session = connectLines(server);
+    await replyTo(session, INITIALIZE_2025_03_26);
     const batch = `[${line(1, "resources/read", { uri: "bad://big" })},${line(2, "tools/call", { name: "ok" })}]`;
-    const replies = JSON.parse((await session.handleLine(batch)) as string);
+    const replies = JSON.parse((await replyTo(session, batch)) as string);
     expect(replies).toEqual([
       { jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Internal error" } },
       { jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "fine" }], isError: false } },
@@ -76,23 +80,23 @@ describe("every request gets its one reply, even when the result cannot be seria
 });
 
 describe("output schemas: what goes out is the validated value", () => {
-  const server = createServer({ name: "o", version: "1" })
-    .tool({
-      name: "defaults",
-      description: "relies on a default and returns an extra key",
-      output: z.object({ count: z.number(), unit: z.string().default("items") }),
-      handler: () => ({ count: 2, secret: "not listed" }),
-    })
-    .tool({ name: "number", description: "a number", output: z.number(), handler: () => 42 })
-    .tool({
-      name: "whole",
-      description: "a whole result",
-      output: z.object({ ok: z.boolean() }),
-      handler: () => ({
-        content: [{ type: "text" as const, text: "done" }],
-        structuredContent: { ok: true, extra: 1 },
-      }),
-    });
+  const server = createServer({ name: "o", version: "1" });
+  server.tool({
+    name: "defaults",
+    description: "relies on a default and returns an extra key",
+    output: z.object({ count: z.number(), unit: z.string().default("items") }),
+    handler: () => ({ count: 2, secret: "not listed" }),
+  });
+  server.tool({ name: "number", description: "a number", output: z.number(), handler: () => 42 });
+  server.tool({
+    name: "whole",
+    description: "a whole result",
+    output: z.object({ ok: z.boolean() }),
+    handler: () => ({
+      content: [{ type: "text" as const, text: "done" }],
+      structuredContent: { ok: true, extra: 1 },
+    }),
+  });
 
   it("fills defaults and drops unknown keys, in the text too", async () => {
     const client = await createTestClient(server);
@@ -117,13 +121,13 @@ describe("output schemas: what goes out is the validated value", () => {
 });
 
 describe("results a client would reject are not sent as such", () => {
-  const server = createServer({ name: "x", version: "1" })
-    .tool({ name: "when", description: "a Date", handler: () => new Date("2026-01-02T03:04:05.000Z") })
-    .tool({
-      name: "bad_block",
-      description: "an embedded resource without text or blob",
-      handler: () => ({ type: "resource", resource: { uri: "x://y" } }),
-    });
+  const server = createServer({ name: "x", version: "1" });
+  server.tool({ name: "when", description: "a Date", handler: () => new Date("2026-01-02T03:04:05.000Z") });
+  server.tool({
+    name: "bad_block",
+    description: "an embedded resource without text or blob",
+    handler: () => ({ type: "resource", resource: { uri: "x://y" } }),
+  });
 
   it("a Date is sent as the string it serializes to; before 2026-07-28 only as text", async () => {
     expect((await (await createTestClient(server)).callTool("when")).structuredContent).toBe(
@@ -146,7 +150,8 @@ describe("cancellation frees the id at once, and batches run one entry at a time
     const blocked = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const server = createServer({ name: "c", version: "1" }).tool({
+    const server = createServer({ name: "c", version: "1" });
+    server.tool({
       name: "wait",
       description: "waits",
       handler: async () => {
@@ -154,12 +159,13 @@ describe("cancellation frees the id at once, and batches run one entry at a time
         return "late";
       },
     });
-    const session = server.connect();
-    const first = session.handleLine(line(7, "tools/call", { name: "wait", _meta: META }));
-    await session.handleLine(
+    const session = connectLines(server);
+    const first = replyTo(session, line(7, "tools/call", { name: "wait", _meta: META }));
+    await replyTo(
+      session,
       JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, _meta: META } }),
     );
-    const second = session.handleLine(line(7, "tools/call", { name: "wait", _meta: META }));
+    const second = replyTo(session, line(7, "tools/call", { name: "wait", _meta: META }));
     release();
     expect(await first).toBeUndefined();
     expect(JSON.parse((await second) as string)).toMatchObject({ id: 7, result: { content: [{ text: "late" }] } });
@@ -168,7 +174,8 @@ describe("cancellation frees the id at once, and batches run one entry at a time
   it("a 2025-03-26 batch never has two of its entries running at once", async () => {
     let running = 0;
     let peak = 0;
-    const server = createServer({ name: "b", version: "1" }).tool({
+    const server = createServer({ name: "b", version: "1" });
+    server.tool({
       name: "slow",
       description: "slow",
       handler: async () => {
@@ -179,10 +186,10 @@ describe("cancellation frees the id at once, and batches run one entry at a time
         return "ok";
       },
     });
-    const session = server.connect();
-    await session.handleLine(INITIALIZE_2025_03_26);
+    const session = connectLines(server);
+    await replyTo(session, INITIALIZE_2025_03_26);
     const batch = `[${Array.from({ length: 20 }, (_, i) => line(i + 1, "tools/call", { name: "slow" })).join(",")}]`;
-    const replies = JSON.parse((await session.handleLine(batch)) as string) as { id: number }[];
+    const replies = JSON.parse((await replyTo(session, batch)) as string) as { id: number }[];
     expect(replies.map((reply) => reply.id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(peak).toBe(1);
   });
@@ -190,7 +197,8 @@ describe("cancellation frees the id at once, and batches run one entry at a time
 
 describe("arguments named like Object.prototype members", () => {
   it("an optional argument called constructor or toString may be left out, or given", async () => {
-    const server = createServer({ name: "p", version: "1" }).tool({
+    const server = createServer({ name: "p", version: "1" });
+    server.tool({
       name: "odd",
       description: "odd names",
       input: { constructor: z.string().optional(), toString: z.string().optional(), n: z.number() },

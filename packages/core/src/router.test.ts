@@ -33,10 +33,10 @@ describe("registration mistakes throw a DefinitionError that says what to change
   }
 
   it("accepts a 64-character name and every allowed character", () => {
-    const server = newServer()
-      .tool({ name: "a".repeat(64), description: "d", handler: noop })
-      .tool({ name: "Az09_.-", description: "d", handler: noop });
-    expect(server.capabilities()).toEqual({ tools: {} });
+    const server = newServer();
+    server.tool({ name: "a".repeat(64), description: "d", handler: noop });
+    server.tool({ name: "Az09_.-", description: "d", handler: noop });
+    expect(server.capabilities()).toEqual({ logging: {}, tools: { listChanged: true } });
   });
 
   it("a prompt name is checked the same way", () => {
@@ -46,21 +46,24 @@ describe("registration mistakes throw a DefinitionError that says what to change
   });
 
   it("duplicate tool", () => {
-    const server = newServer().tool({ name: "echo", description: "d", handler: noop });
+    const server = newServer();
+    server.tool({ name: "echo", description: "d", handler: noop });
     const error = definitionError(() => server.tool({ name: "echo", description: "again", handler: noop }));
     expect(error.message).toContain('"echo"');
     expect(error.message).toMatch(/give each tool its own name/);
   });
 
   it("duplicate prompt", () => {
-    const server = newServer().prompt({ name: "greet", handler: noop });
+    const server = newServer();
+    server.prompt({ name: "greet", handler: noop });
     const error = definitionError(() => server.prompt({ name: "greet", handler: noop }));
     expect(error.message).toContain('"greet"');
     expect(error.message).toMatch(/give each prompt its own name/);
   });
 
   it("duplicate resource", () => {
-    const server = newServer().resource({ uri: "notes://all", handler: noop });
+    const server = newServer();
+    server.resource({ uri: "notes://all", handler: noop });
     const error = definitionError(() => server.resource({ uri: "notes://all", handler: noop }));
     expect(error.message).toContain("notes://all");
     expect(error.message).toMatch(/defined twice/);
@@ -69,7 +72,8 @@ describe("registration mistakes throw a DefinitionError that says what to change
   });
 
   it("duplicate resource template", () => {
-    const server = newServer().resource({ uriTemplate: "notes://{id}", handler: noop });
+    const server = newServer();
+    server.resource({ uriTemplate: "notes://{id}", handler: noop });
     const error = definitionError(() => server.resource({ uriTemplate: "notes://{id}", handler: noop }));
     expect(error.message).toContain("notes://{id}");
     expect(error.message).toMatch(/defined twice/);
@@ -113,12 +117,13 @@ describe("registration mistakes throw a DefinitionError that says what to change
   }
 
   it("prompt arguments may be strings, enums and optional strings", () => {
-    const server = newServer().prompt({
+    const server = newServer();
+    server.prompt({
       name: "p",
       args: { a: z.string(), b: z.enum(["x", "y"]), c: z.string().optional() },
       handler: noop,
     });
-    expect(server.capabilities()).toEqual({ prompts: {} });
+    expect(server.capabilities()).toEqual({ logging: {}, prompts: { listChanged: true } });
   });
 
   for (const uri of ["notes", "/tmp/notes.txt", "1abc://x", ""]) {
@@ -150,25 +155,25 @@ describe("registration mistakes throw a DefinitionError that says what to change
   it("a rejected definition is not registered", () => {
     const server = newServer();
     expect(() => server.tool({ name: "t", description: "d", input: z.string(), handler: noop })).toThrow();
-    expect(server.capabilities()).toEqual({});
+    expect(server.capabilities()).toEqual({ logging: {} });
     server.tool({ name: "t", description: "d", handler: noop });
-    expect(server.capabilities()).toEqual({ tools: {} });
+    expect(server.capabilities()).toEqual({ logging: {}, tools: { listChanged: true } });
   });
 });
 
 describe("lists and capabilities", () => {
   for (const protocolVersion of REVISIONS) {
     it(`${protocolVersion}: lists keep registration order`, async () => {
-      const server = newServer()
-        .tool({ name: "zeta", description: "d", handler: noop })
-        .tool({ name: "alpha", description: "d", handler: noop })
-        .tool({ name: "mid", description: "d", handler: noop })
-        .prompt({ name: "p2", handler: noop })
-        .prompt({ name: "p1", handler: noop })
-        .resource({ uri: "z://b", handler: noop })
-        .resource({ uri: "a://a", handler: noop })
-        .resource({ uriTemplate: "z://{b}", handler: noop })
-        .resource({ uriTemplate: "a://{a}", handler: noop });
+      const server = newServer();
+      server.tool({ name: "zeta", description: "d", handler: noop });
+      server.tool({ name: "alpha", description: "d", handler: noop });
+      server.tool({ name: "mid", description: "d", handler: noop });
+      server.prompt({ name: "p2", handler: noop });
+      server.prompt({ name: "p1", handler: noop });
+      server.resource({ uri: "z://b", handler: noop });
+      server.resource({ uri: "a://a", handler: noop });
+      server.resource({ uriTemplate: "z://{b}", handler: noop });
+      server.resource({ uriTemplate: "a://{a}", handler: noop });
       const client = await createTestClient(server, { protocolVersion });
       expect((await client.listTools()).map((tool) => tool.name)).toEqual(["zeta", "alpha", "mid"]);
       expect((await client.listPrompts()).map((prompt) => prompt.name)).toEqual(["p2", "p1"]);
@@ -180,10 +185,10 @@ describe("lists and capabilities", () => {
     });
 
     it(`${protocolVersion}: capabilities follow what is registered; the rest is -32601`, async () => {
-      const client = await createTestClient(newServer().tool({ name: "t", description: "d", handler: noop }), {
-        protocolVersion,
-      });
-      expect(client.serverResult.capabilities).toEqual({ tools: {} });
+      const server = newServer();
+      server.tool({ name: "t", description: "d", handler: noop });
+      const client = await createTestClient(server, { protocolVersion });
+      expect(client.serverResult.capabilities).toEqual({ logging: {}, tools: { listChanged: true } });
       expect((await rpcError(client.request("prompts/list"))).code).toBe(-32601);
       expect((await rpcError(client.request("prompts/get", { name: "x" }))).code).toBe(-32601);
       expect((await rpcError(client.request("resources/list"))).code).toBe(-32601);
@@ -193,26 +198,27 @@ describe("lists and capabilities", () => {
   }
 
   it("a server with only prompts has no tools methods", async () => {
-    const client = await createTestClient(newServer().prompt({ name: "p", handler: noop }), {
-      protocolVersion: "2025-11-25",
-    });
-    expect(client.serverResult.capabilities).toEqual({ prompts: {} });
+    const server = newServer();
+    server.prompt({ name: "p", handler: noop });
+    const client = await createTestClient(server, { protocolVersion: "2025-11-25" });
+    expect(client.serverResult.capabilities).toEqual({ logging: {}, prompts: { listChanged: true } });
     expect((await rpcError(client.request("tools/list"))).code).toBe(-32601);
     expect((await rpcError(client.callTool("t"))).code).toBe(-32601);
   });
 
   it("a template alone gives the resources capability", () => {
-    expect(newServer().resource({ uriTemplate: "n://{id}", handler: noop }).capabilities()).toEqual({
-      resources: {},
-    });
+    const server = newServer();
+    server.resource({ uriTemplate: "n://{id}", handler: noop });
+    expect(server.capabilities()).toEqual({ logging: {}, resources: { subscribe: true, listChanged: true } });
   });
 
-  it("an empty server advertises nothing", () => {
-    expect(newServer().capabilities()).toEqual({});
+  it("an empty server advertises nothing but logging", () => {
+    expect(newServer().capabilities()).toEqual({ logging: {} });
   });
 
   it("a tool registered after listing shows up in the next list", async () => {
-    const server = newServer().tool({ name: "first", description: "d", handler: noop });
+    const server = newServer();
+    server.tool({ name: "first", description: "d", handler: noop });
     const client = await createTestClient(server, { protocolVersion: "2025-11-25" });
     expect((await client.listTools()).map((tool) => tool.name)).toEqual(["first"]);
     server.tool({ name: "second", description: "d", handler: noop });
@@ -221,7 +227,8 @@ describe("lists and capabilities", () => {
 
   it("a tool without input lists an empty object schema and receives {}", async () => {
     let received: unknown;
-    const server = newServer().tool({
+    const server = newServer();
+    server.tool({
       name: "t",
       description: "d",
       handler: (args) => {
@@ -239,47 +246,48 @@ describe("lists and capabilities", () => {
 describe("tool handler returns", () => {
   const reports: { error: unknown; where: ErrorReport }[] = [];
   function server(): Server {
-    return createServer({
+    const built = createServer({
       name: "returns",
       version: "1.0.0",
       onError: (error, where) => reports.push({ error, where }),
-    })
-      .tool({ name: "string", description: "d", handler: () => "hello" })
-      .tool({ name: "number", description: "d", handler: () => 42 })
-      .tool({ name: "object", description: "d", handler: () => ({ a: 1, b: "x" }) })
-      .tool({
-        name: "blocks",
-        description: "d",
-        handler: () => [text("one"), { type: "image" as const, data: "AAAA", mimeType: "image/png" }],
-      })
-      .tool({ name: "block", description: "d", handler: () => text("single") })
-      .tool({
-        name: "whole",
-        description: "d",
-        handler: () => ({ content: [text("whole")], structuredContent: { w: 1 }, isError: false }),
-      })
-      .tool({ name: "nothing", description: "d", handler: () => undefined })
-      .tool({
-        name: "throws",
-        description: "d",
-        handler: () => {
-          throw new Error("the disk is full");
-        },
-      })
-      .tool({
-        name: "rejects",
-        description: "d",
-        handler: async () => {
-          throw new TypeError("async failure");
-        },
-      })
-      .tool({
-        name: "mcp",
-        description: "d",
-        handler: () => {
-          throw new McpError(-32042, "needs something", { why: "test" });
-        },
-      });
+    });
+    built.tool({ name: "string", description: "d", handler: () => "hello" });
+    built.tool({ name: "number", description: "d", handler: () => 42 });
+    built.tool({ name: "object", description: "d", handler: () => ({ a: 1, b: "x" }) });
+    built.tool({
+      name: "blocks",
+      description: "d",
+      handler: () => [text("one"), { type: "image" as const, data: "AAAA", mimeType: "image/png" }],
+    });
+    built.tool({ name: "block", description: "d", handler: () => text("single") });
+    built.tool({
+      name: "whole",
+      description: "d",
+      handler: () => ({ content: [text("whole")], structuredContent: { w: 1 }, isError: false }),
+    });
+    built.tool({ name: "nothing", description: "d", handler: () => undefined });
+    built.tool({
+      name: "throws",
+      description: "d",
+      handler: () => {
+        throw new Error("the disk is full");
+      },
+    });
+    built.tool({
+      name: "rejects",
+      description: "d",
+      handler: async () => {
+        throw new TypeError("async failure");
+      },
+    });
+    built.tool({
+      name: "mcp",
+      description: "d",
+      handler: () => {
+        throw new McpError(-32042, "needs something", { why: "test" });
+      },
+    });
+    return built;
   }
 
   it("a string becomes one text block", async () => {
@@ -364,25 +372,26 @@ describe("tool handler returns", () => {
 
 describe("output schemas", () => {
   function server(): Server {
-    return newServer()
-      .tool({
-        name: "good",
-        description: "d",
-        output: z.object({ total: z.number() }),
-        handler: () => ({ total: 3 }),
-      })
-      .tool({
-        name: "bad",
-        description: "d",
-        output: z.object({ total: z.number() }),
-        handler: () => ({ total: "three" }),
-      })
-      .tool({
-        name: "v3_bad",
-        description: "d",
-        output: z3.object({ total: z3.number() }),
-        handler: () => ({}),
-      });
+    const built = newServer();
+    built.tool({
+      name: "good",
+      description: "d",
+      output: z.object({ total: z.number() }),
+      handler: () => ({ total: 3 }),
+    });
+    built.tool({
+      name: "bad",
+      description: "d",
+      output: z.object({ total: z.number() }),
+      handler: () => ({ total: "three" }),
+    });
+    built.tool({
+      name: "v3_bad",
+      description: "d",
+      output: z3.object({ total: z3.number() }),
+      handler: () => ({}),
+    });
+    return built;
   }
 
   for (const protocolVersion of ["2025-06-18", "2025-11-25", "2026-07-28"] as const) {
@@ -414,37 +423,38 @@ describe("output schemas", () => {
 describe("per-revision shaping", () => {
   const icons = [{ src: "https://example.com/icon.png", mimeType: "image/png" }];
   function server(): Server {
-    return newServer()
-      .tool({
-        name: "weather",
-        title: "Weather",
-        description: "Today's weather",
-        input: { city: z.string() },
-        output: z.object({ temperature: z.number() }),
-        annotations: { readOnlyHint: true },
-        icons,
-        handler: () => ({ temperature: 21 }),
-      })
-      .tool({
-        name: "series",
-        description: "A list",
-        output: z.array(z.number()),
-        handler: () => [1, 2, 3],
-      })
-      .tool({ name: "raw_list", description: "A list without a schema", handler: () => [1, 2, 3] })
-      .tool({
-        name: "scalar",
-        description: "A scalar as structuredContent",
-        handler: () => ({ content: [], structuredContent: 5 }),
-      })
-      .prompt({ name: "p", title: "Prompt", description: "d", icons, handler: () => "hi" })
-      .resource({ uri: "n://a", title: "A", icons, handler: () => "a" })
-      .resource({
-        uriTemplate: "n://{id}",
-        title: "Note",
-        icons,
-        handler: (vars) => `note ${vars.id}`,
-      });
+    const built = newServer();
+    built.tool({
+      name: "weather",
+      title: "Weather",
+      description: "Today's weather",
+      input: { city: z.string() },
+      output: z.object({ temperature: z.number() }),
+      annotations: { readOnlyHint: true },
+      icons,
+      handler: () => ({ temperature: 21 }),
+    });
+    built.tool({
+      name: "series",
+      description: "A list",
+      output: z.array(z.number()),
+      handler: () => [1, 2, 3],
+    });
+    built.tool({ name: "raw_list", description: "A list without a schema", handler: () => [1, 2, 3] });
+    built.tool({
+      name: "scalar",
+      description: "A scalar as structuredContent",
+      handler: () => ({ content: [], structuredContent: 5 }),
+    });
+    built.prompt({ name: "p", title: "Prompt", description: "d", icons, handler: () => "hi" });
+    built.resource({ uri: "n://a", title: "A", icons, handler: () => "a" });
+    built.resource({
+      uriTemplate: "n://{id}",
+      title: "Note",
+      icons,
+      handler: (vars) => `note ${vars.id}`,
+    });
+    return built;
   }
 
   it("2025-03-26: no title, outputSchema, icons or structuredContent", async () => {
@@ -511,7 +521,8 @@ describe("per-revision shaping", () => {
     ["2026-07-28", true, true],
   ] as const) {
     it(`${protocolVersion}: resources a template lists are shaped like the static ones`, async () => {
-      const listed = newServer().resource({
+      const listed = newServer();
+      listed.resource({
         uriTemplate: "n://{id}",
         handler: () => "x",
         list: () => [{ uri: "n://1", name: "one", title: "One", icons }],
@@ -551,19 +562,20 @@ describe("per-revision shaping", () => {
 
 describe("argument validation and unknown names", () => {
   function server(): Server {
-    return newServer()
-      .tool({
-        name: "pay",
-        description: "d",
-        input: { amount: z.number().positive(), memo: z.string() },
-        handler: ({ amount }) => amount,
-      })
-      .prompt({
-        name: "greet",
-        description: "Greets",
-        args: { person: z.string(), mood: z.enum(["happy", "sad"]).optional() },
-        handler: ({ person }) => `Hello ${person}`,
-      });
+    const built = newServer();
+    built.tool({
+      name: "pay",
+      description: "d",
+      input: { amount: z.number().positive(), memo: z.string() },
+      handler: ({ amount }) => amount,
+    });
+    built.prompt({
+      name: "greet",
+      description: "Greets",
+      args: { person: z.string(), mood: z.enum(["happy", "sad"]).optional() },
+      handler: ({ person }) => `Hello ${person}`,
+    });
+    return built;
   }
 
   for (const protocolVersion of ["2025-03-26", "2025-06-18"] as const) {
@@ -626,22 +638,27 @@ describe("argument validation and unknown names", () => {
 describe("resources", () => {
   const seen: { variables: unknown; uri: string }[] = [];
   function server(): Server {
-    return newServer()
-      .resource({ uri: "docs://text", mimeType: "text/markdown", handler: () => "# Title" })
-      .resource({ uri: "docs://bytes", mimeType: "image/png", handler: () => new Uint8Array([0, 1, 2, 253, 254, 255]) })
-      .resource({ uri: "docs://object", handler: () => ({ a: 1, list: [true] }) })
-      .resource({ uri: "docs://gone", handler: () => undefined })
-      .resource({
-        uriTemplate: "notes://{folder}/{id}",
-        handler: (variables, _ctx, uri) => {
-          seen.push({ variables: { ...variables }, uri });
-          return variables.id === "missing" ? undefined : `note ${variables.id} in ${variables.folder}`;
-        },
-        list: () => [
-          { uri: "notes://work/1", name: "First" },
-          { uri: "notes://home/2", name: "Second" },
-        ],
-      });
+    const built = newServer();
+    built.resource({ uri: "docs://text", mimeType: "text/markdown", handler: () => "# Title" });
+    built.resource({
+      uri: "docs://bytes",
+      mimeType: "image/png",
+      handler: () => new Uint8Array([0, 1, 2, 253, 254, 255]),
+    });
+    built.resource({ uri: "docs://object", handler: () => ({ a: 1, list: [true] }) });
+    built.resource({ uri: "docs://gone", handler: () => undefined });
+    built.resource({
+      uriTemplate: "notes://{folder}/{id}",
+      handler: (variables, _ctx, uri) => {
+        seen.push({ variables: { ...variables }, uri });
+        return variables.id === "missing" ? undefined : `note ${variables.id} in ${variables.folder}`;
+      },
+      list: () => [
+        { uri: "notes://work/1", name: "First" },
+        { uri: "notes://home/2", name: "Second" },
+      ],
+    });
+    return built;
   }
 
   it("template variables arrive in the handler, with the uri", async () => {
@@ -708,23 +725,24 @@ describe("resources", () => {
 
 describe("prompt handler returns", () => {
   function server(): Server {
-    return newServer()
-      .prompt({ name: "string", description: "A string prompt", handler: () => "Summarise this" })
-      .prompt({
-        name: "messages",
-        handler: () => [
-          { role: "user" as const, content: "Question?" },
-          { role: "assistant" as const, content: text("Answer.") },
-        ],
-      })
-      .prompt({
-        name: "whole",
-        description: "default description",
-        handler: () => ({
-          description: "own description",
-          messages: [{ role: "user" as const, content: text("Hi") }],
-        }),
-      });
+    const built = newServer();
+    built.prompt({ name: "string", description: "A string prompt", handler: () => "Summarise this" });
+    built.prompt({
+      name: "messages",
+      handler: () => [
+        { role: "user" as const, content: "Question?" },
+        { role: "assistant" as const, content: text("Answer.") },
+      ],
+    });
+    built.prompt({
+      name: "whole",
+      description: "default description",
+      handler: () => ({
+        description: "own description",
+        messages: [{ role: "user" as const, content: text("Hi") }],
+      }),
+    });
+    return built;
   }
 
   it("a string is one user message, with the prompt's description", async () => {
@@ -756,16 +774,17 @@ describe("prompt handler returns", () => {
 
 describe("result envelopes per era", () => {
   function server(): Server {
-    return createServer({ name: "env", version: "2.0.0" })
-      .tool({ name: "t", description: "d", handler: () => "x" })
-      .prompt({ name: "p", handler: () => "x" })
-      .resource({ uri: "r://default", handler: () => "x" })
-      .resource({ uri: "r://own", cache: { ttlMs: 5_000, cacheScope: "public" }, handler: () => "x" })
-      .resource({
-        uriTemplate: "r://t/{id}",
-        cache: { ttlMs: 7_000, cacheScope: "private" },
-        handler: (vars) => `t ${vars.id}`,
-      });
+    const built = createServer({ name: "env", version: "2.0.0" });
+    built.tool({ name: "t", description: "d", handler: () => "x" });
+    built.prompt({ name: "p", handler: () => "x" });
+    built.resource({ uri: "r://default", handler: () => "x" });
+    built.resource({ uri: "r://own", cache: { ttlMs: 5_000, cacheScope: "public" }, handler: () => "x" });
+    built.resource({
+      uriTemplate: "r://t/{id}",
+      cache: { ttlMs: 7_000, cacheScope: "private" },
+      handler: (vars) => `t ${vars.id}`,
+    });
+    return built;
   }
 
   const CACHED: [string, Record<string, unknown>?][] = [
@@ -820,7 +839,8 @@ describe("result envelopes per era", () => {
       name: "c",
       version: "1",
       cache: { list: { ttlMs: 1_234, cacheScope: "private" }, discover: { ttlMs: 99, cacheScope: "public" } },
-    }).tool({ name: "t", description: "d", handler: noop });
+    });
+    configured.tool({ name: "t", description: "d", handler: noop });
     const client = await createTestClient(configured, { protocolVersion: "2026-07-28" });
     expect(client.serverResult).toMatchObject({ ttlMs: 99, cacheScope: "public" });
     expect(await client.request("tools/list")).toMatchObject({ ttlMs: 1_234, cacheScope: "private" });

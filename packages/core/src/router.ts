@@ -1,3 +1,4 @@
+import { InputRequired } from "./ask.js";
 import {
   type CompiledPrompt,
   type CompiledResource,
@@ -11,6 +12,8 @@ import {
 } from "./compile-definitions.js";
 import type { RequestContext } from "./context.js";
 import type {
+  Completer,
+  Completion,
   PromptDefinition,
   ResourceDefinition,
   ResourceTemplateDefinition,
@@ -19,6 +22,7 @@ import type {
 } from "./definitions.js";
 import { DefinitionError, isMcpError, McpError, messageOf } from "./errors.js";
 import { ErrorCode } from "./json-rpc.js";
+import type { LogEntry } from "./logger.js";
 import { andThen, attempt, isPromiseLike, type MaybePromise } from "./maybe.js";
 import { featuresOf, type ProtocolVersion, type RevisionFeatures } from "./protocol.js";
 import {
@@ -31,7 +35,6 @@ import {
 } from "./results.js";
 import { shape, shapeToolResult } from "./revision-shape.js";
 import { type CompiledSchema, describeIssues, type InputSchema } from "./schema-adapter.js";
-import type { ErrorReport } from "./server.js";
 import type {
   CacheHint,
   CallToolResult,
@@ -54,82 +57,231 @@ function invalidArguments(what: string, issues: string): string {
   return `Invalid arguments for ${what}:\n${issues}`;
 }
 
+/** What can be registered. */
+export type RegisteredKind = "tool" | "resource" | "resourceTemplate" | "prompt";
+
+/** What a list change concerns; resource templates count as resources. */
+export type ChangeKind = "tools" | "resources" | "prompts";
+
+/**
+ * A registered tool, resource, template or prompt, live: switch it off and on, change it, or take it away. Every
+ * change tells each open connection that the list changed (handshake era notifications, 2026-07-28 listen streams).
+ * @example
+ * const admin = server.tool({ name: "wipe", description: "Wipe all", handler: wipe });
+ * admin.disable(); // gone from tools/list, and calling it answers as for an unknown tool
+ */
+export interface Registered<D> {
+  /** The name, URI or URI template it is registered under. */
+  readonly key: string;
+  readonly enabled: boolean;
+  /** True once removed: every other call then throws. */
+  readonly removed: boolean;
+  /** How it is listed, in the newest revision's form (a tool's `inputSchema`, a resource's `uri`, …). */
+  describe(): Readonly<Record<string, unknown>>;
+  enable(): void;
+  disable(): void;
+  /** Replace some of its definition's fields; a change that does not compile throws and changes nothing. */
+  update(changes: Partial<D>): void;
+  remove(): void;
+}
+
+interface Entry<C> {
+  compiled: C;
+  enabled: boolean;
+  handle?: Registered<never>;
+}
+
+// One registry table per kind: how its entries compile and what they are keyed by.
+class Table<D, C extends { definition: unknown; wire: object }> {
+  readonly map = new Map<string, Entry<C>>();
+
+  constructor(
+    readonly kind: ChangeKind,
+    readonly compile: (definition: D) => C,
+    readonly keyOf: (compiled: C) => string,
+    readonly duplicate: (key: string) => string,
+    readonly changed: (kind: ChangeKind) => void,
+  ) {}
+
+  /** The enabled entry under `key`. */
+  get(key: string): C | undefined {
+    const entry = this.map.get(key);
+    return entry?.enabled ? entry.compiled : undefined;
+  }
+
+  *enabled(): Iterable<C> {
+    for (const entry of this.map.values()) if (entry.enabled) yield entry.compiled;
+  }
+
+  add(definition: D): Registered<D> {
+    const compiled = this.compile(definition);
+    const key = this.keyOf(compiled);
+    if (this.map.has(key)) throw new DefinitionError(this.duplicate(key));
+    const entry: Entry<C> = { compiled, enabled: true };
+    this.map.set(key, entry);
+    this.changed(this.kind);
+    return this.handle(entry);
+  }
+
+  /** The live handle of an entry: one per entry, whoever asks. */
+  handle(entry: Entry<C>): Registered<D> {
+    entry.handle ??= this.#makeHandle(entry) as Registered<never>;
+    return entry.handle as Registered<D>;
+  }
+
+  #makeHandle(entry: Entry<C>): Registered<D> {
+    const table = this;
+    let removed = false;
+    const live = (what: string) => {
+      if (removed) throw new DefinitionError(`${what}: "${table.keyOf(entry.compiled)}" was removed`);
+    };
+    const set = (enabled: boolean) => {
+      live(enabled ? "enable()" : "disable()");
+      if (entry.enabled === enabled) return;
+      entry.enabled = enabled;
+      table.changed(table.kind);
+    };
+    return {
+      get key() {
+        return table.keyOf(entry.compiled);
+      },
+      get enabled() {
+        return entry.enabled && !removed;
+      },
+      get removed() {
+        return removed;
+      },
+      enable: () => set(true),
+      disable: () => set(false),
+      describe: () => entry.compiled.wire as Readonly<Record<string, unknown>>,
+      update(changes) {
+        live("update()");
+        const compiled = table.compile({ ...(entry.compiled.definition as D), ...changes });
+        const before = table.keyOf(entry.compiled);
+        const after = table.keyOf(compiled);
+        if (after !== before) {
+          if (table.map.has(after)) throw new DefinitionError(table.duplicate(after));
+          // Re-keyed in place: the list keeps its order.
+          const entries = [...table.map];
+          table.map.clear();
+          for (const [key, value] of entries) table.map.set(key === before ? after : key, value);
+        }
+        entry.compiled = compiled;
+        table.changed(table.kind);
+      },
+      remove() {
+        if (removed) return;
+        removed = true;
+        table.map.delete(table.keyOf(entry.compiled));
+        table.changed(table.kind);
+      },
+    };
+  }
+}
+
 /**
  * The registry of tools, resources and prompts, and the methods that serve them.
  * Definitions are checked and their schemas compiled once, at registration.
  */
 export class Router {
-  readonly #tools = new Map<string, CompiledTool>();
-  readonly #resources = new Map<string, CompiledResource>();
-  readonly #templates = new Map<string, CompiledTemplate>();
-  readonly #prompts = new Map<string, CompiledPrompt>();
+  readonly #tools: Table<ToolDefinition, CompiledTool>;
+  readonly #resources: Table<StaticResourceDefinition, CompiledResource>;
+  readonly #templates: Table<ResourceTemplateDefinition, CompiledTemplate>;
+  readonly #prompts: Table<PromptDefinition, CompiledPrompt>;
   readonly #views = new Map<string, unknown[]>();
   #capabilities: ServerCapabilities | undefined;
-  readonly #report: (error: unknown, where: ErrorReport) => void;
+  readonly #report: (entry: LogEntry) => void;
+  readonly #onChange: (kind: ChangeKind) => void;
 
-  constructor(report: (error: unknown, where: ErrorReport) => void = () => {}) {
+  constructor(report: (entry: LogEntry) => void = () => {}, onChange: (kind: ChangeKind) => void = () => {}) {
     this.#report = report;
+    this.#onChange = onChange;
+    const changed = (kind: ChangeKind) => {
+      this.#views.clear();
+      this.#capabilities = undefined;
+      this.#onChange(kind);
+    };
+    this.#tools = new Table(
+      "tools",
+      (definition) => compileTool(definition as ToolDefinition<InputSchema | undefined>),
+      (compiled) => compiled.wire.name,
+      (name) => `Tool "${name}" is defined twice; give each tool its own name`,
+      changed,
+    );
+    this.#resources = new Table(
+      "resources",
+      compileStaticResource,
+      (compiled) => compiled.wire.uri,
+      (uri) => `Resource "${uri}" is defined twice; give each resource its own URI`,
+      changed,
+    );
+    this.#templates = new Table(
+      "resources",
+      (definition) => compileTemplate(definition as ResourceTemplateDefinition<InputSchema | undefined>),
+      (compiled) => compiled.wire.uriTemplate,
+      (uriTemplate) => `Resource template "${uriTemplate}" is defined twice; give each template its own pattern`,
+      changed,
+    );
+    this.#prompts = new Table(
+      "prompts",
+      (definition) => compilePrompt(definition as PromptDefinition<InputSchema | undefined>),
+      (compiled) => compiled.wire.name,
+      (name) => `Prompt "${name}" is defined twice; give each prompt its own name`,
+      changed,
+    );
   }
 
-  #changed(): void {
-    this.#views.clear();
-    this.#capabilities = undefined;
+  addTool(definition: ToolDefinition<InputSchema | undefined>): Registered<ToolDefinition> {
+    checkName("Tool", definition.name);
+    return this.#tools.add(definition as ToolDefinition);
   }
 
-  addTool(definition: ToolDefinition<InputSchema | undefined>): void {
-    const name = checkName("Tool", definition.name);
-    if (this.#tools.has(name))
-      throw new DefinitionError(`Tool "${name}" is defined twice; give each tool its own name`);
-    this.#tools.set(name, compileTool(definition));
-    this.#changed();
+  addResource(definition: StaticResourceDefinition): Registered<StaticResourceDefinition>;
+  addResource(definition: ResourceTemplateDefinition): Registered<ResourceTemplateDefinition>;
+  addResource(definition: ResourceDefinition): Registered<ResourceDefinition> {
+    if ("uriTemplate" in definition) return this.#templates.add(definition) as Registered<ResourceDefinition>;
+    return this.#resources.add(definition) as Registered<ResourceDefinition>;
   }
 
-  addResource(definition: ResourceDefinition): void {
-    if ("uriTemplate" in definition) this.#addTemplate(definition);
-    else this.#addStatic(definition);
-    this.#changed();
+  /** The handle of what is registered under `key` (a name, URI or URI template), enabled or not. */
+  registered(kind: RegisteredKind, key: string): Registered<never> | undefined {
+    const table =
+      kind === "tool"
+        ? this.#tools
+        : kind === "prompt"
+          ? this.#prompts
+          : kind === "resource"
+            ? this.#resources
+            : this.#templates;
+    const entry = (table.map as Map<string, Entry<never>>).get(key);
+    return entry ? ((table as unknown as Table<never, never>).handle(entry) as Registered<never>) : undefined;
   }
 
-  #addStatic(definition: StaticResourceDefinition): void {
-    const compiled = compileStaticResource(definition);
-    const { uri } = compiled.wire;
-    if (this.#resources.has(uri)) {
-      throw new DefinitionError(`Resource "${uri}" is defined twice; give each resource its own URI`);
-    }
-    this.#resources.set(uri, compiled);
-  }
-
-  #addTemplate(definition: ResourceTemplateDefinition<InputSchema | undefined>): void {
-    const compiled = compileTemplate(definition);
-    const { uriTemplate } = compiled.wire;
-    if (this.#templates.has(uriTemplate)) {
-      throw new DefinitionError(
-        `Resource template "${uriTemplate}" is defined twice; give each template its own pattern`,
-      );
-    }
-    this.#templates.set(uriTemplate, compiled);
-  }
-
-  addPrompt(definition: PromptDefinition<InputSchema | undefined>): void {
-    const name = checkName("Prompt", definition.name);
-    if (this.#prompts.has(name)) {
-      throw new DefinitionError(`Prompt "${name}" is defined twice; give each prompt its own name`);
-    }
-    this.#prompts.set(name, compilePrompt(definition));
-    this.#changed();
+  addPrompt(definition: PromptDefinition<InputSchema | undefined>): Registered<PromptDefinition> {
+    checkName("Prompt", definition.name);
+    return this.#prompts.add(definition as PromptDefinition);
   }
 
   /** Capabilities follow what is registered (built once per change, shared: do not mutate). */
   capabilities(): ServerCapabilities {
     let capabilities = this.#capabilities;
     if (!capabilities) {
-      capabilities = {};
-      if (this.#tools.size > 0) capabilities.tools = {};
-      if (this.#resources.size > 0 || this.#templates.size > 0) capabilities.resources = {};
-      if (this.#prompts.size > 0) capabilities.prompts = {};
+      capabilities = { logging: {} };
+      if (this.#hasCompleters()) capabilities.completions = {};
+      if (this.#prompts.map.size > 0) capabilities.prompts = { listChanged: true };
+      if (this.#resources.map.size > 0 || this.#templates.map.size > 0) {
+        capabilities.resources = { subscribe: true, listChanged: true };
+      }
+      if (this.#tools.map.size > 0) capabilities.tools = { listChanged: true };
       this.#capabilities = capabilities;
     }
     return capabilities;
+  }
+
+  #hasCompleters(): boolean {
+    for (const prompt of this.#prompts.enabled()) if (prompt.completers.size > 0) return true;
+    for (const template of this.#templates.enabled()) if (template.completers.size > 0) return true;
+    return false;
   }
 
   #view<T extends object>(kind: string, version: ProtocolVersion, items: Iterable<{ wire: T }>): T[] {
@@ -144,21 +296,21 @@ export class Router {
   }
 
   listTools(version: ProtocolVersion): Tool[] {
-    return this.#view("tools", version, this.#tools.values());
+    return this.#view("tools", version, this.#tools.enabled());
   }
 
   listResourceTemplates(version: ProtocolVersion): ResourceTemplate[] {
-    return this.#view("templates", version, this.#templates.values());
+    return this.#view("templates", version, this.#templates.enabled());
   }
 
   listPrompts(version: ProtocolVersion): Prompt[] {
-    return this.#view("prompts", version, this.#prompts.values());
+    return this.#view("prompts", version, this.#prompts.enabled());
   }
 
   listResources(ctx: RequestContext): MaybePromise<Resource[]> {
-    const fixed = this.#view("resources", ctx.protocolVersion, this.#resources.values());
+    const fixed = this.#view("resources", ctx.protocolVersion, this.#resources.enabled());
     const lists: MaybePromise<Resource[]>[] = [];
-    for (const { definition } of this.#templates.values()) if (definition.list) lists.push(definition.list(ctx));
+    for (const { definition } of this.#templates.enabled()) if (definition.list) lists.push(definition.list(ctx));
     if (lists.length === 0) return fixed;
     const features = featuresOf(ctx.protocolVersion);
     const join = (found: Resource[][]) => [...fixed, ...found.flat().map((resource) => shape(resource, features))];
@@ -169,9 +321,9 @@ export class Router {
     const tool = this.#tools.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const features = featuresOf(ctx.protocolVersion);
-    const value = args ?? {};
-    if (!tool.input) return this.#invoke(tool, value, ctx, features);
-    return andThen(tool.input.validate(value), (checked) => {
+    // A tool that takes no arguments sees none, whatever was sent (as unknown keys are dropped for those that do).
+    if (!tool.input) return this.#invoke(tool, {}, ctx, features);
+    return andThen(tool.input.validate(args ?? {}), (checked) => {
       if (checked.ok) return this.#invoke(tool, checked.value, ctx, features);
       const message = invalidArguments(`tool "${name}"`, describeIssues(checked.issues));
       if (features.validationErrorsAsResults) return errorResult(message);
@@ -194,8 +346,20 @@ export class Router {
             : shapeToolResult(toCallToolResult(raw), features),
         ),
       (error) => {
-        if (isMcpError(error)) throw error;
-        this.#report(error, { method: "tools/call", requestId: ctx.requestId, tool: name });
+        if (isMcpError(error) || error instanceof InputRequired) throw error;
+        // A tool reporting failure with a plain Error is expected: the model reads it; not an incident. A TypeError
+        // and the like are more likely bugs: a warning.
+        const expected = error instanceof Error && (error.constructor === Error || isMcpError(error));
+        // A handler stopped by a cancellation (its AbortError, an abandoned question) did what it was asked to.
+        const stopped = ctx.signal.aborted;
+        this.#report({
+          level: stopped ? "debug" : expected ? "info" : "warning",
+          message: `tool ${name} (id ${JSON.stringify(ctx.requestId)}) failed: ${error instanceof Error ? String(error) : messageOf(error)}`,
+          error,
+          method: "tools/call",
+          requestId: ctx.requestId,
+          tool: name,
+        });
         return errorResult(messageOf(error));
       },
     );
@@ -225,8 +389,7 @@ export class Router {
 
   readResource(uri: string, ctx: RequestContext): MaybePromise<ReadOutcome> {
     const notFound = (): never => {
-      const code = ctx.era === "stateless" ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound;
-      throw new McpError(code, `Resource not found: ${uri}`, { uri });
+      throw new McpError(featuresOf(ctx.protocolVersion).resourceNotFound, `Resource not found: ${uri}`, { uri });
     };
     const fixed = this.#resources.get(uri);
     if (fixed) {
@@ -236,7 +399,7 @@ export class Router {
         return result ? { result, cache: definition.cache } : notFound();
       });
     }
-    for (const { definition, template, input } of this.#templates.values()) {
+    for (const { definition, template, input } of this.#templates.enabled()) {
       const variables = template.match(uri);
       if (!variables) continue;
       const read = (args: unknown) =>
@@ -265,7 +428,7 @@ export class Router {
     const run = (value: unknown) =>
       andThen(definition.handler(value as never, ctx), (raw) => toGetPromptResult(raw, definition.description));
     if (!prompt.args) return run(args ?? {});
-    const missing = prompt.required.filter((argName) => args?.[argName] === undefined);
+    const missing = prompt.required.filter((argName) => args === undefined || !Object.hasOwn(args, argName));
     if (missing.length > 0) {
       const list = missing.map((argName) => `"${argName}"`).join(", ");
       throw new McpError(ErrorCode.InvalidParams, `Prompt "${name}" is missing required argument ${list}`, { missing });
@@ -281,4 +444,36 @@ export class Router {
       );
     });
   }
+
+  /** `completion/complete`: suggestions for a prompt argument or a template variable. */
+  complete(
+    ref: { type: string; name?: string; uri?: string },
+    argument: { name: string; value: string },
+    known: Readonly<Record<string, string>>,
+    ctx: RequestContext,
+  ): MaybePromise<{ values: string[]; total?: number; hasMore?: boolean }> {
+    let completers: ReadonlyMap<string, Completer> | undefined;
+    if (ref.type === "ref/prompt") {
+      completers = this.#prompts.get(ref.name ?? "")?.completers;
+      if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+    } else if (ref.type === "ref/resource") {
+      completers = this.#templates.get(ref.uri ?? "")?.completers;
+      if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
+    } else {
+      throw new McpError(ErrorCode.InvalidParams, `Invalid ref type: ${JSON.stringify(ref.type)}`);
+    }
+    const completer = completers.get(argument.name);
+    if (!completer) return { values: [], total: 0, hasMore: false };
+    return andThen(completer(argument.value, { arguments: known, ctx }), toCompletion);
+  }
+}
+
+const MAX_COMPLETIONS = 100;
+
+function toCompletion(found: Completion): { values: string[]; total?: number; hasMore?: boolean } {
+  const all = (Array.isArray(found) ? found : Array.isArray(found?.values) ? found.values : []).map(String);
+  const values = all.slice(0, MAX_COMPLETIONS);
+  const total = Array.isArray(found) ? all.length : (found.total ?? all.length);
+  const hasMore = Array.isArray(found) ? all.length > MAX_COMPLETIONS : (found.hasMore ?? total > values.length);
+  return { values, total, hasMore };
 }

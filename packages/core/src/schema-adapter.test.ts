@@ -274,60 +274,61 @@ describe("schema guards and adapters", () => {
 
 describe("tools of both zod versions, listed in every revision", () => {
   function server() {
-    return createServer({ name: "schemas", version: "1.0.0" })
-      .tool({
-        name: "v4_object",
-        description: "zod v4 object",
-        input: z.object({ text: z.string(), times: z.number().int().default(1) }),
-        handler: ({ text, times }) => text.repeat(times),
-      })
-      .tool({
-        name: "v4_shape",
-        description: "zod v4 raw shape",
-        input: { city: z.enum(["Oslo", "Lima"]), days: z.number().optional() },
-        handler: ({ city }) => city,
-      })
-      .tool({
-        name: "v3_object",
-        description: "zod v3 object",
-        input: z3.object({ query: z3.string().describe("search terms"), limit: z3.number().max(50).optional() }),
-        handler: ({ query }) => query,
-      })
-      .tool({
-        name: "v3_shape",
-        description: "zod v3 raw shape",
-        input: { a: z3.number(), b: z3.number() },
-        handler: ({ a, b }) => a + b,
-      })
-      .tool({
-        name: "v3_nested",
-        description: "zod v3 nested object with a tuple",
-        input: { point: z3.object({ x: z3.number(), y: z3.number() }), range: z3.tuple([z3.number(), z3.number()]) },
-        handler: ({ point }) => point.x,
-      })
-      .tool({
-        name: "v4_refined",
-        description: "zod v4 refined object",
-        input: z.object({ from: z.number(), to: z.number() }).refine((value) => value.from <= value.to),
-        handler: ({ from, to }) => to - from,
-      })
-      .tool({
-        name: "v3_refined",
-        description: "zod v3 refined object",
-        input: z3.object({ from: z3.number(), to: z3.number() }).refine((value) => value.from <= value.to),
-        handler: ({ from, to }) => to - from,
-      })
-      .tool({
-        name: "no_input",
-        description: "takes nothing",
-        handler: () => "ok",
-      })
-      .tool({
-        name: "empty_shape",
-        description: "an empty shape",
-        input: {},
-        handler: () => "ok",
-      });
+    const built = createServer({ name: "schemas", version: "1.0.0" });
+    built.tool({
+      name: "v4_object",
+      description: "zod v4 object",
+      input: z.object({ text: z.string(), times: z.number().int().default(1) }),
+      handler: ({ text, times }) => text.repeat(times),
+    });
+    built.tool({
+      name: "v4_shape",
+      description: "zod v4 raw shape",
+      input: { city: z.enum(["Oslo", "Lima"]), days: z.number().optional() },
+      handler: ({ city }) => city,
+    });
+    built.tool({
+      name: "v3_object",
+      description: "zod v3 object",
+      input: z3.object({ query: z3.string().describe("search terms"), limit: z3.number().max(50).optional() }),
+      handler: ({ query }) => query,
+    });
+    built.tool({
+      name: "v3_shape",
+      description: "zod v3 raw shape",
+      input: { a: z3.number(), b: z3.number() },
+      handler: ({ a, b }) => a + b,
+    });
+    built.tool({
+      name: "v3_nested",
+      description: "zod v3 nested object with a tuple",
+      input: { point: z3.object({ x: z3.number(), y: z3.number() }), range: z3.tuple([z3.number(), z3.number()]) },
+      handler: ({ point }) => point.x,
+    });
+    built.tool({
+      name: "v4_refined",
+      description: "zod v4 refined object",
+      input: z.object({ from: z.number(), to: z.number() }).refine((value) => value.from <= value.to),
+      handler: ({ from, to }) => to - from,
+    });
+    built.tool({
+      name: "v3_refined",
+      description: "zod v3 refined object",
+      input: z3.object({ from: z3.number(), to: z3.number() }).refine((value) => value.from <= value.to),
+      handler: ({ from, to }) => to - from,
+    });
+    built.tool({
+      name: "no_input",
+      description: "takes nothing",
+      handler: () => "ok",
+    });
+    built.tool({
+      name: "empty_shape",
+      description: "an empty shape",
+      input: {},
+      handler: () => "ok",
+    });
+    return built;
   }
 
   const EXPECTED: Record<string, string[]> = {

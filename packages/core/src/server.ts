@@ -1,24 +1,23 @@
+import { Connection, type ConnectOptions } from "./connection.js";
 import type {
   PromptDefinition,
-  ResourceDefinition,
   ResourceTemplateDefinition,
   StaticResourceDefinition,
   ToolDefinition,
 } from "./definitions.js";
-import { isPlainObject, type RequestId } from "./json-rpc.js";
-import { CACHE_HINT, type CacheKind, type Method } from "./methods.js";
+import { DefinitionError, McpError } from "./errors.js";
+import { ErrorCode, isPlainObject } from "./json-rpc.js";
+import type { ErrorReport, LogEntry, Logger } from "./logger.js";
+import type { MaybePromise } from "./maybe.js";
+import { CACHE_HINT, type CacheKind } from "./methods.js";
 import { featuresOf, HANDSHAKE_VERSIONS, MetaKey, type ProtocolVersion, STATELESS_VERSIONS } from "./protocol.js";
-import { Router } from "./router.js";
+import { type ChangeKind, type Registered, type RegisteredKind, Router } from "./router.js";
 import type { InputSchema } from "./schema-adapter.js";
-import { Session } from "./session.js";
+import { Sealer } from "./seal.js";
+import type { ConnectionListener, ServerCore } from "./server-core.js";
 import type { CacheHint, Icon, Implementation, ServerCapabilities } from "./types.js";
 
-/** Where an unexpected error happened, for logging. */
-export interface ErrorReport {
-  method: string;
-  requestId?: RequestId;
-  tool?: string;
-}
+export type { ErrorReport };
 
 export interface ServerOptions {
   name: string;
@@ -31,9 +30,22 @@ export interface ServerOptions {
   instructions?: string;
   /** Caching hints for 2026-07-28 results (defaults: discover and lists 60 s public, reads 0 ms private). */
   cache?: Partial<Record<CacheKind, CacheHint>>;
+  /** Items per page of every list method (default: everything on one page). */
+  pageSize?: number;
   /**
-   * Called with every error that does not reach the wire as itself: a handler that threw
-   * (its message becomes an `isError` result or a generic -32603). Transports log it to stderr by default.
+   * The HMAC key that seals 2026-07-28 `requestState` and list cursors (at least 16 bytes). Give every process
+   * behind one load balancer the same key; without one, a random key is made at start.
+   */
+  stateKey?: string | Uint8Array;
+  /** How long an `input_required` round may take before its `requestState` expires (default 10 minutes). */
+  requestStateTtlMs?: number;
+  /** How long a handshake-era request to the client (elicitation, sampling, roots) may go unanswered (default 5 minutes). */
+  clientRequestTimeoutMs?: number;
+  /** The server's own log (never the wire); transports install one that writes to stderr when none is set. */
+  logger?: Logger;
+  /**
+   * Called with every error the server logs (a handler that threw, whose message became an `isError` result or a
+   * generic -32603), whatever its level. A shorthand for a `logger` that only looks at errors.
    */
   onError?: (error: unknown, where: ErrorReport) => void;
 }
@@ -44,36 +56,40 @@ const DEFAULT_CACHE: Record<CacheKind, CacheHint> = {
   read: { ttlMs: 0, cacheScope: "private" },
 };
 
-/** What a Session needs from its server: shared by every connection, built once. */
-export interface ServerCore {
-  readonly router: Router;
-  readonly instructions: string | undefined;
-  readonly discover: Method;
-  serverInfo(version: ProtocolVersion): Implementation;
-  complete(result: Record<string, unknown>, cache: CacheKind | undefined): Record<string, unknown>;
-  report(error: unknown, where: ErrorReport): void;
-}
+const CURSOR = "toolsmith.cursor.v1";
 
 /**
  * An MCP server: a registry of tools, resources and prompts that serves any number of connections.
  * @example
- * const server = createServer({ name: "demo", version: "1.0.0" })
- *   .tool({ name: "echo", description: "Echo text", input: { text: z.string() }, handler: ({ text }) => text });
+ * const server = createServer({ name: "demo", version: "1.0.0" });
+ * server.tool({ name: "echo", description: "Echo text", input: { text: z.string() }, handler: ({ text }) => text });
  */
 export interface Server {
   readonly info: Implementation;
   /** Register a tool; throws a DefinitionError that says what to change when the definition is wrong. */
-  tool<I extends InputSchema | undefined>(definition: ToolDefinition<I>): this;
+  tool<I extends InputSchema | undefined>(definition: ToolDefinition<I>): Registered<ToolDefinition<I>>;
   /** Register a static resource (`uri`) or a resource template (`uriTemplate`). */
-  resource(definition: StaticResourceDefinition): this;
-  resource<I extends InputSchema | undefined = undefined>(definition: ResourceTemplateDefinition<I>): this;
+  resource(definition: StaticResourceDefinition): Registered<StaticResourceDefinition>;
+  resource<I extends InputSchema | undefined = undefined>(
+    definition: ResourceTemplateDefinition<I>,
+  ): Registered<ResourceTemplateDefinition<I>>;
   /** Register a prompt. */
-  prompt<A extends InputSchema | undefined>(definition: PromptDefinition<A>): this;
+  prompt<A extends InputSchema | undefined>(definition: PromptDefinition<A>): Registered<PromptDefinition<A>>;
+  /** The live handle of what is registered under a name, URI or URI template (decorated methods too). */
+  registered(kind: "tool", name: string): Registered<ToolDefinition> | undefined;
+  registered(kind: "prompt", name: string): Registered<PromptDefinition> | undefined;
+  registered(kind: "resource", uri: string): Registered<StaticResourceDefinition> | undefined;
+  registered(kind: "resourceTemplate", uriTemplate: string): Registered<ResourceTemplateDefinition> | undefined;
   /** What this server advertises, derived from what is registered. */
   capabilities(): ServerCapabilities;
-  /** A new connection: one dispatcher with its own era and requests in flight. */
-  connect(): Session;
-  /** Set the error hook; transports install a default that logs to stderr only when none is set. */
+  /** A new connection: one dispatcher with its own era and requests in flight, writing through `send`. */
+  connect(options: ConnectOptions): Connection;
+  /** Tell every client subscribed to `uri` that it changed (handshake era subscriptions, 2026-07-28 listen streams). */
+  resourceUpdated(uri: string): void;
+  /** Replace the server's own logger; transports install theirs only when none is set. */
+  setLogger(logger: Logger | undefined): this;
+  readonly logger: Logger | undefined;
+  /** Set the error hook (see `ServerOptions.onError`). */
   onError(hook: ((error: unknown, where: ErrorReport) => void) | undefined): this;
   /** The error hook in force, if any. */
   readonly errorHook: ((error: unknown, where: ErrorReport) => void) | undefined;
@@ -82,59 +98,102 @@ export interface Server {
 class ServerImpl implements Server, ServerCore {
   readonly info: Implementation;
   readonly router: Router;
-  readonly instructions: string | undefined;
-  readonly discover: Method;
+  readonly sealer: Sealer;
+  readonly requestStateTtlMs: number;
+  readonly clientRequestTimeoutMs: number;
+  readonly #instructions: string | undefined;
   readonly #cache: Record<CacheKind, CacheHint>;
+  readonly #pageSize: number;
   readonly #serverInfo = new Map<ProtocolVersion, Implementation>();
   readonly #metaServerInfo: Record<string, unknown>;
+  // Each listener with the change count when it attached: it hears only of changes made after that.
+  readonly #listeners = new Map<ConnectionListener, number>();
+  readonly #pendingChanges = new Map<ChangeKind, number>();
+  #changes = 0;
+  #logger: Logger | undefined;
   #onError: ((error: unknown, where: ErrorReport) => void) | undefined;
 
   constructor(options: ServerOptions) {
-    const { name, version, title, description, websiteUrl, icons, instructions, cache, onError } = options;
+    const { name, version, title, description, websiteUrl, icons, instructions, cache, onError, logger } = options;
     this.info = { name, version };
     if (title !== undefined) this.info.title = title;
     if (description !== undefined) this.info.description = description;
     if (websiteUrl !== undefined) this.info.websiteUrl = websiteUrl;
     if (icons !== undefined) this.info.icons = icons;
-    this.instructions = instructions;
+    this.#instructions = instructions;
     this.#cache = { ...DEFAULT_CACHE, ...cache };
+    const pageSize = options.pageSize ?? Number.POSITIVE_INFINITY;
+    if (!(pageSize >= 1)) throw new DefinitionError(`pageSize must be at least 1, not ${pageSize}`);
+    this.#pageSize = pageSize;
+    this.sealer = new Sealer(options.stateKey);
+    this.requestStateTtlMs = options.requestStateTtlMs ?? 10 * 60_000;
+    this.clientRequestTimeoutMs = options.clientRequestTimeoutMs ?? 5 * 60_000;
     this.#onError = onError;
+    this.#logger = logger;
     this.#metaServerInfo = { [MetaKey.serverInfo]: this.info };
-    this.router = new Router(this.report.bind(this));
-    this.discover = {
-      cache: "discover",
-      run: () => {
-        const result: Record<string, unknown> = {
-          supportedVersions: [...STATELESS_VERSIONS, ...HANDSHAKE_VERSIONS],
-          capabilities: this.router.capabilities(),
-        };
-        if (this.instructions !== undefined) result.instructions = this.instructions;
-        return result;
-      },
-    };
+    this.router = new Router(this.log.bind(this), (kind) => this.#changed(kind));
   }
 
-  tool<I extends InputSchema | undefined>(definition: ToolDefinition<I>): this {
-    this.router.addTool(definition as ToolDefinition<InputSchema | undefined>);
-    return this;
+  tool<I extends InputSchema | undefined>(definition: ToolDefinition<I>): Registered<ToolDefinition<I>> {
+    return this.router.addTool(definition as ToolDefinition<InputSchema | undefined>) as never;
   }
 
-  resource(definition: StaticResourceDefinition | ResourceTemplateDefinition<InputSchema | undefined>): this {
-    this.router.addResource(definition as ResourceDefinition);
-    return this;
+  resource(
+    definition: StaticResourceDefinition | ResourceTemplateDefinition<InputSchema | undefined>,
+  ): Registered<never> {
+    return this.router.addResource(definition as StaticResourceDefinition) as never;
   }
 
-  prompt<A extends InputSchema | undefined>(definition: PromptDefinition<A>): this {
-    this.router.addPrompt(definition as PromptDefinition<InputSchema | undefined>);
-    return this;
+  prompt<A extends InputSchema | undefined>(definition: PromptDefinition<A>): Registered<PromptDefinition<A>> {
+    return this.router.addPrompt(definition as PromptDefinition<InputSchema | undefined>) as never;
+  }
+
+  registered(kind: RegisteredKind, key: string): Registered<never> | undefined {
+    return this.router.registered(kind, key);
   }
 
   capabilities(): ServerCapabilities {
     return structuredClone(this.router.capabilities());
   }
 
-  connect(): Session {
-    return new Session(this);
+  connect(options: ConnectOptions): Connection {
+    return new Connection(this, options);
+  }
+
+  attach(listener: ConnectionListener): void {
+    this.#listeners.set(listener, this.#changes);
+  }
+
+  detach(listener: ConnectionListener): void {
+    this.#listeners.delete(listener);
+  }
+
+  // Changes made together (a batch of registrations) reach each client as one notification per kind, and a
+  // connection that attached after the last of them (it listed what is there now) hears nothing of them.
+  #changed(kind: ChangeKind): void {
+    if (this.#pendingChanges.size === 0) {
+      queueMicrotask(() => {
+        const kinds = [...this.#pendingChanges];
+        this.#pendingChanges.clear();
+        for (const [listener, since] of this.#listeners) {
+          for (const [changed, at] of kinds) if (at > since) listener.listChanged(changed);
+        }
+      });
+    }
+    this.#pendingChanges.set(kind, ++this.#changes);
+  }
+
+  resourceUpdated(uri: string): void {
+    for (const listener of this.#listeners.keys()) listener.resourceUpdated(uri);
+  }
+
+  setLogger(logger: Logger | undefined): this {
+    this.#logger = logger;
+    return this;
+  }
+
+  get logger(): Logger | undefined {
+    return this.#logger;
   }
 
   onError(hook: ((error: unknown, where: ErrorReport) => void) | undefined): this {
@@ -162,11 +221,30 @@ class ServerImpl implements Server, ServerCore {
     return info;
   }
 
+  discoverResult(): Record<string, unknown> {
+    const result: Record<string, unknown> = {
+      supportedVersions: [...STATELESS_VERSIONS, ...HANDSHAKE_VERSIONS],
+      capabilities: this.router.capabilities(),
+    };
+    if (this.#instructions !== undefined) result.instructions = this.#instructions;
+    return result;
+  }
+
+  initializeResult(version: ProtocolVersion): Record<string, unknown> {
+    const result: Record<string, unknown> = {
+      protocolVersion: version,
+      capabilities: this.router.capabilities(),
+      serverInfo: this.serverInfo(version),
+    };
+    if (this.#instructions !== undefined) result.instructions = this.#instructions;
+    return result;
+  }
+
   complete(result: Record<string, unknown>, cache: CacheKind | undefined): Record<string, unknown> {
     const { [CACHE_HINT]: own, ...rest } = result as Record<string | symbol, unknown>;
     const out = rest as Record<string, unknown>;
-    out.resultType = "complete";
-    if (cache !== undefined) {
+    out.resultType ??= "complete";
+    if (cache !== undefined && out.resultType === "complete") {
       const hint = (own as CacheHint | undefined) ?? this.#cache[cache];
       out.ttlMs = hint.ttlMs;
       out.cacheScope = hint.cacheScope;
@@ -175,11 +253,36 @@ class ServerImpl implements Server, ServerCore {
     return out;
   }
 
-  report(error: unknown, where: ErrorReport): void {
+  page(key: string, items: unknown[], cursor: string | undefined): MaybePromise<Record<string, unknown>> {
+    const size = this.#pageSize;
+    if (cursor === undefined && items.length <= size) return { [key]: items };
+    const from = (offset: number): MaybePromise<Record<string, unknown>> => {
+      const end = offset + size;
+      const result: Record<string, unknown> = { [key]: items.slice(offset, end) };
+      if (end >= items.length) return result;
+      return this.sealer.seal(CURSOR, { k: key, o: end }).then((next) => ({ ...result, nextCursor: next }));
+    };
+    if (cursor === undefined) return from(0);
+    return this.sealer.open(CURSOR, cursor).then((opened) => {
+      const position = opened as { k?: unknown; o?: unknown } | undefined;
+      if (position?.k !== key || !Number.isSafeInteger(position.o) || (position.o as number) < 0) {
+        throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${JSON.stringify(cursor)}`);
+      }
+      return from(Math.min(position.o as number, items.length));
+    });
+  }
+
+  log(entry: LogEntry): void {
     try {
-      this.#onError?.(error, where);
+      this.#logger?.(entry);
+      if (entry.error !== undefined && this.#onError) {
+        const where: ErrorReport = { method: entry.method ?? "(server)" };
+        if (entry.requestId !== undefined) where.requestId = entry.requestId;
+        if (entry.tool !== undefined) where.tool = entry.tool;
+        this.#onError(entry.error, where);
+      }
     } catch {
-      // A failing error hook must not take a request down with it.
+      // A failing logger must not take a request down with it.
     }
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createServer, type ErrorReport, MetaKey, type Server, type Session } from "./index.js";
+import { connectLines, replyTo } from "./connection.test-util.js";
+import { type Connection, createServer, type ErrorReport, MetaKey, type Server } from "./index.js";
 
 const HANDSHAKE = ["2025-03-26", "2025-06-18", "2025-11-25"] as const;
 const CLIENT = { name: "raw-client", version: "0.0.1" };
@@ -11,6 +12,14 @@ const META = {
 };
 
 type Json = Record<string, unknown>;
+
+// What the fixture advertises: logging always, and list changes (and subscriptions) for every kind it registers.
+const FIXTURE_CAPABILITIES = {
+  logging: {},
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+};
 
 interface Gate {
   /** Resolves once the slow tool's handler is running. */
@@ -38,39 +47,39 @@ function fixture(options: { onError?: (error: unknown, where: ErrorReport) => vo
     version: "1.2.3",
     instructions: "Use echo to echo.",
     ...options,
-  })
-    .tool({ name: "echo", description: "Echo text", input: { text: z.string() }, handler: ({ text }) => text })
-    .tool({
-      name: "who",
-      description: "Who is calling",
-      handler: (_args, ctx) => ({ clientInfo: ctx.clientInfo ?? null, version: ctx.protocolVersion }),
-    })
-    .tool({
-      name: "slow",
-      description: "Waits until released or cancelled",
-      handler: (_args, ctx) => {
-        gate.signals.push(ctx.signal);
-        markStarted();
-        const aborted = new Promise<string>((resolve) => {
-          ctx.signal.addEventListener("abort", () => resolve("aborted"));
-        });
-        return Promise.race([finished, aborted]);
-      },
-    })
-    .resource({ uri: "docs://ok", handler: () => "fine" })
-    .resource({
-      uri: "docs://broken",
-      handler: () => {
-        throw new Error("cannot open /srv/secret/db.sqlite");
-      },
-    })
-    .prompt({ name: "greet", args: { person: z.string() }, handler: ({ person }) => `Hello ${person}` });
+  });
+  server.tool({ name: "echo", description: "Echo text", input: { text: z.string() }, handler: ({ text }) => text });
+  server.tool({
+    name: "who",
+    description: "Who is calling",
+    handler: (_args, ctx) => ({ clientInfo: ctx.clientInfo ?? null, version: ctx.protocolVersion }),
+  });
+  server.tool({
+    name: "slow",
+    description: "Waits until released or cancelled",
+    handler: (_args, ctx) => {
+      gate.signals.push(ctx.signal);
+      markStarted();
+      const aborted = new Promise<string>((resolve) => {
+        ctx.signal.addEventListener("abort", () => resolve("aborted"));
+      });
+      return Promise.race([finished, aborted]);
+    },
+  });
+  server.resource({ uri: "docs://ok", handler: () => "fine" });
+  server.resource({
+    uri: "docs://broken",
+    handler: () => {
+      throw new Error("cannot open /srv/secret/db.sqlite");
+    },
+  });
+  server.prompt({ name: "greet", args: { person: z.string() }, handler: ({ person }) => `Hello ${person}` });
   return { server, gate };
 }
 
-async function send(session: Session, message: unknown): Promise<unknown> {
+async function send(session: Connection, message: unknown): Promise<unknown> {
   const line = typeof message === "string" ? message : JSON.stringify(message);
-  const reply = await session.handleLine(line);
+  const reply = await replyTo(session, line);
   return reply === undefined ? undefined : JSON.parse(reply);
 }
 
@@ -94,8 +103,8 @@ function stateless(params: Json = {}): Json {
   return { ...params, _meta: META };
 }
 
-async function handshake(server: Server, protocolVersion = "2025-11-25"): Promise<Session> {
-  const session = server.connect();
+async function handshake(server: Server, protocolVersion = "2025-11-25"): Promise<Connection> {
+  const session = connectLines(server);
   const reply = (await send(session, request("init", "initialize", initializeParams(protocolVersion)))) as Json;
   expect(reply.result).toMatchObject({ protocolVersion });
   expect(await send(session, notification("notifications/initialized"))).toBeUndefined();
@@ -105,7 +114,7 @@ async function handshake(server: Server, protocolVersion = "2025-11-25"): Promis
 describe("JSON-RPC framing", () => {
   for (const line of ["{", "not json", '{"jsonrpc":"2.0","id":1,"method":"ping"', ""]) {
     it(`malformed JSON ${JSON.stringify(line)} → -32700 with id null`, async () => {
-      const session = fixture().server.connect();
+      const session = connectLines(fixture().server);
       expect(await send(session, line)).toEqual(errorReply(null, -32700));
     });
   }
@@ -117,12 +126,12 @@ describe("JSON-RPC framing", () => {
   });
 
   it("an empty batch → -32600 with id null", async () => {
-    expect(await send(fixture().server.connect(), "[]")).toEqual(errorReply(null, -32600));
+    expect(await send(connectLines(fixture().server), "[]")).toEqual(errorReply(null, -32600));
     expect(await send(await handshake(fixture().server, "2025-03-26"), "[]")).toEqual(errorReply(null, -32600));
   });
 
   it("a batch before initialize → -32600", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     expect(await send(session, [request(1, "ping")])).toEqual(errorReply(null, -32600));
     expect(await send(session, [request(1, "initialize", initializeParams("2025-03-26"))])).toEqual(
       errorReply(null, -32600),
@@ -137,7 +146,7 @@ describe("JSON-RPC framing", () => {
   }
 
   it("a batch in the stateless era → -32600", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     expect(await send(session, request(1, "tools/list", stateless()))).toMatchObject({ id: 1, result: {} });
     expect(await send(session, [request(2, "tools/list", stateless())])).toEqual(errorReply(null, -32600));
   });
@@ -189,13 +198,13 @@ describe("JSON-RPC framing", () => {
     ["true", "true"],
   ]) {
     it(`a message that is ${label}, not an object → -32600 with id null`, async () => {
-      expect(await send(fixture().server.connect(), line as string)).toEqual(errorReply(null, -32600));
+      expect(await send(connectLines(fixture().server), line as string)).toEqual(errorReply(null, -32600));
     });
   }
 
   for (const id of [5, "five"]) {
     it(`invalid envelopes echo the id ${JSON.stringify(id)}`, async () => {
-      const session = fixture().server.connect();
+      const session = connectLines(fixture().server);
       const cases: Json[] = [
         { jsonrpc: "2.0", id },
         { jsonrpc: "1.0", id, method: "ping" },
@@ -215,14 +224,14 @@ describe("JSON-RPC framing", () => {
 
   for (const id of [null, {}, { a: 1 }, true, false, [1]]) {
     it(`id ${JSON.stringify(id)} → -32600 with id null`, async () => {
-      expect(await send(fixture().server.connect(), { jsonrpc: "2.0", id, method: "ping" })).toEqual(
+      expect(await send(connectLines(fixture().server), { jsonrpc: "2.0", id, method: "ping" })).toEqual(
         errorReply(null, -32600),
       );
     });
   }
 
   it("a message with result or error but no method → no reply", async () => {
-    const fresh = fixture().server.connect();
+    const fresh = connectLines(fixture().server);
     const initialized = await handshake(fixture().server);
     for (const session of [fresh, initialized]) {
       expect(await send(session, { jsonrpc: "2.0", id: 1, result: {} })).toBeUndefined();
@@ -235,10 +244,10 @@ describe("JSON-RPC framing", () => {
     it(`the id ${JSON.stringify(id)} is echoed exactly, in both eras`, async () => {
       const { server } = fixture();
       const session = await handshake(server);
-      const handshakeReply = await session.handleLine(JSON.stringify(request(id, "ping")));
+      const handshakeReply = await replyTo(session, JSON.stringify(request(id, "ping")));
       expect(handshakeReply).toBe(JSON.stringify({ jsonrpc: "2.0", id, result: {} }));
       expect(await send(session, request(id, "nope/nope"))).toEqual(errorReply(id, -32601));
-      const modern = server.connect();
+      const modern = connectLines(server);
       expect(await send(modern, request(id, "tools/list", stateless()))).toMatchObject({ jsonrpc: "2.0", id });
       expect(await send(modern, request(id, "nope/nope", stateless()))).toEqual(errorReply(id, -32601));
     });
@@ -255,9 +264,9 @@ describe("JSON-RPC framing", () => {
       notification("notifications/initialized"),
       notification("notifications/roots/list_changed", stateless()),
     ];
-    const fresh = server.connect();
+    const fresh = connectLines(server);
     const initialized = await handshake(server);
-    const modern = server.connect();
+    const modern = connectLines(server);
     await send(modern, request(1, "tools/list", stateless()));
     for (const session of [fresh, initialized, modern]) {
       for (const note of notes) expect(await send(session, note), JSON.stringify(note)).toBeUndefined();
@@ -272,7 +281,7 @@ describe("JSON-RPC framing", () => {
     expect(await send(session, request(1, "tools/destroy"))).toEqual(errorReply(1, -32601));
     expect(await send(session, request(2, "__proto__"))).toEqual(errorReply(2, -32601));
     expect(await send(session, request(3, "constructor"))).toEqual(errorReply(3, -32601));
-    const modern = server.connect();
+    const modern = connectLines(server);
     expect(await send(modern, request(4, "tools/destroy", stateless()))).toEqual(errorReply(4, -32601));
     expect(await send(modern, request(5, "toString", stateless()))).toEqual(errorReply(5, -32601));
   });
@@ -280,7 +289,7 @@ describe("JSON-RPC framing", () => {
   it("bad params → -32602 in both eras", async () => {
     const { server } = fixture();
     const session = await handshake(server);
-    const modern = server.connect();
+    const modern = connectLines(server);
     const bad: [string, Json][] = [
       ["tools/call", {}],
       ["tools/call", { name: 5 }],
@@ -301,9 +310,9 @@ describe("JSON-RPC framing", () => {
     it(`${era}: a resource handler throwing a plain Error → -32603 "Internal error", no details, onError told`, async () => {
       const reports: { error: unknown; where: ErrorReport }[] = [];
       const { server } = fixture({ onError: (error, where) => reports.push({ error, where }) });
-      const session = era === "handshake" ? await handshake(server) : server.connect();
+      const session = era === "handshake" ? await handshake(server) : connectLines(server);
       const params = era === "handshake" ? { uri: "docs://broken" } : stateless({ uri: "docs://broken" });
-      const line = await session.handleLine(JSON.stringify(request(77, "resources/read", params)));
+      const line = await replyTo(session, JSON.stringify(request(77, "resources/read", params)));
       expect(JSON.parse(line ?? "null")).toEqual({
         jsonrpc: "2.0",
         id: 77,
@@ -335,7 +344,7 @@ describe("JSON-RPC framing", () => {
 
 describe("handshake era", () => {
   it("a request before initialize without _meta → -32602, and the connection lives on", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     expect(await send(session, request(1, "tools/list"))).toEqual(errorReply(1, -32602));
     expect(await send(session, request(2, "tools/call", { name: "echo", arguments: { text: "x" } }))).toEqual(
       errorReply(2, -32602),
@@ -350,14 +359,14 @@ describe("handshake era", () => {
   });
 
   it("ping before initialize → {}", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     expect(await send(session, request(1, "ping"))).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
     expect(session.phase).toBe("handshake");
   });
 
   for (const version of HANDSHAKE) {
     it(`initialize with ${version} echoes it`, async () => {
-      const session = fixture().server.connect();
+      const session = connectLines(fixture().server);
       const reply = (await send(session, request(1, "initialize", initializeParams(version)))) as Json;
       expect(reply).toMatchObject({ jsonrpc: "2.0", id: 1, result: { protocolVersion: version } });
       expect(session.negotiatedVersion).toBe(version);
@@ -366,20 +375,20 @@ describe("handshake era", () => {
 
   for (const version of ["2024-01-01", "2026-07-28", "not-a-version"]) {
     it(`initialize with ${version} is answered with 2025-11-25`, async () => {
-      const session = fixture().server.connect();
+      const session = connectLines(fixture().server);
       const reply = (await send(session, request(1, "initialize", initializeParams(version)))) as Json;
       expect(reply).toMatchObject({ id: 1, result: { protocolVersion: "2025-11-25" } });
     });
   }
 
   it("the initialize result: version, registered capabilities, serverInfo, instructions", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     expect(await send(session, request(1, "initialize", initializeParams("2025-11-25")))).toEqual({
       jsonrpc: "2.0",
       id: 1,
       result: {
         protocolVersion: "2025-11-25",
-        capabilities: { tools: {}, resources: {}, prompts: {} },
+        capabilities: FIXTURE_CAPABILITIES,
         serverInfo: { name: "session-test", version: "1.2.3" },
         instructions: "Use echo to echo.",
       },
@@ -387,21 +396,25 @@ describe("handshake era", () => {
   });
 
   it("capabilities in initialize follow what is registered", async () => {
-    const toolsOnly = createServer({ name: "t", version: "1" }).tool({
-      name: "x",
-      description: "d",
-      handler: () => 1,
-    });
-    const reply = (await send(toolsOnly.connect(), request(1, "initialize", initializeParams("2025-11-25")))) as Json;
-    expect((reply.result as Json).capabilities).toEqual({ tools: {} });
+    const toolsOnly = createServer({ name: "t", version: "1" });
+    toolsOnly.tool({ name: "x", description: "d", handler: () => 1 });
+    const reply = (await send(
+      connectLines(toolsOnly),
+      request(1, "initialize", initializeParams("2025-11-25")),
+    )) as Json;
+    expect((reply.result as Json).capabilities).toEqual({ logging: {}, tools: { listChanged: true } });
     const empty = createServer({ name: "e", version: "1" });
-    const emptyReply = (await send(empty.connect(), request(1, "initialize", initializeParams("2025-11-25")))) as Json;
-    expect((emptyReply.result as Json).capabilities).toEqual({});
+    const emptyReply = (await send(
+      connectLines(empty),
+      request(1, "initialize", initializeParams("2025-11-25")),
+    )) as Json;
+    // Logging is always there: any handler may log through ctx.log.
+    expect((emptyReply.result as Json).capabilities).toEqual({ logging: {} });
     expect(emptyReply.result).not.toHaveProperty("instructions");
   });
 
   it("a second initialize → -32600, before and after notifications/initialized", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     await send(session, request(1, "initialize", initializeParams("2025-11-25")));
     expect(await send(session, request(2, "initialize", initializeParams("2025-11-25")))).toEqual(
       errorReply(2, -32600),
@@ -420,7 +433,7 @@ describe("handshake era", () => {
     ["capabilities missing", { protocolVersion: "2025-11-25", clientInfo: CLIENT }],
   ] as [string, Json][]) {
     it(`initialize with ${label} → -32602, and a correct initialize still works`, async () => {
-      const session = fixture().server.connect();
+      const session = connectLines(fixture().server);
       expect(await send(session, request(1, "initialize", params))).toEqual(errorReply(1, -32602));
       expect(await send(session, request(1, "initialize"))).toEqual(errorReply(1, -32602));
       expect(await send(session, request(2, "initialize", initializeParams("2025-11-25")))).toMatchObject({
@@ -431,7 +444,7 @@ describe("handshake era", () => {
   }
 
   it('phase is "handshake" until notifications/initialized, then "operation"', async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     expect(session.phase).toBe("handshake");
     await send(session, notification("notifications/initialized"));
     expect(session.phase).toBe("handshake");
@@ -456,7 +469,7 @@ describe("handshake era", () => {
 
 describe("stateless era", () => {
   it("a request without _meta → -32602, before and after a stateless request", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     expect(await send(session, request(1, "tools/list"))).toEqual(errorReply(1, -32602));
     expect(await send(session, request(2, "tools/list", stateless()))).toMatchObject({ id: 2, result: {} });
     expect(await send(session, request(3, "tools/list"))).toEqual(errorReply(3, -32602));
@@ -464,7 +477,7 @@ describe("stateless era", () => {
   });
 
   it("a handshake revision in _meta → -32022 that says to use initialize", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     const reply = (await send(
       session,
       request(1, "tools/list", { _meta: { ...META, [MetaKey.protocolVersion]: "2025-11-25" } }),
@@ -480,7 +493,7 @@ describe("stateless era", () => {
   });
 
   it("_meta without clientCapabilities → -32602", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     const meta = { [MetaKey.protocolVersion]: "2026-07-28", [MetaKey.clientInfo]: CLIENT };
     expect(await send(session, request(1, "tools/list", { _meta: meta }))).toEqual(errorReply(1, -32602));
     const listMeta = { ...meta, [MetaKey.clientCapabilities]: [] };
@@ -488,7 +501,7 @@ describe("stateless era", () => {
   });
 
   it("_meta with a bad clientInfo or logLevel → -32602", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     const badInfo = { ...META, [MetaKey.clientInfo]: { name: 5 } };
     expect(await send(session, request(1, "tools/list", { _meta: badInfo }))).toEqual(errorReply(1, -32602));
     const badLevel = { ...META, [MetaKey.logLevel]: "loud" };
@@ -497,7 +510,7 @@ describe("stateless era", () => {
 
   for (const requested of ["2099-01-01", "2025-11-25"]) {
     it(`an unsupported version (${requested}) → -32022 with data.supported and data.requested`, async () => {
-      const session = fixture().server.connect();
+      const session = connectLines(fixture().server);
       const reply = (await send(
         session,
         request(1, "tools/list", { _meta: { ...META, [MetaKey.protocolVersion]: requested } }),
@@ -510,7 +523,7 @@ describe("stateless era", () => {
   }
 
   it("a request without clientInfo is still served", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     const meta = { [MetaKey.protocolVersion]: "2026-07-28", [MetaKey.clientCapabilities]: {} };
     const reply = (await send(session, request(1, "tools/call", { name: "who", _meta: meta }))) as Json;
     expect(reply).toMatchObject({ id: 1, result: { resultType: "complete" } });
@@ -518,7 +531,7 @@ describe("stateless era", () => {
   });
 
   it("each request is judged by its own _meta, not by earlier ones", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     await send(session, request(1, "tools/list", stateless()));
     const meta = { [MetaKey.protocolVersion]: "2026-07-28", [MetaKey.clientCapabilities]: {} };
     const reply = (await send(session, request(2, "tools/call", { name: "who", _meta: meta }))) as Json;
@@ -526,13 +539,13 @@ describe("stateless era", () => {
   });
 
   it("server/discover returns the documented shape", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     expect(await send(session, request(1, "server/discover", stateless()))).toEqual({
       jsonrpc: "2.0",
       id: 1,
       result: {
         supportedVersions: expect.arrayContaining(["2026-07-28"]),
-        capabilities: { tools: {}, resources: {}, prompts: {} },
+        capabilities: FIXTURE_CAPABILITIES,
         instructions: "Use echo to echo.",
         ttlMs: expect.any(Number),
         cacheScope: expect.stringMatching(/^(public|private)$/),
@@ -545,7 +558,7 @@ describe("stateless era", () => {
   });
 
   it("server/discover lists the handshake versions the server also speaks", async () => {
-    const reply = (await send(fixture().server.connect(), request(1, "server/discover", stateless()))) as Json;
+    const reply = (await send(connectLines(fixture().server), request(1, "server/discover", stateless()))) as Json;
     expect((reply.result as Json).supportedVersions).toEqual(
       expect.arrayContaining(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]),
     );
@@ -553,14 +566,14 @@ describe("stateless era", () => {
 
   for (const method of ["ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]) {
     it(`${method} → -32601 in the stateless era`, async () => {
-      const session = fixture().server.connect();
+      const session = connectLines(fixture().server);
       await send(session, request(0, "tools/list", stateless()));
       expect(await send(session, request(1, method, stateless()))).toEqual(errorReply(1, -32601));
     });
   }
 
   it("initialize after stateless requests selects the handshake era (a client falling back), once", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     await send(session, request(1, "tools/list", stateless()));
     expect(await send(session, request(2, "initialize", initializeParams("2025-06-18")))).toMatchObject({
       id: 2,
@@ -574,7 +587,7 @@ describe("stateless era", () => {
   });
 
   it("a stateless request that fails its _meta check does not lock the connection into the stateless era", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     const bad = { [MetaKey.protocolVersion]: "2026-07-28" };
     expect(await send(session, request(1, "tools/list", { _meta: bad }))).toEqual(errorReply(1, -32602));
     expect(await send(session, request(2, "initialize", initializeParams("2025-11-25")))).toMatchObject({
@@ -588,9 +601,9 @@ describe("cancellation", () => {
   for (const era of ["handshake", "stateless"]) {
     it(`${era}: notifications/cancelled aborts the handler's signal and suppresses the reply`, async () => {
       const { server, gate } = fixture();
-      const session = era === "handshake" ? await handshake(server) : server.connect();
+      const session = era === "handshake" ? await handshake(server) : connectLines(server);
       const params = era === "handshake" ? { name: "slow" } : stateless({ name: "slow" });
-      const pending = session.handleLine(JSON.stringify(request(10, "tools/call", params)));
+      const pending = replyTo(session, JSON.stringify(request(10, "tools/call", params)));
       await gate.started;
       expect(session.pending).toBe(1);
       const cancel = notification("notifications/cancelled", { requestId: 10, reason: "user gave up" });
@@ -608,7 +621,7 @@ describe("cancellation", () => {
   it("cancelling an unknown id is ignored; the request in flight still gets its reply", async () => {
     const { server, gate } = fixture();
     const session = await handshake(server);
-    const pending = session.handleLine(JSON.stringify(request(11, "tools/call", { name: "slow" })));
+    const pending = replyTo(session, JSON.stringify(request(11, "tools/call", { name: "slow" })));
     await gate.started;
     expect(await send(session, notification("notifications/cancelled", { requestId: 999 }))).toBeUndefined();
     expect(await send(session, notification("notifications/cancelled", { requestId: "11" }))).toBeUndefined();
@@ -633,9 +646,9 @@ describe("duplicate ids", () => {
   for (const era of ["handshake", "stateless"]) {
     it(`${era}: a duplicate id while the first is in flight → -32600; the first completes`, async () => {
       const { server, gate } = fixture();
-      const session = era === "handshake" ? await handshake(server) : server.connect();
+      const session = era === "handshake" ? await handshake(server) : connectLines(server);
       const wrap = (params: Json) => (era === "handshake" ? params : stateless(params));
-      const first = session.handleLine(JSON.stringify(request(7, "tools/call", wrap({ name: "slow" }))));
+      const first = replyTo(session, JSON.stringify(request(7, "tools/call", wrap({ name: "slow" }))));
       await gate.started;
       expect(await send(session, request(7, "tools/list", wrap({})))).toEqual(errorReply(7, -32600));
       expect(await send(session, request(7, "tools/call", wrap({ name: "echo", arguments: { text: "x" } })))).toEqual(
@@ -673,7 +686,7 @@ describe("hostile keys", () => {
   });
 
   it("stateless: __proto__ and constructor in arguments, params, _meta and clientCapabilities pollute nothing", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     const meta = `{${HOSTILE_META_EXTRA},"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"__proto__":{"polluted":"caps"}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1","__proto__":{"polluted":"info"}}}`;
     const line = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":${HOSTILE_ARGS},"__proto__":{"polluted":"params"},"_meta":${meta}}}`;
     const reply = (await send(session, line)) as Json;
@@ -686,7 +699,7 @@ describe("hostile keys", () => {
   });
 
   it("a hostile envelope and initialize params pollute nothing", async () => {
-    const session = fixture().server.connect();
+    const session = connectLines(fixture().server);
     const line = `{"__proto__":{"polluted":"envelope"},"constructor":{"prototype":{"polluted":"env-ctor"}},"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"__proto__":{"polluted":"caps"}},"clientInfo":{"name":"c","version":"1","__proto__":{"polluted":"info"}}}}`;
     expect(await send(session, line)).toMatchObject({ id: 3, result: { protocolVersion: "2025-11-25" } });
     clean();
@@ -706,7 +719,8 @@ describe("hostile keys", () => {
   });
 
   it("a tool whose argument is named constructor gets that argument", async () => {
-    const server = createServer({ name: "c", version: "1" }).tool({
+    const server = createServer({ name: "c", version: "1" });
+    server.tool({
       name: "ctor",
       description: "d",
       input: { constructor: z.string() },

@@ -18,16 +18,19 @@ function newServer(): Server {
 
 const noop = () => "ok";
 
+// What a server with templates advertises (logging always).
+const RESOURCES = { logging: {}, resources: { subscribe: true, listChanged: true } };
+
 describe("registration: the input's fields must be exactly the template's variables", () => {
   it("accepts a z.object and a raw shape whose fields are the variables", () => {
-    const server = newServer()
-      .resource({
-        uriTemplate: "notes://{folder}/{id}",
-        input: z.object({ folder: z.string(), id: z.coerce.number() }),
-        handler: noop,
-      })
-      .resource({ uriTemplate: "tags://{tag}", input: { tag: z.string() }, handler: noop });
-    expect(server.capabilities()).toEqual({ resources: {} });
+    const server = newServer();
+    server.resource({
+      uriTemplate: "notes://{folder}/{id}",
+      input: z.object({ folder: z.string(), id: z.coerce.number() }),
+      handler: noop,
+    });
+    server.resource({ uriTemplate: "tags://{tag}", input: { tag: z.string() }, handler: noop });
+    expect(server.capabilities()).toEqual(RESOURCES);
   });
 
   it("counts query, path-segment and reserved variables", () => {
@@ -100,7 +103,7 @@ describe("registration: the input's fields must be exactly the template's variab
   it("a rejected template is not registered: the server stays empty and the template can be added again", async () => {
     const server = newServer();
     definitionError(() => server.resource({ uriTemplate: "notes://{id}", input: { nope: z.string() }, handler: noop }));
-    expect(server.capabilities()).toEqual({});
+    expect(server.capabilities()).toEqual({ logging: {} });
     server.resource({ uriTemplate: "notes://{id}", input: { id: z.string() }, handler: (vars) => `note ${vars.id}` });
     const client = await createTestClient(server, { protocolVersion: "2025-11-25" });
     expect((await client.listResourceTemplates()).map((template) => template.uriTemplate)).toEqual(["notes://{id}"]);
@@ -111,7 +114,8 @@ describe("reading: the variables are validated and coerced before the handler se
   for (const protocolVersion of REVISIONS) {
     it(`${protocolVersion}: z.coerce.number() hands the handler a number`, async () => {
       const seen: unknown[] = [];
-      const server = newServer().resource(
+      const server = newServer();
+      server.resource(
         defineResourceTemplate({
           uriTemplate: "notes://{folder}/{id}",
           input: { folder: z.string(), id: z.coerce.number().int() },
@@ -129,7 +133,8 @@ describe("reading: the variables are validated and coerced before the handler se
 
     it(`${protocolVersion}: variables that fail the schema answer -32602 with data {uri, issues}, handler not run`, async () => {
       let calls = 0;
-      const server = newServer().resource({
+      const server = newServer();
+      server.resource({
         uriTemplate: "notes://{id}",
         input: { id: z.coerce.number().int() },
         handler: () => {
@@ -154,14 +159,16 @@ describe("reading: the variables are validated and coerced before the handler se
   }
 
   it("a failing variable is -32602, not resource-not-found (-32002), in the handshake era", async () => {
-    const server = newServer().resource({ uriTemplate: "n://{id}", input: { id: z.string().uuid() }, handler: noop });
+    const server = newServer();
+    server.resource({ uriTemplate: "n://{id}", input: { id: z.string().uuid() }, handler: noop });
     const client = await createTestClient(server, { protocolVersion: "2025-11-25" });
     expect((await rpcError(client.readResource("n://not-a-uuid"))).code).toBe(-32602);
     expect((await rpcError(client.readResource("other://x"))).code).toBe(-32002);
   });
 
   it("one issue per failing variable, each with its path", async () => {
-    const server = newServer().resource({
+    const server = newServer();
+    server.resource({
       uriTemplate: "grid://{x}/{y}",
       input: { x: z.coerce.number().min(0), y: z.coerce.number().max(9) },
       handler: noop,
@@ -174,7 +181,8 @@ describe("reading: the variables are validated and coerced before the handler se
   });
 
   it("a transform runs before the handler", async () => {
-    const server = newServer().resource(
+    const server = newServer();
+    server.resource(
       defineResourceTemplate({
         uriTemplate: "shout://{word}",
         input: z.object({ word: z.string().transform((word) => word.toUpperCase()) }),
@@ -187,7 +195,8 @@ describe("reading: the variables are validated and coerced before the handler se
 
   it("an absent optional query variable stays absent; a present one is coerced", async () => {
     const seen: unknown[] = [];
-    const server = newServer().resource(
+    const server = newServer();
+    server.resource(
       defineResourceTemplate({
         uriTemplate: "search://{index}{?limit}",
         input: { index: z.string(), limit: z.coerce.number().optional() },
@@ -204,7 +213,8 @@ describe("reading: the variables are validated and coerced before the handler se
   });
 
   it("an absent required query variable is -32602 naming it", async () => {
-    const server = newServer().resource({
+    const server = newServer();
+    server.resource({
       uriTemplate: "search://{index}{?q}",
       input: { index: z.string(), q: z.string() },
       handler: noop,
@@ -216,7 +226,8 @@ describe("reading: the variables are validated and coerced before the handler se
   });
 
   it("exploded path segments arrive as an array the schema checks", async () => {
-    const server = newServer().resource(
+    const server = newServer();
+    server.resource(
       defineResourceTemplate({
         uriTemplate: "files://root{/path*}",
         input: { path: z.array(z.string()).min(1) },
@@ -232,7 +243,8 @@ describe("reading: the variables are validated and coerced before the handler se
 
   it("an async refinement is awaited: a pass reads, a failure is -32602", async () => {
     const known = new Set(["1", "2"]);
-    const server = newServer().resource({
+    const server = newServer();
+    server.resource({
       uriTemplate: "n://{id}",
       input: { id: z.string().refine(async (id) => known.has(id), "unknown id") },
       handler: (variables) => `note ${variables.id}`,
@@ -248,7 +260,8 @@ describe("reading: the variables are validated and coerced before the handler se
 
   it("without input the handler still gets the raw string variables", async () => {
     const seen: unknown[] = [];
-    const server = newServer().resource({
+    const server = newServer();
+    server.resource({
       uriTemplate: "n://{id}",
       handler: (variables) => {
         seen.push({ ...variables });
@@ -292,8 +305,10 @@ describe("defineResourceTemplate types the handler's variables from input", () =
     expect(fromShape.uriTemplate).toBe("n://{id}{?tag}");
     expect(fromObject.uriTemplate).toBe("u://{name}");
     expect(untyped.uriTemplate).toBe("r://{id}");
-    expect(newServer().resource(fromShape).resource(fromObject).resource(untyped).capabilities()).toEqual({
-      resources: {},
-    });
+    const server = newServer();
+    server.resource(fromShape);
+    server.resource(fromObject);
+    server.resource(untyped);
+    expect(server.capabilities()).toEqual(RESOURCES);
   });
 });

@@ -3,12 +3,14 @@ import { z } from "zod";
 import { createServer, createTestClient, McpError } from "./index.js";
 
 function demo() {
-  return createServer({ name: "demo", version: "1.0.0" }).tool({
+  const server = createServer({ name: "demo", version: "1.0.0" });
+  server.tool({
     name: "add",
     description: "Add two numbers",
     input: { a: z.number(), b: z.number() },
     handler: ({ a, b }) => a + b,
   });
+  return server;
 }
 
 describe("createTestClient", () => {

@@ -1,10 +1,9 @@
 import { z } from "zod";
+import { LOG_LEVELS } from "./logger.js";
 import { MetaKey } from "./protocol.js";
 
 // Everything the server checks on the way in. Loose objects: unknown keys are allowed, never copied onto prototypes.
 // Built on first use: a well-formed message never needs them (see the guards below), so start-up skips the work.
-
-const LEVELS_LIST = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
 
 function build() {
   const plainObject = z.custom<Record<string, unknown>>(
@@ -31,7 +30,7 @@ function build() {
       [MetaKey.protocolVersion]: z.string(),
       [MetaKey.clientCapabilities]: plainObject,
       [MetaKey.clientInfo]: implementation.optional(),
-      [MetaKey.logLevel]: z.enum(LEVELS_LIST).optional(),
+      [MetaKey.logLevel]: z.enum(LOG_LEVELS).optional(),
       progressToken: requestId.optional(),
     }),
     paginatedParams: z.looseObject({ cursor: z.string().optional() }),
@@ -39,7 +38,27 @@ function build() {
     readResourceParams: z.looseObject({ uri: z.string() }),
     getPromptParams: z.looseObject({ name: z.string(), arguments: z.record(z.string(), z.string()).optional() }),
     cancelledParams: z.looseObject({ requestId, reason: z.string().optional() }),
+    completeParams: z.looseObject({
+      ref: z.looseObject({ type: z.string(), name: z.string().optional(), uri: z.string().optional() }),
+      argument: z.looseObject({ name: z.string(), value: z.string() }),
+      context: z.looseObject({ arguments: z.record(z.string(), z.string()).optional() }).optional(),
+    }),
+    listenParams: z.looseObject({
+      notifications: z
+        .looseObject({
+          toolsListChanged: z.boolean().optional(),
+          promptsListChanged: z.boolean().optional(),
+          resourcesListChanged: z.boolean().optional(),
+          resourceSubscriptions: z.array(z.string()).optional(),
+        })
+        .optional(),
+    }),
   };
+}
+
+/** zod issues as one line: `path: message; …`. */
+export function issuesText(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  return issues.map((issue) => `${issue.path.map(String).join(".") || "params"}: ${issue.message}`).join("; ");
 }
 
 type Schemas = ReturnType<typeof build>;
@@ -85,7 +104,7 @@ function isImplementation(value: unknown): boolean {
   return isObject(value) && typeof value.name === "string" && typeof value.version === "string";
 }
 
-const LEVELS: ReadonlySet<unknown> = new Set(LEVELS_LIST);
+const LEVELS: ReadonlySet<unknown> = new Set(LOG_LEVELS);
 
 export const Envelope: Inbound<Envelope> = {
   schema: () => schemas().envelope,
@@ -133,4 +152,14 @@ export const GetPromptParams: Inbound<z.output<Schemas["getPromptParams"]>> = {
       (isObject(value.arguments) &&
         // zod's record skips a "__proto__" key (never copying it); so does the guard.
         Object.entries(value.arguments).every(([key, arg]) => key === "__proto__" || typeof arg === "string"))),
+};
+
+export const CompleteParams: Inbound<z.output<Schemas["completeParams"]>> = {
+  schema: () => schemas().completeParams,
+  accepts: () => false,
+};
+
+export const ListenParams: Inbound<z.output<Schemas["listenParams"]>> = {
+  schema: () => schemas().listenParams,
+  accepts: () => false,
 };

@@ -216,7 +216,7 @@ describe(`decorators (${DIALECT})`, () => {
       }
     }
     const client = await createTestClient(new Derived());
-    expect(client.serverResult.capabilities).toEqual({ prompts: {} });
+    expect(client.serverResult.capabilities).toEqual({ logging: {}, prompts: { listChanged: true } });
     expect((await client.getPrompt("greet")).messages[0]?.content).toEqual({ type: "text", text: "prompt" });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TopLevelIdScanner } from "./id-scanner.js";
+import { MAX_ID_BYTES, TopLevelIdScanner } from "./id-scanner.js";
 
 // Scan `text` fed in chunks of `size` bytes (the whole text at once by default).
 function scan(text: string, size = Number.POSITIVE_INFINITY): string | number | null {
@@ -8,6 +8,13 @@ function scan(text: string, size = Number.POSITIVE_INFINITY): string | number | 
   const step = Math.min(size, bytes.length || 1);
   for (let at = 0; at < bytes.length; at += step) scanner.push(bytes.subarray(at, at + step));
   return scanner.id;
+}
+
+// Whether the scanner took the text for a notification (an object with no top-level "id" key).
+function isNotification(text: string): boolean {
+  const scanner = new TopLevelIdScanner();
+  scanner.push(Buffer.from(text));
+  return scanner.isNotification;
 }
 
 // The same answer whatever the chunking, down to one byte at a time.
@@ -100,5 +107,42 @@ describe("TopLevelIdScanner", () => {
     const found = scanAnyhow(`{"jsonrpc":"2.0","id":"${long}","method":"m"}`);
     const what = typeof found === "string" ? `a ${found.length}-character id` : String(found);
     expect(found === long || found === null, `reported ${what} for a ${long.length}-character id`).toBe(true);
+  });
+
+  it("decodes an id key written with escapes", () => {
+    for (const key of ["\\u0069d", "i\\u0064", "\\u0069\\u0064"]) {
+      expect(scanAnyhow(`{"jsonrpc":"2.0","${key}":11,"method":"m"}`), key).toBe(11);
+      expect(isNotification(`{"jsonrpc":"2.0","${key}":11,"method":"m"}`), key).toBe(false);
+    }
+    expect(scanAnyhow('{"\\u0069d":"s","method":"m"}')).toBe("s");
+    expect(scanAnyhow(`{"method":"m","params":${huge(10_000)},"\\u0069\\u0064":"late"}`)).toBe("late");
+    expect(scanAnyhow('{"params":{"\\u0069d":1},"method":"m"}')).toBeNull();
+  });
+
+  it("does not take an escaped key that decodes to something else for the id", () => {
+    expect(scanAnyhow('{"\\u0069dx":1,"\\u0049d":2,"\\\\id":3,"\\"id":4,"\\u0069":5}')).toBeNull();
+    expect(isNotification('{"\\u0069dx":1,"method":"m"}')).toBe(true);
+    expect(scanAnyhow('{"\\u0069\\u0064\\u0020":1}')).toBeNull();
+    expect(scanAnyhow(`{"${"\\u0069".repeat(50)}":1,"id":2}`)).toBe(2);
+    expect(scanAnyhow('{"\\uZZZZ":1,"id":3}')).toBe(3);
+  });
+
+  it("decodes an escaped string id under an escaped key", () => {
+    expect(scanAnyhow('{"\\u0069d":"\\u0061\\"\\\\\\n\\ud83d\\ude00","method":"m"}')).toBe('a"\\\n😀');
+    expect(scanAnyhow('{"id":"\\u2028\\u2029\\u0000","method":"m"}')).toBe("\u2028\u2029\u0000");
+  });
+
+  it("reads ids up to MAX_ID_BYTES of id text, and only beyond that reports null", () => {
+    const fits = "i".repeat(MAX_ID_BYTES);
+    expect(scanAnyhow(`{"id":"${fits}","method":"m"}`)).toBe(fits);
+    expect(scanAnyhow(`{"id":"${fits}x","method":"m"}`)).toBeNull();
+    const few = `req-${"é".repeat(300)}`;
+    expect(scanAnyhow(`{"method":"m","id":"${few}"}`)).toBe(few);
+    // The bound is on the text as written: 682 escaped characters are 4,092 bytes of id text, one more is over.
+    const escaped = "\\u00e9".repeat(682);
+    expect(scanAnyhow(`{"id":"${escaped}"}`)).toBe("é".repeat(682));
+    expect(scanAnyhow(`{"id":"${escaped}\\u00e9"}`)).toBeNull();
+    const digits = "1".repeat(300);
+    expect(scanAnyhow(`{"id":0.${digits},"method":"m"}`)).toBe(Number(`0.${digits}`));
   });
 });

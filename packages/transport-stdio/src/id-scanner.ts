@@ -8,7 +8,19 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COLON = 0x3a;
 const COMMA = 0x2c;
-const MAX_CAPTURE = 256;
+// The longest spelling of the key "id" is "\u0069\u0064": 12 bytes. A longer key cannot be it.
+const MAX_KEY_BYTES = 12;
+/** Id text (as written, escapes and all) the scanner keeps; a longer id is answered with null. */
+export const MAX_ID_BYTES = 4096;
+
+// The text between a string's quotes, escapes decoded; undefined when it is not a valid JSON string body.
+function decodeString(raw: Uint8Array): string | undefined {
+  try {
+    return JSON.parse(`"${Buffer.from(raw).toString("utf8")}"`) as string;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Finds the top-level `"id"` of a JSON object streamed through it in chunks, without keeping the text:
@@ -20,9 +32,12 @@ export class TopLevelIdScanner {
   #escaped = false;
   #expect: "key" | "colon" | "value" | "comma" = "key";
   #readingKey = false;
-  #key: number[] = [];
+  #key = new Uint8Array(MAX_KEY_BYTES);
+  #keyLength = 0;
+  #keyIsId = false;
   #capturing = false;
-  #value: number[] = [];
+  #value = new Uint8Array(64);
+  #valueLength = 0;
   #valueIsString = false;
   #overflow = false;
   #sawObject = false;
@@ -51,16 +66,14 @@ export class TopLevelIdScanner {
       else if (b === QUOTE) {
         this.#inString = false;
         if (this.#readingKey) {
-          this.#readingKey = false;
-          this.#expect = "colon";
-          if (this.#isIdKey()) this.#hasIdKey = true;
+          this.#finishKey();
         } else if (this.#capturing) {
           this.#finishValue();
         }
         return;
       }
-      if (this.#readingKey) this.#keep(this.#key, b);
-      else if (this.#capturing) this.#keep(this.#value, b);
+      if (this.#readingKey) this.#keepKey(b);
+      else if (this.#capturing) this.#keepValue(b);
       return;
     }
     switch (b) {
@@ -68,12 +81,9 @@ export class TopLevelIdScanner {
         this.#inString = true;
         if (this.#depth === 1 && this.#expect === "key") {
           this.#readingKey = true;
-          this.#key = [];
-        } else if (this.#depth === 1 && this.#expect === "value" && this.#isIdKey()) {
-          this.#capturing = true;
-          this.#valueIsString = true;
-          this.#overflow = false;
-          this.#value = [];
+          this.#keyLength = 0;
+        } else if (this.#depth === 1 && this.#expect === "value" && this.#keyIsId) {
+          this.#startValue(true);
         }
         return;
       case OPEN_BRACE:
@@ -102,43 +112,66 @@ export class TopLevelIdScanner {
         return;
       default:
         if (b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d) {
-          if (this.#capturing && !this.#valueIsString && this.#value.length > 0) this.#finishValue();
+          if (this.#capturing && !this.#valueIsString && this.#valueLength > 0) this.#finishValue();
           return;
         }
-        if (this.#depth === 1 && this.#expect === "value" && this.#isIdKey()) {
-          this.#capturing = true;
-          this.#valueIsString = false;
-          this.#overflow = false;
-          this.#value = [];
+        if (this.#depth === 1 && this.#expect === "value" && this.#keyIsId) {
+          this.#startValue(false);
           this.#expect = "comma";
         }
-        if (this.#capturing) this.#keep(this.#value, b);
+        if (this.#capturing) this.#keepValue(b);
     }
   }
 
-  #keep(into: number[], b: number): void {
-    if (into.length < MAX_CAPTURE) into.push(b);
-    else if (into === this.#value) this.#overflow = true;
+  #keepKey(b: number): void {
+    // Past MAX_KEY_BYTES only the count grows: the key is then known not to be "id".
+    if (this.#keyLength < MAX_KEY_BYTES) this.#key[this.#keyLength] = b;
+    this.#keyLength++;
   }
 
-  #isIdKey(): boolean {
-    return this.#key.length === 2 && this.#key[0] === 0x69 && this.#key[1] === 0x64;
+  #finishKey(): void {
+    this.#readingKey = false;
+    this.#expect = "colon";
+    // Decoded, since "\u0069d" is the same key as "id".
+    const key = this.#keyLength <= MAX_KEY_BYTES ? decodeString(this.#key.subarray(0, this.#keyLength)) : undefined;
+    this.#keyIsId = key === "id";
+    if (this.#keyIsId) this.#hasIdKey = true;
+  }
+
+  #startValue(isString: boolean): void {
+    this.#capturing = true;
+    this.#valueIsString = isString;
+    this.#overflow = false;
+    this.#valueLength = 0;
+  }
+
+  #keepValue(b: number): void {
+    if (this.#valueLength === MAX_ID_BYTES) {
+      this.#overflow = true;
+      return;
+    }
+    if (this.#valueLength === this.#value.length) {
+      const grown = new Uint8Array(Math.min(MAX_ID_BYTES, this.#value.length * 4));
+      grown.set(this.#value);
+      this.#value = grown;
+    }
+    this.#value[this.#valueLength++] = b;
   }
 
   #finishValue(): void {
     this.#capturing = false;
     this.#expect = "comma";
-    const raw = Buffer.from(this.#value).toString("utf8");
     // An id longer than we keep is answered with null rather than with a truncated, wrong id.
     if (this.#id !== undefined || this.#overflow) return;
+    const raw = this.#value.subarray(0, this.#valueLength);
     if (this.#valueIsString) {
-      try {
-        this.#id = JSON.parse(`"${raw}"`) as string;
-      } catch {
-        // An id we cannot read is answered with null.
-      }
-    } else if (/^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(raw)) {
-      const id = Number(raw);
+      // An id we cannot read is answered with null.
+      this.#id = decodeString(raw);
+      return;
+    }
+    const text = Buffer.from(raw).toString("latin1");
+    if (/^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(text)) {
+      const id = Number(text);
       if (Number.isFinite(id)) this.#id = id;
     }
   }

@@ -53,15 +53,20 @@ function serve(server: Server, options: Partial<StdioOptions> = {}) {
 }
 
 function untilCancelled() {
-  return createServer({ name: "l", version: "1" })
-    .tool({
-      name: "wait",
-      description: "runs until cancelled",
-      handler: (_args, ctx) =>
-        new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve("aborted"), { once: true })),
-    })
-    .tool({ name: "hang", description: "never finishes, ignores its signal", handler: () => new Promise(() => {}) })
-    .tool({ name: "quick", description: "answers at once", input: { n: z.number() }, handler: ({ n }) => n });
+  const server = createServer({ name: "l", version: "1" });
+  server.tool({
+    name: "wait",
+    description: "runs until cancelled",
+    handler: (_args, ctx) =>
+      new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve("aborted"), { once: true })),
+  });
+  server.tool({
+    name: "hang",
+    description: "never finishes, ignores its signal",
+    handler: () => new Promise(() => {}),
+  });
+  server.tool({ name: "quick", description: "answers at once", input: { n: z.number() }, handler: ({ n }) => n });
+  return server;
 }
 
 describe("stdio lifecycle", () => {
@@ -98,14 +103,17 @@ describe("stdio lifecycle", () => {
 
   it("keeps the server's own error hook, and logs to stderr only when there is none", async () => {
     const seen: ErrorReport[] = [];
-    const broken = () =>
-      createServer({ name: "e", version: "1" }).tool({
+    const broken = () => {
+      const server = createServer({ name: "e", version: "1" });
+      server.tool({
         name: "boom",
         description: "throws",
         handler: () => {
           throw new TypeError("boom");
         },
       });
+      return server;
+    };
     const hooked = serve(broken().onError((_error, where) => seen.push(where)));
     hooked.write(call(1, "boom"));
     hooked.end();

@@ -1,6 +1,17 @@
-import { ErrorCode, type ErrorReport, type Phase, type Servable, toServer } from "@toolsmith/core";
+import {
+  ErrorCode,
+  isLogLevel,
+  type Logger,
+  type LogLevel,
+  levelPasses,
+  type Phase,
+  type ReceiveOptions,
+  type Servable,
+  toServer,
+} from "@toolsmith/core";
+import { isBlankLine } from "./blank-line.js";
 import { type LineEvent, LineReader } from "./line-reader.js";
-import { guardStdout, type StdoutGuard } from "./stdout-guard.js";
+import { guardStdout, type StdoutGuard, writeThrough } from "./stdout-guard.js";
 
 export interface StdioOptions {
   /** Where requests come from (default `process.stdin`). */
@@ -46,18 +57,38 @@ const QUEUE_BYTES = 1024 * 1024;
 const LINE_SEPARATORS = /[\u2028\u2029]/g;
 
 // JSON.stringify leaves U+2028 and U+2029 raw; escape them so no reader takes them for line breaks.
+/** True for a JSON-RPC notification or response: a line that is not a request. */
+function isNotificationOrResponse(text: string): boolean {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
+  return !("id" in message) || (!("method" in message) && ("result" in message || "error" in message));
+}
+
 function frame(line: string): string {
   return `${line.includes("\u2028") || line.includes("\u2029") ? line.replace(LINE_SEPARATORS, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029")) : line}\n`;
 }
 
-function logTo(stderr: NodeJS.WritableStream): (error: unknown, where: ErrorReport) => void {
-  return (error, where) => {
-    // A plain Error thrown by a tool is how it reports failure: one line. Anything else is likely a bug: the stack.
-    const expected = where.tool !== undefined && error instanceof Error && error.constructor === Error;
-    const detail = error instanceof Error ? (expected ? error.message : (error.stack ?? error.message)) : String(error);
-    const what = where.tool ? `tool ${where.tool}` : where.method;
-    stderr.write(`[toolsmith] ${what} (id ${JSON.stringify(where.requestId)}) failed: ${detail}\n`);
+/** The stderr logger: entries at `threshold` and above (default `warning`, or `TOOLSMITH_LOG`), stacks for bugs. */
+export function stderrLogger(stderr: NodeJS.WritableStream, threshold: LogLevel = defaultThreshold()): Logger {
+  return (entry) => {
+    if (!levelPasses(entry.level, threshold)) return;
+    const { error } = entry;
+    const stack =
+      error instanceof Error && entry.level !== "info" && entry.level !== "debug" && error.stack
+        ? `\n${error.stack}`
+        : "";
+    stderr.write(`[toolsmith] ${entry.message}${stack}\n`);
   };
+}
+
+function defaultThreshold(): LogLevel {
+  const asked = process.env.TOOLSMITH_LOG;
+  return isLogLevel(asked) ? asked : "warning";
 }
 
 /**
@@ -74,15 +105,20 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
   const maxInFlight = options.maxInFlight ?? 256;
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
   const exitOnEnd = options.exitOnEnd ?? stdin === process.stdin;
-  const log = logTo(stderr);
+  const logger = stderrLogger(stderr);
+  const log = (error: unknown, where: { method: string }) =>
+    logger({ level: "error", message: `${where.method} failed: ${String(error)}`, error });
 
   const guard: StdoutGuard | undefined =
     (options.guardStdout ?? usesProcess) ? guardStdout(stdout as NodeJS.WriteStream, stderr) : undefined;
-  const write =
-    guard?.write ?? ((chunk: string, callback?: (error?: Error | null) => void) => stdout.write(chunk, callback));
-  if (!server.errorHook) server.onError(log);
+  const write = guard?.write ?? writeThrough(stdout);
+  if (!server.logger && !server.errorHook) server.setLogger(logger);
 
-  const session = server.connect();
+  // A tap sees each reply with the phase its request came in with: the phase rides along as the message's tag.
+  const connection = server.connect({
+    send: (line, route) => send(line, (route.tag as Phase | undefined) ?? connection.phase),
+  });
+  const tagged: Record<Phase, ReceiveOptions> = { handshake: { tag: "handshake" }, operation: { tag: "operation" } };
   const reader = new LineReader(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   // Lines read but not yet served; reading pauses once they hold QUEUE_BYTES, so memory stays bounded.
   const queue: (LineEvent | undefined)[] = [];
@@ -122,29 +158,25 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
       if (event.notification) return;
       const message = `Message too large: ${event.bytes} bytes, over the limit of ${reader.maxLineBytes} bytes`;
       const error = { code: ErrorCode.InvalidRequest, message };
-      send(JSON.stringify({ jsonrpc: "2.0", id: event.id, error }), session.phase);
+      send(JSON.stringify({ jsonrpc: "2.0", id: event.id, error }), connection.phase);
       return;
     }
-    if (event.text.trim() === "") return;
-    const phase = session.phase;
-    tap({ direction: "in", line: event.text, phase });
-    let reply: string | undefined | Promise<string | undefined>;
+    if (isBlankLine(event.text)) return;
+    tap({ direction: "in", line: event.text, phase: connection.phase });
+    let done: void | Promise<void>;
     try {
-      reply = session.handleLine(event.text);
+      // Replies and everything else the connection says go out through `send` as they happen.
+      done = options.tap ? connection.receive(event.text, tagged[connection.phase]) : connection.receive(event.text);
     } catch (error) {
       log(error, { method: "(dispatch)" });
       return;
     }
-    if (typeof reply !== "object") {
-      if (reply !== undefined) send(reply, phase);
-      return;
-    }
-    // An asynchronous handler: the reply goes out whenever it is ready.
+    if (done === undefined) return;
+    // An asynchronous handler: its slot is held until its reply has gone out.
     inFlight++;
-    reply.then(
-      (line) => {
+    done.then(
+      () => {
         inFlight--;
-        if (line !== undefined) send(line, phase);
         flow();
       },
       (error: unknown) => {
@@ -162,13 +194,21 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     return event;
   }
 
-  // A line with no "id" in it cannot be a request: a notification (or garbage, answered with null anyway).
-  function isNotification(event: LineEvent | undefined): boolean {
-    return event?.kind === "line" && !event.text.includes('"id"');
+  // What may pass the in-flight limit: notifications (a cancellation frees a slot) and the client's answers to the
+  // server's own requests (the handlers holding the slots wait for them). Told apart by parsing, once per line.
+  const passes = new WeakMap<LineEvent, boolean>();
+  function mayPass(event: LineEvent | undefined): boolean {
+    if (event?.kind !== "line") return false;
+    let known = passes.get(event);
+    if (known === undefined) {
+      known = isNotificationOrResponse(event.text);
+      passes.set(event, known);
+    }
+    return known;
   }
 
-  // Serve queued lines in order while there is room. At the in-flight limit, notifications further back still
-  // go through, since a cancellation is what frees a slot.
+  // Serve queued lines in order while there is room. At the in-flight limit, notifications and responses further
+  // back still go through.
   function flow(): void {
     if (flowing || finished) return;
     flowing = true;
@@ -180,7 +220,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
       }
       if (!blocked && !stopping && inFlight >= maxInFlight) {
         for (let index = queueAt; index < queue.length; index++) {
-          if (isNotification(queue[index])) dispatch(take(index));
+          if (mayPass(queue[index])) dispatch(take(index));
         }
       }
     } finally {
@@ -199,6 +239,10 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
       paused = false;
       stdin.resume();
     }
+    if (inputEnded && queue.length === 0) {
+      // Everything sent has been read: listen streams end now, with their closing result, not at the timeout.
+      connection.endSubscriptions();
+    }
     if ((inputEnded || stopping) && queue.length === 0 && inFlight === 0) finish(false);
   }
 
@@ -207,6 +251,8 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
   function finish(forced: boolean): void {
     if (finished) return;
     finished = true;
+    // Nothing is in flight any more (or it was given up on): the connection stops hearing of list changes.
+    connection.close(new Error("stdio closed"));
     for (const timer of timers) clearTimeout(timer);
     stdin.off("data", onData);
     stdin.off("end", onEnd);
@@ -244,7 +290,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     // Pending replies are written; a request still running at the timeout sees its signal abort, and one that
     // ignores it is given up a second later, so the process always exits.
     later(shutdownTimeoutMs, () => {
-      session.close(new Error("stdin ended"));
+      connection.close(new Error("stdin ended"));
       later(1000, () => finish(true));
     });
     if (exitOnEnd) closed.then(() => process.exit(0));
@@ -263,7 +309,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
   stdout.on("error", () => {
     // The reader is gone (EPIPE): nothing more can be said.
     finished = true;
-    session.close(new Error("stdout closed"));
+    connection.close(new Error("stdout closed"));
     guard?.restore();
     resolveClosed();
     if (exitOnEnd) process.exit(0);
@@ -276,7 +322,8 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
         // Requests not yet started are dropped; those running are aborted and their replies still written.
         stopping = true;
         for (let index = queueAt; index < queue.length; index++) if (queue[index]) take(index);
-        session.close(new Error("server closed"));
+        connection.endSubscriptions();
+        connection.close(new Error("server closed"));
         flow();
       }
       await closed;

@@ -292,6 +292,8 @@ describe("stdio transport, spawned", () => {
   const badMessages: [string, string, number, Id][] = [
     ["malformed JSON", '{"jsonrpc":"2.0","id":1,"method":', -32700, null],
     ["a non-JSON line", "hello there", -32700, null],
+    ["a line holding only U+2028", "\u2028", -32700, null],
+    ["a line holding U+2029 and U+2028 among spaces", " \u2029 \t\u2028 ", -32700, null],
     ["a batch of numbers", "[1,2]", -32600, null],
     ["an empty batch", "[]", -32600, null],
     [
@@ -337,6 +339,14 @@ describe("stdio transport, spawned", () => {
       expectToolResult(await server.reply(`ok-${index}`), String(index + 1));
     }
     expect(server.replies).toHaveLength(badMessages.length * 2);
+  });
+
+  it("skips lines of JSON whitespace (space, tab, CR, LF) without a reply", async () => {
+    const server = new FixtureProcess();
+    server.send("", "   ", "\t \t", "\r", " \r");
+    server.send(statelessCall("after-blanks", "add", { a: 1, b: 1 }));
+    expectToolResult(await server.reply("after-blanks"), "2");
+    expect(server.lineCount).toBe(1);
   });
 
   it("handles __proto__ keys in params and arguments as plain data", async () => {
@@ -398,6 +408,37 @@ describe("stdio transport, spawned", () => {
     server.send(statelessCall(104, "echo", { text: fits }));
     expectToolResult(await server.reply(104), fits);
     expect(server.replies).toHaveLength(5);
+  });
+
+  it("answers an oversized line exactly once with its id, however the id and its key are written", async () => {
+    const server = new FixtureProcess({ env: { MAX_LINE_BYTES: "4096" } });
+    const padding = `"padding":"${"p".repeat(8192)}"`;
+    const longId = `long-${"L".repeat(400)}`;
+    const longest = "i".repeat(4096);
+    // [id as written on the wire, the id the reply must carry]
+    const cases: [string, Id][] = [
+      ['"\\u0069d":11', 11],
+      ['"i\\u0064":"escaped key"', "escaped key"],
+      ['"\\u0069\\u0064":"\\u0061\\"b\\\\c\\/d\\n\\u2028\\ud83d\\ude00"', 'a"b\\c/d\n\u2028😀'],
+      [`"id":${JSON.stringify(longId)}`, longId],
+      [`"id":"${longest}"`, longest],
+      [`"id":"${longest}x"`, null],
+    ];
+    for (const [index, [idText]] of cases.entries()) {
+      const before = index % 2 === 0 ? `${idText},` : "";
+      const after = index % 2 === 0 ? "" : `,${idText}`;
+      server.send(`{${before}"jsonrpc":"2.0","method":"tools/call","params":{${padding},${META_TAIL}}${after}}`);
+    }
+    // An oversized notification whose keys are escaped but none of them is "id": no reply.
+    server.send(`{"jsonrpc":"2.0","\\u006dethod":"notifications/progress","params":{${padding}}}`);
+    for (const [, id] of cases) expectError(await server.reply(id), -32600, id);
+    server.send(statelessCall("sentinel", "add", { a: 1, b: 2 }));
+    expectToolResult(await server.reply("sentinel"), "3");
+    expect(server.replies).toHaveLength(cases.length + 1);
+    for (const [, id] of cases) expect(server.repliesTo(id), `replies to ${JSON.stringify(id)}`).toHaveLength(1);
+    // The decoded id goes back out as valid JSON, with U+2028 escaped.
+    const escaped = server.rawLines.find((line) => line.includes("\\ud83d") || line.includes("😀")) as string;
+    expect(escaped).toContain('"id":"a\\"b\\\\c/d\\n\\u2028😀"');
   });
 
   it("serves a line just under the default limit of 4 MiB and refuses one just over it", async () => {

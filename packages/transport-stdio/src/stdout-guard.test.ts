@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { guardStdout } from "./stdout-guard.js";
+import { guardStdout, writeThrough } from "./stdout-guard.js";
 
 // Everything written to the stream so far (and consumed).
 function drain(stream: PassThrough): string {
@@ -128,4 +128,19 @@ describe("guardStdout", () => {
       expect(drain(stdout)).toBe("plain\n");
     });
   }
+
+  it("writeThrough writes to the stream itself, guarded or not", async () => {
+    const { stdout, stderr, asStdout } = streams();
+    const write = writeThrough(stdout);
+    write("before\n");
+    const guard = guardStdout(asStdout, stderr);
+    stdout.write("user\n");
+    await new Promise<void>((resolve, reject) => {
+      write("while guarded\n", (error) => (error ? reject(error) : resolve()));
+    });
+    guard.restore();
+    write("after\n");
+    expect(drain(stdout)).toBe("before\nwhile guarded\nafter\n");
+    expect(drain(stderr)).toBe("user\n");
+  });
 });

@@ -15,12 +15,23 @@ interface Installed {
 
 const GUARDED = Symbol.for("toolsmith.stdoutGuard");
 
+type Guarded = NodeJS.WritableStream & { [GUARDED]?: Installed };
+
+/** Write to `stdout` itself, past any guard installed on it: protocol lines when no guard of one's own is wanted. */
+export function writeThrough(stdout: NodeJS.WritableStream): StdoutGuard["write"] {
+  const target = stdout as Guarded;
+  return (chunk, callback) => {
+    const write = (target[GUARDED]?.original ?? stdout.write) as StdoutGuard["write"];
+    return write.call(stdout, chunk, callback);
+  };
+}
+
 /**
  * Route `stdout.write` (and so every `console` method that prints to stdout) to `stderr`, and
  * keep the original write for protocol lines. Guards nest: stdout stays guarded until the last is restored.
  */
 export function guardStdout(stdout: NodeJS.WriteStream, stderr: NodeJS.WritableStream): StdoutGuard {
-  const target = stdout as NodeJS.WriteStream & { [GUARDED]?: Installed };
+  const target = stdout as NodeJS.WriteStream & Guarded;
   let installed = target[GUARDED];
   if (installed) {
     installed.count++;

@@ -88,17 +88,18 @@ function summary(entries: readonly WireEntry[]): string[] {
 }
 
 function newServer(): Server {
-  return createServer({ name: "tap-test", version: "1.0.0" })
-    .tool({ name: "echo", description: "Echo", input: { text: z.string() }, handler: ({ text }) => text })
-    .tool({
-      name: "later",
-      description: "Echo, asynchronously",
-      input: { text: z.string() },
-      handler: async ({ text }) => {
-        await new Promise((resolve) => setImmediate(resolve));
-        return text;
-      },
-    });
+  const server = createServer({ name: "tap-test", version: "1.0.0" });
+  server.tool({ name: "echo", description: "Echo", input: { text: z.string() }, handler: ({ text }) => text });
+  server.tool({
+    name: "later",
+    description: "Echo, asynchronously",
+    input: { text: z.string() },
+    handler: async ({ text }) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return text;
+    },
+  });
+  return server;
 }
 
 describe("serveStdio tap: sees every line, in order, with the connection's phase", () => {
@@ -154,23 +155,23 @@ describe("serveStdio tap: sees every line, in order, with the connection's phase
   it("an incoming line is tapped before it is handled", async () => {
     const seenByHandler: (WireEntry | undefined)[] = [];
     let harness: Harness | undefined;
-    const server = createServer({ name: "tap-test", version: "1.0.0" })
-      .tool({
-        name: "peek",
-        description: "Look at the last tapped entry",
-        handler: () => {
-          seenByHandler.push(harness?.entries.at(-1));
-          return "ok";
-        },
-      })
-      .tool({
-        name: "peek-async",
-        description: "Look at the last tapped entry, asynchronously",
-        handler: async () => {
-          seenByHandler.push(harness?.entries.at(-1));
-          return "ok";
-        },
-      });
+    const server = createServer({ name: "tap-test", version: "1.0.0" });
+    server.tool({
+      name: "peek",
+      description: "Look at the last tapped entry",
+      handler: () => {
+        seenByHandler.push(harness?.entries.at(-1));
+        return "ok";
+      },
+    });
+    server.tool({
+      name: "peek-async",
+      description: "Look at the last tapped entry, asynchronously",
+      handler: async () => {
+        seenByHandler.push(harness?.entries.at(-1));
+        return "ok";
+      },
+    });
     harness = serve(server);
     const peek = request(2, "tools/call", { name: "peek" });
     const peekAsync = request(3, "tools/call", { name: "peek-async" });
@@ -199,7 +200,8 @@ describe("serveStdio tap: sees every line, in order, with the connection's phase
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const server = createServer({ name: "tap-test", version: "1.0.0" }).tool({
+    const server = createServer({ name: "tap-test", version: "1.0.0" });
+    server.tool({
       name: "slow",
       description: "Waits for the gate",
       handler: async (_args, ctx) => {

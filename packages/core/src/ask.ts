@@ -1,0 +1,263 @@
+import type {
+  ElicitForm,
+  ElicitRawForm,
+  ElicitResult,
+  ElicitUrl,
+  RequestContextImpl,
+  Root,
+  SampleRequest,
+  SampleResult,
+} from "./context.js";
+import { McpError } from "./errors.js";
+import { ErrorCode, isPlainObject, type RequestId } from "./json-rpc.js";
+import { compileSchema, describeIssues } from "./schema-adapter.js";
+
+// Asking the client (elicitation, sampling, roots) in one API for both eras. Handshake era: a JSON-RPC request to
+// the client, awaited. 2026-07-28: the question is recorded and the handler stops (InputRequired); the request is
+// answered `input_required`, and the client's retry replays the handler with the answers in hand.
+
+/** What asking needs from a connection in the handshake era. */
+export interface AskPort {
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    options: { relatedTo: RequestId; tag: unknown; signal: AbortSignal },
+  ): Promise<Record<string, unknown>>;
+}
+
+/** One 2026-07-28 round: the answers known so far, and what this run asked that has no answer yet. */
+export interface InputRound {
+  readonly responses: Readonly<Record<string, unknown>>;
+  /** Made on the first question: a request that asks nothing allocates nothing. */
+  asked: Record<string, { method: string; params: Record<string, unknown> }> | undefined;
+  counters: Record<string, number> | undefined;
+}
+
+const NO_RESPONSES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null));
+
+/** A fresh round from the answers a request brought. */
+export function inputRound(responses: Record<string, unknown> | undefined): InputRound {
+  return { responses: responses ?? NO_RESPONSES, asked: undefined, counters: undefined };
+}
+
+/** Thrown through a handler that asked what this round cannot answer; the dispatcher answers `input_required`. */
+export class InputRequired {
+  readonly name = "InputRequired";
+  readonly message = "the request needs input from the client (answered as input_required)";
+}
+
+function missingCapability(what: string, requiredCapabilities: Record<string, unknown>): McpError {
+  return new McpError(
+    ErrorCode.MissingRequiredClientCapability,
+    `This request needs the client's ${what} capability, which the client did not declare`,
+    { requiredCapabilities },
+  );
+}
+
+function capability(ctx: RequestContextImpl, name: string): Record<string, unknown> | undefined {
+  const value = ctx.clientCapabilities[name];
+  return isPlainObject(value) ? value : undefined;
+}
+
+function askClient(
+  ctx: RequestContextImpl,
+  port: AskPort,
+  method: string,
+  params: Record<string, unknown>,
+  prefix: string,
+  key: string | undefined,
+): Promise<Record<string, unknown>> {
+  if (ctx.revision.askVia === "requests") {
+    return port.request(method, params, { relatedTo: ctx.requestId, tag: ctx.tag, signal: ctx.signal });
+  }
+  const round = ctx.inputs;
+  if (!round) {
+    return Promise.reject(
+      new Error(`${method} can be asked only while serving tools/call, prompts/get or resources/read`),
+    );
+  }
+  round.counters ??= Object.create(null) as Record<string, number>;
+  round.counters[prefix] = (round.counters[prefix] ?? 0) + 1;
+  const at = key ?? `${prefix}-${round.counters[prefix]}`;
+  if (Object.hasOwn(round.responses, at)) {
+    const answer = round.responses[at];
+    if (!isPlainObject(answer)) {
+      return Promise.reject(new McpError(ErrorCode.InvalidParams, `inputResponses["${at}"] must be an object`));
+    }
+    return Promise.resolve(answer);
+  }
+  round.asked ??= Object.create(null) as NonNullable<InputRound["asked"]>;
+  round.asked[at] = { method, params };
+  return Promise.reject(new InputRequired());
+}
+
+const PRIMITIVE_TYPES: ReadonlySet<unknown> = new Set(["string", "number", "integer", "boolean"]);
+const PROPERTY_KEYS = [
+  "type",
+  "title",
+  "description",
+  "default",
+  "enum",
+  "enumNames",
+  "oneOf",
+  "anyOf",
+  "items",
+  "format",
+  "minLength",
+  "maxLength",
+  "minimum",
+  "maximum",
+  "minItems",
+  "maxItems",
+];
+
+// A choice written as a union of literals (`z.union([z.literal("a").meta({ title: "A" }), …])`) comes out of zod as
+// `anyOf` of consts; elicitation spells a titled single choice `{ type: "string", oneOf: [{ const, title }] }`.
+function titledChoice(property: Record<string, unknown>): Record<string, unknown> | undefined {
+  const options = Array.isArray(property.oneOf)
+    ? property.oneOf
+    : Array.isArray(property.anyOf)
+      ? property.anyOf
+      : undefined;
+  if (!options?.every((option) => isPlainObject(option) && typeof option.const === "string")) return undefined;
+  const choice: Record<string, unknown> = {
+    type: "string",
+    oneOf: options.map((option) => {
+      const { const: value, title } = option as { const: string; title?: unknown };
+      return typeof title === "string" ? { const: value, title } : { const: value };
+    }),
+  };
+  for (const key of ["title", "description", "default"]) if (key in property) choice[key] = property[key];
+  return choice;
+}
+
+// zod writes the safe-integer range on every z.number().int(): noise in a form, so it is left out.
+function withoutIntegerRange(kept: Record<string, unknown>): Record<string, unknown> {
+  if (kept.type !== "integer") return kept;
+  if (kept.minimum === Number.MIN_SAFE_INTEGER) delete kept.minimum;
+  if (kept.maximum === Number.MAX_SAFE_INTEGER) delete kept.maximum;
+  return kept;
+}
+
+// Elicitation takes a flat object of primitive fields (and arrays of enums, for multi-select): nothing else.
+function requestedSchema(jsonSchema: Record<string, unknown>): Record<string, unknown> {
+  const properties = isPlainObject(jsonSchema.properties) ? jsonSchema.properties : undefined;
+  if (jsonSchema.type !== "object" || !properties) {
+    throw new TypeError("ctx.elicit schema must be an object of primitive fields, like { name: z.string() }");
+  }
+  const out: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(properties)) {
+    const choice = isPlainObject(property) && property.type === undefined ? titledChoice(property) : undefined;
+    if (choice) {
+      out[name] = choice;
+      continue;
+    }
+    const ok =
+      isPlainObject(property) &&
+      (PRIMITIVE_TYPES.has(property.type) ||
+        (property.type === "array" && isPlainObject(property.items)) ||
+        Array.isArray(property.enum));
+    if (!ok) {
+      throw new TypeError(
+        `ctx.elicit schema field "${name}" is not a string, number, integer, boolean, enum or choice of literals: elicitation forms take primitive fields only`,
+      );
+    }
+    const kept: Record<string, unknown> = {};
+    for (const key of PROPERTY_KEYS) if (key in property) kept[key] = property[key];
+    out[name] = withoutIntegerRange(kept);
+  }
+  const schema: Record<string, unknown> = { type: "object", properties: out };
+  if (Array.isArray(jsonSchema.required)) schema.required = jsonSchema.required;
+  return schema;
+}
+
+function elicitationResult(answer: Record<string, unknown>): "accept" | "decline" | "cancel" {
+  const { action } = answer;
+  if (action === "accept" || action === "decline" || action === "cancel") return action;
+  throw new McpError(
+    ErrorCode.InvalidParams,
+    `The client's elicitation answer has no valid action: ${JSON.stringify(action)}`,
+  );
+}
+
+async function elicit(
+  ctx: RequestContextImpl,
+  port: AskPort,
+  request: ElicitForm | ElicitRawForm | ElicitUrl,
+): Promise<ElicitResult<unknown>> {
+  const mode = request.mode ?? "form";
+  const { revision } = ctx;
+  if (!revision.elicitation.includes(mode)) {
+    throw missingCapability(`elicitation (${mode} mode, not in protocol revision ${revision.version})`, {
+      elicitation: mode === "url" ? { url: {} } : {},
+    });
+  }
+  const declared = capability(ctx, "elicitation");
+  // An empty elicitation capability means form mode only.
+  const supports =
+    declared !== undefined &&
+    (mode === "url" ? isPlainObject(declared.url) : isPlainObject(declared.form) || !isPlainObject(declared.url));
+  if (!supports)
+    throw missingCapability(`elicitation (${mode} mode)`, { elicitation: mode === "url" ? { url: {} } : {} });
+
+  if (request.mode === "url") {
+    const params: Record<string, unknown> = { mode: "url", message: request.message, url: request.url };
+    // 2025-11-25 pairs a URL question with an id its completion notification names; 2026-07-28 dropped both.
+    if (revision.askVia === "requests") params.elicitationId = crypto.randomUUID();
+    const answer = await askClient(ctx, port, "elicitation/create", params, "elicit", request.key);
+    const action = elicitationResult(answer);
+    return action === "accept" ? { action, content: undefined } : { action };
+  }
+
+  if ("requestedSchema" in request) {
+    const params: Record<string, unknown> = { message: request.message, requestedSchema: request.requestedSchema };
+    if (revision.elicitation.includes("url")) params.mode = "form";
+    const answer = await askClient(ctx, port, "elicitation/create", params, "elicit", request.key);
+    const action = elicitationResult(answer);
+    if (action !== "accept") return { action };
+    return { action, content: isPlainObject(answer.content) ? answer.content : {} };
+  }
+  const form = request as ElicitForm;
+  const compiled = compileSchema(form.schema, "input", "ctx.elicit schema");
+  const params: Record<string, unknown> = {
+    message: form.message,
+    requestedSchema: requestedSchema(compiled.jsonSchema),
+  };
+  if (revision.elicitation.includes("url")) params.mode = "form";
+  const answer = await askClient(ctx, port, "elicitation/create", params, "elicit", form.key);
+  const action = elicitationResult(answer);
+  if (action !== "accept") return { action };
+  const checked = await compiled.validate(isPlainObject(answer.content) ? answer.content : {});
+  if (!checked.ok) {
+    throw new Error(
+      `The client's answer to "${form.message}" does not fit the requested schema:\n${describeIssues(checked.issues)}`,
+    );
+  }
+  return { action, content: checked.value };
+}
+
+async function sample(ctx: RequestContextImpl, port: AskPort, request: SampleRequest): Promise<SampleResult> {
+  const declared = capability(ctx, "sampling");
+  if (!declared) throw missingCapability("sampling", { sampling: {} });
+  const { key, ...params } = request;
+  if (params.tools !== undefined || params.toolChoice !== undefined) {
+    if (!ctx.revision.samplingTools || !isPlainObject(declared.tools)) {
+      throw missingCapability("sampling with tools", { sampling: { tools: {} } });
+    }
+  }
+  const answer = await askClient(ctx, port, "sampling/createMessage", params as Record<string, unknown>, "sample", key);
+  if (typeof answer.model !== "string" || (answer.role !== "user" && answer.role !== "assistant")) {
+    throw new McpError(ErrorCode.InvalidParams, "The client's sampling answer has no role or model");
+  }
+  return answer as SampleResult;
+}
+
+async function roots(ctx: RequestContextImpl, port: AskPort, key: string | undefined): Promise<Root[]> {
+  if (!capability(ctx, "roots")) throw missingCapability("roots", { roots: {} });
+  const answer = await askClient(ctx, port, "roots/list", {}, "roots", key);
+  if (!Array.isArray(answer.roots))
+    throw new McpError(ErrorCode.InvalidParams, "The client's roots answer has no roots list");
+  return answer.roots.filter((root): root is Root => isPlainObject(root) && typeof root.uri === "string");
+}
+
+export const ask = { elicit, sample, roots };

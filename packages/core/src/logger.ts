@@ -1,0 +1,39 @@
+import type { RequestId } from "./json-rpc.js";
+
+/** MCP's log levels, least severe first (RFC 5424 names, as `notifications/message` uses them). */
+export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const RANK: Readonly<Record<string, number>> = Object.fromEntries(LOG_LEVELS.map((level, index) => [level, index]));
+
+export function isLogLevel(value: unknown): value is LogLevel {
+  return typeof value === "string" && Object.hasOwn(RANK, value);
+}
+
+/** True when a message at `level` passes a `threshold`. */
+export function levelPasses(level: LogLevel, threshold: LogLevel): boolean {
+  return (RANK[level] as number) >= (RANK[threshold] as number);
+}
+
+/** Where something the server itself reports happened. */
+export interface ErrorReport {
+  method: string;
+  requestId?: RequestId;
+  tool?: string;
+}
+
+/** One entry of the server's own log (never the wire): what happened, how bad, and where. */
+export interface LogEntry extends Partial<ErrorReport> {
+  level: LogLevel;
+  message: string;
+  error?: unknown;
+}
+
+/**
+ * The server's own log. Core writes nothing anywhere; transports install one that writes to stderr. Expected
+ * failures (a tool that threw, which the model reads as an `isError` result) are `info`; a `-32603` is `error`.
+ * @example
+ * createServer({ name: "demo", version: "1.0.0", logger: (entry) => myLog[entry.level](entry.message) });
+ */
+export type Logger = (entry: LogEntry) => void;

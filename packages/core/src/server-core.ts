@@ -1,0 +1,33 @@
+import type { LogEntry } from "./logger.js";
+import type { MaybePromise } from "./maybe.js";
+import type { CacheKind } from "./methods.js";
+import type { ProtocolVersion } from "./protocol.js";
+import type { ChangeKind, Router } from "./router.js";
+import type { Sealer } from "./seal.js";
+import type { Implementation } from "./types.js";
+
+/** What a connection is told by its server: list changes and resource updates, to pass on to its client. */
+export interface ConnectionListener {
+  listChanged(kind: ChangeKind): void;
+  resourceUpdated(uri: string): void;
+}
+
+/** What a Connection needs from its server: shared by every connection, built once. */
+export interface ServerCore {
+  readonly router: Router;
+  readonly sealer: Sealer;
+  /** How long a 2026-07-28 `requestState` stays valid. */
+  readonly requestStateTtlMs: number;
+  /** How long a handshake-era request to the client may go unanswered. */
+  readonly clientRequestTimeoutMs: number;
+  serverInfo(version: ProtocolVersion): Implementation;
+  discoverResult(): Record<string, unknown>;
+  initializeResult(version: ProtocolVersion): Record<string, unknown>;
+  /** Shape a 2026-07-28 result: `resultType`, caching hint, server info. */
+  complete(result: Record<string, unknown>, cache: CacheKind | undefined): Record<string, unknown>;
+  /** One page of a list, with `nextCursor` when more follow. */
+  page(key: string, items: unknown[], cursor: string | undefined): MaybePromise<Record<string, unknown>>;
+  log(entry: LogEntry): void;
+  attach(listener: ConnectionListener): void;
+  detach(listener: ConnectionListener): void;
+}
