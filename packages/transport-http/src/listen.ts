@@ -42,7 +42,9 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
 
 async function write(res: ServerResponse, response: Response): Promise<void> {
   res.statusCode = response.status;
-  response.headers.forEach((value, name) => res.setHeader(name, value));
+  response.headers.forEach((value, name) => {
+    res.setHeader(name, value);
+  });
   if (!response.body) {
     res.end();
     return;
