@@ -10,12 +10,15 @@ const NAMED: Readonly<Record<string, "name" | "uri">> = {
   "resources/read": "uri",
 };
 
-/** A header value as the client wrote it: plain, or `=?base64?…?=` for anything that is not plain ASCII. */
+/** A header value as the client wrote it: plain, or `=?base64?…?=` (undefined unless strict base64 of UTF-8). */
 export function decodeHeader(value: string): string | undefined {
-  const match = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
+  const match = /^=\?base64\?(.*)\?=$/.exec(value);
   if (!match) return value;
+  // Strict base64: atob forgives missing padding, which SEP-2243 says to refuse.
+  const encoded = match[1] as string;
+  if (encoded.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) return undefined;
   try {
-    const binary = atob(match[1] as string);
+    const binary = atob(encoded);
     const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
