@@ -138,6 +138,8 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
   const keep = options.eventBufferSize ?? 512;
   const checks: Guard = guard(options);
   let streams = 0;
+  // 2026-07-28 listen streams open now: ended with their closing result when the handler closes.
+  const listening = new Set<Connection>();
 
   const toolSchema = (name: string) => {
     const described = server.registered("tool", name)?.describe();
@@ -280,15 +282,19 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
       const mismatch = routingMismatch(request.headers, message, toolSchema);
       if (mismatch) return refuse(400, id, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
     }
-    const listening = message.method === "subscriptions/listen";
-    if (listening && streams >= maxStreams) return refuse(503, id, -32000, "Too many open streams; try again later");
-    if (listening) streams++;
+    const listens = message.method === "subscriptions/listen";
+    if (listens && streams >= maxStreams) return refuse(503, id, -32000, "Too many open streams; try again later");
+    if (listens) streams++;
     // One connection for this request alone: nothing outlives it. Closing the stream cancels the request.
     const reply: Reply = new Reply({ status: statelessStatus, headers: {}, onCancel: () => connection.close() });
     const connection = server.connect({ send: (line, route) => void reply.deliver(line, route) });
     request.signal?.addEventListener("abort", () => connection.close(), { once: true });
+    if (listens) listening.add(connection);
     const finish = () => {
-      if (listening) streams--;
+      if (listens) {
+        streams--;
+        listening.delete(connection);
+      }
       reply.accept();
       connection.close();
     };
@@ -421,7 +427,12 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
 
   const handler = handle as HttpHandler;
   Object.defineProperties(handler, {
-    close: { value: () => sessions.closeAll() },
+    close: {
+      value: () => {
+        sessions.closeAll();
+        for (const connection of [...listening]) connection.endSubscriptions();
+      },
+    },
     sessions: { get: () => sessions.size },
   });
   return handler;

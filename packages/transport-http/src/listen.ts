@@ -106,11 +106,17 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
     url,
     server,
     handler,
+    // Sessions end and listen streams get their closing result; connections left after a grace period are cut.
     close: () =>
       new Promise<void>((resolve) => {
         handler.close();
-        server.closeAllConnections();
         server.close(() => resolve());
+        const idle = setInterval(() => server.closeIdleConnections(), 10);
+        const cut = setTimeout(() => server.closeAllConnections(), 1000);
+        server.once("close", () => {
+          clearInterval(idle);
+          clearTimeout(cut);
+        });
       }),
   };
 }

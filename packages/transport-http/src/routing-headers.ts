@@ -74,7 +74,7 @@ export function routingMismatch(
   if (sent === null) return "the Mcp-Method header is missing";
   if (decodeHeader(sent) !== method)
     return `the Mcp-Method header (${sent}) does not match the body's method (${method})`;
-  const field = NAMED[method];
+  const field = Object.hasOwn(NAMED, method) ? NAMED[method] : undefined;
   if (field === undefined) return undefined;
   const params = isPlainObject(message.params) ? message.params : {};
   const named = headers.get("mcp-name");
