@@ -12,6 +12,7 @@ import {
 import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";
 import { z } from "zod";
 import { DEFAULTS_FORM, ENUMS_FORM } from "./elicitation-schemas.js";
+import { JSON_SCHEMA_2020_12 } from "./json-schema.js";
 import { PNG, WAV } from "./media.js";
 
 /** The resource whose subscribers hear `notifications/resources/updated`. */
@@ -124,6 +125,27 @@ export class ConformanceServer extends McpServer {
   streamingElicitation(_args: Record<string, never>, ctx: RequestContext) {
     ctx.progress(50, 100);
     return "Streaming complete";
+  }
+
+  @tool({
+    name: "test_custom_headers",
+    description: "Routing headers (SEP-2243): region is mirrored as Mcp-Param-Region, which the transport checks",
+    input: {
+      region: z.string().meta({ description: "Where to run", "x-mcp-header": "Region" }),
+      query: z.string().optional().describe("Not mirrored"),
+    },
+  })
+  customHeaders({ region }: { region: string; query?: string }) {
+    return `Region: ${region}`;
+  }
+
+  @tool({
+    name: "json_schema_2020_12_tool",
+    description: "Tool with JSON Schema 2020-12 features",
+    input: JSON_SCHEMA_2020_12,
+  })
+  jsonSchema2020(args: unknown) {
+    return `JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`;
   }
 
   // ── List changes ──

@@ -1,5 +1,10 @@
-import { serveStdio } from "@toolsmith/transport-stdio";
+import { listen } from "@toolsmith/transport-http";
+import { releaseStdout, serveStdio } from "@toolsmith/transport-stdio";
 import { ConformanceServer } from "./conformance-server.js";
 
-// The transport is this file's only concern (issue #7 adds --http here).
-serveStdio(new ConformanceServer({ watchIntervalMs: 3000 }));
+const server = new ConformanceServer({ watchIntervalMs: 3000 });
+// --http: Streamable HTTP at http://127.0.0.1:$PORT/mcp (default 3000, the suite's wire), said on stderr; else stdio.
+if (process.argv.includes("--http")) {
+  releaseStdout();
+  await listen(server);
+} else serveStdio(server);

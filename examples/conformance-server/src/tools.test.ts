@@ -23,6 +23,8 @@ const TOOLS = [
   "test_elicitation_sep1034_defaults",
   "test_elicitation_sep1330_enums",
   "test_missing_capability",
+  "test_custom_headers",
+  "json_schema_2020_12_tool",
   "test_input_required_result_elicitation",
   "test_input_required_result_sampling",
   "test_input_required_result_list_roots",

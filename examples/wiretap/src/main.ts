@@ -1,6 +1,15 @@
-import { serveStdio } from "@toolsmith/transport-stdio";
+import { listen } from "@toolsmith/transport-http";
+import { releaseStdout, serveStdio } from "@toolsmith/transport-stdio";
 import { Wiretap } from "./wiretap.js";
 
-const wiretap = new Wiretap();
-serveStdio(wiretap, { tap: wiretap.record });
-process.stderr.write("wiretap-mcp: listening on stdio\n");
+const server = new Wiretap();
+// --http: Streamable HTTP at http://127.0.0.1:$PORT/mcp (default 3000), said on stderr; else stdio.
+if (process.argv.includes("--http")) {
+  releaseStdout();
+  await listen(server);
+  // The tap is stdio's: over HTTP nothing is recorded, and show_wire says so to the model too.
+  process.stderr.write("wiretap-mcp: show_wire only sees stdio traffic; over HTTP its transcript stays empty\n");
+} else {
+  serveStdio(server, { tap: server.record });
+  process.stderr.write("wiretap-mcp: listening on stdio\n");
+}

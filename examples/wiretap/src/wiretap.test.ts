@@ -1,10 +1,11 @@
+import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
 import { replay } from "../../../scripts/stdio-replay.js";
 // The class as tsc compiled it: vite (which runs these tests) does not lower TC39 decorators.
-import { LINE_CAP, WIRE_CAP, Wiretap } from "../dist/wiretap.js";
+import { LINE_CAP, UNTAPPED, WIRE_CAP, Wiretap } from "../dist/wiretap.js";
 
 const serverPath = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
@@ -136,6 +137,49 @@ describe.each([
       expect(LINE_CAP + rest).toBeGreaterThan(JSON.stringify(previous.join("\n")).length);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe.each([
+  ["handshake era", "legacy" as const, "2025-11-25"],
+  ["stateless era", { pin: "2026-07-28" as const }, "2026-07-28"],
+])("wiretap --http with the official client (%s)", (_era, mode, version) => {
+  it("says on stderr and in show_wire's answer that the tap sees only stdio", async () => {
+    const child = spawn(process.execPath, [serverPath, "--http"], {
+      env: { ...process.env, PORT: "0" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    try {
+      // Bounded: both stderr lines within 10 s, or the test fails.
+      const stderr = await new Promise<string>((resolve, reject) => {
+        let text = "";
+        const timer = setTimeout(() => reject(new Error(`no URL and note on stderr within 10 s: ${text}`)), 10_000);
+        child.once("exit", (code) => reject(new Error(`server exited (${code}): ${text}`)));
+        child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+          text += chunk;
+          if (text.includes("only sees stdio traffic")) {
+            clearTimeout(timer);
+            resolve(text);
+          }
+        });
+      });
+      const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1] ?? "";
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      const client = new Client({ name: "wiretap-test", version: "1.0.0" }, { versionNegotiation: { mode } });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      try {
+        const lines = transcriptOf(await client.callTool({ name: "show_wire", arguments: {} })).split("\n");
+        expect(lines).toEqual([
+          `negotiated protocol: ${version}`,
+          "wire transcript — 0 message(s), 0 dropped (cap 64)",
+          UNTAPPED,
+        ]);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      child.kill();
     }
   });
 });

@@ -8,6 +8,10 @@ export const WIRE_CAP = 64;
 /** Longest line the log keeps whole; a longer one is kept as its head and a count of the rest. */
 export const LINE_CAP = 2000;
 
+/** What show_wire says when nothing is recorded: the server is not on stdio (e.g. `--http`), or has no tap. */
+export const UNTAPPED =
+  "(nothing recorded: show_wire sees only stdio traffic, through serveStdio's tap; this server is not serving over stdio, e.g. it runs with --http)";
+
 // Each answer embeds the previous one escaped once more: uncut, the answers grow exponentially from call to call.
 function abbreviate(line: string): string {
   if (line.length <= LINE_CAP) return line;
@@ -47,6 +51,8 @@ export class Wiretap extends McpServer {
   showWire(_args: Record<string, never>, ctx: RequestContext) {
     const header = `wire transcript — ${this.entries.length} message(s), ${this.dropped} dropped (cap ${WIRE_CAP})`;
     const lines = this.entries.map((entry) => `[${entry.phase}] ${entry.direction === "in" ? "→" : "←"} ${entry.line}`);
+    // Over stdio the request asking is always recorded first, so an empty log means no tap is attached.
+    if (lines.length === 0) lines.push(UNTAPPED);
     return [`negotiated protocol: ${ctx.protocolVersion}`, header, ...lines].join("\n");
   }
 }

@@ -1,4 +1,10 @@
-import { serveStdio } from "@toolsmith/transport-stdio";
+import { listen } from "@toolsmith/transport-http";
+import { releaseStdout, serveStdio } from "@toolsmith/transport-stdio";
 import { WordTools } from "./word-tools.js";
 
-serveStdio(new WordTools());
+const server = new WordTools();
+// --http: Streamable HTTP at http://127.0.0.1:$PORT/mcp (default 3000), said on stderr; else stdio.
+if (process.argv.includes("--http")) {
+  releaseStdout();
+  await listen(server);
+} else serveStdio(server);

@@ -1,0 +1,492 @@
+import {
+  type AuthInfo,
+  type Connection,
+  ErrorCode,
+  HANDSHAKE_VERSIONS,
+  MetaKey,
+  type Route,
+  type Servable,
+  STATELESS_VERSIONS,
+  toServer,
+} from "@toolsmith/core";
+import { EventStream, SSE_HEADERS, webBody } from "./event-stream.js";
+import { answer, type Incoming, type Outgoing } from "./exchange.js";
+import { errorBody, isPlainObject } from "./json.js";
+import {
+  type AuthOptions,
+  authorize,
+  type Guard,
+  guard,
+  type ProtectionOptions,
+  protectedResourceMetadata,
+} from "./protection.js";
+import { Reply } from "./reply.js";
+import { routingMismatch } from "./routing-headers.js";
+import { HttpSession, SessionStore } from "./sessions.js";
+
+export interface HttpOptions extends ProtectionOptions, AuthOptions {
+  /** The MCP endpoint's path (default `/mcp`); other paths are 404, but for the protected-resource metadata. */
+  path?: string;
+  /** Largest accepted request body in bytes (default 4 MiB): larger is 413. */
+  maxBodyBytes?: number;
+  /** Handshake-era sessions open at once (default 1000): more is 503. */
+  maxSessions?: number;
+  /** Long-lived SSE streams open at once (GET streams and 2026-07-28 listen streams; default 1000): more is 503. */
+  maxStreams?: number;
+  /** A handshake-era session unused this long ends (default 30 minutes). */
+  sessionIdleMs?: number;
+  /** SSE events kept per session for resumption with Last-Event-ID (default 512). */
+  eventBufferSize?: number;
+}
+
+/** A web-standard MCP endpoint: mount it in node:http (`listen`), Hono, Express, Fastify, Bun or Deno. */
+export interface HttpHandler {
+  (request: Request): Promise<Response>;
+  /** End every session and stream (a server shutting down). */
+  close(): void;
+  /** Handshake-era sessions open now. */
+  readonly sessions: number;
+  /** The engine behind it (what `nodeListener` serves without building Requests). */
+  readonly engine: HttpEngine;
+}
+
+const SESSION_HEADER = "mcp-session-id";
+const VERSION_HEADER = "mcp-protocol-version";
+const STATELESS: readonly string[] = STATELESS_VERSIONS;
+const HANDSHAKE: readonly string[] = HANDSHAKE_VERSIONS;
+
+function refuse(status: number, id: unknown, code: number, message: string, data?: unknown): Outgoing {
+  return answer(status, errorBody(id, code, message, data));
+}
+
+// 2026-07-28 says which status each refusal has; a handler's own errors are answers, sent with 200.
+function statelessStatus(error: number | undefined): number {
+  switch (error) {
+    case undefined:
+      return 200;
+    case ErrorCode.MethodNotFound:
+      return 404;
+    case ErrorCode.ParseError:
+    case ErrorCode.InvalidRequest:
+    case ErrorCode.InvalidParams:
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+      return 400;
+    case ErrorCode.InternalError:
+      return 500;
+    default:
+      return 200;
+  }
+}
+
+function handshakeStatus(error: number | undefined): number {
+  return error === ErrorCode.ParseError || error === ErrorCode.InvalidRequest ? 400 : 200;
+}
+
+// The media types an Accept header lists (lower case, no parameters).
+function accepted(header: string | null): string[] {
+  if (header === null) return [];
+  return header.split(",").map((part) => (part.split(";")[0] ?? "").trim().toLowerCase());
+}
+
+function allows(types: readonly string[], type: string): boolean {
+  return types.some((media) => media === type || media === "*/*" || media === `${type.split("/")[0]}/*`);
+}
+
+const TOO_LARGE = (limit: number) => refuse(413, null, ErrorCode.InvalidRequest, `Request body over ${limit} bytes`);
+
+function idOf(message: unknown): unknown {
+  return isPlainObject(message) ? message.id : undefined;
+}
+
+function isRequest(message: unknown): message is Record<string, unknown> & { method: string } {
+  return isPlainObject(message) && typeof message.method === "string" && message.id !== undefined;
+}
+
+/** The engine both front doors share: one Incoming in, one Outgoing out. */
+export interface HttpEngine {
+  serve(request: Incoming): Outgoing | Promise<Outgoing>;
+  close(): void;
+  readonly sessions: number;
+}
+
+/** Build the engine that serves `servable`; `createHttpHandler` and `listen` put a front door on it. */
+export function createHttpEngine(servable: Servable, options: HttpOptions = {}): HttpEngine {
+  const server = toServer(servable);
+  const path = options.path ?? "/mcp";
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxStreams = options.maxStreams ?? 1000;
+  const sessions = new SessionStore(options.maxSessions ?? 1000, options.sessionIdleMs ?? 30 * 60_000);
+  const keep = options.eventBufferSize ?? 512;
+  const checks: Guard = guard(options);
+  let streams = 0;
+  // 2026-07-28 listen streams open now: ended with their closing result when the handler closes.
+  const listening = new Set<Connection>();
+
+  const toolSchema = (name: string) => {
+    const described = server.registered("tool", name)?.describe();
+    return isPlainObject(described?.inputSchema) ? described.inputSchema : undefined;
+  };
+
+  // Long-lived streams (GET, listen) are counted while open.
+  function openStream(): EventStream | undefined {
+    if (streams >= maxStreams) return undefined;
+    streams++;
+    let open = true;
+    const release = () => {
+      if (open) streams--;
+      open = false;
+    };
+    const stream = new EventStream(release);
+    const close = stream.close.bind(stream);
+    stream.close = () => {
+      release();
+      close();
+    };
+    return stream;
+  }
+
+  function serve(request: Incoming): Outgoing | Promise<Outgoing> {
+    const refused = checks(request);
+    if (refused) return refused;
+    if (request.path !== path) {
+      const metadata = protectedResourceMetadata(options, request, path);
+      if (metadata && request.method === "GET") return metadata;
+      return answer(404, "Not found", { "content-type": "text/plain" });
+    }
+    if (!options.authenticate) return route(request, undefined);
+    return authorize(options, request, path).then((auth) => (isOutgoing(auth) ? auth : route(request, auth)));
+  }
+
+  function route(request: Incoming, auth: AuthInfo | undefined): Outgoing | Promise<Outgoing> {
+    switch (request.method) {
+      case "POST":
+        return post(request, auth);
+      case "GET":
+        return get(request, auth);
+      case "DELETE":
+        return remove(request, auth);
+      default:
+        return answer(405, undefined, { allow: "POST, GET, DELETE" });
+    }
+  }
+
+  function sessionOf(request: Incoming, auth: AuthInfo | undefined): HttpSession | Outgoing | undefined {
+    const id = request.header(SESSION_HEADER);
+    if (id === null) return undefined;
+    const session = sessions.get(id);
+    // A session is its creator's: another caller gets the same answer as for an unknown one.
+    if (!session || session.subject !== auth?.subject) {
+      return refuse(404, null, -32001, "Session not found: it ended or expired; send initialize to start a new one");
+    }
+    return session;
+  }
+
+  async function post(request: Incoming, auth: AuthInfo | undefined): Promise<Outgoing> {
+    const type = request.header("content-type") ?? "";
+    if (!/^application\/json\b/i.test(type)) {
+      return refuse(415, null, ErrorCode.InvalidRequest, "Content-Type must be application/json");
+    }
+    const types = accepted(request.header("accept"));
+    if (!allows(types, "application/json") || !allows(types, "text/event-stream")) {
+      return refuse(406, null, ErrorCode.InvalidRequest, "Accept must list application/json and text/event-stream");
+    }
+    const declared = Number(request.header("content-length") ?? Number.NaN);
+    if (declared > maxBodyBytes) return TOO_LARGE(maxBodyBytes);
+    const body = await request.text(maxBodyBytes);
+    if (body === undefined) return TOO_LARGE(maxBodyBytes);
+    let message: unknown;
+    try {
+      message = JSON.parse(body);
+    } catch {
+      return refuse(400, null, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
+    }
+    const session = sessionOf(request, auth);
+    if (isOutgoing(session)) return session;
+    if (session) return inSession(request, session, body, message, auth);
+    const header = request.header(VERSION_HEADER);
+    if (isRequest(message) && message.method === "initialize" && (header === null || HANDSHAKE.includes(header))) {
+      return initialize(body, message, auth);
+    }
+    const meta = isPlainObject(message) && isPlainObject(message.params) ? message.params._meta : undefined;
+    if ((header !== null && STATELESS.includes(header)) || (isPlainObject(meta) && MetaKey.protocolVersion in meta)) {
+      return stateless(request, body, message, auth);
+    }
+    return refuse(
+      400,
+      idOf(message),
+      -32000,
+      "Bad Request: no MCP-Session-Id; a handshake-era client sends initialize first, a 2026-07-28 request carries MCP-Protocol-Version and _meta",
+    );
+  }
+
+  // ── 2026-07-28: every request stands alone ──
+
+  function stateless(
+    request: Incoming,
+    body: string,
+    message: unknown,
+    auth: AuthInfo | undefined,
+  ): Promise<Outgoing> | Outgoing {
+    const id = idOf(message);
+    if (!isPlainObject(message) || typeof message.method !== "string") {
+      return refuse(
+        400,
+        id,
+        ErrorCode.InvalidRequest,
+        "Invalid request: one JSON-RPC request or notification per POST",
+      );
+    }
+    const header = request.header(VERSION_HEADER);
+    const meta = isPlainObject(message.params) && isPlainObject(message.params._meta) ? message.params._meta : {};
+    const inBody = meta[MetaKey.protocolVersion];
+    if (header === null) {
+      return refuse(
+        400,
+        id,
+        ErrorCode.HeaderMismatch,
+        "The MCP-Protocol-Version header is missing; it must equal _meta's",
+      );
+    }
+    if (inBody !== undefined && inBody !== header) {
+      return refuse(
+        400,
+        id,
+        ErrorCode.HeaderMismatch,
+        `MCP-Protocol-Version (${header}) does not match _meta (${String(inBody)})`,
+      );
+    }
+    if (message.id !== undefined) {
+      // initialize exists only in the handshake era, which a 2026-07-28 request did not choose.
+      if (message.method === "initialize") {
+        return refuse(
+          404,
+          id,
+          ErrorCode.MethodNotFound,
+          "Method not found: initialize (removed in protocol revision 2026-07-28)",
+        );
+      }
+      const mismatch = routingMismatch(request, message, toolSchema);
+      if (mismatch) return refuse(400, id, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
+    }
+    const listens = message.method === "subscriptions/listen";
+    if (listens && streams >= maxStreams) return refuse(503, id, -32000, "Too many open streams; try again later");
+    if (listens) streams++;
+    // One connection for this request alone: nothing outlives it. Closing the stream cancels the request.
+    const reply: Reply = new Reply({ status: statelessStatus, headers: {}, onCancel: () => connection.close() });
+    const connection = server.connect({ send: (line, route) => void reply.deliver(line, route) });
+    request.onAbort(() => connection.close());
+    if (listens) listening.add(connection);
+    const finish = () => {
+      if (listens) {
+        streams--;
+        listening.delete(connection);
+      }
+      reply.accept();
+      connection.close();
+    };
+    const done = connection.receive(
+      body,
+      auth ? { auth, tag: reply, parsed: message } : { tag: reply, parsed: message },
+    );
+    if (done === undefined) finish();
+    else done.then(finish, finish);
+    return reply.answered();
+  }
+
+  // ── Handshake era: sessions ──
+
+  function initialize(
+    body: string,
+    message: Record<string, unknown>,
+    auth: AuthInfo | undefined,
+  ): Promise<Outgoing> | Outgoing {
+    if (sessions.full) return refuse(503, message.id, -32000, "Too many open sessions; try again later");
+    const id = crypto.randomUUID();
+    let session: HttpSession | undefined;
+    const reply = new Reply({ status: handshakeStatus, headers: { "mcp-session-id": id } });
+    const connection: Connection = server.connect({
+      send: (line, route) => deliver(session, reply, line, route),
+      ...(auth ? { auth } : {}),
+    });
+    session = new HttpSession(id, connection, auth?.subject, keep);
+    const done = connection.receive(body, { tag: reply, parsed: message });
+    const settle = () => {
+      // Only a successful initialize opens a session.
+      if (connection.negotiatedVersion !== undefined && session) {
+        session.version = connection.negotiatedVersion;
+        sessions.add(session);
+      }
+    };
+    if (done === undefined) settle();
+    else done.then(settle, settle);
+    return reply.answered();
+  }
+
+  // A session's line goes to the POST it belongs to while that is open, else to the session's GET stream.
+  function deliver(session: HttpSession | undefined, initializing: Reply, line: string, route: Route): void {
+    const reply = (route.tag as Reply | undefined) ?? initializing;
+    if (reply.deliver(line, route)) return;
+    session?.unrelated(line);
+  }
+
+  function inSession(
+    request: Incoming,
+    session: HttpSession,
+    body: string,
+    message: unknown,
+    auth: AuthInfo | undefined,
+  ): Promise<Outgoing> | Outgoing {
+    const header = request.header(VERSION_HEADER);
+    if (header !== null && header !== session.version) {
+      return refuse(
+        400,
+        idOf(message),
+        ErrorCode.InvalidRequest,
+        `MCP-Protocol-Version ${header} is not this session's (${session.version})`,
+      );
+    }
+    if (Array.isArray(message) && session.version !== "2025-03-26") {
+      return refuse(
+        400,
+        null,
+        ErrorCode.InvalidRequest,
+        "Invalid request: JSON-RPC batches are accepted only in a 2025-03-26 session",
+      );
+    }
+    const needsAnswer = Array.isArray(message) ? message.some(isRequest) : isRequest(message);
+    const key = session.nextKey();
+    const reply = new Reply({
+      status: handshakeStatus,
+      headers: { "mcp-session-id": session.id },
+      log: { key, events: session, prime: session.version === "2025-11-25" },
+    });
+    const done = session.connection.receive(
+      body,
+      auth ? { auth, tag: reply, parsed: message } : { tag: reply, parsed: message },
+    );
+    if (!needsAnswer) {
+      reply.accept();
+      return reply.answered();
+    }
+    if (done !== undefined)
+      done.then(
+        () => reply.accept(),
+        () => reply.accept(),
+      );
+    else reply.accept();
+    return reply.answered();
+  }
+
+  function get(request: Incoming, auth: AuthInfo | undefined): Outgoing {
+    const session = sessionOf(request, auth);
+    if (isOutgoing(session)) return session;
+    if (!session) {
+      const header = request.header(VERSION_HEADER);
+      if (header !== null && HANDSHAKE.includes(header)) {
+        return refuse(400, null, -32000, "Bad Request: no MCP-Session-Id; send initialize first");
+      }
+      return answer(405, undefined, { allow: "POST" });
+    }
+    if (!allows(accepted(request.header("accept")), "text/event-stream")) {
+      return refuse(406, null, ErrorCode.InvalidRequest, "Accept must list text/event-stream");
+    }
+    const lastEventId = request.header("last-event-id");
+    if (lastEventId === null && session.get && !session.get.closed) {
+      return refuse(409, null, ErrorCode.InvalidRequest, "This session already has a GET stream open");
+    }
+    const stream = openStream();
+    if (!stream) return refuse(503, null, -32000, "Too many open streams; try again later");
+    if (lastEventId !== null) {
+      const resumed = session.resume(lastEventId, stream);
+      if (!resumed) {
+        stream.close();
+        return refuse(400, null, ErrorCode.InvalidRequest, `Unknown Last-Event-ID: ${lastEventId}`);
+      }
+    } else {
+      session.get = stream;
+      if (session.version === "2025-11-25") stream.prime(session.record("get", ""));
+    }
+    return { status: 200, headers: { ...SSE_HEADERS, "mcp-session-id": session.id }, stream };
+  }
+
+  function remove(request: Incoming, auth: AuthInfo | undefined): Outgoing {
+    const session = sessionOf(request, auth);
+    if (isOutgoing(session)) return session;
+    if (!session) return answer(405, undefined, { allow: "POST" });
+    sessions.delete(session.id);
+    return answer(204, undefined, {});
+  }
+
+  return {
+    serve,
+    close() {
+      sessions.closeAll();
+      for (const connection of [...listening]) connection.endSubscriptions();
+    },
+    get sessions() {
+      return sessions.size;
+    },
+  };
+}
+
+function isOutgoing(value: unknown): value is Outgoing {
+  return (
+    typeof value === "object" && value !== null && typeof (value as Outgoing).status === "number" && "headers" in value
+  );
+}
+
+// ── The web-standard front door ──
+
+function fromRequest(request: Request): Incoming {
+  const url = new URL(request.url);
+  return {
+    method: request.method,
+    path: url.pathname,
+    origin: url.origin,
+    header: (name) => request.headers.get(name),
+    async text(limit) {
+      if (!request.body) return "";
+      const reader = request.body.getReader();
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > limit) {
+          await reader.cancel();
+          return undefined;
+        }
+        chunks.push(value);
+      }
+      return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    },
+    onAbort: (listener) => request.signal.addEventListener("abort", listener, { once: true }),
+    request: () => request,
+  };
+}
+
+function toResponse(outgoing: Outgoing): Response {
+  const body = outgoing.stream ? webBody(outgoing.stream) : (outgoing.body ?? null);
+  return new Response(body, { status: outgoing.status, headers: outgoing.headers });
+}
+
+/**
+ * Serve `servable` over Streamable HTTP, both protocol eras from one instance: a 2026-07-28 request is served
+ * statelessly (nothing kept between requests), a handshake-era client gets a session from `initialize`.
+ * @example
+ * const handle = createHttpHandler(new Notes());
+ * Bun.serve({ port: 3000, fetch: handle });
+ */
+export function createHttpHandler(servable: Servable, options: HttpOptions = {}): HttpHandler {
+  const engine = createHttpEngine(servable, options);
+  const handler = (async (request: Request) => toResponse(await engine.serve(fromRequest(request)))) as HttpHandler;
+  Object.defineProperties(handler, {
+    close: { value: () => engine.close() },
+    sessions: { get: () => engine.sessions },
+    engine: { value: engine },
+  });
+  return handler;
+}
