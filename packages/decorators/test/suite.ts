@@ -1,5 +1,6 @@
-// One decorator suite, compiled twice: with TC39 standard decorators (tsconfig.tc39.json) and with legacy
-// experimentalDecorators + emitDecoratorMetadata (tsconfig.legacy.json). Both builds must pass it unchanged.
+// One decorator suite, run twice from source: TC39 decorators lowered by @toolsmith/vitest, and legacy
+// experimentalDecorators + emitDecoratorMetadata compiled by vite (tsconfig.legacy.json). Both must pass it
+// unchanged; tsconfig.tc39.json and tsconfig.legacy.json type-check it in each dialect.
 import { createTestClient, DefinitionError, type RequestContext, zodV4Adapter } from "@toolsmith/core";
 import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";
 import { describe, expect, it, vi } from "vitest";
@@ -63,6 +64,16 @@ async function texts(
 }
 
 describe(`decorators (${DIALECT})`, () => {
+  it("runs in the dialect it says it does", () => {
+    class Probe extends McpServer {
+      @tool({ description: "probe" })
+      probe() {}
+    }
+    // TC39 decorators leave their metadata on the class; legacy ones leave none there.
+    const tc39 = Object.hasOwn(Probe, Symbol.metadata) && Probe[Symbol.metadata] !== null;
+    expect(tc39 ? "TC39 standard decorators" : "legacy experimentalDecorators").toBe(DIALECT);
+  });
+
   for (const protocolVersion of ["2025-11-25", "2026-07-28"] as const) {
     it(`serves tools, resources and prompts from methods (${protocolVersion})`, async () => {
       const notes = new Notes();
