@@ -1,0 +1,220 @@
+import { ProtocolError } from "@modelcontextprotocol/client";
+import { Command, CommanderError, Option } from "commander";
+import { formatResult, parseArgsJson, parsePairs } from "./call.js";
+import { colorsFor } from "./colors.js";
+import { type ConnectOptions, connect, parseEra, parseTimeout } from "./connect.js";
+import { CliError, EXIT, usage } from "./exit-codes.js";
+import { formatListing, listAll, serverLine } from "./list.js";
+import { openLog } from "./log-sink.js";
+import { describeTarget, parseTarget, splitCall, type Target } from "./target.js";
+import { runWire } from "./wire.js";
+
+const EXIT_HELP = `
+Exit codes:
+  0  done
+  1  a tool returned isError, the server answered with an error, or the command failed
+  2  bad usage (unknown option, missing or malformed argument)
+  3  could not start, reach or initialize the server`;
+
+interface ClientFlags {
+  era: string;
+  json?: boolean;
+  timeout: string;
+  verbose?: boolean;
+}
+
+const out = (text: string) => process.stdout.write(text);
+const err = (text: string) => process.stderr.write(text);
+
+function clientOptions(flags: ClientFlags): ConnectOptions {
+  return {
+    era: parseEra(flags.era),
+    timeout: parseTimeout(flags.timeout),
+    serverStderr: flags.verbose ? "show" : "keep",
+  };
+}
+
+function addClientOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option("--era <era>", "protocol era: legacy (2025 handshake), modern (2026-07-28) or auto").default("auto"),
+    )
+    .option("--json", "print JSON for scripts instead of text for people")
+    .option("--timeout <ms>", "time-out for each request, in milliseconds", "60000")
+    .option("-v, --verbose", "show the server's stderr as it runs");
+}
+
+/** A person is watching: say what is happening on stderr, on one line that is cleared afterwards. */
+function statusLine(enabled: boolean) {
+  const live = enabled && process.stderr.isTTY === true;
+  return {
+    show: (text: string) => live && process.stderr.write(`\r\x1b[2K${text}`),
+    clear: () => live && process.stderr.write("\r\x1b[2K"),
+  };
+}
+
+async function useClient<T>(
+  target: Target,
+  options: ConnectOptions,
+  run: (connection: Awaited<ReturnType<typeof connect>>, status: ReturnType<typeof statusLine>) => Promise<T>,
+  live: boolean,
+): Promise<T> {
+  const status = statusLine(live);
+  status.show(`connecting to ${describeTarget(target)}…`);
+  let connection: Awaited<ReturnType<typeof connect>>;
+  try {
+    connection = await connect(target, options);
+  } finally {
+    status.clear();
+  }
+  try {
+    return await run(connection, status);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    if (error instanceof ProtocolError)
+      throw new CliError(`the server answered with error ${error.code}: ${error.message}`);
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  } finally {
+    status.clear();
+    await connection.close().catch(() => {});
+  }
+}
+
+/** Run `toolsmith` with these arguments (without node and the script); resolves with the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = new Command("toolsmith")
+    .description("Run, inspect and wire up MCP servers")
+    .version("0.1.0")
+    .option("--no-color", "no colours (also when NO_COLOR is set or the output is not a terminal)")
+    .enablePositionalOptions()
+    .exitOverride()
+    .showHelpAfterError("(add --help for usage)")
+    .addHelpText("after", EXIT_HELP);
+  const color = () => program.opts<{ color: boolean }>().color;
+
+  addClientOptions(
+    program
+      .command("list")
+      .description("list a server's tools (with their arguments), resources, templates and prompts")
+      .argument("<server...>", "the command that starts the server (stdio), or its http(s) URL")
+      .passThroughOptions(),
+  )
+    .addHelpText("after", "\nOptions go before the server: toolsmith list --era modern node dist/main.js --http")
+    .action(async (words: string[], flags: ClientFlags) => {
+      const target = parseTarget(words);
+      const options = clientOptions(flags);
+      await useClient(
+        target,
+        options,
+        async ({ client }) => {
+          const listing = await listAll(client);
+          if (flags.json) {
+            const server = {
+              ...client.getServerVersion(),
+              protocolVersion: client.getNegotiatedProtocolVersion(),
+              era: client.getProtocolEra(),
+            };
+            out(`${JSON.stringify({ server, ...listing }, null, 2)}\n`);
+          } else {
+            const c = colorsFor(process.stdout, color());
+            out(`${serverLine(client, target.kind === "http" ? "HTTP" : "stdio", c)}\n${formatListing(listing, c)}`);
+          }
+        },
+        color() && !flags.json,
+      );
+    });
+
+  addClientOptions(
+    program
+      .command("call")
+      .description("call one tool and print what it returned")
+      .argument("<server...>", "the server (a command or an http(s) URL), then the tool, then key=value arguments")
+      .option("--args <json>", "the arguments as a JSON object (key=value pairs after the tool override its keys)")
+      .passThroughOptions(),
+  )
+    .addHelpText(
+      "after",
+      `
+Options go before the server. The tool is the last word that is not key=value, or the word after --:
+  toolsmith call node dist/main.js add title=Milk body="2 litres"
+  toolsmith call --args '{"tags":["errands"]}' http://127.0.0.1:3000/mcp add title=Milk body=x
+  toolsmith call node server.js --flag=x -- add title=Milk
+A value is read as the tool's input schema says (text, number, true/false, JSON).`,
+    )
+    .action(async (words: string[], flags: ClientFlags & { args?: string }) => {
+      const { target, tool, pairs } = splitCall(words);
+      const base = parseArgsJson(flags.args);
+      const options = clientOptions(flags);
+      await useClient(
+        target,
+        options,
+        async ({ client }, status) => {
+          const listed = client.getServerCapabilities()?.tools ? (await client.listTools()).tools : [];
+          const definition = listed.find((t) => t.name === tool);
+          if (!definition) {
+            const names = listed.map((t) => t.name).join(", ") || "none";
+            throw new CliError(`the server has no tool "${tool}" (its tools: ${names})`);
+          }
+          const args = { ...base, ...parsePairs(pairs, definition.inputSchema) };
+          status.show(`calling ${tool}…`);
+          const result = await client.callTool(
+            { name: tool, arguments: args },
+            {
+              timeout: options.timeout,
+              onprogress: (p) =>
+                status.show(
+                  `${tool}: ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}${p.message ? ` ${p.message}` : ""}`,
+                ),
+            },
+          );
+          status.clear();
+          if (flags.json) out(`${JSON.stringify(result, null, 2)}\n`);
+          else out(formatResult(result as never, colorsFor(process.stdout, color())));
+          if (result.isError) {
+            if (!flags.json) err(`${colorsFor(process.stderr, color()).red("error:")} ${tool} returned isError\n`);
+            code = EXIT.failed;
+          }
+        },
+        color() && !flags.json,
+      );
+    });
+
+  program
+    .command("wire")
+    .description("a transparent stdio proxy: run it where a host runs the server, and see every JSON-RPC line")
+    .argument("<command...>", "the command that starts the server")
+    .option("--log <file>", "append the log to this file instead of stderr")
+    .passThroughOptions()
+    .addHelpText(
+      "after",
+      '\nIn a host\'s config: command toolsmith, args ["wire", "--log", "/tmp/wire.log", "node", "dist/main.js"]',
+    )
+    .action(async (words: string[], flags: { log?: string }) => {
+      const target = parseTarget(words);
+      if (target.kind !== "stdio") throw usage("wire runs a stdio server: give its command, not a URL");
+      const sink = openLog(flags.log, color());
+      code = await runWire(target.command, target.args, sink);
+      await sink.close();
+    });
+
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.code === "commander.helpDisplayed" ||
+        error.code === "commander.version" ||
+        error.code === "commander.help"
+        ? EXIT.ok
+        : EXIT.usage;
+    }
+    const c = colorsFor(process.stderr, color());
+    if (error instanceof CliError) {
+      err(`${c.red("error:")} ${error.message}\n`);
+      return error.code;
+    }
+    err(`${c.red("error:")} ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT.failed;
+  }
+}
