@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from "commander";
 import { formatResult, parseArgsJson, parsePairs } from "./call.js";
 import { colorsFor } from "./colors.js";
 import { type ConnectOptions, connect, parseEra, parseTimeout } from "./connect.js";
+import { runDev } from "./dev/supervisor.js";
 import { CliError, EXIT, usage } from "./exit-codes.js";
 import { formatListing, listAll, serverLine } from "./list.js";
 import { openLog } from "./log-sink.js";
@@ -92,6 +93,26 @@ export async function main(argv: string[]): Promise<number> {
     .showHelpAfterError("(add --help for usage)")
     .addHelpText("after", EXIT_HELP);
   const color = () => program.opts<{ color: boolean }>().color;
+
+  program
+    .command("dev")
+    .description("run a server from its TypeScript source over stdio, restarting it when a file it loaded changes")
+    .argument("<entry>", "the server's entry file, e.g. src/main.ts")
+    .argument("[args...]", "arguments for the server (e.g. --http)")
+    .option("--wire", "log every JSON-RPC line both ways")
+    .option("--log <file>", "with --wire: append the wire log to this file instead of stderr")
+    .option("--no-watch", "do not restart on changes")
+    .passThroughOptions()
+    .addHelpText(
+      "after",
+      "\nTC39 and legacy decorators both work: the nearest tsconfig.json's experimentalDecorators picks.",
+    )
+    .action(async (entry: string, args: string[], flags: { wire?: boolean; log?: string; watch: boolean }) => {
+      if (flags.log !== undefined && !flags.wire) throw usage("--log goes with --wire");
+      const wire = flags.wire ? openLog(flags.log, color()) : undefined;
+      code = await runDev(entry, args, { watch: flags.watch, color: color(), ...(wire ? { wire } : {}) });
+      await wire?.close();
+    });
 
   addClientOptions(
     program
