@@ -1,13 +1,17 @@
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { Command, CommanderError, Option } from "commander";
+import { addStub, KINDS, type Kind } from "./add.js";
 import { formatResult, parseArgsJson, parsePairs } from "./call.js";
 import { colorsFor } from "./colors.js";
 import { type ConnectOptions, connect, parseEra, parseTimeout } from "./connect.js";
 import { runDev } from "./dev/supervisor.js";
 import { CliError, EXIT, usage } from "./exit-codes.js";
+import { HOSTS, parseEnv, parseHost, type Server, snippetFor } from "./host-config.js";
 import { formatListing, listAll, serverLine } from "./list.js";
 import { openLog } from "./log-sink.js";
-import { describeTarget, parseTarget, splitCall, type Target } from "./target.js";
+import { describeTarget, parseTarget, splitCall, splitWords, type Target } from "./target.js";
 import { runWire } from "./wire.js";
 
 const EXIT_HELP = `
@@ -79,6 +83,56 @@ async function useClient<T>(
     status.clear();
     await connection.close().catch(() => {});
   }
+}
+
+function readPackage(dir: string): { name?: string; bin?: string | Record<string, string>; main?: string } | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+function configServer(flags: { name?: string; command?: string; args?: string; url?: string; env: string[] }): Server {
+  const pkg = readPackage(process.cwd());
+  const name = flags.name ?? pkg?.name?.replace(/^@[^/]+\//, "");
+  if (!name) throw usage("say the server's name with --name (there is no package.json name here to take it from)");
+  if (flags.url !== undefined) {
+    if (flags.command !== undefined || flags.args !== undefined)
+      throw usage("--url is for HTTP; it takes no --command or --args");
+    parseTarget([flags.url]);
+    if (!/^https?:\/\//i.test(flags.url)) throw usage(`--url is an http(s) URL; got "${flags.url}"`);
+    return { name, kind: "http", url: flags.url };
+  }
+  let args: string[] = [];
+  if (flags.args !== undefined) {
+    if (flags.args.trim().startsWith("[")) {
+      const parsed = (() => {
+        try {
+          return JSON.parse(flags.args) as unknown;
+        } catch {
+          return undefined;
+        }
+      })();
+      if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === "string")) {
+        throw usage(`--args is a JSON array of strings or words; got ${flags.args}`);
+      }
+      args = parsed;
+    } else args = splitWords(flags.args);
+  }
+  const env = parseEnv(flags.env);
+  if (flags.command !== undefined) {
+    const words = splitWords(flags.command);
+    if (words.length === 0) throw usage("--command is empty");
+    return { name, kind: "stdio", command: words[0] as string, args: [...words.slice(1), ...args], env };
+  }
+  const bin = typeof pkg?.bin === "string" ? pkg.bin : pkg?.bin ? Object.values(pkg.bin)[0] : undefined;
+  const entry = bin ?? pkg?.main;
+  if (!entry)
+    throw usage(
+      "say how to start the server with --command (or --url for HTTP); package.json here names no bin or main",
+    );
+  return { name, kind: "stdio", command: "node", args: [resolve(entry), ...args], env };
 }
 
 /** Run `toolsmith` with these arguments (without node and the script); resolves with the exit code. */
@@ -217,6 +271,46 @@ A value is read as the tool's input schema says (text, number, true/false, JSON)
       const sink = openLog(flags.log, color());
       code = await runWire(target.command, target.args, sink);
       await sink.close();
+    });
+
+  program
+    .command("add")
+    .description("add a decorated tool, resource or prompt stub to the server class, and its test")
+    .argument("<kind>", KINDS.join(" | "))
+    .argument("<name>", "the name clients will see (1–64 of A-Z a-z 0-9 _ . -)")
+    .option("--file <file>", "the server class file (default: the file under src that has `extends McpServer`)")
+    .option("--dir <dir>", "the project folder", ".")
+    .action((kind: string, name: string, flags: { file?: string; dir: string }) => {
+      if (!(KINDS as readonly string[]).includes(kind)) throw usage(`add takes ${KINDS.join(", ")}; got "${kind}"`);
+      const added = addStub(kind as Kind, name, {
+        dir: flags.dir,
+        ...(flags.file !== undefined ? { file: flags.file } : {}),
+      });
+      const c = colorsFor(process.stdout, color());
+      const rel = (file: string) => file.replace(`${resolve(flags.dir)}/`, "");
+      out(`${c.green("added")} ${kind} ${c.cyan(name)} to ${added.className} in ${rel(added.classFile)}\n`);
+      out(`${c.green("added")} its test ${rel(added.testFile)}\n`);
+    });
+
+  program
+    .command("config")
+    .description("print the snippet that registers a server in an MCP host")
+    .argument("<host>", HOSTS.join(" | "))
+    .option("--name <name>", "the server's name in the host (default: package.json's name)")
+    .option("--command <command>", "the command that starts it (default: node and package.json's bin or main)")
+    .option("--args <args>", "its arguments: words, or a JSON array of strings")
+    .option("--url <url>", "an HTTP server's URL instead of a command")
+    .option(
+      "--env <KEY=VALUE>",
+      "an environment variable for the server (repeatable)",
+      (v: string, all: string[]) => [...all, v],
+      [],
+    )
+    .addHelpText("after", "\nThe snippet goes to stdout, where to put it to stderr.")
+    .action((host: string, flags: { name?: string; command?: string; args?: string; url?: string; env: string[] }) => {
+      const snippet = snippetFor(parseHost(host), configServer(flags));
+      err(`${colorsFor(process.stderr, color()).dim(`# ${snippet.where}`)}\n`);
+      out(snippet.text);
     });
 
   try {
