@@ -25,7 +25,7 @@ describe("create-toolsmith", () => {
       [
         "Not a terminal: taking the defaults for anything not given as a flag.",
         "Writing plain-server (transport http, dialect tc39, tests yes)",
-        "Wrote 12 files.",
+        "Wrote 11 files.",
         "Next:",
         "  cd plain-server",
         "  npm install",

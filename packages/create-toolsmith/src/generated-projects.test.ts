@@ -1,10 +1,22 @@
 import type { ChildProcess } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DIALECTS, TRANSPORTS } from "./options.js";
-import { BIN, cleanEnv, INSPECTOR, NODE22, ok, pnpm, serveHttp, WORKSPACE } from "./process.test-util.js";
+import {
+  BIN,
+  cleanEnv,
+  exchange,
+  INITIALIZE,
+  INSPECTOR,
+  NODE22,
+  ok,
+  pnpm,
+  serveHttp,
+  sh,
+  WORKSPACE,
+} from "./process.test-util.js";
 
 // Each dialect × transport: scaffold with the built bin from this checkout's packed packages, install offline,
 // build, run the generated tests and lint, then drive the built server with the MCP Inspector CLI.
@@ -73,7 +85,27 @@ describe.concurrent.each(combinations)("a generated project ($dialect, $transpor
     await pnpm(["run", "build"], dir);
     const tests = await pnpm(["test"], dir);
     expect(tests.stdout).toMatch(/Tests\s+\S*8 passed/);
+    expect(tests.stdout).toContain("src/server.test.ts");
+    if (transport === "stdio") {
+      // From source, not a stale build: change the greeting without building and the tests see it.
+      const server = join(dir, "src/server.ts");
+      const source = readFileSync(server, "utf8");
+      writeFileSync(server, source.replace("`Hello, ", "`Hi, "));
+      const stale = await sh(join(dir, "node_modules/.bin/vitest"), ["run"], dir);
+      expect(stale.code).toBe(1);
+      expect(stale.stdout + stale.stderr).toContain("Hi, Ada!");
+      writeFileSync(server, source);
+    }
     await pnpm(["run", "lint"], dir);
+    if (transport !== "http") {
+      // npm run dev: toolsmith dev runs src/main.ts from source and relays stdio.
+      const [reply] = await exchange(
+        [join(dir, "node_modules/.bin/toolsmith"), "dev", "--no-watch", "src/main.ts"],
+        dir,
+        [INITIALIZE],
+      );
+      expect(reply).toMatchObject({ id: 1, result: { serverInfo: { name: `${dialect}-${transport}` } } });
+    }
     if (transport !== "http") await driveWithInspector([process.execPath, "dist/main.js"], dir);
     if (transport !== "stdio") {
       const { url, child } = await serveHttp("dist/main.js", transport === "both" ? ["--http"] : [], dir);

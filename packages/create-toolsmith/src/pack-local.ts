@@ -10,7 +10,14 @@ const run = promisify(execFile);
 /** The folder inside a generated project that holds the packed tarballs. */
 export const LOCAL_PACKAGES_DIR = "toolsmith-packages";
 // pnpm pack turns `workspace:*` into real versions; npm pack would leave them unresolvable.
-const PNPM = ["-y", "pnpm@12.4.2", "pack"];
+const PNPM = "pnpm@12.4.2";
+
+/** The pinned pnpm as a command: its binary, found once through npx (a second each), or npx itself on Windows. */
+export async function pinnedPnpm(): Promise<{ command: string; args: string[]; shell: boolean }> {
+  if (process.platform === "win32") return { command: "npx.cmd", args: ["-y", PNPM], shell: true };
+  const { stdout } = await run("npx", ["-y", "-p", PNPM, "-c", "command -v pnpm"]);
+  return { command: stdout.trim(), args: [], shell: false };
+}
 
 /** A checkout that cannot give us its packages, said with what to do. */
 export class CheckoutError extends Error {
@@ -36,16 +43,16 @@ export async function packLocal(
       throw new CheckoutError(`${name} is not built in ${root}: run \`npx -y pnpm@12.4.2 build\` there first`);
     }
   }
+  const pnpm = await pinnedPnpm();
   const temp = mkdtempSync(join(tmpdir(), "create-toolsmith-pack-"));
   try {
     await Promise.all(
       packages.map(async (name) => {
         const out = join(temp, TOOLSMITH_PACKAGES[name]);
         mkdirSync(out);
-        const npx = process.platform === "win32" ? "npx.cmd" : "npx";
-        await run(npx, [...PNPM, "--pack-destination", out], {
+        await run(pnpm.command, [...pnpm.args, "pack", "--pack-destination", out], {
           cwd: join(root, "packages", TOOLSMITH_PACKAGES[name]),
-          shell: process.platform === "win32",
+          shell: pnpm.shell,
         }).catch((error: Error & { stderr?: string }) => {
           throw new CheckoutError(`packing ${name} failed: ${error.stderr?.trim() || error.message}`);
         });

@@ -1,12 +1,11 @@
-import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ok, pnpm, WORKSPACE } from "./process.test-util.js";
+import { exchange, INITIALIZE, ok, pnpm, WORKSPACE } from "./process.test-util.js";
 
 // Every publishable package as it would go to the registry: `pnpm pack` (it turns workspace:* into versions).
-const PUBLISHABLE = ["core", "decorators", "transport-stdio", "transport-http", "create-toolsmith"].map((name) =>
+const PUBLISHABLE = ["core", "decorators", "transport-stdio", "transport-http", "create-toolsmith", "cli"].map((name) =>
   join(WORKSPACE, "packages", name),
 );
 const temp = mkdtempSync(join(tmpdir(), "toolsmith-packed-"));
@@ -93,13 +92,8 @@ server.tool({ name: "add", description: "Add", input: { a: z.number(), b: z.numb
 serveStdio(server);
 `,
     );
-    const lines = await talk(app, [
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-      },
+    const lines = await exchange([process.execPath, "server.js"], app, [
+      INITIALIZE,
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "add", arguments: { a: 2, b: 3 } } },
     ]);
@@ -113,29 +107,3 @@ serveStdio(server);
     );
   });
 });
-
-/** Send the messages to `node server.js`, close its stdin, and collect the replies. */
-function talk(cwd: string, messages: object[]): Promise<Record<string, unknown>[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["server.js"], { cwd, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => {
-      child.kill();
-      reject(new Error(`no exit within 10 s: ${stderr}`));
-    }, 10_000);
-    child.on("exit", () => {
-      clearTimeout(timer);
-      const replies = stdout.split("\n").filter(Boolean);
-      if (replies.length === 0) reject(new Error(`no reply; stderr: ${stderr}`));
-      else resolve(replies.map((line) => JSON.parse(line) as Record<string, unknown>));
-    });
-    child.stdin.end(`${messages.map((message) => JSON.stringify(message)).join("\n")}\n`);
-  });
-}

@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { pinnedPnpm } from "./pack-local.js";
 
 export const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export const WORKSPACE = here("../../..");
@@ -43,7 +44,9 @@ export async function ok(command: string, args: readonly string[], cwd: string, 
   return outcome;
 }
 
-export const pnpm = (args: readonly string[], cwd: string) => ok("npx", ["-y", "pnpm@12.4.2", ...args], cwd);
+const pinned = await pinnedPnpm();
+/** The pinned pnpm (its binary, not a second of npx for each call). */
+export const pnpm = (args: readonly string[], cwd: string) => ok(pinned.command, [...pinned.args, ...args], cwd);
 
 /** `node entry …args` on a free port; resolves with the URL it says on stderr. */
 export function serveHttp(
@@ -74,5 +77,43 @@ export function serveHttp(
         resolve({ url, child });
       }
     });
+  });
+}
+
+export const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } },
+};
+
+/** Send the messages to a stdio server's stdin, close it, and collect the replies it wrote before exiting. */
+export function exchange(
+  command: readonly string[],
+  cwd: string,
+  messages: object[],
+): Promise<Record<string, unknown>[]> {
+  const [file = "", ...args] = command;
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { cwd, env: cleanEnv(), stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`no exit within 20 s: ${stderr}`));
+    }, 20_000);
+    child.on("exit", () => {
+      clearTimeout(timer);
+      const replies = stdout.split("\n").filter(Boolean);
+      if (replies.length === 0) reject(new Error(`no reply; stderr: ${stderr}`));
+      else resolve(replies.map((line) => JSON.parse(line) as Record<string, unknown>));
+    });
+    child.stdin.end(`${messages.map((message) => JSON.stringify(message)).join("\n")}\n`);
   });
 }

@@ -19,7 +19,6 @@ describe("renderProject", () => {
       "biome.json",
       "package.json",
       "pnpm-workspace.yaml",
-      "scripts/dev.mjs",
       "src/main.ts",
       "src/server.test.ts",
       "src/server.ts",
@@ -36,6 +35,7 @@ describe("renderProject", () => {
   it("has the scripts dev, build, test, start, inspect and lint", () => {
     const { scripts } = JSON.parse(renderProject(base, "/p").get("package.json")!);
     expect(Object.keys(scripts)).toEqual(["build", "dev", "start", "test", "lint", "inspect"]);
+    expect(scripts.dev).toBe("toolsmith dev src/main.ts");
     expect(scripts.inspect).toBe("npm run build && npx -y @modelcontextprotocol/inspector node dist/main.js");
   });
 
@@ -62,7 +62,7 @@ describe("renderProject", () => {
     expect(readme.includes('"command": "node"')).toBe(transport !== "http");
   });
 
-  it("sets the decorator dialect in tsconfig and runs TC39 tests on compiled output", () => {
+  it("sets the decorator dialect in tsconfig; TC39 tests go through the @toolsmith/vitest plugin", () => {
     const legacy = renderProject({ ...base, dialect: "legacy" }, "/p");
     expect(JSON.parse(legacy.get("tsconfig.json")!).compilerOptions).toMatchObject({
       experimentalDecorators: true,
@@ -71,8 +71,13 @@ describe("renderProject", () => {
     expect(legacy.get("vitest.config.ts")).toContain('include: ["src/**/*.test.ts"]');
     const tc39 = renderProject(base, "/p");
     expect(JSON.parse(tc39.get("tsconfig.json")!).compilerOptions).not.toHaveProperty("experimentalDecorators");
-    expect(JSON.parse(tc39.get("tsconfig.test.json")!).compilerOptions.outDir).toBe("test-build");
-    expect(tc39.get("vitest.config.ts")).toContain('include: ["test-build/**/*.test.js"]');
+    expect(tc39.get("vitest.config.ts")).toContain("plugins: [toolsmith()]");
+    expect(JSON.parse(tc39.get("package.json")!).devDependencies["@toolsmith/vitest"]).toBe(`^${TOOLSMITH_VERSION}`);
+    expect(JSON.parse(legacy.get("package.json")!).devDependencies).not.toHaveProperty("@toolsmith/vitest");
+    expect(JSON.parse(legacy.get("package.json")!).devDependencies).toHaveProperty("@toolsmith/cli");
+    for (const files of [legacy, tc39]) {
+      expect(JSON.parse(files.get("tsconfig.test.json")!).compilerOptions).toEqual({ noEmit: true });
+    }
   });
 
   it("sends packed @toolsmith/* dependencies to the tarballs, for npm and pnpm", () => {

@@ -3,9 +3,15 @@ import { dirname, join } from "node:path";
 import type { ProjectOptions } from "./options.js";
 import { packLocal } from "./pack-local.js";
 import { biomeJson, gitignore, tsconfig, tsconfigTest, vitestConfig } from "./template/config-files.js";
-import { type PackageSources, packageJson, pnpmWorkspace, toolsmithPackages } from "./template/package-json.js";
+import {
+  type PackageSources,
+  packageJson,
+  pnpmWorkspace,
+  toolsmithDevPackages,
+  toolsmithPackages,
+} from "./template/package-json.js";
 import { readme } from "./template/readme.js";
-import { DEV_SCRIPT, mainSource, serverSource, testSource } from "./template/source-files.js";
+import { mainSource, serverSource, testSource } from "./template/source-files.js";
 
 /** The generated project as relative path → contents. */
 export function renderProject(options: ProjectOptions, dir: string, sources: PackageSources = {}): Map<string, string> {
@@ -15,13 +21,12 @@ export function renderProject(options: ProjectOptions, dir: string, sources: Pac
     ["biome.json", biomeJson()],
     [".gitignore", gitignore(options)],
     ["README.md", readme(options, dir)],
-    ["scripts/dev.mjs", DEV_SCRIPT],
     ["src/server.ts", serverSource(options)],
     ["src/main.ts", mainSource(options)],
     ["pnpm-workspace.yaml", pnpmWorkspace(sources)],
   ]);
   if (options.tests) {
-    files.set("tsconfig.test.json", tsconfigTest(options));
+    files.set("tsconfig.test.json", tsconfigTest());
     files.set("vitest.config.ts", vitestConfig(options));
     files.set("src/server.test.ts", testSource(options));
   }
@@ -47,7 +52,8 @@ export interface ScaffoldOptions extends ProjectOptions {
 
 /** Write the project into `dir` (created if missing) and return the paths written. */
 export async function scaffold({ dir, from, ...options }: ScaffoldOptions): Promise<string[]> {
-  const sources = from ? await packLocal(from, toolsmithPackages(options), dir) : {};
+  const packages = [...toolsmithPackages(options), ...toolsmithDevPackages(options)];
+  const sources = from ? await packLocal(from, packages, dir) : {};
   mkdirSync(dir, { recursive: true });
   const files = renderProject(options, dir, sources);
   for (const [path, contents] of files) {

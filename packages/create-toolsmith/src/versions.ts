@@ -14,6 +14,8 @@ export const TOOLSMITH_PACKAGES = {
   "@toolsmith/decorators": "decorators",
   "@toolsmith/transport-stdio": "transport-stdio",
   "@toolsmith/transport-http": "transport-http",
+  "@toolsmith/vitest": "vitest",
+  "@toolsmith/cli": "cli",
 } as const;
 
 export type ToolsmithPackage = keyof typeof TOOLSMITH_PACKAGES;

@@ -23,31 +23,31 @@ export function tsconfig({ dialect }: ProjectOptions): string {
   });
 }
 
-/** TC39: compiles src with its tests into test-build for vitest (swap for the @toolsmith/vitest plugin when published). */
-export function tsconfigTest({ dialect }: ProjectOptions): string {
-  const compilerOptions = dialect === "tc39" ? { outDir: "test-build", declaration: false } : { noEmit: true };
-  return json({ extends: "./tsconfig.json", compilerOptions, include: ["src"], exclude: [] });
+/** Type-checks src with its tests (vitest only strips types). */
+export function tsconfigTest(): string {
+  return json({ extends: "./tsconfig.json", compilerOptions: { noEmit: true }, include: ["src"], exclude: [] });
 }
 
 export function vitestConfig({ dialect }: ProjectOptions): string {
   if (dialect === "legacy") {
     return `import { defineConfig } from "vitest/config";
 
-// Tests run on the TypeScript sources: vite compiles experimentalDecorators itself.
+// Tests import the class from source: vite compiles experimentalDecorators itself.
 export default defineConfig({ test: { include: ["src/**/*.test.ts"] } });
 `;
   }
-  return `import { defineConfig } from "vitest/config";
+  return `import { toolsmith } from "@toolsmith/vitest";
+import { defineConfig } from "vitest/config";
 
-// Vite does not lower TC39 decorators yet, so tests run on what \`tsc -p tsconfig.test.json\` compiled.
-export default defineConfig({ test: { include: ["test-build/**/*.test.js"] } });
+// Tests import the class from source: the plugin lowers TC39 decorators, which vite leaves as they are.
+export default defineConfig({ plugins: [toolsmith()], test: { include: ["src/**/*.test.ts"] } });
 `;
 }
 
 export function biomeJson(): string {
   return json({
     $schema: "./node_modules/@biomejs/biome/configuration_schema.json",
-    files: { includes: ["**", "!**/dist", "!**/test-build", "!**/node_modules", "!**/*.md"] },
+    files: { includes: ["**", "!**/dist", "!**/node_modules", "!**/*.md"] },
     formatter: { enabled: true, indentStyle: "space", indentWidth: 2, lineWidth: 120 },
     linter: { enabled: true, rules: { preset: "recommended" } },
     javascript: { formatter: { quoteStyle: "double" } },
@@ -55,5 +55,5 @@ export function biomeJson(): string {
 }
 
 export function gitignore({ tests }: ProjectOptions): string {
-  return ["node_modules/", "dist/", ...(tests ? ["test-build/", "coverage/"] : []), "*.tsbuildinfo", ""].join("\n");
+  return ["node_modules/", "dist/", ...(tests ? ["coverage/"] : []), "*.tsbuildinfo", ""].join("\n");
 }

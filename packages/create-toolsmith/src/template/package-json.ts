@@ -12,16 +12,24 @@ export function toolsmithPackages({ transport }: ProjectOptions): ToolsmithPacka
   return packages;
 }
 
+/** `toolsmith dev` for the dev script; the vitest plugin lowers TC39 decorators so tests import the source. */
+export function toolsmithDevPackages({ dialect, tests }: ProjectOptions): ToolsmithPackage[] {
+  return dialect === "tc39" && tests ? ["@toolsmith/cli", "@toolsmith/vitest"] : ["@toolsmith/cli"];
+}
+
 export function scripts(options: ProjectOptions): Record<string, string> {
   const inspectTarget =
     options.transport === "http" ? "--transport http --server-url http://127.0.0.1:3000/mcp" : "node dist/main.js";
   const scripts: Record<string, string> = {
     build: "tsc",
-    dev: "node scripts/dev.mjs",
+    dev: "toolsmith dev src/main.ts",
     start: "node dist/main.js",
   };
-  if (options.transport === "both") scripts["start:http"] = "node dist/main.js --http";
-  // tsconfig.test.json type-checks the tests; for TC39 it also compiles them, which vitest then runs.
+  if (options.transport === "both") {
+    scripts["dev:http"] = "toolsmith dev src/main.ts --http";
+    scripts["start:http"] = "node dist/main.js --http";
+  }
+  // vitest strips types without checking them: tsconfig.test.json checks the tests too.
   if (options.tests) scripts.test = "tsc -p tsconfig.test.json && vitest run";
   scripts.lint = "biome check .";
   scripts.inspect = `npm run build && npx -y @modelcontextprotocol/inspector ${inspectTarget}`;
@@ -40,6 +48,7 @@ export function packageJson(options: ProjectOptions, sources: PackageSources = {
     typescript: VERSIONS.typescript,
   };
   if (options.tests) devDependencies.vitest = VERSIONS.vitest;
+  for (const name of toolsmithDevPackages(options)) devDependencies[name] = sources[name] ?? `^${TOOLSMITH_VERSION}`;
   const pkg: Record<string, unknown> = {
     name: options.name,
     version: "0.1.0",

@@ -31,10 +31,13 @@ installs them from the tarballs in \`toolsmith-packages/\`.`);
     "| script | does |",
     "|---|---|",
     "| `npm run build` | compile `src` to `dist` |",
-    "| `npm run dev` | compile on every change and restart the server |",
+    "| `npm run dev` | run `src/main.ts` from source (`toolsmith dev`), restarting when a file changes |",
     `| \`npm start\` | run \`dist/main.js\`${stdio ? " (stdio: a host normally starts it for you)" : ""} |`,
   ];
-  if (transport === "both") scripts.push("| `npm run start:http` | serve Streamable HTTP on `PORT` (default 3000) |");
+  if (transport === "both") {
+    scripts.push("| `npm run dev:http` | the same, serving Streamable HTTP |");
+    scripts.push("| `npm run start:http` | serve Streamable HTTP on `PORT` (default 3000) |");
+  }
   if (options.tests)
     scripts.push("| `npm test` | the in-memory tests in `src/*.test.ts` (`createTestClient`, both protocol eras) |");
   scripts.push("| `npm run lint` | Biome: lint and format check (`npx biome check --write .` fixes) |");
@@ -47,7 +50,10 @@ installs them from the tarballs in \`toolsmith-packages/\`.`);
     `## Scripts\n\n${scripts.join("\n")}\n\nThe Inspector needs Node 22 or later; the server itself runs on Node 20.`,
   );
 
-  const hosts: string[] = ["## Register the server with a host", "Build first (`npm run build`)."];
+  const hosts: string[] = [
+    "## Register the server with a host",
+    "Build first (`npm run build`). `npx toolsmith config <host>` prints the same snippets.",
+  ];
   if (stdio) {
     hosts.push(
       `### Claude Desktop\n\nIn \`claude_desktop_config.json\` (Settings → Developer → Edit Config), then restart Claude Desktop:\n\n${fence("json", stdioJson("mcpServers"))}`,

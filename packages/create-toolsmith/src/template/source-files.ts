@@ -2,8 +2,12 @@ import { className } from "../names.js";
 import type { ProjectOptions } from "../options.js";
 
 export function serverSource(options: ProjectOptions): string {
-  return `import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";
+  return `import { type Args, McpServer, prompt, resource, tool } from "@toolsmith/decorators";
 import { z } from "zod";
+
+// Each schema is written once: the decorator validates with it, Args<typeof …> types the method's parameter.
+const Greet = { name: z.string().min(1).describe("Who to greet") };
+const Welcome = { name: z.string().describe("Who to welcome") };
 
 /** The MCP server: one tool, one resource and one prompt, each a decorated method. */
 export class ${className(options.name)} extends McpServer {
@@ -11,8 +15,8 @@ export class ${className(options.name)} extends McpServer {
   version = "0.1.0";
   greeted: string[] = [];
 
-  @tool({ description: "Greet someone by name", input: { name: z.string().min(1).describe("Who to greet") } })
-  greet({ name }: { name: string }) {
+  @tool({ description: "Greet someone by name", input: Greet })
+  greet({ name }: Args<typeof Greet>) {
     this.greeted.push(name);
     return \`Hello, \${name}!\`;
   }
@@ -22,8 +26,8 @@ export class ${className(options.name)} extends McpServer {
     return JSON.stringify(this.greeted);
   }
 
-  @prompt({ description: "Ask for a welcome message", args: { name: z.string().describe("Who to welcome") } })
-  welcome({ name }: { name: string }) {
+  @prompt({ description: "Ask for a welcome message", args: Welcome })
+  welcome({ name }: Args<typeof Welcome>) {
     return \`Write a short, friendly welcome message for \${name}.\`;
   }
 }
@@ -99,21 +103,3 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("${server} (%s)", (protocol
 });
 `;
 }
-
-// tsc writes to stderr so that, for a stdio server, stdout carries nothing but the protocol.
-export const DEV_SCRIPT = `// npm run dev: compile on every change (tsc --watch) and restart the server when its output changes (node --watch).
-import { spawn, spawnSync } from "node:child_process";
-
-const tsc = process.platform === "win32" ? "tsc.cmd" : "tsc";
-const first = spawnSync(tsc, [], { stdio: ["ignore", 2, 2], shell: process.platform === "win32" });
-if (first.status !== 0) process.exit(first.status ?? 1);
-const watcher = spawn(tsc, ["--watch", "--preserveWatchOutput"], {
-  stdio: ["ignore", 2, 2],
-  shell: process.platform === "win32",
-});
-const server = spawn(process.execPath, ["--watch", "dist/main.js", ...process.argv.slice(2)], { stdio: "inherit" });
-server.on("exit", (code) => {
-  watcher.kill();
-  process.exit(code ?? 0);
-});
-`;
