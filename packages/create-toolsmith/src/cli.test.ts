@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, sh } from "./process.test-util.js";
+import { BIN, cleanEnv, sh } from "./process.test-util.js";
 
 // The built bin as a process, with no TTY: plain output, no questions.
 const temp = mkdtempSync(join(tmpdir(), "create-toolsmith-cli-"));
@@ -31,6 +31,7 @@ describe("create-toolsmith", () => {
         "  npm install",
         "  npm run build",
         "  npm test",
+        "  npm start   # then, in another terminal:",
         "  npm run inspect",
         "",
       ].join("\n"),
@@ -70,5 +71,45 @@ describe("create-toolsmith", () => {
     const { code, stderr } = await bin("from-nowhere", "--yes", "--from", temp);
     expect(code).toBe(1);
     expect(stderr).toContain("is not a Toolsmith checkout");
+  });
+});
+
+// A terminal for the prompts: python3's pty module (Node has none), waiting for each question before answering.
+const PTY = `
+import fcntl, os, pty, re, select, struct, sys, termios, time
+pid, fd = pty.fork()
+if pid == 0:
+    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    os.execv(sys.argv[1], sys.argv[1:3])
+out = b""
+def until(text):
+    global out
+    end = time.time() + 10
+    while text.encode() not in re.sub(rb"\\x1b\\[[0-9;?]*[A-Za-z]", b"", out):
+        if time.time() > end: sys.exit("timed out waiting for " + text + ": " + out.decode(errors="replace"))
+        if select.select([fd], [], [], 0.1)[0]:
+            try: out += os.read(fd, 4096)
+            except OSError: break
+steps = [("Project name", "Bad Name\\r"), ("capital letters", "\\x7f" * 8 + "pty-server\\r"),
+         ("Transport", "\\x1b[B\\r"), ("Decorator dialect", "\\x1b[B\\r"), ("test setup", "n\\r")]
+for prompt, keys in steps:
+    until(prompt)
+    os.write(fd, keys.encode())
+until("Next:")
+os.waitpid(pid, 0)
+`;
+
+describe("create-toolsmith on a terminal", () => {
+  it("asks for the name (again, while npm would refuse it), the transport, the dialect and the tests", async () => {
+    const dir = join(temp, "interactive");
+    mkdirSync(dir);
+    const { code, stderr } = await sh("python3", ["-c", PTY, process.execPath, BIN], dir, cleanEnv());
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    const pkg = JSON.parse(readFileSync(join(dir, "pty-server/package.json"), "utf8"));
+    expect(pkg.name).toBe("pty-server");
+    expect(Object.keys(pkg.dependencies)).toContain("@toolsmith/transport-http");
+    expect(Object.keys(pkg.dependencies)).not.toContain("@toolsmith/transport-stdio");
+    expect(pkg.devDependencies).not.toHaveProperty("vitest");
+    expect(readFileSync(join(dir, "pty-server/tsconfig.json"), "utf8")).toContain('"experimentalDecorators": true');
   });
 });

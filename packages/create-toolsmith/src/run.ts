@@ -100,6 +100,7 @@ export async function run(argv: readonly string[], io: RunIo): Promise<number> {
       "npm install",
       "npm run build",
       ...(options.tests ? ["npm test"] : []),
+      ...(options.transport === "http" ? ["npm start   # then, in another terminal:"] : []),
       "npm run inspect",
     ];
     if (ask) prompts.outro(`Next:\n   ${next.join("\n   ")}`);

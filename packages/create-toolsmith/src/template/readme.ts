@@ -73,7 +73,10 @@ installs them from the tarballs in \`toolsmith-packages/\`.`);
     const start = transport === "both" ? "npm run start:http" : "npm start";
     const parts = [
       `${stdio ? "### Over HTTP\n\nThe same hosts, over Streamable HTTP" : "Over Streamable HTTP"}: start the server (\`${start}\`), then:`,
-      `- Claude Desktop: Settings → Connectors → Add custom connector, URL \`${URL}\`.`,
+      `- Claude Desktop starts local servers over stdio; the \`mcp-remote\` bridge connects it to this URL (a deployed server with a public HTTPS URL can be added under Settings → Connectors instead):\n\n${fence(
+        "json",
+        JSON.stringify({ mcpServers: { [name]: { command: "npx", args: ["-y", "mcp-remote", URL] } } }, null, 2),
+      )}`,
       `- Claude Code:\n\n${fence("sh", `claude mcp add --transport http ${name} ${URL}`)}`,
       `- VS Code, \`.vscode/mcp.json\`:\n\n${fence("json", JSON.stringify({ servers: { [name]: { type: "http", url: URL } } }, null, 2))}`,
       `- Cursor, \`.cursor/mcp.json\`:\n\n${fence("json", JSON.stringify({ mcpServers: { [name]: { url: URL } } }, null, 2))}`,

@@ -37,7 +37,8 @@ export class ${className(options.name)} extends McpServer {
 export function mainSource(options: ProjectOptions): string {
   const server = className(options.name);
   if (options.transport === "stdio") {
-    return `import { serveStdio } from "@toolsmith/transport-stdio";
+    return `#!/usr/bin/env node
+import { serveStdio } from "@toolsmith/transport-stdio";
 import { ${server} } from "./server.js";
 
 // stdio: a host starts this process and speaks JSON-RPC on stdin/stdout (log to stderr only).
@@ -45,14 +46,16 @@ serveStdio(new ${server}());
 `;
   }
   if (options.transport === "http") {
-    return `import { listen } from "@toolsmith/transport-http";
+    return `#!/usr/bin/env node
+import { listen } from "@toolsmith/transport-http";
 import { ${server} } from "./server.js";
 
 // Streamable HTTP at http://127.0.0.1:$PORT/mcp (PORT defaults to 3000), said on stderr.
 await listen(new ${server}());
 `;
   }
-  return `import { listen } from "@toolsmith/transport-http";
+  return `#!/usr/bin/env node
+import { listen } from "@toolsmith/transport-http";
 import { releaseStdout, serveStdio } from "@toolsmith/transport-stdio";
 import { ${server} } from "./server.js";
 
