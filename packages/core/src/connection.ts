@@ -24,7 +24,9 @@ import {
   METHODS,
   type Method,
   type MethodEnv,
+  PER_CALLER,
 } from "./methods.js";
+import { describeOperation, runMiddleware } from "./middleware.js";
 import {
   HANDSHAKE_VERSIONS,
   isHandshakeVersion,
@@ -122,8 +124,8 @@ function askTarget(handler: Method, method: string, params: Params, auth: AuthIn
 }
 
 function withoutHint(result: Record<string, unknown>): Record<string, unknown> {
-  if (!(CACHE_HINT in result)) return result;
-  const { [CACHE_HINT]: _hint, ...rest } = result as Record<string | symbol, unknown>;
+  if (!(CACHE_HINT in result) && !(PER_CALLER in result)) return result;
+  const { [CACHE_HINT]: _hint, [PER_CALLER]: _perCaller, ...rest } = result as Record<string | symbol, unknown>;
   return rest as Record<string, unknown>;
 }
 
@@ -574,9 +576,16 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   #invoke(served: Served): MaybePromise<Outcome> {
     const { handler, params, ctx } = served;
+    const { middleware } = this.#core;
     let result: MaybePromise<Record<string, unknown>>;
     try {
-      result = handler.run(this.#env, params, ctx);
+      // Without middleware, nothing of its machinery runs.
+      result =
+        middleware.length === 0 || handler.operation === undefined
+          ? handler.run(this.#env, params, ctx)
+          : runMiddleware(middleware, describeOperation(served.method, handler.operation, params, ctx), () =>
+              handler.run(this.#env, params, ctx),
+            );
     } catch (error) {
       return this.#failed(error, served);
     }
