@@ -8,7 +8,12 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions } },
   test: {
-    include: ["packages/*/src/**/*.test.ts", "examples/*/src/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+    include: [
+      "packages/*/src/**/*.test.ts",
+      "examples/*/src/**/*.test.ts",
+      "examples/*/test/**/*.test.ts",
+      "tests/*/src/**/*.test.ts",
+    ],
     setupFiles: ["./scripts/fail-on-console.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -72,6 +72,8 @@ export interface ReceiveOptions {
   extra?: Record<string, unknown>;
   /** Anything the transport wants back on every line this message causes (`route.tag`): a stream, a phase. */
   tag?: unknown;
+  /** The line already parsed (`JSON.parse(line)`), when the transport had to look inside: it is not parsed again. */
+  parsed?: unknown;
 }
 
 type Params = Record<string, unknown> | undefined;
@@ -185,9 +187,9 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
    * when it returns); otherwise it returns a promise that settles once the reply has been sent.
    */
   receive(line: string, options?: ReceiveOptions): MaybePromise<void> {
-    let message: unknown;
+    let message: unknown = options?.parsed;
     try {
-      message = JSON.parse(line);
+      if (message === undefined) message = JSON.parse(line);
     } catch {
       this.#respond(
         this.#errorLine("null", { code: ErrorCode.ParseError, message: "Parse error: the message is not valid JSON" }),
@@ -202,14 +204,17 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   }
 
   /** Abort every request in flight, fail the server's unanswered requests, and stop hearing about list changes. */
-  close(reason: unknown = new Error("connection closed")): void {
+  close(reason?: unknown): void {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#attached) this.#core.detach(this);
-    for (const ctx of this.#inFlight.values()) ctx.abort(reason);
+    // Most connections close with nothing in flight (HTTP makes one per request): no error is made for them.
+    if (this.#inFlight.size === 0 && this.#outbound.size === 0) return;
+    const why = reason ?? new Error("connection closed");
+    for (const ctx of this.#inFlight.values()) ctx.abort(why);
     const pending = [...this.#outbound.values()];
     this.#outbound.clear();
-    for (const request of pending) request.fail(reason);
+    for (const request of pending) request.fail(why);
   }
 
   /** End every `subscriptions/listen` stream gracefully, with its result (a transport shutting down calls this). */

@@ -9,7 +9,8 @@ import {
   STATELESS_VERSIONS,
   toServer,
 } from "@toolsmith/core";
-import { EventStream, SSE_HEADERS } from "./event-stream.js";
+import { EventStream, SSE_HEADERS, webBody } from "./event-stream.js";
+import { answer, type Incoming, type Outgoing } from "./exchange.js";
 import { errorBody, isPlainObject } from "./json.js";
 import {
   type AuthOptions,
@@ -45,6 +46,8 @@ export interface HttpHandler {
   close(): void;
   /** Handshake-era sessions open now. */
   readonly sessions: number;
+  /** The engine behind it (what `nodeListener` serves without building Requests). */
+  readonly engine: HttpEngine;
 }
 
 const SESSION_HEADER = "mcp-session-id";
@@ -52,12 +55,8 @@ const VERSION_HEADER = "mcp-protocol-version";
 const STATELESS: readonly string[] = STATELESS_VERSIONS;
 const HANDSHAKE: readonly string[] = HANDSHAKE_VERSIONS;
 
-function json(status: number, body: string, headers: Record<string, string> = {}): Response {
-  return new Response(body, { status, headers: { "content-type": "application/json", ...headers } });
-}
-
-function refuse(status: number, id: unknown, code: number, message: string, data?: unknown): Response {
-  return json(status, errorBody(id, code, message, data));
+function refuse(status: number, id: unknown, code: number, message: string, data?: unknown): Outgoing {
+  return answer(status, errorBody(id, code, message, data));
 }
 
 // 2026-07-28 says which status each refusal has; a handler's own errors are answers, sent with 200.
@@ -85,34 +84,17 @@ function handshakeStatus(error: number | undefined): number {
   return error === ErrorCode.ParseError || error === ErrorCode.InvalidRequest ? 400 : 200;
 }
 
-function accepts(request: Request, type: string): boolean {
-  const accept = request.headers.get("accept");
-  if (accept === null) return false;
-  return accept.split(",").some((part) => {
-    const media = (part.split(";")[0] ?? "").trim().toLowerCase();
-    return media === type || media === "*/*" || media === `${type.split("/")[0]}/*`;
-  });
+// The media types an Accept header lists (lower case, no parameters).
+function accepted(header: string | null): string[] {
+  if (header === null) return [];
+  return header.split(",").map((part) => (part.split(";")[0] ?? "").trim().toLowerCase());
 }
 
-async function readBody(request: Request, limit: number): Promise<string | Response> {
-  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (declared > limit) return refuse(413, null, ErrorCode.InvalidRequest, `Request body over ${limit} bytes`);
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return refuse(413, null, ErrorCode.InvalidRequest, `Request body over ${limit} bytes`);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+function allows(types: readonly string[], type: string): boolean {
+  return types.some((media) => media === type || media === "*/*" || media === `${type.split("/")[0]}/*`);
 }
+
+const TOO_LARGE = (limit: number) => refuse(413, null, ErrorCode.InvalidRequest, `Request body over ${limit} bytes`);
 
 function idOf(message: unknown): unknown {
   return isPlainObject(message) ? message.id : undefined;
@@ -122,14 +104,15 @@ function isRequest(message: unknown): message is Record<string, unknown> & { met
   return isPlainObject(message) && typeof message.method === "string" && message.id !== undefined;
 }
 
-/**
- * Serve `servable` over Streamable HTTP, both protocol eras from one instance: a 2026-07-28 request is served
- * statelessly (nothing kept between requests), a handshake-era client gets a session from `initialize`.
- * @example
- * const handle = createHttpHandler(new Notes());
- * Bun.serve({ port: 3000, fetch: handle });
- */
-export function createHttpHandler(servable: Servable, options: HttpOptions = {}): HttpHandler {
+/** The engine both front doors share: one Incoming in, one Outgoing out. */
+export interface HttpEngine {
+  serve(request: Incoming): Outgoing | Promise<Outgoing>;
+  close(): void;
+  readonly sessions: number;
+}
+
+/** Build the engine that serves `servable`; `createHttpHandler` and `listen` put a front door on it. */
+export function createHttpEngine(servable: Servable, options: HttpOptions = {}): HttpEngine {
   const server = toServer(servable);
   const path = options.path ?? "/mcp";
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
@@ -138,6 +121,8 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
   const keep = options.eventBufferSize ?? 512;
   const checks: Guard = guard(options);
   let streams = 0;
+  // 2026-07-28 listen streams open now: ended with their closing result when the handler closes.
+  const listening = new Set<Connection>();
 
   const toolSchema = (name: string) => {
     const described = server.registered("tool", name)?.describe();
@@ -162,17 +147,19 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
     return stream;
   }
 
-  async function handle(request: Request): Promise<Response> {
-    const url = new URL(request.url);
+  function serve(request: Incoming): Outgoing | Promise<Outgoing> {
     const refused = checks(request);
     if (refused) return refused;
-    if (url.pathname !== path) {
-      const metadata = protectedResourceMetadata(options, url, path);
+    if (request.path !== path) {
+      const metadata = protectedResourceMetadata(options, request, path);
       if (metadata && request.method === "GET") return metadata;
-      return new Response("Not found", { status: 404 });
+      return answer(404, "Not found", { "content-type": "text/plain" });
     }
-    const auth = await authorize(options, request, url, path);
-    if (auth instanceof Response) return auth;
+    if (!options.authenticate) return route(request, undefined);
+    return authorize(options, request, path).then((auth) => (isOutgoing(auth) ? auth : route(request, auth)));
+  }
+
+  function route(request: Incoming, auth: AuthInfo | undefined): Outgoing | Promise<Outgoing> {
     switch (request.method) {
       case "POST":
         return post(request, auth);
@@ -181,12 +168,12 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
       case "DELETE":
         return remove(request, auth);
       default:
-        return new Response(null, { status: 405, headers: { allow: "POST, GET, DELETE" } });
+        return answer(405, undefined, { allow: "POST, GET, DELETE" });
     }
   }
 
-  function sessionOf(request: Request, auth: AuthInfo | undefined): HttpSession | Response | undefined {
-    const id = request.headers.get(SESSION_HEADER);
+  function sessionOf(request: Incoming, auth: AuthInfo | undefined): HttpSession | Outgoing | undefined {
+    const id = request.header(SESSION_HEADER);
     if (id === null) return undefined;
     const session = sessions.get(id);
     // A session is its creator's: another caller gets the same answer as for an unknown one.
@@ -196,16 +183,19 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
     return session;
   }
 
-  async function post(request: Request, auth: AuthInfo | undefined): Promise<Response> {
-    const type = request.headers.get("content-type") ?? "";
+  async function post(request: Incoming, auth: AuthInfo | undefined): Promise<Outgoing> {
+    const type = request.header("content-type") ?? "";
     if (!/^application\/json\b/i.test(type)) {
       return refuse(415, null, ErrorCode.InvalidRequest, "Content-Type must be application/json");
     }
-    if (!accepts(request, "application/json") || !accepts(request, "text/event-stream")) {
+    const types = accepted(request.header("accept"));
+    if (!allows(types, "application/json") || !allows(types, "text/event-stream")) {
       return refuse(406, null, ErrorCode.InvalidRequest, "Accept must list application/json and text/event-stream");
     }
-    const body = await readBody(request, maxBodyBytes);
-    if (body instanceof Response) return body;
+    const declared = Number(request.header("content-length") ?? Number.NaN);
+    if (declared > maxBodyBytes) return TOO_LARGE(maxBodyBytes);
+    const body = await request.text(maxBodyBytes);
+    if (body === undefined) return TOO_LARGE(maxBodyBytes);
     let message: unknown;
     try {
       message = JSON.parse(body);
@@ -213,9 +203,9 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
       return refuse(400, null, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
     }
     const session = sessionOf(request, auth);
-    if (session instanceof Response) return session;
+    if (isOutgoing(session)) return session;
     if (session) return inSession(request, session, body, message, auth);
-    const header = request.headers.get(VERSION_HEADER);
+    const header = request.header(VERSION_HEADER);
     if (isRequest(message) && message.method === "initialize" && (header === null || HANDSHAKE.includes(header))) {
       return initialize(body, message, auth);
     }
@@ -234,11 +224,11 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
   // ── 2026-07-28: every request stands alone ──
 
   function stateless(
-    request: Request,
+    request: Incoming,
     body: string,
     message: unknown,
     auth: AuthInfo | undefined,
-  ): Promise<Response> | Response {
+  ): Promise<Outgoing> | Outgoing {
     const id = idOf(message);
     if (!isPlainObject(message) || typeof message.method !== "string") {
       return refuse(
@@ -248,7 +238,7 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
         "Invalid request: one JSON-RPC request or notification per POST",
       );
     }
-    const header = request.headers.get(VERSION_HEADER);
+    const header = request.header(VERSION_HEADER);
     const meta = isPlainObject(message.params) && isPlainObject(message.params._meta) ? message.params._meta : {};
     const inBody = meta[MetaKey.protocolVersion];
     if (header === null) {
@@ -277,25 +267,32 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
           "Method not found: initialize (removed in protocol revision 2026-07-28)",
         );
       }
-      const mismatch = routingMismatch(request.headers, message, toolSchema);
+      const mismatch = routingMismatch(request, message, toolSchema);
       if (mismatch) return refuse(400, id, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
     }
-    const listening = message.method === "subscriptions/listen";
-    if (listening && streams >= maxStreams) return refuse(503, id, -32000, "Too many open streams; try again later");
-    if (listening) streams++;
+    const listens = message.method === "subscriptions/listen";
+    if (listens && streams >= maxStreams) return refuse(503, id, -32000, "Too many open streams; try again later");
+    if (listens) streams++;
     // One connection for this request alone: nothing outlives it. Closing the stream cancels the request.
     const reply: Reply = new Reply({ status: statelessStatus, headers: {}, onCancel: () => connection.close() });
     const connection = server.connect({ send: (line, route) => void reply.deliver(line, route) });
-    request.signal?.addEventListener("abort", () => connection.close(), { once: true });
+    request.onAbort(() => connection.close());
+    if (listens) listening.add(connection);
     const finish = () => {
-      if (listening) streams--;
+      if (listens) {
+        streams--;
+        listening.delete(connection);
+      }
       reply.accept();
       connection.close();
     };
-    const done = connection.receive(body, auth ? { auth, tag: reply } : { tag: reply });
+    const done = connection.receive(
+      body,
+      auth ? { auth, tag: reply, parsed: message } : { tag: reply, parsed: message },
+    );
     if (done === undefined) finish();
     else done.then(finish, finish);
-    return reply.response;
+    return reply.answered();
   }
 
   // ── Handshake era: sessions ──
@@ -304,7 +301,7 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
     body: string,
     message: Record<string, unknown>,
     auth: AuthInfo | undefined,
-  ): Promise<Response> | Response {
+  ): Promise<Outgoing> | Outgoing {
     if (sessions.full) return refuse(503, message.id, -32000, "Too many open sessions; try again later");
     const id = crypto.randomUUID();
     let session: HttpSession | undefined;
@@ -314,7 +311,7 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
       ...(auth ? { auth } : {}),
     });
     session = new HttpSession(id, connection, auth?.subject, keep);
-    const done = connection.receive(body, { tag: reply });
+    const done = connection.receive(body, { tag: reply, parsed: message });
     const settle = () => {
       // Only a successful initialize opens a session.
       if (connection.negotiatedVersion !== undefined && session) {
@@ -324,7 +321,7 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
     };
     if (done === undefined) settle();
     else done.then(settle, settle);
-    return reply.response;
+    return reply.answered();
   }
 
   // A session's line goes to the POST it belongs to while that is open, else to the session's GET stream.
@@ -335,13 +332,13 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
   }
 
   function inSession(
-    request: Request,
+    request: Incoming,
     session: HttpSession,
     body: string,
     message: unknown,
     auth: AuthInfo | undefined,
-  ): Promise<Response> | Response {
-    const header = request.headers.get(VERSION_HEADER);
+  ): Promise<Outgoing> | Outgoing {
+    const header = request.header(VERSION_HEADER);
     if (header !== null && header !== session.version) {
       return refuse(
         400,
@@ -365,10 +362,13 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
       headers: { "mcp-session-id": session.id },
       log: { key, events: session, prime: session.version === "2025-11-25" },
     });
-    const done = session.connection.receive(body, auth ? { auth, tag: reply } : { tag: reply });
+    const done = session.connection.receive(
+      body,
+      auth ? { auth, tag: reply, parsed: message } : { tag: reply, parsed: message },
+    );
     if (!needsAnswer) {
       reply.accept();
-      return reply.response;
+      return reply.answered();
     }
     if (done !== undefined)
       done.then(
@@ -376,23 +376,23 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
         () => reply.accept(),
       );
     else reply.accept();
-    return reply.response;
+    return reply.answered();
   }
 
-  function get(request: Request, auth: AuthInfo | undefined): Response {
+  function get(request: Incoming, auth: AuthInfo | undefined): Outgoing {
     const session = sessionOf(request, auth);
-    if (session instanceof Response) return session;
+    if (isOutgoing(session)) return session;
     if (!session) {
-      const header = request.headers.get(VERSION_HEADER);
+      const header = request.header(VERSION_HEADER);
       if (header !== null && HANDSHAKE.includes(header)) {
         return refuse(400, null, -32000, "Bad Request: no MCP-Session-Id; send initialize first");
       }
-      return new Response(null, { status: 405, headers: { allow: "POST" } });
+      return answer(405, undefined, { allow: "POST" });
     }
-    if (!accepts(request, "text/event-stream")) {
+    if (!allows(accepted(request.header("accept")), "text/event-stream")) {
       return refuse(406, null, ErrorCode.InvalidRequest, "Accept must list text/event-stream");
     }
-    const lastEventId = request.headers.get("last-event-id");
+    const lastEventId = request.header("last-event-id");
     if (lastEventId === null && session.get && !session.get.closed) {
       return refuse(409, null, ErrorCode.InvalidRequest, "This session already has a GET stream open");
     }
@@ -408,21 +408,85 @@ export function createHttpHandler(servable: Servable, options: HttpOptions = {})
       session.get = stream;
       if (session.version === "2025-11-25") stream.prime(session.record("get", ""));
     }
-    return new Response(stream.body, { status: 200, headers: { ...SSE_HEADERS, "mcp-session-id": session.id } });
+    return { status: 200, headers: { ...SSE_HEADERS, "mcp-session-id": session.id }, stream };
   }
 
-  function remove(request: Request, auth: AuthInfo | undefined): Response {
+  function remove(request: Incoming, auth: AuthInfo | undefined): Outgoing {
     const session = sessionOf(request, auth);
-    if (session instanceof Response) return session;
-    if (!session) return new Response(null, { status: 405, headers: { allow: "POST" } });
+    if (isOutgoing(session)) return session;
+    if (!session) return answer(405, undefined, { allow: "POST" });
     sessions.delete(session.id);
-    return new Response(null, { status: 204 });
+    return answer(204, undefined, {});
   }
 
-  const handler = handle as HttpHandler;
+  return {
+    serve,
+    close() {
+      sessions.closeAll();
+      for (const connection of [...listening]) connection.endSubscriptions();
+    },
+    get sessions() {
+      return sessions.size;
+    },
+  };
+}
+
+function isOutgoing(value: unknown): value is Outgoing {
+  return (
+    typeof value === "object" && value !== null && typeof (value as Outgoing).status === "number" && "headers" in value
+  );
+}
+
+// ── The web-standard front door ──
+
+function fromRequest(request: Request): Incoming {
+  const url = new URL(request.url);
+  return {
+    method: request.method,
+    path: url.pathname,
+    origin: url.origin,
+    header: (name) => request.headers.get(name),
+    async text(limit) {
+      if (!request.body) return "";
+      const reader = request.body.getReader();
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > limit) {
+          await reader.cancel();
+          return undefined;
+        }
+        chunks.push(value);
+      }
+      return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    },
+    onAbort: (listener) => request.signal.addEventListener("abort", listener, { once: true }),
+    request: () => request,
+  };
+}
+
+function toResponse(outgoing: Outgoing): Response {
+  const body = outgoing.stream ? webBody(outgoing.stream) : (outgoing.body ?? null);
+  return new Response(body, { status: outgoing.status, headers: outgoing.headers });
+}
+
+/**
+ * Serve `servable` over Streamable HTTP, both protocol eras from one instance: a 2026-07-28 request is served
+ * statelessly (nothing kept between requests), a handshake-era client gets a session from `initialize`.
+ * @example
+ * const handle = createHttpHandler(new Notes());
+ * Bun.serve({ port: 3000, fetch: handle });
+ */
+export function createHttpHandler(servable: Servable, options: HttpOptions = {}): HttpHandler {
+  const engine = createHttpEngine(servable, options);
+  const handler = (async (request: Request) => toResponse(await engine.serve(fromRequest(request)))) as HttpHandler;
   Object.defineProperties(handler, {
-    close: { value: () => sessions.closeAll() },
-    sessions: { get: () => sessions.size },
+    close: { value: () => engine.close() },
+    sessions: { get: () => engine.sessions },
+    engine: { value: engine },
   });
   return handler;
 }

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
 import type { Servable } from "@toolsmith/core";
-import { createHttpHandler, type HttpHandler, type HttpOptions } from "./http-handler.js";
+import type { Incoming, Outgoing } from "./exchange.js";
+import { createHttpEngine, type HttpEngine, type HttpOptions } from "./http-handler.js";
 
 export interface ListenOptions extends HttpOptions {
   /** Default: `PORT` from the environment, else 3000; 0 picks a free port. */
@@ -18,53 +18,98 @@ export interface HttpServer {
   /** The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
   readonly url: string;
   readonly server: Server;
-  readonly handler: HttpHandler;
+  readonly engine: HttpEngine;
   close(): Promise<void>;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
-function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
-  const url = `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`;
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else if (value !== undefined) headers.set(name, value);
-  }
-  const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  return new Request(url, {
-    method: req.method,
-    headers,
-    signal,
-    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
-  } as RequestInit);
+// node:http's request as the engine reads it: no Request, no web streams, the body collected from its chunks.
+function fromNode(req: IncomingMessage, res: ServerResponse): Incoming {
+  const host = req.headers.host ?? "localhost";
+  const url = req.url ?? "/";
+  const query = url.indexOf("?");
+  return {
+    method: req.method ?? "GET",
+    path: query < 0 ? url : url.slice(0, query),
+    origin: `http://${host}`,
+    header(name) {
+      const value = req.headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+    },
+    text(limit) {
+      return new Promise((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        req.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > limit) {
+            resolve(undefined);
+            req.destroy();
+          } else chunks.push(chunk);
+        });
+        req.on("end", () =>
+          resolve(
+            chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8"),
+          ),
+        );
+        req.on("error", reject);
+      });
+    },
+    onAbort(listener) {
+      res.once("close", () => {
+        if (!res.writableFinished) listener();
+      });
+    },
+    request() {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+        else if (value !== undefined) headers.set(name, value);
+      }
+      return new Request(`http://${host}${url}`, { method: req.method ?? "GET", headers });
+    },
+  };
 }
 
-async function write(res: ServerResponse, response: Response): Promise<void> {
-  res.statusCode = response.status;
-  response.headers.forEach((value, name) => {
-    res.setHeader(name, value);
-  });
-  if (!response.body) {
-    res.end();
+function write(res: ServerResponse, outgoing: Outgoing): void {
+  res.statusCode = outgoing.status;
+  for (const name in outgoing.headers) res.setHeader(name, outgoing.headers[name] as string);
+  const { stream } = outgoing;
+  if (!stream) {
+    // One write, with Content-Length: end() computes it while the headers are unsent.
+    res.end(outgoing.body);
     return;
   }
-  if (response.headers.get("content-type")?.startsWith("text/event-stream")) res.flushHeaders();
-  const body = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>);
-  body.on("error", () => res.destroy());
-  res.on("close", () => body.destroy());
-  body.pipe(res);
+  res.flushHeaders();
+  res.once("close", () => stream.cancel());
+  stream.attach({ write: (text) => void res.write(text), end: () => res.end() });
 }
 
-/** A node:http request listener for `handler`: mount it in an existing server, or Express (`app.all("/mcp", …)`). */
-export function nodeListener(handler: HttpHandler): (req: IncomingMessage, res: ServerResponse) => void {
+/**
+ * A node:http request listener for a handler or engine: `http.createServer(nodeListener(handler))`, or in Express
+ * `app.all("/mcp", nodeListener(handler))` (before any body-parsing middleware). It reads and writes node:http's own
+ * objects, skipping the web Request and Response.
+ */
+export function nodeListener(
+  target: HttpEngine | { readonly engine: HttpEngine },
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const engine = "engine" in target ? target.engine : target;
   return (req, res) => {
-    const aborted = new AbortController();
-    res.on("close", () => {
-      if (!res.writableFinished) aborted.abort();
-    });
-    handler(toRequest(req, aborted.signal)).then(
-      (response) => write(res, response),
+    let served: Outgoing | Promise<Outgoing>;
+    try {
+      served = engine.serve(fromNode(req, res));
+    } catch {
+      res.statusCode = 500;
+      res.end();
+      return;
+    }
+    if (!(served instanceof Promise)) {
+      write(res, served);
+      return;
+    }
+    served.then(
+      (outgoing) => write(res, outgoing),
       () => {
         if (!res.headersSent) res.statusCode = 500;
         res.end();
@@ -97,20 +142,26 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
     (LOOPBACK.has(host)
       ? ["localhost", "127.0.0.1", "[::1]"].flatMap((name) => [name, `${name}:${bound}`])
       : undefined);
-  const handler = createHttpHandler(servable, { ...options, path, ...(allowedHosts ? { allowedHosts } : {}) });
-  server.on("request", nodeListener(handler));
+  const engine = createHttpEngine(servable, { ...options, path, ...(allowedHosts ? { allowedHosts } : {}) });
+  server.on("request", nodeListener(engine));
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${bound}${path}`;
   const log = options.log === undefined ? process.stderr : options.log;
   log?.write(`MCP server (Streamable HTTP) listening on ${url}\n`);
   return {
     url,
     server,
-    handler,
+    engine,
+    // Sessions end and listen streams get their closing result; connections left after a grace period are cut.
     close: () =>
       new Promise<void>((resolve) => {
-        handler.close();
-        server.closeAllConnections();
+        engine.close();
         server.close(() => resolve());
+        const idle = setInterval(() => server.closeIdleConnections(), 10);
+        const cut = setTimeout(() => server.closeAllConnections(), 1000);
+        server.once("close", () => {
+          clearInterval(idle);
+          clearTimeout(cut);
+        });
       }),
   };
 }

@@ -1,4 +1,5 @@
 import type { AuthInfo, MaybePromise } from "@toolsmith/core";
+import { answer, type Incoming, type Outgoing } from "./exchange.js";
 import { errorBody } from "./json.js";
 
 export interface ProtectionOptions {
@@ -46,23 +47,20 @@ function hostName(host: string): string {
   return host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : (host.split(":")[0] ?? host);
 }
 
-function forbidden(message: string): Response {
-  return new Response(errorBody(null, -32000, message), {
-    status: 403,
-    headers: { "content-type": "application/json" },
-  });
+function forbidden(message: string): Outgoing {
+  return answer(403, errorBody(null, -32000, message));
 }
 
-export type Guard = (request: Request) => Response | undefined;
+export type Guard = (request: Incoming) => Outgoing | undefined;
 
 /** The checks every request passes first: Host (when set) and Origin. */
 export function guard(options: ProtectionOptions): Guard {
   const hosts = options.allowedHosts ? new Set(options.allowedHosts.map((host) => host.toLowerCase())) : undefined;
   const origins = options.allowedOrigins;
   return (request) => {
-    const host = request.headers.get("host")?.toLowerCase();
+    const host = request.header("host")?.toLowerCase();
     if (hosts && (host === undefined || !hosts.has(host))) return forbidden(`Host not allowed: ${host ?? "(none)"}`);
-    const origin = request.headers.get("origin");
+    const origin = request.header("origin");
     if (origin === null || origins === "any") return undefined;
     if (origins) return origins.includes(origin) ? undefined : forbidden(`Origin not allowed: ${origin}`);
     let parsed: URL;
@@ -78,56 +76,53 @@ export function guard(options: ProtectionOptions): Guard {
   };
 }
 
-function metadataUrl(url: URL, path: string): string {
-  return `${url.origin}/.well-known/oauth-protected-resource${path}`;
+function metadataUrl(request: Incoming, path: string): string {
+  return `${request.origin}/.well-known/oauth-protected-resource${path}`;
 }
 
 /** The RFC 9728 document for this endpoint, when asked for at its well-known path. */
-export function protectedResourceMetadata(options: AuthOptions, url: URL, path: string): Response | undefined {
+export function protectedResourceMetadata(options: AuthOptions, request: Incoming, path: string): Outgoing | undefined {
   const metadata = options.resourceMetadata;
   if (!metadata) return undefined;
   if (
-    url.pathname !== `/.well-known/oauth-protected-resource${path}` &&
-    url.pathname !== "/.well-known/oauth-protected-resource"
+    request.path !== `/.well-known/oauth-protected-resource${path}` &&
+    request.path !== "/.well-known/oauth-protected-resource"
   ) {
     return undefined;
   }
   const body: Record<string, unknown> = {
-    resource: `${url.origin}${path}`,
+    resource: `${request.origin}${path}`,
     authorization_servers: metadata.authorizationServers,
     bearer_methods_supported: ["header"],
   };
   if (metadata.scopesSupported) body.scopes_supported = metadata.scopesSupported;
   if (metadata.resourceName) body.resource_name = metadata.resourceName;
   if (metadata.resourceDocumentation) body.resource_documentation = metadata.resourceDocumentation;
-  return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+  return answer(200, JSON.stringify(body));
 }
 
 /** The caller, or the 401/403 that refuses them. Without an `authenticate` hook everyone is anonymous. */
 export async function authorize(
   options: AuthOptions,
-  request: Request,
-  url: URL,
+  request: Incoming,
   path: string,
-): Promise<AuthInfo | undefined | Response> {
+): Promise<AuthInfo | undefined | Outgoing> {
   if (!options.authenticate) return undefined;
   const challenge = (error: string, description: string) => {
     const parts = [`error="${error}"`, `error_description="${description.replace(/["\\]/g, "")}"`];
-    if (options.resourceMetadata) parts.unshift(`resource_metadata="${metadataUrl(url, path)}"`);
+    if (options.resourceMetadata) parts.unshift(`resource_metadata="${metadataUrl(request, path)}"`);
     return `Bearer ${parts.join(", ")}`;
   };
-  try {
-    const principal = await options.authenticate(request);
-    if (principal) return principal;
-    return new Response(errorBody(null, -32000, "Unauthorized"), {
-      status: 401,
-      headers: { "content-type": "application/json", "www-authenticate": challenge("invalid_token", "Unauthorized") },
+  const refused = (status: number, error: string, message: string) =>
+    answer(status, errorBody(null, -32000, message), {
+      "content-type": "application/json",
+      "www-authenticate": challenge(error, message),
     });
+  try {
+    const principal = await options.authenticate(request.request());
+    return principal ?? refused(401, "invalid_token", "Unauthorized");
   } catch (error) {
     if (!(error instanceof AuthError)) throw error;
-    return new Response(errorBody(null, -32000, error.message), {
-      status: error.status,
-      headers: { "content-type": "application/json", "www-authenticate": challenge(error.error, error.message) },
-    });
+    return refused(error.status, error.error, error.message);
   }
 }

@@ -1,5 +1,6 @@
 import type { Route } from "@toolsmith/core";
 import { EventStream, SSE_HEADERS } from "./event-stream.js";
+import type { Outgoing } from "./exchange.js";
 
 /** Where a reply's SSE events are also kept, so a client that lost the stream can resume it (handshake era). */
 export interface EventLog {
@@ -7,6 +8,8 @@ export interface EventLog {
   record(key: string, data: string): string;
   /** The stream a resumed GET now reads `key` from, if any. */
   live(key: string): EventStream | undefined;
+  /** Stream `key` is open: a GET may resume it until its reply is complete. */
+  opened(key: string): void;
   /** The reply of stream `key` is complete. */
   finished(key: string): void;
 }
@@ -15,33 +18,46 @@ export interface ReplyOptions {
   /** The HTTP status of a lone JSON-RPC response, by its error code (undefined for a result). */
   status(error: number | undefined): number;
   /** Extra response headers (the session id). */
-  headers: Record<string, string>;
+  headers?: Readonly<Record<string, string>>;
   /** Handshake era: this reply's stream key and the session's event log, for resumption. */
   log?: { key: string; events: EventLog; prime: boolean };
   /** The client closed the SSE stream before the reply was complete. */
   onCancel?: () => void;
 }
 
+const JSON_ONLY: Readonly<Record<string, string>> = { "content-type": "application/json" };
+
 /**
  * The HTTP answer to one POSTed request: plain JSON when its response is the first thing the connection says for
  * it, an SSE stream as soon as anything else comes first (progress, a log message, a question to the client).
  */
 export class Reply {
-  readonly response: Promise<Response>;
+  /** The answer, once known; `answered` resolves with it when it is not known at once. */
+  outgoing: Outgoing | undefined;
   readonly #options: ReplyOptions;
-  #resolve!: (response: Response) => void;
+  #resolve: ((outgoing: Outgoing) => void) | undefined;
   #stream: EventStream | undefined;
   #done = false;
 
   constructor(options: ReplyOptions) {
     this.#options = options;
-    this.response = new Promise((resolve) => {
-      this.#resolve = resolve;
-    });
   }
 
   get done(): boolean {
     return this.#done;
+  }
+
+  /** The answer: at once when the connection already gave it, else when it does. */
+  answered(): Outgoing | Promise<Outgoing> {
+    if (this.outgoing) return this.outgoing;
+    return new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  #settle(outgoing: Outgoing): void {
+    this.outgoing = outgoing;
+    this.#resolve?.(outgoing);
   }
 
   /** Take a line the connection said for this request; false once the reply is complete (send it elsewhere). */
@@ -49,12 +65,12 @@ export class Reply {
     if (this.#done) return false;
     if (route.kind === "response" && this.#stream === undefined) {
       this.#done = true;
-      this.#resolve(
-        new Response(line, {
-          status: this.#options.status(route.error),
-          headers: { "content-type": "application/json", ...this.#options.headers },
-        }),
-      );
+      const extra = this.#options.headers;
+      this.#settle({
+        status: this.#options.status(route.error),
+        headers: extra ? { ...JSON_ONLY, ...extra } : JSON_ONLY,
+        body: line,
+      });
       return true;
     }
     const stream = this.#stream ?? this.#open();
@@ -80,9 +96,11 @@ export class Reply {
     this.#done = true;
     if (this.#stream) {
       this.#stream.close();
+      const log = this.#options.log;
+      log?.events.finished(log.key);
       return;
     }
-    this.#resolve(new Response(null, { status, headers: this.#options.headers }));
+    this.#settle({ status, headers: this.#options.headers ?? {} });
   }
 
   #open(): EventStream {
@@ -91,9 +109,12 @@ export class Reply {
     });
     this.#stream = stream;
     const log = this.#options.log;
-    // 2025-11-25: an event with an id first, so a client can resume even before the first message.
-    if (log?.prime) stream.prime(log.events.record(log.key, ""));
-    this.#resolve(new Response(stream.body, { status: 200, headers: { ...SSE_HEADERS, ...this.#options.headers } }));
+    if (log) {
+      log.events.opened(log.key);
+      // 2025-11-25: an event with an id first, so a client can resume even before the first message.
+      if (log.prime) stream.prime(log.events.record(log.key, ""));
+    }
+    this.#settle({ status: 200, headers: { ...SSE_HEADERS, ...this.#options.headers }, stream });
     return stream;
   }
 }

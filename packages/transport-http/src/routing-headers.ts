@@ -65,19 +65,19 @@ function at(value: unknown, path: readonly string[]): unknown {
  * input schema by name, for its `Mcp-Param-*` headers.
  */
 export function routingMismatch(
-  headers: Headers,
+  headers: { header(name: string): string | null },
   message: Record<string, unknown>,
   toolSchema: (name: string) => Readonly<Record<string, unknown>> | undefined,
 ): string | undefined {
   const method = message.method as string;
-  const sent = headers.get("mcp-method");
+  const sent = headers.header("mcp-method");
   if (sent === null) return "the Mcp-Method header is missing";
   if (decodeHeader(sent) !== method)
     return `the Mcp-Method header (${sent}) does not match the body's method (${method})`;
-  const field = NAMED[method];
+  const field = Object.hasOwn(NAMED, method) ? NAMED[method] : undefined;
   if (field === undefined) return undefined;
   const params = isPlainObject(message.params) ? message.params : {};
-  const named = headers.get("mcp-name");
+  const named = headers.header("mcp-name");
   if (named === null) return `the Mcp-Name header is missing; ${method} needs it`;
   if (decodeHeader(named) !== params[field]) return `the Mcp-Name header does not match params.${field}`;
   if (method !== "tools/call" || typeof params.name !== "string") return undefined;
@@ -85,7 +85,7 @@ export function routingMismatch(
   if (!schema) return undefined;
   for (const { header, path } of headerParams(schema)) {
     const value = at(params.arguments, path);
-    const mirrored = headers.get(`mcp-param-${header}`);
+    const mirrored = headers.header(`mcp-param-${header}`);
     if (value === undefined || value === null) {
       if (mirrored !== null) return `the Mcp-Param-${header} header is sent, but the argument ${path.join(".")} is not`;
       continue;

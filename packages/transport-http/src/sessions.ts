@@ -33,9 +33,11 @@ export class HttpSession implements EventLog {
 
   /** A new stream key for a POST's SSE reply. */
   nextKey(): string {
-    const key = `post-${++this.#streams}`;
+    return `post-${++this.#streams}`;
+  }
+
+  opened(key: string): void {
     this.#open.add(key);
-    return key;
   }
 
   record(key: string, data: string): string {

@@ -1,0 +1,38 @@
+import type { EventStream } from "./event-stream.js";
+
+// What the engine reads and writes. Two front doors make these: the web-standard handler (Request → Response) and
+// the node:http listener, which skips building Request and Response objects on its hot path.
+
+/** An incoming HTTP request. Header names are lower case. */
+export interface Incoming {
+  readonly method: string;
+  /** The path, without the query. */
+  readonly path: string;
+  /** `scheme://host[:port]`, as the client addressed the server. */
+  readonly origin: string;
+  header(name: string): string | null;
+  /** The body as text; undefined when it is over `limit` bytes. */
+  text(limit: number): Promise<string | undefined>;
+  /** Call `listener` if the client goes away before the answer is complete. */
+  onAbort(listener: () => void): void;
+  /** The request as a web-standard Request (headers, no body), for the authenticate hook. */
+  request(): Request;
+}
+
+/** An HTTP answer: a body of text, or an SSE stream. */
+export interface Outgoing {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string | undefined;
+  readonly stream?: EventStream | undefined;
+}
+
+export const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/json" };
+
+export function answer(
+  status: number,
+  body?: string,
+  headers: Readonly<Record<string, string>> = JSON_HEADERS,
+): Outgoing {
+  return body === undefined ? { status, headers } : { status, headers, body };
+}
