@@ -11,11 +11,14 @@ import { z } from "zod";
  * stack covers every module: an audit trail of who called what, and a rate limit per caller.
  */
 @use(
-  audit((entry) => Workbench.trail.push(entry)),
+  audit((entry) => {
+    // The last 1,000 entries: a trail that cannot grow without bound.
+    if (Workbench.trail.push(entry) > 1000) Workbench.trail.shift();
+  }),
   rateLimit({ capacity: 20, perSecond: 5 }),
 )
 export class Workbench extends McpServer {
-  /** Every audited operation, newest last (a real server would send it to a file or a service). */
+  /** The latest audited operations, newest last (a real server would send them to a file or a service). */
   static readonly trail: AuditRecord[] = [];
   name = "workbench";
   version = "0.1.0";

@@ -24,7 +24,6 @@ import {
   METHODS,
   type Method,
   type MethodEnv,
-  PER_CALLER,
 } from "./methods.js";
 import { describeOperation, runMiddleware } from "./middleware.js";
 import {
@@ -93,6 +92,7 @@ interface Pending {
 interface Listen {
   readonly id: RequestId;
   readonly tag: unknown;
+  readonly ctx: RequestContextImpl;
   readonly filter: ListenFilter;
   end(): void;
 }
@@ -126,8 +126,8 @@ function askTarget(handler: Method, method: string, params: Params, auth: AuthIn
 }
 
 function withoutHint(result: Record<string, unknown>): Record<string, unknown> {
-  if (!(CACHE_HINT in result) && !(PER_CALLER in result)) return result;
-  const { [CACHE_HINT]: _hint, [PER_CALLER]: _perCaller, ...rest } = result as Record<string | symbol, unknown>;
+  if (!(CACHE_HINT in result)) return result;
+  const { [CACHE_HINT]: _hint, ...rest } = result as Record<string | symbol, unknown>;
   return rest as Record<string, unknown>;
 }
 
@@ -145,7 +145,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   readonly #env: MethodEnv;
   readonly #inFlight = new Map<string, RequestContextImpl>();
   readonly #outbound = new Map<number, Pending>();
-  readonly #subscriptions = new Set<string>();
+  // A subscription remembers who subscribed: an update goes only to a caller who may read the resource.
+  readonly #subscriptions = new Map<string, RequestContextImpl>();
   readonly #listens = new Map<string, Listen>();
   #nextId = 0;
   #logLevel: LogLevel | undefined;
@@ -603,6 +604,14 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     return this.#answered(result, served);
   }
 
+  // A list that may differ per caller (guards, or middleware that could filter it) must not be cached publicly.
+  #perCaller(handler: Method): boolean {
+    if (handler.operation !== "list") return false;
+    if (this.#core.middleware.length > 0) return true;
+    const kind = handler.capability;
+    return (kind === "tools" || kind === "prompts" || kind === "resources") && this.#core.router.dependsOnCaller(kind);
+  }
+
   #done({ ctx, key }: Served): void {
     ctx.finish();
     if (this.#inFlight.get(key) === ctx) this.#inFlight.delete(key);
@@ -614,7 +623,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     if (served.mayAsk && ctx.inputs?.asked !== undefined) return this.#needsInput(served);
     this.#done(served);
     if (ctx.cancelled) return NO_REPLY;
-    return ctx.revision.resultType ? this.#core.complete(result, served.handler.cache) : withoutHint(result);
+    if (!ctx.revision.resultType) return withoutHint(result);
+    return this.#core.complete(result, served.handler.cache, this.#perCaller(served.handler));
   }
 
   #failed(error: unknown, served: Served): MaybePromise<Outcome> {
@@ -743,8 +753,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.#logLevel = level;
   }
 
-  subscribe(uri: string): void {
-    this.#subscriptions.add(uri);
+  subscribe(uri: string, ctx: RequestContextImpl): void {
+    this.#subscriptions.set(uri, ctx);
   }
 
   unsubscribe(uri: string): void {
@@ -771,7 +781,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         if (this.#listens.get(key)?.filter === honoured) this.#listens.delete(key);
         resolve({ _meta: meta });
       };
-      this.#listens.set(key, { id, tag: ctx.tag, filter: honoured, end });
+      this.#listens.set(key, { id, tag: ctx.tag, ctx, filter: honoured, end });
       ctx.signal.addEventListener("abort", end, { once: true });
     });
   }
@@ -791,14 +801,16 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   }
 
   resourceUpdated(uri: string): void {
-    if (this.#state.kind === "operating" && this.#subscriptions.has(uri)) {
+    const router = this.#core.router;
+    const subscriber = this.#subscriptions.get(uri);
+    if (this.#state.kind === "operating" && subscriber && router.canRead(uri, subscriber)) {
       this.#emit(
         { jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } },
         { kind: "notification" },
       );
     }
     for (const listen of this.#listens.values()) {
-      if (listen.filter.resourceSubscriptions?.includes(uri)) {
+      if (listen.filter.resourceSubscriptions?.includes(uri) && router.canRead(uri, listen.ctx)) {
         this.notify(
           "notifications/resources/updated",
           { uri, _meta: { [MetaKey.subscriptionId]: listen.id } },

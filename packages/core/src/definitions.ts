@@ -9,7 +9,7 @@ import type { Annotations, CacheHint, Icon, Resource, ToolAnnotations } from "./
  * @example
  * server.tool({ name: "wipe", description: "Wipe all", guard: (ctx) => ctx.auth?.scopes.includes("admin") ?? false, handler });
  */
-export type Guard = (ctx: RequestContext) => boolean;
+export type Guard = (ctx: RequestContext) => boolean | undefined;
 
 /** What a completer may answer: values, or values with the total and whether there are more. */
 export type Completion = string[] | { values: string[]; total?: number; hasMore?: boolean };

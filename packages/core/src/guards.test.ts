@@ -99,3 +99,34 @@ it("a guard must be a function", () => {
     }),
   );
 });
+
+describe.each(["2025-11-25", "2026-07-28"] as const)("guards and subscriptions in %s", (protocolVersion) => {
+  it("an update of a guarded resource reaches only subscribers who may read it", async () => {
+    const s = server();
+    const asReader = await createTestClient(s, { protocolVersion, auth: reader });
+    const asAdmin = await createTestClient(s, { protocolVersion, auth: admin });
+    const streams =
+      protocolVersion === "2026-07-28"
+        ? [
+            await asReader.listen({ resourceSubscriptions: ["admin://log"] }),
+            await asAdmin.listen({ resourceSubscriptions: ["admin://log"] }),
+          ]
+        : undefined;
+    if (!streams) {
+      await asReader.request("resources/subscribe", { uri: "admin://log" });
+      await asAdmin.request("resources/subscribe", { uri: "admin://log" });
+    }
+    s.resourceUpdated("admin://log");
+    const updates = (client: typeof asReader) =>
+      client.notifications.filter((n) => n.method === "notifications/resources/updated").length;
+    expect(updates(asReader)).toBe(0);
+    expect(updates(asAdmin)).toBe(1);
+  });
+});
+
+it("2026-07-28: a list served through middleware (which may filter per caller) is cacheScope private", async () => {
+  const plain = createServer({ name: "plain", version: "1" });
+  plain.tool({ name: "t", description: "t", handler: () => 1 });
+  plain.use((_operation, next) => next());
+  expect(await (await createTestClient(plain)).request("tools/list")).toMatchObject({ cacheScope: "private" });
+});

@@ -24,9 +24,6 @@ export type CacheKind = "discover" | "list" | "read";
 /** A result's own caching hint; a symbol key, so it never reaches the wire by itself. */
 export const CACHE_HINT: unique symbol = Symbol("toolsmith.cacheHint");
 
-/** Marks a list whose items depend on the caller (guards): its 2026-07-28 cacheScope is private. */
-export const PER_CALLER: unique symbol = Symbol("toolsmith.perCaller");
-
 /** What `subscriptions/listen` asks for. */
 export interface ListenFilter {
   toolsListChanged?: boolean;
@@ -38,7 +35,7 @@ export interface ListenFilter {
 /** What the connection-scoped methods need from their connection. */
 export interface ConnectionControl {
   setLogLevel(level: LogLevel): void;
-  subscribe(uri: string): void;
+  subscribe(uri: string, ctx: RequestContextImpl): void;
   unsubscribe(uri: string): void;
   /** Open a listen stream; resolves with its result when the server ends it. */
   listen(filter: ListenFilter, ctx: RequestContextImpl): Promise<Record<string, unknown>>;
@@ -84,9 +81,7 @@ function list(
     operation: "list",
     run(env, params, ctx) {
       const { cursor } = parse(PaginatedParams, params);
-      const page = andThen(items(env, ctx), (found) => env.core.page(key, found, cursor));
-      if (!env.core.router.dependsOnCaller(capability)) return page;
-      return andThen(page, (result) => ({ ...result, [PER_CALLER]: true }));
+      return andThen(items(env, ctx), (found) => env.core.page(key, found, cursor));
     },
   };
 }
@@ -125,8 +120,8 @@ export const METHODS: Readonly<Record<string, Method>> = {
   },
   "resources/subscribe": {
     capability: "resources",
-    run(env, params) {
-      env.connection.subscribe(parse(ReadResourceParams, params).uri);
+    run(env, params, ctx) {
+      env.connection.subscribe(parse(ReadResourceParams, params).uri, ctx);
       return {};
     },
   },

@@ -121,3 +121,29 @@ describe("the fast path", () => {
     }
   });
 });
+
+describe("middleware mistakes", () => {
+  it("next() called twice runs the operation once and fails clearly; a middleware that returns nothing too", async () => {
+    let runs = 0;
+    const twice = createServer({ name: "twice", version: "1" });
+    twice.tool({ name: "charge", description: "charge", handler: () => ++runs });
+    twice.use(async (_operation, next) => {
+      await next();
+      return next();
+    });
+    const logged: string[] = [];
+    twice.setLogger((entry) => logged.push(entry.message));
+    const client = await createTestClient(twice);
+    expect((await rpcError(client.callTool("charge"))).message).toBe("Internal error");
+    expect(runs).toBe(1);
+    expect(logged.join("\n")).toContain("next() twice");
+
+    const silent = createServer({ name: "silent", version: "1" });
+    silent.tool({ name: "t", description: "t", handler: () => 1 });
+    silent.use((() => undefined) as unknown as Middleware);
+    const said: string[] = [];
+    silent.setLogger((entry) => said.push(entry.message));
+    expect((await rpcError((await createTestClient(silent)).callTool("t"))).message).toBe("Internal error");
+    expect(said.join("\n")).toContain("return next()");
+  });
+});

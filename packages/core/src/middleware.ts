@@ -1,6 +1,6 @@
 import type { RequestContext } from "./context.js";
 import { isPlainObject } from "./json-rpc.js";
-import type { MaybePromise } from "./maybe.js";
+import { andThen, type MaybePromise } from "./maybe.js";
 
 /** What kind of operation a middleware sees. */
 export type OperationKind = "call" | "read" | "get" | "complete" | "list";
@@ -56,7 +56,18 @@ export function describeOperation(
   return operation;
 }
 
-/** Run `last` inside the middleware, first registered outermost. */
+function checked(result: MaybePromise<Record<string, unknown>>): MaybePromise<Record<string, unknown>> {
+  return andThen(result, (value) => {
+    if (!isPlainObject(value)) {
+      throw new TypeError(
+        `a middleware returned ${value === null ? "null" : typeof value}, not a result: return next() (or a result of its own)`,
+      );
+    }
+    return value;
+  });
+}
+
+/** Run `last` inside the middleware, first registered outermost. Each `next` runs what is inside once. */
 export function runMiddleware(
   middleware: readonly Middleware[],
   operation: Operation,
@@ -64,7 +75,15 @@ export function runMiddleware(
 ): MaybePromise<Record<string, unknown>> {
   const at = (index: number): MaybePromise<Record<string, unknown>> => {
     const current = middleware[index];
-    return current === undefined ? last() : current(operation, () => at(index + 1));
+    if (current === undefined) return last();
+    let called = false;
+    return checked(
+      current(operation, () => {
+        if (called) throw new Error("a middleware called next() twice: the operation runs once");
+        called = true;
+        return at(index + 1);
+      }),
+    );
   };
   return at(0);
 }

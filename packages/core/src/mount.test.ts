@@ -144,3 +144,45 @@ describe("mount clashes fail at mount time, naming both sources", () => {
     definitionError(() => app.mount("self", app));
   });
 });
+
+describe("modules, after review", () => {
+  it("a cycle of mounts is refused, naming the module", () => {
+    const a = createServer({ name: "a", version: "1" });
+    const b = createServer({ name: "b", version: "1" });
+    a.mount("b", b);
+    expect(definitionError(() => b.mount("a", a)).message).toContain(
+      'server "a" (mounted at "a") already serves this server',
+    );
+  });
+
+  it("a module's own middleware runs around its operations, inside the parent's", async () => {
+    const trail: string[] = [];
+    const module = github();
+    module.use((operation, next) => {
+      trail.push(`module ${operation.name ?? operation.uri}`);
+      return next();
+    });
+    const app = createServer({ name: "app", version: "1" }).mount("github", module);
+    app.use((operation, next) => {
+      trail.push(`app ${operation.method}`);
+      return next();
+    });
+    const client = await createTestClient(app);
+    await client.callTool("github.create_issue", { title: "x" });
+    await client.readResource("github://issues/3");
+    expect(trail).toEqual([
+      "app tools/call",
+      "module github.create_issue",
+      "app resources/read",
+      "module github://issues/3",
+    ]);
+  });
+
+  it("an unknown name under a prefix is answered with the name the client used; registered() looks through modules", async () => {
+    const app = createServer({ name: "app", version: "1" }).mount("github", github());
+    const client = await createTestClient(app);
+    expect((await rpcError(client.callTool("github.nope"))).message).toBe("Unknown tool: github.nope");
+    expect(app.registered("tool", "github.create_issue")?.key).toBe("create_issue");
+    expect(app.registered("resourceTemplate", "github://issues/{n}")).toBeDefined();
+  });
+});

@@ -25,6 +25,7 @@ import { DefinitionError, isMcpError, McpError, messageOf } from "./errors.js";
 import { ErrorCode } from "./json-rpc.js";
 import type { LogEntry } from "./logger.js";
 import { andThen, attempt, isPromiseLike, type MaybePromise } from "./maybe.js";
+import { describeOperation, type Middleware, type OperationKind, runMiddleware } from "./middleware.js";
 import { featuresOf, type ProtocolVersion, type RevisionFeatures } from "./protocol.js";
 import { type ChangeKind, type Entry, type Registered, type RegisteredKind, Table } from "./registry.js";
 import {
@@ -71,6 +72,14 @@ interface View<T> {
 interface Mount {
   readonly prefix: string;
   readonly router: Router;
+  /** Run the module's own middleware around one of its operations. */
+  around<T>(
+    method: string,
+    kind: OperationKind,
+    params: Record<string, unknown>,
+    ctx: RequestContext,
+    serve: () => MaybePromise<T>,
+  ): MaybePromise<T>;
   /** How clash messages name it. */
   readonly source: string;
   /** Its listed tools and prompts, renamed once per listed object. */
@@ -183,7 +192,17 @@ export class Router {
             ? this.#resources
             : this.#templates;
     const entry = (table.map as Map<string, Entry<never>>).get(key);
-    return entry ? ((table as unknown as Table<never, never>).handle(entry) as Registered<never>) : undefined;
+    if (entry) return (table as unknown as Table<never, never>).handle(entry) as Registered<never>;
+    // Through a module: its tools and prompts by their public names, its resources by URI.
+    if (kind === "tool" || kind === "prompt") {
+      const inModule = this.#mountFor(key);
+      return inModule?.mount.router.registered(kind, inModule.rest);
+    }
+    for (const mount of this.#mounts) {
+      const found = mount.router.registered(kind, key);
+      if (found) return found;
+    }
+    return undefined;
   }
 
   addPrompt(definition: PromptDefinition<InputSchema | undefined>): Registered<PromptDefinition> {
@@ -306,19 +325,34 @@ export class Router {
    * Serve another router's tools and prompts under `prefix.` and its resources as they are. A name or URI that would
    * be served twice fails now, naming both sources.
    */
-  mount(prefix: string, router: Router, source: string): void {
+  mount(prefix: string, router: Router, source: string, middleware: () => readonly Middleware[] = () => []): void {
     if (!/^[A-Za-z0-9_-]{1,32}$/.test(prefix)) {
       throw new DefinitionError(
         `Mount prefix ${JSON.stringify(prefix)} is invalid: use 1–32 characters of A-Z, a-z, 0-9, "_" and "-"`,
       );
     }
-    if (router === this) throw new DefinitionError(`A server cannot be mounted into itself (at "${prefix}")`);
+    if (router === this || router.#reaches(this)) {
+      throw new DefinitionError(
+        `${source} already serves this server, directly or through its modules: mounting it would make a cycle`,
+      );
+    }
     const taken = this.#mounts.find((mount) => mount.prefix === prefix);
     if (taken)
       throw new DefinitionError(
         `Mount prefix "${prefix}" is taken by ${taken.source}; mount ${source} under another prefix`,
       );
-    const mount: Mount = { prefix, router, source, names: new WeakMap() };
+    const around: Mount["around"] = (method, kind, params, ctx, serve) => {
+      const own = middleware();
+      if (own.length === 0) return serve();
+      const operation = describeOperation(
+        method,
+        kind,
+        params,
+        ctx as RequestContext & { abort(reason: unknown): void },
+      );
+      return runMiddleware(own, operation, serve as () => MaybePromise<Record<string, unknown>>) as MaybePromise<never>;
+    };
+    const mount: Mount = { prefix, router, source, names: new WeakMap(), around };
     for (const [kind, table] of [
       ["tool", this.#tools],
       ["prompt", this.#prompts],
@@ -356,6 +390,17 @@ export class Router {
     this.#changedAll();
   }
 
+  // Whether a tool or prompt of this name is served here or in a module below (guards aside).
+  #serves(kind: "tool" | "prompt", name: string): boolean {
+    if ((kind === "tool" ? this.#tools : this.#prompts).get(name)) return true;
+    const inModule = this.#mountFor(name);
+    return inModule !== undefined && inModule.mount.router.#serves(kind, inModule.rest);
+  }
+
+  #reaches(target: Router): boolean {
+    return this.#mounts.some((mount) => mount.router === target || mount.router.#reaches(target));
+  }
+
   #resourceOwner(uri: string): string | undefined {
     if (this.#resources.map.has(uri)) return "this server";
     return this.#mounts.find((mount) => mount.router.#resourceOwner(uri))?.source;
@@ -375,7 +420,12 @@ export class Router {
     const tool = this.#tools.get(name);
     if (!tool || !allows(tool.definition.guard, ctx)) {
       const inModule = tool ? undefined : this.#mountFor(name);
-      if (inModule) return inModule.mount.router.callTool(inModule.rest, args, ctx);
+      if (inModule && inModule.mount.router.#serves("tool", inModule.rest)) {
+        const { mount, rest } = inModule;
+        return mount.around("tools/call", "call", { name, arguments: args }, ctx, () =>
+          mount.router.callTool(rest, args, ctx),
+        );
+      }
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
     const features = featuresOf(ctx.protocolVersion);
@@ -445,6 +495,11 @@ export class Router {
     });
   }
 
+  /** True when `uri` is served for this caller (a resource updates only a subscriber who could read it). */
+  canRead(uri: string, ctx: RequestContext): boolean {
+    return this.#resolve(uri, ctx) !== undefined;
+  }
+
   readResource(uri: string, ctx: RequestContext): MaybePromise<ReadOutcome> {
     const read = this.#resolve(uri, ctx);
     if (read) return read();
@@ -484,7 +539,7 @@ export class Router {
     }
     for (const mount of this.#mounts) {
       const read = mount.router.#resolve(uri, ctx);
-      if (read) return read;
+      if (read) return () => mount.around("resources/read", "read", { uri }, ctx, read);
     }
     return undefined;
   }
@@ -497,7 +552,12 @@ export class Router {
     const prompt = this.#prompts.get(name);
     if (!prompt || !allows(prompt.definition.guard, ctx)) {
       const inModule = prompt ? undefined : this.#mountFor(name);
-      if (inModule) return inModule.mount.router.getPrompt(inModule.rest, args, ctx);
+      if (inModule && inModule.mount.router.#serves("prompt", inModule.rest)) {
+        const { mount, rest } = inModule;
+        return mount.around("prompts/get", "get", { name, arguments: args }, ctx, () =>
+          mount.router.getPrompt(rest, args, ctx),
+        );
+      }
       throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     }
     const { definition } = prompt;

@@ -27,7 +27,7 @@ export interface ServerCore {
   discoverResult(): Record<string, unknown>;
   initializeResult(version: ProtocolVersion): Record<string, unknown>;
   /** Shape a 2026-07-28 result: `resultType`, caching hint, server info. */
-  complete(result: Record<string, unknown>, cache: CacheKind | undefined): Record<string, unknown>;
+  complete(result: Record<string, unknown>, cache: CacheKind | undefined, perCaller?: boolean): Record<string, unknown>;
   /** One page of a list, with `nextCursor` when more follow. */
   page(key: string, items: unknown[], cursor: string | undefined): MaybePromise<Record<string, unknown>>;
   log(entry: LogEntry): void;

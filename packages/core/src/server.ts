@@ -9,7 +9,7 @@ import { DefinitionError, McpError } from "./errors.js";
 import { ErrorCode, isPlainObject } from "./json-rpc.js";
 import type { ErrorReport, LogEntry, Logger } from "./logger.js";
 import type { MaybePromise } from "./maybe.js";
-import { CACHE_HINT, type CacheKind, PER_CALLER } from "./methods.js";
+import { CACHE_HINT, type CacheKind } from "./methods.js";
 import type { Middleware } from "./middleware.js";
 import { featuresOf, HANDSHAKE_VERSIONS, MetaKey, type ProtocolVersion, STATELESS_VERSIONS } from "./protocol.js";
 import { type ChangeKind, type Registered, type RegisteredKind, Router } from "./router.js";
@@ -173,7 +173,12 @@ class ServerImpl implements Server, ServerCore {
     const other = toServer(module);
     if (!(other instanceof ServerImpl))
       throw new DefinitionError(`mount("${prefix}") takes a Toolsmith server or server class instance`);
-    this.router.mount(prefix, other.router, `server "${other.info.name}" (mounted at "${prefix}")`);
+    this.router.mount(
+      prefix,
+      other.router,
+      `server "${other.info.name}" (mounted at "${prefix}")`,
+      () => other.middleware,
+    );
     other.#parents.add(this);
     return this;
   }
@@ -286,12 +291,11 @@ class ServerImpl implements Server, ServerCore {
     return result;
   }
 
-  complete(result: Record<string, unknown>, cache: CacheKind | undefined): Record<string, unknown> {
-    const { [CACHE_HINT]: own, [PER_CALLER]: _perCaller, ...rest } = result as Record<string | symbol, unknown>;
+  complete(result: Record<string, unknown>, cache: CacheKind | undefined, perCaller = false): Record<string, unknown> {
+    const { [CACHE_HINT]: own, ...rest } = result as Record<string | symbol, unknown>;
     const out = rest as Record<string, unknown>;
     out.resultType ??= "complete";
     if (cache !== undefined && out.resultType === "complete") {
-      const perCaller = (result as Record<symbol, unknown>)[PER_CALLER] === true;
       const hint =
         (own as CacheHint | undefined) ??
         (perCaller ? { ...this.#cache[cache], cacheScope: "private" as const } : this.#cache[cache]);

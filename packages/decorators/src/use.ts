@@ -98,25 +98,25 @@ export function installMiddleware(
   ) {
     chain.unshift(current);
   }
-  for (const klass of chain) {
-    for (const uses of usesOf(klass)) {
-      if (uses.own.length > 0) server.use(...uses.own);
-      for (const [key, middleware] of uses.methods) {
-        const registration = registrations.find((candidate) => candidate.key === key);
-        if (!registration) {
-          throw new DefinitionError(
-            `@use on ${String(key)}: the method is not a @tool, @resource or @prompt; put @use on the class instead`,
-          );
-        }
-        const matches = matcher(registration);
-        server.use(
-          ...middleware.map(
-            (one): Middleware =>
-              (operation, next) =>
-                matches(operation) ? one(operation, next) : next(),
-          ),
+  // Every class's own middleware first (a subclass inside its parent's), then the methods' (innermost).
+  const all = chain.flatMap(usesOf);
+  for (const uses of all) if (uses.own.length > 0) server.use(...uses.own);
+  for (const uses of all) {
+    for (const [key, middleware] of uses.methods) {
+      const registration = registrations.find((candidate) => candidate.key === key);
+      if (!registration) {
+        throw new DefinitionError(
+          `@use on ${String(key)}: the method is not a @tool, @resource or @prompt; put @use on the class instead`,
         );
       }
+      const matches = matcher(registration);
+      server.use(
+        ...middleware.map(
+          (one): Middleware =>
+            (operation, next) =>
+              matches(operation) ? one(operation, next) : next(),
+        ),
+      );
     }
   }
 }

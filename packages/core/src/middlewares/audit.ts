@@ -1,7 +1,6 @@
-import { isMcpError } from "../errors.js";
-import { andThen, attempt } from "../maybe.js";
 import type { Middleware, Operation } from "../middleware.js";
-import { callerOf, outcomeOf } from "./caller.js";
+import { callerOf } from "./caller.js";
+import { type Outcome, observe } from "./outcome.js";
 
 /** One audited operation. */
 export interface AuditRecord {
@@ -12,7 +11,7 @@ export interface AuditRecord {
   caller: string;
   /** The arguments as sent, after `redact`. */
   arguments?: Readonly<Record<string, unknown>>;
-  outcome: "ok" | "isError" | "error";
+  outcome: Outcome["outcome"];
   code?: number;
 }
 
@@ -45,19 +44,10 @@ export function audit(record: (entry: AuditRecord) => void, options: AuditOption
     if (operation.name !== undefined) entry.name = operation.name;
     if (operation.uri !== undefined) entry.uri = operation.uri;
     if (operation.arguments !== undefined) entry.arguments = redact(operation.arguments, operation);
-    return attempt(
-      () =>
-        andThen(next(), (result) => {
-          entry.outcome = outcomeOf(result);
-          record(entry);
-          return result;
-        }),
-      (error) => {
-        entry.outcome = "error";
-        entry.code = isMcpError(error) ? error.code : -32603;
-        record(entry);
-        throw error;
-      },
-    );
+    return observe(next, (ended) => {
+      entry.outcome = ended.outcome;
+      if (ended.outcome === "error") entry.code = ended.code;
+      record(entry);
+    });
   };
 }

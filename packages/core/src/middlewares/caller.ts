@@ -1,17 +1,20 @@
 import type { RequestContext } from "../context.js";
 
-/** Who is calling, as one key: the authenticated subject, else the client's name, else "anonymous". */
+/**
+ * Who is calling, for a person to read: the authenticated subject, else the client's own name (which the client
+ * chooses: never a key for limits), else "anonymous".
+ */
 export function callerOf(ctx: RequestContext): string {
-  return ctx.auth?.subject ?? ctx.clientInfo?.name ?? "anonymous";
+  return ctx.auth?.subject ?? (ctx.clientInfo?.name ? `${ctx.clientInfo.name} (unauthenticated)` : "anonymous");
+}
+
+/** Who is calling, as a key a client cannot choose: the authenticated subject, else one shared anonymous key. */
+export function principalOf(ctx: RequestContext): string {
+  return ctx.auth?.subject === undefined ? "anonymous" : `subject:${ctx.auth.subject}`;
 }
 
 /** What an operation is about, for a person to read: `tools/call add`, `resources/read notes://1`. */
 export function describe(operation: { method: string; name?: string; uri?: string }): string {
   const target = operation.name ?? operation.uri;
   return target === undefined ? operation.method : `${operation.method} ${target}`;
-}
-
-/** How a result went: a tool's own failure is `isError`, apart from a JSON-RPC error. */
-export function outcomeOf(result: Record<string, unknown>): "ok" | "isError" {
-  return result.isError === true ? "isError" : "ok";
 }

@@ -119,3 +119,55 @@ describe("audit", () => {
     ]);
   });
 });
+
+describe("the kit and 2026-07-28 input_required rounds", () => {
+  function asking() {
+    const s = createServer({ name: "asks", version: "1" });
+    s.tool({
+      name: "confirm",
+      description: "asks first",
+      handler: async (_args, ctx) => (await ctx.elicit({ message: "ok?", schema: { ok: z.boolean() } })).action,
+    });
+    return s;
+  }
+
+  it("a round that asks is logged and audited as input_required, and its retry costs no token", async () => {
+    const lines: string[] = [];
+    const records: string[] = [];
+    const s = asking().use(
+      requestLog((line) => lines.push(line.outcome)),
+      audit((entry) => records.push(entry.outcome)),
+      rateLimit({ capacity: 1, perSecond: 0.0001, now: () => 0 }),
+    );
+    const client = await createTestClient(s, {
+      auth: { subject: "ana", scopes: [] },
+      elicit: async () => ({ action: "accept", content: { ok: true } }),
+    });
+    expect(await client.callTool("confirm")).toMatchObject({ content: [{ text: "accept" }] });
+    expect(lines).toEqual(["input_required", "ok"]);
+    expect(records).toEqual(["input_required", "ok"]);
+  });
+
+  it("a sink that throws changes nothing the client gets, and is told once", async () => {
+    let told = 0;
+    const s = server().use(
+      requestLog(() => {
+        told++;
+        throw new Error("disk full");
+      }),
+    );
+    const client = await createTestClient(s);
+    expect(await client.callTool("add", { a: 1, b: 2 })).toMatchObject({ content: [{ text: "3" }] });
+    expect(told).toBe(1);
+  });
+
+  it("rateLimit keys on the authenticated subject, never on the name a client gives itself", async () => {
+    const s = server().use(rateLimit({ capacity: 1, perSecond: 0.0001, now: () => 0 }));
+    const ana = await createTestClient(s, { auth: { subject: "ana", scopes: [] } });
+    const impostor = await createTestClient(s, { clientInfo: { name: "ana", version: "1" } });
+    await impostor.callTool("add", { a: 1, b: 1 });
+    expect(await ana.callTool("add", { a: 1, b: 1 })).toMatchObject({ content: [{ text: "2" }] });
+    const renamed = await createTestClient(s, { clientInfo: { name: "someone-else", version: "1" } });
+    expect((await rpcError(renamed.callTool("add", { a: 1, b: 1 }))).code).toBe(RATE_LIMITED);
+  });
+});

@@ -1,15 +1,18 @@
 import { McpError } from "../errors.js";
 import type { Middleware, Operation } from "../middleware.js";
-import { callerOf } from "./caller.js";
+import { principalOf } from "./caller.js";
 
 export interface RateLimitOptions {
   /** Tokens a caller's bucket holds: the burst (default 10). */
   capacity?: number;
   /** Tokens added per second (default 1). */
   perSecond?: number;
-  /** Which operations cost a token (default: every call, read and get; lists and completions are free). */
+  /**
+   * Which operations cost a token (default: every call, read and get; lists, completions and the retries of a
+   * 2026-07-28 input_required round are free).
+   */
   costs?: (operation: Operation) => number;
-  /** Who a bucket belongs to (default: the authenticated subject, else the client's name). */
+  /** Who a bucket belongs to (default: the authenticated subject; every unauthenticated caller shares one bucket). */
   key?: (operation: Operation) => string;
   /** Buckets kept at most; the least recently used go first (default 10,000). */
   maxCallers?: number;
@@ -29,8 +32,13 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
   const perSecond = options.perSecond ?? 1;
   const maxCallers = options.maxCallers ?? 10_000;
   const now = options.now ?? (() => Date.now());
-  const costs = options.costs ?? ((operation) => (operation.kind === "list" || operation.kind === "complete" ? 0 : 1));
-  const keyOf = options.key ?? ((operation) => callerOf(operation.ctx));
+  const costs =
+    options.costs ??
+    ((operation) =>
+      operation.kind === "list" || operation.kind === "complete" || operation.params.requestState !== undefined
+        ? 0
+        : 1);
+  const keyOf = options.key ?? ((operation) => principalOf(operation.ctx));
   const buckets = new Map<string, { tokens: number; at: number }>();
   return (operation, next) => {
     const cost = costs(operation);

@@ -1,7 +1,6 @@
-import { isMcpError } from "../errors.js";
-import { andThen, attempt } from "../maybe.js";
 import type { Middleware } from "../middleware.js";
-import { callerOf, describe, outcomeOf } from "./caller.js";
+import { callerOf, describe } from "./caller.js";
+import { type Outcome, observe } from "./outcome.js";
 
 /** One logged operation. */
 export interface RequestLogLine {
@@ -10,7 +9,7 @@ export interface RequestLogLine {
   method: string;
   target: string | undefined;
   caller: string;
-  outcome: "ok" | "isError" | "error";
+  outcome: Outcome["outcome"];
   /** The JSON-RPC error code, for `error`. */
   code?: number;
   ms: number;
@@ -28,29 +27,19 @@ export function requestLog(
   return (operation, next) => {
     const started = now();
     const caller = callerOf(operation.ctx);
-    const done = (outcome: RequestLogLine["outcome"], code?: number) => {
+    return observe(next, (ended) => {
       const ms = Math.round((now() - started) * 10) / 10;
+      const code = ended.outcome === "error" ? ended.code : undefined;
       const line: RequestLogLine = {
-        text: `${describe(operation)} (${caller}) ${outcome}${code === undefined ? "" : ` ${code}`} ${ms} ms`,
+        text: `${describe(operation)} (${caller}) ${ended.outcome}${code === undefined ? "" : ` ${code}`} ${ms} ms`,
         method: operation.method,
         target: operation.name ?? operation.uri,
         caller,
-        outcome,
+        outcome: ended.outcome,
         ms,
       };
       if (code !== undefined) line.code = code;
       write(line);
-    };
-    return attempt(
-      () =>
-        andThen(next(), (result) => {
-          done(outcomeOf(result));
-          return result;
-        }),
-      (error) => {
-        done("error", isMcpError(error) ? error.code : -32603);
-        throw error;
-      },
-    );
+    });
   };
 }
