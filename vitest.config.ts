@@ -1,23 +1,44 @@
 import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
+// The plugin from source, as users write `import { toolsmith } from "@toolsmith/vitest"`.
+import { toolsmith } from "./packages/vitest/src/index.js";
 
 // Tests run on src through the "@toolsmith/source" export condition: no build step, no path maps.
 const conditions = ["@toolsmith/source", ...defaultServerConditions];
+// The decorator suite's legacy run: the same suite.ts, compiled by vite with experimentalDecorators.
+const legacyEntry = "packages/decorators/src/dialect-legacy.test.ts";
 
 export default defineConfig({
+  plugins: [toolsmith()],
   resolve: { conditions },
   ssr: { resolve: { conditions } },
   test: {
-    include: [
-      "packages/*/src/**/*.test.ts",
-      "examples/*/src/**/*.test.ts",
-      "examples/*/test/**/*.test.ts",
-      "tests/*/src/**/*.test.ts",
-    ],
     setupFiles: ["./scripts/fail-on-console.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
     reporters: ["default", "./scripts/summary-reporter.ts"],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "tc39",
+          include: [
+            "packages/*/src/**/*.test.ts",
+            "scripts/*.test.ts",
+            "examples/*/src/**/*.test.ts",
+            "examples/*/test/**/*.test.ts",
+            "tests/*/src/**/*.test.ts",
+          ],
+          exclude: [legacyEntry],
+        },
+      },
+      {
+        extends: true,
+        // vite's `tsconfig` option: this one file, with experimentalDecorators, for every file of the project.
+        tsconfig: "packages/decorators/test/tsconfig.legacy.json",
+        test: { name: "legacy", include: [legacyEntry] },
+      },
+    ],
   },
 });

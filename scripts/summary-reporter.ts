@@ -1,17 +1,39 @@
-import type { Reporter, TestModule } from "vitest/node";
+import { relative } from "node:path";
+import type { Reporter, SerializedError, TestModule, Vitest } from "vitest/node";
 
-// One plain closing line, "N passed, N failed, N skipped", for CI logs.
+// One plain closing line, "N passed, N failed, N skipped", for CI logs. A test file that does not load (or fails
+// outside any test) and an unhandled error each count as one failure: vitest exits 1 for them too.
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  #root = process.cwd();
+
+  onInit(vitest: Vitest): void {
+    this.#root = vitest.config.root;
+  }
+
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): void {
     const counts = { passed: 0, failed: 0, skipped: 0 };
+    const notes: string[] = [];
     for (const module of testModules) {
+      let failedTests = 0;
       for (const test of module.children.allTests()) {
         const state = test.result().state;
         if (state === "passed") counts.passed++;
-        else if (state === "failed") counts.failed++;
+        else if (state === "failed") failedTests++;
         else counts.skipped++;
       }
+      counts.failed += failedTests;
+      const [error] = module.errors();
+      if (failedTests === 0 && module.state() === "failed") {
+        counts.failed++;
+        const why = error ? `: ${error.name ?? "Error"}: ${(error.message ?? "").split("\n")[0]}` : "";
+        notes.push(`failed outside its tests (did not load?): ${relative(this.#root, module.moduleId)}${why}`);
+      }
     }
-    process.stdout.write(`\n${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
+    if (unhandledErrors.length > 0) {
+      counts.failed += unhandledErrors.length;
+      notes.push(`${unhandledErrors.length} unhandled error${unhandledErrors.length === 1 ? "" : "s"}`);
+    }
+    const lines = [...notes, `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`];
+    process.stdout.write(`\n${lines.join("\n")}\n`);
   }
 }

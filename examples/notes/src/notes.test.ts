@@ -1,7 +1,7 @@
 import { createTestClient, type TestClient } from "@toolsmith/core";
 import { describe, expect, it } from "vitest";
-// The class as tsc compiled it: vite (which runs these tests) does not lower TC39 decorators.
-import { Notes } from "../dist/notes.js";
+// From source: @toolsmith/vitest lowers its TC39 decorators (vitest.config.ts).
+import { Notes } from "./notes.js";
 
 // notes://tags as the pairs [tag, ids] in the order the server wrote them.
 async function tagsOf(client: TestClient): Promise<[string, string[]][]> {

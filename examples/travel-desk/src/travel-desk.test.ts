@@ -11,9 +11,9 @@ import {
   type TestClientOptions,
 } from "@toolsmith/core";
 import { afterAll, describe, expect, it } from "vitest";
-// The class as tsc compiled it: vite (which runs these tests) does not lower TC39 decorators.
-import { AIRPORTS } from "../dist/airports.js";
-import { type Offer, TravelDesk } from "../dist/travel-desk.js";
+// From source: @toolsmith/vitest lowers its TC39 decorators (vitest.config.ts).
+import { AIRPORTS } from "./airports.js";
+import { type Offer, TravelDesk } from "./travel-desk.js";
 
 const ALL = ["2025-11-25", "2025-06-18", "2026-07-28"] as const;
 const HANDSHAKE = ["2025-11-25", "2025-06-18"] as const;

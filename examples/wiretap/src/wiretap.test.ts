@@ -4,8 +4,8 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
 import { replay } from "../../../scripts/stdio-replay.js";
-// The class as tsc compiled it: vite (which runs these tests) does not lower TC39 decorators.
-import { LINE_CAP, UNTAPPED, WIRE_CAP, Wiretap } from "../dist/wiretap.js";
+// From source: @toolsmith/vitest lowers its TC39 decorators (vitest.config.ts).
+import { LINE_CAP, UNTAPPED, WIRE_CAP, Wiretap } from "./wiretap.js";
 
 const serverPath = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 

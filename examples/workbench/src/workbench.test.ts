@@ -4,8 +4,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { createTestClient } from "@toolsmith/core";
 import { Notes } from "@toolsmith/example-notes";
 import { describe, expect, it } from "vitest";
-// TC39 decorators: tested from the build (vite does not lower them; see the decorators README).
-import { Workbench } from "../dist/workbench.js";
+import { Workbench } from "./workbench.js";
 
 describe.each(["2025-11-25", "2026-07-28"] as const)("workbench in %s (in memory)", (protocolVersion) => {
   it("serves both modules under their prefixes, the notes resources as they are, and its own tool", async () => {

@@ -35,11 +35,12 @@ export interface ToolsmithDecorator<
   Result = unknown,
   Host = McpServer,
   LegacyMode extends "plain" | "schema-class" = "plain",
+  List extends string = never,
 > {
   /** TC39 standard decorators: public instance methods of a server class. */
-  <This extends Host, Method extends (this: This, ...args: Params) => Result>(
+  <This, Method extends (this: This, ...args: Params) => Result>(
     value: Method,
-    context: ClassMethodDecoratorContext<This, Method> & { static: false; private: false },
+    context: ClassMethodDecoratorContext<This, Method> & { static: false; private: false } & HostCheck<This, List>,
   ): void;
   /** Legacy `experimentalDecorators`: the target is the class's prototype. */
   <Method extends (...args: LegacyParams) => Result>(
@@ -48,6 +49,20 @@ export interface ToolsmithDecorator<
     descriptor: TypedPropertyDescriptor<Method> & LegacyCheck<Method, LegacyMode>,
   ): void;
 }
+
+// A type error that reads as what to change: the decorator's context must have this property, and none does.
+type Problem<Message extends string> = { [K in Message]: never };
+
+// The TC39 overload takes any class, so that these checks, not a mismatch deep in the context type, are what fails.
+type HostCheck<This, List extends string> = This extends McpServer
+  ? [List] extends [never]
+    ? unknown
+    : List extends keyof This
+      ? This[List] extends (ctx: RequestContext) => MaybePromise<Resource[]>
+        ? unknown
+        : Problem<`list: ${List} must return the template's resources, { uri, name }[], or a promise of them`>
+      : Problem<`list: ${List} is not a public method of this class`>
+  : Problem<"Toolsmith decorators go on methods of a class that extends McpServer">;
 
 type NoArguments = Record<string, never>;
 type FirstParameter<M> = M extends (first: infer A, ...rest: never[]) => unknown ? A : never;
@@ -62,6 +77,18 @@ type LegacyCheck<M, Mode> = Mode extends "plain"
       : NoArguments extends FirstParameter<M>
         ? unknown
         : { "declare the first parameter as a schemaClass, or give the tool an input": never };
+
+/**
+ * The arguments a decorated method receives for an `input` (or a prompt's `args`), zod object or raw shape: the
+ * parsed values, defaults filled in. Keep the schema in a constant and type the parameter from it.
+ * @example
+ * const Booking = z.object({ from: z.string(), to: z.string(), seats: z.number().default(1) });
+ * class Desk extends McpServer {
+ *   @tool({ description: "Book a seat", input: Booking })
+ *   book({ from, to, seats }: Args<typeof Booking>) { return `${seats} × ${from}–${to}`; }
+ * }
+ */
+export type Args<I extends InputSchema> = InferInput<I>;
 
 /** A tool method's parameters: the arguments, typed from `input`, then the request context. */
 export type ToolParams<I> = [args: [I] extends [undefined] ? NoArguments : InferInput<I>, ctx: RequestContext];
@@ -182,6 +209,15 @@ export function tool<I extends InputSchema | undefined = undefined, O extends An
   })) as ToolsmithDecorator<ToolParams<I>, LegacyToolParams<I>, ToolResult<O>, McpServer, LegacyModeOf<I>>;
 }
 
+type ResourceDecorator<U extends string, I, L extends string> = ToolsmithDecorator<
+  ResourceParams<U, I>,
+  ResourceParams<U, I>,
+  unknown,
+  ResourceHost<NoInfer<L>>,
+  "plain",
+  NoInfer<L>
+>;
+
 /**
  * Publish a method as a resource at a fixed URI (the method gets the context), or as an RFC 6570 template
  * (the method gets the variables, typed from the template or from `input`, then the context).
@@ -196,16 +232,13 @@ export function resource<
   const U extends string,
   I extends InputSchema | undefined = undefined,
   const L extends string = never,
->(
-  uri: U,
-  options: ResourceOptions<I, L> = {},
-): ToolsmithDecorator<ResourceParams<U, I>, ResourceParams<U, I>, unknown, ResourceHost<NoInfer<L>>> {
+>(uri: U, options: ResourceOptions<I, L> = {}): ResourceDecorator<U, I, L> {
   return decorator("resource", (key) => ({
     kind: "resource",
     key,
     uri,
     options: options as ResourceOptions,
-  })) as ToolsmithDecorator<ResourceParams<U, I>, ResourceParams<U, I>, unknown, ResourceHost<NoInfer<L>>>;
+  })) as ResourceDecorator<U, I, L>;
 }
 
 /**

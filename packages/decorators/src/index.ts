@@ -1,6 +1,7 @@
 import "./polyfills.js";
 
 export {
+  type Args,
   type LegacyToolParams,
   type PromptParams,
   type PromptResult,

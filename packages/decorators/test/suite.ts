@@ -1,8 +1,9 @@
-// One decorator suite, compiled twice: with TC39 standard decorators (tsconfig.tc39.json) and with legacy
-// experimentalDecorators + emitDecoratorMetadata (tsconfig.legacy.json). Both builds must pass it unchanged.
+// One decorator suite, run twice from source: TC39 decorators lowered by @toolsmith/vitest, and legacy
+// experimentalDecorators + emitDecoratorMetadata compiled by vite (tsconfig.legacy.json). Both must pass it
+// unchanged; tsconfig.tc39.json and tsconfig.legacy.json type-check it in each dialect.
 import { createTestClient, DefinitionError, type RequestContext, zodV4Adapter } from "@toolsmith/core";
-import { McpServer, prompt, resource, tool, use } from "@toolsmith/decorators";
-import { describe, expect, it, vi } from "vitest";
+import { type Args, McpServer, prompt, resource, tool, use } from "@toolsmith/decorators";
+import { describe, expect, expectTypeOf, it, vi } from "vitest";
 import { z } from "zod";
 
 export const DIALECT: string = (globalThis as { __toolsmithDialect?: string }).__toolsmithDialect ?? "unknown";
@@ -63,6 +64,16 @@ async function texts(
 }
 
 describe(`decorators (${DIALECT})`, () => {
+  it("runs in the dialect it says it does", () => {
+    class Probe extends McpServer {
+      @tool({ description: "probe" })
+      probe() {}
+    }
+    // TC39 decorators leave their metadata on the class; legacy ones leave none there.
+    const tc39 = Object.hasOwn(Probe, Symbol.metadata) && Probe[Symbol.metadata] !== null;
+    expect(tc39 ? "TC39 standard decorators" : "legacy experimentalDecorators").toBe(DIALECT);
+  });
+
   for (const protocolVersion of ["2025-11-25", "2026-07-28"] as const) {
     it(`serves tools, resources and prompts from methods (${protocolVersion})`, async () => {
       const notes = new Notes();
@@ -305,6 +316,57 @@ describe(`decorators (${DIALECT})`, () => {
     expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: "it broke" }] });
   });
 
+  it("a method's arguments are typed once, from the schema, with Args<typeof schema>", async () => {
+    const Booking = z.object({
+      from: z.string(),
+      to: z.string(),
+      date: z.string(),
+      seats: z.number().int().min(1).default(1),
+      cabin: z.enum(["economy", "business"]),
+      note: z.string().optional(),
+    });
+    const Brief = { destination: z.string(), tone: z.string().optional() };
+    expectTypeOf<Args<typeof Booking>>().toEqualTypeOf<{
+      from: string;
+      to: string;
+      date: string;
+      seats: number;
+      cabin: "economy" | "business";
+      note?: string | undefined;
+    }>();
+    expectTypeOf<Args<typeof Brief>>().toEqualTypeOf<{ destination: string; tone?: string | undefined }>();
+
+    class Desk extends McpServer {
+      @tool({ description: "Book a trip", input: Booking })
+      book({ from, to, seats, cabin }: Args<typeof Booking>) {
+        return `${seats} ${cabin} ${from}-${to}`;
+      }
+
+      @tool({ description: "Book from the shape", input: Booking.shape })
+      bookShape(booking: Args<typeof Booking.shape>, ctx: RequestContext) {
+        return { ...booking, era: ctx.era };
+      }
+
+      @prompt({ description: "Brief a trip", args: Brief })
+      brief({ destination, tone }: Args<typeof Brief>) {
+        return `Brief me on ${destination}${tone ? `, ${tone}` : ""}`;
+      }
+    }
+    const client = await createTestClient(new Desk());
+    const trip = { from: "LHR", to: "CDG", date: "2026-08-01", cabin: "economy" };
+    // The method gets the parsed values: the default is filled in, as Args says (seats: number, not optional).
+    expect(await client.callTool("book", trip)).toMatchObject({ content: [{ text: "1 economy LHR-CDG" }] });
+    expect((await client.callTool("bookShape", { ...trip, seats: 2 })).structuredContent).toEqual({
+      ...trip,
+      seats: 2,
+      era: "stateless",
+    });
+    expect((await client.getPrompt("brief", { destination: "Paris" })).messages[0]?.content).toEqual({
+      type: "text",
+      text: "Brief me on Paris",
+    });
+  });
+
   it("template variables are typed from the template and validated by an input schema", async () => {
     class Files extends McpServer {
       @resource("files://{dir}/{name}{?rev}")
@@ -452,6 +514,8 @@ describe(`decorators (${DIALECT})`, () => {
 });
 
 // Compile-time checks: a method whose parameters do not fit its schema does not compile.
+const Pair = { a: z.number(), b: z.string() };
+
 export class TypeChecks extends McpServer {
   @tool({ description: "ok", input: { a: z.number() } })
   fine({ a }: { a: number }) {
@@ -529,6 +593,22 @@ export class TypeChecks extends McpServer {
   listed() {
     return [{ uri: "listed://1", name: "one" }];
   }
+
+  // @ts-expect-error: list must return resources ({ uri, name }[]), not strings
+  @resource("strings://{id}", { list: "listedStrings" })
+  wrongListReturn({ id }: { id: string }) {
+    return id;
+  }
+
+  listedStrings() {
+    return ["strings://1"];
+  }
+
+  // @ts-expect-error: Args of another schema, with a field this input does not give
+  @tool({ description: "Args of another schema", input: { a: z.number() } })
+  otherArgs({ a, b }: Args<typeof Pair>) {
+    return a + b;
+  }
 }
 
 export class NotAServer {
@@ -565,7 +645,7 @@ class Guarded extends McpServer {
   }
 }
 
-class Parent extends McpServer {
+class Composed extends McpServer {
   constructor() {
     super({ mount: { guarded: new Guarded() } });
   }
@@ -596,7 +676,7 @@ describe(`middleware, guards and modules (${DIALECT})`, () => {
   });
 
   it("super({ mount }) serves another class as a module under its prefix", async () => {
-    const client = await createTestClient(new Parent(), { auth: { subject: "root", scopes: ["admin"] } });
+    const client = await createTestClient(new Composed(), { auth: { subject: "root", scopes: ["admin"] } });
     expect((await client.listTools()).map((t) => t.name)).toEqual(["own", "guarded.open", "guarded.wipe"]);
     expect(await client.callTool("guarded.open")).toMatchObject({ content: [{ text: "open" }] });
   });

@@ -1,0 +1,166 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { closingBrace, ensureImport, SERVER_CLASS, serverClassFiles, sourceFiles } from "./class-file.js";
+import { CliError, usage } from "./exit-codes.js";
+
+export const KINDS = ["tool", "resource", "prompt"] as const;
+export type Kind = (typeof KINDS)[number];
+
+export interface AddOptions {
+  /** The server class file; found by scanning `src` for `extends McpServer` when absent. */
+  file?: string;
+  /** The project folder (default: the working directory). */
+  dir: string;
+}
+
+export interface Added {
+  classFile: string;
+  testFile: string;
+  className: string;
+}
+
+const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+function camel(name: string): string {
+  const words = name.split(/[-_.]+/).filter(Boolean);
+  const joined = words.map((word, i) => (i === 0 ? word : word[0]?.toUpperCase() + word.slice(1))).join("");
+  return /^[0-9]/.test(joined) ? `_${joined}` : joined;
+}
+
+function kebab(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1-$2")
+    .replace(/[_.\s]+/g, "-")
+    .toLowerCase();
+}
+
+function stub(kind: Kind, name: string, method: string, uri: string): { code: string; imports: string[] } {
+  const named = method === name ? "" : `name: ${JSON.stringify(name)}, `;
+  if (kind === "tool") {
+    return {
+      imports: ["tool"],
+      code: [
+        `  @tool({ ${named}description: "TODO: what ${name} does, for the model", input: { text: z.string() } })`,
+        `  ${method}({ text }: { text: string }) {`,
+        `    return \`${name}: \${text}\`;`,
+        "  }",
+      ].join("\n"),
+    };
+  }
+  if (kind === "resource") {
+    return {
+      imports: ["resource"],
+      code: [
+        `  @resource(${JSON.stringify(uri)}, { description: "TODO: what ${name} holds", mimeType: "text/plain" })`,
+        `  ${method}() {`,
+        `    return "TODO: the contents of ${name}";`,
+        "  }",
+      ].join("\n"),
+    };
+  }
+  return {
+    imports: ["prompt"],
+    code: [
+      `  @prompt({ ${named}description: "TODO: what ${name} asks for", args: { topic: z.string() } })`,
+      `  ${method}({ topic }: { topic: string }) {`,
+      `    return \`TODO: ${name} about \${topic}\`;`,
+      "  }",
+    ].join("\n"),
+  };
+}
+
+function testOf(kind: Kind, name: string, className: string, specifier: string, uri: string): string {
+  const body =
+    kind === "tool"
+      ? [
+          `    const result = await client.callTool(${JSON.stringify(name)}, { text: "hello" });`,
+          "    expect(result.isError).toBeFalsy();",
+          `    expect(result.content).toEqual([{ type: "text", text: ${JSON.stringify(`${name}: hello`)} }]);`,
+        ]
+      : kind === "resource"
+        ? [
+            `    const { contents } = await client.readResource(${JSON.stringify(uri)});`,
+            `    expect(contents).toEqual([expect.objectContaining({ uri: ${JSON.stringify(uri)}, text: ${JSON.stringify(`TODO: the contents of ${name}`)} })]);`,
+          ]
+        : [
+            `    const { messages } = await client.getPrompt(${JSON.stringify(name)}, { topic: "tests" });`,
+            `    expect(messages[0]?.content).toEqual({ type: "text", text: ${JSON.stringify(`TODO: ${name} about tests`)} });`,
+          ];
+  return [
+    'import { createTestClient } from "@toolsmith/core";',
+    'import { describe, expect, it } from "vitest";',
+    `import { ${className} } from ${JSON.stringify(specifier)};`,
+    "",
+    `describe.each(["2025-11-25", "2026-07-28"] as const)("${kind} ${name} (%s)", (protocolVersion) => {`,
+    '  it("answers", async () => {',
+    `    const client = await createTestClient(new ${className}(), { protocolVersion });`,
+    ...body,
+    "  });",
+    "});",
+    "",
+  ].join("\n");
+}
+
+/** Where the new test goes and how it imports the class: beside a test that already imports it, else beside the class. */
+function testPlace(dir: string, classFile: string, className: string): { testDir: string; specifier: string } {
+  const importOf = new RegExp(`import\\s*\\{[^}]*\\b${className}\\b[^}]*\\}\\s*from\\s*["']([^"']+)["']`);
+  const tests = sourceFiles(dir).filter((file) => /\.test\.m?ts$/.test(file));
+  for (const test of tests) {
+    const specifier = importOf.exec(readFileSync(test, "utf8"))?.[1];
+    if (specifier) return { testDir: dirname(test), specifier };
+  }
+  let specifier = relative(dirname(classFile), classFile).replace(/\.m?tsx?$/, ".js");
+  if (!specifier.startsWith(".")) specifier = `./${specifier}`;
+  return { testDir: dirname(classFile), specifier };
+}
+
+/** Add a decorated method stub to the server class and a test for it beside the project's tests. */
+export function addStub(kind: Kind, name: string, options: AddOptions): Added {
+  if (!NAME.test(name)) throw usage(`a ${kind} name is 1–64 of A-Z a-z 0-9 _ . -; got "${name}"`);
+  const dir = resolve(options.dir);
+  let classFile: string;
+  if (options.file !== undefined) {
+    classFile = resolve(dir, options.file);
+    if (!existsSync(classFile)) throw usage(`there is no file ${options.file}`);
+  } else {
+    const src = existsSync(join(dir, "src")) ? join(dir, "src") : dir;
+    const found = serverClassFiles(src);
+    if (found.length === 0) {
+      throw new CliError(
+        `no class extends McpServer under ${relative(process.cwd(), src) || "."}; say which file with --file`,
+      );
+    }
+    if (found.length > 1) {
+      throw usage(
+        `more than one server class (${found.map((f) => relative(dir, f)).join(", ")}); say which with --file`,
+      );
+    }
+    classFile = found[0] as string;
+  }
+  const source = readFileSync(classFile, "utf8");
+  const match = SERVER_CLASS.exec(source);
+  if (!match) throw new CliError(`${relative(dir, classFile)} declares no class that extends McpServer`);
+  const className = match[1] as string;
+  const open = source.indexOf("{", match.index + match[0].length);
+  const close = open < 0 ? -1 : closingBrace(source, open);
+  if (close < 0) throw new CliError(`cannot find where class ${className} ends in ${relative(dir, classFile)}`);
+  const method = camel(name);
+  const body = source.slice(open, close);
+  if (new RegExp(`^\\s*(?:async\\s+)?${method.replace(/\$/g, "\\$")}\\s*\\(`, "m").test(body)) {
+    throw new CliError(`class ${className} already has a method ${method}`);
+  }
+  const scheme = /@resource\(\s*["'`]([a-z][a-z0-9+.-]*):\/\//.exec(body)?.[1] ?? kebab(className);
+  const uri = `${scheme}://${kebab(name)}`;
+  const { code, imports } = stub(kind, name, method, uri);
+  const before = source.slice(0, close).replace(/\s*$/, "");
+  let next = `${before}\n\n${code}\n${source.slice(close)}`;
+  next = ensureImport(next, "@toolsmith/decorators", imports);
+  if (kind !== "resource") next = ensureImport(next, "zod", ["z"]);
+
+  const { testDir, specifier } = testPlace(dir, classFile, className);
+  const testFile = join(testDir, `${kebab(name)}.test.ts`);
+  if (existsSync(testFile)) throw new CliError(`${relative(dir, testFile)} exists already; not overwriting it`);
+  writeFileSync(classFile, next);
+  writeFileSync(testFile, testOf(kind, name, className, specifier, uri));
+  return { classFile, testFile, className };
+}

@@ -1,0 +1,69 @@
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { CliError, EXIT, usage } from "./exit-codes.js";
+import { describeTarget, type Target } from "./target.js";
+
+export const ERAS = ["legacy", "modern", "auto"] as const;
+export type Era = (typeof ERAS)[number];
+
+/** The 2026-07-28 revision, what `--era modern` pins. */
+export const MODERN_VERSION = "2026-07-28";
+
+export interface ConnectOptions {
+  era: Era;
+  /** Per-request time-out in milliseconds. */
+  timeout: number;
+  /** Where the server's stderr goes: shown live, or kept to explain a failure. */
+  serverStderr: "show" | "keep";
+}
+
+export interface Connection {
+  client: Client;
+  /** The server's stderr so far, when kept. */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+export function parseEra(value: string): Era {
+  if ((ERAS as readonly string[]).includes(value)) return value as Era;
+  throw usage(`--era is one of ${ERAS.join(", ")}; got "${value}"`);
+}
+
+export function parseTimeout(value: string): number {
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms <= 0) throw usage(`--timeout is a whole number of milliseconds; got "${value}"`);
+  return ms;
+}
+
+/** Connect the official client to the target in the era asked for; a failure is exit 3 with the server's stderr. */
+export async function connect(target: Target, options: ConnectOptions): Promise<Connection> {
+  const mode = options.era === "modern" ? { pin: MODERN_VERSION } : options.era;
+  const client = new Client(
+    { name: "toolsmith", version: "0.1.0" },
+    { versionNegotiation: { mode, probe: { timeoutMs: Math.min(options.timeout, 10_000) } } },
+  );
+  let kept = "";
+  const transport =
+    target.kind === "http"
+      ? new StreamableHTTPClientTransport(target.url)
+      : new StdioClientTransport({
+          command: target.command,
+          args: target.args,
+          env: { ...process.env } as Record<string, string>,
+          stderr: options.serverStderr === "show" ? "inherit" : "pipe",
+        });
+  if (transport instanceof StdioClientTransport && options.serverStderr === "keep") {
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      kept = (kept + chunk.toString("utf8")).slice(-4000);
+    });
+  }
+  try {
+    await client.connect(transport, { timeout: options.timeout });
+  } catch (error) {
+    await client.close().catch(() => {});
+    const why = error instanceof Error ? error.message : String(error);
+    const tail = kept.trim() === "" ? "" : `\nthe server said on stderr:\n${kept.trimEnd()}`;
+    throw new CliError(`could not connect to ${describeTarget(target)}: ${why}${tail}`, EXIT.connect);
+  }
+  return { client, stderr: () => kept, close: () => client.close() };
+}

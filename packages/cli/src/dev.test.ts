@@ -1,0 +1,122 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { afterEach, describe, expect, it } from "vitest";
+import { BIN, copyFixture, FIXTURES, runCli } from "./run-cli.test-util.js";
+
+const MODES = [
+  ["handshake era", "legacy" as const],
+  ["stateless era", { pin: "2026-07-28" }],
+] as const;
+
+/** The official client on `toolsmith dev …args`, with dev's stderr collected. */
+async function devClient(args: string[], mode: (typeof MODES)[number][1]) {
+  const client = new Client({ name: "dev-test", version: "1.0.0" }, { versionNegotiation: { mode } });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "dev", ...args],
+    env: { ...process.env, NO_COLOR: "1" } as Record<string, string>,
+    stderr: "pipe",
+  });
+  const log = { stderr: "" };
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    log.stderr += chunk.toString("utf8");
+  });
+  await client.connect(transport);
+  return { client, log };
+}
+
+const textOf = (result: { content?: unknown }) => (result.content as { text: string }[])[0]?.text;
+
+async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+  for (const started = Date.now(); !check(); ) {
+    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+let cleanup: (() => void) | undefined;
+afterEach(() => {
+  cleanup?.();
+  cleanup = undefined;
+});
+
+describe.each(MODES)("toolsmith dev (%s)", (_era, mode) => {
+  it.each(["tc39", "legacy"])("runs a %s-decorated server from its TypeScript source", async (dialect) => {
+    const { client, log } = await devClient([join(FIXTURES, dialect, "main.ts")], mode);
+    try {
+      expect(textOf(await client.callTool({ name: "dialect", arguments: {} }))).toBe(dialect);
+      expect(textOf(await client.callTool({ name: "greet", arguments: { name: "Ada" } }))).toBe("Hello, Ada!");
+    } finally {
+      await client.close();
+    }
+    expect(log.stderr).toMatch(/^toolsmith dev started .*main\.ts \(pid \d+\)$/m);
+    // The legacy fixture's tsconfig (through its extends) asks for decorator metadata, which esbuild cannot emit.
+    expect(log.stderr.includes("esbuild does not emit decorator metadata")).toBe(dialect === "legacy");
+  });
+
+  it("restarts when a file the server loaded changes, and the client's session goes on", async () => {
+    const project = copyFixture("tc39");
+    cleanup = project.remove;
+    const { client, log } = await devClient([join(project.dir, "main.ts")], mode);
+    const changes: string[] = [];
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
+      changes.push("tools");
+    });
+    try {
+      expect(textOf(await client.callTool({ name: "greet", arguments: { name: "Ada" } }))).toBe("Hello, Ada!");
+      // chokidar has the loaded files once the first process reported them; give it a moment to watch.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      writeFileSync(join(project.dir, "greeting.ts"), 'export const GREETING = "Howdy";\n');
+      await until(() => (log.stderr.match(/started/g) ?? []).length === 2, "the restart");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(textOf(await client.callTool({ name: "greet", arguments: { name: "Ada" } }))).toBe("Howdy, Ada!");
+    } finally {
+      await client.close();
+    }
+    expect(log.stderr).toMatch(/greeting\.ts changed; restarting/);
+    if (mode === "legacy") {
+      expect(log.stderr).toContain("restarted; the host's session goes on");
+      expect(changes).toEqual(["tools"]);
+    }
+  });
+});
+
+describe("toolsmith dev, the rest", () => {
+  it("--wire shows every line both ways", async () => {
+    const { client, log } = await devClient(["--wire", join(FIXTURES, "tc39", "main.ts")], "legacy");
+    try {
+      await client.callTool({ name: "greet", arguments: { name: "Ada" } });
+    } finally {
+      await client.close();
+    }
+    expect(log.stderr).toMatch(/ → 2025-11-25 initialize #0 /);
+    expect(log.stderr).toMatch(/ ← 2025-11-25 result #\d+ tools\/call [\d.]+ms .*Hello, Ada!/);
+  });
+
+  it("maps a stack trace to the TypeScript file and line, and ends when the host does", async () => {
+    const run = await runCli(["dev", "--no-watch", join(FIXTURES, "tc39", "crash.ts")]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `Error: crash on purpose\n    at <anonymous> (${join(FIXTURES, "tc39", "crash.ts")}:4:7)`,
+    );
+  });
+
+  it.each([
+    [["dev"], "missing required argument 'entry'"],
+    [["dev", "no/such/main.ts"], "there is no file no/such/main.ts"],
+    [["dev", "--log", "x.log", "main.ts"], "--log goes with --wire"],
+    [["dev", "--bogus", "main.ts"], "unknown option '--bogus'"],
+  ])("toolsmith %j exits 2", async (args, message) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+  });
+
+  it("--help names both dialects", async () => {
+    const run = await runCli(["dev", "--help"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("TC39 and legacy decorators both work");
+  });
+});

@@ -1,0 +1,9 @@
+// `node --import <this>`: installs the TypeScript hooks and reports each file they load to `toolsmith dev`.
+import { register } from "node:module";
+import { MessageChannel } from "node:worker_threads";
+
+const { port1, port2 } = new MessageChannel();
+register("./hooks.js", import.meta.url, { data: { port: port2 }, transferList: [port2] });
+port1.on("message", (file: string) => process.send?.({ toolsmithDevLoaded: file }));
+port1.unref();
+process.channel?.unref();

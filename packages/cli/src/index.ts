@@ -1,0 +1,2 @@
+export { EXIT, type ExitCode } from "./exit-codes.js";
+export { main } from "./main.js";

@@ -1,0 +1,79 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The built CLI, as a host or a person runs it. */
+export const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
+export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+export const NOTES = join(REPO, "examples/notes/dist/main.js");
+/** A server built on the official SDK, not on Toolsmith. */
+export const OFFICIAL = join(REPO, "bench/servers/official-sdk.mjs");
+export const FIXTURES = fileURLToPath(new URL("../test/fixtures/", import.meta.url));
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `toolsmith …args` to its end, with `input` on its stdin; fails after `timeout` ms. */
+export function runCli(
+  args: string[],
+  options: { input?: string; cwd?: string; env?: Record<string, string>; timeout?: number } = {},
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? REPO,
+      env: { ...process.env, NO_COLOR: "1", ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`toolsmith ${args.join(" ")} did not finish:\n${stderr}`));
+    }, options.timeout ?? 20_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** A server started with `--http` on a free port, and its URL (said on its stderr). */
+export function startHttp(script: string): Promise<{ url: string; stop(): void }> {
+  return new Promise((resolve, reject) => {
+    const child: ChildProcess = spawn(process.execPath, [script, "--http"], {
+      env: { ...process.env, PORT: "0" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    const timer = setTimeout(() => reject(new Error(`no URL on stderr: ${stderr}`)), 10_000);
+    child.once("exit", (code) => reject(new Error(`server exited (${code}): ${stderr}`)));
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        resolve({ url, stop: () => child.kill() });
+      }
+    });
+  });
+}
+
+/** A copy of a fixture project in a temporary folder, resolving packages through this package's node_modules. */
+export function copyFixture(name: string): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), `toolsmith-${name}-`));
+  cpSync(join(FIXTURES, name), dir, { recursive: true });
+  symlinkSync(fileURLToPath(new URL("../node_modules", import.meta.url)), join(dir, "node_modules"), "dir");
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,17 @@
+export { className, packageNameProblems, projectFromTarget } from "./names.js";
+export {
+  type CliArgs,
+  DEFAULTS,
+  DIALECTS,
+  type Dialect,
+  type ProjectOptions,
+  parseCliArgs,
+  TRANSPORTS,
+  type Transport,
+  UsageError,
+} from "./options.js";
+export { CheckoutError, LOCAL_PACKAGES_DIR, packLocal } from "./pack-local.js";
+export { type RunIo, run } from "./run.js";
+export { renderProject, type ScaffoldOptions, scaffold, targetProblem } from "./scaffold.js";
+export type { PackageSources } from "./template/package-json.js";
+export { TOOLSMITH_VERSION, VERSIONS } from "./versions.js";

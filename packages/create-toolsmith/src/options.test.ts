@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { className, packageNameProblems, projectFromTarget } from "./names.js";
+import { parseCliArgs, UsageError } from "./options.js";
+
+describe("parseCliArgs", () => {
+  it("reads every answer as a flag", () => {
+    expect(
+      parseCliArgs(["my-server", "--transport", "both", "--dialect", "legacy", "--no-tests", "--yes", "--force"]),
+    ).toEqual({
+      target: "my-server",
+      transport: "both",
+      dialect: "legacy",
+      tests: false,
+      yes: true,
+      force: true,
+      from: undefined,
+      help: false,
+    });
+    expect(parseCliArgs(["--from", "../toolsmith", "-t", "http", "-d", "tc39"])).toMatchObject({
+      target: undefined,
+      transport: "http",
+      dialect: "tc39",
+      tests: undefined,
+      from: "../toolsmith",
+    });
+  });
+
+  it("says what is wrong with a bad flag", () => {
+    expect(() => parseCliArgs(["--transport", "sse"])).toThrow(
+      new UsageError('--transport must be one of stdio, http, both (got "sse")'),
+    );
+    expect(() => parseCliArgs(["--dialect", "stage3"])).toThrow(/--dialect must be one of tc39, legacy/);
+    expect(() => parseCliArgs(["--colour"])).toThrow(UsageError);
+    expect(() => parseCliArgs(["a", "b"])).toThrow(/one project directory at most/);
+    expect(() => parseCliArgs(["--tests", "--no-tests"])).toThrow(/contradict/);
+  });
+});
+
+describe("names", () => {
+  it("takes the package name from the directory, or a scoped name as given", () => {
+    expect(projectFromTarget("my-server", "/work")).toEqual({ dir: "/work/my-server", name: "my-server" });
+    expect(projectFromTarget("./a/b-c", "/work")).toEqual({ dir: "/work/a/b-c", name: "b-c" });
+    expect(projectFromTarget(".", "/work/here")).toEqual({ dir: "/work/here", name: "here" });
+    expect(projectFromTarget("@me/tools", "/work")).toEqual({ dir: "/work/tools", name: "@me/tools" });
+  });
+
+  it("says why a name cannot be an npm package's", () => {
+    expect(packageNameProblems("my-server")).toEqual([]);
+    expect(packageNameProblems("@me/tools")).toEqual([]);
+    expect(packageNameProblems("My-Server")).toEqual(["name can no longer contain capital letters"]);
+    expect(packageNameProblems(".hidden")).toContain("name cannot start with a period");
+    expect(packageNameProblems("node_modules")).toContain("node_modules is not a valid package name");
+    expect(packageNameProblems("has space")).toContain("name can only contain URL-friendly characters");
+    expect(packageNameProblems("http")).toEqual(["http is a core module name"]);
+  });
+
+  it("names the server class", () => {
+    expect(className("my-server")).toBe("MyServer");
+    expect(className("weather")).toBe("WeatherServer");
+    expect(className("@me/git.tools")).toBe("GitToolsServer");
+    expect(className("3d-printer")).toBe("Server3dPrinterServer");
+  });
+});

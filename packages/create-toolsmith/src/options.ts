@@ -1,0 +1,95 @@
+import { parseArgs } from "node:util";
+
+export const TRANSPORTS = ["stdio", "http", "both"] as const;
+export const DIALECTS = ["tc39", "legacy"] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+export type Dialect = (typeof DIALECTS)[number];
+
+/** Everything that decides what is generated. */
+export interface ProjectOptions {
+  /** The npm package name, also the server's name. */
+  name: string;
+  transport: Transport;
+  dialect: Dialect;
+  tests: boolean;
+}
+
+export const DEFAULTS = { transport: "stdio", dialect: "tc39", tests: true } as const;
+
+/** What the command line said; anything left undefined is asked for (or defaulted with --yes). */
+export interface CliArgs {
+  target: string | undefined;
+  transport: Transport | undefined;
+  dialect: Dialect | undefined;
+  tests: boolean | undefined;
+  yes: boolean;
+  force: boolean;
+  from: string | undefined;
+  help: boolean;
+}
+
+/** A mistake on the command line, said to the user without a stack. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`--${flag} must be one of ${allowed.join(", ")} (got "${value}")`);
+}
+
+/** Parse `create-toolsmith [dir] [--transport …] [--dialect …] [--no-tests] [--yes] [--force] [--from path]`. */
+export function parseCliArgs(argv: readonly string[]): CliArgs {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1) throw new UsageError(`one project directory at most (got ${positionals.join(", ")})`);
+  if (values.tests && values["no-tests"]) throw new UsageError("--tests and --no-tests contradict each other");
+  return {
+    target: positionals[0],
+    transport: oneOf("transport", values.transport, TRANSPORTS),
+    dialect: oneOf("dialect", values.dialect, DIALECTS),
+    tests: values["no-tests"] ? false : values.tests ? true : undefined,
+    yes: values.yes ?? false,
+    force: values.force ?? false,
+    from: values.from,
+    help: values.help ?? false,
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      transport: { type: "string", short: "t" },
+      dialect: { type: "string", short: "d" },
+      tests: { type: "boolean" },
+      "no-tests": { type: "boolean" },
+      yes: { type: "boolean", short: "y" },
+      force: { type: "boolean", short: "f" },
+      from: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}
+
+export const USAGE = `Usage: npm create toolsmith@latest [dir] -- [options]
+
+Scaffold a Toolsmith MCP server in dir (asked for when omitted).
+
+Options:
+  -t, --transport stdio|http|both   how hosts reach the server (default: ${DEFAULTS.transport})
+  -d, --dialect tc39|legacy         decorator dialect: TC39 standard or experimentalDecorators (default: ${DEFAULTS.dialect})
+      --no-tests                    leave out the vitest setup and the example test
+  -y, --yes                         take the defaults for everything not given, ask nothing
+  -f, --force                       write into a non-empty directory
+      --from <checkout>             take the Toolsmith packages from a local checkout (packed tarballs), not the registry
+  -h, --help                        show this help
+`;

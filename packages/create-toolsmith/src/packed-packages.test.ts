@@ -1,0 +1,109 @@
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { isAbsolute, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { exchange, INITIALIZE, ok, pnpm, WORKSPACE } from "./process.test-util.js";
+
+// Every publishable package as it would go to the registry: `pnpm pack` (it turns workspace:* into versions).
+const PUBLISHABLE = ["core", "decorators", "transport-stdio", "transport-http", "create-toolsmith", "cli"].map((name) =>
+  join(WORKSPACE, "packages", name),
+);
+const temp = mkdtempSync(join(tmpdir(), "toolsmith-packed-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+interface Manifest {
+  name: string;
+  exports: Record<string, Record<string, string>>;
+  types?: string;
+  bin?: Record<string, string>;
+  engines?: { node?: string };
+  [key: string]: unknown;
+}
+
+async function pack(dir: string): Promise<{ tarball: string; files: string[]; manifest: Manifest }> {
+  const out = mkdtempSync(join(temp, "pack-"));
+  const { stdout } = await pnpm(["pack", "--json", "--pack-destination", out], dir);
+  const { filename, files } = JSON.parse(stdout) as { filename: string; files: { path: string }[] };
+  const tarball = isAbsolute(filename) ? filename : join(out, filename);
+  const { stdout: manifest } = await ok("tar", ["xzf", tarball, "-O", "package/package.json"], out);
+  return { tarball, files: files.map((file) => file.path).sort(), manifest: JSON.parse(manifest) as Manifest };
+}
+
+describe.each(PUBLISHABLE)("the packed package %s", (dir) => {
+  it("ships dist, its types, README, LICENSE and package.json only", async () => {
+    const { stdout } = await pnpm(["pack", "--dry-run", "--json"], dir);
+    const files = (JSON.parse(stdout) as { files: { path: string }[] }).files.map((file) => file.path);
+    expect(files.filter((path) => !/^dist\/.+\.(js|d\.ts)$/.test(path)).sort()).toEqual([
+      "LICENSE",
+      "README.md",
+      "package.json",
+    ]);
+    expect(files.some((path) => /\.test(-util)?\./.test(path))).toBe(false);
+  });
+
+  it("has real versions, exports with types first, types and engines", async () => {
+    const { files, manifest } = await pack(dir);
+    expect(JSON.stringify(manifest)).not.toContain("workspace:");
+    expect(JSON.stringify(manifest.exports)).not.toContain("@toolsmith/source");
+    for (const [subpath, conditions] of Object.entries(manifest.exports)) {
+      expect(Object.keys(conditions), subpath).toEqual(["types", "default"]);
+      for (const target of Object.values(conditions)) expect(files).toContain(target.replace(/^\.\//, ""));
+    }
+    expect(files).toContain(manifest.types?.replace(/^\.\//, ""));
+    expect(manifest.engines).toEqual({ node: ">=20" });
+    expect(manifest).toMatchObject({ type: "module", license: "MIT" });
+    for (const bin of Object.values(manifest.bin ?? {})) expect(files).toContain(bin.replace(/^\.\//, ""));
+  });
+});
+
+describe("core and transport-stdio, installed from their tarballs outside the workspace", () => {
+  it("serve a five-line server over stdio that answers initialize", { timeout: 60_000 }, async () => {
+    const app = mkdtempSync(join(temp, "app-"));
+    const core = await pack(join(WORKSPACE, "packages/core"));
+    const stdio = await pack(join(WORKSPACE, "packages/transport-stdio"));
+    copyFileSync(core.tarball, join(app, "core.tgz"));
+    copyFileSync(stdio.tarball, join(app, "transport-stdio.tgz"));
+    writeFileSync(
+      join(app, "package.json"),
+      JSON.stringify({
+        name: "packed-app",
+        private: true,
+        type: "module",
+        dependencies: {
+          "@toolsmith/core": "file:./core.tgz",
+          "@toolsmith/transport-stdio": "file:./transport-stdio.tgz",
+          zod: "4.6.7",
+        },
+      }),
+    );
+    // transport-stdio's own "@toolsmith/core": "0.1.0" is not on the registry yet: send it to the tarball.
+    writeFileSync(join(app, "pnpm-workspace.yaml"), 'overrides:\n  "@toolsmith/core": "file:./core.tgz"\n');
+    // The workspace's lockfile as the starting point, so that an offline resolution finds what the store has.
+    copyFileSync(join(WORKSPACE, "pnpm-lock.yaml"), join(app, "pnpm-lock.yaml"));
+    await pnpm(["install", "--offline"], app);
+    expect(existsSync(join(app, "node_modules/@toolsmith/core/src"))).toBe(false);
+    writeFileSync(
+      join(app, "server.js"),
+      `import { createServer } from "@toolsmith/core";
+import { serveStdio } from "@toolsmith/transport-stdio";
+import { z } from "zod";
+const server = createServer({ name: "packed", version: "1.0.0" });
+server.tool({ name: "add", description: "Add", input: { a: z.number(), b: z.number() }, handler: ({ a, b }) => a + b });
+serveStdio(server);
+`,
+    );
+    const lines = await exchange([process.execPath, "server.js"], app, [
+      INITIALIZE,
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "add", arguments: { a: 2, b: 3 } } },
+    ]);
+    expect(lines[0]).toMatchObject({
+      id: 1,
+      result: { protocolVersion: "2025-11-25", serverInfo: { name: "packed" } },
+    });
+    expect(lines[1]).toMatchObject({ id: 2, result: { content: [{ type: "text", text: "5" }], isError: false } });
+    expect(readFileSync(join(app, "node_modules/@toolsmith/transport-stdio/package.json"), "utf8")).not.toContain(
+      "workspace:",
+    );
+  });
+});

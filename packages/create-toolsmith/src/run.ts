@@ -1,0 +1,147 @@
+import * as prompts from "@clack/prompts";
+import { packageNameProblems, projectFromTarget } from "./names.js";
+import {
+  type CliArgs,
+  DEFAULTS,
+  type Dialect,
+  type ProjectOptions,
+  parseCliArgs,
+  type Transport,
+  USAGE,
+  UsageError,
+} from "./options.js";
+import { CheckoutError } from "./pack-local.js";
+import { scaffold, targetProblem } from "./scaffold.js";
+
+export interface RunIo {
+  cwd: string;
+  /** Ask with prompts (a TTY on both ends); otherwise plain lines and the defaults. */
+  interactive: boolean;
+  out(line: string): void;
+  err(line: string): void;
+  relative(path: string): string;
+}
+
+class Cancelled extends Error {}
+
+function answered<T>(value: T): Exclude<T, symbol> {
+  if (prompts.isCancel(value)) throw new Cancelled();
+  return value as Exclude<T, symbol>;
+}
+
+/** The whole command; returns the exit code. */
+export async function run(argv: readonly string[], io: RunIo): Promise<number> {
+  let args: CliArgs;
+  try {
+    args = parseCliArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`create-toolsmith: ${error.message}`);
+    io.err("Run with --help for the options.");
+    return 2;
+  }
+  if (args.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  const ask = io.interactive && !args.yes;
+  try {
+    if (ask) prompts.intro("create-toolsmith");
+    else if (!args.yes) io.out("Not a terminal: taking the defaults for anything not given as a flag.");
+    const target =
+      args.target ??
+      (ask
+        ? answered(
+            await prompts.text({
+              message: "Project name (also its directory)",
+              placeholder: "my-server",
+              defaultValue: "my-server",
+              validate: (value) => {
+                const problems = packageNameProblems(projectFromTarget(value || "my-server", io.cwd).name);
+                return problems.length > 0 ? problems.join("; ") : undefined;
+              },
+            }),
+          )
+        : "my-server");
+    const { dir, name } = projectFromTarget(target, io.cwd);
+    const problems = packageNameProblems(name);
+    if (problems.length > 0) {
+      io.err(`create-toolsmith: "${name}" is not a valid npm package name: ${problems.join("; ")}.`);
+      return 1;
+    }
+    const blocked = targetProblem(dir, args.force);
+    if (blocked) {
+      io.err(`create-toolsmith: ${blocked}.`);
+      return 1;
+    }
+    const options: ProjectOptions = {
+      name,
+      transport: args.transport ?? (ask ? await askTransport() : DEFAULTS.transport),
+      dialect: args.dialect ?? (ask ? await askDialect() : DEFAULTS.dialect),
+      tests:
+        args.tests ??
+        (ask ? answered(await prompts.confirm({ message: "Include the test setup (vitest)?" })) : DEFAULTS.tests),
+    };
+    const spin = ask ? prompts.spinner() : undefined;
+    const doing = args.from ? `Packing the Toolsmith packages from ${args.from} and writing` : "Writing";
+    if (spin) spin.start(`${doing} ${io.relative(dir)}`);
+    else
+      io.out(
+        `${doing} ${io.relative(dir)} (transport ${options.transport}, dialect ${options.dialect}, tests ${options.tests ? "yes" : "no"})`,
+      );
+    const written = await scaffold({ ...options, dir, from: args.from }).catch((error: unknown) => {
+      spin?.error("Stopped");
+      throw error;
+    });
+    if (spin) spin.stop(`Wrote ${written.length} files`);
+    else io.out(`Wrote ${written.length} files.`);
+    const next = [
+      `cd ${io.relative(dir)}`,
+      "npm install",
+      "npm run build",
+      ...(options.tests ? ["npm test"] : []),
+      ...(options.transport === "http" ? ["npm start   # then, in another terminal:"] : []),
+      "npm run inspect",
+    ];
+    if (ask) prompts.outro(`Next:\n   ${next.join("\n   ")}`);
+    else io.out(`Next:\n  ${next.join("\n  ")}`);
+    return 0;
+  } catch (error) {
+    if (error instanceof Cancelled) {
+      prompts.cancel("Cancelled: nothing was written.");
+      return 130;
+    }
+    if (error instanceof CheckoutError) {
+      io.err(`create-toolsmith: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+async function askTransport(): Promise<Transport> {
+  return answered(
+    await prompts.select<Transport>({
+      message: "Transport",
+      initialValue: DEFAULTS.transport,
+      options: [
+        { value: "stdio", label: "stdio", hint: "the host starts the server as a process" },
+        { value: "http", label: "Streamable HTTP", hint: "the server listens; hosts connect by URL" },
+        { value: "both", label: "both", hint: "stdio, or HTTP with --http" },
+      ],
+    }),
+  );
+}
+
+async function askDialect(): Promise<Dialect> {
+  return answered(
+    await prompts.select<Dialect>({
+      message: "Decorator dialect",
+      initialValue: DEFAULTS.dialect,
+      options: [
+        { value: "tc39", label: "TC39 standard decorators", hint: "TypeScript's default" },
+        { value: "legacy", label: "legacy experimentalDecorators", hint: "for codebases already using them" },
+      ],
+    }),
+  );
+}

@@ -1,0 +1,118 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type ProjectOptions, TRANSPORTS } from "./options.js";
+import { renderProject, scaffold, targetProblem } from "./scaffold.js";
+import { TOOLSMITH_VERSION, VERSIONS } from "./versions.js";
+
+const base: ProjectOptions = { name: "my-server", transport: "stdio", dialect: "tc39", tests: true };
+const temp = mkdtempSync(join(tmpdir(), "create-toolsmith-unit-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+const read = (path: string) => JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8"));
+
+describe("renderProject", () => {
+  it("writes the server, its entry, configs and, unless --no-tests, the test setup", () => {
+    expect([...renderProject(base, "/p").keys()].sort()).toEqual([
+      ".gitignore",
+      "README.md",
+      "biome.json",
+      "package.json",
+      "pnpm-workspace.yaml",
+      "src/main.ts",
+      "src/server.test.ts",
+      "src/server.ts",
+      "tsconfig.json",
+      "tsconfig.test.json",
+      "vitest.config.ts",
+    ]);
+    const files = renderProject({ ...base, tests: false }, "/p");
+    expect([...files.keys()].filter((path) => /test|vitest/.test(path))).toEqual([]);
+    expect(JSON.parse(files.get("package.json")!)).not.toHaveProperty("devDependencies.vitest");
+    expect(JSON.parse(files.get("package.json")!)).not.toHaveProperty("scripts.test");
+  });
+
+  it("has the scripts dev, build, test, start, inspect and lint", () => {
+    const { scripts } = JSON.parse(renderProject(base, "/p").get("package.json")!);
+    expect(Object.keys(scripts)).toEqual(["build", "dev", "start", "test", "lint", "inspect"]);
+    expect(scripts.dev).toBe("toolsmith dev src/main.ts");
+    expect(scripts.inspect).toBe("npm run build && npx -y @modelcontextprotocol/inspector node dist/main.js");
+  });
+
+  it.each(TRANSPORTS)("depends on the transports it serves (%s)", (transport) => {
+    const files = renderProject({ ...base, transport }, "/p");
+    const { dependencies } = JSON.parse(files.get("package.json")!);
+    expect(Object.keys(dependencies)).toEqual(
+      [
+        "@toolsmith/core",
+        "@toolsmith/decorators",
+        ...(transport === "http" ? [] : ["@toolsmith/transport-stdio"]),
+        ...(transport === "stdio" ? [] : ["@toolsmith/transport-http"]),
+        "zod",
+      ].sort(),
+    );
+    expect(dependencies["@toolsmith/core"]).toBe(`^${TOOLSMITH_VERSION}`);
+    const main = files.get("src/main.ts")!;
+    expect(main.includes("serveStdio")).toBe(transport !== "http");
+    expect(main.includes("listen(")).toBe(transport !== "stdio");
+    expect(main.includes("--http")).toBe(transport === "both");
+    const readme = files.get("README.md")!;
+    for (const host of ["Claude Desktop", "Claude Code", "VS Code", "Cursor"]) expect(readme).toContain(host);
+    expect(readme.includes("claude mcp add --transport http")).toBe(transport !== "stdio");
+    expect(readme.includes('"command": "node"')).toBe(transport !== "http");
+  });
+
+  it("sets the decorator dialect in tsconfig; TC39 tests go through the @toolsmith/vitest plugin", () => {
+    const legacy = renderProject({ ...base, dialect: "legacy" }, "/p");
+    expect(JSON.parse(legacy.get("tsconfig.json")!).compilerOptions).toMatchObject({
+      experimentalDecorators: true,
+      emitDecoratorMetadata: true,
+    });
+    expect(legacy.get("vitest.config.ts")).toContain('include: ["src/**/*.test.ts"]');
+    const tc39 = renderProject(base, "/p");
+    expect(JSON.parse(tc39.get("tsconfig.json")!).compilerOptions).not.toHaveProperty("experimentalDecorators");
+    expect(tc39.get("vitest.config.ts")).toContain("plugins: [toolsmith()]");
+    expect(JSON.parse(tc39.get("package.json")!).devDependencies["@toolsmith/vitest"]).toBe(`^${TOOLSMITH_VERSION}`);
+    expect(JSON.parse(legacy.get("package.json")!).devDependencies).not.toHaveProperty("@toolsmith/vitest");
+    expect(JSON.parse(legacy.get("package.json")!).devDependencies).toHaveProperty("@toolsmith/cli");
+    for (const files of [legacy, tc39]) {
+      expect(JSON.parse(files.get("tsconfig.test.json")!).compilerOptions).toEqual({ noEmit: true });
+    }
+  });
+
+  it("sends packed @toolsmith/* dependencies to the tarballs, for npm and pnpm", () => {
+    const file = "file:./toolsmith-packages/toolsmith-core-0.1.0.tgz";
+    const files = renderProject(base, "/p", { "@toolsmith/core": file });
+    const pkg = JSON.parse(files.get("package.json")!);
+    expect(pkg.dependencies["@toolsmith/core"]).toBe(file);
+    expect(pkg.overrides).toEqual({ "@toolsmith/core": file });
+    expect(files.get("pnpm-workspace.yaml")).toContain(`overrides:\n  "@toolsmith/core": "${file}"`);
+  });
+
+  it("pins what this workspace builds and tests with", () => {
+    const root = read("../../../package.json");
+    const core = read("../../core/package.json");
+    expect(core.version).toBe(TOOLSMITH_VERSION);
+    expect(VERSIONS.zod).toBe(core.dependencies.zod);
+    for (const name of ["typescript", "vitest", "@types/node", "@biomejs/biome"] as const) {
+      expect(VERSIONS[name]).toBe(root.devDependencies[name]);
+    }
+  });
+});
+
+describe("the target directory", () => {
+  it("is refused when not empty, unless forced", async () => {
+    const dir = join(temp, "busy");
+    mkdirSync(dir);
+    expect(targetProblem(dir, false)).toBeUndefined();
+    writeFileSync(join(dir, "notes.txt"), "mine");
+    expect(targetProblem(dir, false)).toBe(
+      `${dir} is not empty (1 entry): choose another directory, or pass --force to write into it`,
+    );
+    expect(targetProblem(dir, true)).toBeUndefined();
+    expect(targetProblem(join(dir, "notes.txt"), true)).toMatch(/exists and is not a directory/);
+    await scaffold({ ...base, dir });
+    expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("mine");
+    expect(readFileSync(join(dir, "src/server.ts"), "utf8")).toContain("export class MyServer extends McpServer");
+  });
+});

@@ -1,0 +1,92 @@
+import type { ProjectOptions } from "../options.js";
+import { TOOLSMITH_VERSION, type ToolsmithPackage, VERSIONS } from "../versions.js";
+import { formatJson } from "./json.js";
+
+/** Where each Toolsmith package comes from: a registry range, or a `file:` tarball when `--from` was given. */
+export type PackageSources = Partial<Record<ToolsmithPackage, string>>;
+
+export function toolsmithPackages({ transport }: ProjectOptions): ToolsmithPackage[] {
+  const packages: ToolsmithPackage[] = ["@toolsmith/core", "@toolsmith/decorators"];
+  if (transport !== "http") packages.push("@toolsmith/transport-stdio");
+  if (transport !== "stdio") packages.push("@toolsmith/transport-http");
+  return packages;
+}
+
+/** `toolsmith dev` for the dev script; the vitest plugin lowers TC39 decorators so tests import the source. */
+export function toolsmithDevPackages({ dialect, tests }: ProjectOptions): ToolsmithPackage[] {
+  return dialect === "tc39" && tests ? ["@toolsmith/cli", "@toolsmith/vitest"] : ["@toolsmith/cli"];
+}
+
+export function scripts(options: ProjectOptions): Record<string, string> {
+  const inspectTarget =
+    options.transport === "http" ? "--transport http --server-url http://127.0.0.1:3000/mcp" : "node dist/main.js";
+  const scripts: Record<string, string> = {
+    build: "tsc",
+    dev: "toolsmith dev src/main.ts",
+    start: "node dist/main.js",
+  };
+  if (options.transport === "both") {
+    scripts["dev:http"] = "toolsmith dev src/main.ts --http";
+    scripts["start:http"] = "node dist/main.js --http";
+  }
+  // vitest strips types without checking them: tsconfig.test.json checks the tests too.
+  if (options.tests) scripts.test = "tsc -p tsconfig.test.json && vitest run";
+  scripts.lint = "biome check .";
+  scripts.inspect = `npm run build && npx -y @modelcontextprotocol/inspector ${inspectTarget}`;
+  return scripts;
+}
+
+/** The generated package.json; `sources` overrides the registry range per Toolsmith package. */
+export function packageJson(options: ProjectOptions, sources: PackageSources = {}): string {
+  const toolsmith = toolsmithPackages(options);
+  const dependencies: Record<string, string> = {};
+  for (const name of toolsmith) dependencies[name] = sources[name] ?? `^${TOOLSMITH_VERSION}`;
+  dependencies.zod = VERSIONS.zod;
+  const devDependencies: Record<string, string> = {
+    "@biomejs/biome": VERSIONS["@biomejs/biome"],
+    "@types/node": VERSIONS["@types/node"],
+    typescript: VERSIONS.typescript,
+  };
+  if (options.tests) devDependencies.vitest = VERSIONS.vitest;
+  for (const name of toolsmithDevPackages(options)) devDependencies[name] = sources[name] ?? `^${TOOLSMITH_VERSION}`;
+  const pkg: Record<string, unknown> = {
+    name: options.name,
+    version: "0.1.0",
+    private: true,
+    type: "module",
+    bin: { [options.name.replace(/^@[^/]+\//, "")]: "./dist/main.js" },
+    engines: { node: ">=20" },
+    scripts: scripts(options),
+    dependencies: sortKeys(dependencies),
+    devDependencies: sortKeys(devDependencies),
+  };
+  // A packed package's own @toolsmith/* dependencies are plain versions, not yet on the registry: npm's overrides
+  // send them to the same tarballs (pnpm reads the same map from pnpm-workspace.yaml).
+  const local = localOverrides(sources);
+  if (local) pkg.overrides = local;
+  return formatJson(pkg);
+}
+
+export function localOverrides(sources: PackageSources): Record<string, string> | undefined {
+  const entries = Object.entries(sources).filter(([, spec]) => spec?.startsWith("file:"));
+  return entries.length > 0 ? sortKeys(Object.fromEntries(entries) as Record<string, string>) : undefined;
+}
+
+/** pnpm's settings (npm ignores the file): pnpm ≥ 10 reads overrides only from here. */
+export function pnpmWorkspace(sources: PackageSources): string {
+  const lines = [
+    "# esbuild's postinstall only checks its binary, which comes as an optional dependency (@esbuild/<platform>).",
+    "allowBuilds:",
+    "  esbuild: false",
+  ];
+  const local = localOverrides(sources);
+  if (local) {
+    lines.push("# The Toolsmith packages come from local tarballs (create-toolsmith --from) until they are published.");
+    lines.push("overrides:", ...Object.entries(local).map(([name, spec]) => `  "${name}": "${spec}"`));
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function sortKeys(record: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+}

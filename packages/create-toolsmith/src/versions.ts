@@ -1,0 +1,21 @@
+// What a generated project depends on: the versions this workspace itself builds and tests with (a test checks).
+export const TOOLSMITH_VERSION = "0.1.0";
+
+export const VERSIONS = {
+  zod: "4.6.7",
+  typescript: "7.0.2",
+  vitest: "4.1.12",
+  "@types/node": "20.19.43",
+  "@biomejs/biome": "2.6.8",
+} as const;
+
+export const TOOLSMITH_PACKAGES = {
+  "@toolsmith/core": "core",
+  "@toolsmith/decorators": "decorators",
+  "@toolsmith/transport-stdio": "transport-stdio",
+  "@toolsmith/transport-http": "transport-http",
+  "@toolsmith/vitest": "vitest",
+  "@toolsmith/cli": "cli",
+} as const;
+
+export type ToolsmithPackage = keyof typeof TOOLSMITH_PACKAGES;

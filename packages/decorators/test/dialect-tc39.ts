@@ -1,2 +1,0 @@
-(globalThis as { __toolsmithDialect?: string }).__toolsmithDialect = "TC39 standard decorators";
-await import("./suite.js");

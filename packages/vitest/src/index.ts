@@ -1,0 +1,1 @@
+export { type ToolsmithOptions, toolsmith } from "./plugin.js";
