@@ -30,6 +30,7 @@ const SERVERS = [
   { name: "hand-written loop", file: here("./servers/hand-written.mjs") },
   { name: "hand-written loop + import zod", file: here("./servers/hand-written-zod.mjs") },
   { name: "Toolsmith", file: here("./servers/toolsmith.mjs") },
+  { name: "Toolsmith + pass-through middleware", file: here("./servers/toolsmith-middleware.mjs") },
   { name: "official SDK v2", file: here("./servers/official-sdk.mjs") },
 ];
 for (const extra of values.with ?? []) {

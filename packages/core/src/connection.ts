@@ -25,6 +25,7 @@ import {
   type Method,
   type MethodEnv,
 } from "./methods.js";
+import { describeOperation, runMiddleware } from "./middleware.js";
 import {
   HANDSHAKE_VERSIONS,
   isHandshakeVersion,
@@ -91,6 +92,7 @@ interface Pending {
 interface Listen {
   readonly id: RequestId;
   readonly tag: unknown;
+  readonly ctx: RequestContextImpl;
   readonly filter: ListenFilter;
   end(): void;
 }
@@ -143,7 +145,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   readonly #env: MethodEnv;
   readonly #inFlight = new Map<string, RequestContextImpl>();
   readonly #outbound = new Map<number, Pending>();
-  readonly #subscriptions = new Set<string>();
+  // A subscription remembers who subscribed: an update goes only to a caller who may read the resource.
+  readonly #subscriptions = new Map<string, RequestContextImpl>();
   readonly #listens = new Map<string, Listen>();
   #nextId = 0;
   #logLevel: LogLevel | undefined;
@@ -579,9 +582,16 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   #invoke(served: Served): MaybePromise<Outcome> {
     const { handler, params, ctx } = served;
+    const { middleware } = this.#core;
     let result: MaybePromise<Record<string, unknown>>;
     try {
-      result = handler.run(this.#env, params, ctx);
+      // Without middleware, nothing of its machinery runs.
+      result =
+        middleware.length === 0 || handler.operation === undefined
+          ? handler.run(this.#env, params, ctx)
+          : runMiddleware(middleware, describeOperation(served.method, handler.operation, params, ctx), () =>
+              handler.run(this.#env, params, ctx),
+            );
     } catch (error) {
       return this.#failed(error, served);
     }
@@ -592,6 +602,14 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       );
     }
     return this.#answered(result, served);
+  }
+
+  // A list that may differ per caller (guards, or middleware that could filter it) must not be cached publicly.
+  #perCaller(handler: Method): boolean {
+    if (handler.operation !== "list") return false;
+    if (this.#core.middleware.length > 0) return true;
+    const kind = handler.capability;
+    return (kind === "tools" || kind === "prompts" || kind === "resources") && this.#core.router.dependsOnCaller(kind);
   }
 
   #done({ ctx, key }: Served): void {
@@ -605,7 +623,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     if (served.mayAsk && ctx.inputs?.asked !== undefined) return this.#needsInput(served);
     this.#done(served);
     if (ctx.cancelled) return NO_REPLY;
-    return ctx.revision.resultType ? this.#core.complete(result, served.handler.cache) : withoutHint(result);
+    if (!ctx.revision.resultType) return withoutHint(result);
+    return this.#core.complete(result, served.handler.cache, this.#perCaller(served.handler));
   }
 
   #failed(error: unknown, served: Served): MaybePromise<Outcome> {
@@ -734,8 +753,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.#logLevel = level;
   }
 
-  subscribe(uri: string): void {
-    this.#subscriptions.add(uri);
+  subscribe(uri: string, ctx: RequestContextImpl): void {
+    this.#subscriptions.set(uri, ctx);
   }
 
   unsubscribe(uri: string): void {
@@ -762,7 +781,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         if (this.#listens.get(key)?.filter === honoured) this.#listens.delete(key);
         resolve({ _meta: meta });
       };
-      this.#listens.set(key, { id, tag: ctx.tag, filter: honoured, end });
+      this.#listens.set(key, { id, tag: ctx.tag, ctx, filter: honoured, end });
       ctx.signal.addEventListener("abort", end, { once: true });
     });
   }
@@ -782,14 +801,16 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   }
 
   resourceUpdated(uri: string): void {
-    if (this.#state.kind === "operating" && this.#subscriptions.has(uri)) {
+    const router = this.#core.router;
+    const subscriber = this.#subscriptions.get(uri);
+    if (this.#state.kind === "operating" && subscriber && router.canRead(uri, subscriber)) {
       this.#emit(
         { jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } },
         { kind: "notification" },
       );
     }
     for (const listen of this.#listens.values()) {
-      if (listen.filter.resourceSubscriptions?.includes(uri)) {
+      if (listen.filter.resourceSubscriptions?.includes(uri) && router.canRead(uri, listen.ctx)) {
         this.notify(
           "notifications/resources/updated",
           { uri, _meta: { [MetaKey.subscriptionId]: listen.id } },

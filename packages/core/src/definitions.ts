@@ -3,6 +3,14 @@ import type { MaybePromise } from "./maybe.js";
 import type { AnySchema, InferInput, InputSchema } from "./schema-adapter.js";
 import type { Annotations, CacheHint, Icon, Resource, ToolAnnotations } from "./types.js";
 
+/**
+ * Who may use a tool, resource or prompt. A caller it refuses does not see it in lists, and a call answers exactly
+ * as for one that does not exist, so its existence does not leak. Runs for every list and call: keep it cheap.
+ * @example
+ * server.tool({ name: "wipe", description: "Wipe all", guard: (ctx) => ctx.auth?.scopes.includes("admin") ?? false, handler });
+ */
+export type Guard = (ctx: RequestContext) => boolean | undefined;
+
 /** What a completer may answer: values, or values with the total and whether there are more. */
 export type Completion = string[] | { values: string[]; total?: number; hasMore?: boolean };
 
@@ -37,6 +45,8 @@ export interface ToolDefinition<I extends InputSchema | undefined = InputSchema 
   annotations?: ToolAnnotations;
   icons?: Icon[];
   _meta?: Record<string, unknown>;
+  /** Who may see and call it (default: everyone). */
+  guard?: Guard;
   /**
    * Runs with validated arguments. Return a string, a number, a plain object (→ `structuredContent`
    * plus its JSON as text), content blocks, or a whole `CallToolResult`. A throw becomes an `isError` result.
@@ -58,6 +68,8 @@ export interface StaticResourceDefinition {
   _meta?: Record<string, unknown>;
   /** Caching hint for 2026-07-28 reads; the server's default otherwise. */
   cache?: CacheHint;
+  /** Who may see and read it (default: everyone). */
+  guard?: Guard;
   /** Return text, bytes, contents, or a whole result; `undefined` means not found. */
   handler: (ctx: RequestContext) => unknown;
 }
@@ -74,6 +86,8 @@ export interface ResourceTemplateDefinition<I extends InputSchema | undefined = 
   icons?: Icon[];
   _meta?: Record<string, unknown>;
   cache?: CacheHint;
+  /** Who may see and read it (default: everyone). */
+  guard?: Guard;
   /**
    * A schema for the variables (its fields must be exactly the template's variables); a URI whose
    * variables fail it is answered with -32602. Without it, the variables arrive as strings.
@@ -101,6 +115,8 @@ export interface PromptDefinition<A extends InputSchema | undefined = InputSchem
   args?: A;
   icons?: Icon[];
   _meta?: Record<string, unknown>;
+  /** Who may see and get it (default: everyone). */
+  guard?: Guard;
   /** Completers for the prompt's arguments, by argument name (`completion/complete`). */
   complete?: Readonly<Record<string, Completer>>;
   /** Return a string, messages, or a whole `GetPromptResult`. */

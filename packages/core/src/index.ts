@@ -20,6 +20,7 @@ export {
   defineResource,
   defineResourceTemplate,
   defineTool,
+  type Guard,
   type MaybePromise,
   type PromptDefinition,
   type ResourceDefinition,
@@ -51,6 +52,7 @@ export {
   levelPasses,
 } from "./logger.js";
 export type { ListenFilter } from "./methods.js";
+export type { Middleware, Operation, OperationKind } from "./middleware.js";
 export {
   HANDSHAKE_VERSIONS,
   type HandshakeVersion,

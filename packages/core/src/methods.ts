@@ -3,6 +3,7 @@ import { McpError } from "./errors.js";
 import { ErrorCode } from "./json-rpc.js";
 import { isLogLevel, type LogLevel } from "./logger.js";
 import { andThen, type MaybePromise } from "./maybe.js";
+import type { OperationKind } from "./middleware.js";
 import type { ServerCore } from "./server-core.js";
 import type { ServerCapabilities } from "./types.js";
 import {
@@ -34,7 +35,7 @@ export interface ListenFilter {
 /** What the connection-scoped methods need from their connection. */
 export interface ConnectionControl {
   setLogLevel(level: LogLevel): void;
-  subscribe(uri: string): void;
+  subscribe(uri: string, ctx: RequestContextImpl): void;
   unsubscribe(uri: string): void;
   /** Open a listen stream; resolves with its result when the server ends it. */
   listen(filter: ListenFilter, ctx: RequestContextImpl): Promise<Record<string, unknown>>;
@@ -53,6 +54,8 @@ export interface Method {
   readonly cache?: CacheKind;
   /** 2026-07-28: this method may answer `input_required`; the name/URI and arguments a retry must repeat. */
   readonly asks?: (params: Record<string, unknown> | undefined) => { target: string; args: unknown };
+  /** Middleware runs around this method, seeing it as this kind of operation. */
+  readonly operation?: OperationKind;
   run(
     env: MethodEnv,
     params: Record<string, unknown> | undefined,
@@ -68,13 +71,14 @@ function parse<T>(inbound: Inbound<T>, params: Record<string, unknown> | undefin
 
 /** A list method: one array under `key`, a page at a time when the server pages. */
 function list(
-  capability: keyof ServerCapabilities,
+  capability: "tools" | "resources" | "prompts",
   key: string,
   items: (env: MethodEnv, ctx: RequestContextImpl) => MaybePromise<unknown[]>,
 ): Method {
   return {
     capability,
     cache: "list",
+    operation: "list",
     run(env, params, ctx) {
       const { cursor } = parse(PaginatedParams, params);
       return andThen(items(env, ctx), (found) => env.core.page(key, found, cursor));
@@ -88,9 +92,10 @@ const EMPTY = (): Record<string, unknown> => ({});
 export const METHODS: Readonly<Record<string, Method>> = {
   ping: { run: EMPTY },
   "server/discover": { cache: "discover", run: (env) => env.core.discoverResult() },
-  "tools/list": list("tools", "tools", (env, ctx) => env.core.router.listTools(ctx.protocolVersion)),
+  "tools/list": list("tools", "tools", (env, ctx) => env.core.router.listTools(ctx)),
   "tools/call": {
     capability: "tools",
+    operation: "call",
     asks: (params) => ({ target: String(params?.name), args: params?.arguments }),
     run(env, params, ctx) {
       const { name, arguments: args } = parse(CallToolParams, params);
@@ -99,11 +104,12 @@ export const METHODS: Readonly<Record<string, Method>> = {
   },
   "resources/list": list("resources", "resources", (env, ctx) => env.core.router.listResources(ctx)),
   "resources/templates/list": list("resources", "resourceTemplates", (env, ctx) =>
-    env.core.router.listResourceTemplates(ctx.protocolVersion),
+    env.core.router.listResourceTemplates(ctx),
   ),
   "resources/read": {
     capability: "resources",
     cache: "read",
+    operation: "read",
     asks: (params) => ({ target: String(params?.uri), args: undefined }),
     run(env, params, ctx) {
       const { uri } = parse(ReadResourceParams, params);
@@ -114,8 +120,8 @@ export const METHODS: Readonly<Record<string, Method>> = {
   },
   "resources/subscribe": {
     capability: "resources",
-    run(env, params) {
-      env.connection.subscribe(parse(ReadResourceParams, params).uri);
+    run(env, params, ctx) {
+      env.connection.subscribe(parse(ReadResourceParams, params).uri, ctx);
       return {};
     },
   },
@@ -126,9 +132,10 @@ export const METHODS: Readonly<Record<string, Method>> = {
       return {};
     },
   },
-  "prompts/list": list("prompts", "prompts", (env, ctx) => env.core.router.listPrompts(ctx.protocolVersion)),
+  "prompts/list": list("prompts", "prompts", (env, ctx) => env.core.router.listPrompts(ctx)),
   "prompts/get": {
     capability: "prompts",
+    operation: "get",
     asks: (params) => ({ target: String(params?.name), args: params?.arguments }),
     run(env, params, ctx) {
       const { name, arguments: args } = parse(GetPromptParams, params);
@@ -137,6 +144,7 @@ export const METHODS: Readonly<Record<string, Method>> = {
   },
   "completion/complete": {
     capability: "completions",
+    operation: "complete",
     run(env, params, ctx) {
       const { ref, argument, context } = parse(CompleteParams, params);
       const known = ctx.revision.completionContext ? (context?.arguments ?? {}) : {};

@@ -14,6 +14,7 @@ import type { RequestContext } from "./context.js";
 import type {
   Completer,
   Completion,
+  Guard,
   PromptDefinition,
   ResourceDefinition,
   ResourceTemplateDefinition,
@@ -24,7 +25,9 @@ import { DefinitionError, isMcpError, McpError, messageOf } from "./errors.js";
 import { ErrorCode } from "./json-rpc.js";
 import type { LogEntry } from "./logger.js";
 import { andThen, attempt, isPromiseLike, type MaybePromise } from "./maybe.js";
+import { describeOperation, type Middleware, type OperationKind, runMiddleware } from "./middleware.js";
 import { featuresOf, type ProtocolVersion, type RevisionFeatures } from "./protocol.js";
+import { type ChangeKind, type Entry, type Registered, type RegisteredKind, Table } from "./registry.js";
 import {
   errorResult,
   isCallToolResult,
@@ -57,126 +60,43 @@ function invalidArguments(what: string, issues: string): string {
   return `Invalid arguments for ${what}:\n${issues}`;
 }
 
-/** What can be registered. */
-export type RegisteredKind = "tool" | "resource" | "resourceTemplate" | "prompt";
+export type { ChangeKind, Registered, RegisteredKind } from "./registry.js";
 
-/** What a list change concerns; resource templates count as resources. */
-export type ChangeKind = "tools" | "resources" | "prompts";
-
-/**
- * A registered tool, resource, template or prompt, live: switch it off and on, change it, or take it away. Every
- * change tells each open connection that the list changed (handshake era notifications, 2026-07-28 listen streams).
- * @example
- * const admin = server.tool({ name: "wipe", description: "Wipe all", handler: wipe });
- * admin.disable(); // gone from tools/list, and calling it answers as for an unknown tool
- */
-export interface Registered<D> {
-  /** The name, URI or URI template it is registered under. */
-  readonly key: string;
-  readonly enabled: boolean;
-  /** True once removed: every other call then throws. */
-  readonly removed: boolean;
-  /** How it is listed, in the newest revision's form (a tool's `inputSchema`, a resource's `uri`, …). */
-  describe(): Readonly<Record<string, unknown>>;
-  enable(): void;
-  disable(): void;
-  /** Replace some of its definition's fields; a change that does not compile throws and changes nothing. */
-  update(changes: Partial<D>): void;
-  remove(): void;
+/** A list as a revision shows it, and the guards of its items (when any has one). */
+interface View<T> {
+  items: T[];
+  guards?: (Guard | undefined)[];
 }
 
-interface Entry<C> {
-  compiled: C;
-  enabled: boolean;
-  handle?: Registered<never>;
+/** Another server's router, served under a prefix. */
+interface Mount {
+  readonly prefix: string;
+  readonly router: Router;
+  /** Run the module's own middleware around one of its operations. */
+  around<T>(
+    method: string,
+    kind: OperationKind,
+    params: Record<string, unknown>,
+    ctx: RequestContext,
+    serve: () => MaybePromise<T>,
+  ): MaybePromise<T>;
+  /** How clash messages name it. */
+  readonly source: string;
+  /** Its listed tools and prompts, renamed once per listed object. */
+  readonly names: WeakMap<object, object>;
 }
 
-// One registry table per kind: how its entries compile and what they are keyed by.
-class Table<D, C extends { definition: unknown; wire: object }> {
-  readonly map = new Map<string, Entry<C>>();
+function allows(guard: Guard | undefined, ctx: RequestContext): boolean {
+  return guard === undefined || guard(ctx) === true;
+}
 
-  constructor(
-    readonly kind: ChangeKind,
-    readonly compile: (definition: D) => C,
-    readonly keyOf: (compiled: C) => string,
-    readonly duplicate: (key: string) => string,
-    readonly changed: (kind: ChangeKind) => void,
-  ) {}
-
-  /** The enabled entry under `key`. */
-  get(key: string): C | undefined {
-    const entry = this.map.get(key);
-    return entry?.enabled ? entry.compiled : undefined;
+function renamed<T extends { name: string }>(mount: Mount, item: T): T {
+  let copy = mount.names.get(item) as T | undefined;
+  if (!copy) {
+    copy = { ...item, name: `${mount.prefix}.${item.name}` };
+    mount.names.set(item, copy);
   }
-
-  *enabled(): Iterable<C> {
-    for (const entry of this.map.values()) if (entry.enabled) yield entry.compiled;
-  }
-
-  add(definition: D): Registered<D> {
-    const compiled = this.compile(definition);
-    const key = this.keyOf(compiled);
-    if (this.map.has(key)) throw new DefinitionError(this.duplicate(key));
-    const entry: Entry<C> = { compiled, enabled: true };
-    this.map.set(key, entry);
-    this.changed(this.kind);
-    return this.handle(entry);
-  }
-
-  /** The live handle of an entry: one per entry, whoever asks. */
-  handle(entry: Entry<C>): Registered<D> {
-    entry.handle ??= this.#makeHandle(entry) as Registered<never>;
-    return entry.handle as Registered<D>;
-  }
-
-  #makeHandle(entry: Entry<C>): Registered<D> {
-    const table = this;
-    let removed = false;
-    const live = (what: string) => {
-      if (removed) throw new DefinitionError(`${what}: "${table.keyOf(entry.compiled)}" was removed`);
-    };
-    const set = (enabled: boolean) => {
-      live(enabled ? "enable()" : "disable()");
-      if (entry.enabled === enabled) return;
-      entry.enabled = enabled;
-      table.changed(table.kind);
-    };
-    return {
-      get key() {
-        return table.keyOf(entry.compiled);
-      },
-      get enabled() {
-        return entry.enabled && !removed;
-      },
-      get removed() {
-        return removed;
-      },
-      enable: () => set(true),
-      disable: () => set(false),
-      describe: () => entry.compiled.wire as Readonly<Record<string, unknown>>,
-      update(changes) {
-        live("update()");
-        const compiled = table.compile({ ...(entry.compiled.definition as D), ...changes });
-        const before = table.keyOf(entry.compiled);
-        const after = table.keyOf(compiled);
-        if (after !== before) {
-          if (table.map.has(after)) throw new DefinitionError(table.duplicate(after));
-          // Re-keyed in place: the list keeps its order.
-          const entries = [...table.map];
-          table.map.clear();
-          for (const [key, value] of entries) table.map.set(key === before ? after : key, value);
-        }
-        entry.compiled = compiled;
-        table.changed(table.kind);
-      },
-      remove() {
-        if (removed) return;
-        removed = true;
-        table.map.delete(table.keyOf(entry.compiled));
-        table.changed(table.kind);
-      },
-    };
-  }
+  return copy;
 }
 
 /**
@@ -188,7 +108,8 @@ export class Router {
   readonly #resources: Table<StaticResourceDefinition, CompiledResource>;
   readonly #templates: Table<ResourceTemplateDefinition, CompiledTemplate>;
   readonly #prompts: Table<PromptDefinition, CompiledPrompt>;
-  readonly #views = new Map<string, unknown[]>();
+  readonly #views = new Map<string, View<object>>();
+  readonly #mounts: Mount[] = [];
   #capabilities: ServerCapabilities | undefined;
   readonly #report: (entry: LogEntry) => void;
   readonly #onChange: (kind: ChangeKind) => void;
@@ -196,11 +117,7 @@ export class Router {
   constructor(report: (entry: LogEntry) => void = () => {}, onChange: (kind: ChangeKind) => void = () => {}) {
     this.#report = report;
     this.#onChange = onChange;
-    const changed = (kind: ChangeKind) => {
-      this.#views.clear();
-      this.#capabilities = undefined;
-      this.#onChange(kind);
-    };
+    const changed = (kind: ChangeKind) => this.#changed(kind);
     this.#tools = new Table(
       "tools",
       (definition) => compileTool(definition as ToolDefinition<InputSchema | undefined>),
@@ -231,8 +148,29 @@ export class Router {
     );
   }
 
+  #changed(kind: ChangeKind): void {
+    this.#views.clear();
+    this.#capabilities = undefined;
+    this.#onChange(kind);
+  }
+
+  #changedAll(): void {
+    for (const kind of ["tools", "resources", "prompts"] as const) this.#changed(kind);
+  }
+
+  // A name under a mounted module's prefix would be served twice.
+  #notMounted(kind: string, name: string): void {
+    const inModule = this.#mountFor(name);
+    if (inModule) {
+      throw new DefinitionError(
+        `${kind} "${name}" would shadow ${inModule.mount.source}, mounted at "${inModule.mount.prefix}"; rename it, or mount under another prefix`,
+      );
+    }
+  }
+
   addTool(definition: ToolDefinition<InputSchema | undefined>): Registered<ToolDefinition> {
     checkName("Tool", definition.name);
+    this.#notMounted("Tool", definition.name);
     return this.#tools.add(definition as ToolDefinition);
   }
 
@@ -254,11 +192,22 @@ export class Router {
             ? this.#resources
             : this.#templates;
     const entry = (table.map as Map<string, Entry<never>>).get(key);
-    return entry ? ((table as unknown as Table<never, never>).handle(entry) as Registered<never>) : undefined;
+    if (entry) return (table as unknown as Table<never, never>).handle(entry) as Registered<never>;
+    // Through a module: its tools and prompts by their public names, its resources by URI.
+    if (kind === "tool" || kind === "prompt") {
+      const inModule = this.#mountFor(key);
+      return inModule?.mount.router.registered(kind, inModule.rest);
+    }
+    for (const mount of this.#mounts) {
+      const found = mount.router.registered(kind, key);
+      if (found) return found;
+    }
+    return undefined;
   }
 
   addPrompt(definition: PromptDefinition<InputSchema | undefined>): Registered<PromptDefinition> {
     checkName("Prompt", definition.name);
+    this.#notMounted("Prompt", definition.name);
     return this.#prompts.add(definition as PromptDefinition);
   }
 
@@ -273,6 +222,13 @@ export class Router {
         capabilities.resources = { subscribe: true, listChanged: true };
       }
       if (this.#tools.map.size > 0) capabilities.tools = { listChanged: true };
+      for (const { router } of this.#mounts) {
+        const theirs = router.capabilities();
+        if (theirs.completions) capabilities.completions = {};
+        if (theirs.prompts) capabilities.prompts = { listChanged: true };
+        if (theirs.resources) capabilities.resources = { subscribe: true, listChanged: true };
+        if (theirs.tools) capabilities.tools = { listChanged: true };
+      }
       this.#capabilities = capabilities;
     }
     return capabilities;
@@ -284,42 +240,194 @@ export class Router {
     return false;
   }
 
-  #view<T extends object>(kind: string, version: ProtocolVersion, items: Iterable<{ wire: T }>): T[] {
+  #view<T extends object>(
+    kind: string,
+    version: ProtocolVersion,
+    items: Iterable<{ wire: T; definition: { guard?: Guard } }>,
+  ): View<T> {
     const key = `${kind} ${version}`;
-    let view = this.#views.get(key) as T[] | undefined;
+    let view = this.#views.get(key) as View<T> | undefined;
     if (!view) {
       const features = featuresOf(version);
-      view = Array.from(items, (item) => shape(item.wire, features));
+      const all = [...items];
+      const guards = all.map((item) => item.definition.guard);
+      view = { items: all.map((item) => shape(item.wire, features)) };
+      if (guards.some((guard) => guard !== undefined)) view.guards = guards;
       this.#views.set(key, view);
     }
     return view;
   }
 
-  listTools(version: ProtocolVersion): Tool[] {
-    return this.#view("tools", version, this.#tools.enabled());
+  // What this caller may see of a view, then what the mounted modules add, renamed under their prefixes.
+  #list<T extends object>(view: View<T>, ctx: RequestContext, mounted: (mount: Mount) => T[]): T[] {
+    const { guards } = view;
+    const own = guards ? view.items.filter((_, index) => allows(guards[index], ctx)) : view.items;
+    if (this.#mounts.length === 0) return own;
+    return [...own, ...this.#mounts.flatMap(mounted)];
   }
 
-  listResourceTemplates(version: ProtocolVersion): ResourceTemplate[] {
-    return this.#view("templates", version, this.#templates.enabled());
+  listTools(ctx: RequestContext): Tool[] {
+    return this.#list(this.#view("tools", ctx.protocolVersion, this.#tools.enabled()), ctx, (mount) =>
+      mount.router.listTools(ctx).map((tool) => renamed(mount, tool)),
+    );
   }
 
-  listPrompts(version: ProtocolVersion): Prompt[] {
-    return this.#view("prompts", version, this.#prompts.enabled());
+  listResourceTemplates(ctx: RequestContext): ResourceTemplate[] {
+    return this.#list(this.#view("templates", ctx.protocolVersion, this.#templates.enabled()), ctx, (mount) =>
+      mount.router.listResourceTemplates(ctx),
+    );
+  }
+
+  listPrompts(ctx: RequestContext): Prompt[] {
+    return this.#list(this.#view("prompts", ctx.protocolVersion, this.#prompts.enabled()), ctx, (mount) =>
+      mount.router.listPrompts(ctx).map((prompt) => renamed(mount, prompt)),
+    );
   }
 
   listResources(ctx: RequestContext): MaybePromise<Resource[]> {
-    const fixed = this.#view("resources", ctx.protocolVersion, this.#resources.enabled());
+    const fixed = this.#list(this.#view("resources", ctx.protocolVersion, this.#resources.enabled()), ctx, () => []);
     const lists: MaybePromise<Resource[]>[] = [];
-    for (const { definition } of this.#templates.enabled()) if (definition.list) lists.push(definition.list(ctx));
+    for (const { definition } of this.#templates.enabled()) {
+      if (definition.list && allows(definition.guard, ctx)) lists.push(definition.list(ctx));
+    }
+    for (const mount of this.#mounts) lists.push(mount.router.listResources(ctx));
     if (lists.length === 0) return fixed;
     const features = featuresOf(ctx.protocolVersion);
     const join = (found: Resource[][]) => [...fixed, ...found.flat().map((resource) => shape(resource, features))];
     return lists.some(isPromiseLike) ? Promise.all(lists).then(join) : join(lists as Resource[][]);
   }
 
+  /** True when what `kind`'s list shows depends on the caller (a guard here or in a mounted module). */
+  dependsOnCaller(kind: ChangeKind): boolean {
+    const tables: Table<never, never>[] =
+      kind === "tools"
+        ? [this.#tools as never]
+        : kind === "prompts"
+          ? [this.#prompts as never]
+          : [this.#resources as never, this.#templates as never];
+    for (const table of tables) {
+      for (const entry of table.enabled())
+        if ((entry as { definition: { guard?: Guard } }).definition.guard) return true;
+    }
+    return this.#mounts.some((mount) => mount.router.dependsOnCaller(kind));
+  }
+
+  /** The module whose prefix starts `name` (`github.create_issue` → github's `create_issue`). */
+  #mountFor(name: string): { mount: Mount; rest: string } | undefined {
+    const dot = name.indexOf(".");
+    if (dot < 1) return undefined;
+    const prefix = name.slice(0, dot);
+    const mount = this.#mounts.find((candidate) => candidate.prefix === prefix);
+    return mount ? { mount, rest: name.slice(dot + 1) } : undefined;
+  }
+
+  /**
+   * Serve another router's tools and prompts under `prefix.` and its resources as they are. A name or URI that would
+   * be served twice fails now, naming both sources.
+   */
+  mount(prefix: string, router: Router, source: string, middleware: () => readonly Middleware[] = () => []): void {
+    if (!/^[A-Za-z0-9_-]{1,32}$/.test(prefix)) {
+      throw new DefinitionError(
+        `Mount prefix ${JSON.stringify(prefix)} is invalid: use 1–32 characters of A-Z, a-z, 0-9, "_" and "-"`,
+      );
+    }
+    if (router === this || router.#reaches(this)) {
+      throw new DefinitionError(
+        `${source} already serves this server, directly or through its modules: mounting it would make a cycle`,
+      );
+    }
+    const taken = this.#mounts.find((mount) => mount.prefix === prefix);
+    if (taken)
+      throw new DefinitionError(
+        `Mount prefix "${prefix}" is taken by ${taken.source}; mount ${source} under another prefix`,
+      );
+    const around: Mount["around"] = (method, kind, params, ctx, serve) => {
+      const own = middleware();
+      if (own.length === 0) return serve();
+      const operation = describeOperation(
+        method,
+        kind,
+        params,
+        ctx as RequestContext & { abort(reason: unknown): void },
+      );
+      return runMiddleware(own, operation, serve as () => MaybePromise<Record<string, unknown>>) as MaybePromise<never>;
+    };
+    const mount: Mount = { prefix, router, source, names: new WeakMap(), around };
+    for (const [kind, table] of [
+      ["tool", this.#tools],
+      ["prompt", this.#prompts],
+    ] as const) {
+      for (const name of table.map.keys()) {
+        if (name.startsWith(`${prefix}.`)) {
+          throw new DefinitionError(
+            `${kind === "tool" ? "Tool" : "Prompt"} "${name}" is defined by this server and would also be ${source}'s, mounted at "${prefix}"; rename one, or mount under another prefix`,
+          );
+        }
+      }
+    }
+    const tooLong =
+      router.#tools.map.size > 0
+        ? [...router.#tools.map.keys()].find((name) => `${prefix}.${name}`.length > 64)
+        : undefined;
+    if (tooLong)
+      throw new DefinitionError(
+        `Tool "${prefix}.${tooLong}" (from ${source}) is over 64 characters; use a shorter prefix`,
+      );
+    for (const uri of router.#resources.map.keys()) {
+      const owner = this.#resourceOwner(uri);
+      if (owner)
+        throw new DefinitionError(`Resource "${uri}" is served by both ${owner} and ${source}; give one another URI`);
+    }
+    for (const uriTemplate of router.#templates.map.keys()) {
+      const owner = this.#templateOwner(uriTemplate);
+      if (owner) {
+        throw new DefinitionError(
+          `Resource template "${uriTemplate}" is served by both ${owner} and ${source}; give one another template`,
+        );
+      }
+    }
+    this.#mounts.push(mount);
+    this.#changedAll();
+  }
+
+  // Whether a tool or prompt of this name is served here or in a module below (guards aside).
+  #serves(kind: "tool" | "prompt", name: string): boolean {
+    if ((kind === "tool" ? this.#tools : this.#prompts).get(name)) return true;
+    const inModule = this.#mountFor(name);
+    return inModule !== undefined && inModule.mount.router.#serves(kind, inModule.rest);
+  }
+
+  #reaches(target: Router): boolean {
+    return this.#mounts.some((mount) => mount.router === target || mount.router.#reaches(target));
+  }
+
+  #resourceOwner(uri: string): string | undefined {
+    if (this.#resources.map.has(uri)) return "this server";
+    return this.#mounts.find((mount) => mount.router.#resourceOwner(uri))?.source;
+  }
+
+  #templateOwner(uriTemplate: string): string | undefined {
+    if (this.#templates.map.has(uriTemplate)) return "this server";
+    return this.#mounts.find((mount) => mount.router.#templateOwner(uriTemplate))?.source;
+  }
+
+  /** A mounted module changed: what this server shows changed with it. */
+  mountedChanged(kind: ChangeKind): void {
+    this.#changed(kind);
+  }
+
   callTool(name: string, args: Record<string, unknown> | undefined, ctx: RequestContext): MaybePromise<CallToolResult> {
     const tool = this.#tools.get(name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!tool || !allows(tool.definition.guard, ctx)) {
+      const inModule = tool ? undefined : this.#mountFor(name);
+      if (inModule && inModule.mount.router.#serves("tool", inModule.rest)) {
+        const { mount, rest } = inModule;
+        return mount.around("tools/call", "call", { name, arguments: args }, ctx, () =>
+          mount.router.callTool(rest, args, ctx),
+        );
+      }
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
     const features = featuresOf(ctx.protocolVersion);
     // A tool that takes no arguments sees none, whatever was sent (as unknown keys are dropped for those that do).
     if (!tool.input) return this.#invoke(tool, {}, ctx, features);
@@ -387,19 +495,33 @@ export class Router {
     });
   }
 
+  /** True when `uri` is served for this caller (a resource updates only a subscriber who could read it). */
+  canRead(uri: string, ctx: RequestContext): boolean {
+    return this.#resolve(uri, ctx) !== undefined;
+  }
+
   readResource(uri: string, ctx: RequestContext): MaybePromise<ReadOutcome> {
+    const read = this.#resolve(uri, ctx);
+    if (read) return read();
+    throw new McpError(featuresOf(ctx.protocolVersion).resourceNotFound, `Resource not found: ${uri}`, { uri });
+  }
+
+  // Who serves `uri` for this caller: a static resource, a template here, or one of a mounted module's.
+  #resolve(uri: string, ctx: RequestContext): (() => MaybePromise<ReadOutcome>) | undefined {
     const notFound = (): never => {
       throw new McpError(featuresOf(ctx.protocolVersion).resourceNotFound, `Resource not found: ${uri}`, { uri });
     };
     const fixed = this.#resources.get(uri);
-    if (fixed) {
+    if (fixed && allows(fixed.definition.guard, ctx)) {
       const { definition } = fixed;
-      return andThen(definition.handler(ctx), (value) => {
-        const result = toReadResourceResult(value, uri, definition.mimeType);
-        return result ? { result, cache: definition.cache } : notFound();
-      });
+      return () =>
+        andThen(definition.handler(ctx), (value) => {
+          const result = toReadResourceResult(value, uri, definition.mimeType);
+          return result ? { result, cache: definition.cache } : notFound();
+        });
     }
     for (const { definition, template, input } of this.#templates.enabled()) {
+      if (!allows(definition.guard, ctx)) continue;
       const variables = template.match(uri);
       if (!variables) continue;
       const read = (args: unknown) =>
@@ -407,14 +529,19 @@ export class Router {
           const result = toReadResourceResult(value, uri, definition.mimeType);
           return result ? { result, cache: definition.cache } : notFound();
         });
-      if (!input) return read(variables);
-      return andThen(input.validate(variables), (checked) => {
-        if (checked.ok) return read(checked.value);
-        const message = `Invalid variables for resource template "${template.template}":\n${describeIssues(checked.issues)}`;
-        throw new McpError(ErrorCode.InvalidParams, message, { uri, issues: checked.issues });
-      });
+      if (!input) return () => read(variables);
+      return () =>
+        andThen(input.validate(variables), (checked) => {
+          if (checked.ok) return read(checked.value);
+          const message = `Invalid variables for resource template "${template.template}":\n${describeIssues(checked.issues)}`;
+          throw new McpError(ErrorCode.InvalidParams, message, { uri, issues: checked.issues });
+        });
     }
-    return notFound();
+    for (const mount of this.#mounts) {
+      const read = mount.router.#resolve(uri, ctx);
+      if (read) return () => mount.around("resources/read", "read", { uri }, ctx, read);
+    }
+    return undefined;
   }
 
   getPrompt(
@@ -423,7 +550,16 @@ export class Router {
     ctx: RequestContext,
   ): MaybePromise<GetPromptResult> {
     const prompt = this.#prompts.get(name);
-    if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    if (!prompt || !allows(prompt.definition.guard, ctx)) {
+      const inModule = prompt ? undefined : this.#mountFor(name);
+      if (inModule && inModule.mount.router.#serves("prompt", inModule.rest)) {
+        const { mount, rest } = inModule;
+        return mount.around("prompts/get", "get", { name, arguments: args }, ctx, () =>
+          mount.router.getPrompt(rest, args, ctx),
+        );
+      }
+      throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    }
     const { definition } = prompt;
     const run = (value: unknown) =>
       andThen(definition.handler(value as never, ctx), (raw) => toGetPromptResult(raw, definition.description));
@@ -454,10 +590,20 @@ export class Router {
   ): MaybePromise<{ values: string[]; total?: number; hasMore?: boolean }> {
     let completers: ReadonlyMap<string, Completer> | undefined;
     if (ref.type === "ref/prompt") {
-      completers = this.#prompts.get(ref.name ?? "")?.completers;
+      const prompt = this.#prompts.get(ref.name ?? "");
+      if (!prompt) {
+        const inModule = this.#mountFor(ref.name ?? "");
+        if (inModule) return inModule.mount.router.complete({ ...ref, name: inModule.rest }, argument, known, ctx);
+      }
+      completers = prompt && allows(prompt.definition.guard, ctx) ? prompt.completers : undefined;
       if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
     } else if (ref.type === "ref/resource") {
-      completers = this.#templates.get(ref.uri ?? "")?.completers;
+      const template = this.#templates.get(ref.uri ?? "");
+      if (!template) {
+        const owner = this.#mounts.find((mount) => mount.router.#templateOwner(ref.uri ?? ""));
+        if (owner) return owner.router.complete(ref, argument, known, ctx);
+      }
+      completers = template && allows(template.definition.guard, ctx) ? template.completers : undefined;
       if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
     } else {
       throw new McpError(ErrorCode.InvalidParams, `Invalid ref type: ${JSON.stringify(ref.type)}`);

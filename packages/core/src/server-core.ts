@@ -1,6 +1,7 @@
 import type { LogEntry } from "./logger.js";
 import type { MaybePromise } from "./maybe.js";
 import type { CacheKind } from "./methods.js";
+import type { Middleware } from "./middleware.js";
 import type { ProtocolVersion } from "./protocol.js";
 import type { ChangeKind, Router } from "./router.js";
 import type { Sealer } from "./seal.js";
@@ -15,6 +16,8 @@ export interface ConnectionListener {
 /** What a Connection needs from its server: shared by every connection, built once. */
 export interface ServerCore {
   readonly router: Router;
+  /** What runs around every operation (`server.use`), outermost first. */
+  readonly middleware: readonly Middleware[];
   readonly sealer: Sealer;
   /** How long a 2026-07-28 `requestState` stays valid. */
   readonly requestStateTtlMs: number;
@@ -24,7 +27,7 @@ export interface ServerCore {
   discoverResult(): Record<string, unknown>;
   initializeResult(version: ProtocolVersion): Record<string, unknown>;
   /** Shape a 2026-07-28 result: `resultType`, caching hint, server info. */
-  complete(result: Record<string, unknown>, cache: CacheKind | undefined): Record<string, unknown>;
+  complete(result: Record<string, unknown>, cache: CacheKind | undefined, perCaller?: boolean): Record<string, unknown>;
   /** One page of a list, with `nextCursor` when more follow. */
   page(key: string, items: unknown[], cursor: string | undefined): MaybePromise<Record<string, unknown>>;
   log(entry: LogEntry): void;

@@ -10,6 +10,7 @@ import { ErrorCode, isPlainObject } from "./json-rpc.js";
 import type { ErrorReport, LogEntry, Logger } from "./logger.js";
 import type { MaybePromise } from "./maybe.js";
 import { CACHE_HINT, type CacheKind } from "./methods.js";
+import type { Middleware } from "./middleware.js";
 import { featuresOf, HANDSHAKE_VERSIONS, MetaKey, type ProtocolVersion, STATELESS_VERSIONS } from "./protocol.js";
 import { type ChangeKind, type Registered, type RegisteredKind, Router } from "./router.js";
 import type { InputSchema } from "./schema-adapter.js";
@@ -48,6 +49,10 @@ export interface ServerOptions {
    * generic -32603), whatever its level. A shorthand for a `logger` that only looks at errors.
    */
   onError?: (error: unknown, where: ErrorReport) => void;
+  /** Middleware around every operation, outermost first (see `server.use`). */
+  use?: readonly Middleware[];
+  /** Modules served under prefixes (see `server.mount`): `{ github: new GitHubTools() }`. */
+  mount?: Readonly<Record<string, Servable>>;
 }
 
 const DEFAULT_CACHE: Record<CacheKind, CacheHint> = {
@@ -86,6 +91,19 @@ export interface Server {
   connect(options: ConnectOptions): Connection;
   /** Tell every client subscribed to `uri` that it changed (handshake era subscriptions, 2026-07-28 listen streams). */
   resourceUpdated(uri: string): void;
+  /**
+   * Run `middleware` around every tool call, read, prompt, completion and list, over every transport and in both
+   * eras; the first added is outermost.
+   */
+  use(...middleware: Middleware[]): this;
+  /**
+   * Serve another server (or server class instance) as a module: its tools and prompts as `prefix.name`, its
+   * resources at their own URIs. Its changes reach this server's clients. A name or URI served twice fails here,
+   * naming both.
+   * @example
+   * const app = createServer({ name: "app", version: "1.0.0" }).mount("github", new GitHubTools());
+   */
+  mount(prefix: string, module: Servable): this;
   /** Replace the server's own logger; transports install theirs only when none is set. */
   setLogger(logger: Logger | undefined): this;
   readonly logger: Logger | undefined;
@@ -109,6 +127,8 @@ class ServerImpl implements Server, ServerCore {
   // Each listener with the change count when it attached: it hears only of changes made after that.
   readonly #listeners = new Map<ConnectionListener, number>();
   readonly #pendingChanges = new Map<ChangeKind, number>();
+  readonly #parents = new Set<ServerImpl>();
+  readonly #middleware: Middleware[] = [];
   #changes = 0;
   #logger: Logger | undefined;
   #onError: ((error: unknown, where: ErrorReport) => void) | undefined;
@@ -132,6 +152,35 @@ class ServerImpl implements Server, ServerCore {
     this.#logger = logger;
     this.#metaServerInfo = { [MetaKey.serverInfo]: this.info };
     this.router = new Router(this.log.bind(this), (kind) => this.#changed(kind));
+    if (options.use) this.use(...options.use);
+    for (const [prefix, module] of Object.entries(options.mount ?? {})) this.mount(prefix, module);
+  }
+
+  get middleware(): readonly Middleware[] {
+    return this.#middleware;
+  }
+
+  use(...middleware: Middleware[]): this {
+    for (const one of middleware) {
+      if (typeof one !== "function")
+        throw new DefinitionError("server.use takes middleware functions: (operation, next) => result");
+      this.#middleware.push(one);
+    }
+    return this;
+  }
+
+  mount(prefix: string, module: Servable): this {
+    const other = toServer(module);
+    if (!(other instanceof ServerImpl))
+      throw new DefinitionError(`mount("${prefix}") takes a Toolsmith server or server class instance`);
+    this.router.mount(
+      prefix,
+      other.router,
+      `server "${other.info.name}" (mounted at "${prefix}")`,
+      () => other.middleware,
+    );
+    other.#parents.add(this);
+    return this;
   }
 
   tool<I extends InputSchema | undefined>(definition: ToolDefinition<I>): Registered<ToolDefinition<I>> {
@@ -171,6 +220,7 @@ class ServerImpl implements Server, ServerCore {
   // Changes made together (a batch of registrations) reach each client as one notification per kind, and a
   // connection that attached after the last of them (it listed what is there now) hears nothing of them.
   #changed(kind: ChangeKind): void {
+    for (const parent of this.#parents) parent.router.mountedChanged(kind);
     if (this.#pendingChanges.size === 0) {
       queueMicrotask(() => {
         const kinds = [...this.#pendingChanges];
@@ -185,6 +235,7 @@ class ServerImpl implements Server, ServerCore {
 
   resourceUpdated(uri: string): void {
     for (const listener of this.#listeners.keys()) listener.resourceUpdated(uri);
+    for (const parent of this.#parents) parent.resourceUpdated(uri);
   }
 
   setLogger(logger: Logger | undefined): this {
@@ -240,12 +291,14 @@ class ServerImpl implements Server, ServerCore {
     return result;
   }
 
-  complete(result: Record<string, unknown>, cache: CacheKind | undefined): Record<string, unknown> {
+  complete(result: Record<string, unknown>, cache: CacheKind | undefined, perCaller = false): Record<string, unknown> {
     const { [CACHE_HINT]: own, ...rest } = result as Record<string | symbol, unknown>;
     const out = rest as Record<string, unknown>;
     out.resultType ??= "complete";
     if (cache !== undefined && out.resultType === "complete") {
-      const hint = (own as CacheHint | undefined) ?? this.#cache[cache];
+      const hint =
+        (own as CacheHint | undefined) ??
+        (perCaller ? { ...this.#cache[cache], cacheScope: "private" as const } : this.#cache[cache]);
       out.ttlMs = hint.ttlMs;
       out.cacheScope = hint.cacheScope;
     }

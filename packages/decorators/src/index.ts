@@ -18,3 +18,4 @@ export { McpServer, type McpServerOptions } from "./mcp-server.js";
 export type { PromptOptions, ResourceOptions, ToolOptions } from "./registry.js";
 export { type SchemaClass, type SchemaInstance, schemaClass } from "./schema-class.js";
 export type { IsTemplate, TemplateVariables } from "./template-types.js";
+export { use } from "./use.js";

@@ -1,5 +1,6 @@
 import { createServer, DefinitionError, type Server, type ServerOptions } from "@toolsmith/core";
 import { collectRegistrations, register } from "./definitions.js";
+import { installMiddleware } from "./use.js";
 
 /** Identity and settings a server class may pass to its base instead of declaring fields. */
 export type McpServerOptions = Partial<ServerOptions>;
@@ -57,7 +58,9 @@ export abstract class McpServer {
       if (typeof method !== "function") throw new TypeError(`${ctor.name}.${String(key)} is not a method`);
       return Reflect.apply(method, this, args);
     };
-    for (const registration of collectRegistrations(ctor, McpServer)) register(server, registration, invoke);
+    const registrations = collectRegistrations(ctor, McpServer);
+    for (const registration of registrations) register(server, registration, invoke);
+    installMiddleware(server, ctor, McpServer, registrations);
     this.#server = server;
     return server;
   }

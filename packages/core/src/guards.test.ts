@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { AuthInfo, RequestContext } from "./context.js";
+import { definitionError, rpcError } from "./expect-errors.test-util.js";
+import { ErrorCode } from "./json-rpc.js";
+import { createServer } from "./server.js";
+import { createTestClient } from "./testing.js";
+
+const admin: AuthInfo = { subject: "ada", scopes: ["admin"] };
+const reader: AuthInfo = { subject: "rob", scopes: ["read"] };
+const isAdmin = (ctx: RequestContext) => ctx.auth?.scopes.includes("admin") === true;
+
+function server() {
+  const s = createServer({ name: "guards", version: "1" });
+  s.tool({ name: "read", description: "Read", handler: () => "read" });
+  s.tool({ name: "wipe", description: "Wipe", guard: isAdmin, handler: () => "wiped" });
+  s.tool({ name: "zzz", description: "Last", handler: () => "z" });
+  s.resource({ uri: "admin://log", guard: isAdmin, handler: () => "the log" });
+  s.resource({
+    uriTemplate: "user://{id}",
+    guard: isAdmin,
+    list: () => [{ uri: "user://1", name: "one" }],
+    handler: ({ id }) => String(id),
+  });
+  s.prompt({
+    name: "audit",
+    description: "Audit",
+    guard: isAdmin,
+    args: { scope: z.string() },
+    complete: { scope: () => ["all"] },
+    handler: () => "x",
+  });
+  return s;
+}
+
+describe.each(["2025-11-25", "2026-07-28"] as const)("guards in %s", (protocolVersion) => {
+  it("a refused caller does not see guarded items; an allowed one does, in registration order", async () => {
+    const asReader = await createTestClient(server(), { protocolVersion, auth: reader });
+    expect((await asReader.listTools()).map((tool) => tool.name)).toEqual(["read", "zzz"]);
+    expect(await asReader.listResources()).toEqual([]);
+    expect(await asReader.listResourceTemplates()).toEqual([]);
+    expect(await asReader.listPrompts()).toEqual([]);
+    const asAdmin = await createTestClient(server(), { protocolVersion, auth: admin });
+    expect((await asAdmin.listTools()).map((tool) => tool.name)).toEqual(["read", "wipe", "zzz"]);
+    expect((await asAdmin.listResources()).map((resource) => resource.uri)).toEqual(["admin://log", "user://1"]);
+  });
+
+  it("calling what the guard refuses answers exactly as for what does not exist", async () => {
+    const s = server();
+    const asReader = await createTestClient(s, { protocolVersion, auth: reader });
+    const hidden = await rpcError(asReader.callTool("wipe"));
+    const missing = await rpcError(asReader.callTool("nope"));
+    expect({ code: hidden.code, message: hidden.message.replace("wipe", "X") }).toEqual({
+      code: missing.code,
+      message: missing.message.replace("nope", "X"),
+    });
+    expect((await rpcError(asReader.readResource("admin://log"))).message).toBe("Resource not found: admin://log");
+    expect((await rpcError(asReader.readResource("user://1"))).message).toBe("Resource not found: user://1");
+    expect((await rpcError(asReader.getPrompt("audit", { scope: "x" }))).code).toBe(ErrorCode.InvalidParams);
+    expect(
+      (await rpcError(asReader.complete({ type: "ref/prompt", name: "audit" }, { name: "scope", value: "" }))).code,
+    ).toBe(ErrorCode.InvalidParams);
+    const asAdmin = await createTestClient(s, { protocolVersion, auth: admin });
+    expect(await asAdmin.callTool("wipe")).toMatchObject({ content: [{ text: "wiped" }] });
+    expect(await asAdmin.readResource("user://7")).toMatchObject({ contents: [{ text: "7" }] });
+  });
+});
+
+it("2026-07-28: a list that depends on the caller is cacheScope private; one that does not stays public", async () => {
+  const client = await createTestClient(server(), { auth: reader });
+  expect(await client.request("tools/list")).toMatchObject({ cacheScope: "private" });
+  const plain = createServer({ name: "plain", version: "1" });
+  plain.tool({ name: "t", description: "t", handler: () => 1 });
+  plain.prompt({ name: "p", description: "p", handler: () => "p" });
+  const open = await createTestClient(plain);
+  expect(await open.request("tools/list")).toMatchObject({ cacheScope: "public" });
+  expect(await (await createTestClient(server())).request("prompts/list")).toMatchObject({ cacheScope: "private" });
+});
+
+it("with pagination, pages are made from what the caller may see", async () => {
+  const s = createServer({ name: "paged", version: "1", pageSize: 2 });
+  for (const name of ["a", "b", "c", "d"])
+    s.tool({ name, description: name, guard: (ctx) => name !== "b" || isAdmin(ctx), handler: () => name });
+  const client = await createTestClient(s, { auth: reader });
+  const first = await client.request("tools/list");
+  const second = await client.request("tools/list", { cursor: first.nextCursor });
+  expect(
+    [...(first.tools as { name: string }[]), ...(second.tools as { name: string }[])].map((tool) => tool.name),
+  ).toEqual(["a", "c", "d"]);
+});
+
+it("a guard must be a function", () => {
+  definitionError(() =>
+    createServer({ name: "x", version: "1" }).tool({
+      name: "t",
+      description: "t",
+      guard: "admin" as never,
+      handler: () => 1,
+    }),
+  );
+});
+
+describe.each(["2025-11-25", "2026-07-28"] as const)("guards and subscriptions in %s", (protocolVersion) => {
+  it("an update of a guarded resource reaches only subscribers who may read it", async () => {
+    const s = server();
+    const asReader = await createTestClient(s, { protocolVersion, auth: reader });
+    const asAdmin = await createTestClient(s, { protocolVersion, auth: admin });
+    const streams =
+      protocolVersion === "2026-07-28"
+        ? [
+            await asReader.listen({ resourceSubscriptions: ["admin://log"] }),
+            await asAdmin.listen({ resourceSubscriptions: ["admin://log"] }),
+          ]
+        : undefined;
+    if (!streams) {
+      await asReader.request("resources/subscribe", { uri: "admin://log" });
+      await asAdmin.request("resources/subscribe", { uri: "admin://log" });
+    }
+    s.resourceUpdated("admin://log");
+    const updates = (client: typeof asReader) =>
+      client.notifications.filter((n) => n.method === "notifications/resources/updated").length;
+    expect(updates(asReader)).toBe(0);
+    expect(updates(asAdmin)).toBe(1);
+  });
+});
+
+it("2026-07-28: a list served through middleware (which may filter per caller) is cacheScope private", async () => {
+  const plain = createServer({ name: "plain", version: "1" });
+  plain.tool({ name: "t", description: "t", handler: () => 1 });
+  plain.use((_operation, next) => next());
+  expect(await (await createTestClient(plain)).request("tools/list")).toMatchObject({ cacheScope: "private" });
+});

@@ -1,0 +1,136 @@
+import { DefinitionError, isUriTemplate, type Middleware, parseUriTemplate, type Server } from "@toolsmith/core";
+import type { McpServer } from "./mcp-server.js";
+import { nameOf, type Registration } from "./registry.js";
+
+// @use: middleware on a whole server class, or on one decorated method. Kept apart from the method registrations:
+// class decorators run after method decorators, and middleware is not a thing clients list.
+
+const KEY = Symbol.for("toolsmith.middleware");
+
+interface Uses {
+  /** The class's own middleware, in decorator order. */
+  own: Middleware[];
+  /** A method's middleware, by method key. */
+  methods: Map<string | symbol, Middleware[]>;
+}
+
+type MetadataBag = Record<PropertyKey, unknown>;
+
+function bag(holder: MetadataBag): Uses {
+  if (!Object.hasOwn(holder, KEY)) holder[KEY] = { own: [], methods: new Map() } satisfies Uses;
+  return holder[KEY] as Uses;
+}
+
+function legacyBag(ctor: object): Uses {
+  const existing = Reflect.getOwnMetadata(KEY, ctor) as Uses | undefined;
+  if (existing) return existing;
+  const fresh: Uses = { own: [], methods: new Map() };
+  Reflect.defineMetadata(KEY, fresh, ctor);
+  return fresh;
+}
+
+function check(middleware: Middleware[]): void {
+  if (middleware.length === 0 || middleware.some((one) => typeof one !== "function")) {
+    throw new DefinitionError("@use takes one or more middleware functions: (operation, next) => result");
+  }
+}
+
+/**
+ * Run middleware around every operation of a server class (on the class), or around one decorated method's.
+ * Both decorator dialects; a subclass's middleware runs inside its parent's.
+ * @example
+ * @use(requestLog(log))
+ * class Notes extends McpServer {
+ *   @use(rateLimit({ capacity: 3 })) @tool({ description: "Add a note", input: { title: z.string() } }) add() {}
+ * }
+ */
+export function use(...middleware: Middleware[]) {
+  check(middleware);
+  // biome-ignore lint/suspicious/noExplicitAny: one function serves class and method positions of both dialects.
+  return (...args: any[]): void => {
+    const [target, second] = args;
+    if (typeof second === "object" && second !== null && "kind" in second) {
+      const context = second as { kind: string; name?: string | symbol; metadata: MetadataBag; static?: boolean };
+      const uses = bag(context.metadata);
+      if (context.kind === "class") uses.own.push(...middleware);
+      else if (context.kind === "method" && !context.static && context.name !== undefined) {
+        uses.methods.set(context.name, [...(uses.methods.get(context.name) ?? []), ...middleware]);
+      } else
+        throw new DefinitionError(`@use goes on a server class or one of its decorated methods, not a ${context.kind}`);
+      return;
+    }
+    if (typeof target === "function" && args.length === 1) {
+      legacyBag(target).own.push(...middleware);
+      return;
+    }
+    if (typeof target === "object" && target !== null && (typeof second === "string" || typeof second === "symbol")) {
+      const uses = legacyBag(target.constructor);
+      uses.methods.set(second, [...(uses.methods.get(second) ?? []), ...middleware]);
+      return;
+    }
+    throw new DefinitionError("@use goes on a server class or one of its decorated methods");
+  };
+}
+
+function usesOf(ctor: object): Uses[] {
+  const found: Uses[] = [];
+  const metadataKey = (Symbol as { metadata?: symbol }).metadata;
+  const tc39 =
+    metadataKey && Object.hasOwn(ctor, metadataKey) ? (ctor as Record<symbol, MetadataBag>)[metadataKey] : undefined;
+  if (tc39 && Object.hasOwn(tc39, KEY)) found.push(tc39[KEY] as Uses);
+  const legacy = Reflect.getOwnMetadata(KEY, ctor) as Uses | undefined;
+  if (legacy) found.push(legacy);
+  return found;
+}
+
+/** Install a class chain's middleware on its server: parents' first (outermost), a method's only for its own operation. */
+export function installMiddleware(
+  server: Server,
+  ctor: object,
+  stop: typeof McpServer,
+  registrations: readonly Registration[],
+): void {
+  const chain: object[] = [];
+  for (
+    let current: unknown = ctor;
+    typeof current === "function" && current !== stop;
+    current = Object.getPrototypeOf(current)
+  ) {
+    chain.unshift(current);
+  }
+  // Every class's own middleware first (a subclass inside its parent's), then the methods' (innermost).
+  const all = chain.flatMap(usesOf);
+  for (const uses of all) if (uses.own.length > 0) server.use(...uses.own);
+  for (const uses of all) {
+    for (const [key, middleware] of uses.methods) {
+      const registration = registrations.find((candidate) => candidate.key === key);
+      if (!registration) {
+        throw new DefinitionError(
+          `@use on ${String(key)}: the method is not a @tool, @resource or @prompt; put @use on the class instead`,
+        );
+      }
+      const matches = matcher(registration);
+      server.use(
+        ...middleware.map(
+          (one): Middleware =>
+            (operation, next) =>
+              matches(operation) ? one(operation, next) : next(),
+        ),
+      );
+    }
+  }
+}
+
+function matcher(registration: Registration): (operation: { method: string; name?: string; uri?: string }) => boolean {
+  if (registration.kind === "resource") {
+    const { uri } = registration;
+    const template = isUriTemplate(uri) ? parseUriTemplate(uri) : undefined;
+    return (operation) =>
+      operation.method === "resources/read" &&
+      operation.uri !== undefined &&
+      (template ? template.match(operation.uri) !== undefined : operation.uri === uri);
+  }
+  const method = registration.kind === "tool" ? "tools/call" : "prompts/get";
+  const name = nameOf(registration);
+  return (operation) => operation.method === method && operation.name === name;
+}
