@@ -186,3 +186,56 @@ describe("modules, after review", () => {
     expect(app.registered("resourceTemplate", "github://issues/{n}")).toBeDefined();
   });
 });
+
+describe("clashes after mounting, and through nested modules", () => {
+  it("a module that later registers a URI its parent or a sibling serves is refused, naming both", () => {
+    const app = createServer({ name: "app", version: "1" });
+    app.resource({ uri: "x://one", handler: () => "parent" });
+    const module = createServer({ name: "mod", version: "1" });
+    const sibling = createServer({ name: "sib", version: "1" });
+    app.mount("m", module).mount("s", sibling);
+    expect(definitionError(() => module.resource({ uri: "x://one", handler: () => "module" })).message).toBe(
+      'Resource "x://one" is served by both this server and server "mod" (mounted at "m"); give one another URI',
+    );
+    sibling.resource({ uriTemplate: "t://{id}", handler: () => "sibling" });
+    expect(
+      definitionError(() => module.resource({ uriTemplate: "t://{id}", handler: () => "module" })).message,
+    ).toContain('is served by both server "sib" (mounted at "s") and server "mod"');
+  });
+
+  it("a parent that later registers a module's URI is refused", () => {
+    const module = createServer({ name: "mod", version: "1" });
+    module.resource({ uri: "x://one", handler: () => "module" });
+    const app = createServer({ name: "app", version: "1" }).mount("m", module);
+    expect(definitionError(() => app.resource({ uri: "x://one", handler: () => "parent" })).message).toContain(
+      'Resource "x://one" is defined twice',
+    );
+  });
+
+  it("a nested module's URI clashes with the grandparent's at mount time; long names are measured as the top lists them", () => {
+    const top = createServer({ name: "top", version: "1" });
+    top.resource({ uri: "n://1", handler: () => "top" });
+    const middle = createServer({ name: "middle", version: "1" });
+    const leaf = createServer({ name: "leaf", version: "1" });
+    leaf.resource({ uri: "n://1", handler: () => "leaf" });
+    middle.mount("leaf", leaf);
+    definitionError(() => top.mount("middle", middle));
+    const wide = createServer({ name: "wide", version: "1" });
+    const deep = createServer({ name: "deep", version: "1" });
+    deep.tool({ name: "t".repeat(40), description: "long", handler: () => 1 });
+    wide.mount("a".repeat(20), deep);
+    expect(
+      definitionError(() => createServer({ name: "x", version: "1" }).mount("b".repeat(10), wide)).message,
+    ).toContain("is over 64 characters");
+    const later = createServer({ name: "later", version: "1" });
+    createServer({ name: "y", version: "1" }).mount("p".repeat(30), later);
+    definitionError(() => later.tool({ name: "q".repeat(40), description: "long", handler: () => 1 }));
+  });
+
+  it("renaming a parent's tool into a module's namespace is refused like registering it", () => {
+    const app = createServer({ name: "app", version: "1" }).mount("m", github());
+    const own = app.tool({ name: "mine", description: "Mine", handler: () => 1 });
+    expect(definitionError(() => own.update({ name: "m.create_issue" })).message).toContain("would shadow");
+    expect(own.key).toBe("mine");
+  });
+});

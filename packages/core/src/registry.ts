@@ -46,6 +46,8 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
     readonly keyOf: (compiled: C) => string,
     readonly duplicate: (key: string) => string,
     readonly changed: (kind: ChangeKind) => void,
+    /** Refuses a new key the server cannot take (it would be served twice through mounted modules). */
+    readonly admit: (key: string) => void = () => {},
   ) {}
 
   /** The enabled entry under `key`. */
@@ -62,6 +64,7 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
     const compiled = this.compile(definition);
     const key = this.keyOf(compiled);
     if (this.map.has(key)) throw new DefinitionError(this.duplicate(key));
+    this.admit(key);
     const entry: Entry<C> = { compiled, enabled: true };
     this.map.set(key, entry);
     this.changed(this.kind);
@@ -106,6 +109,7 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
         const after = table.keyOf(compiled);
         if (after !== before) {
           if (table.map.has(after)) throw new DefinitionError(table.duplicate(after));
+          table.admit(after);
           // Re-keyed in place: the list keeps its order.
           const entries = [...table.map];
           table.map.clear();

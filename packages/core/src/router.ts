@@ -110,6 +110,8 @@ export class Router {
   readonly #prompts: Table<PromptDefinition, CompiledPrompt>;
   readonly #views = new Map<string, View<object>>();
   readonly #mounts: Mount[] = [];
+  /** The servers this one is mounted in, under which prefix. */
+  readonly #parents: { parent: Router; prefix: string; source: string }[] = [];
   #capabilities: ServerCapabilities | undefined;
   readonly #report: (entry: LogEntry) => void;
   readonly #onChange: (kind: ChangeKind) => void;
@@ -124,6 +126,7 @@ export class Router {
       (compiled) => compiled.wire.name,
       (name) => `Tool "${name}" is defined twice; give each tool its own name`,
       changed,
+      (name) => this.#admit("tool", name),
     );
     this.#resources = new Table(
       "resources",
@@ -131,6 +134,7 @@ export class Router {
       (compiled) => compiled.wire.uri,
       (uri) => `Resource "${uri}" is defined twice; give each resource its own URI`,
       changed,
+      (uri) => this.#admit("resource", uri),
     );
     this.#templates = new Table(
       "resources",
@@ -138,6 +142,7 @@ export class Router {
       (compiled) => compiled.wire.uriTemplate,
       (uriTemplate) => `Resource template "${uriTemplate}" is defined twice; give each template its own pattern`,
       changed,
+      (uriTemplate) => this.#admit("resourceTemplate", uriTemplate),
     );
     this.#prompts = new Table(
       "prompts",
@@ -145,6 +150,7 @@ export class Router {
       (compiled) => compiled.wire.name,
       (name) => `Prompt "${name}" is defined twice; give each prompt its own name`,
       changed,
+      (name) => this.#admit("prompt", name),
     );
   }
 
@@ -158,19 +164,55 @@ export class Router {
     for (const kind of ["tools", "resources", "prompts"] as const) this.#changed(kind);
   }
 
-  // A name under a mounted module's prefix would be served twice.
-  #notMounted(kind: string, name: string): void {
-    const inModule = this.#mountFor(name);
-    if (inModule) {
-      throw new DefinitionError(
-        `${kind} "${name}" would shadow ${inModule.mount.source}, mounted at "${inModule.mount.prefix}"; rename it, or mount under another prefix`,
-      );
+  // A key this server takes must not be served twice anywhere in its tree of modules: not under one of its own
+  // modules' prefixes, not as a URI a parent or another module serves, and no tool name over 64 characters as the
+  // clients of any parent see it. Asked on every registration and rename, here and in every module.
+  #admit(kind: RegisteredKind, key: string): void {
+    if (kind === "tool" || kind === "prompt") {
+      const inModule = this.#mountFor(key);
+      if (inModule) {
+        throw new DefinitionError(
+          `${kind === "tool" ? "Tool" : "Prompt"} "${key}" would shadow ${inModule.mount.source}, mounted at "${inModule.mount.prefix}"; rename it, or mount under another prefix`,
+        );
+      }
     }
+    if (kind === "resource" || kind === "resourceTemplate") {
+      const module = this.#mounts.find((mount) =>
+        kind === "resource" ? mount.router.#resourceOwner(key) : mount.router.#templateOwner(key),
+      );
+      if (module) {
+        throw new DefinitionError(
+          `${kind === "resource" ? "Resource" : "Resource template"} "${key}" is defined twice: ${module.source} serves it already; give one another ${kind === "resource" ? "URI" : "template"}`,
+        );
+      }
+    }
+    for (const link of this.#parents) link.parent.#admitFromModule(kind, key, link.prefix, link.source, this);
+  }
+
+  // A module of this server takes `key`: it is `prefix.key` here (tools, prompts), or the same URI.
+  #admitFromModule(kind: RegisteredKind, key: string, prefix: string, source: string, from: Router): void {
+    let seen = key;
+    if (kind === "tool" || kind === "prompt") {
+      seen = `${prefix}.${key}`;
+      if (kind === "tool" && seen.length > 64) {
+        throw new DefinitionError(
+          `Tool "${seen}" (from ${source}) is over 64 characters as this server lists it; use a shorter name or prefix`,
+        );
+      }
+    } else {
+      const owner = kind === "resource" ? this.#resourceOwner(key, from) : this.#templateOwner(key, from);
+      if (owner) {
+        const what = kind === "resource" ? "Resource" : "Resource template";
+        throw new DefinitionError(
+          `${what} "${key}" is served by both ${owner} and ${source}; give one another ${kind === "resource" ? "URI" : "template"}`,
+        );
+      }
+    }
+    for (const link of this.#parents) link.parent.#admitFromModule(kind, seen, link.prefix, link.source, this);
   }
 
   addTool(definition: ToolDefinition<InputSchema | undefined>): Registered<ToolDefinition> {
     checkName("Tool", definition.name);
-    this.#notMounted("Tool", definition.name);
     return this.#tools.add(definition as ToolDefinition);
   }
 
@@ -207,7 +249,6 @@ export class Router {
 
   addPrompt(definition: PromptDefinition<InputSchema | undefined>): Registered<PromptDefinition> {
     checkName("Prompt", definition.name);
-    this.#notMounted("Prompt", definition.name);
     return this.#prompts.add(definition as PromptDefinition);
   }
 
@@ -365,28 +406,12 @@ export class Router {
         }
       }
     }
-    const tooLong =
-      router.#tools.map.size > 0
-        ? [...router.#tools.map.keys()].find((name) => `${prefix}.${name}`.length > 64)
-        : undefined;
-    if (tooLong)
-      throw new DefinitionError(
-        `Tool "${prefix}.${tooLong}" (from ${source}) is over 64 characters; use a shorter prefix`,
-      );
-    for (const uri of router.#resources.map.keys()) {
-      const owner = this.#resourceOwner(uri);
-      if (owner)
-        throw new DefinitionError(`Resource "${uri}" is served by both ${owner} and ${source}; give one another URI`);
-    }
-    for (const uriTemplate of router.#templates.map.keys()) {
-      const owner = this.#templateOwner(uriTemplate);
-      if (owner) {
-        throw new DefinitionError(
-          `Resource template "${uriTemplate}" is served by both ${owner} and ${source}; give one another template`,
-        );
-      }
+    // Everything the module serves, its own modules' too, as this server (and each above it) would serve it.
+    for (const kind of ["tool", "prompt", "resource", "resourceTemplate"] as const) {
+      for (const key of router.#keys(kind)) this.#admitFromModule(kind, key, prefix, source, router);
     }
     this.#mounts.push(mount);
+    router.#parents.push({ parent: this, prefix, source });
     this.#changedAll();
   }
 
@@ -397,18 +422,38 @@ export class Router {
     return inModule !== undefined && inModule.mount.router.#serves(kind, inModule.rest);
   }
 
+  // The keys this router serves, its modules' included (tools and prompts under their prefixes).
+  #keys(kind: RegisteredKind): string[] {
+    const table =
+      kind === "tool"
+        ? this.#tools
+        : kind === "prompt"
+          ? this.#prompts
+          : kind === "resource"
+            ? this.#resources
+            : this.#templates;
+    const named = kind === "tool" || kind === "prompt";
+    return [
+      ...(table.map as Map<string, unknown>).keys(),
+      ...this.#mounts.flatMap((mount) =>
+        mount.router.#keys(kind).map((key) => (named ? `${mount.prefix}.${key}` : key)),
+      ),
+    ];
+  }
+
   #reaches(target: Router): boolean {
     return this.#mounts.some((mount) => mount.router === target || mount.router.#reaches(target));
   }
 
-  #resourceOwner(uri: string): string | undefined {
+  // Who serves `uri` in this server's tree, leaving out the module `except` (which is asking for it).
+  #resourceOwner(uri: string, except?: Router): string | undefined {
     if (this.#resources.map.has(uri)) return "this server";
-    return this.#mounts.find((mount) => mount.router.#resourceOwner(uri))?.source;
+    return this.#mounts.find((mount) => mount.router !== except && mount.router.#resourceOwner(uri))?.source;
   }
 
-  #templateOwner(uriTemplate: string): string | undefined {
+  #templateOwner(uriTemplate: string, except?: Router): string | undefined {
     if (this.#templates.map.has(uriTemplate)) return "this server";
-    return this.#mounts.find((mount) => mount.router.#templateOwner(uriTemplate))?.source;
+    return this.#mounts.find((mount) => mount.router !== except && mount.router.#templateOwner(uriTemplate))?.source;
   }
 
   /** A mounted module changed: what this server shows changed with it. */

@@ -5,9 +5,15 @@ import { afterAll, describe, expect, it } from "vitest";
 import { exchange, INITIALIZE, ok, pnpm, WORKSPACE } from "./process.test-util.js";
 
 // Every publishable package as it would go to the registry: `pnpm pack` (it turns workspace:* into versions).
-const PUBLISHABLE = ["core", "decorators", "transport-stdio", "transport-http", "create-toolsmith", "cli"].map((name) =>
-  join(WORKSPACE, "packages", name),
-);
+const PUBLISHABLE = [
+  "core",
+  "decorators",
+  "transport-stdio",
+  "transport-http",
+  "vitest",
+  "create-toolsmith",
+  "cli",
+].map((name) => join(WORKSPACE, "packages", name));
 const temp = mkdtempSync(join(tmpdir(), "toolsmith-packed-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
@@ -45,6 +51,9 @@ describe.each(PUBLISHABLE)("the packed package %s", (dir) => {
     const { files, manifest } = await pack(dir);
     expect(JSON.stringify(manifest)).not.toContain("workspace:");
     expect(JSON.stringify(manifest.exports)).not.toContain("@toolsmith/source");
+    // Every subpath the workspace exports is published too.
+    const source = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest;
+    expect(Object.keys(manifest.exports).sort()).toEqual(Object.keys(source.exports).sort());
     for (const [subpath, conditions] of Object.entries(manifest.exports)) {
       expect(Object.keys(conditions), subpath).toEqual(["types", "default"]);
       for (const target of Object.values(conditions)) expect(files).toContain(target.replace(/^\.\//, ""));
