@@ -243,16 +243,28 @@ export class Router {
     this.#changed(kind);
   }
 
+  // A tool or prompt under a mounted module's prefix: served by that module, inside its own middleware.
+  #inModule<T>(
+    kind: "tool" | "prompt",
+    name: string,
+    args: Record<string, unknown> | undefined,
+    ctx: RequestContext,
+    serve: (router: Router, rest: string) => MaybePromise<T>,
+  ): { result: MaybePromise<T> } | undefined {
+    const inModule = this.#modules.serving(kind, name);
+    if (!inModule) return undefined;
+    const { mount, rest } = inModule;
+    const [method, operation] = kind === "tool" ? (["tools/call", "call"] as const) : (["prompts/get", "get"] as const);
+    return { result: mount.around(method, operation, { name, arguments: args }, ctx, () => serve(mount.router, rest)) };
+  }
+
   callTool(name: string, args: Record<string, unknown> | undefined, ctx: RequestContext): MaybePromise<CallToolResult> {
     const tool = this.#tools.get(name);
     if (!tool || !allows(tool.definition.guard, ctx)) {
-      const inModule = tool ? undefined : this.#modules.serving("tool", name);
-      if (inModule) {
-        const { mount, rest } = inModule;
-        return mount.around("tools/call", "call", { name, arguments: args }, ctx, () =>
-          mount.router.callTool(rest, args, ctx),
-        );
-      }
+      const served = tool
+        ? undefined
+        : this.#inModule("tool", name, args, ctx, (router, rest) => router.callTool(rest, args, ctx));
+      if (served) return served.result;
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
     const features = featuresOf(ctx.protocolVersion);
@@ -322,13 +334,10 @@ export class Router {
   ): MaybePromise<GetPromptResult> {
     const prompt = this.#prompts.get(name);
     if (!prompt || !allows(prompt.definition.guard, ctx)) {
-      const inModule = prompt ? undefined : this.#modules.serving("prompt", name);
-      if (inModule) {
-        const { mount, rest } = inModule;
-        return mount.around("prompts/get", "get", { name, arguments: args }, ctx, () =>
-          mount.router.getPrompt(rest, args, ctx),
-        );
-      }
+      const served = prompt
+        ? undefined
+        : this.#inModule("prompt", name, args, ctx, (router, rest) => router.getPrompt(rest, args, ctx));
+      if (served) return served.result;
       throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     }
     const { definition } = prompt;
