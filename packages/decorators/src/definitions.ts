@@ -1,7 +1,11 @@
 import {
+  type Completer,
+  type Completion,
   createServer,
   DefinitionError,
+  type Guard,
   isUriTemplate,
+  type MaybePromise,
   type PromptDefinition,
   type RequestContext,
   type ResourceTemplateDefinition,
@@ -9,20 +13,46 @@ import {
   type StaticResourceDefinition,
   type ToolDefinition,
 } from "@toolsmith/core";
-import { type Invoke, nameOf, ownRegistrations, type Registration } from "./registry.js";
+import {
+  type CompleteOption,
+  type GuardOption,
+  type Invoke,
+  nameOf,
+  ownRegistrations,
+  type Registration,
+} from "./registry.js";
 
 type AnyClass = abstract new (...args: never[]) => unknown;
+
+// Options that name a method of the class run it on the instance, with `this` bound, as the handler does.
+function guardOf(guard: GuardOption | undefined, invoke: Invoke): Guard | undefined {
+  return typeof guard === "string" ? (ctx) => invoke(guard, [ctx]) as boolean | undefined : guard;
+}
+
+function completersOf(complete: CompleteOption | undefined, invoke: Invoke): Record<string, Completer> | undefined {
+  if (complete === undefined || complete === null || typeof complete !== "object") return complete;
+  const completers: Record<string, Completer> = {};
+  for (const [name, completer] of Object.entries(complete)) {
+    completers[name] =
+      typeof completer === "string"
+        ? (value, context) => invoke(completer, [value, context]) as MaybePromise<Completion>
+        : completer;
+  }
+  return completers;
+}
 
 /** Register one decorated method on a core server, its handler calling the method through `invoke`. */
 export function register(server: Server, registration: Registration, invoke: Invoke): void {
   const { key } = registration;
   const name = nameOf(registration) ?? "";
+  const guard = guardOf(registration.options.guard, invoke);
   switch (registration.kind) {
     case "tool": {
       const { input, ...rest } = registration.options;
       const definition: ToolDefinition = {
         ...rest,
         name,
+        guard,
         input: input ?? registration.paramSchema,
         handler: (args, ctx) => invoke(key, [args, ctx]),
       };
@@ -30,17 +60,18 @@ export function register(server: Server, registration: Registration, invoke: Inv
       return;
     }
     case "resource": {
-      const { input, list, ...rest } = registration.options;
+      const { input, list, complete, ...rest } = registration.options;
       if (!isUriTemplate(registration.uri)) {
-        if (input !== undefined || list !== undefined) {
+        if (input !== undefined || list !== undefined || complete !== undefined) {
           throw new DefinitionError(
-            `Resource "${registration.uri}" is a fixed URI, so it takes neither input nor list; those are for templates like "notes://{id}"`,
+            `Resource "${registration.uri}" is a fixed URI, so it takes neither input, list nor complete; those are for templates like "notes://{id}"`,
           );
         }
         const definition: StaticResourceDefinition = {
           ...rest,
           uri: registration.uri,
           name,
+          guard,
           handler: (ctx: RequestContext) => invoke(key, [ctx]),
         };
         server.resource(definition);
@@ -50,7 +81,9 @@ export function register(server: Server, registration: Registration, invoke: Inv
         ...rest,
         uriTemplate: registration.uri,
         name,
+        guard,
         input,
+        complete: completersOf(complete, invoke),
         handler: (variables, ctx) => invoke(key, [variables, ctx]),
       };
       if (list !== undefined) definition.list = (ctx) => invoke(list, [ctx]) as never;
@@ -61,12 +94,32 @@ export function register(server: Server, registration: Registration, invoke: Inv
       const definition: PromptDefinition = {
         ...registration.options,
         name,
+        guard,
+        complete: completersOf(registration.options.complete, invoke),
         handler: (args, ctx) => invoke(key, [args, ctx]),
       };
       server.prompt(definition);
       return;
     }
   }
+}
+
+/** The methods of the class a registration's options name, by where they are named (`list`, `complete.id`, `guard`). */
+export function namedMethods(registration: Registration): [at: string, name: string][] {
+  const { options } = registration;
+  const named: [string, string][] = [];
+  if (typeof options.guard === "string") named.push(["guard", options.guard]);
+  if (registration.kind === "tool") return named;
+  if (registration.kind === "resource" && typeof registration.options.list === "string") {
+    named.push(["list", registration.options.list]);
+  }
+  const { complete } = registration.options;
+  if (complete !== null && typeof complete === "object") {
+    for (const [variable, completer] of Object.entries(complete)) {
+      if (typeof completer === "string") named.push([`complete.${variable}`, completer]);
+    }
+  }
+  return named;
 }
 
 function methodName(key: string | symbol): string {
@@ -96,6 +149,10 @@ function sameTarget(a: Registration, b: Registration): boolean {
   if (a.kind !== b.kind) return false;
   if (a.kind === "resource" && b.kind === "resource") return a.uri === b.uri;
   return nameOf(a) === nameOf(b);
+}
+
+function describeDecorator(registration: Registration): string {
+  return registration.kind === "resource" ? `@resource("${registration.uri}")` : `@${registration.kind}`;
 }
 
 function describe(registration: Registration): string {
@@ -164,11 +221,10 @@ export function collectRegistrations(ctor: AnyClass, stop: AnyClass): readonly R
         `${describe(registration)} is registered by both ${where(clash.registration, clash.owner)} and ${where(registration, owner)}; give each its own ${registration.kind === "resource" ? "URI" : "name"}, or decorate the same method to override it`,
       );
     }
-    if (registration.kind === "resource" && registration.options.list !== undefined) {
-      const list = registration.options.list;
-      if (typeof (ctor.prototype as Record<string, unknown>)[list] !== "function") {
+    for (const [at, method] of namedMethods(registration)) {
+      if (typeof (ctor.prototype as Record<string, unknown>)[method] !== "function") {
         throw new DefinitionError(
-          `@resource("${registration.uri}") on ${where(registration, owner)} lists with "${list}", which is not a method of ${ctor.name}; name a method that returns the template's resources`,
+          `${describeDecorator(registration)} on ${where(registration, owner)}: its ${at} names "${method}", which is not a method of ${ctor.name}; name a method of the class`,
         );
       }
     }

@@ -513,6 +513,102 @@ describe(`decorators (${DIALECT})`, () => {
   });
 });
 
+// Completers, list and guards that name methods: they run on the instance, so they read its state.
+type Issue = { title: string; open: boolean };
+
+class Tracker extends McpServer {
+  readonly issues: Map<string, Issue>;
+
+  constructor(
+    ids: string[],
+    readonly labels: string[],
+    readonly readOnly = false,
+  ) {
+    super();
+    this.issues = new Map(ids.map((id) => [id, { title: `issue ${id}`, open: true }]));
+  }
+
+  @resource("issues://{id}", { description: "One issue", list: "listIssues", complete: { id: "issueIds" } })
+  issue({ id }: { id: string }) {
+    return this.issues.get(id)?.title;
+  }
+
+  listIssues() {
+    return [...this.issues.keys()].map((id) => ({ uri: `issues://${id}`, name: `issue ${id}` }));
+  }
+
+  issueIds(value: string) {
+    return [...this.issues.keys()].filter((id) => id.startsWith(value));
+  }
+
+  @prompt({ description: "Triage by label", args: { label: z.string() }, complete: { label: "labelsLike" } })
+  triage({ label }: { label: string }) {
+    return `Triage the ${label} issues`;
+  }
+
+  labelsLike(value: string, { arguments: known }: { arguments: Readonly<Record<string, string>> }) {
+    return { values: this.labels.filter((label) => label.startsWith(value)), total: Object.keys(known).length };
+  }
+
+  @tool({ description: "Close an issue", input: { id: z.string() }, guard: "canWrite" })
+  close({ id }: { id: string }) {
+    const issue = this.issues.get(id);
+    if (!issue) throw new Error(`no issue ${id}`);
+    issue.open = false;
+    return `closed ${id}`;
+  }
+
+  canWrite(ctx: RequestContext) {
+    return !this.readOnly && ctx.requestId !== undefined;
+  }
+}
+
+describe(`options that name methods run on the instance (${DIALECT})`, () => {
+  for (const protocolVersion of ["2025-11-25", "2026-07-28"] as const) {
+    it(`two instances with different state complete, list and guard differently (${protocolVersion})`, async () => {
+      const mine = await createTestClient(new Tracker(["1", "12", "2"], ["bug", "build"]), { protocolVersion });
+      const theirs = await createTestClient(new Tracker(["7"], ["docs"], true), { protocolVersion });
+      const ref = { type: "ref/resource", uri: "issues://{id}" } as const;
+      expect((await mine.complete(ref, { name: "id", value: "1" })).values).toEqual(["1", "12"]);
+      expect((await theirs.complete(ref, { name: "id", value: "" })).values).toEqual(["7"]);
+      const prompt = { type: "ref/prompt", name: "triage" } as const;
+      expect(await mine.complete(prompt, { name: "label", value: "b" }, { other: "x" })).toMatchObject({
+        values: ["bug", "build"],
+        total: 1,
+      });
+      expect((await theirs.complete(prompt, { name: "label", value: "" })).values).toEqual(["docs"]);
+      expect((await mine.listResources()).map((r) => r.uri)).toEqual(["issues://1", "issues://12", "issues://2"]);
+      expect((await theirs.listResources()).map((r) => r.uri)).toEqual(["issues://7"]);
+      expect((await mine.listTools()).map((t) => t.name)).toEqual(["close"]);
+      expect(await mine.callTool("close", { id: "12" })).toMatchObject({ content: [{ text: "closed 12" }] });
+      expect(await theirs.listTools()).toEqual([]);
+      await expect(theirs.callTool("close", { id: "7" })).rejects.toThrow("Unknown tool: close");
+    });
+  }
+
+  it("a subclass's override of a named method is the one that runs", async () => {
+    class Filtered extends Tracker {
+      override issueIds(value: string) {
+        return super.issueIds(value).filter((id) => id.length > 1);
+      }
+    }
+    const client = await createTestClient(new Filtered(["1", "12"], []));
+    const ref = { type: "ref/resource", uri: "issues://{id}" } as const;
+    expect((await client.complete(ref, { name: "id", value: "1" })).values).toEqual(["12"]);
+  });
+
+  it("a name that is no method of the class fails when the server is built", () => {
+    class Typo extends McpServer {
+      // @ts-expect-error: the class has no method "idz"
+      @resource("items://{id}", { complete: { id: "idz" } })
+      item({ id }: { id: string }) {
+        return id;
+      }
+    }
+    expect(() => new Typo().toServer()).toThrow(/its complete\.id names "idz", which is not a method of Typo/);
+  });
+});
+
 // Compile-time checks: a method whose parameters do not fit its schema does not compile.
 const Pair = { a: z.number(), b: z.string() };
 
@@ -602,6 +698,47 @@ export class TypeChecks extends McpServer {
 
   listedStrings() {
     return ["strings://1"];
+  }
+
+  @resource("completed://{id}", { complete: { id: "completeId" }, guard: "allowed" })
+  completedNote({ id }: { id: string }) {
+    return id;
+  }
+
+  completeId(value: string) {
+    return [value];
+  }
+
+  allowed() {
+    return true;
+  }
+
+  // @ts-expect-error: complete names a method the class does not have
+  @resource("typo://{id}", { complete: { id: "completeIdz" } })
+  typoCompleter({ id }: { id: string }) {
+    return id;
+  }
+
+  // @ts-expect-error: a completer method returns values (string[] or { values }), not a number
+  @prompt({ args: { topic: z.string() }, complete: { topic: "countTopics" } })
+  wrongCompleter({ topic }: { topic: string }) {
+    return topic;
+  }
+
+  countTopics() {
+    return 3;
+  }
+
+  // @ts-expect-error: guard names a method the class does not have
+  @tool({ description: "guarded by a typo", guard: "allowd" })
+  typoGuard() {
+    return 1;
+  }
+
+  // @ts-expect-error: a guard method returns a boolean
+  @tool({ description: "guarded by a string", guard: "completeId" })
+  stringGuard() {
+    return 1;
   }
 
   // @ts-expect-error: Args of another schema, with a field this input does not give
