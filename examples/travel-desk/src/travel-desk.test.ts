@@ -341,8 +341,8 @@ describe.each(HANDSHAKE)("TravelDesk in memory, handshake era (%s)", (protocolVe
     const client = await connect(protocolVersion);
     const chatty = await client.exchange("tools/call", search("LHR", "KEF"));
     expect(ofMethod(chatty.notifications, "notifications/message").map((n) => n.params)).toEqual([
-      { level: "info", logger: "search", data: `Searching 4 airlines for LHR→KEF on ${DATE}` },
-      { level: "warning", logger: "search", data: "Aurora Air does not fly LHR→KEF; skipped" },
+      { level: "info", logger: "search_flights", data: `Searching 4 airlines for LHR→KEF on ${DATE}` },
+      { level: "warning", logger: "search_flights", data: "Aurora Air does not fly LHR→KEF; skipped" },
     ]);
     await client.setLogLevel("warning");
     const quiet = await client.exchange("tools/call", search("LHR", "KEF"));
@@ -424,7 +424,7 @@ describe("TravelDesk in memory, 2026-07-28", () => {
     ]);
     const warning = await client.exchange("tools/call", { ...search("LHR", "KEF"), _meta: { [LOG_LEVEL]: "warning" } });
     expect(ofMethod(warning.notifications, "notifications/message").map((n) => n.params)).toEqual([
-      { level: "warning", logger: "search", data: "Aurora Air does not fly LHR→KEF; skipped" },
+      { level: "warning", logger: "search_flights", data: "Aurora Air does not fly LHR→KEF; skipped" },
     ]);
     await expect(client.setLogLevel("debug")).rejects.toMatchObject({ code: -32601 });
   });

@@ -77,8 +77,37 @@ export interface Root {
   name?: string;
 }
 
-/** Log to the client (`notifications/message`): one method per level; `logger` names the source. */
-export type ClientLog = { readonly [L in LogLevel]: (data: unknown, logger?: string) => void };
+/** What a log call may attach besides its message: anything JSON can carry (an Error goes as `{ name, message }`). */
+export type LogData = object | number | boolean | null;
+
+/**
+ * One level of the client log: a message and optional data, or, as pino writes it, data and an optional message.
+ * The notification's `data` is the message alone, the data alone, or `{ message, data }` when there are both.
+ */
+export interface LogMethod {
+  (message: string, data?: LogData): void;
+  (data: LogData, message?: string): void;
+}
+
+/**
+ * Log to the client (`notifications/message`), one method per level. The notification's `logger` is the tool's,
+ * resource's or prompt's name; `named(name)` gives the same log under another one.
+ * @example
+ * ctx.log.info("import started", { rows: 120 }); // data: { message: "import started", data: { rows: 120 } }
+ * ctx.log.named("search").warning("airline down"); // logger: "search", data: "airline down"
+ */
+export type ClientLog = { readonly [L in LogLevel]: LogMethod } & {
+  /** The same log with `logger` set to `name`. */
+  named(name: string): ClientLog;
+};
+
+// The notification's data: the message, the data, or both; an Error by its name and message (its stack stays here).
+function logData(first: unknown, second: unknown): unknown {
+  const [message, data] = typeof first === "string" ? [first, second] : [second, first];
+  const value = data instanceof Error ? { name: data.name, message: data.message } : data;
+  if (typeof message !== "string") return value;
+  return value === undefined ? message : { message, data: value };
+}
 
 /**
  * What a handler knows about the request it is serving, and what it can do while serving it; always the handler's
@@ -108,7 +137,10 @@ export interface RequestContext {
    * Each `done` must be greater than the last: a smaller or equal one throws.
    */
   progress(done: number, total?: number, message?: string): void;
-  /** Log to the client, at the level it asked for (`logging/setLevel`, or 2026-07-28 `_meta` logLevel). */
+  /**
+   * Log to the client, at the level it asked for (`logging/setLevel`, or 2026-07-28 `_meta` logLevel):
+   * `ctx.log.info("message", data?)` or `ctx.log.info(data, "message"?)`, under the tool's, resource's or prompt's name.
+   */
   readonly log: ClientLog;
   /** Ask the user (elicitation). In 2026-07-28 this suspends the request as an `input_required` round. */
   elicit<S extends InputSchema>(request: ElicitForm<S>): Promise<ElicitResult<InferInput<S>>>;
@@ -154,6 +186,8 @@ export class RequestContextImpl implements RequestContext {
   /** 2026-07-28: set once a retry's state has been opened. */
   inputs: InputRound | undefined;
   readonly tag: unknown;
+  /** The default `logger` of this request's log messages: the name of the tool, resource or prompt it serves. */
+  logger: string | undefined;
   readonly #port: ContextPort;
   #extra: Record<string, unknown> | undefined;
   #controller: AbortController | undefined;
@@ -244,15 +278,20 @@ export class RequestContextImpl implements RequestContext {
   }
 
   get log(): ClientLog {
-    if (!this.#log) {
-      const log = {} as Record<LogLevel, (data: unknown, logger?: string) => void>;
-      for (const level of LOG_LEVELS) log[level] = (data, logger) => this.#send(level, data, logger);
-      this.#log = log;
-    }
+    this.#log ??= this.#makeLog(undefined);
     return this.#log;
   }
 
-  #send(level: LogLevel, data: unknown, logger: string | undefined): void {
+  // `name` undefined: the request's own logger name, read when a message is sent (the router sets it late).
+  #makeLog(name: string | undefined): ClientLog {
+    const log = { named: (other: string) => this.#makeLog(String(other)) } as Record<string, unknown>;
+    for (const level of LOG_LEVELS) {
+      log[level] = (first: unknown, second?: unknown) => this.#send(level, first, second, name ?? this.logger);
+    }
+    return log as ClientLog;
+  }
+
+  #send(level: LogLevel, first: unknown, second: unknown, logger: string | undefined): void {
     let threshold: LogLevel | undefined;
     if (this.revision.logLevelFrom === "set-level") {
       threshold = this.#port.logLevel ?? "debug";
@@ -262,7 +301,7 @@ export class RequestContextImpl implements RequestContext {
       threshold = isLogLevel(asked) && !this.#done ? asked : undefined;
     }
     if (threshold === undefined || !levelPasses(level, threshold)) return;
-    const params: Record<string, unknown> = { level, data };
+    const params: Record<string, unknown> = { level, data: logData(first, second) };
     if (logger !== undefined) params.logger = logger;
     // After the reply a handshake-era log belongs to the connection, no longer to the request.
     if (this.#done) this.#port.notify("notifications/message", params, undefined);
@@ -280,6 +319,11 @@ export class RequestContextImpl implements RequestContext {
   roots(options?: { key?: string }): Promise<Root[]> {
     return ask.roots(this, this.#port, options?.key);
   }
+}
+
+/** Name a request's log messages after what serves it, unless something already has. */
+export function nameLogger(ctx: RequestContext, name: string): void {
+  if (ctx instanceof RequestContextImpl) ctx.logger ??= name;
 }
 
 /** `params._meta` when it is an object. */

@@ -99,6 +99,7 @@ export const METHODS: Readonly<Record<string, Method>> = {
     asks: (params) => ({ target: String(params?.name), args: params?.arguments }),
     run(env, params, ctx) {
       const { name, arguments: args } = parse(CallToolParams, params);
+      ctx.logger = name;
       return env.core.router.callTool(name, args, ctx) as unknown as MaybePromise<Record<string, unknown>>;
     },
   },
@@ -139,6 +140,7 @@ export const METHODS: Readonly<Record<string, Method>> = {
     asks: (params) => ({ target: String(params?.name), args: params?.arguments }),
     run(env, params, ctx) {
       const { name, arguments: args } = parse(GetPromptParams, params);
+      ctx.logger = name;
       return env.core.router.getPrompt(name, args, ctx) as unknown as MaybePromise<Record<string, unknown>>;
     },
   },

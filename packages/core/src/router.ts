@@ -9,7 +9,7 @@ import {
   compileTemplate,
   compileTool,
 } from "./compile-definitions.js";
-import type { RequestContext } from "./context.js";
+import { nameLogger, type RequestContext } from "./context.js";
 import type {
   Completer,
   Completion,
@@ -296,22 +296,26 @@ export class Router {
     };
     const fixed = this.#resources.get(uri);
     if (fixed && allows(fixed.definition.guard, ctx)) {
-      const { definition } = fixed;
-      return () =>
-        andThen(definition.handler(ctx), (value) => {
+      const { definition, wire } = fixed;
+      return () => {
+        nameLogger(ctx, wire.name);
+        return andThen(definition.handler(ctx), (value) => {
           const result = toReadResourceResult(value, uri, definition.mimeType);
           return result ? { result, cache: definition.cache } : notFound();
         });
+      };
     }
-    for (const { definition, template, input } of this.#templates.enabled()) {
+    for (const { definition, template, input, wire } of this.#templates.enabled()) {
       if (!allows(definition.guard, ctx)) continue;
       const variables = template.match(uri);
       if (!variables) continue;
-      const read = (args: unknown) =>
-        andThen(definition.handler(args as never, ctx, uri), (value) => {
+      const read = (args: unknown) => {
+        nameLogger(ctx, wire.name);
+        return andThen(definition.handler(args as never, ctx, uri), (value) => {
           const result = toReadResourceResult(value, uri, definition.mimeType);
           return result ? { result, cache: definition.cache } : notFound();
         });
+      };
       if (!input) return () => read(variables);
       return () =>
         andThen(input.validate(variables), (checked) => {
