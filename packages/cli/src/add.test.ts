@@ -34,12 +34,13 @@ describe("toolsmith add", () => {
     expect((await runCli(["add", "prompt", "ask-me"], { cwd })).code).toBe(0);
 
     const source = readFileSync(join(cwd, "src/shop.ts"), "utf8");
-    expect(source).toContain('import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";');
-    expect(source).toContain("  shout({ text }: { text: string }) {");
-    expect(source).toContain(
-      '  @resource("shop://menu", { description: "TODO: what menu holds", mimeType: "text/plain" })',
-    );
-    expect(source).toContain('  @prompt({ name: "ask-me", description: "TODO: what ask-me asks for"');
+    expect(source).toContain('import { type Args, McpServer, prompt, resource, tool } from "@toolsmith/decorators";');
+    // The arguments' schema is a constant, and the method's parameter is typed from it.
+    expect(source).toContain('const Shout = {\n  text: z.string().describe("TODO: what the model passes"),\n};');
+    expect(source).toContain("    input: Shout,\n  })\n  shout({ text }: Args<typeof Shout>) {");
+    expect(source).toContain('  @resource("shop://menu", {\n    description: "TODO: what menu holds",');
+    expect(source).toContain('  @prompt({\n    name: "ask-me",\n    description: "TODO: what ask-me asks for",');
+    expect(source).toContain("  askMe({ topic }: Args<typeof AskMe>) {");
     expect(source.trimEnd().endsWith("  }\n}")).toBe(true);
     expect(readFileSync(join(cwd, "test/shout.test.ts"), "utf8")).toContain('import { Shop } from "../src/shop.js";');
 

@@ -34,14 +34,35 @@ function kebab(name: string): string {
     .toLowerCase();
 }
 
-function stub(kind: Kind, name: string, method: string, uri: string): { code: string; imports: string[] } {
-  const named = method === name ? "" : `name: ${JSON.stringify(name)}, `;
+// The stub and its test are written as the project's formatter (biome, 120 columns) leaves them: objects open
+// on their own line stay open, and long names sit alone in a string, so `npm run lint` passes as generated.
+interface Stub {
+  code: string;
+  imports: string[];
+  /** A schema constant for the arguments, declared once and typed into the method with `Args<typeof …>`. */
+  schema?: string;
+}
+
+function pascal(method: string): string {
+  const bare = method.replace(/^_/, "");
+  return /^[0-9]/.test(bare) ? `Args${bare}` : (bare[0]?.toUpperCase() ?? "") + bare.slice(1);
+}
+
+function stub(kind: Kind, name: string, method: string, uri: string, schemaName: string): Stub {
+  const named = method === name ? [] : [`    name: ${JSON.stringify(name)},`];
   if (kind === "tool") {
     return {
-      imports: ["tool"],
+      imports: ["type Args", "tool"],
+      schema: [`const ${schemaName} = {`, '  text: z.string().describe("TODO: what the model passes"),', "};"].join(
+        "\n",
+      ),
       code: [
-        `  @tool({ ${named}description: "TODO: what ${name} does, for the model", input: { text: z.string() } })`,
-        `  ${method}({ text }: { text: string }) {`,
+        "  @tool({",
+        ...named,
+        `    description: ${JSON.stringify(`TODO: what ${name} does, for the model`)},`,
+        `    input: ${schemaName},`,
+        "  })",
+        `  ${method}({ text }: Args<typeof ${schemaName}>) {`,
         `    return \`${name}: \${text}\`;`,
         "  }",
       ].join("\n"),
@@ -51,7 +72,10 @@ function stub(kind: Kind, name: string, method: string, uri: string): { code: st
     return {
       imports: ["resource"],
       code: [
-        `  @resource(${JSON.stringify(uri)}, { description: "TODO: what ${name} holds", mimeType: "text/plain" })`,
+        `  @resource(${JSON.stringify(uri)}, {`,
+        `    description: ${JSON.stringify(`TODO: what ${name} holds`)},`,
+        '    mimeType: "text/plain",',
+        "  })",
         `  ${method}() {`,
         `    return "TODO: the contents of ${name}";`,
         "  }",
@@ -59,10 +83,17 @@ function stub(kind: Kind, name: string, method: string, uri: string): { code: st
     };
   }
   return {
-    imports: ["prompt"],
+    imports: ["type Args", "prompt"],
+    schema: [`const ${schemaName} = {`, '  topic: z.string().describe("TODO: what the user fills in"),', "};"].join(
+      "\n",
+    ),
     code: [
-      `  @prompt({ ${named}description: "TODO: what ${name} asks for", args: { topic: z.string() } })`,
-      `  ${method}({ topic }: { topic: string }) {`,
+      "  @prompt({",
+      ...named,
+      `    description: ${JSON.stringify(`TODO: what ${name} asks for`)},`,
+      `    args: ${schemaName},`,
+      "  })",
+      `  ${method}({ topic }: Args<typeof ${schemaName}>) {`,
       `    return \`TODO: ${name} about \${topic}\`;`,
       "  }",
     ].join("\n"),
@@ -73,25 +104,30 @@ function testOf(kind: Kind, name: string, className: string, specifier: string, 
   const body =
     kind === "tool"
       ? [
-          `    const result = await client.callTool(${JSON.stringify(name)}, { text: "hello" });`,
+          `    const name = ${JSON.stringify(name)};`,
+          '    const result = await client.callTool(name, { text: "hello" });',
           "    expect(result.isError).toBeFalsy();",
-          `    expect(result.content).toEqual([{ type: "text", text: ${JSON.stringify(`${name}: hello`)} }]);`,
+          `    expect(result.content).toEqual([{ type: "text", text: \`\${name}: hello\` }]);`,
         ]
       : kind === "resource"
         ? [
-            `    const { contents } = await client.readResource(${JSON.stringify(uri)});`,
-            `    expect(contents).toEqual([expect.objectContaining({ uri: ${JSON.stringify(uri)}, text: ${JSON.stringify(`TODO: the contents of ${name}`)} })]);`,
+            `    const uri = ${JSON.stringify(uri)};`,
+            "    const { contents } = await client.readResource(uri);",
+            `    expect(contents[0]).toMatchObject({ uri, text: ${JSON.stringify(`TODO: the contents of ${name}`)} });`,
           ]
         : [
-            `    const { messages } = await client.getPrompt(${JSON.stringify(name)}, { topic: "tests" });`,
-            `    expect(messages[0]?.content).toEqual({ type: "text", text: ${JSON.stringify(`TODO: ${name} about tests`)} });`,
+            `    const name = ${JSON.stringify(name)};`,
+            '    const { messages } = await client.getPrompt(name, { topic: "tests" });',
+            `    expect(messages[0]?.content).toEqual({ type: "text", text: \`TODO: \${name} about tests\` });`,
           ];
   return [
     'import { createTestClient } from "@toolsmith/core";',
     'import { describe, expect, it } from "vitest";',
     `import { ${className} } from ${JSON.stringify(specifier)};`,
     "",
-    `describe.each(["2025-11-25", "2026-07-28"] as const)("${kind} ${name} (%s)", (protocolVersion) => {`,
+    'const ERAS = ["2025-11-25", "2026-07-28"] as const;',
+    "",
+    `describe.each(ERAS)(${JSON.stringify(`${kind} ${name} (%s)`)}, (protocolVersion) => {`,
     '  it("answers", async () => {',
     `    const client = await createTestClient(new ${className}(), { protocolVersion });`,
     ...body,
@@ -99,6 +135,14 @@ function testOf(kind: Kind, name: string, className: string, specifier: string, 
     "});",
     "",
   ].join("\n");
+}
+
+/** `source` with `declaration` after its last import (or at the top), a blank line either side. */
+function declareAfterImports(source: string, declaration: string): string {
+  const last = [...source.matchAll(/^import[^;]*;[^\n]*\n/gm)].at(-1);
+  const at = last ? (last.index ?? 0) + last[0].length : 0;
+  const rest = source.slice(at).replace(/^\n*/, "");
+  return at === 0 ? `${declaration}\n\n${rest}` : `${source.slice(0, at)}\n${declaration}\n\n${rest}`;
 }
 
 /** Where the new test goes and how it imports the class: beside a test that already imports it, else beside the class. */
@@ -151,11 +195,15 @@ export function addStub(kind: Kind, name: string, options: AddOptions): Added {
   }
   const scheme = /@resource\(\s*["'`]([a-z][a-z0-9+.-]*):\/\//.exec(body)?.[1] ?? kebab(className);
   const uri = `${scheme}://${kebab(name)}`;
-  const { code, imports } = stub(kind, name, method, uri);
+  let schemaName = pascal(method);
+  if (new RegExp(`\\b${schemaName.replace(/\$/g, "\\$")}\\b`).test(source))
+    schemaName += kind === "tool" ? "Input" : "Args";
+  const { code, imports, schema } = stub(kind, name, method, uri, schemaName);
   const before = source.slice(0, close).replace(/\s*$/, "");
   let next = `${before}\n\n${code}\n${source.slice(close)}`;
   next = ensureImport(next, "@toolsmith/decorators", imports);
   if (kind !== "resource") next = ensureImport(next, "zod", ["z"]);
+  if (schema) next = declareAfterImports(next, schema);
 
   const { testDir, specifier } = testPlace(dir, classFile, className);
   const testFile = join(testDir, `${kebab(name)}.test.ts`);
