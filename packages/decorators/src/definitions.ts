@@ -30,11 +30,11 @@ export function register(server: Server, registration: Registration, invoke: Inv
       return;
     }
     case "resource": {
-      const { input, list, ...rest } = registration.options;
+      const { input, list, listCache, ...rest } = registration.options;
       if (!isUriTemplate(registration.uri)) {
-        if (input !== undefined || list !== undefined) {
+        if (input !== undefined || list !== undefined || listCache !== undefined) {
           throw new DefinitionError(
-            `Resource "${registration.uri}" is a fixed URI, so it takes neither input nor list; those are for templates like "notes://{id}"`,
+            `Resource "${registration.uri}" is a fixed URI, so it takes neither input nor list (nor listCache); those are for templates like "notes://{id}"`,
           );
         }
         const definition: StaticResourceDefinition = {
@@ -54,6 +54,7 @@ export function register(server: Server, registration: Registration, invoke: Inv
         handler: (variables, ctx) => invoke(key, [variables, ctx]),
       };
       if (list !== undefined) definition.list = (ctx) => invoke(list, [ctx]) as never;
+      if (listCache !== undefined) definition.listCache = listCache;
       server.resource(definition);
       return;
     }

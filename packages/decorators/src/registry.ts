@@ -18,7 +18,7 @@ export type ResourceOptions<
   I extends InputSchema | undefined = InputSchema | undefined,
   L extends string = string,
 > = Omit<StaticResourceDefinition, "handler" | "uri"> &
-  Pick<ResourceTemplateDefinition<I>, "input" | "complete"> & {
+  Pick<ResourceTemplateDefinition<I>, "input" | "complete" | "listCache"> & {
     /** Templates only: the name of a method of the class that returns the template's concrete resources. */
     list?: L;
   };
