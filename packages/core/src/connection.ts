@@ -47,6 +47,11 @@ export interface ConnectOptions {
   auth?: AuthInfo;
   /** Copied into every request's `ctx.extra`. */
   extra?: Record<string, unknown>;
+  /**
+   * Told of each request answered with the generic -32603 "Internal error", with the error behind it that the wire
+   * never carries (the in-memory test client makes it the rejection's `cause`).
+   */
+  onInternalError?(error: unknown, requestId: RequestId): void;
 }
 
 /** What a transport knows about one incoming message. */
@@ -81,6 +86,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   readonly #out: Outlet;
   readonly #auth: AuthInfo | undefined;
   readonly #extra: Record<string, unknown> | undefined;
+  readonly #onInternalError: ConnectOptions["onInternalError"];
   readonly #inFlight: InFlight;
   readonly #outbound: OutboundRequests;
   readonly #subscriptions: Subscriptions;
@@ -96,6 +102,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.#subscriptions = new Subscriptions(core, this.#out);
     this.#auth = options.auth;
     this.#extra = options.extra;
+    this.#onInternalError = options.onInternalError;
   }
 
   /** `handshake` until the handshake era's `notifications/initialized` or the first stateless request. */
@@ -279,6 +286,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   ): void {
     if (!isMcpError(error)) {
       this.#core.log({ level: "error", message: `${method} failed: ${String(error)}`, error, method, requestId: id });
+      this.#onInternalError?.(error, id);
     }
     const wire = toWireError(error);
     respond(this.#out.errorLine(text, wire), id, options?.tag, wire.code);

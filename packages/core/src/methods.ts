@@ -5,7 +5,7 @@ import { isLogLevel, type LogLevel } from "./logger.js";
 import { andThen, type MaybePromise } from "./maybe.js";
 import type { OperationKind } from "./middleware.js";
 import type { ServerCore } from "./server-core.js";
-import type { ServerCapabilities } from "./types.js";
+import type { CacheHint, ServerCapabilities } from "./types.js";
 import {
   CallToolParams,
   CompleteParams,
@@ -69,11 +69,12 @@ function parse<T>(inbound: Inbound<T>, params: Record<string, unknown> | undefin
   throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${issuesText(parsed.error.issues)}`);
 }
 
-/** A list method: one array under `key`, a page at a time when the server pages. */
+/** A list method: one array under `key`, a page at a time when the server pages; `cache`: its own hint, if any. */
 function list(
   capability: "tools" | "resources" | "prompts",
   key: string,
   items: (env: MethodEnv, ctx: RequestContextImpl) => MaybePromise<unknown[]>,
+  cache?: (env: MethodEnv) => CacheHint | undefined,
 ): Method {
   return {
     capability,
@@ -81,7 +82,11 @@ function list(
     operation: "list",
     run(env, params, ctx) {
       const { cursor } = parse(PaginatedParams, params);
-      return andThen(items(env, ctx), (found) => env.core.page(key, found, cursor));
+      return andThen(items(env, ctx), (found) => {
+        const page = env.core.page(key, found, cursor);
+        const hint = cache?.(env);
+        return hint ? andThen(page, (result) => ({ ...result, [CACHE_HINT]: hint })) : page;
+      });
     },
   };
 }
@@ -103,7 +108,12 @@ export const METHODS: Readonly<Record<string, Method>> = {
       return env.core.router.callTool(name, args, ctx) as unknown as MaybePromise<Record<string, unknown>>;
     },
   },
-  "resources/list": list("resources", "resources", (env, ctx) => env.core.router.listResources(ctx)),
+  "resources/list": list(
+    "resources",
+    "resources",
+    (env, ctx) => env.core.router.listResources(ctx),
+    (env) => env.core.router.resourcesListCache(),
+  ),
   "resources/templates/list": list("resources", "resourceTemplates", (env, ctx) =>
     env.core.router.listResourceTemplates(ctx),
   ),

@@ -51,6 +51,18 @@ export interface ReadOutcome {
   cache: CacheHint | undefined;
 }
 
+// What `resources/list` says while a template's `list` computes part of it per request, unless the template says otherwise.
+const COMPUTED_LIST_CACHE: CacheHint = { ttlMs: 0, cacheScope: "private" };
+
+// Of two hints, one a client may follow for both: the shorter lifetime, the narrower scope.
+function narrower(a: CacheHint | undefined, b: CacheHint): CacheHint {
+  if (!a) return b;
+  return {
+    ttlMs: Math.min(a.ttlMs, b.ttlMs),
+    cacheScope: a.cacheScope === "private" || b.cacheScope === "private" ? "private" : "public",
+  };
+}
+
 function invalidArguments(what: string, issues: string): string {
   return `Invalid arguments for ${what}:\n${issues}`;
 }
@@ -212,6 +224,22 @@ export class Router {
     const features = featuresOf(ctx.protocolVersion);
     const join = (found: Resource[][]) => [...fixed, ...found.flat().map((resource) => shape(resource, features))];
     return lists.some(isPromiseLike) ? Promise.all(lists).then(join) : join(lists as Resource[][]);
+  }
+
+  /**
+   * The caching hint of `resources/list` when a template's `list` computes part of it per request (each such
+   * template's `listCache`, else 0 ms private; the narrowest wins, mounted modules included); undefined when static.
+   */
+  resourcesListCache(): CacheHint | undefined {
+    let hint: CacheHint | undefined;
+    for (const { definition } of this.#templates.enabled()) {
+      if (definition.list) hint = narrower(hint, definition.listCache ?? COMPUTED_LIST_CACHE);
+    }
+    for (const { router } of this.#modules.list) {
+      const theirs = router.resourcesListCache();
+      if (theirs) hint = narrower(hint, theirs);
+    }
+    return hint;
   }
 
   /** True when what `kind`'s list shows depends on the caller (a guard here or in a mounted module). */

@@ -29,7 +29,10 @@ export interface ServerOptions {
   icons?: Icon[];
   /** Told to the client at `initialize` or `server/discover`: how to use this server. */
   instructions?: string;
-  /** Caching hints for 2026-07-28 results (defaults: discover and lists 60 s public, reads 0 ms private). */
+  /**
+   * Caching hints for 2026-07-28 results (defaults: discover and lists of registered items 60 s public, reads 0 ms
+   * private). A `resources/list` that a template's `list` computes per request follows the templates' `listCache`.
+   */
   cache?: Partial<Record<CacheKind, CacheHint>>;
   /** Items per page of every list method (default: everything on one page). */
   pageSize?: number;
@@ -296,11 +299,9 @@ class ServerImpl implements Server, ServerCore {
     const out = rest as Record<string, unknown>;
     out.resultType ??= "complete";
     if (cache !== undefined && out.resultType === "complete") {
-      const hint =
-        (own as CacheHint | undefined) ??
-        (perCaller ? { ...this.#cache[cache], cacheScope: "private" as const } : this.#cache[cache]);
+      const hint = (own as CacheHint | undefined) ?? this.#cache[cache];
       out.ttlMs = hint.ttlMs;
-      out.cacheScope = hint.cacheScope;
+      out.cacheScope = perCaller ? "private" : hint.cacheScope;
     }
     out._meta = isPlainObject(out._meta) ? { ...out._meta, ...this.#metaServerInfo } : this.#metaServerInfo;
     return out;

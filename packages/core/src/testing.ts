@@ -1,6 +1,6 @@
 import type { Connection, Route } from "./connection.js";
 import type { AuthInfo, Era, Root } from "./context.js";
-import { McpError } from "./errors.js";
+import { isMcpError, McpError, messageOf } from "./errors.js";
 import {
   ErrorCode,
   isPlainObject,
@@ -32,8 +32,29 @@ export interface WireRecord {
   message: JsonRpcMessage;
 }
 
-/** Answers a request the server sends the client (elicitation, sampling): the result, or a throw for an error. */
-export type ClientHandler = (params: Record<string, unknown>) => MaybePromise<Record<string, unknown>>;
+/**
+ * Answers a request the server sends the client (elicitation, sampling) with its result, the same way in both eras:
+ * a refusal is a result (`{ action: "decline" }`). Anything else it throws (a failed `expect`) rejects the test's
+ * call with that very error and cancels the call on the server; an `McpError` it throws is instead the client's
+ * JSON-RPC error answer in the handshake era (2026-07-28 has no error answers: the call rejects with it).
+ * `signal` aborts when the call is aborted or the server withdraws its request.
+ */
+export type ClientHandler = (
+  params: Record<string, unknown>,
+  context: { signal: AbortSignal },
+) => MaybePromise<Record<string, unknown>>;
+
+/** Options of one call. */
+export interface CallOptions {
+  /**
+   * Aborting it cancels the request as a client of its era does (`notifications/cancelled` with its id; between
+   * 2026-07-28 input rounds, by not retrying) and rejects the call with the signal's reason (an AbortError).
+   */
+  signal?: AbortSignal;
+}
+
+/** One page of a list: its items under the list's key, and the cursor of the next page if there is one. */
+export type ListPage<K extends string, T> = { [key in K]: T[] } & { nextCursor?: string };
 
 export interface TestClientOptions {
   /** The revision to speak: a handshake one opens with initialize, 2026-07-28 with server/discover (default). */
@@ -92,21 +113,37 @@ export interface TestClient {
   readonly messages: readonly WireRecord[];
   /** Every notification the server sent, in order. */
   readonly notifications: readonly JsonRpcNotification[];
-  /** Send a request; resolves to its result, rejects with an McpError for an error reply. */
-  request(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /**
+   * Send a request; resolves to its result, rejects with an McpError for an error reply. For a generic -32603
+   * ("Internal error"), the server-side error behind it is the McpError's `cause` (in memory only: the wire still
+   * says just "Internal error").
+   */
+  request(method: string, params?: Record<string, unknown>, options?: CallOptions): Promise<Record<string, unknown>>;
   /** Send a request; resolves to its result with what the server said while serving it. */
-  exchange(method: string, params?: Record<string, unknown>): Promise<Exchange>;
+  exchange(method: string, params?: Record<string, unknown>, options?: CallOptions): Promise<Exchange>;
   /** Send a notification. */
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
   /** Send raw text exactly as given; resolves to the reply line, if any. */
   send(line: string): Promise<string | undefined>;
-  listTools(): Promise<Tool[]>;
-  callTool(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
-  listResources(): Promise<Resource[]>;
-  listResourceTemplates(): Promise<ResourceTemplate[]>;
-  readResource(uri: string): Promise<ReadResourceResult>;
-  listPrompts(): Promise<Prompt[]>;
-  getPrompt(name: string, args?: Record<string, string>): Promise<GetPromptResult>;
+  /** Every tool, following `nextCursor` through every page. */
+  listTools(options?: CallOptions): Promise<Tool[]>;
+  /** One page of `tools/list`: the first, or the one `cursor` names. */
+  listToolsPage(cursor?: string, options?: CallOptions): Promise<ListPage<"tools", Tool>>;
+  callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
+  /** Every resource (static and listed by templates), through every page. */
+  listResources(options?: CallOptions): Promise<Resource[]>;
+  listResourcesPage(cursor?: string, options?: CallOptions): Promise<ListPage<"resources", Resource>>;
+  /** Every resource template, through every page. */
+  listResourceTemplates(options?: CallOptions): Promise<ResourceTemplate[]>;
+  listResourceTemplatesPage(
+    cursor?: string,
+    options?: CallOptions,
+  ): Promise<ListPage<"resourceTemplates", ResourceTemplate>>;
+  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult>;
+  /** Every prompt, through every page. */
+  listPrompts(options?: CallOptions): Promise<Prompt[]>;
+  listPromptsPage(cursor?: string, options?: CallOptions): Promise<ListPage<"prompts", Prompt>>;
+  getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<GetPromptResult>;
   /** `completion/complete` for a prompt argument (`ref/prompt`) or a template variable (`ref/resource`). */
   complete(
     ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
@@ -123,9 +160,18 @@ export interface TestClient {
 
 interface Waiting {
   resolve(response: JsonRpcResponse): void;
+  /** The call fails on the client's side (aborted, or the test's own handler threw): cancel it on the server. */
+  fail(error: unknown, reason: string): void;
   notifications: JsonRpcNotification[];
   requests: { method: string; params: Record<string, unknown> }[];
+  /** The server-side error behind a generic -32603 reply. */
+  cause?: unknown;
+  /** The test's handlers answering the server's requests made for this call (handshake era). */
+  answering: Set<AbortController>;
 }
+
+// A list that walks more pages than this is taken to loop.
+const MAX_PAGES = 10_000;
 
 /** Connect an in-memory client to `server` and complete the handshake (or discovery) of the chosen revision. */
 export async function createTestClient(servable: Servable, options: TestClientOptions = {}): Promise<TestClient> {
@@ -138,6 +184,8 @@ export async function createTestClient(servable: Servable, options: TestClientOp
   const messages: WireRecord[] = [];
   const notifications: JsonRpcNotification[] = [];
   const waiting = new Map<string, Waiting>();
+  // The server's own requests being answered by the test's handlers, by the server's id.
+  const asking = new Map<string, AbortController>();
   const streams = new Map<string, (notification: JsonRpcNotification) => void>();
   let rawReplies: string[] | undefined;
   let nextId = 0;
@@ -159,22 +207,31 @@ export async function createTestClient(servable: Servable, options: TestClientOp
       const { id, method, params } = message as { id: RequestId; method: string; params?: Record<string, unknown> };
       const related = route.relatedTo === undefined ? undefined : waiting.get(keyOf(route.relatedTo));
       related?.requests.push({ method, params: params ?? {} });
-      void answer(method, params ?? {}).then(
-        (result) => deliver({ jsonrpc: "2.0", id, result }),
-        (error: unknown) =>
-          deliver({
-            jsonrpc: "2.0",
-            id,
-            error: {
-              code: error instanceof McpError ? error.code : ErrorCode.InternalError,
-              message: error instanceof Error ? error.message : String(error),
-            },
-          }),
+      const controller = new AbortController();
+      asking.set(keyOf(id), controller);
+      related?.answering.add(controller);
+      const settled = () => {
+        asking.delete(keyOf(id));
+        related?.answering.delete(controller);
+        return !controller.signal.aborted;
+      };
+      void answer(method, params ?? {}, controller.signal).then(
+        (result) => {
+          if (settled()) deliver({ jsonrpc: "2.0", id, result });
+        },
+        (error: unknown) => {
+          if (!settled()) return;
+          // A failed assertion fails the call that caused the question, as it does in 2026-07-28.
+          if (related && !isMcpError(error)) return related.fail(error, `the test client's ${method} handler threw`);
+          const code = isMcpError(error) ? error.code : ErrorCode.InternalError;
+          deliver({ jsonrpc: "2.0", id, error: { code, message: messageOf(error) } });
+        },
       );
       return;
     }
     const notification = message as JsonRpcNotification;
     notifications.push(notification);
+    if (notification.method === "notifications/cancelled") asking.get(keyOf(notification.params?.requestId))?.abort();
     const subscription = (notification.params?._meta as Record<string, unknown> | undefined)?.[MetaKey.subscriptionId];
     if (subscription !== undefined) streams.get(keyOf(subscription))?.(notification);
     else if (route.relatedTo !== undefined) waiting.get(keyOf(route.relatedTo))?.notifications.push(notification);
@@ -183,6 +240,10 @@ export async function createTestClient(servable: Servable, options: TestClientOp
   const connection: Connection = server.connect({
     send: onServerLine,
     ...(options.auth ? { auth: options.auth } : {}),
+    onInternalError: (error, id) => {
+      const entry = waiting.get(keyOf(id));
+      if (entry) entry.cause = error;
+    },
   });
 
   function deliver(message: Record<string, unknown>): void {
@@ -191,8 +252,12 @@ export async function createTestClient(servable: Servable, options: TestClientOp
     void connection.receive(line);
   }
 
-  function answer(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const handler =
+  function answer(
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const handler: ClientHandler | undefined =
       method === "elicitation/create"
         ? options.elicit
         : method === "sampling/createMessage"
@@ -201,7 +266,7 @@ export async function createTestClient(servable: Servable, options: TestClientOp
             ? () => ({ roots: options.roots })
             : undefined;
     if (!handler) return Promise.reject(new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`));
-    return Promise.resolve().then(() => handler(params));
+    return Promise.resolve().then(() => handler(params, { signal }));
   }
 
   async function send(line: string): Promise<string | undefined> {
@@ -232,25 +297,61 @@ export async function createTestClient(servable: Servable, options: TestClientOp
     };
   }
 
-  function once(method: string, params: Record<string, unknown> | undefined, into: Exchange): Promise<JsonRpcResponse> {
+  // The client gives up on a request: it tells the server, which stops the handler and answers nothing.
+  function cancel(id: RequestId, reason: string): void {
+    const params = withMeta({ requestId: id, reason });
+    deliver({ jsonrpc: "2.0", method: "notifications/cancelled", params });
+  }
+
+  function once(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    into: Exchange,
+    signal: AbortSignal | undefined,
+  ): Promise<{ response: JsonRpcResponse; cause: unknown }> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const id: RequestId = nextId++;
+    const key = keyOf(id);
     const full = withMeta(params);
     const line = JSON.stringify(
       full === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params: full },
     );
-    return new Promise((resolve) => {
-      waiting.set(keyOf(id), { resolve, notifications: into.notifications, requests: into.requests });
+    return new Promise((resolve, reject) => {
+      const onAbort = () => entry.fail(signal?.reason, abortReason(signal?.reason));
+      const entry: Waiting = {
+        notifications: into.notifications,
+        requests: into.requests,
+        answering: new Set(),
+        resolve: (response) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve({ response, cause: entry.cause });
+        },
+        fail: (error, reason) => {
+          if (waiting.get(key) !== entry) return;
+          waiting.delete(key);
+          signal?.removeEventListener("abort", onAbort);
+          cancel(id, reason);
+          for (const controller of entry.answering) controller.abort(error);
+          reject(error);
+        },
+      };
+      waiting.set(key, entry);
+      signal?.addEventListener("abort", onAbort, { once: true });
       messages.push({ direction: "in", line, message: safeParse(line) });
       void connection.receive(line);
     });
   }
 
-  async function exchange(method: string, params?: Record<string, unknown>): Promise<Exchange> {
+  async function exchange(method: string, params?: Record<string, unknown>, options?: CallOptions): Promise<Exchange> {
+    const signal = options?.signal;
     const into: Exchange = { result: {}, notifications: [], requests: [], rounds: 0 };
     let current = params;
     for (;;) {
-      const response = await once(method, current, into);
-      if ("error" in response) throw new McpError(response.error.code, response.error.message, response.error.data);
+      const { response, cause } = await once(method, current, into, signal);
+      if ("error" in response) {
+        const { code, message, data } = response.error;
+        throw new McpError(code, message, data, cause === undefined ? undefined : { cause });
+      }
       const result = response.result;
       if (!follow || result.resultType !== "input_required" || into.rounds >= 16) {
         into.result = result;
@@ -265,15 +366,47 @@ export async function createTestClient(servable: Servable, options: TestClientOp
           params?: Record<string, unknown>;
         };
         into.requests.push({ method: askedMethod, params: askedParams ?? {} });
-        inputResponses[key] = await answer(askedMethod, askedParams ?? {});
+        inputResponses[key] = await abortable(answer(askedMethod, askedParams ?? {}, signal ?? NEVER), signal);
       }
       current = { ...params, inputResponses };
       if (result.requestState !== undefined) current.requestState = result.requestState;
     }
   }
 
-  async function request(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return (await exchange(method, params)).result;
+  async function request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<Record<string, unknown>> {
+    return (await exchange(method, params, options)).result;
+  }
+
+  async function page<K extends string, T>(
+    method: string,
+    key: K,
+    cursor: string | undefined,
+    options: CallOptions | undefined,
+  ): Promise<ListPage<K, T>> {
+    const result = await request(method, cursor === undefined ? undefined : { cursor }, options);
+    const found = { [key]: result[key] } as ListPage<K, T>;
+    if (typeof result.nextCursor === "string") found.nextCursor = result.nextCursor;
+    return found;
+  }
+
+  // A list helper returns the whole list, as a client that follows `nextCursor` sees it.
+  async function all<T>(method: string, key: string, options: CallOptions | undefined): Promise<T[]> {
+    const items: T[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let pages = 0; pages < MAX_PAGES; pages++) {
+      const found = await page<string, T>(method, key, cursor, options);
+      items.push(...(found[key] as T[]));
+      if (found.nextCursor === undefined) return items;
+      cursor = found.nextCursor;
+      if (seen.has(cursor)) throw new Error(`${method} returned the cursor ${JSON.stringify(cursor)} twice`);
+      seen.add(cursor);
+    }
+    throw new Error(`${method} still had a nextCursor after ${MAX_PAGES} pages: the server's cursors loop`);
   }
 
   async function notify(method: string, params?: Record<string, unknown>): Promise<void> {
@@ -312,7 +445,7 @@ export async function createTestClient(servable: Servable, options: TestClientOp
     });
     messages.push({ direction: "in", line, message: safeParse(line) });
     const ended = new Promise<JsonRpcResponse>((resolve) => {
-      waiting.set(keyOf(id), { resolve, notifications: [], requests: [] });
+      waiting.set(keyOf(id), { resolve, fail: () => {}, notifications: [], requests: [], answering: new Set() });
     });
     void connection.receive(line);
     const first = await Promise.race([ack, ended]);
@@ -354,21 +487,28 @@ export async function createTestClient(servable: Servable, options: TestClientOp
     exchange,
     notify,
     send,
-    listTools: async () => (await request("tools/list")).tools as Tool[],
-    callTool: async (name, args) =>
+    listTools: (options) => all<Tool>("tools/list", "tools", options),
+    listToolsPage: (cursor, options) => page("tools/list", "tools", cursor, options),
+    callTool: async (name, args, options) =>
       (await request(
         "tools/call",
         args === undefined ? { name } : { name, arguments: args },
+        options,
       )) as unknown as CallToolResult,
-    listResources: async () => (await request("resources/list")).resources as Resource[],
-    listResourceTemplates: async () =>
-      (await request("resources/templates/list")).resourceTemplates as ResourceTemplate[],
-    readResource: async (uri) => (await request("resources/read", { uri })) as unknown as ReadResourceResult,
-    listPrompts: async () => (await request("prompts/list")).prompts as Prompt[],
-    getPrompt: async (name, args) =>
+    listResources: (options) => all<Resource>("resources/list", "resources", options),
+    listResourcesPage: (cursor, options) => page("resources/list", "resources", cursor, options),
+    listResourceTemplates: (options) => all<ResourceTemplate>("resources/templates/list", "resourceTemplates", options),
+    listResourceTemplatesPage: (cursor, options) =>
+      page("resources/templates/list", "resourceTemplates", cursor, options),
+    readResource: async (uri, options) =>
+      (await request("resources/read", { uri }, options)) as unknown as ReadResourceResult,
+    listPrompts: (options) => all<Prompt>("prompts/list", "prompts", options),
+    listPromptsPage: (cursor, options) => page("prompts/list", "prompts", cursor, options),
+    getPrompt: async (name, args, options) =>
       (await request(
         "prompts/get",
         args === undefined ? { name } : { name, arguments: args },
+        options,
       )) as unknown as GetPromptResult,
     complete: async (ref, argument, context) =>
       (
@@ -391,6 +531,24 @@ function impliedCapabilities(options: TestClientOptions): Record<string, unknown
   if (options.sample) capabilities.sampling = { tools: {} };
   if (options.roots) capabilities.roots = {};
   return capabilities;
+}
+
+const NEVER: AbortSignal = new AbortController().signal;
+
+// What the server is told when an aborted call is cancelled.
+function abortReason(reason: unknown): string {
+  return reason instanceof Error || typeof reason === "string" ? messageOf(reason) : "aborted by the test client";
+}
+
+// A test's handler that is still working when the call is aborted: the call does not wait for it.
+function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 function keyOf(id: unknown): string {

@@ -60,11 +60,11 @@ export function register(server: Server, registration: Registration, invoke: Inv
       return;
     }
     case "resource": {
-      const { input, list, complete, ...rest } = registration.options;
+      const { input, list, complete, listCache, ...rest } = registration.options;
       if (!isUriTemplate(registration.uri)) {
-        if (input !== undefined || list !== undefined || complete !== undefined) {
+        if (input !== undefined || list !== undefined || complete !== undefined || listCache !== undefined) {
           throw new DefinitionError(
-            `Resource "${registration.uri}" is a fixed URI, so it takes neither input, list nor complete; those are for templates like "notes://{id}"`,
+            `Resource "${registration.uri}" is a fixed URI, so it takes neither input, list, complete nor listCache; those are for templates like "notes://{id}"`,
           );
         }
         const definition: StaticResourceDefinition = {
@@ -87,6 +87,7 @@ export function register(server: Server, registration: Registration, invoke: Inv
         handler: (variables, ctx) => invoke(key, [variables, ctx]),
       };
       if (list !== undefined) definition.list = (ctx) => invoke(list, [ctx]) as never;
+      if (listCache !== undefined) definition.listCache = listCache;
       server.resource(definition);
       return;
     }

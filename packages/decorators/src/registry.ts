@@ -35,7 +35,7 @@ export type ResourceOptions<
   C extends CompleteOption = CompleteOption,
   G extends string = string,
 > = Omit<StaticResourceDefinition, "handler" | "uri" | "guard"> &
-  Pick<ResourceTemplateDefinition<I>, "input"> & {
+  Pick<ResourceTemplateDefinition<I>, "input" | "listCache"> & {
     /** Templates only: the name of a method of the class that returns the template's concrete resources. */
     list?: L;
     /** Templates only: a completer per variable, a function or the name of a method of the class. */
