@@ -10,6 +10,7 @@ import type {
 } from "./context.js";
 import { McpError } from "./errors.js";
 import { ErrorCode, isPlainObject, type RequestId } from "./json-rpc.js";
+import type { Round } from "./middleware.js";
 import { compileSchema, describeIssues } from "./schema-adapter.js";
 
 // Asking the client (elicitation, sampling, roots) in one API for both eras. Handshake era: a JSON-RPC request to
@@ -28,6 +29,8 @@ export interface AskPort {
 /** One 2026-07-28 round: the answers known so far, and what this run asked that has no answer yet. */
 export interface InputRound {
   readonly responses: Readonly<Record<string, unknown>>;
+  /** The round this retry answers, once the connection verified its sealed requestState; else undefined. */
+  readonly round?: Round | undefined;
   /** Made on the first question: a request that asks nothing allocates nothing. */
   asked: Record<string, { method: string; params: Record<string, unknown> }> | undefined;
   counters: Record<string, number> | undefined;
@@ -35,9 +38,9 @@ export interface InputRound {
 
 const NO_RESPONSES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null));
 
-/** A fresh round from the answers a request brought. */
-export function inputRound(responses: Record<string, unknown> | undefined): InputRound {
-  return { responses: responses ?? NO_RESPONSES, asked: undefined, counters: undefined };
+/** A fresh round from the answers a request brought, and the verified round it answers, if any. */
+export function inputRound(responses: Record<string, unknown> | undefined, round?: Round): InputRound {
+  return { responses: responses ?? NO_RESPONSES, round, asked: undefined, counters: undefined };
 }
 
 /** Thrown through a handler that asked what this round cannot answer; the dispatcher answers `input_required`. */

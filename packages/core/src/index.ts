@@ -52,7 +52,7 @@ export {
   levelPasses,
 } from "./logger.js";
 export type { ListenFilter } from "./methods.js";
-export type { Middleware, Operation, OperationKind } from "./middleware.js";
+export type { Middleware, Operation, OperationKind, Round } from "./middleware.js";
 export {
   HANDSHAKE_VERSIONS,
   type HandshakeVersion,

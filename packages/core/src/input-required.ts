@@ -7,9 +7,9 @@ import { canonicalJson, digest, type Sealer } from "./seal.js";
 
 // 2026-07-28 multi-round-trip requests. `requestState` is attacker-controlled, so it is sealed (HMAC) and bound to
 // the method, the tool/prompt name or resource URI, the arguments, the caller and an expiry; it carries the answers
-// of earlier rounds, since the client sends back only the latest ones.
+// of earlier rounds, since the client sends back only the latest ones, and a random id and number for its round.
 
-const PURPOSE = "toolsmith.requestState.v1";
+const PURPOSE = "toolsmith.requestState.v2";
 
 /** What a retry must match: the request that was asked. */
 export interface AskTarget {
@@ -27,6 +27,10 @@ interface SealedState {
   p: string | null;
   e: number;
   r: Record<string, unknown>;
+  /** The round's id: random, one per issued state. */
+  i: string;
+  /** The round's number: 1 for the first input_required of a request. */
+  n: number;
 }
 
 function refuse(why: string): McpError {
@@ -48,7 +52,9 @@ function isSealedState(value: unknown): value is SealedState {
     typeof value.a === "string" &&
     (value.p === null || typeof value.p === "string") &&
     typeof value.e === "number" &&
-    isPlainObject(value.r)
+    isPlainObject(value.r) &&
+    typeof value.i === "string" &&
+    Number.isSafeInteger(value.n)
   );
 }
 
@@ -81,7 +87,8 @@ export function openRound(
     if (opened.p !== principal(asked.auth)) throw refuse("it was issued to another caller");
     if (opened.a !== (await digest(canonicalJson(asked.args ?? {}))))
       throw refuse("the arguments differ from the first request");
-    return inputRound({ ...opened.r, ...responses });
+    const round = Object.freeze({ id: opened.i, number: opened.n, expiresAt: opened.e });
+    return inputRound({ ...opened.r, ...responses }, round);
   })();
 }
 
@@ -100,6 +107,8 @@ export async function inputRequired(
     p: principal(asked.auth),
     e: now + ttlMs,
     r: { ...round.responses },
+    i: crypto.randomUUID(),
+    n: (round.round?.number ?? 0) + 1,
   };
   return {
     resultType: "input_required",
