@@ -1,5 +1,5 @@
 import { type InputRound, inputRound } from "./ask.js";
-import { type AuthInfo, type ContextPort, metaOf, RequestContextImpl } from "./context.js";
+import { type AuthInfo, type ContextPort, checkedAuth, metaOf, RequestContextImpl } from "./context.js";
 import {
   type ConnectionState,
   FRESH,
@@ -43,7 +43,7 @@ export type { Route } from "./outlet.js";
 export interface ConnectOptions {
   /** Every line the connection says goes here, in order: replies, notifications, requests to the client. */
   send(line: string, route: Route): void;
-  /** The caller, when the transport authenticated one for the whole connection. */
+  /** The caller, when the transport authenticated one for the whole connection (a TypeError without a subject). */
   auth?: AuthInfo;
   /** Copied into every request's `ctx.extra`. */
   extra?: Record<string, unknown>;
@@ -51,7 +51,7 @@ export interface ConnectOptions {
 
 /** What a transport knows about one incoming message. */
 export interface ReceiveOptions {
-  /** The caller of this message (HTTP authenticates each request). */
+  /** The caller of this message (HTTP authenticates each request); without a subject, the request gets -32603. */
   auth?: AuthInfo;
   extra?: Record<string, unknown>;
   /** Anything the transport wants back on every line this message causes (`route.tag`): a stream, a phase. */
@@ -94,7 +94,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.#inFlight = new InFlight(core, { core, connection: this });
     this.#outbound = new OutboundRequests(core, this.#out);
     this.#subscriptions = new Subscriptions(core, this.#out);
-    this.#auth = options.auth;
+    this.#auth = options.auth === undefined ? undefined : checkedAuth(options.auth);
     this.#extra = options.extra;
   }
 
@@ -364,7 +364,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       clientInfo: session.clientInfo,
       clientCapabilities: session.clientCapabilities,
       meta: metaOf(params),
-      auth: options?.auth ?? this.#auth,
+      auth: this.#authOf(options),
       extra: this.#extraFor(options),
       port: this,
       tag: options?.tag,
@@ -399,7 +399,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     if (!parsed.success) throw invalidParams(`Invalid params._meta: ${issuesText(parsed.error.issues)}`);
     this.#state = servedStateless(state);
     this.#capable(method, handler);
-    const auth = options?.auth ?? this.#auth;
+    const auth = this.#authOf(options);
     const make = (round: InputRound | undefined) =>
       new RequestContextImpl({
         requestId: id,
@@ -419,6 +419,12 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       return this.#inFlight.run(handler, method, params, make(inputRound(undefined)), true);
     }
     return this.#inFlight.retry(handler, method, params, make(undefined), auth);
+  }
+
+  // A message's own caller is checked as the connection's was: refused (-32603, logged) without a subject.
+  #authOf(options: ReceiveOptions | undefined): AuthInfo | undefined {
+    const auth = options?.auth;
+    return auth === undefined ? this.#auth : checkedAuth(auth);
   }
 
   #extraFor(options: ReceiveOptions | undefined): Record<string, unknown> | undefined {

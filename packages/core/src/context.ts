@@ -9,14 +9,27 @@ import type { Implementation } from "./types.js";
 /** Which protocol era a request arrived in. */
 export type Era = "handshake" | "stateless";
 
-/** Who is calling, as the transport authenticated them (the HTTP transport's `authenticate` hook). */
+/**
+ * Who is calling, as the transport authenticated them (the HTTP transport's `authenticate` hook). Sessions and
+ * `requestState` are bound to `subject`: a principal without one is refused, never taken for another.
+ */
 export interface AuthInfo {
-  /** A stable identifier of the caller (a user or client id). */
-  readonly subject?: string;
+  /** A stable identifier of the caller (a user or client id): required, non-empty. */
+  readonly subject: string;
   /** What the caller may do. */
   readonly scopes: readonly string[];
   /** Anything else the authenticator knows (claims, the raw token). */
   readonly [key: string]: unknown;
+}
+
+/** `auth` itself, when it names its caller; a TypeError otherwise (a principal without a subject binds to nothing). */
+export function checkedAuth(auth: AuthInfo): AuthInfo {
+  if (typeof auth.subject !== "string" || auth.subject === "") {
+    throw new TypeError(
+      "auth.subject must be a non-empty string: a principal without a subject cannot be told apart from another; fix the authenticator that made it",
+    );
+  }
+  return auth;
 }
 
 /** A form question: `schema` is a zod shape or object of primitive fields; the answer comes back typed and validated. */

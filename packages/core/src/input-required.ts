@@ -1,5 +1,5 @@
 import { type InputRound, inputRound } from "./ask.js";
-import type { AuthInfo } from "./context.js";
+import { type AuthInfo, checkedAuth } from "./context.js";
 import { McpError } from "./errors.js";
 import { ErrorCode, isPlainObject } from "./json-rpc.js";
 import type { MaybePromise } from "./maybe.js";
@@ -40,8 +40,10 @@ function refuse(why: string): McpError {
   );
 }
 
+// Who a state is bound to: a subject, or null for an unauthenticated caller. A principal without a subject matches
+// nothing, not even another one (the connection refuses such a principal before this).
 function principal(auth: AuthInfo | undefined): string | null {
-  return auth?.subject ?? null;
+  return auth === undefined ? null : checkedAuth(auth).subject;
 }
 
 function isSealedState(value: unknown): value is SealedState {

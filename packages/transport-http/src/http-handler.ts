@@ -121,6 +121,18 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   const keep = options.eventBufferSize ?? 512;
   const checks: Guard = guard(options);
   let streams = 0;
+  // A principal without a subject is the authenticate hook's bug: told once, not on every request it refuses.
+  let toldNoSubject = false;
+  const noSubject = () => {
+    if (toldNoSubject) return;
+    toldNoSubject = true;
+    const message = `The authenticate hook returned a principal without a subject; every such request is answered 401. Return { subject: "<non-empty caller id>", scopes } from authenticate`;
+    try {
+      server.logger?.({ level: "error", message });
+    } catch {
+      // A failing logger must not take a request down with it.
+    }
+  };
   // 2026-07-28 listen streams open now: ended with their closing result when the handler closes.
   const listening = new Set<Connection>();
 
@@ -156,7 +168,9 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       return answer(404, "Not found", { "content-type": "text/plain" });
     }
     if (!options.authenticate) return route(request, undefined);
-    return authorize(options, request, path).then((auth) => (isOutgoing(auth) ? auth : route(request, auth)));
+    return authorize(options, request, path, noSubject).then((auth) =>
+      isOutgoing(auth) ? auth : route(request, auth),
+    );
   }
 
   function route(request: Incoming, auth: AuthInfo | undefined): Outgoing | Promise<Outgoing> {
@@ -177,7 +191,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     if (id === null) return undefined;
     const session = sessions.get(id);
     // A session is its creator's: another caller gets the same answer as for an unknown one.
-    if (!session || session.subject !== auth?.subject) {
+    if (!session?.ownedBy(auth)) {
       return refuse(404, null, -32001, "Session not found: it ended or expired; send initialize to start a new one");
     }
     return session;

@@ -29,7 +29,9 @@ export class AuthError extends Error {
 export interface AuthOptions {
   /**
    * Who is calling: the principal (it reaches handlers as `ctx.auth`), or undefined for 401. Throw an `AuthError`
-   * for 403 (a token without the scope) or a 401 with your own message.
+   * for 403 (a token without the scope) or a 401 with your own message. Sessions and `requestState` are bound to
+   * the principal's `subject`, which must be a non-empty string: a principal without one is a configuration
+   * error, answered 401 and logged once through the server's logger.
    */
   authenticate?: (request: Request) => MaybePromise<AuthInfo | undefined>;
   /** RFC 9728 protected-resource metadata, served at `/.well-known/oauth-protected-resource<path>`. */
@@ -101,11 +103,19 @@ export function protectedResourceMetadata(options: AuthOptions, request: Incomin
   return answer(200, JSON.stringify(body));
 }
 
-/** The caller, or the 401/403 that refuses them. Without an `authenticate` hook everyone is anonymous. */
+/** What a caller is told when `authenticate` gave a principal without a subject. */
+export const NO_SUBJECT =
+  "Unauthorized: the server's authenticate hook returned a principal without a subject (a non-empty string is required)";
+
+/**
+ * The caller, or the 401/403 that refuses them. Without an `authenticate` hook everyone is anonymous. A principal
+ * without a subject is refused with 401 and reported through `misconfigured`: it could not be told from another.
+ */
 export async function authorize(
   options: AuthOptions,
   request: Incoming,
   path: string,
+  misconfigured: () => void,
 ): Promise<AuthInfo | undefined | Outgoing> {
   if (!options.authenticate) return undefined;
   const challenge = (error: string, description: string) => {
@@ -120,7 +130,12 @@ export async function authorize(
     });
   try {
     const principal = await options.authenticate(request.request());
-    return principal ?? refused(401, "invalid_token", "Unauthorized");
+    if (principal === undefined || principal === null) return refused(401, "invalid_token", "Unauthorized");
+    if (typeof principal.subject !== "string" || principal.subject === "") {
+      misconfigured();
+      return refused(401, "invalid_token", NO_SUBJECT);
+    }
+    return principal;
   } catch (error) {
     if (!(error instanceof AuthError)) throw error;
     return refused(error.status, error.error, error.message);

@@ -1,4 +1,4 @@
-import type { Connection, ProtocolVersion } from "@toolsmith/core";
+import type { AuthInfo, Connection, ProtocolVersion } from "@toolsmith/core";
 import type { EventStream } from "./event-stream.js";
 import type { EventLog } from "./reply.js";
 
@@ -29,6 +29,15 @@ export class HttpSession implements EventLog {
     this.connection = connection;
     this.subject = subject;
     this.#keep = keep;
+  }
+
+  /**
+   * True for the caller who opened this session: the same subject, or, for a session opened unauthenticated, an
+   * unauthenticated caller. A principal without a subject owns nothing, not even a session opened by another such.
+   */
+  ownedBy(auth: AuthInfo | undefined): boolean {
+    if (auth === undefined) return this.subject === undefined;
+    return typeof auth.subject === "string" && auth.subject !== "" && auth.subject === this.subject;
   }
 
   /** A new stream key for a POST's SSE reply. */
