@@ -103,8 +103,8 @@ export function protectedResourceMetadata(options: AuthOptions, request: Incomin
   return answer(200, JSON.stringify(body));
 }
 
-/** What a caller is told when `authenticate` gave a principal without a subject. */
-export const NO_SUBJECT =
+// What a caller is told when `authenticate` gave a principal without a subject.
+const NO_SUBJECT =
   "Unauthorized: the server's authenticate hook returned a principal without a subject (a non-empty string is required)";
 
 /**
