@@ -47,6 +47,9 @@ export class InputRequired {
   readonly message = "the request needs input from the client (answered as input_required)";
 }
 
+/** The client's answer does not fit the form asked: -32602 for a prompt or a resource, an `isError` result for a tool. */
+export class UnfitAnswer extends McpError {}
+
 function missingCapability(what: string, requiredCapabilities: Record<string, unknown>): McpError {
   return new McpError(
     ErrorCode.MissingRequiredClientCapability,
@@ -151,8 +154,10 @@ async function elicit(
   if (action !== "accept") return { action };
   const checked = await compiled.validate(isPlainObject(answer.content) ? answer.content : {});
   if (!checked.ok) {
-    throw new Error(
+    throw new UnfitAnswer(
+      ErrorCode.InvalidParams,
       `The client's answer to "${form.message}" does not fit the requested schema:\n${describeIssues(checked.issues)}`,
+      { issues: checked.issues },
     );
   }
   return { action, content: checked.value };
