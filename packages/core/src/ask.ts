@@ -9,7 +9,7 @@ import type {
   SampleResult,
 } from "./context.js";
 import { checkRawForm, formFromJsonSchema } from "./elicitation-form.js";
-import { McpError } from "./errors.js";
+import { McpError, shown } from "./errors.js";
 import { ErrorCode, isPlainObject, type RequestId } from "./json-rpc.js";
 import { compileSchema, describeIssues } from "./schema-adapter.js";
 
@@ -98,10 +98,7 @@ function askClient(
 function elicitationResult(answer: Record<string, unknown>): "accept" | "decline" | "cancel" {
   const { action } = answer;
   if (action === "accept" || action === "decline" || action === "cancel") return action;
-  throw new McpError(
-    ErrorCode.InvalidParams,
-    `The client's elicitation answer has no valid action: ${JSON.stringify(action)}`,
-  );
+  throw new McpError(ErrorCode.InvalidParams, `The client's elicitation answer has no valid action: ${shown(action)}`);
 }
 
 async function elicit(
