@@ -422,6 +422,6 @@ describe("elicitation forms from zod", () => {
     const client = await createTestClient(s, { protocolVersion: "2025-11-25", elicit: accept({}) });
     const result = await client.callTool("nested");
     expect(result.isError).toBe(true);
-    expect(JSON.stringify(result.content)).toContain('field \\"address\\" is not a string');
+    expect(JSON.stringify(result.content)).toContain('field \\"address\\" is an object');
   });
 });

@@ -171,10 +171,9 @@ export class InFlight {
   ): MaybePromise<Outcome> {
     const key = this.#register(ctx);
     const served: Served = { handler, method, params, ctx, key, mayAsk: true };
-    const target = askTarget(handler, method, params, auth);
     let opened: MaybePromise<InputRound>;
     try {
-      opened = openRound(this.#core.sealer, params, target, Date.now());
+      opened = openRound(this.#core.sealer, params, askTarget(handler, method, params, auth), Date.now());
     } catch (error) {
       this.#done(served);
       throw error;

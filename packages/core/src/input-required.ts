@@ -1,5 +1,6 @@
 import { type InputRound, inputRound } from "./ask.js";
 import { type AuthInfo, checkedAuth } from "./context.js";
+import { MAX_DEPTH, tooDeep, tooDeepText } from "./depth.js";
 import { McpError } from "./errors.js";
 import { ErrorCode, isPlainObject } from "./json-rpc.js";
 import type { MaybePromise } from "./maybe.js";
@@ -40,6 +41,18 @@ function refuse(why: string): McpError {
   );
 }
 
+// The arguments a round is bound to, as a digest of their canonical JSON.
+function argumentsDigest(args: unknown): Promise<string> {
+  const text = canonicalJson(args ?? {}, MAX_DEPTH);
+  if (text === undefined) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid params: ${tooDeepText("params.arguments", tooDeep(args) ?? [])}`,
+    );
+  }
+  return digest(text);
+}
+
 // Who a state is bound to: a subject, or null for an unauthenticated caller. A principal without a subject matches
 // nothing, not even another one (the connection refuses such a principal before this).
 function principal(auth: AuthInfo | undefined): string | null {
@@ -77,6 +90,10 @@ export function openRound(
       "Invalid params: inputResponses must be an object keyed like inputRequests",
     );
   }
+  // Answers are kept in the next requestState: sealing walks them.
+  const deep = tooDeep(responses);
+  if (deep)
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${tooDeepText("params.inputResponses", deep)}`);
   const state = params?.requestState;
   if (state === undefined) return inputRound(responses);
   return (async () => {
@@ -87,8 +104,7 @@ export function openRound(
       throw refuse(`it was issued for ${opened.m} "${opened.t}", not ${asked.method} "${asked.target}"`);
     }
     if (opened.p !== principal(asked.auth)) throw refuse("it was issued to another caller");
-    if (opened.a !== (await digest(canonicalJson(asked.args ?? {}))))
-      throw refuse("the arguments differ from the first request");
+    if (opened.a !== (await argumentsDigest(asked.args))) throw refuse("the arguments differ from the first request");
     const round = Object.freeze({ id: opened.i, number: opened.n, expiresAt: opened.e });
     return inputRound({ ...opened.r, ...responses }, round);
   })();
@@ -105,7 +121,7 @@ export async function inputRequired(
   const state: SealedState = {
     m: asked.method,
     t: asked.target,
-    a: await digest(canonicalJson(asked.args ?? {})),
+    a: await argumentsDigest(asked.args),
     p: principal(asked.auth),
     e: now + ttlMs,
     r: { ...round.responses },

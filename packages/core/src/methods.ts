@@ -1,5 +1,5 @@
 import type { RequestContextImpl } from "./context.js";
-import { McpError } from "./errors.js";
+import { McpError, shown } from "./errors.js";
 import { ErrorCode } from "./json-rpc.js";
 import { isLogLevel, type LogLevel } from "./logger.js";
 import { andThen, type MaybePromise } from "./maybe.js";
@@ -96,7 +96,10 @@ export const METHODS: Readonly<Record<string, Method>> = {
   "tools/call": {
     capability: "tools",
     operation: "call",
-    asks: (params) => ({ target: String(params?.name), args: params?.arguments }),
+    asks(params) {
+      const { name, arguments: args } = parse(CallToolParams, params);
+      return { target: name, args };
+    },
     run(env, params, ctx) {
       const { name, arguments: args } = parse(CallToolParams, params);
       return env.core.router.callTool(name, args, ctx) as unknown as MaybePromise<Record<string, unknown>>;
@@ -110,7 +113,7 @@ export const METHODS: Readonly<Record<string, Method>> = {
     capability: "resources",
     cache: "read",
     operation: "read",
-    asks: (params) => ({ target: String(params?.uri), args: undefined }),
+    asks: (params) => ({ target: parse(ReadResourceParams, params).uri, args: undefined }),
     run(env, params, ctx) {
       const { uri } = parse(ReadResourceParams, params);
       return andThen(env.core.router.readResource(uri, ctx), ({ result, cache }) =>
@@ -136,7 +139,10 @@ export const METHODS: Readonly<Record<string, Method>> = {
   "prompts/get": {
     capability: "prompts",
     operation: "get",
-    asks: (params) => ({ target: String(params?.name), args: params?.arguments }),
+    asks(params) {
+      const { name, arguments: args } = parse(GetPromptParams, params);
+      return { target: name, args };
+    },
     run(env, params, ctx) {
       const { name, arguments: args } = parse(GetPromptParams, params);
       return env.core.router.getPrompt(name, args, ctx) as unknown as MaybePromise<Record<string, unknown>>;
@@ -156,7 +162,7 @@ export const METHODS: Readonly<Record<string, Method>> = {
     run(env, params) {
       const level = params?.level;
       if (!isLogLevel(level)) {
-        throw new McpError(ErrorCode.InvalidParams, `Invalid log level: ${JSON.stringify(level)}`);
+        throw new McpError(ErrorCode.InvalidParams, `Invalid log level: ${shown(level)}`);
       }
       env.connection.setLogLevel(level);
       return {};

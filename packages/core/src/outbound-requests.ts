@@ -1,4 +1,5 @@
-import { ClientError, McpError } from "./errors.js";
+import { tooDeep, tooDeepText } from "./depth.js";
+import { ClientError, McpError, shown } from "./errors.js";
 import { ErrorCode, isPlainObject, type RequestId } from "./json-rpc.js";
 import type { Outlet } from "./outlet.js";
 import type { ServerCore } from "./server-core.js";
@@ -62,11 +63,14 @@ export class OutboundRequests {
           cleanup();
           if (isPlainObject(message.error)) {
             const { code, message: text, data } = message.error;
-            reject(
-              new ClientError(method, typeof code === "number" ? code : ErrorCode.InternalError, String(text), data),
-            );
+            const said = typeof text === "string" ? text : shown(text);
+            reject(new ClientError(method, typeof code === "number" ? code : ErrorCode.InternalError, said, data));
           } else if (isPlainObject(message.result)) {
-            resolve(message.result);
+            // As in 2026-07-28's inputResponses: an answer the handler may walk is bounded.
+            const deep = tooDeep(message.result);
+            if (deep)
+              reject(new McpError(ErrorCode.InvalidParams, tooDeepText(`The client's answer to ${method}`, deep)));
+            else resolve(message.result);
           } else {
             reject(new McpError(ErrorCode.InvalidParams, `The client's answer to ${method} has no result object`));
           }

@@ -268,7 +268,8 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
         400,
         id,
         ErrorCode.HeaderMismatch,
-        `MCP-Protocol-Version (${header}) does not match _meta (${String(inBody)})`,
+        // Never the body's value itself when it is not a string: it may nest too deep to turn into text.
+        `MCP-Protocol-Version (${header}) does not match _meta (${typeof inBody === "string" ? inBody : `not a string: ${Array.isArray(inBody) ? "an array" : typeof inBody}`})`,
       );
     }
     if (message.id !== undefined) {

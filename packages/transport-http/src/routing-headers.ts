@@ -91,7 +91,8 @@ export function routingMismatch(
       continue;
     }
     if (mirrored === null) return `the Mcp-Param-${header} header is missing; it mirrors argument ${path.join(".")}`;
-    if (decodeHeader(mirrored) !== String(value)) {
+    // Only a primitive is mirrored; anything else (which may nest too deep to turn into text) cannot match.
+    if (typeof value === "object" || decodeHeader(mirrored) !== String(value)) {
       return `the Mcp-Param-${header} header does not match argument ${path.join(".")}`;
     }
   }
