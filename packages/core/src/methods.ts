@@ -96,7 +96,8 @@ export const METHODS: Readonly<Record<string, Method>> = {
     asks: (params) => ({ target: String(params?.name), args: params?.arguments }),
     run(env, params, ctx) {
       const { name, arguments: args } = parse(CallToolParams, params);
-      return env.core.router.callTool(name, args, ctx, params) as unknown as MaybePromise<Record<string, unknown>>;
+      const result = env.core.router.callTool(name, args, ctx, params, ctx.checkTool);
+      return result as unknown as MaybePromise<Record<string, unknown>>;
     },
   },
   "resources/list": list("resources", "resources", (env, ctx, params) => env.core.router.listResources(ctx, params)),

@@ -57,6 +57,9 @@ type CompleteRef = { type: string; name?: string; uri?: string };
 /** Suggestions, as `completion/complete` answers them. */
 type CompletionResult = { values: string[]; total?: number; hasMore?: boolean };
 
+/** The transport's own check of a tools/call against the tool it reaches (a tool this caller may use). */
+export type ToolCheck = (tool: Tool) => void;
+
 function invalidArguments(what: string, issues: string): string {
   return `Invalid arguments for ${what}:\n${issues}`;
 }
@@ -288,14 +291,15 @@ export class Router {
     return insideModule(mount, method, operation, local, ctx, () => serve(mount.router, rest, local));
   }
 
-  /** `tools/call`; `params` as the request had them. */
+  /** `tools/call`; `params` as the request had them, `check` the transport's own (HTTP: `Mcp-Param-*` headers). */
   callTool(
     name: string,
     args: Record<string, unknown> | undefined,
     ctx: RequestContext,
     params: Params = NO_PARAMS,
+    check?: ToolCheck,
   ): MaybePromise<CallToolResult> {
-    return this.#call(name, args, ctx, params, name);
+    return this.#call(name, args, ctx, params, check, name);
   }
 
   // `shown`: the name the client sent, which every answer about the tool uses.
@@ -304,16 +308,19 @@ export class Router {
     args: Record<string, unknown> | undefined,
     ctx: RequestContext,
     params: Params,
+    check: ToolCheck | undefined,
     shown: string,
   ): MaybePromise<CallToolResult> {
     const tool = this.#tools.get(name);
     if (!tool || !allows(tool.definition.guard, ctx)) {
       const served = this.#inModule("tool", name, params, ctx, (router, rest, local) =>
-        router.#call(rest, args, ctx, local, shown),
+        router.#call(rest, args, ctx, local, check, shown),
       );
       if (served) return served;
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${shown}`);
     }
+    // Only once the tool is known to be this caller's: a refused one answers as unknown, whatever was sent.
+    check?.(tool.wire);
     const features = featuresOf(ctx.protocolVersion);
     // A tool that takes no arguments sees none, whatever was sent (as unknown keys are dropped for those that do).
     if (!tool.input) return runTool(tool, {}, ctx, features, this.#report);
