@@ -34,7 +34,7 @@ import { featuresOf, type RevisionFeatures } from "./revision.js";
 import type { ChangeKind } from "./router.js";
 import type { ConnectionListener, ServerCore } from "./server-core.js";
 import { Subscriptions } from "./subscriptions.js";
-import type { Implementation } from "./types.js";
+import type { Implementation, Tool } from "./types.js";
 import { check, Envelope, issuesText, RequestMeta, schemas } from "./wire.js";
 
 export type { Route } from "./outlet.js";
@@ -58,6 +58,12 @@ export interface ReceiveOptions {
   tag?: unknown;
   /** The line already parsed (`JSON.parse(line)`), when the transport had to look inside: it is not parsed again. */
   parsed?: unknown;
+  /**
+   * A check of a `tools/call` against the tool it reaches, made only once that tool is known to be this caller's
+   * (a refused or unknown one answers as unknown first): throw an `McpError` to refuse. HTTP checks its
+   * `Mcp-Param-*` headers here.
+   */
+  checkTool?: (tool: Tool) => void;
 }
 
 const ALL_VERSIONS: readonly ProtocolVersion[] = [...STATELESS_VERSIONS, ...HANDSHAKE_VERSIONS];
@@ -368,6 +374,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       extra: this.#extraFor(options),
       port: this,
       tag: options?.tag,
+      checkTool: options?.checkTool,
     });
     return this.#inFlight.run(handler, method, params, ctx, false);
   }
@@ -412,6 +419,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         port: this,
         inputs: round,
         tag: options?.tag,
+        checkTool: options?.checkTool,
       });
     if (!handler.asks) return this.#inFlight.run(handler, method, params, make(undefined), false);
     // Only a retry has a state to open (asynchronously, to check its seal); a first call stays synchronous.

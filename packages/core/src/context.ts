@@ -4,7 +4,7 @@ import { isLogLevel, LOG_LEVELS, type LogLevel, levelPasses } from "./logger.js"
 import { MetaKey, type ProtocolVersion } from "./protocol.js";
 import type { RevisionFeatures } from "./revision.js";
 import type { InferInput, InputSchema } from "./schema-adapter.js";
-import type { Implementation } from "./types.js";
+import type { Implementation, Tool } from "./types.js";
 
 /** Which protocol era a request arrived in. */
 export type Era = "handshake" | "stateless";
@@ -154,6 +154,8 @@ export interface ContextInit {
   inputs?: InputRound | undefined;
   /** The transport's tag of the message that brought this request, carried on every line it causes. */
   tag?: unknown;
+  /** The transport's own check of a tools/call against the tool it reaches (see `ReceiveOptions.checkTool`). */
+  checkTool?: ((tool: Tool) => void) | undefined;
 }
 
 /** A request's context; its AbortController and log object are made only when a handler asks for them. */
@@ -167,6 +169,7 @@ export class RequestContextImpl implements RequestContext {
   /** 2026-07-28: set once a retry's state has been opened. */
   inputs: InputRound | undefined;
   readonly tag: unknown;
+  readonly checkTool: ((tool: Tool) => void) | undefined;
   readonly #port: ContextPort;
   #extra: Record<string, unknown> | undefined;
   #controller: AbortController | undefined;
@@ -186,6 +189,7 @@ export class RequestContextImpl implements RequestContext {
     this.auth = init.auth;
     this.inputs = init.inputs;
     this.tag = init.tag;
+    this.checkTool = init.checkTool;
     this.#port = init.port;
     this.#extra = init.extra;
   }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AuthInfo, RequestContext } from "./context.js";
 import { definitionError, rpcError } from "./expect-errors.test-util.js";
 import { ErrorCode } from "./json-rpc.js";
+import { MetaKey } from "./protocol.js";
 import { createServer } from "./server.js";
 import { createTestClient } from "./testing.js";
 
@@ -130,3 +131,69 @@ it("2026-07-28: a list served through middleware (which may filter per caller) i
   plain.use((_operation, next) => next());
   expect(await (await createTestClient(plain)).request("tools/list")).toMatchObject({ cacheScope: "private" });
 });
+
+// What a refused caller sends for a hidden item and for one that does not exist, and the reply line to each with
+// the item's name swapped out: the two must be the same text.
+describe.each(["2025-11-25", "2026-07-28"] as const)(
+  "hidden answers as missing, byte for byte (%s)",
+  (protocolVersion) => {
+    const layouts: [string, () => ReturnType<typeof createServer>, string][] = [
+      ["served alone", server, ""],
+      ["in a mounted module", () => createServer({ name: "app", version: "1" }).mount("mod", server()), "mod."],
+      [
+        "in a module of a module",
+        () => {
+          const middle = createServer({ name: "middle", version: "1" }).mount("mod", server());
+          middle.use((_operation, next) => next());
+          return createServer({ name: "app", version: "1" }).mount("outer", middle);
+        },
+        "outer.mod.",
+      ],
+    ];
+    const meta = protocolVersion === "2026-07-28" ? { _meta: { [MetaKey.protocolVersion]: protocolVersion } } : {};
+    let id = 0;
+    const line = (method: string, params: Record<string, unknown>) =>
+      JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params: { ...params, ...meta } });
+
+    it.each(layouts)("%s", async (_layout, make, prefix) => {
+      const asReader = await createTestClient(make(), { protocolVersion, auth: reader });
+      const pairs: [string, (target: string) => Record<string, unknown>, string, string][] = [
+        ["tools/call", (name) => ({ name, arguments: {} }), `${prefix}wipe`, `${prefix}nope`],
+        ["prompts/get", (name) => ({ name, arguments: { scope: "x" } }), `${prefix}audit`, `${prefix}nope`],
+        [
+          "completion/complete",
+          (name) => ({ ref: { type: "ref/prompt", name }, argument: { name: "scope", value: "" } }),
+          `${prefix}audit`,
+          `${prefix}nope`,
+        ],
+        [
+          "completion/complete",
+          (uri) => ({ ref: { type: "ref/resource", uri }, argument: { name: "id", value: "" } }),
+          "user://{id}",
+          "nope://{id}",
+        ],
+        ["resources/read", (uri) => ({ uri }), "admin://log", "nope://log"],
+        ["resources/read", (uri) => ({ uri }), "user://1", "nope://1"],
+      ];
+      if (protocolVersion === "2025-11-25")
+        pairs.push(["resources/subscribe", (uri) => ({ uri }), "admin://log", "nope://log"]);
+      for (const [method, params, hidden, missing] of pairs) {
+        // The same id for both: the replies differ in nothing but the name.
+        const hiddenReply = await asReader.send(line(method, params(hidden)));
+        id--;
+        const missingReply = await asReader.send(line(method, params(missing)));
+        expect(missingReply).toMatch(/^\{"jsonrpc":"2\.0","id":\d+,"(result|error)"/);
+        expect(hiddenReply?.split(hidden).join("X"), `${method} ${hidden}`).toBe(
+          missingReply?.split(missing).join("X"),
+        );
+      }
+      if (protocolVersion === "2026-07-28") {
+        const hidden = await asReader.listen({ resourceSubscriptions: ["admin://log"] });
+        const missing = await asReader.listen({ resourceSubscriptions: ["nope://log"] });
+        expect(JSON.stringify(hidden.acknowledged).replace("admin://log", "X")).toBe(
+          JSON.stringify(missing.acknowledged).replace("nope://log", "X"),
+        );
+      }
+    });
+  },
+);

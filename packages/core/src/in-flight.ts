@@ -4,9 +4,10 @@ import { McpError } from "./errors.js";
 import { type AskTarget, inputRequired, openRound } from "./input-required.js";
 import { ErrorCode, type RequestId } from "./json-rpc.js";
 import { isPromiseLike, type MaybePromise } from "./maybe.js";
-import { CACHE_HINT, type Method, type MethodEnv } from "./methods.js";
+import type { Method, MethodEnv } from "./methods.js";
 import { describeOperation, runMiddleware } from "./middleware.js";
 import { keyOf } from "./raw-id.js";
+import { CACHE_HINT } from "./results.js";
 import type { ServerCore } from "./server-core.js";
 
 export type Params = Record<string, unknown> | undefined;

@@ -3,10 +3,12 @@ import {
   type Connection,
   ErrorCode,
   HANDSHAKE_VERSIONS,
+  McpError,
   MetaKey,
   type Route,
   type Servable,
   STATELESS_VERSIONS,
+  type Tool,
   toServer,
 } from "@toolsmith/core";
 import { EventStream, SSE_HEADERS, webBody } from "./event-stream.js";
@@ -21,7 +23,7 @@ import {
   protectedResourceMetadata,
 } from "./protection.js";
 import { Reply } from "./reply.js";
-import { routingMismatch } from "./routing-headers.js";
+import { paramMismatch, routingMismatch } from "./routing-headers.js";
 import { HttpSession, SessionStore } from "./sessions.js";
 
 export interface HttpOptions extends ProtectionOptions, AuthOptions {
@@ -104,6 +106,16 @@ function isRequest(message: unknown): message is Record<string, unknown> & { met
   return isPlainObject(message) && typeof message.method === "string" && message.id !== undefined;
 }
 
+// The Mcp-Param-* check of a 2026-07-28 tools/call: core asks it only of a tool this caller may use, so a hidden
+// tool's headers are never looked at (it answers as unknown, like a tool that does not exist).
+function paramCheck(request: Incoming, message: Record<string, unknown>): (tool: Tool) => void {
+  const args = isPlainObject(message.params) ? message.params.arguments : undefined;
+  return (tool) => {
+    const mismatch = paramMismatch(request, args, tool.inputSchema);
+    if (mismatch) throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
+  };
+}
+
 /** The engine both front doors share: one Incoming in, one Outgoing out. */
 export interface HttpEngine {
   serve(request: Incoming): Outgoing | Promise<Outgoing>;
@@ -135,11 +147,6 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   };
   // 2026-07-28 listen streams open now: ended with their closing result when the handler closes.
   const listening = new Set<Connection>();
-
-  const toolSchema = (name: string) => {
-    const described = server.registered("tool", name)?.describe();
-    return isPlainObject(described?.inputSchema) ? described.inputSchema : undefined;
-  };
 
   // Long-lived streams (GET, listen) are counted while open.
   function openStream(): EventStream | undefined {
@@ -282,9 +289,10 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
           "Method not found: initialize (removed in protocol revision 2026-07-28)",
         );
       }
-      const mismatch = routingMismatch(request, message, toolSchema);
+      const mismatch = routingMismatch(request, message);
       if (mismatch) return refuse(400, id, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
     }
+    const checkTool = message.method === "tools/call" ? paramCheck(request, message) : undefined;
     const listens = message.method === "subscriptions/listen";
     if (listens && streams >= maxStreams) return refuse(503, id, -32000, "Too many open streams; try again later");
     if (listens) streams++;
@@ -301,10 +309,12 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       reply.accept();
       connection.close();
     };
-    const done = connection.receive(
-      body,
-      auth ? { auth, tag: reply, parsed: message } : { tag: reply, parsed: message },
-    );
+    const done = connection.receive(body, {
+      tag: reply,
+      parsed: message,
+      ...(auth ? { auth } : {}),
+      ...(checkTool ? { checkTool } : {}),
+    });
     if (done === undefined) finish();
     else done.then(finish, finish);
     return reply.answered();
