@@ -2,7 +2,9 @@ import {
   type AuthInfo,
   type Connection,
   ErrorCode,
+  errorLine,
   HANDSHAKE_VERSIONS,
+  idText,
   MetaKey,
   type Route,
   type Servable,
@@ -11,7 +13,7 @@ import {
 } from "@toolsmith/core";
 import { EventStream, SSE_HEADERS, webBody } from "./event-stream.js";
 import { answer, type Incoming, type Outgoing } from "./exchange.js";
-import { errorBody, isPlainObject } from "./json.js";
+import { isPlainObject } from "./json.js";
 import {
   type AuthOptions,
   authorize,
@@ -55,8 +57,9 @@ const VERSION_HEADER = "mcp-protocol-version";
 const STATELESS: readonly string[] = STATELESS_VERSIONS;
 const HANDSHAKE: readonly string[] = HANDSHAKE_VERSIONS;
 
-function refuse(status: number, id: unknown, code: number, message: string, data?: unknown): Outgoing {
-  return answer(status, errorBody(id, code, message, data));
+// `id` is the JSON text of the request's id (`idOf`), null when there is none to echo.
+function refuse(status: number, id: string | null, code: number, message: string, data?: unknown): Outgoing {
+  return answer(status, errorLine(id ?? "null", data === undefined ? { code, message } : { code, message, data }));
 }
 
 // 2026-07-28 says which status each refusal has; a handler's own errors are answers, sent with 200.
@@ -96,8 +99,9 @@ function allows(types: readonly string[], type: string): boolean {
 
 const TOO_LARGE = (limit: number) => refuse(413, null, ErrorCode.InvalidRequest, `Request body over ${limit} bytes`);
 
-function idOf(message: unknown): unknown {
-  return isPlainObject(message) ? message.id : undefined;
+// The id as the body carries it (exact past 2^53; the last of duplicate keys, as JSON.parse reads it).
+function idOf(message: unknown, body: string): string {
+  return isPlainObject(message) ? idText(message.id, body) : "null";
 }
 
 function isRequest(message: unknown): message is Record<string, unknown> & { method: string } {
@@ -172,13 +176,24 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     }
   }
 
-  function sessionOf(request: Incoming, auth: AuthInfo | undefined): HttpSession | Outgoing | undefined {
+  // `message` and `body`: a POST's, whose id the refusal echoes.
+  function sessionOf(
+    request: Incoming,
+    auth: AuthInfo | undefined,
+    message?: unknown,
+    body = "",
+  ): HttpSession | Outgoing | undefined {
     const id = request.header(SESSION_HEADER);
     if (id === null) return undefined;
     const session = sessions.get(id);
     // A session is its creator's: another caller gets the same answer as for an unknown one.
     if (!session || session.subject !== auth?.subject) {
-      return refuse(404, null, -32001, "Session not found: it ended or expired; send initialize to start a new one");
+      return refuse(
+        404,
+        idOf(message, body),
+        -32001,
+        "Session not found: it ended or expired; send initialize to start a new one",
+      );
     }
     return session;
   }
@@ -202,7 +217,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     } catch {
       return refuse(400, null, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
     }
-    const session = sessionOf(request, auth);
+    const session = sessionOf(request, auth, message, body);
     if (isOutgoing(session)) return session;
     if (session) return inSession(request, session, body, message, auth);
     const header = request.header(VERSION_HEADER);
@@ -215,7 +230,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     }
     return refuse(
       400,
-      idOf(message),
+      idOf(message, body),
       -32000,
       "Bad Request: no MCP-Session-Id; a handshake-era client sends initialize first, a 2026-07-28 request carries MCP-Protocol-Version and _meta",
     );
@@ -229,7 +244,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     message: unknown,
     auth: AuthInfo | undefined,
   ): Promise<Outgoing> | Outgoing {
-    const id = idOf(message);
+    const id = idOf(message, body);
     if (!isPlainObject(message) || typeof message.method !== "string") {
       return refuse(
         400,
@@ -302,7 +317,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     message: Record<string, unknown>,
     auth: AuthInfo | undefined,
   ): Promise<Outgoing> | Outgoing {
-    if (sessions.full) return refuse(503, message.id, -32000, "Too many open sessions; try again later");
+    if (sessions.full) return refuse(503, idOf(message, body), -32000, "Too many open sessions; try again later");
     const id = crypto.randomUUID();
     let session: HttpSession | undefined;
     const reply = new Reply({ status: handshakeStatus, headers: { "mcp-session-id": id } });
@@ -342,7 +357,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     if (header !== null && header !== session.version) {
       return refuse(
         400,
-        idOf(message),
+        idOf(message, body),
         ErrorCode.InvalidRequest,
         `MCP-Protocol-Version ${header} is not this session's (${session.version})`,
       );

@@ -1,6 +1,5 @@
-import type { AuthInfo, MaybePromise } from "@toolsmith/core";
+import { type AuthInfo, errorLine, type MaybePromise } from "@toolsmith/core";
 import { answer, type Incoming, type Outgoing } from "./exchange.js";
-import { errorBody } from "./json.js";
 
 export interface ProtectionOptions {
   /**
@@ -48,7 +47,7 @@ function hostName(host: string): string {
 }
 
 function forbidden(message: string): Outgoing {
-  return answer(403, errorBody(null, -32000, message));
+  return answer(403, errorLine("null", { code: -32000, message }));
 }
 
 export type Guard = (request: Incoming) => Outgoing | undefined;
@@ -114,7 +113,7 @@ export async function authorize(
     return `Bearer ${parts.join(", ")}`;
   };
   const refused = (status: number, error: string, message: string) =>
-    answer(status, errorBody(null, -32000, message), {
+    answer(status, errorLine("null", { code: -32000, message }), {
       "content-type": "application/json",
       "www-authenticate": challenge(error, message),
     });
