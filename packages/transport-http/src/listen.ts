@@ -24,6 +24,10 @@ export interface HttpServer {
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
+// After a body over the limit, what more is read (and dropped) before the connection is cut: reading on lets the
+// 413 reach a client still sending, where closing with unread data would reset the connection under it.
+const DRAIN_BYTES = 1024 * 1024;
+
 // node:http's request as the engine reads it: no Request, no web streams, the body collected from its chunks.
 function fromNode(req: IncomingMessage, res: ServerResponse): Incoming {
   const host = req.headers.host ?? "localhost";
@@ -41,18 +45,24 @@ function fromNode(req: IncomingMessage, res: ServerResponse): Incoming {
       return new Promise((resolve, reject) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        let over = false;
         req.on("data", (chunk: Buffer) => {
           size += chunk.length;
-          if (size > limit) {
+          if (over) {
+            if (size > limit + DRAIN_BYTES) req.destroy();
+          } else if (size > limit) {
+            // The 413 goes out now; the rest of the body is read and dropped (bounded), never kept.
+            over = true;
+            chunks.length = 0;
             resolve(undefined);
-            req.destroy();
           } else chunks.push(chunk);
         });
-        req.on("end", () =>
+        req.on("end", () => {
+          if (over) return;
           resolve(
             chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8"),
-          ),
-        );
+          );
+        });
         req.on("error", reject);
       });
     },
