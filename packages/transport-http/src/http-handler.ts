@@ -460,7 +460,8 @@ function fromRequest(request: Request): Incoming {
     method: request.method,
     path: url.pathname,
     origin: url.origin,
-    header: (name) => request.headers.get(name),
+    // A Request made in code may have no Host header: its URL says which host it was addressed to.
+    header: (name) => request.headers.get(name) ?? (name === "host" ? url.host : null),
     async text(limit) {
       if (!request.body) return "";
       const reader = request.body.getReader();

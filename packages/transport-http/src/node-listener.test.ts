@@ -1,10 +1,11 @@
 import { once } from "node:events";
 import { Agent, createServer as createNodeServer, type IncomingMessage, request } from "node:http";
 import { type AddressInfo, connect } from "node:net";
-import { createServer, ErrorCode, MetaKey } from "@toolsmith/core";
+import { Writable } from "node:stream";
+import { createServer, ErrorCode, type LogEntry, MetaKey } from "@toolsmith/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpHandler, type HttpOptions } from "./http-handler.js";
-import { listen, nodeListener } from "./listen.js";
+import { type ListenOptions, listen, nodeListener } from "./listen.js";
 
 // The node:http front doors (`listen`, and `nodeListener` around a handler): what a raw client sees.
 
@@ -17,8 +18,8 @@ const HEADERS = {
   "mcp-method": "tools/list",
 };
 
-function mcpServer() {
-  const s = createServer({ name: "node", version: "1" });
+function mcpServer(logger?: (entry: LogEntry) => void) {
+  const s = createServer({ name: "node", version: "1", ...(logger ? { logger } : {}) });
   s.tool({ name: "t", description: "t", handler: () => "ok" });
   return s;
 }
@@ -137,5 +138,74 @@ describe.each(Object.entries(FRONT_DOORS))("%s", (_name, start) => {
       expect(JSON.parse(refused.body)).toMatchObject({ id: null, error: { code: ErrorCode.InvalidRequest } });
       expect((await send(url, LIST, {}, agent)).status).toBe(200);
     }
+  });
+
+  it("without allowedHosts, only loopback Host names pass; the 403 names the option", async () => {
+    const url = await start({});
+    const refused = await send(url, LIST, { host: "evil.example" });
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body)).toMatchObject({ id: null, error: { code: -32000 } });
+    expect(refused.body).toMatch(/Host not allowed: evil\.example\..*allowedHosts/);
+    expect((await send(url, LIST, { host: `evil.example:${url.port}` })).status).toBe(403);
+    expect((await send(url, LIST, { host: `127.0.0.1.evil.example:${url.port}` })).status).toBe(403);
+    for (const host of [url.host, `localhost:${url.port}`, `[::1]:${url.port}`, "localhost", "LOCALHOST"]) {
+      expect((await send(url, LIST, { host })).status, host).toBe(200);
+    }
+  });
+
+  it("a browser Origin that is not loopback or allowed is 403, naming allowedOrigins", async () => {
+    const url = await start({});
+    const refused = await send(url, LIST, { origin: "http://evil.example" });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatch(/Origin not allowed: http:\/\/evil\.example; set the allowedOrigins option/);
+    expect((await send(url, LIST, { origin: "null" })).status).toBe(403);
+    expect((await send(url, LIST, { origin: "http://localhost:5173" })).status).toBe(200);
+    expect((await send(url, LIST, { origin: `http://${url.host}` })).status).toBe(200);
+  });
+
+  it('allowedHosts: a list replaces the loopback names; "any" leaves Host to a proxy', async () => {
+    const listed = await start({ allowedHosts: ["mcp.example.com"] });
+    expect((await send(listed, LIST, { host: "mcp.example.com" })).status).toBe(200);
+    expect((await send(listed, LIST, { host: "mcp.example.com", origin: "https://mcp.example.com" })).status).toBe(200);
+    expect((await send(listed, LIST, { host: "mcp.example.com", origin: "https://evil.example" })).status).toBe(403);
+    expect((await send(listed, LIST, { host: "evil.example" })).status).toBe(403);
+    const any = await start({ allowedHosts: "any" });
+    expect((await send(any, LIST, { host: "evil.example" })).status).toBe(200);
+    // Origin is still checked: a page of another site may not call.
+    expect((await send(any, LIST, { host: "mcp.example.com", origin: "http://evil.example" })).status).toBe(403);
+  });
+});
+
+describe("listen on a host that is not loopback", () => {
+  async function start(options: ListenOptions, logger?: (entry: LogEntry) => void) {
+    const http = await listen(mcpServer(logger), { port: 0, host: "0.0.0.0", ...options });
+    cleanup.push(() => http.close());
+    return new URL(`http://127.0.0.1:${new URL(http.url).port}/mcp`);
+  }
+
+  it("says at start, through the server's logger, that allowedHosts is needed; Host is still loopback-only", async () => {
+    const entries: LogEntry[] = [];
+    const url = await start({ log: null }, (entry) => entries.push(entry));
+    expect(entries).toHaveLength(1);
+    expect(entries[0]?.level).toBe("warning");
+    expect(entries[0]?.message).toMatch(/listening on 0\.0\.0\.0, but only loopback Host names .*set allowedHosts/);
+    expect((await send(url, LIST, { host: "192.0.2.7" })).status).toBe(403);
+    expect((await send(url, LIST)).status).toBe(200);
+  });
+
+  it("without a logger, says it on the log stream (never stdout); not at all once allowedHosts is set", async () => {
+    const said: string[] = [];
+    const log = new Writable({
+      write(chunk, _encoding, callback) {
+        said.push(String(chunk));
+        callback();
+      },
+    });
+    await start({ log });
+    expect(said.join("")).toMatch(/set allowedHosts to the names clients use.*"any" when a proxy/);
+    said.length = 0;
+    const url = await start({ log, allowedHosts: ["192.0.2.7"] });
+    expect(said.join("")).not.toMatch(/allowedHosts/);
+    expect((await send(url, LIST, { host: "192.0.2.7" })).status).toBe(200);
   });
 });
