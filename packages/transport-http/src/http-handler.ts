@@ -11,6 +11,7 @@ import {
   STATELESS_VERSIONS,
   toServer,
 } from "@toolsmith/core";
+import { CallerCounts, callerShare } from "./caller-limits.js";
 import { EventStream, SSE_HEADERS, webBody } from "./event-stream.js";
 import { answer, type Incoming, type Outgoing } from "./exchange.js";
 import { isPlainObject } from "./json.js";
@@ -33,8 +34,18 @@ export interface HttpOptions extends ProtectionOptions, AuthOptions {
   maxBodyBytes?: number;
   /** Handshake-era sessions open at once (default 1000): more is 503. */
   maxSessions?: number;
+  /** Handshake-era sessions one caller may hold (default a quarter of `maxSessions`): more is 503. */
+  maxSessionsPerCaller?: number;
   /** Long-lived SSE streams open at once (GET streams and 2026-07-28 listen streams; default 1000): more is 503. */
   maxStreams?: number;
+  /** Long-lived SSE streams one caller may hold open (default a quarter of `maxStreams`): more is 503. */
+  maxStreamsPerCaller?: number;
+  /**
+   * The caller's address, which keys the per-caller limits of a caller `authenticate` does not name (a subject
+   * keys them otherwise). node:http's peer address by default; the web-standard handler knows none, so without
+   * this such callers share the global limits alone. Behind a proxy, read the address it forwards.
+   */
+  remoteAddress?: (request: Request) => string | undefined;
   /** A handshake-era session unused this long ends (default 30 minutes). */
   sessionIdleMs?: number;
   /** SSE events kept per session for resumption with Last-Event-ID (default 512). */
@@ -121,7 +132,13 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   const path = options.path ?? "/mcp";
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const maxStreams = options.maxStreams ?? 1000;
-  const sessions = new SessionStore(options.maxSessions ?? 1000, options.sessionIdleMs ?? 30 * 60_000);
+  const maxSessions = options.maxSessions ?? 1000;
+  const sessions = new SessionStore(
+    maxSessions,
+    options.sessionIdleMs ?? 30 * 60_000,
+    options.maxSessionsPerCaller ?? callerShare(maxSessions),
+  );
+  const streamsHeld = new CallerCounts(options.maxStreamsPerCaller ?? callerShare(maxStreams));
   const keep = options.eventBufferSize ?? 512;
   const checks: Guard = guard(options);
   let streams = 0;
@@ -133,13 +150,38 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     return isPlainObject(described?.inputSchema) ? described.inputSchema : undefined;
   };
 
-  // Long-lived streams (GET, listen) are counted while open.
-  function openStream(): EventStream | undefined {
-    if (streams >= maxStreams) return undefined;
+  // Who holds a session or stream, for the per-caller limits: the authenticated subject, else the address.
+  function callerOf(request: Incoming, auth: AuthInfo | undefined): string | undefined {
+    if (auth?.subject !== undefined) return `subject ${auth.subject}`;
+    const address = options.remoteAddress ? options.remoteAddress(request.request()) : request.remoteAddress;
+    return address === undefined ? undefined : `address ${address}`;
+  }
+
+  // Long-lived streams (GET, listen) are counted while open, in all and per caller; undefined when taken.
+  function takeStream(caller: string | undefined, id: string | null): Outgoing | undefined {
+    if (streams >= maxStreams) return refuse(503, id, -32000, "Too many open streams; try again later");
+    if (!streamsHeld.take(caller)) {
+      return refuse(
+        503,
+        id,
+        -32000,
+        `Too many open streams for one caller (at most ${streamsHeld.limit}); close one or try again later`,
+      );
+    }
     streams++;
+    return undefined;
+  }
+
+  function releaseStream(caller: string | undefined): void {
+    streams--;
+    streamsHeld.release(caller);
+  }
+
+  // A GET stream, released once when it closes or its client goes away.
+  function openStream(caller: string | undefined): EventStream {
     let open = true;
     const release = () => {
-      if (open) streams--;
+      if (open) releaseStream(caller);
       open = false;
     };
     const stream = new EventStream(release);
@@ -222,7 +264,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     if (session) return inSession(request, session, body, message, auth);
     const header = request.header(VERSION_HEADER);
     if (isRequest(message) && message.method === "initialize" && (header === null || HANDSHAKE.includes(header))) {
-      return initialize(body, message, auth);
+      return initialize(request, body, message, auth);
     }
     const meta = isPlainObject(message) && isPlainObject(message.params) ? message.params._meta : undefined;
     if ((header !== null && STATELESS.includes(header)) || (isPlainObject(meta) && MetaKey.protocolVersion in meta)) {
@@ -286,18 +328,36 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       if (mismatch) return refuse(400, id, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
     }
     const listens = message.method === "subscriptions/listen";
-    if (listens && streams >= maxStreams) return refuse(503, id, -32000, "Too many open streams; try again later");
-    if (listens) streams++;
+    let caller: string | undefined;
+    if (listens) {
+      caller = callerOf(request, auth);
+      const refused = takeStream(caller, id);
+      if (refused) return refused;
+    }
+    // A listen stream's place is given back once: when it ends, or at once when its client closes it.
+    let held = listens;
+    const release = listens
+      ? () => {
+          if (!held) return;
+          held = false;
+          releaseStream(caller);
+          listening.delete(connection);
+        }
+      : undefined;
     // One connection for this request alone: nothing outlives it. Closing the stream cancels the request.
-    const reply: Reply = new Reply({ status: statelessStatus, headers: {}, onCancel: () => connection.close() });
+    const reply: Reply = new Reply({
+      status: statelessStatus,
+      headers: {},
+      onCancel: () => {
+        release?.();
+        connection.close();
+      },
+    });
     const connection = server.connect({ send: (line, route) => void reply.deliver(line, route) });
     request.onAbort(() => connection.close());
     if (listens) listening.add(connection);
     const finish = () => {
-      if (listens) {
-        streams--;
-        listening.delete(connection);
-      }
+      release?.();
       reply.accept();
       connection.close();
     };
@@ -313,11 +373,21 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   // ── Handshake era: sessions ──
 
   function initialize(
+    request: Incoming,
     body: string,
     message: Record<string, unknown>,
     auth: AuthInfo | undefined,
   ): Promise<Outgoing> | Outgoing {
     if (sessions.full) return refuse(503, idOf(message, body), -32000, "Too many open sessions; try again later");
+    const caller = callerOf(request, auth);
+    if (sessions.fullFor(caller)) {
+      return refuse(
+        503,
+        idOf(message, body),
+        -32000,
+        `Too many open sessions for one caller (at most ${sessions.perCaller}); end one (DELETE) or try again later`,
+      );
+    }
     const id = crypto.randomUUID();
     let session: HttpSession | undefined;
     const reply = new Reply({ status: handshakeStatus, headers: { "mcp-session-id": id } });
@@ -331,7 +401,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       // Only a successful initialize opens a session.
       if (connection.negotiatedVersion !== undefined && session) {
         session.version = connection.negotiatedVersion;
-        sessions.add(session);
+        sessions.add(session, caller);
       }
     };
     if (done === undefined) settle();
@@ -411,8 +481,10 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     if (lastEventId === null && session.get && !session.get.closed) {
       return refuse(409, null, ErrorCode.InvalidRequest, "This session already has a GET stream open");
     }
-    const stream = openStream();
-    if (!stream) return refuse(503, null, -32000, "Too many open streams; try again later");
+    const caller = callerOf(request, auth);
+    const refused = takeStream(caller, null);
+    if (refused) return refused;
+    const stream = openStream(caller);
     if (lastEventId !== null) {
       const resumed = session.resume(lastEventId, stream);
       if (!resumed) {

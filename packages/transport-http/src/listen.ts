@@ -47,6 +47,10 @@ function fromNode(req: IncomingMessage, res: ServerResponse): Incoming {
       const value = req.headers[name];
       return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
     },
+    // Read only where a caller's limits are counted (a session or stream opening), not on every request.
+    get remoteAddress() {
+      return req.socket.remoteAddress;
+    },
     text(limit) {
       return new Promise((resolve, reject) => {
         const chunks: Buffer[] = [];
