@@ -29,7 +29,7 @@ import {
   type ProtocolVersion,
   STATELESS_VERSIONS,
 } from "./protocol.js";
-import { idText } from "./raw-id.js";
+import { idText, rawBatchIds } from "./raw-id.js";
 import { featuresOf, type RevisionFeatures } from "./revision.js";
 import type { ChangeKind } from "./router.js";
 import type { ConnectionListener, ServerCore } from "./server-core.js";
@@ -146,7 +146,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       );
       return;
     }
-    if (Array.isArray(message)) return this.#batch(message, options);
+    if (Array.isArray(message)) return this.#batch(message, line, options);
     return this.#single(message, line, false, options, this.#out.respond);
   }
 
@@ -173,7 +173,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   // ── Batches (2025-03-26): one entry at a time, one reply line for all of them ──
 
-  #batch(messages: unknown[], options: ReceiveOptions | undefined): MaybePromise<void> {
+  #batch(messages: unknown[], line: string, options: ReceiveOptions | undefined): MaybePromise<void> {
     if (messages.length === 0) {
       this.#out.respond(
         this.#out.errorLine("null", { code: ErrorCode.InvalidRequest, message: "Invalid request: an empty batch" }),
@@ -197,10 +197,19 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       return;
     }
     const replies: string[] = [];
-    const collect: Respond = (line) => replies.push(line);
+    const collect: Respond = (reply) => replies.push(reply);
+    // An entry's id past 2^53 is read off the batch's text, once for all of them.
+    let raws: (string | undefined)[] | undefined;
     const from = (start: number): MaybePromise<void> => {
       for (let index = start; index < messages.length; index++) {
-        const done = this.#single(messages[index], undefined, true, options, collect);
+        const entry = messages[index];
+        const id = isPlainObject(entry) ? entry.id : undefined;
+        let raw: string | undefined;
+        if (typeof id === "number" && !Number.isSafeInteger(id)) {
+          raws ??= rawBatchIds(line);
+          raw = raws[index];
+        }
+        const done = this.#single(entry, undefined, true, options, collect, raw);
         if (isPromiseLike<void>(done)) return Promise.resolve(done).then(() => from(index + 1));
       }
       if (replies.length > 0) this.#out.respond(`[${replies.join(",")}]`, null, options?.tag);
@@ -216,6 +225,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     inBatch: boolean,
     options: ReceiveOptions | undefined,
     respond: Respond,
+    rawId?: string,
   ): MaybePromise<void> {
     const parsed = check(Envelope, message);
     if (!parsed.success) {
@@ -224,7 +234,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         this.#outbound.settle(message);
         return;
       }
-      const text = isPlainObject(message) ? idText(message.id, line) : "null";
+      const text = rawId ?? (isPlainObject(message) ? idText(message.id, line) : "null");
       respond(
         this.#out.errorLine(text, {
           code: ErrorCode.InvalidRequest,
@@ -241,7 +251,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       this.#notification(method, params);
       return;
     }
-    return this.#request(id, idText(id, line), method, params, inBatch, options, respond);
+    return this.#request(id, rawId ?? idText(id, line), method, params, inBatch, options, respond);
   }
 
   // The one error boundary: whatever is thrown below becomes this request's one error reply. Written without

@@ -33,6 +33,7 @@ export type { Phase } from "./era.js";
 export { ClientError, DefinitionError, isMcpError, McpError } from "./errors.js";
 export {
   ErrorCode,
+  errorLine,
   type JsonRpcError,
   type JsonRpcErrorObject,
   type JsonRpcMessage,
@@ -62,6 +63,7 @@ export {
   STATELESS_VERSIONS,
   type StatelessVersion,
 } from "./protocol.js";
+export { idText } from "./raw-id.js";
 export {
   audio,
   embeddedResource,

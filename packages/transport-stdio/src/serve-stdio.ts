@@ -1,5 +1,6 @@
 import {
   ErrorCode,
+  errorLine,
   isLogLevel,
   type Logger,
   type LogLevel,
@@ -157,8 +158,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     if (event.kind === "oversized") {
       if (event.notification) return;
       const message = `Message too large: ${event.bytes} bytes, over the limit of ${reader.maxLineBytes} bytes`;
-      const error = { code: ErrorCode.InvalidRequest, message };
-      send(JSON.stringify({ jsonrpc: "2.0", id: event.id, error }), connection.phase);
+      send(errorLine(event.idText, { code: ErrorCode.InvalidRequest, message }), connection.phase);
       return;
     }
     if (isBlankLine(event.text)) return;
