@@ -300,13 +300,21 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     detach();
     // Nothing is in flight any more (or it was given up on): the connection stops hearing of list changes.
     connection.close(new Error("stdio closed"));
+    let flushing: ReturnType<typeof setTimeout> | undefined;
     const done = () => {
+      clearTimeout(flushing);
       guard?.restore();
       resolveClosed();
     };
-    // An empty write's callback runs once everything before it has been flushed.
-    if (forced) done();
-    else write("", done);
+    if (forced) {
+      done();
+      return;
+    }
+    // An empty write's callback runs once everything before it has been flushed; a client that never reads is
+    // given up on after the shutdown timeout, so the process always exits.
+    write("", done);
+    flushing = setTimeout(done, shutdownTimeoutMs);
+    flushing.unref();
   }
 
   function onData(chunk: Buffer | string): void {
