@@ -162,6 +162,14 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.#outbound.failAll(why);
   }
 
+  /**
+   * The client's input ended (stdin EOF): no answer can come any more, so the server's unanswered requests fail now
+   * (a handler awaiting `ctx.elicit` sees it throw) and later ones fail at once. Requests in flight run on.
+   */
+  endOfInput(): void {
+    this.#outbound.endOfInput();
+  }
+
   /** End every `subscriptions/listen` stream gracefully, with its result (a transport shutting down calls this). */
   endSubscriptions(): void {
     this.#subscriptions.endAll();

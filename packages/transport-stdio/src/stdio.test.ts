@@ -519,6 +519,14 @@ describe("stdio transport, spawned", () => {
     expect(await server.exited()).toEqual({ code: 0, signal: null });
   });
 
+  it("at EOF, a client that never reads the last replies does not keep the server alive past the shutdown timeout", async () => {
+    const server = new FixtureProcess({ env: { SHUTDOWN_TIMEOUT_MS: "200" }, keepLines: false });
+    server.child.stdout.pause();
+    server.send(statelessCall("big", "big", { bytes: 4 * MiB }));
+    server.end();
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
+  });
+
   it("serves a last request without a trailing newline at EOF", async () => {
     const server = new FixtureProcess();
     server.child.stdin.end(JSON.stringify(statelessCall("last", "echo", { text: "no newline" })));
