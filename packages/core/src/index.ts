@@ -63,7 +63,7 @@ export {
   STATELESS_VERSIONS,
   type StatelessVersion,
 } from "./protocol.js";
-export { idText } from "./raw-id.js";
+export { idText, rawBatchIds } from "./raw-id.js";
 export {
   audio,
   embeddedResource,

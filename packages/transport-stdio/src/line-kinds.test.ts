@@ -34,21 +34,31 @@ describe("urgentMessage: what never waits behind queued requests", () => {
   });
 });
 
+// The reply to the line `text`, parsed as the server reads it.
+const busy = (text: string, why = "Server busy") => busyReply(JSON.parse(text), text, why);
+
 describe("busyReply", () => {
   it("answers a request, and each request of a batch, with -32000; a notification not at all", () => {
     const why = "Server busy";
-    expect(JSON.parse(busyReply({ jsonrpc: "2.0", id: "a", method: "ping" }, why) as string)).toEqual({
+    expect(JSON.parse(busy('{"jsonrpc":"2.0","id":"a","method":"ping"}') as string)).toEqual({
       jsonrpc: "2.0",
       id: "a",
       error: { code: -32000, message: why },
     });
-    const batch = [
-      { jsonrpc: "2.0", id: 1, method: "ping" },
-      { jsonrpc: "2.0", method: "notifications/progress" },
-      { jsonrpc: "2.0", id: 2, method: "ping" },
-    ];
-    expect(JSON.parse(busyReply(batch, why) as string).map((reply: { id: unknown }) => reply.id)).toEqual([1, 2]);
-    expect(busyReply({ jsonrpc: "2.0", method: "notifications/progress" }, why)).toBeUndefined();
-    expect(busyReply([{ jsonrpc: "2.0", method: "notifications/progress" }], why)).toBeUndefined();
+    const batch =
+      '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/progress"},{"jsonrpc":"2.0","id":2,"method":"ping"}]';
+    expect(JSON.parse(busy(batch) as string).map((reply: { id: unknown }) => reply.id)).toEqual([1, 2]);
+    expect(busy('{"jsonrpc":"2.0","method":"notifications/progress"}')).toBeUndefined();
+    expect(busy('[{"jsonrpc":"2.0","method":"notifications/progress"}]')).toBeUndefined();
+  });
+
+  it("echoes ids past 2^53 exactly as the line wrote them, and the last of duplicate id keys", () => {
+    expect(busy('{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}')).toContain('"id":9007199254740993,');
+    expect(busy('{"jsonrpc":"2.0","id":8,"id":-1e308,"method":"ping"}')).toContain('"id":-1e308,');
+    const batch =
+      '[{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"},{"jsonrpc":"2.0","id":"x","method":"ping"}]';
+    expect(busy(batch)).toBe(
+      '[{"jsonrpc":"2.0","id":9007199254740993,"error":{"code":-32000,"message":"Server busy"}},{"jsonrpc":"2.0","id":"x","error":{"code":-32000,"message":"Server busy"}}]',
+    );
   });
 });

@@ -1,4 +1,4 @@
-import type { RequestId } from "@toolsmith/core";
+import { errorLine, idText, type RequestId, rawBatchIds } from "@toolsmith/core";
 
 // Implementation-defined server error (-32000 to -32019 in every revision), as HTTP's "too many" refusals use.
 const BUSY = -32000;
@@ -58,16 +58,23 @@ export function idKey(id: RequestId): string {
   return typeof id === "string" ? `s${id}` : `n${id}`;
 }
 
-/** The reply refusing what `message` asks (a request, or the requests of a batch), or undefined when it asks nothing. */
-export function busyReply(message: unknown, why: string): string | undefined {
+/**
+ * The reply refusing what `message` (read off `text`) asks, a request or the requests of a batch, with each id echoed
+ * exactly as `text` carries it; undefined when it asks nothing.
+ */
+export function busyReply(message: unknown, text: string, why: string): string | undefined {
   const error = { code: BUSY, message: why };
   if (!Array.isArray(message)) {
-    const id = requestIdOf(message);
-    return id === undefined ? undefined : JSON.stringify({ jsonrpc: "2.0", id, error });
+    return requestIdOf(message) === undefined
+      ? undefined
+      : errorLine(idText((message as { id: unknown }).id, text), error);
   }
-  const replies = message.flatMap((entry) => {
+  const raw = rawBatchIds(text);
+  const replies: string[] = [];
+  message.forEach((entry, index) => {
     const id = requestIdOf(entry);
-    return id === undefined ? [] : [{ jsonrpc: "2.0", id, error }];
+    if (id !== undefined)
+      replies.push(errorLine(typeof id === "number" ? (raw[index] ?? idText(id)) : idText(id), error));
   });
-  return replies.length > 0 ? JSON.stringify(replies) : undefined;
+  return replies.length > 0 ? `[${replies.join(",")}]` : undefined;
 }

@@ -229,7 +229,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
       return;
     }
     const why = `Server busy: ${waiting.bytes} bytes of requests are already waiting; try again later`;
-    const busy = busyReply(message, why);
+    const busy = busyReply(message, event.text, why);
     // Not a request (a notification, a malformed line): served now, it takes no slot.
     if (busy === undefined) {
       dispatch(event, message);
