@@ -109,3 +109,17 @@ export function runMiddleware(
   };
   return at(0);
 }
+
+/** Run `serve` inside a definition's own middleware (its `use`), which sees the operation by `params`. */
+export function runOwn<T extends object>(
+  use: readonly Middleware[] | undefined,
+  method: string,
+  kind: OperationKind,
+  params: Readonly<Record<string, unknown>>,
+  ctx: RequestContext,
+  serve: () => MaybePromise<T>,
+): MaybePromise<T> {
+  if (use === undefined || use.length === 0) return serve();
+  const operation = describeOperation(method, kind, params, ctx as RequestContext & { abort(reason: unknown): void });
+  return runMiddleware(use, operation, serve as () => MaybePromise<Record<string, unknown>>) as MaybePromise<T>;
+}

@@ -24,7 +24,7 @@ import { McpError } from "./errors.js";
 import { ErrorCode, isPlainObject } from "./json-rpc.js";
 import type { LogEntry } from "./logger.js";
 import { andThen, isPromiseLike, type MaybePromise } from "./maybe.js";
-import type { Middleware } from "./middleware.js";
+import { type Middleware, runOwn } from "./middleware.js";
 import { insideModule, localParams, Modules, type Mount, NO_PARAMS } from "./mounts.js";
 import { featuresOf } from "./protocol.js";
 import { type ChangeKind, type Registered, type RegisteredKind, Table } from "./registry.js";
@@ -321,6 +321,18 @@ export class Router {
     }
     // Only once the tool is known to be this caller's: a refused one answers as unknown, whatever was sent.
     check?.(tool.wire);
+    const { use } = tool.definition;
+    if (use === undefined) return this.#runTool(tool, args, ctx, shown);
+    const local = params === NO_PARAMS ? { name, arguments: args } : params;
+    return runOwn(use, "tools/call", "call", local, ctx, () => this.#runTool(tool, args, ctx, shown));
+  }
+
+  #runTool(
+    tool: CompiledTool,
+    args: Record<string, unknown> | undefined,
+    ctx: RequestContext,
+    shown: string,
+  ): MaybePromise<CallToolResult> {
     const features = featuresOf(ctx.protocolVersion);
     // A tool that takes no arguments sees none, whatever was sent (as unknown keys are dropped for those that do).
     if (!tool.input) return runTool(tool, {}, ctx, features, this.#report);
@@ -353,13 +365,19 @@ export class Router {
       if (!result) return notFound();
       return cache ? { ...result, [CACHE_HINT]: cache } : result;
     };
+    // A resource's own middleware runs around its read, seeing it as the router was asked (or by its URI).
+    const own = (use: readonly Middleware[] | undefined, read: () => MaybePromise<ReadOutcome>) =>
+      use === undefined
+        ? read
+        : () => runOwn(use, "resources/read", "read", params === NO_PARAMS ? { uri } : params, ctx, read);
     const fixed = this.#resources.get(uri);
     if (fixed && allows(fixed.definition.guard, ctx)) {
       const { definition } = fixed;
-      return () =>
+      return own(definition.use, () =>
         andThen(definition.handler(ctx), (value) =>
           outcome(toReadResourceResult(value, uri, definition.mimeType), definition.cache),
-        );
+        ),
+      );
     }
     for (const { definition, template, input } of this.#templates.enabled()) {
       if (!allows(definition.guard, ctx)) continue;
@@ -369,13 +387,14 @@ export class Router {
         andThen(definition.handler(args as never, ctx, uri), (value) =>
           outcome(toReadResourceResult(value, uri, definition.mimeType), definition.cache),
         );
-      if (!input) return () => read(variables);
-      return () =>
+      if (!input) return own(definition.use, () => read(variables));
+      return own(definition.use, () =>
         andThen(input.validate(variables), (checked) => {
           if (checked.ok) return read(checked.value);
           const message = `Invalid variables for resource template "${template.template}":\n${describeIssues(checked.issues)}`;
           throw new McpError(ErrorCode.InvalidParams, message, { uri, issues: checked.issues });
-        });
+        }),
+      );
     }
     for (const mount of this.#modules.list) {
       const read = mount.router.#resolve(uri, ctx, params);
@@ -408,6 +427,18 @@ export class Router {
       if (served) return served;
       throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${shown}`);
     }
+    const { use } = prompt.definition;
+    if (use === undefined) return this.#runPrompt(prompt, args, ctx, shown);
+    const local = params === NO_PARAMS ? { name, arguments: args } : params;
+    return runOwn(use, "prompts/get", "get", local, ctx, () => this.#runPrompt(prompt, args, ctx, shown));
+  }
+
+  #runPrompt(
+    prompt: CompiledPrompt,
+    args: Record<string, string> | undefined,
+    ctx: RequestContext,
+    shown: string,
+  ): MaybePromise<GetPromptResult> {
     const { definition } = prompt;
     const run = (value: unknown) =>
       andThen(definition.handler(value as never, ctx), (raw) => toGetPromptResult(raw, definition.description));
@@ -451,6 +482,7 @@ export class Router {
     shown: string | undefined,
   ): MaybePromise<CompletionResult> {
     let completers: ReadonlyMap<string, Completer> | undefined;
+    let use: readonly Middleware[] | undefined;
     if (ref.type === "ref/prompt") {
       const prompt = this.#prompts.get(ref.name ?? "");
       if (!prompt) {
@@ -465,6 +497,7 @@ export class Router {
       }
       completers = prompt && allows(prompt.definition.guard, ctx) ? prompt.completers : undefined;
       if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${shown}`);
+      use = prompt?.definition.use;
     } else if (ref.type === "ref/resource") {
       const template = this.#templates.get(ref.uri ?? "");
       if (!template) {
@@ -478,12 +511,22 @@ export class Router {
       }
       completers = template && allows(template.definition.guard, ctx) ? template.completers : undefined;
       if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
+      use = template?.definition.use;
     } else {
       throw new McpError(ErrorCode.InvalidParams, `Invalid ref type: ${JSON.stringify(ref.type)}`);
     }
     const completer = completers.get(argument.name);
-    if (!completer) return { values: [], total: 0, hasMore: false };
-    return andThen(completer(argument.value, { arguments: known, ctx }), toCompletion);
+    const suggest = (): MaybePromise<CompletionResult> =>
+      completer
+        ? andThen(completer(argument.value, { arguments: known, ctx }), toCompletion)
+        : { values: [], total: 0, hasMore: false };
+    if (use === undefined) return suggest();
+    // The prompt's or template's own middleware sees `{ completion }`, as a server's middleware does.
+    const local = params === NO_PARAMS ? { ref, argument } : params;
+    const serve = () => andThen(suggest(), (completion) => ({ completion }));
+    return andThen(runOwn(use, "completion/complete", "complete", local, ctx, serve), (result) =>
+      completionOf(result, "a middleware of this prompt or template"),
+    );
   }
 
   // A module's completion, inside its middleware, which sees `{ completion }` as it would standalone.
@@ -494,12 +537,9 @@ export class Router {
     complete: (local: Params) => MaybePromise<CompletionResult>,
   ): MaybePromise<CompletionResult> {
     const serve = () => andThen(complete(local), (completion) => ({ completion }));
-    return andThen(insideModule(mount, "completion/complete", "complete", local, ctx, serve), (result) => {
-      if (!isPlainObject(result.completion)) {
-        throw new TypeError(`a middleware of ${mount.source} answered completion/complete without a completion`);
-      }
-      return result.completion as CompletionResult;
-    });
+    return andThen(insideModule(mount, "completion/complete", "complete", local, ctx, serve), (result) =>
+      completionOf(result, `a middleware of ${mount.source}`),
+    );
   }
 
   // Whether the template `uriTemplate` is served to this caller, here or in a module below.
@@ -508,6 +548,13 @@ export class Router {
     if (template) return allows(template.definition.guard, ctx);
     return this.#modules.list.some((mount) => mount.router.#offers(uriTemplate, ctx));
   }
+}
+
+// What a middleware answered for completion/complete: its `completion`.
+function completionOf(result: Record<string, unknown>, who: string): CompletionResult {
+  if (!isPlainObject(result.completion))
+    throw new TypeError(`${who} answered completion/complete without a completion`);
+  return result.completion as CompletionResult;
 }
 
 const MAX_COMPLETIONS = 100;
