@@ -29,7 +29,7 @@ import {
   type ProtocolVersion,
   STATELESS_VERSIONS,
 } from "./protocol.js";
-import { idText, rawBatchIds } from "./raw-id.js";
+import { idText, rawBatchIds, rawParamsNumber, requestKey } from "./raw-id.js";
 import { featuresOf, type RevisionFeatures } from "./revision.js";
 import type { ChangeKind } from "./router.js";
 import type { ConnectionListener, ServerCore } from "./server-core.js";
@@ -256,7 +256,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     }
     const { id, method, params } = parsed.data;
     if (id === undefined) {
-      this.#notification(method, params);
+      this.#notification(method, params, line);
       return;
     }
     return this.#request(id, rawId ?? idText(id, line), method, params, inBatch, options, respond);
@@ -275,7 +275,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   ): MaybePromise<void> {
     let outcome: MaybePromise<Outcome>;
     try {
-      outcome = this.#route(id, method, params, inBatch, options);
+      outcome = this.#route(id, requestKey(id, text), method, params, inBatch, options);
     } catch (error) {
       this.#fail(error, id, text, method, options, respond);
       return;
@@ -310,6 +310,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   #route(
     id: RequestId,
+    key: string,
     method: string,
     params: Params,
     inBatch: boolean,
@@ -323,7 +324,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
           return this.#initialize(state, params);
         }
         if (isPlainObject(params?._meta) && MetaKey.protocolVersion in params._meta) {
-          return this.#stateless(state, id, method, params, options);
+          return this.#stateless(state, id, key, method, params, options);
         }
         if (method === "ping") return {};
         throw invalidParams(
@@ -332,10 +333,10 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       case "handshaking":
       case "operating":
         if (method === "initialize") throw invalidRequest("this connection is already initialized");
-        return this.#handshake(state.session, id, method, params, options);
+        return this.#handshake(state.session, id, key, method, params, options);
       case "stateless":
         if (method === "initialize" && !inBatch) return this.#initialize(state, params);
-        return this.#stateless(state, id, method, params, options);
+        return this.#stateless(state, id, key, method, params, options);
     }
   }
 
@@ -375,6 +376,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   #handshake(
     session: HandshakeSession,
     id: RequestId,
+    key: string,
     method: string,
     params: Params,
     options: ReceiveOptions | undefined,
@@ -384,6 +386,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.#capable(method, handler);
     const ctx = new RequestContextImpl({
       requestId: id,
+      key,
       revision,
       clientInfo: session.clientInfo,
       clientCapabilities: session.clientCapabilities,
@@ -400,6 +403,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   #stateless(
     state: Fresh | Stateless,
     id: RequestId,
+    key: string,
     method: string,
     params: Params,
     options: ReceiveOptions | undefined,
@@ -428,6 +432,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     const make = (round: InputRound | undefined) =>
       new RequestContextImpl({
         requestId: id,
+        key,
         revision,
         clientInfo: parsed.data[MetaKey.clientInfo] as Implementation | undefined,
         clientCapabilities: parsed.data[MetaKey.clientCapabilities],
@@ -460,7 +465,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   // ── Notifications from the client ──
 
-  #notification(method: string, params: Params): void {
+  #notification(method: string, params: Params, line: string | undefined): void {
     const state = this.#state;
     if (method === "notifications/initialized") {
       if (state.kind === "handshaking") {
@@ -470,7 +475,13 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     } else if (method === "notifications/cancelled") {
       const parsed = schemas().cancelledParams.safeParse(params ?? {});
       if (!parsed.success) return;
-      this.#inFlight.cancel(parsed.data.requestId, parsed.data.reason ?? "cancelled by the client");
+      const { requestId } = parsed.data;
+      // A number JSON.parse rounded names its request by the text it was written as.
+      const text =
+        typeof requestId === "number" && !Number.isSafeInteger(requestId)
+          ? ((line === undefined ? undefined : rawParamsNumber(line, "requestId")) ?? String(requestId))
+          : "";
+      this.#inFlight.cancel(requestKey(requestId, text), parsed.data.reason ?? "cancelled by the client");
     }
   }
 

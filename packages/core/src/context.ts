@@ -143,6 +143,8 @@ export interface ContextPort extends AskPort {
 /** Everything a context is made from. */
 export interface ContextInit {
   requestId: RequestId;
+  /** The request's key in flight (`requestKey`): its id exactly as written, when JSON.parse rounded it. */
+  key: string;
   revision: RevisionFeatures;
   clientInfo: Implementation | undefined;
   clientCapabilities: Readonly<Record<string, unknown>>;
@@ -161,6 +163,7 @@ export interface ContextInit {
 /** A request's context; its AbortController and log object are made only when a handler asks for them. */
 export class RequestContextImpl implements RequestContext {
   readonly requestId: RequestId;
+  readonly key: string;
   readonly revision: RevisionFeatures;
   readonly clientInfo: Implementation | undefined;
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
@@ -182,6 +185,7 @@ export class RequestContextImpl implements RequestContext {
 
   constructor(init: ContextInit) {
     this.requestId = init.requestId;
+    this.key = init.key;
     this.revision = init.revision;
     this.clientInfo = init.clientInfo;
     this.clientCapabilities = init.clientCapabilities;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ErrorCode, errorLine } from "./json-rpc.js";
 import { MetaKey } from "./protocol.js";
-import { idText, rawBatchIds, rawNumberMember } from "./raw-id.js";
+import { idText, rawBatchIds, rawNumberMember, rawParamsNumber } from "./raw-id.js";
 import { createServer } from "./server.js";
 import { createTestClient } from "./testing.js";
 
@@ -73,6 +73,73 @@ describe("ids past 2^53 are echoed exactly", () => {
     await client.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${huge}}}`);
     expect(await reply).toBeUndefined();
     expect(aborted).toBe(true);
+  });
+});
+
+describe("two ids JSON.parse rounds to one double are two requests", () => {
+  // 9007199254740993 reads as 9007199254740992, and so does 9007199254740992.0; 1.50e300 as 1.5e300.
+  const ids = ["9007199254740993", "9007199254740992", "9007199254740992.0", "1.5e300", "1.50e300"];
+
+  function slow() {
+    const s = createServer({ name: "ids", version: "1" });
+    const stopped: string[] = [];
+    s.tool({
+      name: "slow",
+      description: "Waits for its cancellation",
+      input: { tag: z.string() },
+      handler: ({ tag }, ctx) =>
+        new Promise((resolve) =>
+          ctx.signal.addEventListener("abort", () => {
+            stopped.push(tag);
+            resolve("stopped");
+          }),
+        ),
+    });
+    s.tool({ name: "t", description: "t", handler: () => "ok" });
+    return { s, stopped };
+  }
+
+  it("both run, and cancelling one (as it was written) cancels it alone", async () => {
+    const { s, stopped } = slow();
+    const lines: string[] = [];
+    const connection = s.connect({ send: (line) => lines.push(line) });
+    const receive = (line: string) => Promise.resolve(connection.receive(line));
+    await receive(
+      `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+    );
+    await receive(`{"jsonrpc":"2.0","method":"notifications/initialized"}`);
+    lines.length = 0;
+    const call = (id: string) =>
+      receive(
+        `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"slow","arguments":{"tag":"${id}"}}}`,
+      );
+    const calls = ids.map(call);
+    expect(lines).toEqual([]);
+    for (const id of ids.slice(0, 3)) {
+      await receive(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id}}}`);
+      expect(stopped.at(-1)).toBe(id);
+    }
+    // A later duplicate of one still in flight is refused, naming the id as it was written.
+    await receive(`{"jsonrpc":"2.0","id":1.50e300,"method":"tools/call","params":{"name":"t"}}`);
+    expect(lines).toEqual([
+      `{"jsonrpc":"2.0","id":1.50e300,"error":{"code":-32600,"message":"Invalid request: id 1.50e300 is already in use by a request in flight"}}`,
+    ]);
+    await receive(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"x","requestId":1.5e300}}`);
+    expect(stopped.at(-1)).toBe("1.5e300");
+    await receive(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.50e300}}`);
+    await Promise.all(calls);
+    expect(stopped).toEqual(ids);
+    expect(lines).toHaveLength(1);
+  });
+
+  it("reads params.requestId's own text, the last of duplicate keys, not a nested one", () => {
+    expect(rawParamsNumber(`{"params":{"requestId":${huge}}}`, "requestId")).toBe(huge);
+    expect(rawParamsNumber(`{"params":{"x":{"requestId":1},"requestId":2e400},"requestId":3}`, "requestId")).toBe(
+      "2e400",
+    );
+    expect(rawParamsNumber(`{"params":{"requestId":1},"params":{"requestId":${huge}}}`, "requestId")).toBe(huge);
+    expect(rawParamsNumber(`{"params":{"requestId":"s"}}`, "requestId")).toBeUndefined();
+    expect(rawParamsNumber(`{"requestId":5}`, "requestId")).toBeUndefined();
   });
 });
 

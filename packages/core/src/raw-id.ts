@@ -24,12 +24,13 @@ function skipWhitespace(text: string, at: number): number {
 }
 
 // Reports each `key` member of the objects at `depth` (1: the top-level object; 2: the objects of a top-level
-// array), in order, with the index of the element it is in: its source text when a number, else undefined.
+// array), in order, with the index of the element it is in: its source text when a number, else undefined; and
+// where its value starts.
 function scanMembers(
   text: string,
   key: string,
   depth: 1 | 2,
-  report: (element: number, raw: string | undefined) => void,
+  report: (element: number, raw: string | undefined, start: number) => void,
 ): void {
   let level = 0;
   let inObject = false;
@@ -51,7 +52,7 @@ function scanMembers(
           let stop = start;
           while (stop < text.length && /[-+.eE0-9]/.test(text[stop] as string)) stop++;
           const raw = text.slice(start, stop);
-          report(element, NUMBER.test(raw) ? raw : undefined);
+          report(element, NUMBER.test(raw) ? raw : undefined, start);
         }
         expectKey = false;
         index = start - 1;
@@ -106,7 +107,24 @@ export function idText(id: unknown, line?: string): string {
   return raw ?? (Number.isFinite(id) ? String(id) : "null");
 }
 
+/** The source text of `params.<key>` (the last of each key, as JSON.parse keeps it), if a number. */
+export function rawParamsNumber(text: string, key: string): string | undefined {
+  let start: number | undefined;
+  scanMembers(text, "params", 1, (_element, _raw, at) => {
+    start = at;
+  });
+  return start === undefined ? undefined : rawNumberMember(text.slice(start), key);
+}
+
 // Requests in flight and listen streams are keyed by id, strings and numbers apart.
 export function keyOf(id: string | number): string {
   return typeof id === "string" ? `s${id}` : `n${id}`;
+}
+
+/**
+ * A request's key in flight: a safe integer or string as itself, any other number by the text it was written as
+ * (`idText`), so two ids JSON.parse rounds to one double stay two requests.
+ */
+export function requestKey(id: string | number, text: string): string {
+  return typeof id === "string" ? `s${id}` : Number.isSafeInteger(id) ? `n${id}` : `n${text}`;
 }

@@ -3,7 +3,6 @@ import type { RequestId } from "./json-rpc.js";
 import type { ListenFilter } from "./methods.js";
 import type { Outlet } from "./outlet.js";
 import { MetaKey } from "./protocol.js";
-import { keyOf } from "./raw-id.js";
 import type { ChangeKind } from "./router.js";
 import type { ServerCore } from "./server-core.js";
 
@@ -47,7 +46,7 @@ export class Subscriptions {
       honoured.resourceSubscriptions = [...filter.resourceSubscriptions];
     }
     const id = ctx.requestId;
-    const key = keyOf(id);
+    const { key } = ctx;
     const meta = { [MetaKey.subscriptionId]: id };
     this.#out.notify("notifications/subscriptions/acknowledged", { _meta: meta, notifications: honoured }, id, ctx.tag);
     return new Promise((resolve) => {
