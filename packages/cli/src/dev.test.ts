@@ -103,6 +103,41 @@ describe("toolsmith dev, the rest", () => {
     );
   });
 
+  it("answers what a stopped server left unanswered once each, every id exactly as the host wrote it", async () => {
+    const lines = [
+      `{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"a"}}`,
+      `{"jsonrpc":"2.0","id":9007199254740992,"method":"tools/call","params":{"name":"b"}}`,
+      `{"jsonrpc":"2.0","id":1,"id":1.50e300,"method":"ping"}`,
+      `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+      `[{"jsonrpc":"2.0","id":"x","method":"ping"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":-1e308,"method":"ping"}]`,
+    ];
+    const run = await runCli(["dev", "--no-watch", join(FIXTURES, "tc39", "silent.ts")], {
+      input: `${lines.join("\n")}\n`,
+    });
+    const error = (id: string) =>
+      `{"jsonrpc":"2.0","id":${id},"error":{"code":-32603,"message":"toolsmith dev: the server stopped before answering (it restarted or exited)"}}`;
+    expect(run.stdout.split("\n").filter(Boolean)).toEqual([
+      error("9007199254740993"),
+      error("9007199254740992"),
+      error("1.50e300"),
+      `[${error('"x"')},${error("-1e308")}]`,
+    ]);
+  });
+
+  it("a host request whose id looks like dev's own replay of initialize is answered like any other", async () => {
+    const lines = [
+      `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+      `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+      `{"jsonrpc":"2.0","id":"toolsmith-dev/replay","method":"ping"}`,
+    ];
+    const run = await runCli(["dev", "--no-watch", join(FIXTURES, "tc39", "main.ts")], {
+      input: `${lines.join("\n")}\n`,
+    });
+    const replies = run.stdout.split("\n").filter(Boolean);
+    expect(replies).toHaveLength(2);
+    expect(replies[1]).toBe(`{"jsonrpc":"2.0","id":"toolsmith-dev/replay","result":{}}`);
+  });
+
   it.each([
     [["dev"], "missing required argument 'entry'"],
     [["dev", "no/such/main.ts"], "there is no file no/such/main.ts"],
