@@ -78,6 +78,25 @@ it("2026-07-28: a list that depends on the caller is cacheScope private; one tha
   expect(await (await createTestClient(server())).request("prompts/list")).toMatchObject({ cacheScope: "private" });
 });
 
+it("2026-07-28: resources/list is cacheScope private when a template lists resources: its list sees the caller", async () => {
+  const s = createServer({ name: "mine", version: "1" });
+  s.resource({ uri: "docs://readme", handler: () => "read me" });
+  const open = await createTestClient(s);
+  expect(await open.request("resources/list")).toMatchObject({ cacheScope: "public" });
+  s.resource({
+    uriTemplate: "mine://{id}",
+    list: (ctx) => [{ uri: `mine://${ctx.auth?.subject}`, name: "yours" }],
+    handler: ({ id }) => String(id),
+  });
+  for (const app of [s, createServer({ name: "app", version: "1" }).mount("mod", s)]) {
+    const asAda = await createTestClient(app, { auth: { subject: "ada", scopes: [] } });
+    expect(await asAda.request("resources/list")).toMatchObject({
+      resources: [{ uri: "docs://readme" }, { uri: "mine://ada" }],
+      cacheScope: "private",
+    });
+  }
+});
+
 it("with pagination, pages are made from what the caller may see", async () => {
   const s = createServer({ name: "paged", version: "1", pageSize: 2 });
   for (const name of ["a", "b", "c", "d"])

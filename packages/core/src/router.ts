@@ -245,8 +245,13 @@ export class Router {
     return lists.some(isPromiseLike) ? Promise.all(lists).then(join) : join(lists as Resource[][]);
   }
 
-  /** True when what `kind`'s list shows depends on the caller (a guard here, or a module's guard or middleware). */
+  /**
+   * True when what `kind`'s list shows depends on the caller: a guard here, a template's `list` (it is given the
+   * caller's context), or a module's guard, list or middleware.
+   */
   dependsOnCaller(kind: ChangeKind): boolean {
+    if (kind === "resources")
+      for (const template of this.#templates.enabled()) if (template.definition.list) return true;
     const tables: Table<never, never>[] =
       kind === "tools"
         ? [this.#tools as never]
