@@ -6,7 +6,8 @@ import type { Annotations, CacheHint, Icon, Resource, ToolAnnotations } from "./
 
 /**
  * Who may use a tool, resource or prompt. A caller it refuses does not see it in lists, and a call answers exactly
- * as for one that does not exist, so its existence does not leak. Runs for every list and call: keep it cheap.
+ * as for one that does not exist, so its existence does not leak. Runs for every list and call: keep it cheap. One
+ * that throws refuses (and is logged as an error).
  * @example
  * server.tool({ name: "wipe", description: "Wipe all", guard: (ctx) => ctx.auth?.scopes.includes("admin") ?? false, handler });
  */

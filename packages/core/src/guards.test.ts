@@ -67,6 +67,51 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("guards in %s", (protocolVe
   });
 });
 
+describe.each(["2025-11-25", "2026-07-28"] as const)("a guard that throws (%s)", (protocolVersion) => {
+  it("refuses: its item answers exactly as one that does not exist, by every route; the error is logged", async () => {
+    const logged: string[] = [];
+    const s = createServer({ name: "crashy", version: "1", logger: (entry) => logged.push(entry.message) });
+    // A guard written for authenticated callers only: it throws for one without auth.
+    const guard = (ctx: RequestContext) => (ctx.auth as AuthInfo).scopes.includes("admin");
+    s.tool({ name: "wipe", description: "Wipe", guard, handler: () => "wiped" });
+    s.tool({ name: "open", description: "Open", handler: () => "open" });
+    s.resource({ uri: "admin://log", guard, handler: () => "the log" });
+    s.resource({ uriTemplate: "user://{id}", guard, complete: { id: () => ["1"] }, handler: () => "u" });
+    s.prompt({
+      name: "audit",
+      description: "Audit",
+      guard,
+      complete: { scope: () => ["all"] },
+      args: { scope: z.string() },
+      handler: () => "x",
+    });
+    const c = await createTestClient(s, { protocolVersion });
+    expect((await c.listTools()).map((tool) => tool.name)).toEqual(["open"]);
+    expect(await c.listResources()).toEqual([]);
+    expect(await c.listPrompts()).toEqual([]);
+    const same = async (hidden: Promise<unknown>, missing: Promise<unknown>, name: string, other: string) => {
+      const [a, b] = [await rpcError(hidden), await rpcError(missing)];
+      expect({ code: a.code, message: a.message.replace(name, "X") }).toEqual({
+        code: b.code,
+        message: b.message.replace(other, "X"),
+      });
+    };
+    await same(c.callTool("wipe"), c.callTool("nope"), "wipe", "nope");
+    await same(c.readResource("admin://log"), c.readResource("admin://zzz"), "admin://log", "admin://zzz");
+    await same(c.readResource("user://1"), c.readResource("zzzz://1"), "user://1", "zzzz://1");
+    await same(c.getPrompt("audit", { scope: "x" }), c.getPrompt("zzzzz", { scope: "x" }), "audit", "zzzzz");
+    const ref = (name: string) => ({ type: "ref/prompt" as const, name });
+    await same(
+      c.complete(ref("audit"), { name: "scope", value: "" }),
+      c.complete(ref("zzzzz"), { name: "scope", value: "" }),
+      "audit",
+      "zzzzz",
+    );
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged.every((message) => message.startsWith("a guard threw, so it refused: TypeError"))).toBe(true);
+  });
+});
+
 it("2026-07-28: a list that depends on the caller is cacheScope private; one that does not stays public", async () => {
   const client = await createTestClient(server(), { auth: reader });
   expect(await client.request("tools/list")).toMatchObject({ cacheScope: "private" });

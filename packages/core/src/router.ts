@@ -196,19 +196,19 @@ export class Router {
   }
 
   listTools(ctx: RequestContext, params: Params = NO_PARAMS): MaybePromise<Tool[]> {
-    const own = this.#views.visible("tools", ctx, this.#tools);
+    const own = this.#views.visible("tools", ctx, this.#tools, this.#report);
     return this.#andModules(own, "tools/list", "tools", ctx, params, (router, local) => router.listTools(ctx, local));
   }
 
   listResourceTemplates(ctx: RequestContext, params: Params = NO_PARAMS): MaybePromise<ResourceTemplate[]> {
-    const own = this.#views.visible("templates", ctx, this.#templates);
+    const own = this.#views.visible("templates", ctx, this.#templates, this.#report);
     return this.#andModules(own, "resources/templates/list", "resourceTemplates", ctx, params, (router, local) =>
       router.listResourceTemplates(ctx, local),
     );
   }
 
   listPrompts(ctx: RequestContext, params: Params = NO_PARAMS): MaybePromise<Prompt[]> {
-    const own = this.#views.visible("prompts", ctx, this.#prompts);
+    const own = this.#views.visible("prompts", ctx, this.#prompts, this.#report);
     return this.#andModules(own, "prompts/list", "prompts", ctx, params, (router, local) =>
       router.listPrompts(ctx, local),
     );
@@ -228,10 +228,10 @@ export class Router {
   }
 
   listResources(ctx: RequestContext, params: Params = NO_PARAMS): MaybePromise<Resource[]> {
-    const fixed = this.#views.visible("resources", ctx, this.#resources);
+    const fixed = this.#views.visible("resources", ctx, this.#resources, this.#report);
     const lists: MaybePromise<Resource[]>[] = [];
     for (const { definition } of this.#templates.enabled()) {
-      if (definition.list && allows(definition.guard, ctx)) lists.push(definition.list(ctx));
+      if (definition.list && allows(definition.guard, ctx, this.#report)) lists.push(definition.list(ctx));
     }
     if (this.#modules.list.length > 0) {
       const theirs = this.#modules.listed("resources/list", "resources", ctx, params, (router, local) =>
@@ -317,7 +317,7 @@ export class Router {
     shown: string,
   ): MaybePromise<CallToolResult> {
     const tool = this.#tools.get(name);
-    if (!tool || !allows(tool.definition.guard, ctx)) {
+    if (!tool || !allows(tool.definition.guard, ctx, this.#report)) {
       const served = this.#inModule("tool", name, params, ctx, (router, rest, local) =>
         router.#call(rest, args, ctx, local, check, shown),
       );
@@ -376,7 +376,7 @@ export class Router {
         ? read
         : () => runOwn(use, "resources/read", "read", params === NO_PARAMS ? { uri } : params, ctx, read);
     const fixed = this.#resources.get(uri);
-    if (fixed && allows(fixed.definition.guard, ctx)) {
+    if (fixed && allows(fixed.definition.guard, ctx, this.#report)) {
       const { definition } = fixed;
       return own(definition.use, () =>
         andThen(definition.handler(ctx), (value) =>
@@ -385,7 +385,7 @@ export class Router {
       );
     }
     for (const { definition, template, input } of this.#templates.enabled()) {
-      if (!allows(definition.guard, ctx)) continue;
+      if (!allows(definition.guard, ctx, this.#report)) continue;
       const variables = template.match(uri);
       if (!variables) continue;
       const read = (args: unknown) =>
@@ -425,7 +425,7 @@ export class Router {
     shown: string,
   ): MaybePromise<GetPromptResult> {
     const prompt = this.#prompts.get(name);
-    if (!prompt || !allows(prompt.definition.guard, ctx)) {
+    if (!prompt || !allows(prompt.definition.guard, ctx, this.#report)) {
       const served = this.#inModule("prompt", name, params, ctx, (router, rest, local) =>
         router.#get(rest, args, ctx, local, shown),
       );
@@ -500,7 +500,7 @@ export class Router {
           );
         }
       }
-      completers = prompt && allows(prompt.definition.guard, ctx) ? prompt.completers : undefined;
+      completers = prompt && allows(prompt.definition.guard, ctx, this.#report) ? prompt.completers : undefined;
       if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${shown}`);
       use = prompt?.definition.use;
     } else if (ref.type === "ref/resource") {
@@ -514,7 +514,7 @@ export class Router {
           );
         }
       }
-      completers = template && allows(template.definition.guard, ctx) ? template.completers : undefined;
+      completers = template && allows(template.definition.guard, ctx, this.#report) ? template.completers : undefined;
       if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
       use = template?.definition.use;
     } else {
@@ -550,7 +550,7 @@ export class Router {
   // Whether the template `uriTemplate` is served to this caller, here or in a module below.
   #offers(uriTemplate: string, ctx: RequestContext): boolean {
     const template = this.#templates.get(uriTemplate);
-    if (template) return allows(template.definition.guard, ctx);
+    if (template) return allows(template.definition.guard, ctx, this.#report);
     return this.#modules.list.some((mount) => mount.router.#offers(uriTemplate, ctx));
   }
 }
