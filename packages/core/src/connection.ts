@@ -31,7 +31,7 @@ import {
 } from "./protocol.js";
 import { idText, rawBatchIds, rawParamsNumber, requestKey } from "./raw-id.js";
 import { featuresOf, type RevisionFeatures } from "./revision.js";
-import type { ChangeKind } from "./router.js";
+import type { Audience, ChangeKind } from "./router.js";
 import type { ConnectionListener, ServerCore } from "./server-core.js";
 import { Subscriptions } from "./subscriptions.js";
 import type { Implementation, Tool } from "./types.js";
@@ -91,6 +91,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   readonly #outbound: OutboundRequests;
   readonly #subscriptions: Subscriptions;
   #logLevel: LogLevel | undefined;
+  // The handshake-era caller as its latest request (initialize at first) showed it: whom a list change may reach.
+  #caller: RequestContextImpl | undefined;
   #attached = false;
   #closed = false;
 
@@ -321,7 +323,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       case "fresh":
         if (method === "initialize") {
           if (inBatch) throw invalidRequest("initialize cannot be part of a batch");
-          return this.#initialize(state, params);
+          return this.#initialize(state, id, key, params, options);
         }
         if (isPlainObject(params?._meta) && MetaKey.protocolVersion in params._meta) {
           return this.#stateless(state, id, key, method, params, options);
@@ -335,7 +337,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         if (method === "initialize") throw invalidRequest("this connection is already initialized");
         return this.#handshake(state.session, id, key, method, params, options);
       case "stateless":
-        if (method === "initialize" && !inBatch) return this.#initialize(state, params);
+        if (method === "initialize" && !inBatch) return this.#initialize(state, id, key, params, options);
         return this.#stateless(state, id, key, method, params, options);
     }
   }
@@ -360,7 +362,13 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     }
   }
 
-  #initialize(state: Fresh | Stateless, params: Params): Record<string, unknown> {
+  #initialize(
+    state: Fresh | Stateless,
+    id: RequestId,
+    key: string,
+    params: Params,
+    options: ReceiveOptions | undefined,
+  ): Record<string, unknown> {
     const parsed = schemas().initializeParams.safeParse(params ?? {});
     if (!parsed.success) throw invalidParams(`Invalid initialize params: ${issuesText(parsed.error.issues)}`);
     const { protocolVersion, capabilities, clientInfo } = parsed.data;
@@ -370,6 +378,18 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       clientCapabilities: capabilities,
     };
     this.#state = initialize(state, session);
+    this.#caller = new RequestContextImpl({
+      requestId: id,
+      key,
+      revision: featuresOf(session.protocolVersion),
+      clientInfo: session.clientInfo,
+      clientCapabilities: session.clientCapabilities,
+      meta: metaOf(params),
+      auth: this.#authOf(options),
+      extra: this.#extraFor(options),
+      port: this,
+      tag: options?.tag,
+    });
     return this.#core.initializeResult(session.protocolVersion);
   }
 
@@ -397,6 +417,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       tag: options?.tag,
       checkTool: options?.checkTool,
     });
+    this.#caller = ctx;
     return this.#inFlight.run(handler, method, params, ctx, false);
   }
 
@@ -524,8 +545,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   // ── What the server tells every connection ──
 
-  listChanged(kind: ChangeKind): void {
-    this.#subscriptions.listChanged(kind, this.#state.kind === "operating");
+  listChanged(kind: ChangeKind, audience: Audience): void {
+    this.#subscriptions.listChanged(kind, this.#state.kind === "operating" ? this.#caller : undefined, audience);
   }
 
   resourceUpdated(uri: string): void {

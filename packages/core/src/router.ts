@@ -27,7 +27,7 @@ import { andThen, isPromiseLike, type MaybePromise } from "./maybe.js";
 import { type Middleware, runOwn } from "./middleware.js";
 import { insideModule, localParams, Modules, type Mount, NO_PARAMS } from "./mounts.js";
 import { featuresOf } from "./protocol.js";
-import { type ChangeKind, type Registered, type RegisteredKind, Table } from "./registry.js";
+import { type Audience, type ChangeKind, type Registered, type RegisteredKind, Table } from "./registry.js";
 import { CACHE_HINT, errorResult, toGetPromptResult, toReadResourceResult } from "./results.js";
 import { shape } from "./revision-shape.js";
 import { runTool } from "./run-tool.js";
@@ -64,7 +64,7 @@ function invalidArguments(what: string, issues: string): string {
   return `Invalid arguments for ${what}:\n${issues}`;
 }
 
-export type { ChangeKind, Registered, RegisteredKind } from "./registry.js";
+export type { Audience, ChangeKind, Registered, RegisteredKind } from "./registry.js";
 
 /**
  * The registry of tools, resources and prompts, and the methods that serve them.
@@ -79,12 +79,15 @@ export class Router {
   readonly #modules = new Modules((kind) => this.#table(kind));
   #capabilities: ServerCapabilities | undefined;
   readonly #report: (entry: LogEntry) => void;
-  readonly #onChange: (kind: ChangeKind) => void;
+  readonly #onChange: (kind: ChangeKind, audience: Audience) => void;
 
-  constructor(report: (entry: LogEntry) => void = () => {}, onChange: (kind: ChangeKind) => void = () => {}) {
+  constructor(
+    report: (entry: LogEntry) => void = () => {},
+    onChange: (kind: ChangeKind, audience: Audience) => void = () => {},
+  ) {
     this.#report = report;
     this.#onChange = onChange;
-    const changed = (kind: ChangeKind) => this.#changed(kind);
+    const changed = (kind: ChangeKind, audience: Audience) => this.#changed(kind, audience);
     this.#tools = new Table(
       "tools",
       (definition) => compileTool(definition as ToolDefinition<InputSchema | undefined>),
@@ -119,14 +122,14 @@ export class Router {
     );
   }
 
-  #changed(kind: ChangeKind): void {
+  #changed(kind: ChangeKind, audience: Audience): void {
     this.#views.clear();
     this.#capabilities = undefined;
-    this.#onChange(kind);
+    this.#onChange(kind, audience);
   }
 
   #changedAll(): void {
-    for (const kind of ["tools", "resources", "prompts"] as const) this.#changed(kind);
+    for (const kind of ["tools", "resources", "prompts"] as const) this.#changed(kind, undefined);
   }
 
   #table(kind: RegisteredKind): Table<never, never> {
@@ -274,9 +277,9 @@ export class Router {
     this.#changedAll();
   }
 
-  /** A mounted module changed: what this server shows changed with it. */
-  mountedChanged(kind: ChangeKind): void {
-    this.#changed(kind);
+  /** A mounted module changed: what this server shows changed with it, for the same audience. */
+  mountedChanged(kind: ChangeKind, audience: Audience): void {
+    this.#changed(kind, audience);
   }
 
   // A name under a module's prefix is that module's, served or not (no parent may take one): it runs inside the
