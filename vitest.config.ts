@@ -13,9 +13,11 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions } },
   test: {
-    setupFiles: ["./scripts/fail-on-console.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    setupFiles: ["./scripts/fail-on-console.ts", "./scripts/end-child-processes.ts"],
+    // A backstop for a real hang only: each wait on a process inside a test has its own deadline (minutes, see
+    // PROCESS_WAIT_MS in scripts/child-processes.ts) that names what it waited for.
+    testTimeout: 15 * 60_000,
+    hookTimeout: 15 * 60_000,
     pool: "forks",
     reporters: ["default", "./scripts/summary-reporter.ts"],
     projects: [
