@@ -17,6 +17,10 @@ export interface DevOptions {
 }
 
 const REPLAY_ID = "toolsmith-dev/replay";
+const LIST_CHANGED = ["tools", "resources", "prompts"].map(
+  (kind) => `{"jsonrpc":"2.0","method":"notifications/${kind}/list_changed"}`,
+);
+
 /** How long a server asked to stop may take before it is killed. */
 const STOP_GRACE_MS = 3000;
 
@@ -26,9 +30,6 @@ function stop(proc: ChildProcess, signal: NodeJS.Signals): void {
   const kill = setTimeout(() => proc.kill("SIGKILL"), STOP_GRACE_MS).unref();
   proc.once("exit", () => clearTimeout(kill));
 }
-const LIST_CHANGED = ["tools", "resources", "prompts"].map(
-  (kind) => `{"jsonrpc":"2.0","method":"notifications/${kind}/list_changed"}`,
-);
 
 /**
  * Run a TypeScript entry as a stdio server between the host and us, restarting it when a file it loaded
