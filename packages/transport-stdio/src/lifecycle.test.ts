@@ -2,6 +2,7 @@ import { PassThrough } from "node:stream";
 import { createServer, type ErrorReport, MetaKey, type Server } from "@toolsmith/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { WAIT_MS } from "../../../scripts/wait.js";
 import { type StdioOptions, serveStdio } from "./index.js";
 
 const META = { [MetaKey.protocolVersion]: "2026-07-28", [MetaKey.clientCapabilities]: {} };
@@ -46,10 +47,10 @@ function serve(server: Server, options: Partial<StdioOptions> = {}) {
     stderr: () => logged,
     write: (...lines: string[]) => stdin.write(`${lines.join("\n")}\n`),
     end: () => stdin.end(),
-    until: async (done: () => boolean, ms = 5000) => {
+    until: async (done: () => boolean, ms = WAIT_MS) => {
       const start = Date.now();
       while (!done()) {
-        if (Date.now() - start > ms) throw new Error("timed out waiting");
+        if (Date.now() - start > ms) throw new Error(`gave up after ${ms / 1000} s waiting`);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     },

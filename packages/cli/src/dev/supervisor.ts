@@ -22,6 +22,16 @@ const LIST_CHANGED = ["tools", "resources", "prompts"].map(
   (kind) => `{"jsonrpc":"2.0","method":"notifications/${kind}/list_changed"}`,
 );
 
+/** How long a server asked to stop may take before it is killed. */
+const STOP_GRACE_MS = 3000;
+
+/** Ask a server process to stop with `signal`; one that is still there after the grace period is killed. */
+function stop(proc: ChildProcess, signal: NodeJS.Signals): void {
+  proc.kill(signal);
+  const kill = setTimeout(() => proc.kill("SIGKILL"), STOP_GRACE_MS).unref();
+  proc.once("exit", () => clearTimeout(kill));
+}
+
 /**
  * Run a TypeScript entry as a stdio server between the host and us, restarting it when a file it loaded
  * changes. A handshake-era host keeps its session: the new process is sent the host's `initialize` again and
@@ -140,9 +150,7 @@ export function runDev(entryArg: string, serverArgs: string[], options: DevOptio
         return;
       }
       restarting = true;
-      const old = child;
-      old.kill("SIGTERM");
-      setTimeout(() => old.kill("SIGKILL"), 3000).unref();
+      stop(child, "SIGTERM");
     }
 
     function fromServer(line: string): void {
@@ -195,10 +203,13 @@ export function runDev(entryArg: string, serverArgs: string[], options: DevOptio
     for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
       process.on(signal, () => {
         hostEnded = true;
-        if (child) child.kill(signal);
+        if (child) stop(child, signal);
         else finish(exitCodeOf(null, signal));
       });
     }
+    // Leaving by any other way (a crash, a broken stdout): the server goes too. A SIGKILL runs nothing here; for
+    // that the server watches its IPC channel (register.ts).
+    process.once("exit", () => child?.kill("SIGTERM"));
     start();
   });
 }
