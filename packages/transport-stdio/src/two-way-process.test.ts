@@ -242,7 +242,7 @@ describe("stdio, the server's requests to the client, spawned", () => {
     expectAnswered(server);
     expectListed(server, lists);
     await expectAliveUntilEnd(server, CALLS + lists.length);
-  }, 60_000);
+  });
 
   it("answers interleaved inside the flood reach their calls", async () => {
     const server = new AskingServer();
@@ -260,7 +260,7 @@ describe("stdio, the server's requests to the client, spawned", () => {
     expectAnswered(server);
     expectListed(server, lists);
     await expectAliveUntilEnd(server, CALLS + lists.length);
-  }, 60_000);
+  });
 
   it("a client that stops reading stdout for a while: the server stops reading at a bound, loses no reply, repeats none", async () => {
     const server = new AskingServer();
@@ -285,7 +285,7 @@ describe("stdio, the server's requests to the client, spawned", () => {
     const ids = pings.map((ping) => ping.id);
     expect(badReplies(server, ids, (reply) => JSON.stringify(reply.result) === "{}")).toEqual([]);
     await expectAliveUntilEnd(server, CALLS + pings.length);
-  }, 120_000);
+  });
 
   it("a cancellation behind a flood cancels the call it names, and only that one", async () => {
     const server = new AskingServer();
@@ -301,7 +301,7 @@ describe("stdio, the server's requests to the client, spawned", () => {
     expectAnswered(server, new Set([17]));
     expectListed(server, lists);
     await expectAliveUntilEnd(server, CALLS - 1 + lists.length);
-  }, 60_000);
+  });
 
   it("at EOF, calls awaiting an answer get exactly one reply (isError: no answer can come), then the process exits 0", async () => {
     const server = new AskingServer();
