@@ -6,6 +6,7 @@ import {
   type Guard,
   isUriTemplate,
   type MaybePromise,
+  type Middleware,
   type PromptDefinition,
   type RequestContext,
   type ResourceTemplateDefinition,
@@ -41,14 +42,28 @@ function completersOf(complete: CompleteOption | undefined, invoke: Invoke): Rec
   return completers;
 }
 
-/** Register one decorated method on a core server, its handler calling the method through `invoke`. */
-export function register(server: Server, registration: Registration, invoke: Invoke): void {
+// A method's @use joins its definition's own middleware: it follows the definition, not a name.
+function withUse<T extends { use?: readonly Middleware[] }>(options: T, methodUse: readonly Middleware[]): T {
+  if (methodUse.length === 0) return options;
+  return { ...options, use: [...methodUse, ...(options.use ?? [])] };
+}
+
+/**
+ * Register one decorated method on a core server, its handler calling the method through `invoke`, inside the
+ * method's `@use` middleware.
+ */
+export function register(
+  server: Server,
+  registration: Registration,
+  invoke: Invoke,
+  methodUse: readonly Middleware[] = [],
+): void {
   const { key } = registration;
   const name = nameOf(registration) ?? "";
   const guard = guardOf(registration.options.guard, invoke);
   switch (registration.kind) {
     case "tool": {
-      const { input, ...rest } = registration.options;
+      const { input, ...rest } = withUse(registration.options, methodUse);
       const definition: ToolDefinition = {
         ...rest,
         name,
@@ -60,7 +75,7 @@ export function register(server: Server, registration: Registration, invoke: Inv
       return;
     }
     case "resource": {
-      const { input, list, complete, listCache, ...rest } = registration.options;
+      const { input, list, complete, listCache, ...rest } = withUse(registration.options, methodUse);
       if (!isUriTemplate(registration.uri)) {
         if (input !== undefined || list !== undefined || complete !== undefined || listCache !== undefined) {
           throw new DefinitionError(
@@ -93,7 +108,7 @@ export function register(server: Server, registration: Registration, invoke: Inv
     }
     case "prompt": {
       const definition: PromptDefinition = {
-        ...registration.options,
+        ...withUse(registration.options, methodUse),
         name,
         guard,
         complete: completersOf(registration.options.complete, invoke),

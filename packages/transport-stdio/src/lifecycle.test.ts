@@ -2,6 +2,7 @@ import { PassThrough } from "node:stream";
 import { createServer, type ErrorReport, MetaKey, type Server } from "@toolsmith/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { WAIT_MS } from "../../../scripts/wait.js";
 import { type StdioOptions, serveStdio } from "./index.js";
 
 const META = { [MetaKey.protocolVersion]: "2026-07-28", [MetaKey.clientCapabilities]: {} };
@@ -24,6 +25,7 @@ function serve(server: Server, options: Partial<StdioOptions> = {}) {
     logged += chunk;
   });
   const replies = new Map<unknown, Record<string, unknown>>();
+  const all: Record<string, unknown>[] = [];
   let buffer = "";
   stdout.setEncoding("utf8").on("data", (chunk: string) => {
     buffer += chunk;
@@ -32,6 +34,7 @@ function serve(server: Server, options: Partial<StdioOptions> = {}) {
     for (const text of lines) {
       const reply = JSON.parse(text) as Record<string, unknown>;
       replies.set(reply.id, reply);
+      all.push(reply);
     }
   });
   const connection = serveStdio(server, { stdin, stdout, stderr, exitOnEnd: false, guardStdout: false, ...options });
@@ -39,13 +42,15 @@ function serve(server: Server, options: Partial<StdioOptions> = {}) {
     connection,
     stdin,
     replies,
+    /** Every reply, in order (`replies` keeps the last one per id). */
+    all,
     stderr: () => logged,
     write: (...lines: string[]) => stdin.write(`${lines.join("\n")}\n`),
     end: () => stdin.end(),
-    until: async (done: () => boolean, ms = 5000) => {
+    until: async (done: () => boolean, ms = WAIT_MS) => {
       const start = Date.now();
       while (!done()) {
-        if (Date.now() - start > ms) throw new Error("timed out waiting");
+        if (Date.now() - start > ms) throw new Error(`gave up after ${ms / 1000} s waiting`);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     },
@@ -79,6 +84,45 @@ describe("stdio lifecycle", () => {
     expect(harness.replies.has(2)).toBe(false);
     harness.end();
     await harness.connection.closed;
+  });
+
+  it("a request cancelled while it waits for a slot is dropped unanswered; a later one reusing its id is served", async () => {
+    const harness = serve(untilCancelled(), { maxInFlight: 1 });
+    harness.write(
+      call(1, "wait"),
+      call(2, "quick", { n: 2 }),
+      cancel(2),
+      call(2, "quick", { n: 22 }),
+      call(3, "quick", { n: 3 }),
+    );
+    harness.write(cancel(1));
+    await harness.until(() => harness.replies.has(3));
+    harness.end();
+    await harness.connection.closed;
+    expect(harness.all.map((reply) => reply.id)).toEqual([2, 3]);
+    expect(harness.replies.get(2)).toMatchObject({ result: { content: [{ text: "22" }] } });
+  });
+
+  it("past maxQueuedBytes a request is answered -32000 at once and reading goes on; every request gets one reply", async () => {
+    const harness = serve(untilCancelled(), { maxInFlight: 1, maxQueuedBytes: 1000 });
+    const all: unknown[] = [];
+    harness.write(call(1, "wait"));
+    for (let id = 2; id <= 40; id++) harness.write(call(id, "quick", { n: id }));
+    // Refused requests are answered while the slot is still held: reading did not stop.
+    await harness.until(() => [...harness.replies.values()].some((reply) => reply.error !== undefined));
+    const refused = [...harness.replies.values()].find((reply) => reply.error !== undefined);
+    expect(refused).toMatchObject({ error: { code: -32000, message: expect.stringContaining("Server busy") } });
+    expect(harness.replies.has(2)).toBe(false);
+    harness.write(cancel(1));
+    for (let id = 2; id <= 40; id++) all.push(id);
+    await harness.until(() => all.every((id) => harness.replies.has(id)));
+    harness.end();
+    await harness.connection.closed;
+    const served = all.filter((id) => harness.replies.get(id)?.result !== undefined);
+    const busy = all.filter((id) => (harness.replies.get(id)?.error as { code?: number } | undefined)?.code === -32000);
+    // The first requests waited their turn and were served; the rest were refused, none left unanswered.
+    expect(served.slice(0, 3)).toEqual([2, 3, 4]);
+    expect(served.length + busy.length).toBe(all.length);
   });
 
   it("after stdin ends, a handler that ignores its abort does not keep the server alive", async () => {

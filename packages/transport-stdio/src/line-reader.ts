@@ -1,4 +1,3 @@
-import type { RequestId } from "@toolsmith/core";
 import { TopLevelIdScanner } from "./id-scanner.js";
 
 const NEWLINE = 0x0a;
@@ -6,7 +5,7 @@ const NEWLINE = 0x0a;
 /** What the reader found: a line of text, or a line over the limit that was dropped. */
 export type LineEvent =
   | { kind: "line"; text: string }
-  | { kind: "oversized"; bytes: number; id: RequestId | null; notification: boolean };
+  | { kind: "oversized"; bytes: number; idText: string; notification: boolean };
 
 /**
  * Splits a byte stream into lines at "\n" (a trailing "\r" is dropped) and decodes them as UTF-8.
@@ -59,9 +58,9 @@ export class LineReader {
     const bytes = this.#length;
     this.#length = 0;
     if (this.#scanner) {
-      const { id, isNotification } = this.#scanner;
+      const { idText, isNotification } = this.#scanner;
       this.#scanner = undefined;
-      return { kind: "oversized", bytes, id, notification: isNotification };
+      return { kind: "oversized", bytes, idText, notification: isNotification };
     }
     const parts = this.#parts;
     this.#parts = [];
