@@ -277,16 +277,10 @@ export class Router {
   }
 
   /**
-   * True when what `kind`'s list shows depends on the caller: a guard here, a template's `list` (it is given the
-   * caller's context), or a module's guard, list or middleware.
+   * True when what `kind`'s list shows depends on the caller: a guard here, or a module's guard or middleware. (A
+   * template's `list`, given the caller's context, makes `resources/list` private through `resourcesListCache`.)
    */
   dependsOnCaller(kind: ChangeKind): boolean {
-    // A template's list is given the caller's context: private, unless its author said the list is public.
-    if (kind === "resources") {
-      for (const { definition } of this.#templates.enabled()) {
-        if (definition.list && definition.listCache?.cacheScope !== "public") return true;
-      }
-    }
     const tables: Table<never, never>[] =
       kind === "tools"
         ? [this.#tools as never]
