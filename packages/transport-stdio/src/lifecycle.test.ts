@@ -155,7 +155,8 @@ describe("stdio lifecycle", () => {
         id,
         error: {
           code: -32000,
-          message: "Server shutting down: the client's input ended 20 ms before this request's turn came",
+          message:
+            "Server shutting down: this request was still waiting for its turn 20 ms after the client's input ended",
         },
       });
     }

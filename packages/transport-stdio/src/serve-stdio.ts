@@ -369,7 +369,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     connection.endOfInput();
     later(shutdownTimeoutMs, () => {
       connection.close(new Error("stdin ended"));
-      refusing ??= `Server shutting down: the client's input ended ${shutdownTimeoutMs} ms before this request's turn came`;
+      refusing ??= `Server shutting down: this request was still waiting for its turn ${shutdownTimeoutMs} ms after the client's input ended`;
       later(ABANDON_MS, () => finish(true));
       flow();
     });

@@ -355,7 +355,8 @@ describe("stdio, the server's requests to the client, spawned", () => {
     for (const id of ["sleep", "ping"]) {
       expect(server.only(id).error).toEqual({
         code: -32000,
-        message: "Server shutting down: the client's input ended 100 ms before this request's turn came",
+        message:
+          "Server shutting down: this request was still waiting for its turn 100 ms after the client's input ended",
       });
     }
   });
