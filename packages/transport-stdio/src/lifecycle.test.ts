@@ -124,6 +124,22 @@ describe("stdio lifecycle", () => {
     expect(served.length + busy.length).toBe(all.length);
   });
 
+  it("cancellations kept for waiting requests count toward maxQueuedBytes: a flood of them cannot grow memory", async () => {
+    const harness = serve(untilCancelled(), { maxInFlight: 1, maxQueuedBytes: 2000 });
+    harness.write(call(1, "wait"), call(2, "quick", { n: 2 }));
+    // Cancellations of ids nothing has: each is kept while a request waits, until the budget is spent.
+    harness.write(...Array.from({ length: 100 }, (_, i) => cancel(1000 + i)));
+    harness.write(call(3, "quick", { n: 3 }), cancel(2));
+    await harness.until(() => harness.replies.has(3));
+    expect(harness.replies.get(3)).toMatchObject({ error: { code: -32000 } });
+    // Past the budget the cancellation of 2 was not kept: 2 is served once the slot frees (a late cancel, answered).
+    harness.write(cancel(1));
+    await harness.until(() => harness.replies.has(2));
+    expect(harness.replies.get(2)).toMatchObject({ result: { content: [{ text: "2" }] } });
+    harness.end();
+    await harness.connection.closed;
+  });
+
   it("after stdin ends, a handler that ignores its abort does not keep the server alive, and is answered for", async () => {
     const harness = serve(untilCancelled(), { shutdownTimeoutMs: 20 });
     harness.write(call(1, "hang"), call(2, "quick", { n: 2 }));

@@ -230,8 +230,11 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
       const cancelled = cancelledId(urgent);
       const running = connection.pending;
       dispatch(event, urgent);
-      // It cancelled nothing running: the request it names may still be waiting, and is dropped at its turn.
-      if (cancelled !== undefined && connection.pending === running) waiting.cancel(cancelled);
+      // It cancelled nothing running: the request it names may still be waiting, and is dropped at its turn
+      // (past maxQueuedBytes it is not looked for: that request, if it waits, is answered, as a late cancel is).
+      if (cancelled !== undefined && connection.pending === running && waiting.bytes < maxQueuedBytes) {
+        waiting.cancel(cancelled);
+      }
       return;
     }
     if (waiting.bytes >= maxQueuedBytes) {
