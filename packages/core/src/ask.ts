@@ -102,7 +102,11 @@ function askClient(
 function elicitationResult(answer: Record<string, unknown>): "accept" | "decline" | "cancel" {
   const { action } = answer;
   if (action === "accept" || action === "decline" || action === "cancel") return action;
-  throw new McpError(ErrorCode.InvalidParams, `The client's elicitation answer has no valid action: ${shown(action)}`);
+  // An answer that does not fit, like content that does not: the call's -32602, or a tool's isError result.
+  throw new UnfitAnswer(
+    ErrorCode.InvalidParams,
+    `The client's elicitation answer has no valid action (accept, decline or cancel): ${shown(action)}`,
+  );
 }
 
 async function elicit(

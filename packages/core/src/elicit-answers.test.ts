@@ -185,3 +185,28 @@ describe.each(["2025-11-25", "2026-07-28"] as const)(
     });
   },
 );
+
+describe.each(["2025-11-25", "2026-07-28"] as const)(
+  "an answer whose action is not accept, decline or cancel, in %s",
+  (protocolVersion) => {
+    it.each([
+      ["maybe", '"maybe"'],
+      [["accept"], "an array"],
+      [undefined, "undefined"],
+    ])(
+      "action %j: prompts/get is -32602, tools/call the tool's isError, each naming the action",
+      async (action, shown) => {
+        const client = await createTestClient(server(), {
+          protocolVersion,
+          elicit: async () => ({ action, content: { count: 1, unit: "kg" } }) as never,
+        });
+        const said = `The client's elicitation answer has no valid action (accept, decline or cancel): ${shown}`;
+        const error = await rpcError(client.getPrompt("weigh"));
+        expect(error.code).toBe(ErrorCode.InvalidParams);
+        expect(error.message).toBe(said);
+        const result = await client.callTool("weigh");
+        expect(result).toMatchObject({ content: [{ type: "text", text: said }], isError: true });
+      },
+    );
+  },
+);
