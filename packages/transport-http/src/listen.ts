@@ -69,9 +69,10 @@ function fromNode(req: IncomingMessage, res: ServerResponse): Incoming {
         });
         req.on("end", () => {
           if (over) return;
-          resolve(
-            chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8"),
-          );
+          const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+          // A leading byte order mark is dropped, as the web-standard front door's TextDecoder does.
+          const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+          resolve(body.toString("utf8", bom ? 3 : 0));
         });
         req.on("error", reject);
       });
