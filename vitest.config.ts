@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 // The plugin from source, as users write `import { toolsmith } from "@toolsmith/vitest"`.
@@ -13,10 +14,15 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions } },
   test: {
-    setupFiles: ["./scripts/fail-on-console.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    setupFiles: ["./scripts/fail-on-console.ts", "./scripts/end-child-processes.ts"],
+    // A backstop for a real hang only: each wait on a process inside a test has its own deadline (minutes, see
+    // WAIT_MS in scripts/wait.ts) that names what it waited for.
+    testTimeout: 15 * 60_000,
+    hookTimeout: 15 * 60_000,
     pool: "forks",
+    // Test files run side by side (each binds port 0 and writes only in its own temp folders). Most of their time
+    // is spent waiting on the processes they start, so even 2 cores run 2 files at once (vitest's default: 1).
+    maxWorkers: Math.max(2, availableParallelism()),
     reporters: ["default", "./scripts/summary-reporter.ts"],
     projects: [
       {

@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { track } from "./child-processes.js";
+import { WAIT_MS } from "./wait.js";
 
 /** A started HTTP server process and the URL it said it listens on. */
 export interface SpawnedHttp {
@@ -10,27 +12,34 @@ export interface SpawnedHttp {
 
 /**
  * Start `node ...args` (a server serving Streamable HTTP, `PORT=0` unless `env` says otherwise) and resolve once it
- * says on stderr which URL it listens on. Bounded: a server that exits or stays silent rejects, and is killed.
+ * says on stderr which URL it listens on. Bounded: a server that exits or stays silent (for minutes) rejects, and
+ * is killed. The end of the test file ends it too, if the test does not.
  */
 export function spawnHttp(
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ): Promise<SpawnedHttp> {
-  const child = spawn(process.execPath, [...args], {
-    ...(options.cwd ? { cwd: options.cwd } : {}),
-    env: options.env ?? { ...process.env, PORT: "0" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = track(
+    spawn(process.execPath, [...args], {
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      env: options.env ?? { ...process.env, PORT: "0" },
+      stdio: ["ignore", "ignore", "pipe"],
+    }),
+  );
   let text = "";
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? WAIT_MS;
+  const what = `node ${args.join(" ")}`;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error(`no URL on stderr within ${timeoutMs} ms: ${text}`)), timeoutMs);
+    const timer = setTimeout(
+      () => fail(new Error(`gave up after ${timeoutMs / 1000} s waiting for ${what} to say its URL: ${text}`)),
+      timeoutMs,
+    );
     const fail = (error: Error) => {
       clearTimeout(timer);
       child.kill();
       reject(error);
     };
-    child.once("exit", (code) => fail(new Error(`server exited (${code}) before listening: ${text}`)));
+    child.once("exit", (code) => fail(new Error(`${what} exited (${code}) before listening: ${text}`)));
     child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
       text += chunk;
       const url = /listening on (http:\/\/\S+)/.exec(text)?.[1];

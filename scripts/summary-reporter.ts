@@ -1,16 +1,27 @@
 import { relative } from "node:path";
 import type { Reporter, SerializedError, TestModule, Vitest } from "vitest/node";
+import { watchRun } from "./leftover-processes.js";
 
 // One plain closing line, "N passed, N failed, N skipped", for CI logs. A test file that does not load (or fails
-// outside any test) and an unhandled error each count as one failure: vitest exits 1 for them too.
+// outside any test) and an unhandled error each count as one failure: vitest exits 1 for them too. So does each
+// process the tests started that outlived them (it is ended then).
 export default class SummaryReporter implements Reporter {
   #root = process.cwd();
+  readonly #run: ReturnType<typeof watchRun>;
+
+  /** `settleMs`: how long processes on their way out at the end have to go before they count as left over. */
+  constructor(options: { settleMs?: number } = {}) {
+    this.#run = watchRun(options.settleMs);
+  }
 
   onInit(vitest: Vitest): void {
     this.#root = vitest.config.root;
   }
 
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): void {
+  async onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<SerializedError>,
+  ): Promise<void> {
     const counts = { passed: 0, failed: 0, skipped: 0 };
     const notes: string[] = [];
     for (const module of testModules) {
@@ -32,6 +43,14 @@ export default class SummaryReporter implements Reporter {
     if (unhandledErrors.length > 0) {
       counts.failed += unhandledErrors.length;
       notes.push(`${unhandledErrors.length} unhandled error${unhandledErrors.length === 1 ? "" : "s"}`);
+    }
+    for (const leftover of await this.#run.leftovers()) {
+      counts.failed++;
+      notes.push(`outlived the tests (killed now): pid ${leftover.pid} ${leftover.command}`);
+      try {
+        process.kill(leftover.pid, "SIGKILL");
+      } catch {}
+      process.exitCode = 1;
     }
     const lines = [...notes, `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`];
     process.stdout.write(`\n${lines.join("\n")}\n`);

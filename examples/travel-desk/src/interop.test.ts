@@ -15,6 +15,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { until } from "../../../scripts/wait.js";
 
 // Build first (npx tsc -b tsconfig.build.json): the official client drives the compiled server over stdio.
 const serverPath = fileURLToPath(new URL("../dist/main.js", import.meta.url));
@@ -77,16 +78,6 @@ function sent(wire: JSONRPCMessage[], method: string): Record<string, unknown>[]
   return wire.flatMap((message) =>
     "method" in message && message.method === method && !("id" in message) ? [message.params ?? {}] : [],
   );
-}
-
-// Bounded: what the server sent shows up within a few turns of the event loop, or the test fails.
-async function until<T>(find: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
-  for (let turn = 0; turn < 400; turn++) {
-    const found = await find();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 }
 
 async function offers(client: Client, from = "LHR", to = "JFK"): Promise<Offer[]> {

@@ -1,9 +1,11 @@
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
+import { end } from "../../../scripts/child-processes.js";
+import { spawnHttp } from "../../../scripts/spawn-http.js";
 import { replay } from "../../../scripts/stdio-replay.js";
+import { until } from "../../../scripts/wait.js";
 // From source: @toolsmith/vitest lowers its TC39 decorators (vitest.config.ts).
 import { LINE_CAP, UNTAPPED, WIRE_CAP, Wiretap } from "./wiretap.js";
 
@@ -146,25 +148,9 @@ describe.each([
   ["stateless era", { pin: "2026-07-28" as const }, "2026-07-28"],
 ])("wiretap --http with the official client (%s)", (_era, mode, version) => {
   it("says on stderr and in show_wire's answer that the tap sees only stdio", async () => {
-    const child = spawn(process.execPath, [serverPath, "--http"], {
-      env: { ...process.env, PORT: "0" },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+    const { child, url, stderr } = await spawnHttp([serverPath, "--http"]);
     try {
-      // Bounded: both stderr lines within 10 s, or the test fails.
-      const stderr = await new Promise<string>((resolve, reject) => {
-        let text = "";
-        const timer = setTimeout(() => reject(new Error(`no URL and note on stderr within 10 s: ${text}`)), 10_000);
-        child.once("exit", (code) => reject(new Error(`server exited (${code}): ${text}`)));
-        child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-          text += chunk;
-          if (text.includes("only sees stdio traffic")) {
-            clearTimeout(timer);
-            resolve(text);
-          }
-        });
-      });
-      const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1] ?? "";
+      await until(() => stderr().includes("only sees stdio traffic"), "wiretap's note on stderr");
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
       const client = new Client({ name: "wiretap-test", version: "1.0.0" }, { versionNegotiation: { mode } });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -179,7 +165,7 @@ describe.each([
         await client.close();
       }
     } finally {
-      child.kill();
+      await end(child);
     }
   });
 });

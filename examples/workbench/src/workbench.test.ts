@@ -31,6 +31,14 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("workbench in %s (in memory
     });
   });
 
+  it("answers a missing note with an isError result the model can read, not a protocol error", async () => {
+    const client = await createTestClient(new Workbench(), { protocolVersion });
+    expect(await client.callTool("note_stats", { id: "99" })).toMatchObject({
+      content: [{ type: "text", text: "There is no note 99; read notes://all for the ids" }],
+      isError: true,
+    });
+  });
+
   it("one middleware stack covers every module: the audit trail names each module's tool", async () => {
     Workbench.trail.length = 0;
     const client = await createTestClient(new Workbench(), { protocolVersion, auth: { subject: "ana", scopes: [] } });
@@ -70,6 +78,11 @@ describe.each([
       });
       expect(await client.callTool({ name: "note_stats", arguments: { id: "1" } })).toMatchObject({
         structuredContent: { id: "1", words: 5, slug: "welcome" },
+      });
+      // A tool's own failure reaches the client as a result it can show the model.
+      expect(await client.callTool({ name: "note_stats", arguments: { id: "99" } })).toMatchObject({
+        isError: true,
+        content: [{ type: "text", text: "There is no note 99; read notes://all for the ids" }],
       });
     } finally {
       await client.close();

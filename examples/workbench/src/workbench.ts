@@ -1,4 +1,3 @@
-import { McpError } from "@toolsmith/core";
 import { type AuditRecord, audit, rateLimit } from "@toolsmith/core/middleware";
 import { McpServer, tool, use } from "@toolsmith/decorators";
 import { Notes } from "@toolsmith/example-notes";
@@ -40,7 +39,8 @@ export class Workbench extends McpServer {
   })
   note_stats({ id }: { id: string }) {
     const note = this.#notes.note({ id });
-    if (!note) throw new McpError(-32602, `There is no note ${id}; read notes://all for the ids`);
+    // A failure the model should read and act on: a plain Error becomes an isError result, not a protocol error.
+    if (!note) throw new Error(`There is no note ${id}; read notes://all for the ids`);
     return {
       id,
       words: note.body === "" ? 0 : this.#words.word_count({ text: note.body }),

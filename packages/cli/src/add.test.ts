@@ -1,27 +1,26 @@
-import { execFile } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { endTracked, run } from "../../../scripts/child-processes.js";
 import { BIN, copyFixture, REPO, runCli } from "./run-cli.test-util.js";
 
 let project: ReturnType<typeof copyFixture>;
 beforeEach(() => {
   project = copyFixture("project");
 });
-afterEach(() => project.remove());
+// The processes a test started end before their folder goes, whatever happened.
+afterEach(async () => {
+  await endTracked();
+  project.remove();
+});
 
-/** Run a node script in the project; resolves with its exit code and output. */
-function node(args: string[], cwd: string): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      args,
-      { cwd, timeout: 60_000, env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" } },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` });
-      },
-    );
+/** Run a node script in the project to its end; resolves with its exit code and output. */
+async function node(args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
+  const { code, stdout, stderr } = await run(process.execPath, args, {
+    cwd,
+    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
   });
+  return { code, output: `${stdout}${stderr}` };
 }
 
 describe("toolsmith add", () => {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, describe, expect, it } from "vitest";
+import { until, WAIT_MS } from "../../../scripts/wait.js";
 import { BIN, copyFixture, FIXTURES, runCli } from "./run-cli.test-util.js";
 
 const MODES = [
@@ -28,13 +29,6 @@ async function devClient(args: string[], mode: (typeof MODES)[number][1]) {
 }
 
 const textOf = (result: { content?: unknown }) => (result.content as { text: string }[])[0]?.text;
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  for (const started = Date.now(); !check(); ) {
-    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 let cleanup: (() => void) | undefined;
 afterEach(() => {
@@ -66,11 +60,16 @@ describe.each(MODES)("toolsmith dev (%s)", (_era, mode) => {
     });
     try {
       expect(textOf(await client.callTool({ name: "greet", arguments: { name: "Ada" } }))).toBe("Hello, Ada!");
-      // chokidar has the loaded files once the first process reported them; give it a moment to watch.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      writeFileSync(join(project.dir, "greeting.ts"), 'export const GREETING = "Howdy";\n');
-      await until(() => (log.stderr.match(/started/g) ?? []).length === 2, "the restart");
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The first process reported the files it loaded; chokidar may take a moment to watch them: write again
+      // until dev sees the change (a slow machine gets more time, not a failure).
+      const changed = () => log.stderr.includes("greeting.ts changed; restarting");
+      const deadline = Date.now() + WAIT_MS;
+      while (!changed()) {
+        if (Date.now() > deadline) throw new Error("gave up waiting for dev to see greeting.ts change");
+        writeFileSync(join(project.dir, "greeting.ts"), 'export const GREETING = "Howdy";\n');
+        await until(changed, "", 5000).catch(() => {});
+      }
+      await until(() => (log.stderr.match(/started/g) ?? []).length >= 2, "the restarted server to start");
       expect(textOf(await client.callTool({ name: "greet", arguments: { name: "Ada" } }))).toBe("Howdy, Ada!");
     } finally {
       await client.close();
@@ -101,6 +100,41 @@ describe("toolsmith dev, the rest", () => {
     expect(run.stderr).toContain(
       `Error: crash on purpose\n    at <anonymous> (${join(FIXTURES, "tc39", "crash.ts")}:4:7)`,
     );
+  });
+
+  it("answers what a stopped server left unanswered once each, every id exactly as the host wrote it", async () => {
+    const lines = [
+      `{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"a"}}`,
+      `{"jsonrpc":"2.0","id":9007199254740992,"method":"tools/call","params":{"name":"b"}}`,
+      `{"jsonrpc":"2.0","id":1,"id":1.50e300,"method":"ping"}`,
+      `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+      `[{"jsonrpc":"2.0","id":"x","method":"ping"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":-1e308,"method":"ping"}]`,
+    ];
+    const run = await runCli(["dev", "--no-watch", join(FIXTURES, "tc39", "silent.ts")], {
+      input: `${lines.join("\n")}\n`,
+    });
+    const error = (id: string) =>
+      `{"jsonrpc":"2.0","id":${id},"error":{"code":-32603,"message":"toolsmith dev: the server stopped before answering (it restarted or exited)"}}`;
+    expect(run.stdout.split("\n").filter(Boolean)).toEqual([
+      error("9007199254740993"),
+      error("9007199254740992"),
+      error("1.50e300"),
+      `[${error('"x"')},${error("-1e308")}]`,
+    ]);
+  });
+
+  it("a host request whose id looks like dev's own replay of initialize is answered like any other", async () => {
+    const lines = [
+      `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+      `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+      `{"jsonrpc":"2.0","id":"toolsmith-dev/replay","method":"ping"}`,
+    ];
+    const run = await runCli(["dev", "--no-watch", join(FIXTURES, "tc39", "main.ts")], {
+      input: `${lines.join("\n")}\n`,
+    });
+    const replies = run.stdout.split("\n").filter(Boolean);
+    expect(replies).toHaveLength(2);
+    expect(replies[1]).toBe(`{"jsonrpc":"2.0","id":"toolsmith-dev/replay","result":{}}`);
   });
 
   it.each([

@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { end, run } from "../../../scripts/child-processes.js";
 import { spawnHttp } from "../../../scripts/spawn-http.js";
 
 /** The built CLI, as a host or a person runs it. */
@@ -19,41 +19,23 @@ export interface Run {
   stderr: string;
 }
 
-/** Run `toolsmith …args` to its end, with `input` on its stdin; fails after `timeout` ms. */
-export function runCli(
+/** Run `toolsmith …args` to its end, with `input` on its stdin; fails (naming it) only after minutes. */
+export async function runCli(
   args: string[],
-  options: { input?: string; cwd?: string; env?: Record<string, string>; timeout?: number } = {},
+  options: { input?: string; cwd?: string; env?: Record<string, string> } = {},
 ): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: options.cwd ?? REPO,
-      env: { ...process.env, NO_COLOR: "1", ...options.env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`toolsmith ${args.join(" ")} did not finish:\n${stderr}`));
-    }, options.timeout ?? 20_000);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(options.input ?? "");
+  const { code, stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? REPO,
+    env: { ...process.env, NO_COLOR: "1", ...options.env },
+    input: options.input ?? "",
   });
+  return { code, stdout, stderr };
 }
 
 /** A server started with `--http` on a free port, and its URL (said on its stderr). */
-export async function startHttp(script: string): Promise<{ url: string; stop(): void }> {
+export async function startHttp(script: string): Promise<{ url: string; stop(): Promise<void> }> {
   const { url, child } = await spawnHttp([script, "--http"]);
-  return { url, stop: () => child.kill() };
+  return { url, stop: () => end(child) };
 }
 
 /** A copy of a fixture project in a temporary folder, resolving packages through this package's node_modules. */

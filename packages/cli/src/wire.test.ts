@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, describe, expect, it } from "vitest";
+import { track } from "../../../scripts/child-processes.js";
+import { within } from "../../../scripts/wait.js";
 import { BIN, NOTES, runCli } from "./run-cli.test-util.js";
 
 const SESSION = [
@@ -16,14 +18,14 @@ const SESSION = [
 ];
 
 /** Every byte a process writes to stdout for `input`. */
-function stdoutOf(args: string[], input: string): Promise<Buffer> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "ignore"] });
-    const chunks: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
-    child.on("close", () => resolve(Buffer.concat(chunks)));
-    child.stdin.end(input);
-  });
+async function stdoutOf(args: string[], input: string): Promise<Buffer> {
+  const child = track(spawn(process.execPath, args, { stdio: ["pipe", "pipe", "ignore"] }));
+  const chunks: Buffer[] = [];
+  child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const closed = new Promise((resolve) => child.once("close", resolve));
+  child.stdin.end(input);
+  await within(closed, `node ${args.join(" ")} to finish`);
+  return Buffer.concat(chunks);
 }
 
 let dir: string | undefined;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { connectLines, replyTo, sentOn } from "./connection.test-util.js";
 import type { RequestContext } from "./context.js";
 import { ClientError, McpError } from "./errors.js";
 import { rpcError } from "./expect-errors.test-util.js";
@@ -240,6 +241,44 @@ describe("asking in the handshake era: requests to the client", () => {
     );
   });
 
+  it("when the client's input ends, open questions fail at once (the client is told to stop), and later ones too", async () => {
+    const { s } = server();
+    const connection = connectLines(s);
+    const init = {
+      protocolVersion: "2025-11-25",
+      capabilities: { elicitation: {} },
+      clientInfo: { name: "c", version: "1" },
+    };
+    await replyTo(connection, JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: init }));
+    await replyTo(connection, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    const call = (id: number) =>
+      replyTo(connection, JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "wait" } }));
+    const first = call(1);
+    expect(sentOn(connection).some(({ line }) => line.includes('"elicitation/create"'))).toBe(true);
+    connection.endOfInput();
+    expect(JSON.parse((await first) as string)).toMatchObject({
+      id: 1,
+      result: { isError: true, content: [{ text: "The client's input ended before it answered elicitation/create" }] },
+    });
+    expect(
+      sentOn(connection)
+        .map(({ line }) => JSON.parse(line))
+        .filter((m) => m.method === "notifications/cancelled"),
+    ).toEqual([
+      {
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: 0, reason: "the client's input ended" },
+      },
+    ]);
+    const asked = sentOn(connection).length;
+    expect(JSON.parse((await call(2)) as string)).toMatchObject({
+      id: 2,
+      result: { isError: true, content: [{ text: "Cannot ask elicitation/create: the client's input has ended" }] },
+    });
+    expect(sentOn(connection).length).toBe(asked + 1);
+  });
+
   it("an error answer from the client is the tool's failure (isError), never the call's own JSON-RPC error", async () => {
     const { s } = server();
     const client = await createTestClient(s, {
@@ -422,6 +461,54 @@ describe("elicitation forms from zod", () => {
     const client = await createTestClient(s, { protocolVersion: "2025-11-25", elicit: accept({}) });
     const result = await client.callTool("nested");
     expect(result.isError).toBe(true);
-    expect(JSON.stringify(result.content)).toContain('field \\"address\\" is not a string');
+    expect(JSON.stringify(result.content)).toContain('field \\"address\\" is an object');
+  });
+});
+
+describe("the client's answers inside a 2025-03-26 batch", () => {
+  it("are taken before the batch's requests, which may be waiting for them (no deadlock)", async () => {
+    const s = createServer({ name: "batch", version: "1", clientRequestTimeoutMs: 60_000 });
+    let listed!: () => void;
+    const rootsListed = new Promise<void>((resolve) => {
+      listed = resolve;
+    });
+    s.tool({
+      name: "where",
+      description: "The client's roots",
+      handler: async (_args, ctx) => {
+        const roots = await ctx.roots();
+        listed();
+        return `${roots.length} roots`;
+      },
+    });
+    s.tool({ name: "after", description: "Waits for the roots", handler: () => rootsListed.then(() => "after") });
+    const session = connectLines(s);
+    await replyTo(
+      session,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-03-26", capabilities: { roots: {} }, clientInfo: { name: "c", version: "1" } },
+      }),
+    );
+    const where = replyTo(
+      session,
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "where" } }),
+    );
+    const asked = sentOn(session).find((sent) => sent.line.includes('"roots/list"'));
+    const id = (JSON.parse(asked?.line ?? "{}") as { id: number }).id;
+    // The request that waits on the roots comes first in the batch; the answer that releases them, last.
+    const batch = replyTo(
+      session,
+      JSON.stringify([
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "after" } },
+        { jsonrpc: "2.0", id, result: { roots: [{ uri: "file:///a" }] } },
+      ]),
+    );
+    expect(JSON.parse((await where) as string).result.content).toEqual([{ type: "text", text: "1 roots" }]);
+    expect(JSON.parse((await batch) as string)).toEqual([
+      { jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "after" }], isError: false } },
+    ]);
   });
 });

@@ -8,9 +8,12 @@ import type {
   SampleRequest,
   SampleResult,
 } from "./context.js";
-import { McpError } from "./errors.js";
+import { checkRawForm, formFromJsonSchema } from "./elicitation-form.js";
+import { McpError, shown } from "./errors.js";
+import { checkRawAnswer } from "./form-answer.js";
 import { ErrorCode, isPlainObject, type RequestId } from "./json-rpc.js";
-import { compileSchema, describeIssues } from "./schema-adapter.js";
+import type { Round } from "./middleware.js";
+import { compileSchema, describeIssues, type Validation } from "./schema-adapter.js";
 
 // Asking the client (elicitation, sampling, roots) in one API for both eras. Handshake era: a JSON-RPC request to
 // the client, awaited. 2026-07-28: the question is recorded and the handler stops (InputRequired); the request is
@@ -28,6 +31,8 @@ export interface AskPort {
 /** One 2026-07-28 round: the answers known so far, and what this run asked that has no answer yet. */
 export interface InputRound {
   readonly responses: Readonly<Record<string, unknown>>;
+  /** The round this retry answers, once the connection verified its sealed requestState; else undefined. */
+  readonly round?: Round | undefined;
   /** Made on the first question: a request that asks nothing allocates nothing. */
   asked: Record<string, { method: string; params: Record<string, unknown> }> | undefined;
   counters: Record<string, number> | undefined;
@@ -35,9 +40,9 @@ export interface InputRound {
 
 const NO_RESPONSES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null));
 
-/** A fresh round from the answers a request brought. */
-export function inputRound(responses: Record<string, unknown> | undefined): InputRound {
-  return { responses: responses ?? NO_RESPONSES, asked: undefined, counters: undefined };
+/** A fresh round from the answers a request brought, and the verified round it answers, if any. */
+export function inputRound(responses: Record<string, unknown> | undefined, round?: Round): InputRound {
+  return { responses: responses ?? NO_RESPONSES, round, asked: undefined, counters: undefined };
 }
 
 /** Thrown through a handler that asked what this round cannot answer; the dispatcher answers `input_required`. */
@@ -45,6 +50,9 @@ export class InputRequired {
   readonly name = "InputRequired";
   readonly message = "the request needs input from the client (answered as input_required)";
 }
+
+/** The client's answer does not fit the form asked: -32602 for a prompt or a resource, an `isError` result for a tool. */
+export class UnfitAnswer extends McpError {}
 
 function missingCapability(what: string, requiredCapabilities: Record<string, unknown>): McpError {
   return new McpError(
@@ -91,92 +99,13 @@ function askClient(
   return Promise.reject(new InputRequired());
 }
 
-const PRIMITIVE_TYPES: ReadonlySet<unknown> = new Set(["string", "number", "integer", "boolean"]);
-const PROPERTY_KEYS = [
-  "type",
-  "title",
-  "description",
-  "default",
-  "enum",
-  "enumNames",
-  "oneOf",
-  "anyOf",
-  "items",
-  "format",
-  "minLength",
-  "maxLength",
-  "minimum",
-  "maximum",
-  "minItems",
-  "maxItems",
-];
-
-// A choice written as a union of literals (`z.union([z.literal("a").meta({ title: "A" }), …])`) comes out of zod as
-// `anyOf` of consts; elicitation spells a titled single choice `{ type: "string", oneOf: [{ const, title }] }`.
-function titledChoice(property: Record<string, unknown>): Record<string, unknown> | undefined {
-  const options = Array.isArray(property.oneOf)
-    ? property.oneOf
-    : Array.isArray(property.anyOf)
-      ? property.anyOf
-      : undefined;
-  if (!options?.every((option) => isPlainObject(option) && typeof option.const === "string")) return undefined;
-  const choice: Record<string, unknown> = {
-    type: "string",
-    oneOf: options.map((option) => {
-      const { const: value, title } = option as { const: string; title?: unknown };
-      return typeof title === "string" ? { const: value, title } : { const: value };
-    }),
-  };
-  for (const key of ["title", "description", "default"]) if (key in property) choice[key] = property[key];
-  return choice;
-}
-
-// zod writes the safe-integer range on every z.number().int(): noise in a form, so it is left out.
-function withoutIntegerRange(kept: Record<string, unknown>): Record<string, unknown> {
-  if (kept.type !== "integer") return kept;
-  if (kept.minimum === Number.MIN_SAFE_INTEGER) delete kept.minimum;
-  if (kept.maximum === Number.MAX_SAFE_INTEGER) delete kept.maximum;
-  return kept;
-}
-
-// Elicitation takes a flat object of primitive fields (and arrays of enums, for multi-select): nothing else.
-function requestedSchema(jsonSchema: Record<string, unknown>): Record<string, unknown> {
-  const properties = isPlainObject(jsonSchema.properties) ? jsonSchema.properties : undefined;
-  if (jsonSchema.type !== "object" || !properties) {
-    throw new TypeError("ctx.elicit schema must be an object of primitive fields, like { name: z.string() }");
-  }
-  const out: Record<string, unknown> = {};
-  for (const [name, property] of Object.entries(properties)) {
-    const choice = isPlainObject(property) && property.type === undefined ? titledChoice(property) : undefined;
-    if (choice) {
-      out[name] = choice;
-      continue;
-    }
-    const ok =
-      isPlainObject(property) &&
-      (PRIMITIVE_TYPES.has(property.type) ||
-        (property.type === "array" && isPlainObject(property.items)) ||
-        Array.isArray(property.enum));
-    if (!ok) {
-      throw new TypeError(
-        `ctx.elicit schema field "${name}" is not a string, number, integer, boolean, enum or choice of literals: elicitation forms take primitive fields only`,
-      );
-    }
-    const kept: Record<string, unknown> = {};
-    for (const key of PROPERTY_KEYS) if (key in property) kept[key] = property[key];
-    out[name] = withoutIntegerRange(kept);
-  }
-  const schema: Record<string, unknown> = { type: "object", properties: out };
-  if (Array.isArray(jsonSchema.required)) schema.required = jsonSchema.required;
-  return schema;
-}
-
 function elicitationResult(answer: Record<string, unknown>): "accept" | "decline" | "cancel" {
   const { action } = answer;
   if (action === "accept" || action === "decline" || action === "cancel") return action;
-  throw new McpError(
+  // An answer that does not fit, like content that does not: the call's -32602, or a tool's isError result.
+  throw new UnfitAnswer(
     ErrorCode.InvalidParams,
-    `The client's elicitation answer has no valid action: ${JSON.stringify(action)}`,
+    `The client's elicitation answer has no valid action (accept, decline or cancel): ${shown(action)}`,
   );
 }
 
@@ -210,30 +139,36 @@ async function elicit(
   }
 
   if ("requestedSchema" in request) {
+    checkRawForm(request.requestedSchema);
     const params: Record<string, unknown> = { message: request.message, requestedSchema: request.requestedSchema };
     if (revision.elicitation.includes("url")) params.mode = "form";
     const answer = await askClient(ctx, port, "elicitation/create", params, "elicit", request.key);
     const action = elicitationResult(answer);
     if (action !== "accept") return { action };
-    return { action, content: isPlainObject(answer.content) ? answer.content : {} };
+    return { action, content: fitting(request.message, checkRawAnswer(request.requestedSchema, answer.content)) };
   }
   const form = request as ElicitForm;
   const compiled = compileSchema(form.schema, "input", "ctx.elicit schema");
   const params: Record<string, unknown> = {
     message: form.message,
-    requestedSchema: requestedSchema(compiled.jsonSchema),
+    requestedSchema: formFromJsonSchema(compiled.jsonSchema),
   };
   if (revision.elicitation.includes("url")) params.mode = "form";
   const answer = await askClient(ctx, port, "elicitation/create", params, "elicit", form.key);
   const action = elicitationResult(answer);
   if (action !== "accept") return { action };
   const checked = await compiled.validate(isPlainObject(answer.content) ? answer.content : {});
-  if (!checked.ok) {
-    throw new Error(
-      `The client's answer to "${form.message}" does not fit the requested schema:\n${describeIssues(checked.issues)}`,
-    );
-  }
-  return { action, content: checked.value };
+  return { action, content: fitting(form.message, checked) };
+}
+
+// The checked content of an accepted answer, or the refusal naming each field that does not fit.
+function fitting<T>(message: string, checked: Validation<T>): T {
+  if (checked.ok) return checked.value;
+  throw new UnfitAnswer(
+    ErrorCode.InvalidParams,
+    `The client's answer to "${message}" does not fit the requested schema:\n${describeIssues(checked.issues)}`,
+    { issues: checked.issues },
+  );
 }
 
 async function sample(ctx: RequestContextImpl, port: AskPort, request: SampleRequest): Promise<SampleResult> {

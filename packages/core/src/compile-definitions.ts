@@ -107,10 +107,13 @@ function described(definition: StaticResourceDefinition | ResourceTemplateDefini
   });
 }
 
-function checkHandler(what: string, handler: unknown, guard?: unknown): void {
+function checkHandler(what: string, handler: unknown, guard?: unknown, use?: unknown): void {
   if (typeof handler !== "function") throw new DefinitionError(`${what} has no handler function`);
   if (guard !== undefined && typeof guard !== "function") {
     throw new DefinitionError(`${what} guard must be a function of the request context that returns true to allow`);
+  }
+  if (use !== undefined && (!Array.isArray(use) || use.some((one) => typeof one !== "function"))) {
+    throw new DefinitionError(`${what} use must be an array of middleware functions: (operation, next) => result`);
   }
 }
 
@@ -121,7 +124,7 @@ export function compileTool(definition: ToolDefinition<InputSchema | undefined>)
       `Tool "${name}" has no description; add one: it is the model's whole manual for the tool`,
     );
   }
-  checkHandler(`Tool "${name}"`, definition.handler, definition.guard);
+  checkHandler(`Tool "${name}"`, definition.handler, definition.guard, definition.use);
   const input =
     definition.input === undefined ? undefined : compileSchema(definition.input, "input", `Tool "${name}" input`);
   if (input && input.jsonSchema.type !== "object") {
@@ -151,7 +154,7 @@ export function compileStaticResource(definition: StaticResourceDefinition): Com
   if (isUriTemplate(uri)) {
     throw new DefinitionError(`Resource URI "${uri}" holds a {variable}; register it with uriTemplate instead of uri`);
   }
-  checkHandler(`Resource "${uri}"`, definition.handler, definition.guard);
+  checkHandler(`Resource "${uri}"`, definition.handler, definition.guard, definition.use);
   const wire: Resource = {
     uri,
     name: definition.name ?? uri,
@@ -163,7 +166,7 @@ export function compileStaticResource(definition: StaticResourceDefinition): Com
 
 export function compileTemplate(definition: ResourceTemplateDefinition<InputSchema | undefined>): CompiledTemplate {
   const uriTemplate = checkUri("Resource template", definition.uriTemplate, "notes://{id}");
-  checkHandler(`Resource template "${uriTemplate}"`, definition.handler, definition.guard);
+  checkHandler(`Resource template "${uriTemplate}"`, definition.handler, definition.guard, definition.use);
   const template = parseUriTemplate(uriTemplate);
   if (template.variables.length === 0) {
     throw new DefinitionError(`Resource template "${uriTemplate}" has no {variable}; register it with uri instead`);
@@ -208,7 +211,7 @@ function checkTemplateInput(uriTemplate: string, variables: readonly string[], s
 
 export function compilePrompt(definition: PromptDefinition<InputSchema | undefined>): CompiledPrompt {
   const name = checkName("Prompt", definition.name);
-  checkHandler(`Prompt "${name}"`, definition.handler, definition.guard);
+  checkHandler(`Prompt "${name}"`, definition.handler, definition.guard, definition.use);
   const args =
     definition.args === undefined ? undefined : compileSchema(definition.args, "input", `Prompt "${name}" args`);
   const properties = isPlainObject(args?.jsonSchema.properties) ? args.jsonSchema.properties : {};

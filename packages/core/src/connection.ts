@@ -1,5 +1,5 @@
 import { type InputRound, inputRound } from "./ask.js";
-import { type AuthInfo, type ContextPort, metaOf, RequestContextImpl } from "./context.js";
+import { type AuthInfo, type ContextPort, checkedAuth, metaOf, RequestContextImpl } from "./context.js";
 import {
   type ConnectionState,
   FRESH,
@@ -29,12 +29,12 @@ import {
   type ProtocolVersion,
   STATELESS_VERSIONS,
 } from "./protocol.js";
-import { idText } from "./raw-id.js";
+import { idText, rawBatchIds, rawParamsNumber, requestKey } from "./raw-id.js";
 import { featuresOf, type RevisionFeatures } from "./revision.js";
-import type { ChangeKind } from "./router.js";
+import type { Audience, ChangeKind } from "./router.js";
 import type { ConnectionListener, ServerCore } from "./server-core.js";
 import { Subscriptions } from "./subscriptions.js";
-import type { Implementation } from "./types.js";
+import type { Implementation, Tool } from "./types.js";
 import { check, Envelope, issuesText, RequestMeta, schemas } from "./wire.js";
 
 export type { Route } from "./outlet.js";
@@ -43,7 +43,7 @@ export type { Route } from "./outlet.js";
 export interface ConnectOptions {
   /** Every line the connection says goes here, in order: replies, notifications, requests to the client. */
   send(line: string, route: Route): void;
-  /** The caller, when the transport authenticated one for the whole connection. */
+  /** The caller, when the transport authenticated one for the whole connection (a TypeError without a subject). */
   auth?: AuthInfo;
   /** Copied into every request's `ctx.extra`. */
   extra?: Record<string, unknown>;
@@ -51,13 +51,19 @@ export interface ConnectOptions {
 
 /** What a transport knows about one incoming message. */
 export interface ReceiveOptions {
-  /** The caller of this message (HTTP authenticates each request). */
+  /** The caller of this message (HTTP authenticates each request); without a subject, the request gets -32603. */
   auth?: AuthInfo;
   extra?: Record<string, unknown>;
   /** Anything the transport wants back on every line this message causes (`route.tag`): a stream, a phase. */
   tag?: unknown;
   /** The line already parsed (`JSON.parse(line)`), when the transport had to look inside: it is not parsed again. */
   parsed?: unknown;
+  /**
+   * A check of a `tools/call` against the tool it reaches, made only once that tool is known to be this caller's
+   * (a refused or unknown one answers as unknown first): throw an `McpError` to refuse. HTTP checks its
+   * `Mcp-Param-*` headers here.
+   */
+  checkTool?: (tool: Tool) => void;
 }
 
 const ALL_VERSIONS: readonly ProtocolVersion[] = [...STATELESS_VERSIONS, ...HANDSHAKE_VERSIONS];
@@ -85,6 +91,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   readonly #outbound: OutboundRequests;
   readonly #subscriptions: Subscriptions;
   #logLevel: LogLevel | undefined;
+  // The handshake-era caller as its latest request (initialize at first) showed it: whom a list change may reach.
+  #caller: RequestContextImpl | undefined;
   #attached = false;
   #closed = false;
 
@@ -94,7 +102,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.#inFlight = new InFlight(core, { core, connection: this });
     this.#outbound = new OutboundRequests(core, this.#out);
     this.#subscriptions = new Subscriptions(core, this.#out);
-    this.#auth = options.auth;
+    this.#auth = options.auth === undefined ? undefined : checkedAuth(options.auth);
     this.#extra = options.extra;
   }
 
@@ -140,7 +148,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       );
       return;
     }
-    if (Array.isArray(message)) return this.#batch(message, options);
+    if (Array.isArray(message)) return this.#batch(message, line, options);
     return this.#single(message, line, false, options, this.#out.respond);
   }
 
@@ -156,6 +164,14 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.#outbound.failAll(why);
   }
 
+  /**
+   * The client's input ended (stdin EOF): no answer can come any more, so the server's unanswered requests fail now
+   * (a handler awaiting `ctx.elicit` sees it throw) and later ones fail at once. Requests in flight run on.
+   */
+  endOfInput(): void {
+    this.#outbound.endOfInput();
+  }
+
   /** End every `subscriptions/listen` stream gracefully, with its result (a transport shutting down calls this). */
   endSubscriptions(): void {
     this.#subscriptions.endAll();
@@ -167,7 +183,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   // ── Batches (2025-03-26): one entry at a time, one reply line for all of them ──
 
-  #batch(messages: unknown[], options: ReceiveOptions | undefined): MaybePromise<void> {
+  #batch(messages: unknown[], line: string, options: ReceiveOptions | undefined): MaybePromise<void> {
     if (messages.length === 0) {
       this.#out.respond(
         this.#out.errorLine("null", { code: ErrorCode.InvalidRequest, message: "Invalid request: an empty batch" }),
@@ -190,11 +206,26 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       );
       return;
     }
+    // The client's answers in it are taken first: a request before them in the batch may be waiting for one.
+    for (const entry of messages) {
+      if (isPlainObject(entry) && !("method" in entry) && ("result" in entry || "error" in entry)) {
+        this.#outbound.settle(entry);
+      }
+    }
     const replies: string[] = [];
-    const collect: Respond = (line) => replies.push(line);
+    const collect: Respond = (reply) => replies.push(reply);
+    // An entry's id past 2^53 is read off the batch's text, once for all of them.
+    let raws: (string | undefined)[] | undefined;
     const from = (start: number): MaybePromise<void> => {
       for (let index = start; index < messages.length; index++) {
-        const done = this.#single(messages[index], undefined, true, options, collect);
+        const entry = messages[index];
+        const id = isPlainObject(entry) ? entry.id : undefined;
+        let raw: string | undefined;
+        if (typeof id === "number" && !Number.isSafeInteger(id)) {
+          raws ??= rawBatchIds(line);
+          raw = raws[index];
+        }
+        const done = this.#single(entry, undefined, true, options, collect, raw);
         if (isPromiseLike<void>(done)) return Promise.resolve(done).then(() => from(index + 1));
       }
       if (replies.length > 0) this.#out.respond(`[${replies.join(",")}]`, null, options?.tag);
@@ -210,6 +241,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     inBatch: boolean,
     options: ReceiveOptions | undefined,
     respond: Respond,
+    rawId?: string,
   ): MaybePromise<void> {
     const parsed = check(Envelope, message);
     if (!parsed.success) {
@@ -218,7 +250,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         this.#outbound.settle(message);
         return;
       }
-      const text = isPlainObject(message) ? idText(message.id, line) : "null";
+      const text = rawId ?? (isPlainObject(message) ? idText(message.id, line) : "null");
       respond(
         this.#out.errorLine(text, {
           code: ErrorCode.InvalidRequest,
@@ -232,10 +264,10 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     }
     const { id, method, params } = parsed.data;
     if (id === undefined) {
-      this.#notification(method, params);
+      this.#notification(method, params, line);
       return;
     }
-    return this.#request(id, idText(id, line), method, params, inBatch, options, respond);
+    return this.#request(id, rawId ?? idText(id, line), method, params, inBatch, options, respond);
   }
 
   // The one error boundary: whatever is thrown below becomes this request's one error reply. Written without
@@ -251,7 +283,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   ): MaybePromise<void> {
     let outcome: MaybePromise<Outcome>;
     try {
-      outcome = this.#route(id, method, params, inBatch, options);
+      outcome = this.#route(id, requestKey(id, text), method, params, inBatch, options);
     } catch (error) {
       this.#fail(error, id, text, method, options, respond);
       return;
@@ -286,6 +318,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   #route(
     id: RequestId,
+    key: string,
     method: string,
     params: Params,
     inBatch: boolean,
@@ -296,10 +329,10 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       case "fresh":
         if (method === "initialize") {
           if (inBatch) throw invalidRequest("initialize cannot be part of a batch");
-          return this.#initialize(state, params);
+          return this.#initialize(state, id, key, params, options);
         }
         if (isPlainObject(params?._meta) && MetaKey.protocolVersion in params._meta) {
-          return this.#stateless(state, id, method, params, options);
+          return this.#stateless(state, id, key, method, params, options);
         }
         if (method === "ping") return {};
         throw invalidParams(
@@ -308,10 +341,10 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       case "handshaking":
       case "operating":
         if (method === "initialize") throw invalidRequest("this connection is already initialized");
-        return this.#handshake(state.session, id, method, params, options);
+        return this.#handshake(state.session, id, key, method, params, options);
       case "stateless":
-        if (method === "initialize" && !inBatch) return this.#initialize(state, params);
-        return this.#stateless(state, id, method, params, options);
+        if (method === "initialize" && !inBatch) return this.#initialize(state, id, key, params, options);
+        return this.#stateless(state, id, key, method, params, options);
     }
   }
 
@@ -335,7 +368,13 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     }
   }
 
-  #initialize(state: Fresh | Stateless, params: Params): Record<string, unknown> {
+  #initialize(
+    state: Fresh | Stateless,
+    id: RequestId,
+    key: string,
+    params: Params,
+    options: ReceiveOptions | undefined,
+  ): Record<string, unknown> {
     const parsed = schemas().initializeParams.safeParse(params ?? {});
     if (!parsed.success) throw invalidParams(`Invalid initialize params: ${issuesText(parsed.error.issues)}`);
     const { protocolVersion, capabilities, clientInfo } = parsed.data;
@@ -345,12 +384,25 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       clientCapabilities: capabilities,
     };
     this.#state = initialize(state, session);
+    this.#caller = new RequestContextImpl({
+      requestId: id,
+      key,
+      revision: featuresOf(session.protocolVersion),
+      clientInfo: session.clientInfo,
+      clientCapabilities: session.clientCapabilities,
+      meta: metaOf(params),
+      auth: this.#authOf(options),
+      extra: this.#extraFor(options),
+      port: this,
+      tag: options?.tag,
+    });
     return this.#core.initializeResult(session.protocolVersion);
   }
 
   #handshake(
     session: HandshakeSession,
     id: RequestId,
+    key: string,
     method: string,
     params: Params,
     options: ReceiveOptions | undefined,
@@ -360,21 +412,25 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.#capable(method, handler);
     const ctx = new RequestContextImpl({
       requestId: id,
+      key,
       revision,
       clientInfo: session.clientInfo,
       clientCapabilities: session.clientCapabilities,
       meta: metaOf(params),
-      auth: options?.auth ?? this.#auth,
+      auth: this.#authOf(options),
       extra: this.#extraFor(options),
       port: this,
       tag: options?.tag,
+      checkTool: options?.checkTool,
     });
+    this.#caller = ctx;
     return this.#inFlight.run(handler, method, params, ctx, false);
   }
 
   #stateless(
     state: Fresh | Stateless,
     id: RequestId,
+    key: string,
     method: string,
     params: Params,
     options: ReceiveOptions | undefined,
@@ -399,10 +455,11 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     if (!parsed.success) throw invalidParams(`Invalid params._meta: ${issuesText(parsed.error.issues)}`);
     this.#state = servedStateless(state);
     this.#capable(method, handler);
-    const auth = options?.auth ?? this.#auth;
+    const auth = this.#authOf(options);
     const make = (round: InputRound | undefined) =>
       new RequestContextImpl({
         requestId: id,
+        key,
         revision,
         clientInfo: parsed.data[MetaKey.clientInfo] as Implementation | undefined,
         clientCapabilities: parsed.data[MetaKey.clientCapabilities],
@@ -412,6 +469,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         port: this,
         inputs: round,
         tag: options?.tag,
+        checkTool: options?.checkTool,
       });
     if (!handler.asks) return this.#inFlight.run(handler, method, params, make(undefined), false);
     // Only a retry has a state to open (asynchronously, to check its seal); a first call stays synchronous.
@@ -421,6 +479,12 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     return this.#inFlight.retry(handler, method, params, make(undefined), auth);
   }
 
+  // A message's own caller is checked as the connection's was: refused (-32603, logged) without a subject.
+  #authOf(options: ReceiveOptions | undefined): AuthInfo | undefined {
+    const auth = options?.auth;
+    return auth === undefined ? this.#auth : checkedAuth(auth);
+  }
+
   #extraFor(options: ReceiveOptions | undefined): Record<string, unknown> | undefined {
     if (this.#extra === undefined && options?.extra === undefined) return undefined;
     return { ...this.#extra, ...options?.extra };
@@ -428,7 +492,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   // ── Notifications from the client ──
 
-  #notification(method: string, params: Params): void {
+  #notification(method: string, params: Params, line: string | undefined): void {
     const state = this.#state;
     if (method === "notifications/initialized") {
       if (state.kind === "handshaking") {
@@ -438,7 +502,13 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     } else if (method === "notifications/cancelled") {
       const parsed = schemas().cancelledParams.safeParse(params ?? {});
       if (!parsed.success) return;
-      this.#inFlight.cancel(parsed.data.requestId, parsed.data.reason ?? "cancelled by the client");
+      const { requestId } = parsed.data;
+      // A number JSON.parse rounded names its request by the text it was written as.
+      const text =
+        typeof requestId === "number" && !Number.isSafeInteger(requestId)
+          ? ((line === undefined ? undefined : rawParamsNumber(line, "requestId")) ?? String(requestId))
+          : "";
+      this.#inFlight.cancel(requestKey(requestId, text), parsed.data.reason ?? "cancelled by the client");
     }
   }
 
@@ -481,8 +551,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   // ── What the server tells every connection ──
 
-  listChanged(kind: ChangeKind): void {
-    this.#subscriptions.listChanged(kind, this.#state.kind === "operating");
+  listChanged(kind: ChangeKind, audience: Audience): void {
+    this.#subscriptions.listChanged(kind, this.#state.kind === "operating" ? this.#caller : undefined, audience);
   }
 
   resourceUpdated(uri: string): void {

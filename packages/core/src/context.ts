@@ -4,19 +4,32 @@ import { isLogLevel, LOG_LEVELS, type LogLevel, levelPasses } from "./logger.js"
 import { MetaKey, type ProtocolVersion } from "./protocol.js";
 import type { RevisionFeatures } from "./revision.js";
 import type { InferInput, InputSchema } from "./schema-adapter.js";
-import type { Implementation } from "./types.js";
+import type { Implementation, Tool } from "./types.js";
 
 /** Which protocol era a request arrived in. */
 export type Era = "handshake" | "stateless";
 
-/** Who is calling, as the transport authenticated them (the HTTP transport's `authenticate` hook). */
+/**
+ * Who is calling, as the transport authenticated them (the HTTP transport's `authenticate` hook). Sessions and
+ * `requestState` are bound to `subject`: a principal without one is refused, never taken for another.
+ */
 export interface AuthInfo {
-  /** A stable identifier of the caller (a user or client id). */
-  readonly subject?: string;
+  /** A stable identifier of the caller (a user or client id): required, non-empty. */
+  readonly subject: string;
   /** What the caller may do. */
   readonly scopes: readonly string[];
   /** Anything else the authenticator knows (claims, the raw token). */
   readonly [key: string]: unknown;
+}
+
+/** `auth` itself, when it names its caller; a TypeError otherwise (a principal without a subject binds to nothing). */
+export function checkedAuth(auth: AuthInfo): AuthInfo {
+  if (typeof auth.subject !== "string" || auth.subject === "") {
+    throw new TypeError(
+      "auth.subject must be a non-empty string: a principal without a subject cannot be told apart from another; fix the authenticator that made it",
+    );
+  }
+  return auth;
 }
 
 /** A form question: `schema` is a zod shape or object of primitive fields; the answer comes back typed and validated. */
@@ -130,6 +143,8 @@ export interface ContextPort extends AskPort {
 /** Everything a context is made from. */
 export interface ContextInit {
   requestId: RequestId;
+  /** The request's key in flight (`requestKey`): its id exactly as written, when JSON.parse rounded it. */
+  key: string;
   revision: RevisionFeatures;
   clientInfo: Implementation | undefined;
   clientCapabilities: Readonly<Record<string, unknown>>;
@@ -141,11 +156,14 @@ export interface ContextInit {
   inputs?: InputRound | undefined;
   /** The transport's tag of the message that brought this request, carried on every line it causes. */
   tag?: unknown;
+  /** The transport's own check of a tools/call against the tool it reaches (see `ReceiveOptions.checkTool`). */
+  checkTool?: ((tool: Tool) => void) | undefined;
 }
 
 /** A request's context; its AbortController and log object are made only when a handler asks for them. */
 export class RequestContextImpl implements RequestContext {
   readonly requestId: RequestId;
+  readonly key: string;
   readonly revision: RevisionFeatures;
   readonly clientInfo: Implementation | undefined;
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
@@ -154,6 +172,7 @@ export class RequestContextImpl implements RequestContext {
   /** 2026-07-28: set once a retry's state has been opened. */
   inputs: InputRound | undefined;
   readonly tag: unknown;
+  readonly checkTool: ((tool: Tool) => void) | undefined;
   readonly #port: ContextPort;
   #extra: Record<string, unknown> | undefined;
   #controller: AbortController | undefined;
@@ -166,6 +185,7 @@ export class RequestContextImpl implements RequestContext {
 
   constructor(init: ContextInit) {
     this.requestId = init.requestId;
+    this.key = init.key;
     this.revision = init.revision;
     this.clientInfo = init.clientInfo;
     this.clientCapabilities = init.clientCapabilities;
@@ -173,6 +193,7 @@ export class RequestContextImpl implements RequestContext {
     this.auth = init.auth;
     this.inputs = init.inputs;
     this.tag = init.tag;
+    this.checkTool = init.checkTool;
     this.#port = init.port;
     this.#extra = init.extra;
   }

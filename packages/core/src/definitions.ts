@@ -1,11 +1,13 @@
 import type { RequestContext } from "./context.js";
 import type { MaybePromise } from "./maybe.js";
+import type { Middleware } from "./middleware.js";
 import type { AnySchema, InferInput, InputSchema } from "./schema-adapter.js";
 import type { Annotations, CacheHint, Icon, Resource, ToolAnnotations } from "./types.js";
 
 /**
  * Who may use a tool, resource or prompt. A caller it refuses does not see it in lists, and a call answers exactly
- * as for one that does not exist, so its existence does not leak. Runs for every list and call: keep it cheap.
+ * as for one that does not exist, so its existence does not leak. Runs for every list and call: keep it cheap. One
+ * that throws refuses (and is logged as an error).
  * @example
  * server.tool({ name: "wipe", description: "Wipe all", guard: (ctx) => ctx.auth?.scopes.includes("admin") ?? false, handler });
  */
@@ -48,6 +50,11 @@ export interface ToolDefinition<I extends InputSchema | undefined = InputSchema 
   /** Who may see and call it (default: everyone). */
   guard?: Guard;
   /**
+   * Middleware around this tool alone: its calls, once it is known to be the caller's (never for one its guard
+   * refuses, nor when disabled). It follows the definition through renames, and a mounted module's keeps working.
+   */
+  use?: readonly Middleware[];
+  /**
    * Runs with validated arguments. Return a string, a number, a plain object (→ `structuredContent`
    * plus its JSON as text), content blocks, or a whole `CallToolResult`. A throw becomes an `isError` result.
    */
@@ -70,6 +77,11 @@ export interface StaticResourceDefinition {
   cache?: CacheHint;
   /** Who may see and read it (default: everyone). */
   guard?: Guard;
+  /**
+   * Middleware around this resource alone: its reads, once it is known to be the caller's (never for one its guard
+   * refuses, nor when disabled). It follows the definition through renames, and a mounted module's keeps working.
+   */
+  use?: readonly Middleware[];
   /** Return text, bytes, contents, or a whole result; `undefined` means not found. */
   handler: (ctx: RequestContext) => unknown;
 }
@@ -88,6 +100,11 @@ export interface ResourceTemplateDefinition<I extends InputSchema | undefined = 
   cache?: CacheHint;
   /** Who may see and read it (default: everyone). */
   guard?: Guard;
+  /**
+   * Middleware around this template alone: its reads and completions, once it is known to be the caller's (never for one its guard
+   * refuses, nor when disabled). It follows the definition through renames, and a mounted module's keeps working.
+   */
+  use?: readonly Middleware[];
   /**
    * A schema for the variables (its fields must be exactly the template's variables); a URI whose
    * variables fail it is answered with -32602. Without it, the variables arrive as strings.
@@ -117,6 +134,11 @@ export interface PromptDefinition<A extends InputSchema | undefined = InputSchem
   _meta?: Record<string, unknown>;
   /** Who may see and get it (default: everyone). */
   guard?: Guard;
+  /**
+   * Middleware around this prompt alone: its gets and completions, once it is known to be the caller's (never for one its guard
+   * refuses, nor when disabled). It follows the definition through renames, and a mounted module's keeps working.
+   */
+  use?: readonly Middleware[];
   /** Completers for the prompt's arguments, by argument name (`completion/complete`). */
   complete?: Readonly<Record<string, Completer>>;
   /** Return a string, messages, or a whole `GetPromptResult`. */

@@ -70,6 +70,14 @@ export function messageOf(thrown: unknown): string {
   }
 }
 
+/** A client's value as an error message shows it: a primitive as JSON (cut short), an array or object by its kind. */
+export function shown(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object" && value !== null) return "an object";
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
+
 /** One boundary: what an unexpected throw becomes on the wire (a generic -32603; details stay on the server). */
 export function toWireError(thrown: unknown): JsonRpcErrorObject {
   if (!isMcpError(thrown)) return { code: ErrorCode.InternalError, message: "Internal error" };

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AuthInfo, RequestContext } from "./context.js";
 import { definitionError, rpcError } from "./expect-errors.test-util.js";
 import { ErrorCode } from "./json-rpc.js";
+import { MetaKey } from "./protocol.js";
 import { createServer } from "./server.js";
 import { createTestClient } from "./testing.js";
 
@@ -66,6 +67,51 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("guards in %s", (protocolVe
   });
 });
 
+describe.each(["2025-11-25", "2026-07-28"] as const)("a guard that throws (%s)", (protocolVersion) => {
+  it("refuses: its item answers exactly as one that does not exist, by every route; the error is logged", async () => {
+    const logged: string[] = [];
+    const s = createServer({ name: "crashy", version: "1", logger: (entry) => logged.push(entry.message) });
+    // A guard written for authenticated callers only: it throws for one without auth.
+    const guard = (ctx: RequestContext) => (ctx.auth as AuthInfo).scopes.includes("admin");
+    s.tool({ name: "wipe", description: "Wipe", guard, handler: () => "wiped" });
+    s.tool({ name: "open", description: "Open", handler: () => "open" });
+    s.resource({ uri: "admin://log", guard, handler: () => "the log" });
+    s.resource({ uriTemplate: "user://{id}", guard, complete: { id: () => ["1"] }, handler: () => "u" });
+    s.prompt({
+      name: "audit",
+      description: "Audit",
+      guard,
+      complete: { scope: () => ["all"] },
+      args: { scope: z.string() },
+      handler: () => "x",
+    });
+    const c = await createTestClient(s, { protocolVersion });
+    expect((await c.listTools()).map((tool) => tool.name)).toEqual(["open"]);
+    expect(await c.listResources()).toEqual([]);
+    expect(await c.listPrompts()).toEqual([]);
+    const same = async (hidden: Promise<unknown>, missing: Promise<unknown>, name: string, other: string) => {
+      const [a, b] = [await rpcError(hidden), await rpcError(missing)];
+      expect({ code: a.code, message: a.message.replace(name, "X") }).toEqual({
+        code: b.code,
+        message: b.message.replace(other, "X"),
+      });
+    };
+    await same(c.callTool("wipe"), c.callTool("nope"), "wipe", "nope");
+    await same(c.readResource("admin://log"), c.readResource("admin://zzz"), "admin://log", "admin://zzz");
+    await same(c.readResource("user://1"), c.readResource("zzzz://1"), "user://1", "zzzz://1");
+    await same(c.getPrompt("audit", { scope: "x" }), c.getPrompt("zzzzz", { scope: "x" }), "audit", "zzzzz");
+    const ref = (name: string) => ({ type: "ref/prompt" as const, name });
+    await same(
+      c.complete(ref("audit"), { name: "scope", value: "" }),
+      c.complete(ref("zzzzz"), { name: "scope", value: "" }),
+      "audit",
+      "zzzzz",
+    );
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged.every((message) => message.startsWith("a guard threw, so it refused: TypeError"))).toBe(true);
+  });
+});
+
 it("2026-07-28: a list that depends on the caller is cacheScope private; one that does not stays public", async () => {
   const client = await createTestClient(server(), { auth: reader });
   expect(await client.request("tools/list")).toMatchObject({ cacheScope: "private" });
@@ -75,6 +121,25 @@ it("2026-07-28: a list that depends on the caller is cacheScope private; one tha
   const open = await createTestClient(plain);
   expect(await open.request("tools/list")).toMatchObject({ cacheScope: "public" });
   expect(await (await createTestClient(server())).request("prompts/list")).toMatchObject({ cacheScope: "private" });
+});
+
+it("2026-07-28: resources/list is cacheScope private when a template lists resources: its list sees the caller", async () => {
+  const s = createServer({ name: "mine", version: "1" });
+  s.resource({ uri: "docs://readme", handler: () => "read me" });
+  const open = await createTestClient(s);
+  expect(await open.request("resources/list")).toMatchObject({ cacheScope: "public" });
+  s.resource({
+    uriTemplate: "mine://{id}",
+    list: (ctx) => [{ uri: `mine://${ctx.auth?.subject}`, name: "yours" }],
+    handler: ({ id }) => String(id),
+  });
+  for (const app of [s, createServer({ name: "app", version: "1" }).mount("mod", s)]) {
+    const asAda = await createTestClient(app, { auth: { subject: "ada", scopes: [] } });
+    expect(await asAda.request("resources/list")).toMatchObject({
+      resources: [{ uri: "docs://readme" }, { uri: "mine://ada" }],
+      cacheScope: "private",
+    });
+  }
 });
 
 it("with pagination, pages are made from what the caller may see", async () => {
@@ -130,3 +195,69 @@ it("2026-07-28: a list served through middleware (which may filter per caller) i
   plain.use((_operation, next) => next());
   expect(await (await createTestClient(plain)).request("tools/list")).toMatchObject({ cacheScope: "private" });
 });
+
+// What a refused caller sends for a hidden item and for one that does not exist, and the reply line to each with
+// the item's name swapped out: the two must be the same text.
+describe.each(["2025-11-25", "2026-07-28"] as const)(
+  "hidden answers as missing, byte for byte (%s)",
+  (protocolVersion) => {
+    const layouts: [string, () => ReturnType<typeof createServer>, string][] = [
+      ["served alone", server, ""],
+      ["in a mounted module", () => createServer({ name: "app", version: "1" }).mount("mod", server()), "mod."],
+      [
+        "in a module of a module",
+        () => {
+          const middle = createServer({ name: "middle", version: "1" }).mount("mod", server());
+          middle.use((_operation, next) => next());
+          return createServer({ name: "app", version: "1" }).mount("outer", middle);
+        },
+        "outer.mod.",
+      ],
+    ];
+    const meta = protocolVersion === "2026-07-28" ? { _meta: { [MetaKey.protocolVersion]: protocolVersion } } : {};
+    let id = 0;
+    const line = (method: string, params: Record<string, unknown>) =>
+      JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params: { ...params, ...meta } });
+
+    it.each(layouts)("%s", async (_layout, make, prefix) => {
+      const asReader = await createTestClient(make(), { protocolVersion, auth: reader });
+      const pairs: [string, (target: string) => Record<string, unknown>, string, string][] = [
+        ["tools/call", (name) => ({ name, arguments: {} }), `${prefix}wipe`, `${prefix}nope`],
+        ["prompts/get", (name) => ({ name, arguments: { scope: "x" } }), `${prefix}audit`, `${prefix}nope`],
+        [
+          "completion/complete",
+          (name) => ({ ref: { type: "ref/prompt", name }, argument: { name: "scope", value: "" } }),
+          `${prefix}audit`,
+          `${prefix}nope`,
+        ],
+        [
+          "completion/complete",
+          (uri) => ({ ref: { type: "ref/resource", uri }, argument: { name: "id", value: "" } }),
+          "user://{id}",
+          "nope://{id}",
+        ],
+        ["resources/read", (uri) => ({ uri }), "admin://log", "nope://log"],
+        ["resources/read", (uri) => ({ uri }), "user://1", "nope://1"],
+      ];
+      if (protocolVersion === "2025-11-25")
+        pairs.push(["resources/subscribe", (uri) => ({ uri }), "admin://log", "nope://log"]);
+      for (const [method, params, hidden, missing] of pairs) {
+        // The same id for both: the replies differ in nothing but the name.
+        const hiddenReply = await asReader.send(line(method, params(hidden)));
+        id--;
+        const missingReply = await asReader.send(line(method, params(missing)));
+        expect(missingReply).toMatch(/^\{"jsonrpc":"2\.0","id":\d+,"(result|error)"/);
+        expect(hiddenReply?.split(hidden).join("X"), `${method} ${hidden}`).toBe(
+          missingReply?.split(missing).join("X"),
+        );
+      }
+      if (protocolVersion === "2026-07-28") {
+        const hidden = await asReader.listen({ resourceSubscriptions: ["admin://log"] });
+        const missing = await asReader.listen({ resourceSubscriptions: ["nope://log"] });
+        expect(JSON.stringify(hidden.acknowledged).replace("admin://log", "X")).toBe(
+          JSON.stringify(missing.acknowledged).replace("nope://log", "X"),
+        );
+      }
+    });
+  },
+);

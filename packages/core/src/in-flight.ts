@@ -2,11 +2,11 @@ import { InputRequired, type InputRound } from "./ask.js";
 import type { AuthInfo, RequestContextImpl } from "./context.js";
 import { McpError } from "./errors.js";
 import { type AskTarget, inputRequired, openRound } from "./input-required.js";
-import { ErrorCode, type RequestId } from "./json-rpc.js";
+import { ErrorCode } from "./json-rpc.js";
 import { isPromiseLike, type MaybePromise } from "./maybe.js";
-import { CACHE_HINT, type Method, type MethodEnv } from "./methods.js";
+import type { Method, MethodEnv } from "./methods.js";
 import { describeOperation, runMiddleware } from "./middleware.js";
-import { keyOf } from "./raw-id.js";
+import { CACHE_HINT } from "./results.js";
 import type { ServerCore } from "./server-core.js";
 
 export type Params = Record<string, unknown> | undefined;
@@ -51,9 +51,11 @@ export class InFlight {
     return this.#requests.size;
   }
 
-  /** The client cancelled: the id is free again at once; the cancelled handler's late finish answers nothing. */
-  cancel(id: RequestId, reason: string): void {
-    const key = keyOf(id);
+  /**
+   * The client cancelled the request under `key` (`requestKey`): the id is free again at once; the cancelled
+   * handler's late finish answers nothing.
+   */
+  cancel(key: string, reason: string): void {
     const ctx = this.#requests.get(key);
     if (ctx) {
       this.#requests.delete(key);
@@ -78,11 +80,12 @@ export class InFlight {
 
   // In flight from here until answered: the id is taken, and a cancellation finds the request.
   #register(ctx: RequestContextImpl): string {
-    const key = keyOf(ctx.requestId);
+    const { key } = ctx;
     if (this.#requests.has(key)) {
+      const shown = typeof ctx.requestId === "string" ? JSON.stringify(ctx.requestId) : key.slice(1);
       throw new McpError(
         ErrorCode.InvalidRequest,
-        `Invalid request: id ${JSON.stringify(ctx.requestId)} is already in use by a request in flight`,
+        `Invalid request: id ${shown} is already in use by a request in flight`,
       );
     }
     this.#requests.set(key, ctx);
@@ -171,10 +174,9 @@ export class InFlight {
   ): MaybePromise<Outcome> {
     const key = this.#register(ctx);
     const served: Served = { handler, method, params, ctx, key, mayAsk: true };
-    const target = askTarget(handler, method, params, auth);
     let opened: MaybePromise<InputRound>;
     try {
-      opened = openRound(this.#core.sealer, params, target, Date.now());
+      opened = openRound(this.#core.sealer, params, askTarget(handler, method, params, auth), Date.now());
     } catch (error) {
       this.#done(served);
       throw error;

@@ -33,6 +33,7 @@ export type { Phase } from "./era.js";
 export { ClientError, DefinitionError, isMcpError, McpError } from "./errors.js";
 export {
   ErrorCode,
+  errorLine,
   type JsonRpcError,
   type JsonRpcErrorObject,
   type JsonRpcMessage,
@@ -52,7 +53,7 @@ export {
   levelPasses,
 } from "./logger.js";
 export type { ListenFilter } from "./methods.js";
-export type { Middleware, Operation, OperationKind } from "./middleware.js";
+export type { Middleware, Operation, OperationKind, Round } from "./middleware.js";
 export {
   HANDSHAKE_VERSIONS,
   type HandshakeVersion,
@@ -62,6 +63,7 @@ export {
   STATELESS_VERSIONS,
   type StatelessVersion,
 } from "./protocol.js";
+export { idText, rawBatchIds } from "./raw-id.js";
 export {
   audio,
   embeddedResource,

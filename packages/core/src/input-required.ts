@@ -1,5 +1,6 @@
 import { type InputRound, inputRound } from "./ask.js";
-import type { AuthInfo } from "./context.js";
+import { type AuthInfo, checkedAuth } from "./context.js";
+import { MAX_DEPTH, tooDeep, tooDeepText } from "./depth.js";
 import { McpError } from "./errors.js";
 import { ErrorCode, isPlainObject } from "./json-rpc.js";
 import type { MaybePromise } from "./maybe.js";
@@ -7,9 +8,9 @@ import { canonicalJson, digest, type Sealer } from "./seal.js";
 
 // 2026-07-28 multi-round-trip requests. `requestState` is attacker-controlled, so it is sealed (HMAC) and bound to
 // the method, the tool/prompt name or resource URI, the arguments, the caller and an expiry; it carries the answers
-// of earlier rounds, since the client sends back only the latest ones.
+// of earlier rounds, since the client sends back only the latest ones, and a random id and number for its round.
 
-const PURPOSE = "toolsmith.requestState.v1";
+const PURPOSE = "toolsmith.requestState.v2";
 
 /** What a retry must match: the request that was asked. */
 export interface AskTarget {
@@ -27,6 +28,10 @@ interface SealedState {
   p: string | null;
   e: number;
   r: Record<string, unknown>;
+  /** The round's id: random, one per issued state. */
+  i: string;
+  /** The round's number: 1 for the first input_required of a request. */
+  n: number;
 }
 
 function refuse(why: string): McpError {
@@ -36,8 +41,22 @@ function refuse(why: string): McpError {
   );
 }
 
+// The arguments a round is bound to, as a digest of their canonical JSON.
+function argumentsDigest(args: unknown): Promise<string> {
+  const text = canonicalJson(args ?? {}, MAX_DEPTH);
+  if (text === undefined) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid params: ${tooDeepText("params.arguments", tooDeep(args) ?? [])}`,
+    );
+  }
+  return digest(text);
+}
+
+// Who a state is bound to: a subject, or null for an unauthenticated caller. A principal without a subject matches
+// nothing, not even another one (the connection refuses such a principal before this).
 function principal(auth: AuthInfo | undefined): string | null {
-  return auth?.subject ?? null;
+  return auth === undefined ? null : checkedAuth(auth).subject;
 }
 
 function isSealedState(value: unknown): value is SealedState {
@@ -48,7 +67,9 @@ function isSealedState(value: unknown): value is SealedState {
     typeof value.a === "string" &&
     (value.p === null || typeof value.p === "string") &&
     typeof value.e === "number" &&
-    isPlainObject(value.r)
+    isPlainObject(value.r) &&
+    typeof value.i === "string" &&
+    Number.isSafeInteger(value.n)
   );
 }
 
@@ -69,6 +90,10 @@ export function openRound(
       "Invalid params: inputResponses must be an object keyed like inputRequests",
     );
   }
+  // Answers are kept in the next requestState: sealing walks them.
+  const deep = tooDeep(responses);
+  if (deep)
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${tooDeepText("params.inputResponses", deep)}`);
   const state = params?.requestState;
   if (state === undefined) return inputRound(responses);
   return (async () => {
@@ -79,9 +104,9 @@ export function openRound(
       throw refuse(`it was issued for ${opened.m} "${opened.t}", not ${asked.method} "${asked.target}"`);
     }
     if (opened.p !== principal(asked.auth)) throw refuse("it was issued to another caller");
-    if (opened.a !== (await digest(canonicalJson(asked.args ?? {}))))
-      throw refuse("the arguments differ from the first request");
-    return inputRound({ ...opened.r, ...responses });
+    if (opened.a !== (await argumentsDigest(asked.args))) throw refuse("the arguments differ from the first request");
+    const round = Object.freeze({ id: opened.i, number: opened.n, expiresAt: opened.e });
+    return inputRound({ ...opened.r, ...responses }, round);
   })();
 }
 
@@ -96,10 +121,12 @@ export async function inputRequired(
   const state: SealedState = {
     m: asked.method,
     t: asked.target,
-    a: await digest(canonicalJson(asked.args ?? {})),
+    a: await argumentsDigest(asked.args),
     p: principal(asked.auth),
     e: now + ttlMs,
     r: { ...round.responses },
+    i: crypto.randomUUID(),
+    n: (round.round?.number ?? 0) + 1,
   };
   return {
     resultType: "input_required",

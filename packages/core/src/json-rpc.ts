@@ -60,21 +60,24 @@ export function success(id: RequestId, result: Record<string, unknown>): JsonRpc
   return { jsonrpc: "2.0", id, result };
 }
 
-export function failure(id: RequestId | null, error: JsonRpcErrorObject): JsonRpcError {
-  return { jsonrpc: "2.0", id, error };
-}
+const INTERNAL_ERROR = JSON.stringify({ code: ErrorCode.InternalError, message: "Internal error" });
 
 /**
- * A response as one line of JSON. A result or error data that cannot be serialized (a BigInt, a cycle) becomes
- * a -32603 for the same id, so the request still gets its one reply; `onError` hears why.
+ * The one writer of JSON-RPC error responses, for core and transports alike: `id` is the id's JSON text, from
+ * `idText` (exact past 2^53, the last "id" key as JSON.parse reads it). Error data that cannot be serialized (a
+ * BigInt, a cycle) becomes a -32603 for the same id; `onError` hears why.
+ * @example
+ * errorLine(idText(message.id, line), { code: ErrorCode.InvalidRequest, message: "Invalid request: too large" });
  */
-export function serialize(response: JsonRpcResponse, onError: (error: unknown) => void): string {
+export function errorLine(id: string, error: JsonRpcErrorObject, onError?: (thrown: unknown) => void): string {
+  let text: string;
   try {
-    return JSON.stringify(response);
-  } catch (error) {
-    onError(error);
-    return JSON.stringify(failure(response.id, { code: ErrorCode.InternalError, message: "Internal error" }));
+    text = JSON.stringify(error);
+  } catch (thrown) {
+    onError?.(thrown);
+    text = INTERNAL_ERROR;
   }
+  return `{"jsonrpc":"2.0","id":${id},"error":${text}}`;
 }
 
 /** True for a string or a finite number: the ids this server echoes. */

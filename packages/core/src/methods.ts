@@ -1,5 +1,5 @@
 import type { RequestContextImpl } from "./context.js";
-import { McpError } from "./errors.js";
+import { McpError, shown } from "./errors.js";
 import { ErrorCode } from "./json-rpc.js";
 import { isLogLevel, type LogLevel } from "./logger.js";
 import { andThen, type MaybePromise } from "./maybe.js";
@@ -20,9 +20,6 @@ import {
 
 /** Which caching hint a 2026-07-28 result carries. */
 export type CacheKind = "discover" | "list" | "read";
-
-/** A result's own caching hint; a symbol key, so it never reaches the wire by itself. */
-export const CACHE_HINT: unique symbol = Symbol("toolsmith.cacheHint");
 
 /** What `subscriptions/listen` asks for. */
 export interface ListenFilter {
@@ -73,7 +70,7 @@ function parse<T>(inbound: Inbound<T>, params: Record<string, unknown> | undefin
 function list(
   capability: "tools" | "resources" | "prompts",
   key: string,
-  items: (env: MethodEnv, ctx: RequestContextImpl) => MaybePromise<unknown[]>,
+  items: (env: MethodEnv, ctx: RequestContextImpl, params: Record<string, unknown>) => MaybePromise<unknown[]>,
 ): Method {
   return {
     capability,
@@ -81,7 +78,7 @@ function list(
     operation: "list",
     run(env, params, ctx) {
       const { cursor } = parse(PaginatedParams, params);
-      return andThen(items(env, ctx), (found) => env.core.page(key, found, cursor));
+      return andThen(items(env, ctx, params ?? {}), (found) => env.core.page(key, found, cursor));
     },
   };
 }
@@ -92,30 +89,32 @@ const EMPTY = (): Record<string, unknown> => ({});
 export const METHODS: Readonly<Record<string, Method>> = {
   ping: { run: EMPTY },
   "server/discover": { cache: "discover", run: (env) => env.core.discoverResult() },
-  "tools/list": list("tools", "tools", (env, ctx) => env.core.router.listTools(ctx)),
+  "tools/list": list("tools", "tools", (env, ctx, params) => env.core.router.listTools(ctx, params)),
   "tools/call": {
     capability: "tools",
     operation: "call",
-    asks: (params) => ({ target: String(params?.name), args: params?.arguments }),
+    asks(params) {
+      const { name, arguments: args } = parse(CallToolParams, params);
+      return { target: name, args };
+    },
     run(env, params, ctx) {
       const { name, arguments: args } = parse(CallToolParams, params);
-      return env.core.router.callTool(name, args, ctx) as unknown as MaybePromise<Record<string, unknown>>;
+      const result = env.core.router.callTool(name, args, ctx, params, ctx.checkTool);
+      return result as unknown as MaybePromise<Record<string, unknown>>;
     },
   },
-  "resources/list": list("resources", "resources", (env, ctx) => env.core.router.listResources(ctx)),
-  "resources/templates/list": list("resources", "resourceTemplates", (env, ctx) =>
-    env.core.router.listResourceTemplates(ctx),
+  "resources/list": list("resources", "resources", (env, ctx, params) => env.core.router.listResources(ctx, params)),
+  "resources/templates/list": list("resources", "resourceTemplates", (env, ctx, params) =>
+    env.core.router.listResourceTemplates(ctx, params),
   ),
   "resources/read": {
     capability: "resources",
     cache: "read",
     operation: "read",
-    asks: (params) => ({ target: String(params?.uri), args: undefined }),
+    asks: (params) => ({ target: parse(ReadResourceParams, params).uri, args: undefined }),
     run(env, params, ctx) {
       const { uri } = parse(ReadResourceParams, params);
-      return andThen(env.core.router.readResource(uri, ctx), ({ result, cache }) =>
-        cache ? { ...result, [CACHE_HINT]: cache } : { ...result },
-      );
+      return env.core.router.readResource(uri, ctx, params) as unknown as MaybePromise<Record<string, unknown>>;
     },
   },
   "resources/subscribe": {
@@ -132,14 +131,17 @@ export const METHODS: Readonly<Record<string, Method>> = {
       return {};
     },
   },
-  "prompts/list": list("prompts", "prompts", (env, ctx) => env.core.router.listPrompts(ctx)),
+  "prompts/list": list("prompts", "prompts", (env, ctx, params) => env.core.router.listPrompts(ctx, params)),
   "prompts/get": {
     capability: "prompts",
     operation: "get",
-    asks: (params) => ({ target: String(params?.name), args: params?.arguments }),
+    asks(params) {
+      const { name, arguments: args } = parse(GetPromptParams, params);
+      return { target: name, args };
+    },
     run(env, params, ctx) {
       const { name, arguments: args } = parse(GetPromptParams, params);
-      return env.core.router.getPrompt(name, args, ctx) as unknown as MaybePromise<Record<string, unknown>>;
+      return env.core.router.getPrompt(name, args, ctx, params) as unknown as MaybePromise<Record<string, unknown>>;
     },
   },
   "completion/complete": {
@@ -148,7 +150,7 @@ export const METHODS: Readonly<Record<string, Method>> = {
     run(env, params, ctx) {
       const { ref, argument, context } = parse(CompleteParams, params);
       const known = ctx.revision.completionContext ? (context?.arguments ?? {}) : {};
-      return andThen(env.core.router.complete(ref, argument, known, ctx), (completion) => ({ completion }));
+      return andThen(env.core.router.complete(ref, argument, known, ctx, params), (completion) => ({ completion }));
     },
   },
   "logging/setLevel": {
@@ -156,7 +158,7 @@ export const METHODS: Readonly<Record<string, Method>> = {
     run(env, params) {
       const level = params?.level;
       if (!isLogLevel(level)) {
-        throw new McpError(ErrorCode.InvalidParams, `Invalid log level: ${JSON.stringify(level)}`);
+        throw new McpError(ErrorCode.InvalidParams, `Invalid log level: ${shown(level)}`);
       }
       env.connection.setLogLevel(level);
       return {};

@@ -1,9 +1,23 @@
+import type { InputRound } from "./ask.js";
 import type { RequestContext } from "./context.js";
 import { isPlainObject } from "./json-rpc.js";
 import { andThen, type MaybePromise } from "./maybe.js";
 
 /** What kind of operation a middleware sees. */
 export type OperationKind = "call" | "read" | "get" | "complete" | "list";
+
+/**
+ * A 2026-07-28 retry's round, as the connection verified it: its `requestState` carried this server's seal, for
+ * this method, target, arguments and caller, unexpired. A replayed state brings the same round again.
+ */
+export interface Round {
+  /** Unique to the `requestState` that was issued: a replay of that state carries the same id. */
+  readonly id: string;
+  /** Which round of its request this retry answers: 1 for the retry after the first `input_required`. */
+  readonly number: number;
+  /** When that `requestState` expires (ms since the epoch); after it the retry is refused before middleware. */
+  readonly expiresAt: number;
+}
 
 /** One MCP operation, as middleware sees it. */
 export interface Operation {
@@ -16,8 +30,13 @@ export interface Operation {
   readonly uri?: string;
   /** The arguments as the client sent them (before validation). */
   readonly arguments?: Readonly<Record<string, unknown>>;
-  /** The request's params as they came. */
+  /** The request's params as they came: the client's word, never proof of anything (see `round`). */
   readonly params: Readonly<Record<string, unknown>>;
+  /**
+   * Set only on a 2026-07-28 retry whose sealed `requestState` the connection verified; never in the handshake era,
+   * where `requestState` means nothing.
+   */
+  readonly round?: Round;
   readonly ctx: RequestContext;
   /** Abort the request: the handler's `ctx.signal` fires with `reason` (a timeout, say). */
   abort(reason: unknown): void;
@@ -53,6 +72,9 @@ export function describeOperation(
   if (typeof given.name === "string" && kind !== "complete") operation.name = given.name;
   if (typeof given.uri === "string") operation.uri = given.uri;
   if (isPlainObject(given.arguments)) operation.arguments = given.arguments;
+  // Only the connection sets a context's round, after checking the seal; params are never looked at for it.
+  const round = (ctx as { inputs?: InputRound }).inputs?.round;
+  if (round !== undefined) operation.round = round;
   return operation;
 }
 
@@ -86,4 +108,18 @@ export function runMiddleware(
     );
   };
   return at(0);
+}
+
+/** Run `serve` inside a definition's own middleware (its `use`), which sees the operation by `params`. */
+export function runOwn<T extends object>(
+  use: readonly Middleware[] | undefined,
+  method: string,
+  kind: OperationKind,
+  params: Readonly<Record<string, unknown>>,
+  ctx: RequestContext,
+  serve: () => MaybePromise<T>,
+): MaybePromise<T> {
+  if (use === undefined || use.length === 0) return serve();
+  const operation = describeOperation(method, kind, params, ctx as RequestContext & { abort(reason: unknown): void });
+  return runMiddleware(use, operation, serve as () => MaybePromise<Record<string, unknown>>) as MaybePromise<T>;
 }

@@ -155,7 +155,7 @@ describe("modules, after review", () => {
     );
   });
 
-  it("a module's own middleware runs around its operations, inside the parent's", async () => {
+  it("a module's own middleware runs around its operations, inside the parent's, seeing its own names", async () => {
     const trail: string[] = [];
     const module = github();
     module.use((operation, next) => {
@@ -170,12 +170,7 @@ describe("modules, after review", () => {
     const client = await createTestClient(app);
     await client.callTool("github.create_issue", { title: "x" });
     await client.readResource("github://issues/3");
-    expect(trail).toEqual([
-      "app tools/call",
-      "module github.create_issue",
-      "app resources/read",
-      "module github://issues/3",
-    ]);
+    expect(trail).toEqual(["app tools/call", "module create_issue", "app resources/read", "module github://issues/3"]);
   });
 
   it("an unknown name under a prefix is answered with the name the client used; registered() looks through modules", async () => {

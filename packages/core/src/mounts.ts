@@ -1,10 +1,9 @@
 import type { RequestContext } from "./context.js";
 import { DefinitionError } from "./errors.js";
-import type { MaybePromise } from "./maybe.js";
+import { andThen, isPromiseLike, type MaybePromise } from "./maybe.js";
 import { describeOperation, type Middleware, type OperationKind, runMiddleware } from "./middleware.js";
 import type { Registered, RegisteredKind, Table } from "./registry.js";
 import type { Router } from "./router.js";
-import type { Prompt, ResourceTemplate, Tool } from "./types.js";
 
 /** Another server's router, served under a prefix. */
 export interface Mount {
@@ -12,25 +11,55 @@ export interface Mount {
   readonly router: Router;
   /** The module's own modules and parents, for the rules that walk the tree. */
   readonly modules: Modules;
-  /** Run the module's own middleware around one of its operations. */
-  around<T>(
-    method: string,
-    kind: OperationKind,
-    params: Record<string, unknown>,
-    ctx: RequestContext,
-    serve: () => MaybePromise<T>,
-  ): MaybePromise<T>;
+  /** The module's own middleware, as it is now (`use` after mounting counts). */
+  readonly middleware: () => readonly Middleware[];
   /** How clash messages name it. */
   readonly source: string;
   /** Its listed tools and prompts, renamed once per listed object. */
   readonly names: WeakMap<object, object>;
 }
 
-function renamed<T extends { name: string }>(mount: Mount, item: T): T {
-  let copy = mount.names.get(item) as T | undefined;
+/** A request's params as they came, when a method has none. */
+export const NO_PARAMS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/**
+ * Run `serve` inside a module's own middleware, which sees the operation as the module alone would: `params` are
+ * module-local (its own tool or prompt name), so whatever the module enforces standalone it enforces mounted.
+ */
+export function insideModule<T extends object>(
+  mount: Mount,
+  method: string,
+  kind: OperationKind,
+  params: Readonly<Record<string, unknown>>,
+  ctx: RequestContext,
+  serve: () => MaybePromise<T>,
+): MaybePromise<T> {
+  const own = mount.middleware();
+  if (own.length === 0) return serve();
+  const operation = describeOperation(method, kind, params, ctx as RequestContext & { abort(reason: unknown): void });
+  // A middleware may replace the result: what it answers is the module's answer, as it would be standalone.
+  return runMiddleware(own, operation, serve as () => MaybePromise<Record<string, unknown>>) as MaybePromise<T>;
+}
+
+/** The module-local params of a request for `prefix.name`: the same, named as the module knows it. */
+export function localParams(params: Readonly<Record<string, unknown>>, name: string): Record<string, unknown> {
+  return { ...params, name };
+}
+
+/** What a module's list method answered (through its middleware): the array under `key`. */
+function itemsOf(result: Record<string, unknown>, key: string, method: string, mount: Mount): unknown[] {
+  const items = result[key];
+  if (!Array.isArray(items)) {
+    throw new TypeError(`a middleware of ${mount.source} answered ${method} without a "${key}" array`);
+  }
+  return items;
+}
+
+function renamed<T>(mount: Mount, item: T): T {
+  let copy = mount.names.get(item as object) as T | undefined;
   if (!copy) {
-    copy = { ...item, name: `${mount.prefix}.${item.name}` };
-    mount.names.set(item, copy);
+    copy = { ...item, name: `${mount.prefix}.${(item as { name: string }).name}` };
+    mount.names.set(item as object, copy as object);
   }
   return copy;
 }
@@ -70,18 +99,7 @@ export class Modules {
       throw new DefinitionError(
         `Mount prefix "${prefix}" is taken by ${taken.source}; mount ${source} under another prefix`,
       );
-    const around: Mount["around"] = (method, kind, params, ctx, serve) => {
-      const own = middleware();
-      if (own.length === 0) return serve();
-      const operation = describeOperation(
-        method,
-        kind,
-        params,
-        ctx as RequestContext & { abort(reason: unknown): void },
-      );
-      return runMiddleware(own, operation, serve as () => MaybePromise<Record<string, unknown>>) as MaybePromise<never>;
-    };
-    const mount: Mount = { prefix, router, modules, source, names: new WeakMap(), around };
+    const mount: Mount = { prefix, router, modules, middleware, source, names: new WeakMap() };
     for (const kind of ["tool", "prompt"] as const) {
       for (const name of this.#table(kind).map.keys()) {
         if (name.startsWith(`${prefix}.`)) {
@@ -152,13 +170,6 @@ export class Modules {
     return mount ? { mount, rest: name.slice(dot + 1) } : undefined;
   }
 
-  /** The module that serves the tool or prompt `name` under its prefix (guards aside). */
-  serving(kind: "tool" | "prompt", name: string): { mount: Mount; rest: string } | undefined {
-    const inModule = this.find(name);
-    if (inModule === undefined || !inModule.mount.modules.#serves(kind, inModule.rest)) return undefined;
-    return inModule;
-  }
-
   /** The module whose tree serves the resource or template `key`. */
   ownerOf(kind: "resource" | "resourceTemplate", key: string): Mount | undefined {
     return this.#mounts.find((mount) => mount.modules.#owner(kind, key));
@@ -177,22 +188,28 @@ export class Modules {
     return undefined;
   }
 
-  /** The modules' tools for this caller, renamed under their prefixes. */
-  tools(ctx: RequestContext): Tool[] {
-    return this.#mounts.flatMap((mount) => mount.router.listTools(ctx).map((tool) => renamed(mount, tool)));
-  }
-
-  prompts(ctx: RequestContext): Prompt[] {
-    return this.#mounts.flatMap((mount) => mount.router.listPrompts(ctx).map((prompt) => renamed(mount, prompt)));
-  }
-
-  templates(ctx: RequestContext): ResourceTemplate[] {
-    return this.#mounts.flatMap((mount) => mount.router.listResourceTemplates(ctx));
-  }
-
-  // Whether a tool or prompt of this name is served here or in a module below (guards aside).
-  #serves(kind: "tool" | "prompt", name: string): boolean {
-    return this.#table(kind).get(name) !== undefined || this.serving(kind, name) !== undefined;
+  /**
+   * Each module's list of one kind for this caller, as its own middleware lets it through (`list` asks its router),
+   * tools and prompts renamed under their prefixes. The module's middleware sees its whole list: paging is the
+   * parent's.
+   */
+  listed(
+    method: string,
+    key: string,
+    ctx: RequestContext,
+    params: Readonly<Record<string, unknown>>,
+    list: (router: Router, params: Readonly<Record<string, unknown>>) => MaybePromise<unknown[]>,
+  ): MaybePromise<unknown[]> {
+    const { cursor: _parents, ...local } = params;
+    const named = key === "tools" || key === "prompts";
+    const lists = this.#mounts.map((mount) => {
+      const serve = () => andThen(list(mount.router, local), (items) => ({ [key]: items }));
+      return andThen(insideModule(mount, method, "list", local, ctx, serve), (result) => {
+        const items = itemsOf(result, key, method, mount);
+        return named ? items.map((item) => renamed(mount, item)) : items;
+      });
+    });
+    return lists.some(isPromiseLike) ? Promise.all(lists).then((found) => found.flat()) : (lists as unknown[][]).flat();
   }
 
   // The keys this router serves, its modules' included (tools and prompts under their prefixes).

@@ -1,9 +1,11 @@
-import { ClientError, McpError } from "./errors.js";
+import { tooDeep, tooDeepText } from "./depth.js";
+import { ClientError, McpError, shown } from "./errors.js";
 import { ErrorCode, isPlainObject, type RequestId } from "./json-rpc.js";
 import type { Outlet } from "./outlet.js";
 import type { ServerCore } from "./server-core.js";
 
 interface Pending {
+  end(): void;
   settle(message: Record<string, unknown>): void;
   fail(error: unknown): void;
 }
@@ -14,6 +16,7 @@ export class OutboundRequests {
   readonly #out: Outlet;
   readonly #pending = new Map<number, Pending>();
   #nextId = 0;
+  #inputEnded = false;
 
   constructor(core: ServerCore, out: Outlet) {
     this.#core = core;
@@ -32,6 +35,7 @@ export class OutboundRequests {
   ): Promise<Record<string, unknown>> {
     const { relatedTo, tag, signal } = options;
     if (signal.aborted) return Promise.reject(signal.reason);
+    if (this.#inputEnded) return Promise.reject(new Error(`Cannot ask ${method}: the client's input has ended`));
     const id = this.#nextId++;
     const timeoutMs = this.#core.clientRequestTimeoutMs;
     return new Promise((resolve, reject) => {
@@ -58,15 +62,20 @@ export class OutboundRequests {
       (timer as { unref?: () => void }).unref?.();
       signal.addEventListener("abort", onAbort, { once: true });
       this.#pending.set(id, {
+        end: () =>
+          abandon(new Error(`The client's input ended before it answered ${method}`), "the client's input ended"),
         settle: (message) => {
           cleanup();
           if (isPlainObject(message.error)) {
             const { code, message: text, data } = message.error;
-            reject(
-              new ClientError(method, typeof code === "number" ? code : ErrorCode.InternalError, String(text), data),
-            );
+            const said = typeof text === "string" ? text : shown(text);
+            reject(new ClientError(method, typeof code === "number" ? code : ErrorCode.InternalError, said, data));
           } else if (isPlainObject(message.result)) {
-            resolve(message.result);
+            // As in 2026-07-28's inputResponses: an answer the handler may walk is bounded.
+            const deep = tooDeep(message.result);
+            if (deep)
+              reject(new McpError(ErrorCode.InvalidParams, tooDeepText(`The client's answer to ${method}`, deep)));
+            else resolve(message.result);
           } else {
             reject(new McpError(ErrorCode.InvalidParams, `The client's answer to ${method} has no result object`));
           }
@@ -88,6 +97,15 @@ export class OutboundRequests {
     if (!pending) return;
     this.#pending.delete(id);
     pending.settle(message);
+  }
+
+  /**
+   * The client can answer nothing more (its input ended, its output may still be read): every unanswered one fails
+   * and the client is told to drop it; any asked from now on fails at once.
+   */
+  endOfInput(): void {
+    this.#inputEnded = true;
+    for (const request of [...this.#pending.values()]) request.end();
   }
 
   /** Fail every unanswered one (the connection closed). */

@@ -1,4 +1,4 @@
-import { ErrorCode, type JsonRpcErrorObject, type RequestId } from "./json-rpc.js";
+import { ErrorCode, errorLine, type JsonRpcErrorObject, type RequestId } from "./json-rpc.js";
 import type { ServerCore } from "./server-core.js";
 
 /** What a line the connection sends is, and which client request it belongs to: what a transport routes by. */
@@ -52,18 +52,16 @@ export class Outlet {
   }
 
   errorLine(id: string, error: JsonRpcErrorObject): string {
-    try {
-      return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(error)}}`;
-    } catch (thrown) {
-      this.#core.log({
-        level: "error",
-        message: "error data could not be serialized",
-        error: thrown,
-        method: "(serialize)",
-      });
-      return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(INTERNAL_ERROR)}}`;
-    }
+    return errorLine(id, error, this.#unserializable);
   }
+
+  readonly #unserializable = (thrown: unknown) =>
+    this.#core.log({
+      level: "error",
+      message: "error data could not be serialized",
+      error: thrown,
+      method: "(serialize)",
+    });
 
   emit(message: Record<string, unknown>, route: Route): void {
     let line: string;

@@ -1,4 +1,5 @@
 // JSON.parse rounds numbers past 2^53, but a request id must be echoed exactly: read the id's own text off the line.
+// With a key written twice, JSON.parse keeps the last: so does this, so the id echoed is the id the server read.
 
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
@@ -22,30 +23,36 @@ function skipWhitespace(text: string, at: number): number {
   return index;
 }
 
-/** The source text of the top-level member `key` of a JSON object, when it is a number. */
-export function rawNumberMember(text: string, key: string): string | undefined {
-  let index = skipWhitespace(text, 0);
-  if (text[index] !== "{") return undefined;
-  let depth = 0;
+// Reports each `key` member of the objects at `depth` (1: the top-level object; 2: the objects of a top-level
+// array), in order, with the index of the element it is in: its source text when a number, else undefined; and
+// where its value starts.
+function scanMembers(
+  text: string,
+  key: string,
+  depth: 1 | 2,
+  report: (element: number, raw: string | undefined, start: number) => void,
+): void {
+  let level = 0;
+  let inObject = false;
   let expectKey = false;
-  for (; index < text.length; index++) {
+  let element = 0;
+  for (let index = skipWhitespace(text, 0); index < text.length; index++) {
     const char = text[index];
     if (char === '"') {
       const end = skipString(text, index + 1);
-      if (depth === 1 && expectKey) {
+      if (level === depth && inObject && expectKey) {
         let name: unknown;
         try {
           name = JSON.parse(text.slice(index, end));
         } catch {
-          return undefined;
+          return;
         }
-        const colon = skipWhitespace(text, end);
-        const start = skipWhitespace(text, colon + 1);
+        const start = skipWhitespace(text, skipWhitespace(text, end) + 1);
         if (name === key) {
           let stop = start;
           while (stop < text.length && /[-+.eE0-9]/.test(text[stop] as string)) stop++;
           const raw = text.slice(start, stop);
-          return NUMBER.test(raw) ? raw : undefined;
+          report(element, NUMBER.test(raw) ? raw : undefined, start);
         }
         expectKey = false;
         index = start - 1;
@@ -53,28 +60,71 @@ export function rawNumberMember(text: string, key: string): string | undefined {
       }
       index = end - 1;
     } else if (char === "{" || char === "[") {
-      depth++;
-      if (depth === 1) expectKey = true;
+      level++;
+      if (level === depth) {
+        inObject = char === "{";
+        expectKey = inObject;
+      }
     } else if (char === "}" || char === "]") {
-      depth--;
-    } else if (char === "," && depth === 1) {
-      expectKey = true;
+      level--;
+      if (level === 0) break;
+    } else if (char === ",") {
+      if (level === depth) expectKey = inObject;
+      else if (level === depth - 1) element++;
     }
   }
-  return undefined;
 }
 
-/** The JSON text an id is echoed as: exact for numbers JSON.parse could not hold. */
-export function idText(id: unknown, line: string | undefined): string {
+/** The source text of the last top-level member `key` of a JSON object (the one JSON.parse keeps), if a number. */
+export function rawNumberMember(text: string, key: string): string | undefined {
+  if (text[skipWhitespace(text, 0)] !== "{") return undefined;
+  let found: string | undefined;
+  scanMembers(text, key, 1, (_element, raw) => {
+    found = raw;
+  });
+  return found;
+}
+
+/** For a batch (a JSON array): each element's last top-level `"id"`, as its source text when a number. */
+export function rawBatchIds(text: string): (string | undefined)[] {
+  const ids: (string | undefined)[] = [];
+  if (text[skipWhitespace(text, 0)] !== "[") return ids;
+  scanMembers(text, "id", 2, (element, raw) => {
+    ids[element] = raw;
+  });
+  return ids;
+}
+
+/**
+ * The JSON text to echo `id` as, `id` being what JSON.parse read off `line`: a string or number as it came (a
+ * number exactly as written, even past 2^53 or out of range), anything else `null`. Pass it to `errorLine`.
+ */
+export function idText(id: unknown, line?: string): string {
   if (typeof id === "string") return JSON.stringify(id);
-  if (typeof id === "number" && Number.isFinite(id)) {
-    if (Number.isSafeInteger(id) || line === undefined) return String(id);
-    return rawNumberMember(line, "id") ?? String(id);
-  }
-  return "null";
+  if (typeof id !== "number") return "null";
+  if (Number.isSafeInteger(id)) return String(id);
+  const raw = line === undefined ? undefined : rawNumberMember(line, "id");
+  return raw ?? (Number.isFinite(id) ? String(id) : "null");
+}
+
+/** The source text of `params.<key>` (the last of each key, as JSON.parse keeps it), if a number. */
+export function rawParamsNumber(text: string, key: string): string | undefined {
+  let start: number | undefined;
+  scanMembers(text, "params", 1, (_element, _raw, at) => {
+    start = at;
+  });
+  return start === undefined ? undefined : rawNumberMember(text.slice(start), key);
 }
 
 // Requests in flight and listen streams are keyed by id, strings and numbers apart.
 export function keyOf(id: string | number): string {
   return typeof id === "string" ? `s${id}` : `n${id}`;
+}
+
+/**
+ * A request's key in flight: a safe integer or string as itself, any other number by the text it was written as
+ * (`idText`), so two ids JSON.parse rounds to one double stay two requests.
+ */
+export function requestKey(id: string | number, text: string): string {
+  return typeof id === "string" ? `s${id}` : Number.isSafeInteger(id) ? `n${id}` : `n${text}`;
 }

@@ -1,3 +1,4 @@
+import type { Guard } from "./definitions.js";
 import { DefinitionError } from "./errors.js";
 
 // The live registry's tables: compiled definitions by key, each with one handle that switches, changes or removes it.
@@ -10,7 +11,8 @@ export type ChangeKind = "tools" | "resources" | "prompts";
 
 /**
  * A registered tool, resource, template or prompt, live: switch it off and on, change it, or take it away. Every
- * change tells each open connection that the list changed (handshake era notifications, 2026-07-28 listen streams).
+ * change tells each open connection whose caller may see it that the list changed (handshake era notifications,
+ * 2026-07-28 listen streams).
  * @example
  * const admin = server.tool({ name: "wipe", description: "Wipe all", handler: wipe });
  * admin.disable(); // gone from tools/list, and calling it answers as for an unknown tool
@@ -30,6 +32,23 @@ export interface Registered<D> {
   remove(): void;
 }
 
+/**
+ * Who may hear of a change: everyone (undefined), or only a caller one of these guards lets see an item it changed
+ * (a change to items hidden from a caller is none of its business).
+ */
+export type Audience = readonly Guard[] | undefined;
+
+// The audience of a change to items with these definitions: everyone once one of them is unguarded.
+function audienceOf(...definitions: unknown[]): Audience {
+  const guards: Guard[] = [];
+  for (const definition of definitions) {
+    const guard = (definition as { guard?: Guard }).guard;
+    if (guard === undefined) return undefined;
+    guards.push(guard);
+  }
+  return guards;
+}
+
 export interface Entry<C> {
   compiled: C;
   enabled: boolean;
@@ -45,7 +64,7 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
     readonly compile: (definition: D) => C,
     readonly keyOf: (compiled: C) => string,
     readonly duplicate: (key: string) => string,
-    readonly changed: (kind: ChangeKind) => void,
+    readonly changed: (kind: ChangeKind, audience: Audience) => void,
     /** Refuses a new key the server cannot take (it would be served twice through mounted modules). */
     readonly admit: (key: string) => void = () => {},
   ) {}
@@ -67,7 +86,7 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
     this.admit(key);
     const entry: Entry<C> = { compiled, enabled: true };
     this.map.set(key, entry);
-    this.changed(this.kind);
+    this.changed(this.kind, audienceOf(compiled.definition));
     return this.handle(entry);
   }
 
@@ -87,7 +106,7 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
       live(enabled ? "enable()" : "disable()");
       if (entry.enabled === enabled) return;
       entry.enabled = enabled;
-      table.changed(table.kind);
+      table.changed(table.kind, audienceOf(entry.compiled.definition));
     };
     return {
       get key() {
@@ -115,14 +134,15 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
           table.map.clear();
           for (const [key, value] of entries) table.map.set(key === before ? after : key, value);
         }
+        const audience = entry.enabled ? audienceOf(entry.compiled.definition, compiled.definition) : [];
         entry.compiled = compiled;
-        table.changed(table.kind);
+        table.changed(table.kind, audience);
       },
       remove() {
         if (removed) return;
         removed = true;
         table.map.delete(table.keyOf(entry.compiled));
-        table.changed(table.kind);
+        table.changed(table.kind, entry.enabled ? audienceOf(entry.compiled.definition) : []);
       },
     };
   }

@@ -21,14 +21,14 @@ import type {
   ToolDefinition,
 } from "./definitions.js";
 import { McpError } from "./errors.js";
-import { ErrorCode } from "./json-rpc.js";
+import { ErrorCode, isPlainObject } from "./json-rpc.js";
 import type { LogEntry } from "./logger.js";
 import { andThen, isPromiseLike, type MaybePromise } from "./maybe.js";
-import type { Middleware } from "./middleware.js";
-import { Modules } from "./mounts.js";
+import { type Middleware, runOwn } from "./middleware.js";
+import { insideModule, localParams, Modules, type Mount, NO_PARAMS } from "./mounts.js";
 import { featuresOf } from "./protocol.js";
-import { type ChangeKind, type Registered, type RegisteredKind, Table } from "./registry.js";
-import { errorResult, toGetPromptResult, toReadResourceResult } from "./results.js";
+import { type Audience, type ChangeKind, type Registered, type RegisteredKind, Table } from "./registry.js";
+import { CACHE_HINT, errorResult, toGetPromptResult, toReadResourceResult } from "./results.js";
 import { shape } from "./revision-shape.js";
 import { runTool } from "./run-tool.js";
 import { describeIssues, type InputSchema } from "./schema-adapter.js";
@@ -45,17 +45,26 @@ import type {
 } from "./types.js";
 import { allows, Views } from "./views.js";
 
-/** A read result and the caching hint its resource asked for. */
-export interface ReadOutcome {
-  result: ReadResourceResult;
-  cache: CacheHint | undefined;
-}
+/** A read result, and under `CACHE_HINT` the caching hint its resource asked for. */
+export type ReadOutcome = ReadResourceResult & { [CACHE_HINT]?: CacheHint };
+
+/** A request's params as they came: what a mounted module's middleware sees, renamed for the module. */
+type Params = Readonly<Record<string, unknown>>;
+
+/** What `completion/complete` refers to. */
+type CompleteRef = { type: string; name?: string; uri?: string };
+
+/** Suggestions, as `completion/complete` answers them. */
+type CompletionResult = { values: string[]; total?: number; hasMore?: boolean };
+
+/** The transport's own check of a tools/call against the tool it reaches (a tool this caller may use). */
+export type ToolCheck = (tool: Tool) => void;
 
 function invalidArguments(what: string, issues: string): string {
   return `Invalid arguments for ${what}:\n${issues}`;
 }
 
-export type { ChangeKind, Registered, RegisteredKind } from "./registry.js";
+export type { Audience, ChangeKind, Registered, RegisteredKind } from "./registry.js";
 
 /**
  * The registry of tools, resources and prompts, and the methods that serve them.
@@ -70,12 +79,15 @@ export class Router {
   readonly #modules = new Modules((kind) => this.#table(kind));
   #capabilities: ServerCapabilities | undefined;
   readonly #report: (entry: LogEntry) => void;
-  readonly #onChange: (kind: ChangeKind) => void;
+  readonly #onChange: (kind: ChangeKind, audience: Audience) => void;
 
-  constructor(report: (entry: LogEntry) => void = () => {}, onChange: (kind: ChangeKind) => void = () => {}) {
+  constructor(
+    report: (entry: LogEntry) => void = () => {},
+    onChange: (kind: ChangeKind, audience: Audience) => void = () => {},
+  ) {
     this.#report = report;
     this.#onChange = onChange;
-    const changed = (kind: ChangeKind) => this.#changed(kind);
+    const changed = (kind: ChangeKind, audience: Audience) => this.#changed(kind, audience);
     this.#tools = new Table(
       "tools",
       (definition) => compileTool(definition as ToolDefinition<InputSchema | undefined>),
@@ -110,14 +122,14 @@ export class Router {
     );
   }
 
-  #changed(kind: ChangeKind): void {
+  #changed(kind: ChangeKind, audience: Audience): void {
     this.#views.clear();
     this.#capabilities = undefined;
-    this.#onChange(kind);
+    this.#onChange(kind, audience);
   }
 
   #changedAll(): void {
-    for (const kind of ["tools", "resources", "prompts"] as const) this.#changed(kind);
+    for (const kind of ["tools", "resources", "prompts"] as const) this.#changed(kind, undefined);
   }
 
   #table(kind: RegisteredKind): Table<never, never> {
@@ -186,36 +198,63 @@ export class Router {
     return false;
   }
 
-  listTools(ctx: RequestContext): Tool[] {
-    const own = this.#views.visible("tools", ctx, this.#tools);
-    return this.#modules.list.length === 0 ? own : [...own, ...this.#modules.tools(ctx)];
+  listTools(ctx: RequestContext, params: Params = NO_PARAMS): MaybePromise<Tool[]> {
+    const own = this.#views.visible("tools", ctx, this.#tools, this.#report);
+    return this.#andModules(own, "tools/list", "tools", ctx, params, (router, local) => router.listTools(ctx, local));
   }
 
-  listResourceTemplates(ctx: RequestContext): ResourceTemplate[] {
-    const own = this.#views.visible("templates", ctx, this.#templates);
-    return this.#modules.list.length === 0 ? own : [...own, ...this.#modules.templates(ctx)];
+  listResourceTemplates(ctx: RequestContext, params: Params = NO_PARAMS): MaybePromise<ResourceTemplate[]> {
+    const own = this.#views.visible("templates", ctx, this.#templates, this.#report);
+    return this.#andModules(own, "resources/templates/list", "resourceTemplates", ctx, params, (router, local) =>
+      router.listResourceTemplates(ctx, local),
+    );
   }
 
-  listPrompts(ctx: RequestContext): Prompt[] {
-    const own = this.#views.visible("prompts", ctx, this.#prompts);
-    return this.#modules.list.length === 0 ? own : [...own, ...this.#modules.prompts(ctx)];
+  listPrompts(ctx: RequestContext, params: Params = NO_PARAMS): MaybePromise<Prompt[]> {
+    const own = this.#views.visible("prompts", ctx, this.#prompts, this.#report);
+    return this.#andModules(own, "prompts/list", "prompts", ctx, params, (router, local) =>
+      router.listPrompts(ctx, local),
+    );
   }
 
-  listResources(ctx: RequestContext): MaybePromise<Resource[]> {
-    const fixed = this.#views.visible("resources", ctx, this.#resources);
+  // This router's own list, then each module's as its middleware answers it.
+  #andModules<T>(
+    own: T[],
+    method: string,
+    key: string,
+    ctx: RequestContext,
+    params: Params,
+    list: (router: Router, local: Params) => MaybePromise<T[]>,
+  ): MaybePromise<T[]> {
+    if (this.#modules.list.length === 0) return own;
+    return andThen(this.#modules.listed(method, key, ctx, params, list), (found) => [...own, ...(found as T[])]);
+  }
+
+  listResources(ctx: RequestContext, params: Params = NO_PARAMS): MaybePromise<Resource[]> {
+    const fixed = this.#views.visible("resources", ctx, this.#resources, this.#report);
     const lists: MaybePromise<Resource[]>[] = [];
     for (const { definition } of this.#templates.enabled()) {
-      if (definition.list && allows(definition.guard, ctx)) lists.push(definition.list(ctx));
+      if (definition.list && allows(definition.guard, ctx, this.#report)) lists.push(definition.list(ctx));
     }
-    for (const mount of this.#modules.list) lists.push(mount.router.listResources(ctx));
+    if (this.#modules.list.length > 0) {
+      const theirs = this.#modules.listed("resources/list", "resources", ctx, params, (router, local) =>
+        router.listResources(ctx, local),
+      );
+      lists.push(theirs as MaybePromise<Resource[]>);
+    }
     if (lists.length === 0) return fixed;
     const features = featuresOf(ctx.protocolVersion);
     const join = (found: Resource[][]) => [...fixed, ...found.flat().map((resource) => shape(resource, features))];
     return lists.some(isPromiseLike) ? Promise.all(lists).then(join) : join(lists as Resource[][]);
   }
 
-  /** True when what `kind`'s list shows depends on the caller (a guard here or in a mounted module). */
+  /**
+   * True when what `kind`'s list shows depends on the caller: a guard here, a template's `list` (it is given the
+   * caller's context), or a module's guard, list or middleware.
+   */
   dependsOnCaller(kind: ChangeKind): boolean {
+    if (kind === "resources")
+      for (const template of this.#templates.enabled()) if (template.definition.list) return true;
     const tables: Table<never, never>[] =
       kind === "tools"
         ? [this.#tools as never]
@@ -226,7 +265,7 @@ export class Router {
       for (const entry of table.enabled())
         if ((entry as { definition: { guard?: Guard } }).definition.guard) return true;
     }
-    return this.#modules.list.some((mount) => mount.router.dependsOnCaller(kind));
+    return this.#modules.list.some((mount) => mount.middleware().length > 0 || mount.router.dependsOnCaller(kind));
   }
 
   /**
@@ -238,41 +277,76 @@ export class Router {
     this.#changedAll();
   }
 
-  /** A mounted module changed: what this server shows changed with it. */
-  mountedChanged(kind: ChangeKind): void {
-    this.#changed(kind);
+  /** A mounted module changed: what this server shows changed with it, for the same audience. */
+  mountedChanged(kind: ChangeKind, audience: Audience): void {
+    this.#changed(kind, audience);
   }
 
-  // A tool or prompt under a mounted module's prefix: served by that module, inside its own middleware.
-  #inModule<T>(
+  // A name under a module's prefix is that module's, served or not (no parent may take one): it runs inside the
+  // module's middleware, named as the module knows it, as it would standalone.
+  #inModule<T extends object>(
     kind: "tool" | "prompt",
+    name: string,
+    params: Params,
+    ctx: RequestContext,
+    serve: (router: Router, rest: string, local: Params) => MaybePromise<T>,
+  ): MaybePromise<T> | undefined {
+    const inModule = this.#modules.find(name);
+    if (!inModule) return undefined;
+    const { mount, rest } = inModule;
+    const local = localParams(params, rest);
+    const [method, operation] = kind === "tool" ? (["tools/call", "call"] as const) : (["prompts/get", "get"] as const);
+    return insideModule(mount, method, operation, local, ctx, () => serve(mount.router, rest, local));
+  }
+
+  /** `tools/call`; `params` as the request had them, `check` the transport's own (HTTP: `Mcp-Param-*` headers). */
+  callTool(
     name: string,
     args: Record<string, unknown> | undefined,
     ctx: RequestContext,
-    serve: (router: Router, rest: string) => MaybePromise<T>,
-  ): { result: MaybePromise<T> } | undefined {
-    const inModule = this.#modules.serving(kind, name);
-    if (!inModule) return undefined;
-    const { mount, rest } = inModule;
-    const [method, operation] = kind === "tool" ? (["tools/call", "call"] as const) : (["prompts/get", "get"] as const);
-    return { result: mount.around(method, operation, { name, arguments: args }, ctx, () => serve(mount.router, rest)) };
+    params: Params = NO_PARAMS,
+    check?: ToolCheck,
+  ): MaybePromise<CallToolResult> {
+    return this.#call(name, args, ctx, params, check, name);
   }
 
-  callTool(name: string, args: Record<string, unknown> | undefined, ctx: RequestContext): MaybePromise<CallToolResult> {
+  // `shown`: the name the client sent, which every answer about the tool uses.
+  #call(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    ctx: RequestContext,
+    params: Params,
+    check: ToolCheck | undefined,
+    shown: string,
+  ): MaybePromise<CallToolResult> {
     const tool = this.#tools.get(name);
-    if (!tool || !allows(tool.definition.guard, ctx)) {
-      const served = tool
-        ? undefined
-        : this.#inModule("tool", name, args, ctx, (router, rest) => router.callTool(rest, args, ctx));
-      if (served) return served.result;
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!tool || !allows(tool.definition.guard, ctx, this.#report)) {
+      const served = this.#inModule("tool", name, params, ctx, (router, rest, local) =>
+        router.#call(rest, args, ctx, local, check, shown),
+      );
+      if (served) return served;
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${shown}`);
     }
+    // Only once the tool is known to be this caller's: a refused one answers as unknown, whatever was sent.
+    check?.(tool.wire);
+    const { use } = tool.definition;
+    if (use === undefined) return this.#runTool(tool, args, ctx, shown);
+    const local = params === NO_PARAMS ? { name, arguments: args } : params;
+    return runOwn(use, "tools/call", "call", local, ctx, () => this.#runTool(tool, args, ctx, shown));
+  }
+
+  #runTool(
+    tool: CompiledTool,
+    args: Record<string, unknown> | undefined,
+    ctx: RequestContext,
+    shown: string,
+  ): MaybePromise<CallToolResult> {
     const features = featuresOf(ctx.protocolVersion);
     // A tool that takes no arguments sees none, whatever was sent (as unknown keys are dropped for those that do).
     if (!tool.input) return runTool(tool, {}, ctx, features, this.#report);
     return andThen(tool.input.validate(args ?? {}), (checked) => {
       if (checked.ok) return runTool(tool, checked.value, ctx, features, this.#report);
-      const message = invalidArguments(`tool "${name}"`, describeIssues(checked.issues));
+      const message = invalidArguments(`tool "${shown}"`, describeIssues(checked.issues));
       if (features.validationErrorsAsResults) return errorResult(message);
       throw new McpError(ErrorCode.InvalidParams, message, { issues: checked.issues });
     });
@@ -280,49 +354,59 @@ export class Router {
 
   /** True when `uri` is served for this caller (a resource updates only a subscriber who could read it). */
   canRead(uri: string, ctx: RequestContext): boolean {
-    return this.#resolve(uri, ctx) !== undefined;
+    return this.#resolve(uri, ctx, NO_PARAMS) !== undefined;
   }
 
-  readResource(uri: string, ctx: RequestContext): MaybePromise<ReadOutcome> {
-    const read = this.#resolve(uri, ctx);
+  readResource(uri: string, ctx: RequestContext, params: Params = NO_PARAMS): MaybePromise<ReadOutcome> {
+    const read = this.#resolve(uri, ctx, params);
     if (read) return read();
     throw new McpError(featuresOf(ctx.protocolVersion).resourceNotFound, `Resource not found: ${uri}`, { uri });
   }
 
-  // Who serves `uri` for this caller: a static resource, a template here, or one of a mounted module's.
-  #resolve(uri: string, ctx: RequestContext): (() => MaybePromise<ReadOutcome>) | undefined {
+  // Who serves `uri` for this caller: a static resource, a template here, or one of a mounted module's (inside its
+  // middleware). A URI names no module, so only one that serves it to this caller is asked.
+  #resolve(uri: string, ctx: RequestContext, params: Params): (() => MaybePromise<ReadOutcome>) | undefined {
     const notFound = (): never => {
       throw new McpError(featuresOf(ctx.protocolVersion).resourceNotFound, `Resource not found: ${uri}`, { uri });
     };
+    const outcome = (result: ReadResourceResult | undefined, cache: CacheHint | undefined): ReadOutcome => {
+      if (!result) return notFound();
+      return cache ? { ...result, [CACHE_HINT]: cache } : result;
+    };
+    // A resource's own middleware runs around its read, seeing it as the router was asked (or by its URI).
+    const own = (use: readonly Middleware[] | undefined, read: () => MaybePromise<ReadOutcome>) =>
+      use === undefined
+        ? read
+        : () => runOwn(use, "resources/read", "read", params === NO_PARAMS ? { uri } : params, ctx, read);
     const fixed = this.#resources.get(uri);
-    if (fixed && allows(fixed.definition.guard, ctx)) {
+    if (fixed && allows(fixed.definition.guard, ctx, this.#report)) {
       const { definition } = fixed;
-      return () =>
-        andThen(definition.handler(ctx), (value) => {
-          const result = toReadResourceResult(value, uri, definition.mimeType);
-          return result ? { result, cache: definition.cache } : notFound();
-        });
+      return own(definition.use, () =>
+        andThen(definition.handler(ctx), (value) =>
+          outcome(toReadResourceResult(value, uri, definition.mimeType), definition.cache),
+        ),
+      );
     }
     for (const { definition, template, input } of this.#templates.enabled()) {
-      if (!allows(definition.guard, ctx)) continue;
+      if (!allows(definition.guard, ctx, this.#report)) continue;
       const variables = template.match(uri);
       if (!variables) continue;
       const read = (args: unknown) =>
-        andThen(definition.handler(args as never, ctx, uri), (value) => {
-          const result = toReadResourceResult(value, uri, definition.mimeType);
-          return result ? { result, cache: definition.cache } : notFound();
-        });
-      if (!input) return () => read(variables);
-      return () =>
+        andThen(definition.handler(args as never, ctx, uri), (value) =>
+          outcome(toReadResourceResult(value, uri, definition.mimeType), definition.cache),
+        );
+      if (!input) return own(definition.use, () => read(variables));
+      return own(definition.use, () =>
         andThen(input.validate(variables), (checked) => {
           if (checked.ok) return read(checked.value);
           const message = `Invalid variables for resource template "${template.template}":\n${describeIssues(checked.issues)}`;
           throw new McpError(ErrorCode.InvalidParams, message, { uri, issues: checked.issues });
-        });
+        }),
+      );
     }
     for (const mount of this.#modules.list) {
-      const read = mount.router.#resolve(uri, ctx);
-      if (read) return () => mount.around("resources/read", "read", { uri }, ctx, read);
+      const read = mount.router.#resolve(uri, ctx, params);
+      if (read) return () => insideModule(mount, "resources/read", "read", params, ctx, read);
     }
     return undefined;
   }
@@ -331,15 +415,38 @@ export class Router {
     name: string,
     args: Record<string, string> | undefined,
     ctx: RequestContext,
+    params: Params = NO_PARAMS,
+  ): MaybePromise<GetPromptResult> {
+    return this.#get(name, args, ctx, params, name);
+  }
+
+  #get(
+    name: string,
+    args: Record<string, string> | undefined,
+    ctx: RequestContext,
+    params: Params,
+    shown: string,
   ): MaybePromise<GetPromptResult> {
     const prompt = this.#prompts.get(name);
-    if (!prompt || !allows(prompt.definition.guard, ctx)) {
-      const served = prompt
-        ? undefined
-        : this.#inModule("prompt", name, args, ctx, (router, rest) => router.getPrompt(rest, args, ctx));
-      if (served) return served.result;
-      throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    if (!prompt || !allows(prompt.definition.guard, ctx, this.#report)) {
+      const served = this.#inModule("prompt", name, params, ctx, (router, rest, local) =>
+        router.#get(rest, args, ctx, local, shown),
+      );
+      if (served) return served;
+      throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${shown}`);
     }
+    const { use } = prompt.definition;
+    if (use === undefined) return this.#runPrompt(prompt, args, ctx, shown);
+    const local = params === NO_PARAMS ? { name, arguments: args } : params;
+    return runOwn(use, "prompts/get", "get", local, ctx, () => this.#runPrompt(prompt, args, ctx, shown));
+  }
+
+  #runPrompt(
+    prompt: CompiledPrompt,
+    args: Record<string, string> | undefined,
+    ctx: RequestContext,
+    shown: string,
+  ): MaybePromise<GetPromptResult> {
     const { definition } = prompt;
     const run = (value: unknown) =>
       andThen(definition.handler(value as never, ctx), (raw) => toGetPromptResult(raw, definition.description));
@@ -347,13 +454,15 @@ export class Router {
     const missing = prompt.required.filter((argName) => args === undefined || !Object.hasOwn(args, argName));
     if (missing.length > 0) {
       const list = missing.map((argName) => `"${argName}"`).join(", ");
-      throw new McpError(ErrorCode.InvalidParams, `Prompt "${name}" is missing required argument ${list}`, { missing });
+      throw new McpError(ErrorCode.InvalidParams, `Prompt "${shown}" is missing required argument ${list}`, {
+        missing,
+      });
     }
     return andThen(prompt.args.validate(args ?? {}), (checked) => {
       if (checked.ok) return run(checked.value);
       throw new McpError(
         ErrorCode.InvalidParams,
-        invalidArguments(`prompt "${name}"`, describeIssues(checked.issues)),
+        invalidArguments(`prompt "${shown}"`, describeIssues(checked.issues)),
         {
           issues: checked.issues,
         },
@@ -363,40 +472,102 @@ export class Router {
 
   /** `completion/complete`: suggestions for a prompt argument or a template variable. */
   complete(
-    ref: { type: string; name?: string; uri?: string },
+    ref: CompleteRef,
     argument: { name: string; value: string },
     known: Readonly<Record<string, string>>,
     ctx: RequestContext,
-  ): MaybePromise<{ values: string[]; total?: number; hasMore?: boolean }> {
+    params: Params = NO_PARAMS,
+  ): MaybePromise<CompletionResult> {
+    return this.#complete(ref, argument, known, ctx, params, ref.name);
+  }
+
+  #complete(
+    ref: CompleteRef,
+    argument: { name: string; value: string },
+    known: Readonly<Record<string, string>>,
+    ctx: RequestContext,
+    params: Params,
+    shown: string | undefined,
+  ): MaybePromise<CompletionResult> {
     let completers: ReadonlyMap<string, Completer> | undefined;
+    let use: readonly Middleware[] | undefined;
     if (ref.type === "ref/prompt") {
       const prompt = this.#prompts.get(ref.name ?? "");
       if (!prompt) {
         const inModule = this.#modules.find(ref.name ?? "");
-        if (inModule) return inModule.mount.router.complete({ ...ref, name: inModule.rest }, argument, known, ctx);
+        if (inModule) {
+          const { mount, rest } = inModule;
+          const local = { ...ref, name: rest };
+          return this.#completeIn(mount, { ...params, ref: local }, ctx, (localParams) =>
+            mount.router.#complete(local, argument, known, ctx, localParams, shown),
+          );
+        }
       }
-      completers = prompt && allows(prompt.definition.guard, ctx) ? prompt.completers : undefined;
-      if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+      completers = prompt && allows(prompt.definition.guard, ctx, this.#report) ? prompt.completers : undefined;
+      if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${shown}`);
+      use = prompt?.definition.use;
     } else if (ref.type === "ref/resource") {
       const template = this.#templates.get(ref.uri ?? "");
       if (!template) {
-        const owner = this.#modules.ownerOf("resourceTemplate", ref.uri ?? "");
-        if (owner) return owner.router.complete(ref, argument, known, ctx);
+        // A template's URI names no module: only one that offers it to this caller is asked.
+        const owner = this.#modules.list.find((mount) => mount.router.#offers(ref.uri ?? "", ctx));
+        if (owner) {
+          return this.#completeIn(owner, params, ctx, (local) =>
+            owner.router.#complete(ref, argument, known, ctx, local, shown),
+          );
+        }
       }
-      completers = template && allows(template.definition.guard, ctx) ? template.completers : undefined;
+      completers = template && allows(template.definition.guard, ctx, this.#report) ? template.completers : undefined;
       if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
+      use = template?.definition.use;
     } else {
       throw new McpError(ErrorCode.InvalidParams, `Invalid ref type: ${JSON.stringify(ref.type)}`);
     }
     const completer = completers.get(argument.name);
-    if (!completer) return { values: [], total: 0, hasMore: false };
-    return andThen(completer(argument.value, { arguments: known, ctx }), toCompletion);
+    const suggest = (): MaybePromise<CompletionResult> =>
+      completer
+        ? andThen(completer(argument.value, { arguments: known, ctx }), toCompletion)
+        : { values: [], total: 0, hasMore: false };
+    if (use === undefined) return suggest();
+    // The prompt's or template's own middleware sees `{ completion }`, as a server's middleware does.
+    const local = params === NO_PARAMS ? { ref, argument } : params;
+    const serve = () => andThen(suggest(), (completion) => ({ completion }));
+    return andThen(runOwn(use, "completion/complete", "complete", local, ctx, serve), (result) =>
+      completionOf(result, "a middleware of this prompt or template"),
+    );
   }
+
+  // A module's completion, inside its middleware, which sees `{ completion }` as it would standalone.
+  #completeIn(
+    mount: Mount,
+    local: Params,
+    ctx: RequestContext,
+    complete: (local: Params) => MaybePromise<CompletionResult>,
+  ): MaybePromise<CompletionResult> {
+    const serve = () => andThen(complete(local), (completion) => ({ completion }));
+    return andThen(insideModule(mount, "completion/complete", "complete", local, ctx, serve), (result) =>
+      completionOf(result, `a middleware of ${mount.source}`),
+    );
+  }
+
+  // Whether the template `uriTemplate` is served to this caller, here or in a module below.
+  #offers(uriTemplate: string, ctx: RequestContext): boolean {
+    const template = this.#templates.get(uriTemplate);
+    if (template) return allows(template.definition.guard, ctx, this.#report);
+    return this.#modules.list.some((mount) => mount.router.#offers(uriTemplate, ctx));
+  }
+}
+
+// What a middleware answered for completion/complete: its `completion`.
+function completionOf(result: Record<string, unknown>, who: string): CompletionResult {
+  if (!isPlainObject(result.completion))
+    throw new TypeError(`${who} answered completion/complete without a completion`);
+  return result.completion as CompletionResult;
 }
 
 const MAX_COMPLETIONS = 100;
 
-function toCompletion(found: Completion): { values: string[]; total?: number; hasMore?: boolean } {
+function toCompletion(found: Completion): CompletionResult {
   const all = (Array.isArray(found) ? found : Array.isArray(found?.values) ? found.values : []).map(String);
   const values = all.slice(0, MAX_COMPLETIONS);
   const total = Array.isArray(found) ? all.length : (found.total ?? all.length);

@@ -1,4 +1,4 @@
-import { InputRequired } from "./ask.js";
+import { InputRequired, UnfitAnswer } from "./ask.js";
 import type { CompiledTool } from "./compile-definitions.js";
 import type { RequestContext } from "./context.js";
 import { isMcpError, messageOf } from "./errors.js";
@@ -25,7 +25,8 @@ export function runTool(
         tool.output ? checkOutput(tool.output, name, raw, features) : shapeToolResult(toCallToolResult(raw), features),
       ),
     (error) => {
-      if (isMcpError(error) || error instanceof InputRequired) throw error;
+      // A protocol error is the call's own, but for an answer that does not fit its form: the tool's failure.
+      if ((isMcpError(error) && !(error instanceof UnfitAnswer)) || error instanceof InputRequired) throw error;
       // A tool reporting failure with a plain Error is expected: the model reads it; not an incident. A TypeError
       // and the like are more likely bugs: a warning.
       const expected = error instanceof Error && (error.constructor === Error || isMcpError(error));

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type * as z3 from "zod/v3";
+import { MAX_DEPTH, tooDeep } from "./depth.js";
 import { DefinitionError } from "./errors.js";
 import { isPlainObject } from "./json-rpc.js";
 
@@ -85,8 +86,19 @@ function readable(message: string): string {
   return missing ? `required (expected ${missing[1]})` : message.replace(/^Invalid input: /, "");
 }
 
+/** How many validation issues an answer lists; a value wrong in a million places is told of the first ones. */
+export const LISTED_ISSUES = 20;
+
+/** The first LISTED_ISSUES of `issues`, then one that counts the rest. */
+export function listIssues<T>(issues: readonly T[], toIssue: (issue: T) => ValidationIssue): ValidationIssue[] {
+  const listed = issues.slice(0, LISTED_ISSUES).map(toIssue);
+  const more = issues.length - LISTED_ISSUES;
+  if (more > 0) listed.push({ path: "…", message: `and ${more} more issue${more === 1 ? "" : "s"}` });
+  return listed;
+}
+
 function issuesOf(issues: readonly { path: readonly PropertyKey[]; message: string }[]): ValidationIssue[] {
-  return issues.map((issue) => ({ path: pathText(issue.path), message: readable(issue.message) }));
+  return listIssues(issues, (issue) => ({ path: pathText(issue.path), message: readable(issue.message) }));
 }
 
 export function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
@@ -183,6 +195,33 @@ export function compileSchema(input: InputSchema, io: "input" | "output", what: 
 
 const COMPILED = { input: new WeakMap<object, CompiledSchema>(), output: new WeakMap<object, CompiledSchema>() };
 
+const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
+
+// True when a value the JSON Schema accepts may nest without bound: a reference (recursion), or a place where anything
+// goes (`{}`, `true`, an array without `items`, `additionalProperties` that takes anything). Keys zod strips do not
+// count: an object's unlisted keys never reach the handler unless `additionalProperties` says so.
+function admitsDeep(node: unknown): boolean {
+  if (node === true) return true;
+  if (!isPlainObject(node)) return false;
+  if ("$ref" in node || "$dynamicRef" in node || "$recursiveRef" in node) return true;
+  if (SCHEMA_LISTS.some((key) => Array.isArray(node[key]) && (node[key] as unknown[]).some(admitsDeep))) return true;
+  const types: unknown[] | undefined = Array.isArray(node.type)
+    ? node.type
+    : node.type === undefined
+      ? undefined
+      : [node.type];
+  if (types === undefined) return !SCHEMA_LISTS.some((key) => key in node) && !("enum" in node) && !("const" in node);
+  if (types.includes("array")) {
+    if (node.items === undefined ? !Array.isArray(node.prefixItems) : admitsDeep(node.items)) return true;
+  }
+  if (types.includes("object")) {
+    const maps = [node.properties, node.patternProperties].filter(isPlainObject);
+    if (maps.some((map) => Object.values(map).some(admitsDeep))) return true;
+    if (node.additionalProperties !== undefined && admitsDeep(node.additionalProperties)) return true;
+  }
+  return false;
+}
+
 function compileUncached(input: InputSchema, io: "input" | "output", what: string): CompiledSchema {
   const schema = isRawShape(input) ? objectOf(input, what) : input;
   const adapter = adapterFor(schema, what);
@@ -196,13 +235,20 @@ function compileUncached(input: InputSchema, io: "input" | "output", what: strin
   // zod reads a missing optional field named like an Object.prototype member ("constructor", "toString") from the
   // prototype and rejects it; such schemas validate a prototype-free copy of the object.
   const properties = isPlainObject(jsonSchema.properties) ? Object.keys(jsonSchema.properties) : [];
-  if (!properties.some((name) => name in Object.prototype)) {
-    return { jsonSchema, validate: (value) => adapter.validate(schema, value) };
-  }
+  const validate: CompiledSchema["validate"] = !properties.some((name) => name in Object.prototype)
+    ? (value) => adapter.validate(schema, value)
+    : (value) => adapter.validate(schema, isPlainObject(value) ? Object.assign(Object.create(null), value) : value);
+  // A schema whose values may nest without bound is walked that deep (a recursive one) or lets the value through
+  // (`z.unknown()`): those values are bounded first. Any other schema bounds them itself, at no cost here.
+  if (!admitsDeep(jsonSchema)) return { jsonSchema, validate };
   return {
     jsonSchema,
-    validate: (value) =>
-      adapter.validate(schema, isPlainObject(value) ? Object.assign(Object.create(null), value) : value),
+    validate(value) {
+      const deep = tooDeep(value);
+      if (!deep) return validate(value);
+      const path = deep.length > 1 ? String(deep[0]) : "(root)";
+      return { ok: false, issues: [{ path, message: `nests deeper than ${MAX_DEPTH} levels of arrays and objects` }] };
+    },
   };
 }
 

@@ -74,14 +74,26 @@ export class Sealer {
   }
 }
 
-/** JSON with object keys sorted, so equal values give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(",")}}`;
+/** JSON with object keys sorted, so equal values give equal text; undefined when it nests past `levels`. */
+export function canonicalJson(value: unknown, levels: number): string | undefined {
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  // Bounded: a client's value may nest deeper than the stack goes.
+  if (levels === 0) return undefined;
+  const parts: string[] = [];
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const text = canonicalJson(item, levels - 1);
+      if (text === undefined) return undefined;
+      parts.push(text);
+    }
+    return `[${parts.join(",")}]`;
   }
-  return JSON.stringify(value) ?? "null";
+  for (const key of Object.keys(value).sort()) {
+    const text = canonicalJson((value as Record<string, unknown>)[key], levels - 1);
+    if (text === undefined) return undefined;
+    parts.push(`${JSON.stringify(key)}:${text}`);
+  }
+  return `{${parts.join(",")}}`;
 }
 
 /** SHA-256 of a text, base64url. */

@@ -3,13 +3,14 @@ import type { MaybePromise } from "./maybe.js";
 import type { CacheKind } from "./methods.js";
 import type { Middleware } from "./middleware.js";
 import type { ProtocolVersion } from "./protocol.js";
-import type { ChangeKind, Router } from "./router.js";
+import type { Audience, ChangeKind, Router } from "./router.js";
 import type { Sealer } from "./seal.js";
 import type { Implementation } from "./types.js";
 
 /** What a connection is told by its server: list changes and resource updates, to pass on to its client. */
 export interface ConnectionListener {
-  listChanged(kind: ChangeKind): void;
+  /** `audience`: who may hear of it (undefined: everyone; else a caller one of the guards allows). */
+  listChanged(kind: ChangeKind, audience: Audience): void;
   resourceUpdated(uri: string): void;
 }
 

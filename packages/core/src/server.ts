@@ -9,10 +9,11 @@ import { DefinitionError, McpError } from "./errors.js";
 import { ErrorCode, isPlainObject } from "./json-rpc.js";
 import type { ErrorReport, LogEntry, Logger } from "./logger.js";
 import type { MaybePromise } from "./maybe.js";
-import { CACHE_HINT, type CacheKind } from "./methods.js";
+import type { CacheKind } from "./methods.js";
 import type { Middleware } from "./middleware.js";
 import { featuresOf, HANDSHAKE_VERSIONS, MetaKey, type ProtocolVersion, STATELESS_VERSIONS } from "./protocol.js";
-import { type ChangeKind, type Registered, type RegisteredKind, Router } from "./router.js";
+import { CACHE_HINT } from "./results.js";
+import { type Audience, type ChangeKind, type Registered, type RegisteredKind, Router } from "./router.js";
 import type { InputSchema } from "./schema-adapter.js";
 import { Sealer } from "./seal.js";
 import type { ConnectionListener, ServerCore } from "./server-core.js";
@@ -126,7 +127,8 @@ class ServerImpl implements Server, ServerCore {
   readonly #metaServerInfo: Record<string, unknown>;
   // Each listener with the change count when it attached: it hears only of changes made after that.
   readonly #listeners = new Map<ConnectionListener, number>();
-  readonly #pendingChanges = new Map<ChangeKind, number>();
+  // Per kind: the change count of the latest change, and who may hear of the changes together.
+  readonly #pendingChanges = new Map<ChangeKind, { at: number; audience: Audience }>();
   readonly #parents = new Set<ServerImpl>();
   readonly #middleware: Middleware[] = [];
   #changes = 0;
@@ -151,7 +153,7 @@ class ServerImpl implements Server, ServerCore {
     this.#onError = onError;
     this.#logger = logger;
     this.#metaServerInfo = { [MetaKey.serverInfo]: this.info };
-    this.router = new Router(this.log.bind(this), (kind) => this.#changed(kind));
+    this.router = new Router(this.log.bind(this), (kind, audience) => this.#changed(kind, audience));
     if (options.use) this.use(...options.use);
     for (const [prefix, module] of Object.entries(options.mount ?? {})) this.mount(prefix, module);
   }
@@ -219,18 +221,21 @@ class ServerImpl implements Server, ServerCore {
 
   // Changes made together (a batch of registrations) reach each client as one notification per kind, and a
   // connection that attached after the last of them (it listed what is there now) hears nothing of them.
-  #changed(kind: ChangeKind): void {
-    for (const parent of this.#parents) parent.router.mountedChanged(kind);
+  #changed(kind: ChangeKind, audience: Audience): void {
+    for (const parent of this.#parents) parent.router.mountedChanged(kind, audience);
     if (this.#pendingChanges.size === 0) {
       queueMicrotask(() => {
         const kinds = [...this.#pendingChanges];
         this.#pendingChanges.clear();
         for (const [listener, since] of this.#listeners) {
-          for (const [changed, at] of kinds) if (at > since) listener.listChanged(changed);
+          for (const [changed, { at, audience: who }] of kinds) if (at > since) listener.listChanged(changed, who);
         }
       });
     }
-    this.#pendingChanges.set(kind, ++this.#changes);
+    const before = this.#pendingChanges.get(kind);
+    // Changes told together reach everyone any of them may reach.
+    const who = before === undefined ? audience : before.audience && audience && [...before.audience, ...audience];
+    this.#pendingChanges.set(kind, { at: ++this.#changes, audience: who });
   }
 
   resourceUpdated(uri: string): void {

@@ -1,11 +1,17 @@
 import type { RequestContextImpl } from "./context.js";
-import type { RequestId } from "./json-rpc.js";
+import { McpError } from "./errors.js";
+import { ErrorCode, type RequestId } from "./json-rpc.js";
+import type { LogEntry } from "./logger.js";
 import type { ListenFilter } from "./methods.js";
 import type { Outlet } from "./outlet.js";
 import { MetaKey } from "./protocol.js";
-import { keyOf } from "./raw-id.js";
-import type { ChangeKind } from "./router.js";
+import type { Audience, ChangeKind } from "./router.js";
 import type { ServerCore } from "./server-core.js";
+import { MAX_URI_LENGTH } from "./uri-template.js";
+import { allows } from "./views.js";
+
+/** Resource subscriptions one connection may hold (each keeps its URI and its request's context). */
+export const MAX_SUBSCRIPTIONS = 10_000;
 
 interface Listen {
   readonly id: RequestId;
@@ -29,6 +35,16 @@ export class Subscriptions {
   }
 
   subscribe(uri: string, ctx: RequestContextImpl): void {
+    // Kept for the connection's life: bounded, so a client cannot grow the server's memory by subscribing.
+    if (uri.length > MAX_URI_LENGTH) {
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`);
+    }
+    if (this.#subscriptions.size >= MAX_SUBSCRIPTIONS && !this.#subscriptions.has(uri)) {
+      throw new McpError(
+        -32000,
+        `Too many resource subscriptions on this connection (at most ${MAX_SUBSCRIPTIONS}); unsubscribe from one first`,
+      );
+    }
     this.#subscriptions.set(uri, ctx);
   }
 
@@ -47,7 +63,7 @@ export class Subscriptions {
       honoured.resourceSubscriptions = [...filter.resourceSubscriptions];
     }
     const id = ctx.requestId;
-    const key = keyOf(id);
+    const { key } = ctx;
     const meta = { [MetaKey.subscriptionId]: id };
     this.#out.notify("notifications/subscriptions/acknowledged", { _meta: meta, notifications: honoured }, id, ctx.tag);
     return new Promise((resolve) => {
@@ -66,14 +82,20 @@ export class Subscriptions {
     for (const listen of [...this.#listens.values()]) listen.end();
   }
 
-  /** `operating`: the connection is an initialized handshake-era session, told of changes directly. */
-  listChanged(kind: ChangeKind, operating: boolean): void {
+  /**
+   * `session`: the latest request of an initialized handshake-era session, which is told of changes directly;
+   * `audience`: who may hear of this one (a caller one of its guards lets see a changed item; undefined: anyone).
+   */
+  listChanged(kind: ChangeKind, session: RequestContextImpl | undefined, audience: Audience): void {
     const method = `notifications/${kind}/list_changed`;
-    if (operating) this.#out.emit({ jsonrpc: "2.0", method }, { kind: "notification" });
+    const report = (entry: LogEntry) => this.#core.log(entry);
+    const hears = (ctx: RequestContextImpl) =>
+      audience === undefined || audience.some((guard) => allows(guard, ctx, report));
+    if (session && hears(session)) this.#out.emit({ jsonrpc: "2.0", method }, { kind: "notification" });
     const wanted =
       kind === "tools" ? "toolsListChanged" : kind === "prompts" ? "promptsListChanged" : "resourcesListChanged";
     for (const listen of this.#listens.values()) {
-      if (listen.filter[wanted]) {
+      if (listen.filter[wanted] && hears(listen.ctx)) {
         this.#out.notify(method, { _meta: { [MetaKey.subscriptionId]: listen.id } }, listen.id, listen.tag);
       }
     }

@@ -1,5 +1,6 @@
 import type { RequestContext } from "./context.js";
 import type { Guard } from "./definitions.js";
+import type { LogEntry } from "./logger.js";
 import { featuresOf, type ProtocolVersion } from "./protocol.js";
 import { shape } from "./revision-shape.js";
 
@@ -14,8 +15,18 @@ interface Listed<T> {
   enabled(): Iterable<{ wire: T; definition: { guard?: Guard } }>;
 }
 
-export function allows(guard: Guard | undefined, ctx: RequestContext): boolean {
-  return guard === undefined || guard(ctx) === true;
+/**
+ * True when `guard` lets this caller see its item. A guard that throws refuses (the item answers as one that does
+ * not exist, as for any refusal) and is reported: a crash must not tell a caller the item is there.
+ */
+export function allows(guard: Guard | undefined, ctx: RequestContext, report?: (entry: LogEntry) => void): boolean {
+  if (guard === undefined) return true;
+  try {
+    return guard(ctx) === true;
+  } catch (error) {
+    report?.({ level: "error", message: `a guard threw, so it refused: ${String(error)}`, error, method: "(guard)" });
+    return false;
+  }
 }
 
 // Each list is shaped once per revision and kept until the registry changes; guards then filter it per caller.
@@ -27,10 +38,15 @@ export class Views {
   }
 
   /** What this caller may see of `kind`'s list, as its revision shows it (shared when unguarded: do not mutate). */
-  visible<T extends object>(kind: string, ctx: RequestContext, table: Listed<T>): T[] {
+  visible<T extends object>(
+    kind: string,
+    ctx: RequestContext,
+    table: Listed<T>,
+    report?: (entry: LogEntry) => void,
+  ): T[] {
     const view = this.#view(kind, ctx.protocolVersion, table);
     const { guards } = view;
-    return guards ? view.items.filter((_, index) => allows(guards[index], ctx)) : view.items;
+    return guards ? view.items.filter((_, index) => allows(guards[index], ctx, report)) : view.items;
   }
 
   #view<T extends object>(kind: string, version: ProtocolVersion, table: Listed<T>): View<T> {

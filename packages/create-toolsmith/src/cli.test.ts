@@ -84,9 +84,9 @@ if pid == 0:
 out = b""
 def until(text):
     global out
-    end = time.time() + 10
+    end = time.time() + 240  # minutes, as a loaded machine is slow; within the 5 the test gives python
     while text.encode() not in re.sub(rb"\\x1b\\[[0-9;?]*[A-Za-z]", b"", out):
-        if time.time() > end: sys.exit("timed out waiting for " + text + ": " + out.decode(errors="replace"))
+        if time.time() > end: sys.exit("gave up after 240 s waiting for " + text + ": " + out.decode(errors="replace"))
         if select.select([fd], [], [], 0.1)[0]:
             try: out += os.read(fd, 4096)
             except OSError: break

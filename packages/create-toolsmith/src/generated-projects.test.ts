@@ -1,8 +1,8 @@
-import type { ChildProcess } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { end, endTracked } from "../../../scripts/child-processes.js";
 import { DIALECTS, TRANSPORTS } from "./options.js";
 import {
   BIN,
@@ -22,9 +22,9 @@ import {
 // build, run the generated tests and lint, then drive the built server with the MCP Inspector CLI.
 const root = mkdtempSync(join(tmpdir(), "create-toolsmith-e2e-"));
 const catalog = join(root, "inspector-catalog.json");
-const running: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of running) child.kill();
+// Every process a test started ends before its folder goes, whatever happened.
+afterAll(async () => {
+  await endTracked();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -67,8 +67,9 @@ const combinations = DIALECTS.flatMap((dialect) => TRANSPORTS.map((transport) =>
 const timings: Record<string, number> = {};
 
 describe.concurrent.each(combinations)("a generated project ($dialect, $transport)", ({ dialect, transport }) => {
+  // A dozen installs, builds and servers one after another, six projects at once: each step has its own deadline.
   it("installs offline, builds, passes its tests and lint, and serves the Inspector", {
-    timeout: 240_000,
+    timeout: 40 * 60_000,
   }, async () => {
     const started = performance.now();
     const dir = join(root, `${dialect}-${transport}`);
@@ -110,9 +111,8 @@ describe.concurrent.each(combinations)("a generated project ($dialect, $transpor
     if (transport !== "http") await driveWithInspector([process.execPath, "dist/main.js"], dir);
     if (transport !== "stdio") {
       const { url, child } = await serveHttp("dist/main.js", transport === "both" ? ["--http"] : [], dir);
-      running.push(child);
       await driveWithInspector([url, "--transport", "http"], dir);
-      child.kill();
+      await end(child);
     }
     timings[`${dialect}-${transport}`] = Math.round(performance.now() - started);
   });

@@ -66,7 +66,7 @@ describe.each(PUBLISHABLE)("the packed package %s", (dir) => {
 });
 
 describe("core and transport-stdio, installed from their tarballs outside the workspace", () => {
-  it("serve a five-line server over stdio that answers initialize", { timeout: 60_000 }, async () => {
+  it("serve a five-line server over stdio that answers initialize", async () => {
     const app = mkdtempSync(join(temp, "app-"));
     const core = await pack(join(WORKSPACE, "packages/core"));
     const stdio = await pack(join(WORKSPACE, "packages/transport-stdio"));

@@ -1,5 +1,6 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { run } from "../../../scripts/child-processes.js";
 import { spawnHttp } from "../../../scripts/spawn-http.js";
 import { pinnedPnpm } from "./pack-local.js";
 
@@ -24,14 +25,13 @@ export interface Outcome {
   stderr: string;
 }
 
-/** Run a command to its end; never rejects, so a test can look at the exit code and both streams. */
-export function sh(command: string, args: readonly string[], cwd: string, env = cleanEnv()): Promise<Outcome> {
-  return new Promise((resolve) => {
-    execFile(command, [...args], { cwd, env, timeout: 120_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
+/**
+ * Run a command to its end (installs and builds take minutes on a loaded machine: only a hang hits the deadline,
+ * which names the command); a non-zero exit resolves too, so a test can look at the exit code and both streams.
+ */
+export async function sh(command: string, args: readonly string[], cwd: string, env = cleanEnv()): Promise<Outcome> {
+  const { code, stdout, stderr } = await run(command, args, { cwd, env });
+  return { code: code ?? 1, stdout, stderr };
 }
 
 /** Like sh, but a non-zero exit is an error that shows what the command said. */
@@ -66,32 +66,15 @@ export const INITIALIZE = {
 };
 
 /** Send the messages to a stdio server's stdin, close it, and collect the replies it wrote before exiting. */
-export function exchange(
+export async function exchange(
   command: readonly string[],
   cwd: string,
   messages: object[],
 ): Promise<Record<string, unknown>[]> {
   const [file = "", ...args] = command;
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd, env: cleanEnv(), stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => {
-      child.kill();
-      reject(new Error(`no exit within 20 s: ${stderr}`));
-    }, 20_000);
-    child.on("exit", () => {
-      clearTimeout(timer);
-      const replies = stdout.split("\n").filter(Boolean);
-      if (replies.length === 0) reject(new Error(`no reply; stderr: ${stderr}`));
-      else resolve(replies.map((line) => JSON.parse(line) as Record<string, unknown>));
-    });
-    child.stdin.end(`${messages.map((message) => JSON.stringify(message)).join("\n")}\n`);
-  });
+  const input = `${messages.map((message) => JSON.stringify(message)).join("\n")}\n`;
+  const { stdout, stderr } = await run(file, args, { cwd, env: cleanEnv(), input });
+  const replies = stdout.split("\n").filter(Boolean);
+  if (replies.length === 0) throw new Error(`no reply from ${command.join(" ")}; stderr: ${stderr}`);
+  return replies.map((line) => JSON.parse(line) as Record<string, unknown>);
 }

@@ -2,6 +2,7 @@ import {
   createServer,
   DefinitionError,
   isUriTemplate,
+  type Middleware,
   type PromptDefinition,
   type RequestContext,
   type ResourceTemplateDefinition,
@@ -13,13 +14,27 @@ import { type Invoke, nameOf, ownRegistrations, type Registration } from "./regi
 
 type AnyClass = abstract new (...args: never[]) => unknown;
 
-/** Register one decorated method on a core server, its handler calling the method through `invoke`. */
-export function register(server: Server, registration: Registration, invoke: Invoke): void {
+// A method's @use joins its definition's own middleware: it follows the definition, not a name.
+function withUse<T extends { use?: readonly Middleware[] }>(options: T, methodUse: readonly Middleware[]): T {
+  if (methodUse.length === 0) return options;
+  return { ...options, use: [...methodUse, ...(options.use ?? [])] };
+}
+
+/**
+ * Register one decorated method on a core server, its handler calling the method through `invoke`, inside the
+ * method's `@use` middleware.
+ */
+export function register(
+  server: Server,
+  registration: Registration,
+  invoke: Invoke,
+  methodUse: readonly Middleware[] = [],
+): void {
   const { key } = registration;
   const name = nameOf(registration) ?? "";
   switch (registration.kind) {
     case "tool": {
-      const { input, ...rest } = registration.options;
+      const { input, ...rest } = withUse(registration.options, methodUse);
       const definition: ToolDefinition = {
         ...rest,
         name,
@@ -30,7 +45,7 @@ export function register(server: Server, registration: Registration, invoke: Inv
       return;
     }
     case "resource": {
-      const { input, list, ...rest } = registration.options;
+      const { input, list, ...rest } = withUse(registration.options, methodUse);
       if (!isUriTemplate(registration.uri)) {
         if (input !== undefined || list !== undefined) {
           throw new DefinitionError(
@@ -59,7 +74,7 @@ export function register(server: Server, registration: Registration, invoke: Inv
     }
     case "prompt": {
       const definition: PromptDefinition = {
-        ...registration.options,
+        ...withUse(registration.options, methodUse),
         name,
         handler: (args, ctx) => invoke(key, [args, ctx]),
       };

@@ -1,5 +1,5 @@
 // The shared decorator suite (../test/suite.ts) from source, its TC39 decorators lowered by @toolsmith/vitest.
 (globalThis as { __toolsmithDialect?: string }).__toolsmithDialect = "TC39 standard decorators";
-// A specifier tsc does not follow: tsconfig.test.json would type-check the suite in one dialect only.
-const suite = "../test/suite.js";
-await import(suite);
+// Specifiers tsc does not follow: tsconfig.test.json would type-check the suites in one dialect only.
+for (const entry of ["../test/suite.js", "../test/modules-suite.js", "../test/method-use-suite.js"])
+  await import(entry);

@@ -1,6 +1,6 @@
 import { createServer, DefinitionError, type Server, type ServerOptions } from "@toolsmith/core";
 import { collectRegistrations, register } from "./definitions.js";
-import { installMiddleware } from "./use.js";
+import { installMiddleware, methodMiddleware } from "./use.js";
 
 /** Identity and settings a server class may pass to its base instead of declaring fields. */
 export type McpServerOptions = Partial<ServerOptions>;
@@ -59,8 +59,11 @@ export abstract class McpServer {
       return Reflect.apply(method, this, args);
     };
     const registrations = collectRegistrations(ctor, McpServer);
-    for (const registration of registrations) register(server, registration, invoke);
-    installMiddleware(server, ctor, McpServer, registrations);
+    const methodUse = methodMiddleware(ctor, McpServer, registrations);
+    for (const registration of registrations) {
+      register(server, registration, invoke, methodUse.get(registration.key));
+    }
+    installMiddleware(server, ctor, McpServer);
     this.#server = server;
     return server;
   }

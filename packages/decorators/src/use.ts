@@ -1,6 +1,6 @@
-import { DefinitionError, isUriTemplate, type Middleware, parseUriTemplate, type Server } from "@toolsmith/core";
+import { DefinitionError, type Middleware, type Server } from "@toolsmith/core";
 import type { McpServer } from "./mcp-server.js";
-import { nameOf, type Registration } from "./registry.js";
+import type { Registration } from "./registry.js";
 
 // @use: middleware on a whole server class, or on one decorated method. Kept apart from the method registrations:
 // class decorators run after method decorators, and middleware is not a thing clients list.
@@ -83,13 +83,8 @@ function usesOf(ctor: object): Uses[] {
   return found;
 }
 
-/** Install a class chain's middleware on its server: parents' first (outermost), a method's only for its own operation. */
-export function installMiddleware(
-  server: Server,
-  ctor: object,
-  stop: typeof McpServer,
-  registrations: readonly Registration[],
-): void {
+// The class chain from its root (just below `stop`) down to `ctor`.
+function chainOf(ctor: object, stop: typeof McpServer): object[] {
   const chain: object[] = [];
   for (
     let current: unknown = ctor;
@@ -98,39 +93,33 @@ export function installMiddleware(
   ) {
     chain.unshift(current);
   }
-  // Every class's own middleware first (a subclass inside its parent's), then the methods' (innermost).
-  const all = chain.flatMap(usesOf);
-  for (const uses of all) if (uses.own.length > 0) server.use(...uses.own);
-  for (const uses of all) {
+  return chain;
+}
+
+/** Install a class chain's own middleware on its server: parents' first (outermost). */
+export function installMiddleware(server: Server, ctor: object, stop: typeof McpServer): void {
+  for (const uses of chainOf(ctor, stop).flatMap(usesOf)) if (uses.own.length > 0) server.use(...uses.own);
+}
+
+/**
+ * Each decorated method's middleware, parents' first: it becomes its definitions' own (`use`), so it runs only
+ * around what the method serves, under whatever name it has now, once the caller may see it.
+ */
+export function methodMiddleware(
+  ctor: object,
+  stop: typeof McpServer,
+  registrations: readonly Registration[],
+): Map<string | symbol, Middleware[]> {
+  const byMethod = new Map<string | symbol, Middleware[]>();
+  for (const uses of chainOf(ctor, stop).flatMap(usesOf)) {
     for (const [key, middleware] of uses.methods) {
-      const registration = registrations.find((candidate) => candidate.key === key);
-      if (!registration) {
+      if (!registrations.some((candidate) => candidate.key === key)) {
         throw new DefinitionError(
           `@use on ${String(key)}: the method is not a @tool, @resource or @prompt; put @use on the class instead`,
         );
       }
-      const matches = matcher(registration);
-      server.use(
-        ...middleware.map(
-          (one): Middleware =>
-            (operation, next) =>
-              matches(operation) ? one(operation, next) : next(),
-        ),
-      );
+      byMethod.set(key, [...(byMethod.get(key) ?? []), ...middleware]);
     }
   }
-}
-
-function matcher(registration: Registration): (operation: { method: string; name?: string; uri?: string }) => boolean {
-  if (registration.kind === "resource") {
-    const { uri } = registration;
-    const template = isUriTemplate(uri) ? parseUriTemplate(uri) : undefined;
-    return (operation) =>
-      operation.method === "resources/read" &&
-      operation.uri !== undefined &&
-      (template ? template.match(operation.uri) !== undefined : operation.uri === uri);
-  }
-  const method = registration.kind === "tool" ? "tools/call" : "prompts/get";
-  const name = nameOf(registration);
-  return (operation) => operation.method === method && operation.name === name;
+  return byMethod;
 }

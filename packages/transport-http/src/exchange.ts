@@ -10,6 +10,8 @@ export interface Incoming {
   readonly path: string;
   /** `scheme://host[:port]`, as the client addressed the server. */
   readonly origin: string;
+  /** The peer's network address, when the front door knows it (node:http does): a caller's key for its limits. */
+  readonly remoteAddress?: string | undefined;
   header(name: string): string | null;
   /** The body as text; undefined when it is over `limit` bytes. */
   text(limit: number): Promise<string | undefined>;

@@ -417,17 +417,30 @@ describe("protection", () => {
     expect((await request("http://localhost:5173")).status).toBe(403);
   });
 
-  it("Host is checked when an allow-list is set (listen on loopback sets it)", async () => {
-    const handle = handler({ allowedHosts: ["127.0.0.1:3000"] });
-    const request = (host: string) =>
+  it('Host: loopback names on any port by default (DNS rebinding protection); an allow-list or "any" replaces that', async () => {
+    const request = (handle: ReturnType<typeof handler>, host: string | undefined, url = URL_) =>
       handle(
-        post(
-          { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } },
-          { ...headers2026("tools/list"), host },
-        ),
+        new Request(url, {
+          method: "POST",
+          headers: { ...headers2026("tools/list"), ...(host === undefined ? {} : { host }) },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } }),
+        }),
       );
-    expect((await request("127.0.0.1:3000")).status).toBe(200);
-    expect((await request("evil.example.com")).status).toBe(403);
+    const loopback = handler();
+    for (const host of ["127.0.0.1:3000", "localhost:8080", "localhost", "127.5.6.7", "[::1]:1", undefined]) {
+      expect((await request(loopback, host)).status, host).toBe(200);
+    }
+    for (const host of ["evil.example", "evil.example:3000", "localhost.evil.example", "127.0.0.256", "[::2]"]) {
+      const refused = await request(loopback, host);
+      expect(refused.status, host).toBe(403);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/allowedHosts/);
+    }
+    // No Host header: the URL's host is the one addressed.
+    expect((await request(loopback, undefined, "http://evil.example/mcp")).status).toBe(403);
+    const listed = handler({ allowedHosts: ["mcp.example.com"] });
+    expect((await request(listed, "mcp.example.com")).status).toBe(200);
+    expect((await request(listed, "127.0.0.1:3000")).status).toBe(403);
+    expect((await request(handler({ allowedHosts: "any" }), "evil.example")).status).toBe(200);
   });
 
   it("content type 415, Accept 406, body size 413, other verbs 405, other paths 404", async () => {

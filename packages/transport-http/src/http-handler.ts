@@ -2,16 +2,21 @@ import {
   type AuthInfo,
   type Connection,
   ErrorCode,
+  errorLine,
   HANDSHAKE_VERSIONS,
+  idText,
+  McpError,
   MetaKey,
   type Route,
   type Servable,
   STATELESS_VERSIONS,
+  type Tool,
   toServer,
 } from "@toolsmith/core";
+import { CallerCounts, callerShare } from "./caller-limits.js";
 import { EventStream, SSE_HEADERS, webBody } from "./event-stream.js";
 import { answer, type Incoming, type Outgoing } from "./exchange.js";
-import { errorBody, isPlainObject } from "./json.js";
+import { isPlainObject } from "./json.js";
 import {
   type AuthOptions,
   authorize,
@@ -21,7 +26,7 @@ import {
   protectedResourceMetadata,
 } from "./protection.js";
 import { Reply } from "./reply.js";
-import { routingMismatch } from "./routing-headers.js";
+import { paramMismatch, routingMismatch } from "./routing-headers.js";
 import { HttpSession, SessionStore } from "./sessions.js";
 
 export interface HttpOptions extends ProtectionOptions, AuthOptions {
@@ -31,8 +36,18 @@ export interface HttpOptions extends ProtectionOptions, AuthOptions {
   maxBodyBytes?: number;
   /** Handshake-era sessions open at once (default 1000): more is 503. */
   maxSessions?: number;
+  /** Handshake-era sessions one caller may hold (default a quarter of `maxSessions`): more is 503. */
+  maxSessionsPerCaller?: number;
   /** Long-lived SSE streams open at once (GET streams and 2026-07-28 listen streams; default 1000): more is 503. */
   maxStreams?: number;
+  /** Long-lived SSE streams one caller may hold open (default a quarter of `maxStreams`): more is 503. */
+  maxStreamsPerCaller?: number;
+  /**
+   * The caller's address, which keys the per-caller limits of a caller `authenticate` does not name (a subject
+   * keys them otherwise). node:http's peer address by default; the web-standard handler knows none, so without
+   * this such callers share the global limits alone. Behind a proxy, read the address it forwards.
+   */
+  remoteAddress?: (request: Request) => string | undefined;
   /** A handshake-era session unused this long ends (default 30 minutes). */
   sessionIdleMs?: number;
   /** SSE events kept per session for resumption with Last-Event-ID (default 512). */
@@ -55,8 +70,9 @@ const VERSION_HEADER = "mcp-protocol-version";
 const STATELESS: readonly string[] = STATELESS_VERSIONS;
 const HANDSHAKE: readonly string[] = HANDSHAKE_VERSIONS;
 
-function refuse(status: number, id: unknown, code: number, message: string, data?: unknown): Outgoing {
-  return answer(status, errorBody(id, code, message, data));
+// `id` is the JSON text of the request's id (`idOf`), null when there is none to echo.
+function refuse(status: number, id: string | null, code: number, message: string, data?: unknown): Outgoing {
+  return answer(status, errorLine(id ?? "null", data === undefined ? { code, message } : { code, message, data }));
 }
 
 // 2026-07-28 says which status each refusal has; a handler's own errors are answers, sent with 200.
@@ -96,12 +112,23 @@ function allows(types: readonly string[], type: string): boolean {
 
 const TOO_LARGE = (limit: number) => refuse(413, null, ErrorCode.InvalidRequest, `Request body over ${limit} bytes`);
 
-function idOf(message: unknown): unknown {
-  return isPlainObject(message) ? message.id : undefined;
+// The id as the body carries it (exact past 2^53; the last of duplicate keys, as JSON.parse reads it).
+function idOf(message: unknown, body: string): string {
+  return isPlainObject(message) ? idText(message.id, body) : "null";
 }
 
 function isRequest(message: unknown): message is Record<string, unknown> & { method: string } {
   return isPlainObject(message) && typeof message.method === "string" && message.id !== undefined;
+}
+
+// The Mcp-Param-* check of a 2026-07-28 tools/call: core asks it only of a tool this caller may use, so a hidden
+// tool's headers are never looked at (it answers as unknown, like a tool that does not exist).
+function paramCheck(request: Incoming, message: Record<string, unknown>): (tool: Tool) => void {
+  const args = isPlainObject(message.params) ? message.params.arguments : undefined;
+  return (tool) => {
+    const mismatch = paramMismatch(request, args, tool.inputSchema);
+    if (mismatch) throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
+  };
 }
 
 /** The engine both front doors share: one Incoming in, one Outgoing out. */
@@ -117,25 +144,63 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   const path = options.path ?? "/mcp";
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const maxStreams = options.maxStreams ?? 1000;
-  const sessions = new SessionStore(options.maxSessions ?? 1000, options.sessionIdleMs ?? 30 * 60_000);
+  const maxSessions = options.maxSessions ?? 1000;
+  const sessions = new SessionStore(
+    maxSessions,
+    options.sessionIdleMs ?? 30 * 60_000,
+    options.maxSessionsPerCaller ?? callerShare(maxSessions),
+  );
+  const streamsHeld = new CallerCounts(options.maxStreamsPerCaller ?? callerShare(maxStreams));
   const keep = options.eventBufferSize ?? 512;
   const checks: Guard = guard(options);
   let streams = 0;
+  // A principal without a subject is the authenticate hook's bug: told once, not on every request it refuses.
+  let toldNoSubject = false;
+  const noSubject = () => {
+    if (toldNoSubject) return;
+    toldNoSubject = true;
+    const message = `The authenticate hook returned a principal without a subject; every such request is answered 401. Return { subject: "<non-empty caller id>", scopes } from authenticate`;
+    try {
+      server.logger?.({ level: "error", message });
+    } catch {
+      // A failing logger must not take a request down with it.
+    }
+  };
   // 2026-07-28 listen streams open now: ended with their closing result when the handler closes.
   const listening = new Set<Connection>();
 
-  const toolSchema = (name: string) => {
-    const described = server.registered("tool", name)?.describe();
-    return isPlainObject(described?.inputSchema) ? described.inputSchema : undefined;
-  };
+  // Who holds a session or stream, for the per-caller limits: the authenticated subject, else the address.
+  function callerOf(request: Incoming, auth: AuthInfo | undefined): string | undefined {
+    if (auth?.subject !== undefined) return `subject ${auth.subject}`;
+    const address = options.remoteAddress ? options.remoteAddress(request.request()) : request.remoteAddress;
+    return address === undefined ? undefined : `address ${address}`;
+  }
 
-  // Long-lived streams (GET, listen) are counted while open.
-  function openStream(): EventStream | undefined {
-    if (streams >= maxStreams) return undefined;
+  // Long-lived streams (GET, listen) are counted while open, in all and per caller; undefined when taken.
+  function takeStream(caller: string | undefined, id: string | null): Outgoing | undefined {
+    if (streams >= maxStreams) return refuse(503, id, -32000, "Too many open streams; try again later");
+    if (!streamsHeld.take(caller)) {
+      return refuse(
+        503,
+        id,
+        -32000,
+        `Too many open streams for one caller (at most ${streamsHeld.limit}); close one or try again later`,
+      );
+    }
     streams++;
+    return undefined;
+  }
+
+  function releaseStream(caller: string | undefined): void {
+    streams--;
+    streamsHeld.release(caller);
+  }
+
+  // A GET stream, released once when it closes or its client goes away.
+  function openStream(caller: string | undefined): EventStream {
     let open = true;
     const release = () => {
-      if (open) streams--;
+      if (open) releaseStream(caller);
       open = false;
     };
     const stream = new EventStream(release);
@@ -156,7 +221,9 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       return answer(404, "Not found", { "content-type": "text/plain" });
     }
     if (!options.authenticate) return route(request, undefined);
-    return authorize(options, request, path).then((auth) => (isOutgoing(auth) ? auth : route(request, auth)));
+    return authorize(options, request, path, noSubject).then((auth) =>
+      isOutgoing(auth) ? auth : route(request, auth),
+    );
   }
 
   function route(request: Incoming, auth: AuthInfo | undefined): Outgoing | Promise<Outgoing> {
@@ -172,13 +239,24 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     }
   }
 
-  function sessionOf(request: Incoming, auth: AuthInfo | undefined): HttpSession | Outgoing | undefined {
+  // `message` and `body`: a POST's, whose id the refusal echoes.
+  function sessionOf(
+    request: Incoming,
+    auth: AuthInfo | undefined,
+    message?: unknown,
+    body = "",
+  ): HttpSession | Outgoing | undefined {
     const id = request.header(SESSION_HEADER);
     if (id === null) return undefined;
     const session = sessions.get(id);
     // A session is its creator's: another caller gets the same answer as for an unknown one.
-    if (!session || session.subject !== auth?.subject) {
-      return refuse(404, null, -32001, "Session not found: it ended or expired; send initialize to start a new one");
+    if (!session?.ownedBy(auth)) {
+      return refuse(
+        404,
+        idOf(message, body),
+        -32001,
+        "Session not found: it ended or expired; send initialize to start a new one",
+      );
     }
     return session;
   }
@@ -192,6 +270,16 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     if (!allows(types, "application/json") || !allows(types, "text/event-stream")) {
       return refuse(406, null, ErrorCode.InvalidRequest, "Accept must list application/json and text/event-stream");
     }
+    const encoding = request.header("content-encoding");
+    if (encoding !== null && encoding.trim().toLowerCase() !== "identity") {
+      // A compressed body would only fail to parse: say what is wrong (and never inflate a client's bytes).
+      return refuse(
+        415,
+        null,
+        ErrorCode.InvalidRequest,
+        `Content-Encoding ${encoding} is not accepted; send the body uncompressed`,
+      );
+    }
     const declared = Number(request.header("content-length") ?? Number.NaN);
     if (declared > maxBodyBytes) return TOO_LARGE(maxBodyBytes);
     const body = await request.text(maxBodyBytes);
@@ -202,12 +290,12 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     } catch {
       return refuse(400, null, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
     }
-    const session = sessionOf(request, auth);
+    const session = sessionOf(request, auth, message, body);
     if (isOutgoing(session)) return session;
     if (session) return inSession(request, session, body, message, auth);
     const header = request.header(VERSION_HEADER);
     if (isRequest(message) && message.method === "initialize" && (header === null || HANDSHAKE.includes(header))) {
-      return initialize(body, message, auth);
+      return initialize(request, body, message, auth);
     }
     const meta = isPlainObject(message) && isPlainObject(message.params) ? message.params._meta : undefined;
     if ((header !== null && STATELESS.includes(header)) || (isPlainObject(meta) && MetaKey.protocolVersion in meta)) {
@@ -215,7 +303,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     }
     return refuse(
       400,
-      idOf(message),
+      idOf(message, body),
       -32000,
       "Bad Request: no MCP-Session-Id; a handshake-era client sends initialize first, a 2026-07-28 request carries MCP-Protocol-Version and _meta",
     );
@@ -229,7 +317,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     message: unknown,
     auth: AuthInfo | undefined,
   ): Promise<Outgoing> | Outgoing {
-    const id = idOf(message);
+    const id = idOf(message, body);
     if (!isPlainObject(message) || typeof message.method !== "string") {
       return refuse(
         400,
@@ -254,7 +342,8 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
         400,
         id,
         ErrorCode.HeaderMismatch,
-        `MCP-Protocol-Version (${header}) does not match _meta (${String(inBody)})`,
+        // Never the body's value itself when it is not a string: it may nest too deep to turn into text.
+        `MCP-Protocol-Version (${header}) does not match _meta (${typeof inBody === "string" ? inBody : `not a string: ${Array.isArray(inBody) ? "an array" : typeof inBody}`})`,
       );
     }
     if (message.id !== undefined) {
@@ -267,29 +356,50 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
           "Method not found: initialize (removed in protocol revision 2026-07-28)",
         );
       }
-      const mismatch = routingMismatch(request, message, toolSchema);
+      const mismatch = routingMismatch(request, message);
       if (mismatch) return refuse(400, id, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
     }
+    const checkTool = message.method === "tools/call" ? paramCheck(request, message) : undefined;
     const listens = message.method === "subscriptions/listen";
-    if (listens && streams >= maxStreams) return refuse(503, id, -32000, "Too many open streams; try again later");
-    if (listens) streams++;
+    let caller: string | undefined;
+    if (listens) {
+      caller = callerOf(request, auth);
+      const refused = takeStream(caller, id);
+      if (refused) return refused;
+    }
+    // A listen stream's place is given back once: when it ends, or at once when its client closes it.
+    let held = listens;
+    const release = listens
+      ? () => {
+          if (!held) return;
+          held = false;
+          releaseStream(caller);
+          listening.delete(connection);
+        }
+      : undefined;
     // One connection for this request alone: nothing outlives it. Closing the stream cancels the request.
-    const reply: Reply = new Reply({ status: statelessStatus, headers: {}, onCancel: () => connection.close() });
+    const reply: Reply = new Reply({
+      status: statelessStatus,
+      headers: {},
+      onCancel: () => {
+        release?.();
+        connection.close();
+      },
+    });
     const connection = server.connect({ send: (line, route) => void reply.deliver(line, route) });
     request.onAbort(() => connection.close());
     if (listens) listening.add(connection);
     const finish = () => {
-      if (listens) {
-        streams--;
-        listening.delete(connection);
-      }
+      release?.();
       reply.accept();
       connection.close();
     };
-    const done = connection.receive(
-      body,
-      auth ? { auth, tag: reply, parsed: message } : { tag: reply, parsed: message },
-    );
+    const done = connection.receive(body, {
+      tag: reply,
+      parsed: message,
+      ...(auth ? { auth } : {}),
+      ...(checkTool ? { checkTool } : {}),
+    });
     if (done === undefined) finish();
     else done.then(finish, finish);
     return reply.answered();
@@ -298,11 +408,21 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   // ── Handshake era: sessions ──
 
   function initialize(
+    request: Incoming,
     body: string,
     message: Record<string, unknown>,
     auth: AuthInfo | undefined,
   ): Promise<Outgoing> | Outgoing {
-    if (sessions.full) return refuse(503, message.id, -32000, "Too many open sessions; try again later");
+    if (sessions.full) return refuse(503, idOf(message, body), -32000, "Too many open sessions; try again later");
+    const caller = callerOf(request, auth);
+    if (sessions.fullFor(caller)) {
+      return refuse(
+        503,
+        idOf(message, body),
+        -32000,
+        `Too many open sessions for one caller (at most ${sessions.perCaller}); end one (DELETE) or try again later`,
+      );
+    }
     const id = crypto.randomUUID();
     let session: HttpSession | undefined;
     const reply = new Reply({ status: handshakeStatus, headers: { "mcp-session-id": id } });
@@ -316,7 +436,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       // Only a successful initialize opens a session.
       if (connection.negotiatedVersion !== undefined && session) {
         session.version = connection.negotiatedVersion;
-        sessions.add(session);
+        sessions.add(session, caller);
       }
     };
     if (done === undefined) settle();
@@ -342,7 +462,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     if (header !== null && header !== session.version) {
       return refuse(
         400,
-        idOf(message),
+        idOf(message, body),
         ErrorCode.InvalidRequest,
         `MCP-Protocol-Version ${header} is not this session's (${session.version})`,
       );
@@ -396,8 +516,10 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     if (lastEventId === null && session.get && !session.get.closed) {
       return refuse(409, null, ErrorCode.InvalidRequest, "This session already has a GET stream open");
     }
-    const stream = openStream();
-    if (!stream) return refuse(503, null, -32000, "Too many open streams; try again later");
+    const caller = callerOf(request, auth);
+    const refused = takeStream(caller, null);
+    if (refused) return refused;
+    const stream = openStream(caller);
     if (lastEventId !== null) {
       const resumed = session.resume(lastEventId, stream);
       if (!resumed) {
@@ -445,7 +567,8 @@ function fromRequest(request: Request): Incoming {
     method: request.method,
     path: url.pathname,
     origin: url.origin,
-    header: (name) => request.headers.get(name),
+    // A Request made in code may have no Host header: its URL says which host it was addressed to.
+    header: (name) => request.headers.get(name) ?? (name === "host" ? url.host : null),
     async text(limit) {
       if (!request.body) return "";
       const reader = request.body.getReader();

@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Servable } from "@toolsmith/core";
+import { type Servable, toServer } from "@toolsmith/core";
 import type { Incoming, Outgoing } from "./exchange.js";
 import { createHttpEngine, type HttpEngine, type HttpOptions } from "./http-handler.js";
+import { isLoopbackHost } from "./protection.js";
 
 export interface ListenOptions extends HttpOptions {
   /** Default: `PORT` from the environment, else 3000; 0 picks a free port. */
@@ -22,7 +23,16 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
+// After a body over the limit, what more is read (and dropped) before the connection is cut: reading on lets the
+// 413 reach a client still sending, where closing with unread data would reset the connection under it.
+const DRAIN_BYTES = 1024 * 1024;
+
+// The Host values a client of this machine sends to a server on `port`: loopback names, bare or with that port.
+function loopbackHosts(port: number, bound: string): string[] {
+  const names = ["localhost", "127.0.0.1", "[::1]"];
+  if (bound.startsWith("127.") && !names.includes(bound)) names.push(bound);
+  return names.flatMap((name) => [name, `${name}:${port}`]);
+}
 
 // node:http's request as the engine reads it: no Request, no web streams, the body collected from its chunks.
 function fromNode(req: IncomingMessage, res: ServerResponse): Incoming {
@@ -37,22 +47,32 @@ function fromNode(req: IncomingMessage, res: ServerResponse): Incoming {
       const value = req.headers[name];
       return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
     },
+    // A plain property: a getter here makes every Incoming a slow object (measured: a third of HTTP throughput).
+    // The socket caches its peer's address, so a keep-alive connection looks it up once.
+    remoteAddress: req.socket.remoteAddress,
     text(limit) {
       return new Promise((resolve, reject) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        let over = false;
         req.on("data", (chunk: Buffer) => {
           size += chunk.length;
-          if (size > limit) {
+          if (over) {
+            if (size > limit + DRAIN_BYTES) req.destroy();
+          } else if (size > limit) {
+            // The 413 goes out now; the rest of the body is read and dropped (bounded), never kept.
+            over = true;
+            chunks.length = 0;
             resolve(undefined);
-            req.destroy();
           } else chunks.push(chunk);
         });
-        req.on("end", () =>
-          resolve(
-            chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8"),
-          ),
-        );
+        req.on("end", () => {
+          if (over) return;
+          const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+          // A leading byte order mark is dropped, as the web-standard front door's TextDecoder does.
+          const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+          resolve(body.toString("utf8", bom ? 3 : 0));
+        });
         req.on("error", reject);
       });
     },
@@ -118,6 +138,13 @@ export function nodeListener(
   };
 }
 
+// Through the server's logger when it has one, else on the log stream or stderr: never stdout, nor nowhere.
+function warn(servable: Servable, log: NodeJS.WritableStream | null | undefined, message: string): void {
+  const { logger } = toServer(servable);
+  if (logger) logger({ level: "warning", message });
+  else (log && log !== process.stdout ? log : process.stderr).write(`${message}\n`);
+}
+
 /**
  * Serve over Streamable HTTP on node:http, at `http://host:port/path`, and say so on stderr.
  * @example
@@ -136,13 +163,16 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
     });
   });
   const bound = (server.address() as AddressInfo).port;
-  // Bound to loopback: only loopback names are accepted as Host (DNS rebinding protection).
-  const allowedHosts =
-    options.allowedHosts ??
-    (LOOPBACK.has(host)
-      ? ["localhost", "127.0.0.1", "[::1]"].flatMap((name) => [name, `${name}:${bound}`])
-      : undefined);
-  const engine = createHttpEngine(servable, { ...options, path, ...(allowedHosts ? { allowedHosts } : {}) });
+  // By default only loopback Host names with this port are accepted (DNS rebinding protection), whatever the host.
+  const allowedHosts = options.allowedHosts ?? loopbackHosts(bound, host);
+  if (options.allowedHosts === undefined && !isLoopbackHost(host.includes(":") ? `[${host}]` : host)) {
+    warn(
+      servable,
+      options.log,
+      `listening on ${host}, but only loopback Host names are accepted (DNS rebinding protection): set allowedHosts to the names clients use (allowedHosts: ["mcp.example.com"]), or allowedHosts: "any" when a proxy in front checks Host`,
+    );
+  }
+  const engine = createHttpEngine(servable, { ...options, path, allowedHosts });
   server.on("request", nodeListener(engine));
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${bound}${path}`;
   const log = options.log === undefined ? process.stderr : options.log;

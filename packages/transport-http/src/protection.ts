@@ -1,15 +1,19 @@
-import type { AuthInfo, MaybePromise } from "@toolsmith/core";
+import { type AuthInfo, errorLine, type MaybePromise } from "@toolsmith/core";
 import { answer, type Incoming, type Outgoing } from "./exchange.js";
-import { errorBody } from "./json.js";
 
 export interface ProtectionOptions {
   /**
    * Origins a browser may call from (`https://app.example.com`), or "any". By default a request with an `Origin`
-   * is accepted only from the server's own origin or a loopback one (DNS rebinding protection): else 403.
+   * is accepted only from a loopback origin, the server's own, or one of `allowedHosts` (DNS rebinding protection):
+   * else 403.
    */
   allowedOrigins?: readonly string[] | "any";
-  /** `Host` values accepted (`localhost:3000`); `listen` on a loopback address sets the loopback names. Else 403. */
-  allowedHosts?: readonly string[];
+  /**
+   * `Host` values accepted (`mcp.example.com`, `localhost:3000`; compared whole), or "any" for a deployment whose
+   * proxy checks `Host` itself. By default only loopback names are: `localhost`, `127.0.0.0/8` and `[::1]`, on any
+   * port (`listen`: its own port), which is DNS rebinding protection. Else 403.
+   */
+  allowedHosts?: readonly string[] | "any";
 }
 
 /** Refuse a request with a status, a message, and (401/403) what to send in `WWW-Authenticate`. */
@@ -29,7 +33,9 @@ export class AuthError extends Error {
 export interface AuthOptions {
   /**
    * Who is calling: the principal (it reaches handlers as `ctx.auth`), or undefined for 401. Throw an `AuthError`
-   * for 403 (a token without the scope) or a 401 with your own message.
+   * for 403 (a token without the scope) or a 401 with your own message. Sessions and `requestState` are bound to
+   * the principal's `subject`, which must be a non-empty string: a principal without one is a configuration
+   * error, answered 401 and logged once through the server's logger.
    */
   authenticate?: (request: Request) => MaybePromise<AuthInfo | undefined>;
   /** RFC 9728 protected-resource metadata, served at `/.well-known/oauth-protected-resource<path>`. */
@@ -41,38 +47,46 @@ export interface AuthOptions {
   };
 }
 
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+// A loopback name, with or without a port: localhost, 127.0.0.0/8, [::1].
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}|\[::1\])(?::\d{1,5})?$/i;
 
-function hostName(host: string): string {
-  return host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : (host.split(":")[0] ?? host);
+/** True for a `Host` value that names this machine's loopback interface. */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOST.test(host);
 }
 
 function forbidden(message: string): Outgoing {
-  return answer(403, errorBody(null, -32000, message));
+  return answer(403, errorLine("null", { code: -32000, message }));
 }
 
 export type Guard = (request: Incoming) => Outgoing | undefined;
 
-/** The checks every request passes first: Host (when set) and Origin. */
+/** The checks every request passes first: Host (loopback names unless `allowedHosts` says otherwise) and Origin. */
 export function guard(options: ProtectionOptions): Guard {
-  const hosts = options.allowedHosts ? new Set(options.allowedHosts.map((host) => host.toLowerCase())) : undefined;
+  const allowed = options.allowedHosts;
+  const hosts = typeof allowed === "object" ? new Set(allowed.map((host) => host.toLowerCase())) : undefined;
+  const anyHost = allowed === "any";
   const origins = options.allowedOrigins;
   return (request) => {
-    const host = request.header("host")?.toLowerCase();
-    if (hosts && (host === undefined || !hosts.has(host))) return forbidden(`Host not allowed: ${host ?? "(none)"}`);
+    const host = request.header("host");
+    if (!anyHost && (host === null || !(hosts ? hosts.has(host.toLowerCase()) : LOOPBACK_HOST.test(host)))) {
+      return forbidden(
+        `Host not allowed: ${host ?? "(none)"}. Set the allowedHosts option to the names clients use (by default only loopback names are accepted: DNS rebinding protection), or to "any" when a proxy in front checks Host`,
+      );
+    }
     const origin = request.header("origin");
     if (origin === null || origins === "any") return undefined;
-    if (origins) return origins.includes(origin) ? undefined : forbidden(`Origin not allowed: ${origin}`);
-    let parsed: URL;
+    const refused = () =>
+      forbidden(`Origin not allowed: ${origin}; set the allowedOrigins option to the origins a browser may call from`);
+    if (origins) return origins.includes(origin) ? undefined : refused();
+    let from: string;
     try {
-      parsed = new URL(origin);
+      from = new URL(origin).host.toLowerCase();
     } catch {
-      return forbidden(`Origin not allowed: ${origin}`);
+      return refused();
     }
-    const own = host !== undefined && parsed.host.toLowerCase() === host;
-    return own || LOOPBACK.has(hostName(parsed.host.toLowerCase()))
-      ? undefined
-      : forbidden(`Origin not allowed: ${origin}`);
+    const own = host !== null && from === host.toLowerCase();
+    return own || LOOPBACK_HOST.test(from) || hosts?.has(from) ? undefined : refused();
   };
 }
 
@@ -101,11 +115,19 @@ export function protectedResourceMetadata(options: AuthOptions, request: Incomin
   return answer(200, JSON.stringify(body));
 }
 
-/** The caller, or the 401/403 that refuses them. Without an `authenticate` hook everyone is anonymous. */
+// What a caller is told when `authenticate` gave a principal without a subject.
+const NO_SUBJECT =
+  "Unauthorized: the server's authenticate hook returned a principal without a subject (a non-empty string is required)";
+
+/**
+ * The caller, or the 401/403 that refuses them. Without an `authenticate` hook everyone is anonymous. A principal
+ * without a subject is refused with 401 and reported through `misconfigured`: it could not be told from another.
+ */
 export async function authorize(
   options: AuthOptions,
   request: Incoming,
   path: string,
+  misconfigured: () => void,
 ): Promise<AuthInfo | undefined | Outgoing> {
   if (!options.authenticate) return undefined;
   const challenge = (error: string, description: string) => {
@@ -114,13 +136,18 @@ export async function authorize(
     return `Bearer ${parts.join(", ")}`;
   };
   const refused = (status: number, error: string, message: string) =>
-    answer(status, errorBody(null, -32000, message), {
+    answer(status, errorLine("null", { code: -32000, message }), {
       "content-type": "application/json",
       "www-authenticate": challenge(error, message),
     });
   try {
     const principal = await options.authenticate(request.request());
-    return principal ?? refused(401, "invalid_token", "Unauthorized");
+    if (principal === undefined || principal === null) return refused(401, "invalid_token", "Unauthorized");
+    if (typeof principal.subject !== "string" || principal.subject === "") {
+      misconfigured();
+      return refused(401, "invalid_token", NO_SUBJECT);
+    }
+    return principal;
   } catch (error) {
     if (!(error instanceof AuthError)) throw error;
     return refused(error.status, error.error, error.message);

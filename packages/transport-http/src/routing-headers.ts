@@ -60,14 +60,10 @@ function at(value: unknown, path: readonly string[]): unknown {
   return current;
 }
 
-/**
- * Why the routing headers disagree with the body, or undefined when they agree. `toolSchema` finds a tool's
- * input schema by name, for its `Mcp-Param-*` headers.
- */
+/** Why Mcp-Method or Mcp-Name disagree with the body, or undefined when they agree (they say nothing of the registry). */
 export function routingMismatch(
   headers: { header(name: string): string | null },
   message: Record<string, unknown>,
-  toolSchema: (name: string) => Readonly<Record<string, unknown>> | undefined,
 ): string | undefined {
   const method = message.method as string;
   const sent = headers.header("mcp-method");
@@ -80,18 +76,28 @@ export function routingMismatch(
   const named = headers.header("mcp-name");
   if (named === null) return `the Mcp-Name header is missing; ${method} needs it`;
   if (decodeHeader(named) !== params[field]) return `the Mcp-Name header does not match params.${field}`;
-  if (method !== "tools/call" || typeof params.name !== "string") return undefined;
-  const schema = toolSchema(params.name);
-  if (!schema) return undefined;
-  for (const { header, path } of headerParams(schema)) {
-    const value = at(params.arguments, path);
+  return undefined;
+}
+
+/**
+ * Why the Mcp-Param-* headers disagree with a tool's arguments, or undefined. Asked only once the tool is known to
+ * be the caller's: a tool it may not use answers as one that does not exist, headers or not.
+ */
+export function paramMismatch(
+  headers: { header(name: string): string | null },
+  args: unknown,
+  inputSchema: Readonly<Record<string, unknown>>,
+): string | undefined {
+  for (const { header, path } of headerParams(inputSchema)) {
+    const value = at(args, path);
     const mirrored = headers.header(`mcp-param-${header}`);
     if (value === undefined || value === null) {
       if (mirrored !== null) return `the Mcp-Param-${header} header is sent, but the argument ${path.join(".")} is not`;
       continue;
     }
     if (mirrored === null) return `the Mcp-Param-${header} header is missing; it mirrors argument ${path.join(".")}`;
-    if (decodeHeader(mirrored) !== String(value)) {
+    // Only a primitive is mirrored; anything else (which may nest too deep to turn into text) cannot match.
+    if (typeof value === "object" || decodeHeader(mirrored) !== String(value)) {
       return `the Mcp-Param-${header} header does not match argument ${path.join(".")}`;
     }
   }

@@ -1,4 +1,5 @@
-import type { Connection, ProtocolVersion } from "@toolsmith/core";
+import type { AuthInfo, Connection, ProtocolVersion } from "@toolsmith/core";
+import { CallerCounts } from "./caller-limits.js";
 import type { EventStream } from "./event-stream.js";
 import type { EventLog } from "./reply.js";
 
@@ -29,6 +30,15 @@ export class HttpSession implements EventLog {
     this.connection = connection;
     this.subject = subject;
     this.#keep = keep;
+  }
+
+  /**
+   * True for the caller who opened this session: the same subject, or, for a session opened unauthenticated, an
+   * unauthenticated caller. A principal without a subject owns nothing, not even a session opened by another such.
+   */
+  ownedBy(auth: AuthInfo | undefined): boolean {
+    if (auth === undefined) return this.subject === undefined;
+    return typeof auth.subject === "string" && auth.subject !== "" && auth.subject === this.subject;
   }
 
   /** A new stream key for a POST's SSE reply. */
@@ -98,16 +108,25 @@ export class HttpSession implements EventLog {
   }
 }
 
-/** The open sessions: bounded in number, ended when idle too long. */
+/** The open sessions: bounded in number, in all and per caller, ended when idle too long. */
 export class SessionStore {
   readonly #sessions = new Map<string, HttpSession>();
   readonly #max: number;
   readonly #idleMs: number;
+  readonly #callers: CallerCounts;
+  // Which caller holds each session (by session id), given back when it ends.
+  readonly #holders = new Map<string, string>();
   #sweeper: ReturnType<typeof setInterval> | undefined;
 
-  constructor(max: number, idleMs: number) {
+  constructor(max: number, idleMs: number, perCaller: number) {
     this.#max = max;
     this.#idleMs = idleMs;
+    this.#callers = new CallerCounts(perCaller);
+  }
+
+  /** Sessions one caller may hold. */
+  get perCaller(): number {
+    return this.#callers.limit;
   }
 
   get size(): number {
@@ -117,6 +136,12 @@ export class SessionStore {
   get full(): boolean {
     this.#sweep();
     return this.#sessions.size >= this.#max;
+  }
+
+  /** True when `caller` holds as many sessions as one caller may (expired ones are ended first). */
+  fullFor(caller: string | undefined): boolean {
+    this.#sweep();
+    return !this.#callers.has(caller);
   }
 
   get(id: string): HttpSession | undefined {
@@ -130,8 +155,9 @@ export class SessionStore {
     return session;
   }
 
-  add(session: HttpSession): void {
+  add(session: HttpSession, caller?: string): void {
     this.#sessions.set(session.id, session);
+    if (caller !== undefined && this.#callers.take(caller)) this.#holders.set(session.id, caller);
     if (!this.#sweeper) {
       this.#sweeper = setInterval(() => this.#sweep(), Math.min(this.#idleMs, 60_000));
       this.#sweeper.unref?.();
@@ -142,6 +168,8 @@ export class SessionStore {
     const session = this.#sessions.get(id);
     if (!session) return false;
     this.#sessions.delete(id);
+    this.#callers.release(this.#holders.get(id));
+    this.#holders.delete(id);
     session.close();
     if (this.#sessions.size === 0 && this.#sweeper) {
       clearInterval(this.#sweeper);

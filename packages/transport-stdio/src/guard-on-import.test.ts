@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { run } from "../../../scripts/child-processes.js";
 
 // The fixtures import the built package (dist), as a user's server would.
 const fixture = (name: string) => fileURLToPath(new URL(`../test/${name}`, import.meta.url));
@@ -73,12 +74,8 @@ describe("stdout is guarded from the moment the package is imported", () => {
 
 describe("releaseStdout", () => {
   it("gives stdout back to a program that imports the transport but does not serve it", async () => {
-    const { execFile } = await import("node:child_process");
-    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
-      execFile(process.execPath, [fixture("release-stdout.mjs")], (error, out, err) =>
-        error ? reject(error) : resolve({ stdout: out, stderr: err }),
-      ),
-    );
+    const { code, stdout, stderr } = await run(process.execPath, [fixture("release-stdout.mjs")]);
+    expect(code).toBe(0);
     expect(stdout).toBe("released\n");
     expect(stderr).toBe("guarded\n");
   });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { MAX_ID_BYTES, TopLevelIdScanner } from "./id-scanner.js";
 
-// Scan `text` fed in chunks of `size` bytes (the whole text at once by default).
-function scan(text: string, size = Number.POSITIVE_INFINITY): string | number | null {
+// The id's JSON text found in `text` fed in chunks of `size` bytes (the whole text at once by default).
+function scanText(text: string, size = Number.POSITIVE_INFINITY): string {
   const scanner = new TopLevelIdScanner();
   const bytes = Buffer.from(text);
   const step = Math.min(size, bytes.length || 1);
   for (let at = 0; at < bytes.length; at += step) scanner.push(bytes.subarray(at, at + step));
-  return scanner.id;
+  return scanner.idText;
 }
 
 // Whether the scanner took the text for a notification (an object with no top-level "id" key).
@@ -17,11 +17,16 @@ function isNotification(text: string): boolean {
   return scanner.isNotification;
 }
 
-// The same answer whatever the chunking, down to one byte at a time.
-function scanAnyhow(text: string): string | number | null {
-  const whole = scan(text);
-  for (const size of [1, 2, 3, 7, 64]) expect(scan(text, size)).toEqual(whole);
+// The same id text whatever the chunking, down to one byte at a time.
+function scanTextAnyhow(text: string): string {
+  const whole = scanText(text);
+  for (const size of [1, 2, 3, 7, 64]) expect(scanText(text, size)).toBe(whole);
   return whole;
+}
+
+// The id as the reply carries it, read back.
+function scanAnyhow(text: string): string | number | null {
+  return JSON.parse(scanTextAnyhow(text)) as string | number | null;
 }
 
 const huge = (n: number) => `{"blob":"${"q".repeat(n)}","list":[1,2,{"id":"inner"}],"nested":{"id":-1}}`;
@@ -86,7 +91,6 @@ describe("TopLevelIdScanner", () => {
     expect(scanAnyhow('{"id":true,"method":"m"}')).toBeNull();
     expect(scanAnyhow('{"id":{"n":1},"method":"m"}')).toBeNull();
     expect(scanAnyhow('{"id":[1],"method":"m"}')).toBeNull();
-    expect(scanAnyhow('{"id":1e999,"method":"m"}')).toBeNull();
   });
 
   it("reports null for a line that is not an object", () => {
@@ -99,6 +103,7 @@ describe("TopLevelIdScanner", () => {
   it("stops at the end of the top-level object", () => {
     expect(scanAnyhow('{"method":"m"}{"id":6}')).toBeNull();
     expect(scanAnyhow('{"id":1}{"id":6}')).toBe(1);
+    expect(scanAnyhow('{"id":1,"params":{}}{"id":6}')).toBe(1);
   });
 
   it("never reports a truncated string id", () => {
@@ -144,5 +149,37 @@ describe("TopLevelIdScanner", () => {
     expect(scanAnyhow(`{"id":"${escaped}\\u00e9"}`)).toBeNull();
     const digits = "1".repeat(300);
     expect(scanAnyhow(`{"id":0.${digits},"method":"m"}`)).toBe(Number(`0.${digits}`));
+  });
+
+  it("keeps a number id as written: past 2^53, negative, with an exponent, out of range", () => {
+    for (const id of ["9007199254740993", "-9007199254740993", "123456789012345678901234567890", "-1e308", "1.5E+3"]) {
+      expect(scanTextAnyhow(`{"jsonrpc":"2.0","id":${id},"method":"m"}`), id).toBe(id);
+      expect(scanTextAnyhow(`{"jsonrpc":"2.0","method":"m","id" : ${id} }`), id).toBe(id);
+    }
+    expect(scanTextAnyhow('{"id":1e999,"method":"m"}')).toBe("1e999");
+    expect(scanTextAnyhow('{"id":01,"method":"m"}')).toBe("null");
+    expect(scanTextAnyhow('{"id":"\\u0061\\/b","method":"m"}')).toBe('"a/b"');
+  });
+
+  it("takes the last of duplicate id keys, as JSON.parse does", () => {
+    const cases = [
+      '{"id":8,"id":-1e308,"method":"ping"}',
+      '{"id":8,"method":"ping","\\u0069d":"last"}',
+      '{"id":"first","id":9007199254740993}',
+      '{"id":8,"id":null,"method":"ping"}',
+      '{"id":8,"id":{"x":1},"method":"ping"}',
+      '{"id":8,"id":[1],"method":"ping"}',
+      '{"id":8,"id":true}',
+      '{"id":{"x":1},"id":7}',
+    ];
+    for (const line of cases) {
+      const expected = JSON.parse(line).id;
+      const text = scanTextAnyhow(line);
+      expect(JSON.parse(text), line).toEqual(
+        typeof expected === "string" || typeof expected === "number" ? expected : null,
+      );
+    }
+    expect(scanTextAnyhow('{"id":8,"id":-1e308,"method":"ping"}')).toBe("-1e308");
+    expect(scanTextAnyhow('{"id":"first","id":9007199254740993}')).toBe("9007199254740993");
   });
 });

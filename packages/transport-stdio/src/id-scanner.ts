@@ -1,5 +1,3 @@
-import type { RequestId } from "@toolsmith/core";
-
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
@@ -22,9 +20,12 @@ function decodeString(raw: Uint8Array): string | undefined {
   }
 }
 
+const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
 /**
  * Finds the top-level `"id"` of a JSON object streamed through it in chunks, without keeping the text:
- * an oversized line is dropped, but its request still gets a reply with the right id.
+ * an oversized line is dropped, but its request still gets a reply with the right id. Like JSON.parse, the last
+ * "id" key counts; a number is kept as written, so an id past 2^53 is echoed exactly.
  */
 export class TopLevelIdScanner {
   #depth = 0;
@@ -42,7 +43,7 @@ export class TopLevelIdScanner {
   #overflow = false;
   #sawObject = false;
   #hasIdKey = false;
-  #id: RequestId | undefined;
+  #idText = "null";
   #done = false;
 
   push(chunk: Uint8Array): void {
@@ -54,9 +55,9 @@ export class TopLevelIdScanner {
     return this.#sawObject && !this.#hasIdKey;
   }
 
-  /** The id when one was found, null when the object had none readable. */
-  get id(): RequestId | null {
-    return this.#id ?? null;
+  /** The id's JSON text, for `errorLine`: `null` when the object had none readable. */
+  get idText(): string {
+    return this.#idText;
   }
 
   #byte(b: number): void {
@@ -135,7 +136,10 @@ export class TopLevelIdScanner {
     // Decoded, since "\u0069d" is the same key as "id".
     const key = this.#keyLength <= MAX_KEY_BYTES ? decodeString(this.#key.subarray(0, this.#keyLength)) : undefined;
     this.#keyIsId = key === "id";
-    if (this.#keyIsId) this.#hasIdKey = true;
+    if (!this.#keyIsId) return;
+    this.#hasIdKey = true;
+    // A later "id" key replaces an earlier one; a value that is neither a string nor a number leaves null.
+    this.#idText = "null";
   }
 
   #startValue(isString: boolean): void {
@@ -162,17 +166,15 @@ export class TopLevelIdScanner {
     this.#capturing = false;
     this.#expect = "comma";
     // An id longer than we keep is answered with null rather than with a truncated, wrong id.
-    if (this.#id !== undefined || this.#overflow) return;
+    if (this.#overflow) return;
     const raw = this.#value.subarray(0, this.#valueLength);
     if (this.#valueIsString) {
-      // An id we cannot read is answered with null.
-      this.#id = decodeString(raw);
+      // An id we cannot read is answered with null; one we can, re-encoded as JSON.parse would read it.
+      const id = decodeString(raw);
+      if (id !== undefined) this.#idText = JSON.stringify(id);
       return;
     }
     const text = Buffer.from(raw).toString("latin1");
-    if (/^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(text)) {
-      const id = Number(text);
-      if (Number.isFinite(id)) this.#id = id;
-    }
+    if (NUMBER.test(text)) this.#idText = text;
   }
 }

@@ -26,6 +26,15 @@ describe("LineReader", () => {
     expect(read(['{"a":1}\n{"b":2}\n{"c":3}\n'])).toEqual(lines('{"a":1}', '{"b":2}', '{"c":3}'));
   });
 
+  it("drops a byte order mark at the start of a line, even split across chunks", () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    const line = Buffer.concat([bom, Buffer.from('{"id":1}\r\n'), bom, Buffer.from('{"id":"\uFEFF"}\n')]);
+    for (const size of [1, 2, 4, line.length]) {
+      expect(read(slices(line, size))).toEqual(lines('{"id":1}', '{"id":"\uFEFF"}'));
+    }
+    expect(read([Buffer.concat([bom, Buffer.from("\r\n")])])).toEqual(lines(""));
+  });
+
   it("joins a line split across chunks", () => {
     expect(read(['{"jsonrpc":', '"2.0","id"', ":1}\n{", '"id":2}\n'])).toEqual(
       lines('{"jsonrpc":"2.0","id":1}', '{"id":2}'),
@@ -97,11 +106,11 @@ describe("LineReader", () => {
   it("drops a line over maxLineBytes and reports its byte count and id", () => {
     const text = `{"jsonrpc":"2.0","id":7,"method":"m","params":{"t":"${"x".repeat(100)}"}}`;
     expect(read([`${text}\n`], 64)).toEqual([
-      { kind: "oversized", bytes: Buffer.byteLength(text), id: 7, notification: false },
+      { kind: "oversized", bytes: Buffer.byteLength(text), idText: "7", notification: false },
     ]);
     const longer = `{"t":"${"x".repeat(10)}"}`;
     expect(read([`${longer}\n`], Buffer.byteLength(longer) - 1)).toEqual([
-      { kind: "oversized", bytes: Buffer.byteLength(longer), id: null, notification: true },
+      { kind: "oversized", bytes: Buffer.byteLength(longer), idText: "null", notification: true },
     ]);
   });
 
@@ -110,7 +119,7 @@ describe("LineReader", () => {
     expect(text.length).toBeLessThan(64);
     expect(Buffer.byteLength(text)).toBeGreaterThan(64);
     expect(read([`${text}\n`], 64)).toEqual([
-      { kind: "oversized", bytes: Buffer.byteLength(text), id: "a", notification: false },
+      { kind: "oversized", bytes: Buffer.byteLength(text), idText: '"a"', notification: false },
     ]);
   });
 
@@ -118,7 +127,7 @@ describe("LineReader", () => {
     const text = `{"jsonrpc":"2.0","method":"m","params":{"t":"${"y".repeat(5000)}","id":1},"id":"late \\"one\\""}`;
     const events = read(slices(Buffer.from(`${text}\n`), 97), 256);
     expect(events).toEqual([
-      { kind: "oversized", bytes: Buffer.byteLength(text), id: 'late "one"', notification: false },
+      { kind: "oversized", bytes: Buffer.byteLength(text), idText: '"late \\"one\\""', notification: false },
     ]);
   });
 
@@ -127,7 +136,7 @@ describe("LineReader", () => {
     const events = read([`{"id":1}\n${big}\n{"id":2}\n`, '{"id":4}\n'], 64);
     expect(events).toEqual([
       { kind: "line", text: '{"id":1}' },
-      { kind: "oversized", bytes: Buffer.byteLength(big), id: 3, notification: false },
+      { kind: "oversized", bytes: Buffer.byteLength(big), idText: "3", notification: false },
       { kind: "line", text: '{"id":2}' },
       { kind: "line", text: '{"id":4}' },
     ]);
@@ -136,7 +145,7 @@ describe("LineReader", () => {
   it("reports an oversized last line without a newline at end()", () => {
     const big = `{"id":9,"t":"${"z".repeat(300)}"}`;
     expect(read([big.slice(0, 100), big.slice(100)], 64)).toEqual([
-      { kind: "oversized", bytes: Buffer.byteLength(big), id: 9, notification: false },
+      { kind: "oversized", bytes: Buffer.byteLength(big), idText: "9", notification: false },
     ]);
   });
 
@@ -144,7 +153,7 @@ describe("LineReader", () => {
     const big = `{"id":11,"t":"${"é".repeat(1000)}"}`;
     const events = read(slices(Buffer.from(`${big}\r\n`), 33), 100);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ kind: "oversized", id: 11 });
+    expect(events[0]).toMatchObject({ kind: "oversized", idText: "11" });
     // The "\r" before "\n" is part of the line as received.
     const bytes = (events[0] as { bytes: number }).bytes;
     expect([Buffer.byteLength(big), Buffer.byteLength(big) + 1]).toContain(bytes);

@@ -1,4 +1,3 @@
-import type { RequestId } from "@toolsmith/core";
 import { TopLevelIdScanner } from "./id-scanner.js";
 
 const NEWLINE = 0x0a;
@@ -6,10 +5,11 @@ const NEWLINE = 0x0a;
 /** What the reader found: a line of text, or a line over the limit that was dropped. */
 export type LineEvent =
   | { kind: "line"; text: string }
-  | { kind: "oversized"; bytes: number; id: RequestId | null; notification: boolean };
+  | { kind: "oversized"; bytes: number; idText: string; notification: boolean };
 
 /**
- * Splits a byte stream into lines at "\n" (a trailing "\r" is dropped) and decodes them as UTF-8.
+ * Splits a byte stream into lines at "\n" (a trailing "\r" and a leading byte order mark are dropped) and decodes
+ * them as UTF-8.
  * A line longer than `maxLineBytes` is not kept: its bytes are scanned for the request id and discarded.
  */
 export class LineReader {
@@ -59,15 +59,17 @@ export class LineReader {
     const bytes = this.#length;
     this.#length = 0;
     if (this.#scanner) {
-      const { id, isNotification } = this.#scanner;
+      const { idText, isNotification } = this.#scanner;
       this.#scanner = undefined;
-      return { kind: "oversized", bytes, id, notification: isNotification };
+      return { kind: "oversized", bytes, idText, notification: isNotification };
     }
     const parts = this.#parts;
     this.#parts = [];
     const buffer = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, bytes);
     const last = buffer.length - 1;
-    const text = buffer.toString("utf8", 0, last >= 0 && buffer[last] === 0x0d ? last : buffer.length);
+    // A byte order mark some writers put first is not part of the JSON text (RFC 8259 lets a parser ignore it).
+    const start = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+    const text = buffer.toString("utf8", start, last >= start && buffer[last] === 0x0d ? last : buffer.length);
     return { kind: "line", text };
   }
 }

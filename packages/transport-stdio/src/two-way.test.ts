@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import { type ConnectOptions, createServer, MetaKey, type Server } from "@toolsmith/core";
+import { type ConnectOptions, createServer, MetaKey, type RequestContext, type Server } from "@toolsmith/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type StdioOptions, serveStdio } from "./index.js";
@@ -89,6 +89,94 @@ describe("serveStdio, two-way", () => {
     expect(results().every((line) => JSON.stringify(line).includes('"text":"accept"'))).toBe(true);
     stdio.end();
     await stdio.connection.closed;
+  });
+
+  it("answers inside a batch that also holds a request (2025-03-26) reach their calls while those hold every slot", async () => {
+    const server = createServer({ name: "roots", version: "1", clientRequestTimeoutMs: 60_000 });
+    server.tool({
+      name: "roots",
+      description: "lists the client's roots",
+      handler: async (_args, ctx) => `${(await ctx.roots()).length} roots`,
+    });
+    const stdio = serve(server, { maxInFlight: 2 });
+    stdio.write(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-03-26", capabilities: { roots: {} }, clientInfo: { name: "t", version: "1" } },
+      }),
+      INITIALIZED,
+    );
+    for (let id = 1; id <= 3; id++) {
+      stdio.write(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "roots" } }));
+    }
+    const asked = () => stdio.lines.filter((line) => line.method === "roots/list");
+    await stdio.until(() => asked().length === 2);
+    // Calls 1 and 2 hold both slots, call 3 waits for one: the batch with the answers must not wait behind it.
+    const answers = asked().map((ask) => ({ jsonrpc: "2.0", id: ask.id, result: { roots: [] } }));
+    stdio.write(JSON.stringify([...answers, { jsonrpc: "2.0", id: 4, method: "ping" }]));
+    await stdio.until(() => asked().length === 3);
+    const third = asked()[2] as { id: number };
+    stdio.write(JSON.stringify({ jsonrpc: "2.0", id: third.id, result: { roots: [] } }));
+    const calls = () => stdio.lines.filter((line) => "result" in line && typeof line.id === "number" && line.id >= 1);
+    await stdio.until(() => calls().length === 3 && stdio.lines.some((line) => Array.isArray(line)));
+    expect(calls()).toEqual(
+      [1, 2, 3].map((id) => ({
+        jsonrpc: "2.0",
+        id,
+        result: { content: [{ type: "text", text: "0 roots" }], isError: false },
+      })),
+    );
+    expect(stdio.lines.find((line) => Array.isArray(line))).toEqual([{ jsonrpc: "2.0", id: 4, result: {} }]);
+    stdio.end();
+    await stdio.connection.closed;
+  });
+
+  it("at EOF a call awaiting the client's answer gets one isError reply at once, and one asking later fails at once", async () => {
+    const server = createServer({ name: "ask", version: "1", clientRequestTimeoutMs: 60_000 });
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const ask = async (ctx: RequestContext) =>
+      (await ctx.elicit({ message: "ok?", schema: { ok: z.boolean() } })).action;
+    server.tool({ name: "ask", description: "asks", handler: (_args, ctx) => ask(ctx) });
+    server.tool({
+      name: "later",
+      description: "asks once let go",
+      handler: async (_args, ctx) => gate.then(() => ask(ctx)),
+    });
+    const stdio = serve(server, { shutdownTimeoutMs: 60_000 });
+    stdio.write(INIT(0, { elicitation: {} }), INITIALIZED);
+    stdio.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "ask" } }));
+    stdio.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "later" } }));
+    await stdio.until(() => stdio.lines.some((line) => line.method === "elicitation/create"));
+    stdio.end();
+    await stdio.until(() => stdio.lines.some((line) => line.id === 1));
+    open();
+    // Not at the 60 s shutdown timeout: neither call can get an answer any more, and both are told so.
+    await stdio.connection.closed;
+    const replies = stdio.lines.filter((line) => line.id === 1 || line.id === 2);
+    expect(replies).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          content: [{ type: "text", text: "The client's input ended before it answered elicitation/create" }],
+          isError: true,
+        },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        result: {
+          content: [{ type: "text", text: "Cannot ask elicitation/create: the client's input has ended" }],
+          isError: true,
+        },
+      },
+    ]);
+    expect(stdio.lines.filter((line) => line.method === "elicitation/create")).toHaveLength(1);
   });
 
   it("a listen stream still open at EOF ends at once with its closing result, not at the shutdown timeout", async () => {

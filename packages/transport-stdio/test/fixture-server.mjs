@@ -1,4 +1,4 @@
-// A small server for the spawned stdio tests: node fixture-server.mjs (MAX_LINE_BYTES optional).
+// A small server for the spawned stdio tests: node fixture-server.mjs (MAX_LINE_BYTES, SHUTDOWN_TIMEOUT_MS optional).
 import { setTimeout as delay } from "node:timers/promises";
 import { createServer } from "@toolsmith/core";
 import { serveStdio } from "@toolsmith/transport-stdio";
@@ -53,4 +53,8 @@ server.tool({
 });
 
 const maxLineBytes = process.env.MAX_LINE_BYTES ? Number(process.env.MAX_LINE_BYTES) : undefined;
-serveStdio(server, maxLineBytes === undefined ? {} : { maxLineBytes });
+const shutdownTimeoutMs = process.env.SHUTDOWN_TIMEOUT_MS ? Number(process.env.SHUTDOWN_TIMEOUT_MS) : undefined;
+serveStdio(server, {
+  ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
+  ...(shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs }),
+});

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { fixture, runVitest } from "./run-vitest.test-util.js";
 
 describe("toolsmith() in a user's vitest.config.ts", () => {
-  it("loads TC39-decorated source, and a failure points at the line in the .ts file", () => {
-    const { status, output } = runVitest(fixture("tc39"));
+  it("loads TC39-decorated source, and a failure points at the line in the .ts file", async () => {
+    const { status, output } = await runVitest(fixture("tc39"));
     expect(status).toBe(1);
     expect(output).toMatch(/✓ greeter\.test\.ts \(1 test\)/);
     // A failing assertion in a decorated test file, and a throw inside a decorated method of greeter.ts.
@@ -13,14 +13,14 @@ describe("toolsmith() in a user's vitest.config.ts", () => {
     expect(output).toMatch(/Tests\s+2 failed \| 1 passed \(3\)/);
   });
 
-  it("leaves files under an experimentalDecorators tsconfig to vite, which emits their decorator metadata", () => {
-    const { status, output } = runVitest(fixture("legacy"));
+  it("leaves files under an experimentalDecorators tsconfig to vite, which emits their decorator metadata", async () => {
+    const { status, output } = await runVitest(fixture("legacy"));
     expect(output).toMatch(/✓ calc\.test\.ts \(1 test\)/);
     expect(status).toBe(0);
   });
 
-  it("explains a TC39 import in a project that lacks the plugin", () => {
-    const { status, output } = runVitest(fixture("projects"));
+  it("explains a TC39 import in a project that lacks the plugin", async () => {
+    const { status, output } = await runVitest(fixture("projects"));
     expect(status).toBe(1);
     expect(output).toMatch(/✓ \|with\| with\/greeter\.test\.ts/);
     expect(output).toContain(

@@ -1,7 +1,7 @@
-import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { run } from "../../../scripts/child-processes.js";
 
 const vitest = join(dirname(createRequire(import.meta.url).resolve("vitest/package.json")), "vitest.mjs");
 
@@ -9,13 +9,11 @@ const vitest = join(dirname(createRequire(import.meta.url).resolve("vitest/packa
 export const fixture = (name: string): string => fileURLToPath(new URL(`../test/fixtures/${name}`, import.meta.url));
 
 /** Run vitest on a fixture in a child process, as a user would; plain output, exit status. */
-export function runVitest(root: string, args: string[] = []): { status: number | null; output: string } {
+export async function runVitest(root: string, args: string[] = []): Promise<{ status: number | null; output: string }> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("VITEST")));
-  const result = spawnSync(process.execPath, [vitest, "run", "--root", root, ...args], {
+  const { code, stdout, stderr } = await run(process.execPath, [vitest, "run", "--root", root, ...args], {
     cwd: root,
     env: { ...env, NO_COLOR: "1", FORCE_COLOR: "0" },
-    encoding: "utf8",
-    timeout: 60_000,
   });
-  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+  return { status: code, output: `${stdout}${stderr}` };
 }

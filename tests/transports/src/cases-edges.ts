@@ -1,5 +1,6 @@
 import { type Client, ProtocolErrorCode } from "@modelcontextprotocol/client";
 import { beforeAll, expect, it } from "vitest";
+import { WAIT_MS } from "../../../scripts/wait.js";
 import { LIMIT_BYTES } from "./fixture-server.js";
 import { failsOnWire, firstText, type Peer, type SuiteContext } from "./peer.js";
 
@@ -31,7 +32,7 @@ export function edgeCases(ctx: SuiteContext): void {
     const accepted = await client.callTool({ name: "size", arguments: { data: near } });
     expect(accepted.structuredContent).toEqual({ length: near.length });
     const over = "é".repeat(LIMIT_BYTES / 2 + 512);
-    await expect(client.callTool({ name: "size", arguments: { data: over } }, { timeout: 10_000 })).rejects.toSatisfy(
+    await expect(client.callTool({ name: "size", arguments: { data: over } }, { timeout: WAIT_MS })).rejects.toSatisfy(
       target.isOversizeError,
     );
     expect(firstText(await client.callTool({ name: "echo", arguments: { text: "still here" } }))).toBe("still here");
@@ -44,7 +45,7 @@ export function edgeCases(ctx: SuiteContext): void {
     expect(accepted.structuredContent).toEqual({ length: near.length });
     const over = client.callTool(
       { name: "size", arguments: { data: "x".repeat(LIMIT_BYTES + 1) } },
-      { timeout: 10_000 },
+      { timeout: WAIT_MS },
     );
     await expect(over).rejects.toSatisfy(target.isOversizeError);
     expect(firstText(await client.callTool({ name: "echo", arguments: { text: "still here" } }))).toBe("still here");

@@ -115,11 +115,11 @@ export function createFixtureServer(options: FixtureOptions = {}): Server {
   });
   server.tool({
     name: "slow",
-    description: "Say it started, then wait until cancelled (20 s at most)",
+    description: "Say it started, then wait until cancelled (10 minutes at most: a loaded machine may be slow to)",
     handler: async (_args, ctx) => {
       ctx.progress(1, 2, "started");
       try {
-        await delay(20_000, undefined, { signal: ctx.signal });
+        await delay(10 * 60_000, undefined, { signal: ctx.signal });
       } catch (error) {
         cancellations++;
         throw error;

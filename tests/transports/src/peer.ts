@@ -134,15 +134,8 @@ export async function connectPeer(target: TransportTarget, mode: Mode, options: 
   return peer;
 }
 
-// Bounded: what the server sent shows up within a few turns of the event loop, or the test fails.
-export async function until<T>(find: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
-  for (let turn = 0; turn < 500; turn++) {
-    const found = await find();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 4));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
+// The server is another process (stdio) or behind a socket: what it sends may take a while on a loaded machine.
+export { until } from "../../../scripts/wait.js";
 
 /** Notifications on the wire since `mark`, by method. */
 export function sent(peer: Peer, method: string, mark = 0): Record<string, unknown>[] {

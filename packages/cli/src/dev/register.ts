@@ -7,3 +7,9 @@ register("./hooks.js", import.meta.url, { data: { port: port2 }, transferList: [
 port1.on("message", (file: string) => process.send?.({ toolsmithDevLoaded: file }));
 port1.unref();
 process.channel?.unref();
+// The supervisor gone without a word (SIGKILL runs no handler of its): its IPC channel closes, so we end too, by
+// the signal it would have sent, or for good if the server ignores that.
+process.once("disconnect", () => {
+  setTimeout(() => process.exit(1), 3000).unref();
+  process.kill(process.pid, "SIGTERM");
+});

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import { relative, resolve as resolvePath } from "node:path";
 import { watch } from "chokidar";
@@ -7,6 +8,7 @@ import { usage } from "../exit-codes.js";
 import type { LogSink } from "../log-sink.js";
 import { exitCodeOf } from "../wire.js";
 import { lineSplitter, WireLog } from "../wire-log.js";
+import { Pending } from "./pending.js";
 import { compilerOption, nearestTsconfig } from "./tsconfig.js";
 
 export interface DevOptions {
@@ -16,10 +18,19 @@ export interface DevOptions {
   wire?: LogSink;
 }
 
-const REPLAY_ID = "toolsmith-dev/replay";
 const LIST_CHANGED = ["tools", "resources", "prompts"].map(
   (kind) => `{"jsonrpc":"2.0","method":"notifications/${kind}/list_changed"}`,
 );
+
+/** How long a server asked to stop may take before it is killed. */
+const STOP_GRACE_MS = 3000;
+
+/** Ask a server process to stop with `signal`; one that is still there after the grace period is killed. */
+function stop(proc: ChildProcess, signal: NodeJS.Signals): void {
+  proc.kill(signal);
+  const kill = setTimeout(() => proc.kill("SIGKILL"), STOP_GRACE_MS).unref();
+  proc.once("exit", () => clearTimeout(kill));
+}
 
 /**
  * Run a TypeScript entry as a stdio server between the host and us, restarting it when a file it loaded
@@ -43,7 +54,10 @@ export function runDev(entryArg: string, serverArgs: string[], options: DevOptio
     let initialized: string | undefined;
     /** Host lines held while a new process is started and re-initialized. */
     let held: string[] | undefined;
-    const pending = new Map<string, unknown>();
+    const pending = new Pending();
+    // The id of our own replayed initialize: one no host can send, asked for only while the replay is out.
+    const replayId = `toolsmith-dev/replay/${randomUUID()}`;
+    let replaying = false;
     let restarting = false;
     let hostEnded = false;
     let generation = 0;
@@ -98,11 +112,11 @@ export function runDev(entryArg: string, serverArgs: string[], options: DevOptio
         lines.end();
         if (mine !== generation) return;
         child = undefined;
-        for (const id of pending.values()) {
-          const message = "toolsmith dev: the server stopped before answering (it restarted or exited)";
-          toHost(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message } }));
+        for (const line of pending.fail(
+          "toolsmith dev: the server stopped before answering (it restarted or exited)",
+        )) {
+          toHost(line);
         }
-        pending.clear();
         if (restarting) {
           restarting = false;
           start();
@@ -119,7 +133,8 @@ export function runDev(entryArg: string, serverArgs: string[], options: DevOptio
         // The host did its handshake with an earlier process: do it again, under an id of ours.
         held ??= [];
         const replay = JSON.parse(initialize) as { id: unknown };
-        replay.id = REPLAY_ID;
+        replay.id = replayId;
+        replaying = true;
         toServer(JSON.stringify(replay));
       } else if (held) {
         const queue = held;
@@ -135,9 +150,7 @@ export function runDev(entryArg: string, serverArgs: string[], options: DevOptio
         return;
       }
       restarting = true;
-      const old = child;
-      old.kill("SIGTERM");
-      setTimeout(() => old.kill("SIGKILL"), 3000).unref();
+      stop(child, "SIGTERM");
     }
 
     function fromServer(line: string): void {
@@ -145,7 +158,8 @@ export function runDev(entryArg: string, serverArgs: string[], options: DevOptio
       try {
         message = JSON.parse(line);
       } catch {}
-      if (message?.id === REPLAY_ID && message.method === undefined) {
+      if (replaying && message?.id === replayId && message.method === undefined) {
+        replaying = false;
         wire?.line("out", line);
         if (initialized) toServer(initialized);
         const queue = held ?? [];
@@ -155,8 +169,7 @@ export function runDev(entryArg: string, serverArgs: string[], options: DevOptio
         status(c.green("restarted; the host's session goes on"));
         return;
       }
-      if (message && message.method === undefined && message.id !== undefined)
-        pending.delete(JSON.stringify(message.id));
+      pending.answered(line);
       toHost(line);
     }
 
@@ -173,15 +186,9 @@ export function runDev(entryArg: string, serverArgs: string[], options: DevOptio
       } else deliver(line);
     }
 
-    /** A host line to the server, remembered until answered when it is a request. */
+    /** A host line to the server, remembered until answered when it is a request (or a batch of them). */
     function deliver(line: string): void {
-      let message: { id?: unknown; method?: unknown } | undefined;
-      try {
-        message = JSON.parse(line);
-      } catch {}
-      if (typeof message?.method === "string" && message.id !== undefined) {
-        pending.set(JSON.stringify(message.id), message.id);
-      }
+      pending.sent(line);
       toServer(line);
     }
 
@@ -196,10 +203,13 @@ export function runDev(entryArg: string, serverArgs: string[], options: DevOptio
     for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
       process.on(signal, () => {
         hostEnded = true;
-        if (child) child.kill(signal);
+        if (child) stop(child, signal);
         else finish(exitCodeOf(null, signal));
       });
     }
+    // Leaving by any other way (a crash, a broken stdout): the server goes too. A SIGKILL runs nothing here; for
+    // that the server watches its IPC channel (register.ts).
+    process.once("exit", () => child?.kill("SIGTERM"));
     start();
   });
 }

@@ -5,12 +5,13 @@ import type { RequestContext } from "../context.js";
  * chooses: never a key for limits), else "anonymous".
  */
 export function callerOf(ctx: RequestContext): string {
-  return ctx.auth?.subject ?? (ctx.clientInfo?.name ? `${ctx.clientInfo.name} (unauthenticated)` : "anonymous");
+  if (ctx.auth !== undefined) return ctx.auth.subject;
+  return ctx.clientInfo?.name ? `${ctx.clientInfo.name} (unauthenticated)` : "anonymous";
 }
 
 /** Who is calling, as a key a client cannot choose: the authenticated subject, else one shared anonymous key. */
 export function principalOf(ctx: RequestContext): string {
-  return ctx.auth?.subject === undefined ? "anonymous" : `subject:${ctx.auth.subject}`;
+  return ctx.auth === undefined ? "anonymous" : `subject:${ctx.auth.subject}`;
 }
 
 /** What an operation is about, for a person to read: `tools/call add`, `resources/read notes://1`. */

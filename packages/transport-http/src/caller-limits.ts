@@ -1,0 +1,39 @@
+/** The share of a global limit one caller may hold by default: no single caller can take it all. */
+export function callerShare(global: number): number {
+  return Math.max(1, Math.ceil(global / 4));
+}
+
+/**
+ * What each caller holds of a bounded resource (sessions, streams), against a per-caller limit. A caller is a key
+ * (`subject …` or `address …`); an unknown caller (undefined) is bounded by the global limit alone.
+ */
+export class CallerCounts {
+  readonly limit: number;
+  readonly #held = new Map<string, number>();
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  /** True when `caller` may take one more. */
+  has(caller: string | undefined): boolean {
+    return caller === undefined || (this.#held.get(caller) ?? 0) < this.limit;
+  }
+
+  /** Take one for `caller`; false (nothing taken) at its limit. */
+  take(caller: string | undefined): boolean {
+    if (caller === undefined) return true;
+    const held = this.#held.get(caller) ?? 0;
+    if (held >= this.limit) return false;
+    this.#held.set(caller, held + 1);
+    return true;
+  }
+
+  /** Give one back. */
+  release(caller: string | undefined): void {
+    if (caller === undefined) return;
+    const held = (this.#held.get(caller) ?? 0) - 1;
+    if (held > 0) this.#held.set(caller, held);
+    else this.#held.delete(caller);
+  }
+}

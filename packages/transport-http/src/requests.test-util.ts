@@ -1,0 +1,62 @@
+import { MetaKey } from "@toolsmith/core";
+
+// Shared by the HTTP tests that call a handler directly: web-standard requests of both eras.
+
+export const URL_ = "http://127.0.0.1:3000/mcp";
+
+export const META = {
+  [MetaKey.protocolVersion]: "2026-07-28",
+  [MetaKey.clientCapabilities]: { elicitation: {} },
+};
+
+/** The headers of a handshake-era POST. */
+export const H = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+/** The headers of a 2026-07-28 POST. */
+export function headers2026(method: string, name?: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...H,
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": method,
+    ...(name === undefined ? {} : { "mcp-name": name }),
+    ...extra,
+  };
+}
+
+export function post(body: unknown, headers: Record<string, string>): Request {
+  return new Request(URL_, { method: "POST", headers, body: JSON.stringify(body) });
+}
+
+/** A 2026-07-28 `tools/call` of `name` with `params` besides its name (arguments, inputResponses, requestState). */
+export function call2026(
+  id: number,
+  name: string,
+  params: Record<string, unknown>,
+  extra: Record<string, string> = {},
+) {
+  return post(
+    { jsonrpc: "2.0", id, method: "tools/call", params: { name, ...params, _meta: META } },
+    headers2026("tools/call", name, extra),
+  );
+}
+
+/** A handshake-era `initialize` body. */
+export function initialize(id = 1) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+  };
+}
+
+/** The JSON-RPC message of a reply, whether sent as JSON or as an SSE stream. */
+export async function replyOf(response: Response): Promise<Record<string, unknown>> {
+  const text = await response.text();
+  if (!(response.headers.get("content-type") ?? "").startsWith("text/event-stream")) return JSON.parse(text);
+  const data = text
+    .split("\n")
+    .filter((line) => line.startsWith("data: ") && line.length > 6)
+    .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
+  return data.find((message) => "result" in message || "error" in message) ?? {};
+}
