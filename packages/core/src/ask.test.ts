@@ -464,3 +464,51 @@ describe("elicitation forms from zod", () => {
     expect(JSON.stringify(result.content)).toContain('field \\"address\\" is an object');
   });
 });
+
+describe("the client's answers inside a 2025-03-26 batch", () => {
+  it("are taken before the batch's requests, which may be waiting for them (no deadlock)", async () => {
+    const s = createServer({ name: "batch", version: "1", clientRequestTimeoutMs: 60_000 });
+    let listed!: () => void;
+    const rootsListed = new Promise<void>((resolve) => {
+      listed = resolve;
+    });
+    s.tool({
+      name: "where",
+      description: "The client's roots",
+      handler: async (_args, ctx) => {
+        const roots = await ctx.roots();
+        listed();
+        return `${roots.length} roots`;
+      },
+    });
+    s.tool({ name: "after", description: "Waits for the roots", handler: () => rootsListed.then(() => "after") });
+    const session = connectLines(s);
+    await replyTo(
+      session,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-03-26", capabilities: { roots: {} }, clientInfo: { name: "c", version: "1" } },
+      }),
+    );
+    const where = replyTo(
+      session,
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "where" } }),
+    );
+    const asked = sentOn(session).find((sent) => sent.line.includes('"roots/list"'));
+    const id = (JSON.parse(asked?.line ?? "{}") as { id: number }).id;
+    // The request that waits on the roots comes first in the batch; the answer that releases them, last.
+    const batch = replyTo(
+      session,
+      JSON.stringify([
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "after" } },
+        { jsonrpc: "2.0", id, result: { roots: [{ uri: "file:///a" }] } },
+      ]),
+    );
+    expect(JSON.parse((await where) as string).result.content).toEqual([{ type: "text", text: "1 roots" }]);
+    expect(JSON.parse((await batch) as string)).toEqual([
+      { jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "after" }], isError: false } },
+    ]);
+  });
+});

@@ -10,9 +10,10 @@ import type {
 } from "./context.js";
 import { checkRawForm, formFromJsonSchema } from "./elicitation-form.js";
 import { McpError, shown } from "./errors.js";
+import { checkRawAnswer } from "./form-answer.js";
 import { ErrorCode, isPlainObject, type RequestId } from "./json-rpc.js";
 import type { Round } from "./middleware.js";
-import { compileSchema, describeIssues } from "./schema-adapter.js";
+import { compileSchema, describeIssues, type Validation } from "./schema-adapter.js";
 
 // Asking the client (elicitation, sampling, roots) in one API for both eras. Handshake era: a JSON-RPC request to
 // the client, awaited. 2026-07-28: the question is recorded and the handler stops (InputRequired); the request is
@@ -101,7 +102,11 @@ function askClient(
 function elicitationResult(answer: Record<string, unknown>): "accept" | "decline" | "cancel" {
   const { action } = answer;
   if (action === "accept" || action === "decline" || action === "cancel") return action;
-  throw new McpError(ErrorCode.InvalidParams, `The client's elicitation answer has no valid action: ${shown(action)}`);
+  // An answer that does not fit, like content that does not: the call's -32602, or a tool's isError result.
+  throw new UnfitAnswer(
+    ErrorCode.InvalidParams,
+    `The client's elicitation answer has no valid action (accept, decline or cancel): ${shown(action)}`,
+  );
 }
 
 async function elicit(
@@ -140,7 +145,7 @@ async function elicit(
     const answer = await askClient(ctx, port, "elicitation/create", params, "elicit", request.key);
     const action = elicitationResult(answer);
     if (action !== "accept") return { action };
-    return { action, content: isPlainObject(answer.content) ? answer.content : {} };
+    return { action, content: fitting(request.message, checkRawAnswer(request.requestedSchema, answer.content)) };
   }
   const form = request as ElicitForm;
   const compiled = compileSchema(form.schema, "input", "ctx.elicit schema");
@@ -153,14 +158,17 @@ async function elicit(
   const action = elicitationResult(answer);
   if (action !== "accept") return { action };
   const checked = await compiled.validate(isPlainObject(answer.content) ? answer.content : {});
-  if (!checked.ok) {
-    throw new UnfitAnswer(
-      ErrorCode.InvalidParams,
-      `The client's answer to "${form.message}" does not fit the requested schema:\n${describeIssues(checked.issues)}`,
-      { issues: checked.issues },
-    );
-  }
-  return { action, content: checked.value };
+  return { action, content: fitting(form.message, checked) };
+}
+
+// The checked content of an accepted answer, or the refusal naming each field that does not fit.
+function fitting<T>(message: string, checked: Validation<T>): T {
+  if (checked.ok) return checked.value;
+  throw new UnfitAnswer(
+    ErrorCode.InvalidParams,
+    `The client's answer to "${message}" does not fit the requested schema:\n${describeIssues(checked.issues)}`,
+    { issues: checked.issues },
+  );
 }
 
 async function sample(ctx: RequestContextImpl, port: AskPort, request: SampleRequest): Promise<SampleResult> {

@@ -213,6 +213,12 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       );
       return;
     }
+    // The client's answers in it are taken first: a request before them in the batch may be waiting for one.
+    for (const entry of messages) {
+      if (isPlainObject(entry) && !("method" in entry) && ("result" in entry || "error" in entry)) {
+        this.#outbound.settle(entry);
+      }
+    }
     const replies: string[] = [];
     const collect: Respond = (reply) => replies.push(reply);
     // An entry's id past 2^53 is read off the batch's text, once for all of them.

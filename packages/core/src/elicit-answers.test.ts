@@ -86,3 +86,127 @@ describe.each(["2025-11-25", "2025-06-18", "2026-07-28"] as const)(
     });
   },
 );
+
+// The same form written as raw JSON Schema: its answer is checked as a zod form's is.
+const RAW_FORM = {
+  type: "object",
+  properties: {
+    count: { type: "integer", minimum: 0, maximum: 100 },
+    unit: { type: "string", oneOf: [{ const: "kg", title: "Kilograms" }, { const: "lb" }] },
+    note: { type: "string", maxLength: 5 },
+    tags: { type: "array", maxItems: 2, items: { type: "string", enum: ["a", "b", "c"] } },
+    sure: { type: "boolean" },
+  },
+  required: ["count", "unit"],
+};
+
+function rawServer(seen: unknown[]) {
+  const s = createServer({ name: "raw-answers", version: "1" });
+  s.prompt({
+    name: "weigh",
+    description: "Asks how much, in raw JSON Schema",
+    handler: async (_args, ctx) => {
+      const answer = await ctx.elicit({ message: "How much?", requestedSchema: RAW_FORM });
+      seen.push(answer.content);
+      return answer.action;
+    },
+  });
+  s.tool({
+    name: "weigh",
+    description: "Asks how much, in raw JSON Schema",
+    handler: async (_args, ctx) => {
+      const answer = await ctx.elicit({ message: "How much?", requestedSchema: RAW_FORM });
+      seen.push(answer.content);
+      return answer.action;
+    },
+  });
+  return s;
+}
+
+const RAW_UNFIT: [string, unknown, string][] = [
+  ["a string for an integer", { count: "3", unit: "kg" }, "- count: expected an integer"],
+  ["a fraction for an integer", { count: 1.5, unit: "kg" }, "- count: expected an integer"],
+  ["a number past the maximum", { count: 101, unit: "kg" }, "- count: too big: expected at most 100"],
+  ["a value outside the choices", { count: 1, unit: "g" }, '- unit: expected one of "kg"|"lb"'],
+  ["a missing required field", { unit: "kg" }, "- count: required"],
+  ["no content at all", undefined, "- count: required"],
+  ["content that is not an object", "3 kg", "- count: required"],
+  ["a string too long", { count: 1, unit: "kg", note: "123456" }, "- note: too big: expected at most 5 characters"],
+  [
+    "a multi-select item outside the enum",
+    { count: 1, unit: "kg", tags: ["a", "z"] },
+    '- tags: expected items of "a"|"b"|"c"',
+  ],
+  [
+    "too many multi-select items",
+    { count: 1, unit: "kg", tags: ["a", "b", "c"] },
+    "- tags: too big: expected at most 2 items",
+  ],
+  ["an object for a boolean", { count: 1, unit: "kg", sure: { deep: [1] } }, "- sure: expected a boolean"],
+];
+
+describe.each(["2025-11-25", "2026-07-28"] as const)(
+  "an answer to a raw JSON Schema form, in %s",
+  (protocolVersion) => {
+    it.each(RAW_UNFIT)(
+      "%s: prompts/get is -32602 naming the field, tools/call isError",
+      async (_what, content, line) => {
+        const seen: unknown[] = [];
+        const client = await createTestClient(rawServer(seen), {
+          protocolVersion,
+          elicit: async () => ({ action: "accept", content }) as never,
+        });
+        const error = await rpcError(client.getPrompt("weigh"));
+        expect(error.code).toBe(ErrorCode.InvalidParams);
+        expect(error.message).toContain(line);
+        const result = await client.callTool("weigh");
+        expect(result.isError).toBe(true);
+        expect(result.content[0]).toMatchObject({ type: "text", text: expect.stringContaining(line) });
+        expect(seen).toEqual([]);
+      },
+    );
+
+    it("a fitting answer reaches the handler without the fields the form did not name", async () => {
+      const seen: unknown[] = [];
+      const client = await createTestClient(rawServer(seen), {
+        protocolVersion,
+        elicit: async () =>
+          ({
+            action: "accept",
+            content: JSON.parse(
+              '{"count":3,"unit":"lb","tags":["c"],"sure":false,"extra":{"deep":[1]},"__proto__":{"admin":true}}',
+            ),
+          }) as never,
+      });
+      expect((await client.callTool("weigh")).content).toEqual([{ type: "text", text: "accept" }]);
+      expect(seen).toEqual([{ count: 3, unit: "lb", tags: ["c"], sure: false }]);
+      expect(Object.getPrototypeOf(seen[0])).toBe(Object.prototype);
+      expect((seen[0] as { admin?: unknown }).admin).toBeUndefined();
+    });
+  },
+);
+
+describe.each(["2025-11-25", "2026-07-28"] as const)(
+  "an answer whose action is not accept, decline or cancel, in %s",
+  (protocolVersion) => {
+    it.each([
+      ["maybe", '"maybe"'],
+      [["accept"], "an array"],
+      [undefined, "undefined"],
+    ])(
+      "action %j: prompts/get is -32602, tools/call the tool's isError, each naming the action",
+      async (action, shown) => {
+        const client = await createTestClient(server(), {
+          protocolVersion,
+          elicit: async () => ({ action, content: { count: 1, unit: "kg" } }) as never,
+        });
+        const said = `The client's elicitation answer has no valid action (accept, decline or cancel): ${shown}`;
+        const error = await rpcError(client.getPrompt("weigh"));
+        expect(error.code).toBe(ErrorCode.InvalidParams);
+        expect(error.message).toBe(said);
+        const result = await client.callTool("weigh");
+        expect(result).toMatchObject({ content: [{ type: "text", text: said }], isError: true });
+      },
+    );
+  },
+);

@@ -51,6 +51,55 @@ const NESTED: [string, string, Form][] = [
     "picks",
     { requestedSchema: { type: "object", properties: { picks: { type: "array", items: { anyOf: [CONTACT] } } } } },
   ],
+  ...(
+    [
+      ["a string whose allOf holds an object", { type: "string", allOf: [CONTACT] }],
+      ["a string whose anyOf holds an object", { type: "string", anyOf: [{ type: "object" }] }],
+      ["a string whose oneOf holds an object", { type: "string", oneOf: [CONTACT] }],
+      ["a string with items of objects", { type: "string", items: CONTACT }],
+      ["a string with additionalProperties", { type: "string", additionalProperties: CONTACT }],
+      ["a string with patternProperties", { type: "string", patternProperties: { ".*": CONTACT } }],
+      ["a string with not / if / else", { type: "string", not: CONTACT, if: CONTACT, else: CONTACT }],
+      ["a $ref", { $ref: "#/properties/other" }],
+      ["an enum of objects", { type: "string", enum: [{ city: "Paris" }, ["x"]] }],
+      ["titled choices that hold schemas", { type: "string", oneOf: [{ const: "a", properties: { b: CONTACT } }] }],
+      ["a multi-select with prefixItems of objects", { type: "array", items: { enum: ["a"] }, prefixItems: [CONTACT] }],
+      ["a multi-select whose items hold an object", { type: "array", items: { enum: ["a"], anyOf: [CONTACT] } }],
+    ] as const
+  ).map(([what, property]): [string, string, Form] => [
+    `raw JSON Schema: ${what}`,
+    "field",
+    { requestedSchema: { type: "object", properties: { field: property } } },
+  ]),
+  ["zod v4: a tuple", "pair", { schema: { pair: z.tuple([z.enum(["a"]), z.enum(["b"])]) } }],
+  ["zod v4: a string with an intersected object", "code", { schema: { code: z.string().and(z.object({})) } }],
+  ["zod v4: a string whose meta adds anyOf", "code", { schema: { code: z.string().meta({ anyOf: [CONTACT] }) } }],
+  ["zod v3: a tuple", "pair", { schema: { pair: z3.tuple([z3.enum(["a"]), z3.enum(["b"])]) } }],
+];
+
+// Beside its named fields a form holds nothing: no schema for the fields it does not name, no $ref, allOf …
+const BEYOND: [string, string, Form][] = [
+  [
+    "zod v4: a catchall of objects",
+    "additionalProperties",
+    { schema: z.object({ a: z.string() }).catchall(z.object({})) },
+  ],
+  ["zod v4: a loose object", "additionalProperties", { schema: z.looseObject({ a: z.string() }) }],
+  ["zod v3: a passthrough object", "additionalProperties", { schema: z3.object({ a: z3.string() }).passthrough() }],
+  ...(
+    [
+      ["additionalProperties", { additionalProperties: CONTACT }],
+      ["patternProperties", { patternProperties: { "^x": { type: "array", items: CONTACT } } }],
+      ["allOf", { allOf: [{ properties: { address: CONTACT } }] }],
+      ["anyOf", { anyOf: [{ properties: { address: CONTACT } }] }],
+      ["$ref", { $ref: "#/$defs/more" }],
+      ["$defs", { $defs: { more: CONTACT } }],
+    ] as const
+  ).map(([keyword, extra]): [string, string, Form] => [
+    `raw JSON Schema: ${keyword} beside the fields`,
+    keyword,
+    { requestedSchema: { type: "object", properties: { name: { type: "string" } }, ...extra } },
+  ]),
 ];
 
 describe.each(["2025-11-25", "2026-07-28"] as const)("nested elicitation forms in %s", (protocolVersion) => {
@@ -76,6 +125,43 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("nested elicitation forms i
       expect(client.messages.some((record) => record.line.includes("input_required"))).toBe(false);
     });
   }
+});
+
+describe.each(["2025-11-25", "2026-07-28"] as const)("forms with more than fields in %s", (protocolVersion) => {
+  for (const [what, keyword, form] of BEYOND) {
+    it(`${what} is refused in the handler, naming "${keyword}"; nothing is sent to the client`, async () => {
+      let asked = 0;
+      const client = await createTestClient(serverAsking(form), {
+        protocolVersion,
+        elicit: async () => {
+          asked++;
+          return { action: "accept", content: {} };
+        },
+      });
+      const exchange = await client.exchange("tools/call", { name: "ask" });
+      expect(exchange.result.isError).toBe(true);
+      expect((exchange.result.content as { text: string }[])[0]?.text).toContain(
+        `holds a schema under "${keyword}" beside its fields`,
+      );
+      expect(exchange.requests).toEqual([]);
+      expect(asked).toBe(0);
+    });
+  }
+
+  it("additionalProperties: false beside the fields is still a flat form", async () => {
+    const requestedSchema = {
+      type: "object",
+      properties: { name: { type: "string" } },
+      additionalProperties: false,
+    };
+    const client = await createTestClient(serverAsking({ requestedSchema }), {
+      protocolVersion,
+      elicit: async () => ({ action: "accept", content: { name: "Ada" } }),
+    });
+    const exchange = await client.exchange("tools/call", { name: "ask" });
+    expect(exchange.result.content).toEqual([{ type: "text", text: "accept" }]);
+    expect(exchange.requests[0]?.params.requestedSchema).toEqual(requestedSchema);
+  });
 });
 
 describe("flat elicitation forms are still sent", () => {

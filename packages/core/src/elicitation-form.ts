@@ -25,11 +25,47 @@ const PROPERTY_KEYS = [
 const ALLOWED =
   "each field is a string, number, integer or boolean, a choice (enum, or oneOf of { const, title }), or a multi-select (an array whose items are an enum, or anyOf of { const, title })";
 
-type Choice = { const: string; title?: unknown };
+// JSON Schema keywords whose values are schemas: a field (or a choice) that holds one asks for more than a value.
+const SUBSCHEMA_KEYWORDS = [
+  "$ref",
+  "$dynamicRef",
+  "$recursiveRef",
+  "$defs",
+  "definitions",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "contains",
+  "unevaluatedItems",
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "propertyNames",
+  "dependentSchemas",
+  "dependencies",
+];
 
-function choicesIn(options: unknown): Choice[] | undefined {
+/** A choice of a single- or multi-select: a string constant and its title. */
+export type Choice = { const: string; title?: unknown };
+
+function subschemaIn(schema: Record<string, unknown>): string | undefined {
+  return SUBSCHEMA_KEYWORDS.find((key) => Object.hasOwn(schema, key));
+}
+
+/** The choices `options` lists (each `{ const, title? }`, no schema of its own), or undefined when it lists others. */
+export function choicesIn(options: unknown): Choice[] | undefined {
   if (!Array.isArray(options) || options.length === 0) return undefined;
-  return options.every((option) => isPlainObject(option) && typeof option.const === "string")
+  return options.every(
+    (option) => isPlainObject(option) && typeof option.const === "string" && subschemaIn(option) === undefined,
+  )
     ? (options as Choice[])
     : undefined;
 }
@@ -47,9 +83,25 @@ function isStringList(value: unknown): value is string[] {
 // A multi-select's items, as the spec spells them; undefined when they are not enum values.
 function multiSelectItems(items: unknown): Record<string, unknown> | undefined {
   if (!isPlainObject(items) || (items.type !== undefined && items.type !== "string")) return undefined;
+  if (nestedIn(items) !== undefined) return undefined;
   if (isStringList(items.enum)) return { type: "string", enum: items.enum };
   const options = choicesIn(items.anyOf) ?? choicesIn(items.oneOf);
   return options ? { anyOf: titled(options) } : undefined;
+}
+
+// What a field holds beyond a flat value: a keyword with a schema in it (but its choices, and a multi-select's items,
+// checked on their own), or an enum value that is an array or an object.
+function nestedIn(property: Record<string, unknown>): string | undefined {
+  for (const key of SUBSCHEMA_KEYWORDS) {
+    if (!Object.hasOwn(property, key) || property[key] === false) continue;
+    if ((key === "oneOf" || key === "anyOf") && choicesIn(property[key])) continue;
+    if (key === "items" && property.type === "array") continue;
+    return `holds a schema under "${key}"`;
+  }
+  if (Array.isArray(property.enum) && property.enum.some((value) => typeof value === "object" && value !== null)) {
+    return "lists an enum value that is an array or an object";
+  }
+  return undefined;
 }
 
 function what(property: Record<string, unknown>): string {
@@ -67,6 +119,8 @@ function refuse(name: string, why: string): TypeError {
 /** A field as sent: the spec's own shape, or why it cannot be asked. */
 function field(name: string, property: unknown): Record<string, unknown> {
   if (!isPlainObject(property)) throw refuse(name, "is not a schema");
+  const nested = property.type === "object" || isPlainObject(property.properties) ? undefined : nestedIn(property);
+  if (nested !== undefined) throw refuse(name, nested);
   if (property.type === undefined && !isPlainObject(property.properties)) {
     // zod writes a union of titled literals as anyOf of consts; a form spells a titled choice oneOf.
     const options = choicesIn(property.oneOf) ?? choicesIn(property.anyOf);
@@ -88,6 +142,15 @@ function field(name: string, property: unknown): Record<string, unknown> {
 function fields(schema: unknown, what: string): Record<string, unknown> {
   if (!isPlainObject(schema) || schema.type !== "object" || !isPlainObject(schema.properties)) {
     throw new TypeError(`${what} must be an object of flat fields, like { name: z.string() }`);
+  }
+  // Only the named fields are asked: a schema for others (a catchall, a loose object, $ref, allOf …) is not a form.
+  const beyond = SUBSCHEMA_KEYWORDS.find(
+    (key) => key !== "properties" && Object.hasOwn(schema, key) && schema[key] !== false,
+  );
+  if (beyond !== undefined) {
+    throw new TypeError(
+      `${what} holds a schema under "${beyond}" beside its fields; an elicitation form is flat: ${ALLOWED}`,
+    );
   }
   return schema.properties;
 }

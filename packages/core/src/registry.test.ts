@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { connectLines, replyTo } from "./connection.test-util.js";
 import { definitionError, rpcError } from "./expect-errors.test-util.js";
 import { ErrorCode } from "./json-rpc.js";
 import { MetaKey } from "./protocol.js";
 import { createServer } from "./server.js";
+import { MAX_SUBSCRIPTIONS } from "./subscriptions.js";
 import { createTestClient } from "./testing.js";
+import { MAX_URI_LENGTH } from "./uri-template.js";
 
 // A live registry: handles switch entries on and off, change and remove them, and every open connection hears of it.
 
@@ -156,6 +159,52 @@ describe("list changes in the handshake era", () => {
     expect(await client.request("resources/unsubscribe", { uri: "docs://readme" })).toEqual({});
     s.resourceUpdated("docs://readme");
     expect(client.notifications).toHaveLength(1);
+  });
+});
+
+describe("resources/subscribe is bounded per connection", () => {
+  it("at most MAX_SUBSCRIPTIONS URIs, each no longer than MAX_URI_LENGTH: past them -32000 / -32602", async () => {
+    const { s } = server();
+    const session = connectLines(s);
+    await replyTo(
+      session,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+      }),
+    );
+    const subscribe = async (id: number, uri: string) =>
+      JSON.parse(
+        (await replyTo(
+          session,
+          JSON.stringify({ jsonrpc: "2.0", id, method: "resources/subscribe", params: { uri } }),
+        )) ?? "null",
+      );
+    for (let i = 1; i <= MAX_SUBSCRIPTIONS; i++) {
+      const reply = await subscribe(i, `docs://n/${i}`);
+      if (reply.result === undefined) throw new Error(`subscription ${i} refused: ${JSON.stringify(reply)}`);
+    }
+    expect(await subscribe(-1, "docs://n/one-more")).toEqual({
+      jsonrpc: "2.0",
+      id: -1,
+      error: {
+        code: -32000,
+        message: `Too many resource subscriptions on this connection (at most ${MAX_SUBSCRIPTIONS}); unsubscribe from one first`,
+      },
+    });
+    // The same URI again is no new subscription; one given up makes room for another.
+    expect((await subscribe(-2, "docs://n/1")).result).toEqual({});
+    await replyTo(
+      session,
+      JSON.stringify({ jsonrpc: "2.0", id: -3, method: "resources/unsubscribe", params: { uri: "docs://n/1" } }),
+    );
+    expect((await subscribe(-4, "docs://n/one-more")).result).toEqual({});
+    expect((await subscribe(-5, `docs://${"x".repeat(MAX_URI_LENGTH)}`)).error).toEqual({
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`,
+    });
   });
 });
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import * as z3 from "zod/v3";
 import { connectLines, replyTo } from "./connection.test-util.js";
 import { createServer, createTestClient, type ErrorReport, MetaKey } from "./index.js";
+import "./zod-v3.js";
 
 const META = { [MetaKey.protocolVersion]: "2026-07-28", [MetaKey.clientCapabilities]: {} };
 
@@ -211,5 +213,47 @@ describe("arguments named like Object.prototype members", () => {
       constructor: "c",
     });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("a value wrong in thousands of places", () => {
+  // 10,000 keys, each breaking its rule: the answer lists 20 and counts the rest, in both eras and zod versions.
+  const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, i]));
+
+  it("tools/call (zod v4 and v3): 20 issues listed in the text and in data, then how many more", async () => {
+    const server = createServer({ name: "w", version: "1" });
+    server.tool({ name: "v4", description: "strings", input: z.record(z.string(), z.string()), handler: () => "ok" });
+    server.tool({ name: "v3", description: "strings", input: z3.record(z3.string()), handler: () => "ok" });
+    for (const protocolVersion of ["2025-11-25", "2026-07-28"] as const) {
+      const client = await createTestClient(server, { protocolVersion });
+      for (const name of ["v4", "v3"]) {
+        const result = await client.callTool(name, wide);
+        const text = (result.content[0] as { text: string }).text;
+        expect(result.isError).toBe(true);
+        expect(text.split("\n").filter((row) => row.startsWith("- "))).toHaveLength(21);
+        expect(text).toContain("- k19: ");
+        expect(text).not.toContain("- k20: ");
+        expect(text).toMatch(/- …: and 9980 more issues$/);
+        expect(text.length).toBeLessThan(2000);
+      }
+    }
+    const session = connectLines(server);
+    await replyTo(session, INITIALIZE_2025_03_26);
+    const reply = JSON.parse(
+      (await replyTo(session, line(1, "tools/call", { name: "v4", arguments: wide }))) as string,
+    );
+    expect(reply.error.data.issues).toHaveLength(21);
+  });
+
+  it("prompts/get with 10,000 arguments that are not strings: -32602 naming 20 of them and counting the rest", async () => {
+    const server = createServer({ name: "w", version: "1" });
+    server.prompt({ name: "p", description: "p", handler: () => "p" });
+    const session = connectLines(server);
+    const reply = JSON.parse(
+      (await replyTo(session, line(1, "prompts/get", { name: "p", arguments: wide, _meta: META }))) as string,
+    );
+    expect(reply.error.code).toBe(-32602);
+    expect(reply.error.message).toMatch(/^Invalid params: arguments\.k0: .*arguments\.k19: [^;]*; and 9980 more$/);
+    expect(reply.error.message.length).toBeLessThan(2000);
   });
 });

@@ -86,8 +86,19 @@ function readable(message: string): string {
   return missing ? `required (expected ${missing[1]})` : message.replace(/^Invalid input: /, "");
 }
 
+/** How many validation issues an answer lists; a value wrong in a million places is told of the first ones. */
+export const LISTED_ISSUES = 20;
+
+/** The first LISTED_ISSUES of `issues`, then one that counts the rest. */
+export function listIssues<T>(issues: readonly T[], toIssue: (issue: T) => ValidationIssue): ValidationIssue[] {
+  const listed = issues.slice(0, LISTED_ISSUES).map(toIssue);
+  const more = issues.length - LISTED_ISSUES;
+  if (more > 0) listed.push({ path: "…", message: `and ${more} more issue${more === 1 ? "" : "s"}` });
+  return listed;
+}
+
 function issuesOf(issues: readonly { path: readonly PropertyKey[]; message: string }[]): ValidationIssue[] {
-  return issues.map((issue) => ({ path: pathText(issue.path), message: readable(issue.message) }));
+  return listIssues(issues, (issue) => ({ path: pathText(issue.path), message: readable(issue.message) }));
 }
 
 export function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {

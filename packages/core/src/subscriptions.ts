@@ -1,12 +1,17 @@
 import type { RequestContextImpl } from "./context.js";
-import type { RequestId } from "./json-rpc.js";
+import { McpError } from "./errors.js";
+import { ErrorCode, type RequestId } from "./json-rpc.js";
 import type { LogEntry } from "./logger.js";
 import type { ListenFilter } from "./methods.js";
 import type { Outlet } from "./outlet.js";
 import { MetaKey } from "./protocol.js";
 import type { Audience, ChangeKind } from "./router.js";
 import type { ServerCore } from "./server-core.js";
+import { MAX_URI_LENGTH } from "./uri-template.js";
 import { allows } from "./views.js";
+
+/** Resource subscriptions one connection may hold (each keeps its URI and its request's context). */
+export const MAX_SUBSCRIPTIONS = 10_000;
 
 interface Listen {
   readonly id: RequestId;
@@ -30,6 +35,16 @@ export class Subscriptions {
   }
 
   subscribe(uri: string, ctx: RequestContextImpl): void {
+    // Kept for the connection's life: bounded, so a client cannot grow the server's memory by subscribing.
+    if (uri.length > MAX_URI_LENGTH) {
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`);
+    }
+    if (this.#subscriptions.size >= MAX_SUBSCRIPTIONS && !this.#subscriptions.has(uri)) {
+      throw new McpError(
+        -32000,
+        `Too many resource subscriptions on this connection (at most ${MAX_SUBSCRIPTIONS}); unsubscribe from one first`,
+      );
+    }
     this.#subscriptions.set(uri, ctx);
   }
 

@@ -257,6 +257,37 @@ describe("reading values back stays unambiguous and linear", () => {
     expect(parseUriTemplate("x://{a}{.b}{/c}").match("x://one.two/three")).toEqual({ a: "one", b: "two", c: "three" });
   });
 
+  it("{;x}{;y} reads as {;x,y}: both parameters by name, in any order", () => {
+    const template = parseUriTemplate("map://m{;x}{;y}");
+    expect(template.match("map://m;x=1;y=2")).toEqual({ x: "1", y: "2" });
+    expect(template.match("map://m;y=2;x=1")).toEqual({ x: "1", y: "2" });
+    expect(parseUriTemplate("map://{place}{;lat}{;lng}").match("map://home;lng=2;lat=1")).toEqual({
+      place: "home",
+      lat: "1",
+      lng: "2",
+    });
+  });
+
+  it("refuses three expressions in a row that may each hold what opens the next (cubic matching)", () => {
+    for (const [template, named] of [
+      ["x://{/a*}{/b*}{/c*}", "{/c*} right after {/b*}, itself right after {/a*}"],
+      ["x://{.a*}{.b*}{.c*}", "{.c*} right after {.b*}, itself right after {.a*}"],
+      ["x://{+a}{/b*}{/c*}", "{/c*} right after {/b*}, itself right after {+a}"],
+      ["x://{+a}{;b}{.c}", "{.c} right after {;b}, itself right after {+a}"],
+    ] as const) {
+      expect(() => parseUriTemplate(template), template).toThrow(`URI template "${template}" puts ${named}`);
+    }
+    // One such split, or a query continued by {&y}, is read in time linear or quadratic in the URI.
+    expect(parseUriTemplate("files://{+root}{/path*}{?rev,limit}").variables).toEqual(["root", "path", "rev", "limit"]);
+    expect(parseUriTemplate("x://{a}{?b}{&c}{;d}").match("x://a?b=1&c=2")).toEqual({ a: "a", b: "1", c: "2" });
+  });
+
+  it("a long URI that does not fit a template of parameters is refused at once (it took a minute)", () => {
+    const uri = `map://m${";x=".repeat(2700)}/`;
+    expect(parseUriTemplate("map://m{;x}{;y}{;z}").match(uri)).toBeUndefined();
+    expect(parseUriTemplate("map://{+path}{;y}{;z}").match(`map://${";y=".repeat(2700)}#`)).toBeUndefined();
+  });
+
   it("URIs that do not fit are refused, however long; past MAX_URI_LENGTH nothing matches", () => {
     expect(parseUriTemplate("x://{a}.{b}.{c}").match(`x://${".".repeat(4000)}/`)).toBeUndefined();
     expect(parseUriTemplate("x://{+a}/{b}").match(`x://${"/".repeat(8000)}?`)).toBeUndefined();

@@ -200,7 +200,7 @@ function readQuery(query: string, separator: string): Map<string, string[]> {
  * t.match("files://a/b.txt?rev=3"); // { path: "a/b.txt", rev: "3" }
  */
 export function parseUriTemplate(template: string): UriTemplate {
-  const parts = parseParts(template);
+  const parts = mergeParams(parseParts(template));
   const expressions = parts.filter((part): part is Expression => typeof part !== "string");
   const reserved = expressions.filter((expression) => expression.operator === "+" || expression.operator === "#");
   if (reserved.length > 1) {
@@ -213,6 +213,20 @@ export function parseUriTemplate(template: string): UriTemplate {
     if (typeof part !== "string" && next !== undefined && typeof next !== "string" && startOf(next) === "") {
       throw new DefinitionError(
         `URI template "${template}" puts {${next.operator}${next.vars[0]?.name}} right after another expression, so a URI cannot say where one value ends; put a literal (like "/" or "-") between them`,
+      );
+    }
+  }
+  // A value that may hold what opens the next expression leaves the split between them to the matcher; two such
+  // splits in a row make matching a URI that does not fit cubic in its length (seconds to minutes at 8 KB).
+  let splits = 0;
+  for (const [at, part] of parts.entries()) {
+    const next = parts[at + 1];
+    const split = typeof part !== "string" && next !== undefined && typeof next !== "string";
+    splits = split && mayHold(part, startOf(next)) ? splits + 1 : 0;
+    if (splits === 2) {
+      const [before, middle, after] = [parts[at - 1], part, next] as [Expression, Expression, Expression];
+      throw new DefinitionError(
+        `URI template "${template}" puts ${shownExpression(after)} right after ${shownExpression(middle)}, itself right after ${shownExpression(before)}, and each may hold what opens the next, so a URI cannot say where one value ends; put a literal (like "/" or "-") between them`,
       );
     }
   }
@@ -267,6 +281,46 @@ export function parseUriTemplate(template: string): UriTemplate {
   }
 
   return { template, variables, match };
+}
+
+// {;x}{;y} expands as {;x,y} does: one run of parameters, read by name (a second group would never see its own).
+function mergeParams(parts: Part[]): Part[] {
+  const merged: Part[] = [];
+  for (const part of parts) {
+    const last = merged[merged.length - 1];
+    if (typeof part !== "string" && part.operator === ";" && typeof last === "object" && last.operator === ";") {
+      merged[merged.length - 1] = { operator: ";", vars: [...last.vars, ...part.vars] };
+    } else merged.push(part);
+  }
+  return merged;
+}
+
+// Whether a value of `expression` may hold `next`, the character that opens the expression right after it.
+function mayHold(expression: Expression, next: string): boolean {
+  switch (expression.operator) {
+    case "+":
+    case "#":
+      return next !== "?" && next !== "#";
+    case "?":
+    case "&":
+      // A {&y} after a query expression continues that query: it is read from the same text, by name.
+      return next !== "#" && next !== "&";
+    case ";":
+      return !"/?#".includes(next);
+    case "/":
+    case ".":
+      // Exploded segments repeat; a single value stops at the character after it.
+      return (
+        expression.vars.some((spec) => spec.explode) && !`${expression.operator === "." ? "/" : ""}?#`.includes(next)
+      );
+    default:
+      return false;
+  }
+}
+
+function shownExpression(expression: Expression): string {
+  const vars = expression.vars.map((spec) => `${spec.name}${spec.explode ? "*" : ""}`).join(",");
+  return `{${expression.operator}${vars}}`;
 }
 
 /** True when `text` holds at least one `{expression}`. */

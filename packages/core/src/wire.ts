@@ -56,9 +56,13 @@ function build() {
   };
 }
 
-/** zod issues as one line: `path: message; …`. */
+/** zod issues as one line: `path: message; …`, the first 20 of them (a client's value may break a rule a million times). */
 export function issuesText(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
-  return issues.map((issue) => `${issue.path.map(String).join(".") || "params"}: ${issue.message}`).join("; ");
+  const text = issues
+    .slice(0, 20)
+    .map((issue) => `${issue.path.map(String).join(".") || "params"}: ${issue.message}`)
+    .join("; ");
+  return issues.length > 20 ? `${text}; and ${issues.length - 20} more` : text;
 }
 
 type Schemas = ReturnType<typeof build>;

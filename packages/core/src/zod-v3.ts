@@ -3,6 +3,7 @@ import { ignoreOverride, zodToJsonSchema } from "zod-to-json-schema";
 import { isPlainObject } from "./json-rpc.js";
 import {
   isZodV3,
+  listIssues,
   registerSchemaAdapter,
   type SchemaAdapter,
   type Validation,
@@ -81,7 +82,9 @@ export const zodV3Adapter: SchemaAdapter = {
 };
 
 function outcome(result: z3.SafeParseReturnType<unknown, unknown>): Validation {
-  return result.success ? { ok: true, value: result.data } : { ok: false, issues: result.error.issues.map(toIssue) };
+  return result.success
+    ? { ok: true, value: result.data }
+    : { ok: false, issues: listIssues(result.error.issues, toIssue) };
 }
 
 function toIssue(issue: z3.ZodIssue): ValidationIssue {

@@ -270,6 +270,16 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     if (!allows(types, "application/json") || !allows(types, "text/event-stream")) {
       return refuse(406, null, ErrorCode.InvalidRequest, "Accept must list application/json and text/event-stream");
     }
+    const encoding = request.header("content-encoding");
+    if (encoding !== null && encoding.trim().toLowerCase() !== "identity") {
+      // A compressed body would only fail to parse: say what is wrong (and never inflate a client's bytes).
+      return refuse(
+        415,
+        null,
+        ErrorCode.InvalidRequest,
+        `Content-Encoding ${encoding} is not accepted; send the body uncompressed`,
+      );
+    }
     const declared = Number(request.header("content-length") ?? Number.NaN);
     if (declared > maxBodyBytes) return TOO_LARGE(maxBodyBytes);
     const body = await request.text(maxBodyBytes);

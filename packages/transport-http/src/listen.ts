@@ -47,10 +47,9 @@ function fromNode(req: IncomingMessage, res: ServerResponse): Incoming {
       const value = req.headers[name];
       return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
     },
-    // Read only where a caller's limits are counted (a session or stream opening), not on every request.
-    get remoteAddress() {
-      return req.socket.remoteAddress;
-    },
+    // A plain property: a getter here makes every Incoming a slow object (measured: a third of HTTP throughput).
+    // The socket caches its peer's address, so a keep-alive connection looks it up once.
+    remoteAddress: req.socket.remoteAddress,
     text(limit) {
       return new Promise((resolve, reject) => {
         const chunks: Buffer[] = [];
@@ -69,9 +68,10 @@ function fromNode(req: IncomingMessage, res: ServerResponse): Incoming {
         });
         req.on("end", () => {
           if (over) return;
-          resolve(
-            chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8"),
-          );
+          const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+          // A leading byte order mark is dropped, as the web-standard front door's TextDecoder does.
+          const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+          resolve(body.toString("utf8", bom ? 3 : 0));
         });
         req.on("error", reject);
       });

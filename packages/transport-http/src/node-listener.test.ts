@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { Agent, createServer as createNodeServer, type IncomingMessage, request } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { Writable } from "node:stream";
+import { gzipSync } from "node:zlib";
 import { createServer, ErrorCode, type LogEntry, MetaKey } from "@toolsmith/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpHandler, type HttpOptions } from "./http-handler.js";
@@ -138,6 +139,39 @@ describe.each(Object.entries(FRONT_DOORS))("%s", (_name, start) => {
       expect(JSON.parse(refused.body)).toMatchObject({ id: null, error: { code: ErrorCode.InvalidRequest } });
       expect((await send(url, LIST, {}, agent)).status).toBe(200);
     }
+  });
+
+  it("a body that starts with a byte order mark is read as the JSON after it, as the web-standard handler reads it", async () => {
+    const url = await start({});
+    const answered = await send(url, `\uFEFF${LIST}`);
+    expect(answered.status).toBe(200);
+    expect(JSON.parse(answered.body)).toMatchObject({ id: 1, result: { tools: [{ name: "t" }] } });
+    const web = await createHttpHandler(mcpServer())(
+      new Request(url, { method: "POST", headers: HEADERS, body: `\uFEFF${LIST}` }),
+    );
+    expect(web.status).toBe(200);
+  });
+
+  it("a compressed body is 415 with a JSON-RPC error naming Content-Encoding, not a parse error", async () => {
+    const url = await start({});
+    const gzipped = gzipSync(LIST);
+    const req = request(url, {
+      method: "POST",
+      headers: { ...HEADERS, "content-encoding": "gzip", "content-length": String(gzipped.length) },
+    });
+    req.end(gzipped);
+    const [response] = (await once(req, "response")) as [IncomingMessage];
+    const refused = await read(response);
+    expect(refused.status).toBe(415);
+    expect(JSON.parse(refused.body)).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: ErrorCode.InvalidRequest,
+        message: "Content-Encoding gzip is not accepted; send the body uncompressed",
+      },
+    });
+    expect((await send(url, LIST, { "content-encoding": "identity" })).status).toBe(200);
   });
 
   it("without allowedHosts, only loopback Host names pass; the 403 names the option", async () => {

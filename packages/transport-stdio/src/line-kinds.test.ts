@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { busyReply, NOT_URGENT, urgentMessage } from "./line-kinds.js";
+import { busyReply, MixedBatch, NOT_URGENT, urgentMessage } from "./line-kinds.js";
 
 describe("urgentMessage: what never waits behind queued requests", () => {
   it.each([
@@ -26,11 +26,23 @@ describe("urgentMessage: what never waits behind queued requests", () => {
     ],
     ['{"jsonrpc":"2.0","id":1,"method":"x","result":{}}', "a request with a result key"],
     ['{"jsonrpc":"2.0","method":"notifications/initialized"}', "another notification"],
-    ['[{"jsonrpc":"2.0","id":0,"result":{}},{"jsonrpc":"2.0","id":1,"method":"ping"}]', "a batch holding a request"],
     ["[]", "an empty batch"],
     ['{"result":', "broken JSON"],
   ])("%s (%s) waits its turn", (line) => {
     expect(urgentMessage(line)).toBe(NOT_URGENT);
+  });
+
+  it("a batch holding answers and a request: its answers are taken out, the batch waits its turn", () => {
+    const line =
+      '[{"jsonrpc":"2.0","id":0,"result":{}},{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"no"}}]';
+    const found = urgentMessage(line);
+    expect(found).toBeInstanceOf(MixedBatch);
+    expect((found as MixedBatch).message).toEqual(JSON.parse(line));
+    expect((found as MixedBatch).answers).toEqual([
+      { jsonrpc: "2.0", id: 0, result: {} },
+      { jsonrpc: "2.0", id: 2, error: { code: 1, message: "no" } },
+    ]);
+    expect(urgentMessage('[{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}]')).toBe(NOT_URGENT);
   });
 });
 

@@ -17,10 +17,25 @@ function isUrgent(message: unknown): boolean {
   return "result" in message || "error" in message;
 }
 
+/** A batch (2025-03-26) that holds the client's answers beside requests: the answers must not wait, the rest may. */
+export class MixedBatch {
+  constructor(
+    /** The whole batch, parsed. */
+    readonly message: unknown[],
+    /** Its responses (the client's answers to the server's requests). */
+    readonly answers: Record<string, unknown>[],
+  ) {}
+}
+
+function isAnswer(message: unknown): message is Record<string, unknown> {
+  return isPlainObject(message) && !("method" in message) && ("result" in message || "error" in message);
+}
+
 /**
  * The parsed message when `text` must be handled as soon as it is read, never queued behind requests: the
  * client's answer to the server (a response, or a batch of nothing but responses and cancellations) or a
- * `notifications/cancelled`. Otherwise `NOT_URGENT` (requests, other notifications, anything unparsable).
+ * `notifications/cancelled`. A batch mixing answers with requests is a `MixedBatch`. Otherwise `NOT_URGENT`
+ * (requests, other notifications, anything unparsable).
  */
 export function urgentMessage(text: string): unknown {
   // Exact and cheap: such a line has the key "result" or "error" or the word cancelled, unless written with \u.
@@ -33,8 +48,10 @@ export function urgentMessage(text: string): unknown {
   } catch {
     return NOT_URGENT;
   }
-  if (Array.isArray(message)) return message.length > 0 && message.every(isUrgent) ? message : NOT_URGENT;
-  return isUrgent(message) ? message : NOT_URGENT;
+  if (!Array.isArray(message)) return isUrgent(message) ? message : NOT_URGENT;
+  if (message.length > 0 && message.every(isUrgent)) return message;
+  const answers = message.filter(isAnswer);
+  return answers.length > 0 ? new MixedBatch(message, answers) : NOT_URGENT;
 }
 
 /** The id a `notifications/cancelled` names, when `message` is one. */

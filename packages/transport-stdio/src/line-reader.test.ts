@@ -26,6 +26,15 @@ describe("LineReader", () => {
     expect(read(['{"a":1}\n{"b":2}\n{"c":3}\n'])).toEqual(lines('{"a":1}', '{"b":2}', '{"c":3}'));
   });
 
+  it("drops a byte order mark at the start of a line, even split across chunks", () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    const line = Buffer.concat([bom, Buffer.from('{"id":1}\r\n'), bom, Buffer.from('{"id":"\uFEFF"}\n')]);
+    for (const size of [1, 2, 4, line.length]) {
+      expect(read(slices(line, size))).toEqual(lines('{"id":1}', '{"id":"\uFEFF"}'));
+    }
+    expect(read([Buffer.concat([bom, Buffer.from("\r\n")])])).toEqual(lines(""));
+  });
+
   it("joins a line split across chunks", () => {
     expect(read(['{"jsonrpc":', '"2.0","id"', ":1}\n{", '"id":2}\n'])).toEqual(
       lines('{"jsonrpc":"2.0","id":1}', '{"id":2}'),

@@ -8,7 +8,8 @@ export type LineEvent =
   | { kind: "oversized"; bytes: number; idText: string; notification: boolean };
 
 /**
- * Splits a byte stream into lines at "\n" (a trailing "\r" is dropped) and decodes them as UTF-8.
+ * Splits a byte stream into lines at "\n" (a trailing "\r" and a leading byte order mark are dropped) and decodes
+ * them as UTF-8.
  * A line longer than `maxLineBytes` is not kept: its bytes are scanned for the request id and discarded.
  */
 export class LineReader {
@@ -66,7 +67,9 @@ export class LineReader {
     this.#parts = [];
     const buffer = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, bytes);
     const last = buffer.length - 1;
-    const text = buffer.toString("utf8", 0, last >= 0 && buffer[last] === 0x0d ? last : buffer.length);
+    // A byte order mark some writers put first is not part of the JSON text (RFC 8259 lets a parser ignore it).
+    const start = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+    const text = buffer.toString("utf8", start, last >= start && buffer[last] === 0x0d ? last : buffer.length);
     return { kind: "line", text };
   }
 }

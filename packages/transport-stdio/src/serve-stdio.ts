@@ -11,7 +11,7 @@ import {
   toServer,
 } from "@toolsmith/core";
 import { isBlankLine } from "./blank-line.js";
-import { busyReply, cancelledId, NOT_URGENT, urgentMessage } from "./line-kinds.js";
+import { busyReply, cancelledId, MixedBatch, NOT_URGENT, urgentMessage } from "./line-kinds.js";
 import { type LineEvent, LineReader } from "./line-reader.js";
 import { guardStdout, type StdoutGuard, writeThrough } from "./stdout-guard.js";
 import { WaitingLines } from "./waiting-lines.js";
@@ -59,7 +59,10 @@ export interface WireEntry {
 export interface StdioConnection {
   /** Resolves once stdin has ended and every pending reply has been written. */
   readonly closed: Promise<void>;
-  /** Stop reading, abort requests in flight, and resolve `closed`. */
+  /**
+   * Stop reading, abort requests in flight, and resolve `closed` once they are answered. Requests not started are
+   * answered -32000; one whose handler ignores its abort is answered -32000 a second later.
+   */
   close(): Promise<void>;
 }
 
@@ -68,6 +71,8 @@ const DEFAULT_MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 // While stdout is blocked, reading goes on (the client's answers may be behind) until this much waits, then pauses.
 const PAUSE_BYTES = 1024 * 1024;
 const LINE_SEPARATORS = /[\u2028\u2029]/g;
+// After requests are aborted, how long a handler that ignores its abort still has before it is answered for.
+const ABANDON_MS = 1000;
 
 // JSON.stringify leaves U+2028 and U+2029 raw; escape them so no reader takes them for line breaks.
 function frame(line: string): string {
@@ -131,6 +136,10 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
   let flowing = false;
   let inputEnded = false;
   let stopping = false;
+  // Why requests not started yet are refused rather than served (shutting down), once they are.
+  let refusing: string | undefined;
+  // Lines whose handlers have not answered yet: at a forced finish each request in them is answered for.
+  const unanswered = new Set<LineEvent>();
   let finished = false;
   let keepAlive: ReturnType<typeof setInterval> | undefined;
   const timers: ReturnType<typeof setTimeout>[] = [];
@@ -185,13 +194,16 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     if (done === undefined) return;
     // An asynchronous handler: its slot is held until its reply has gone out.
     inFlight++;
+    unanswered.add(event);
     done.then(
       () => {
         inFlight--;
+        unanswered.delete(event);
         flow();
       },
       (error: unknown) => {
         inFlight--;
+        unanswered.delete(event);
         log(error, { method: "(dispatch)" });
         flow();
       },
@@ -208,27 +220,39 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
       return;
     }
     const urgent = urgentMessage(event.text);
-    if (urgent !== NOT_URGENT) {
+    let parsed: unknown;
+    if (urgent instanceof MixedBatch) {
+      // A batch of requests and answers: its answers are taken now; the batch waits its turn, where they are
+      // answers to nothing (dropped), as the server never reuses its own request ids.
+      for (const answer of urgent.answers) connection.receive(event.text, { parsed: answer });
+      parsed = urgent.message;
+    } else if (urgent !== NOT_URGENT) {
       const cancelled = cancelledId(urgent);
       const running = connection.pending;
       dispatch(event, urgent);
-      // It cancelled nothing running: the request it names may still be waiting, and is dropped at its turn.
-      if (cancelled !== undefined && connection.pending === running) waiting.cancel(cancelled);
+      // It cancelled nothing running: the request it names may still be waiting, and is dropped at its turn
+      // (past maxQueuedBytes it is not looked for: that request, if it waits, is answered, as a late cancel is).
+      if (cancelled !== undefined && connection.pending === running && waiting.bytes < maxQueuedBytes) {
+        waiting.cancel(cancelled);
+      }
       return;
     }
-    if (waiting.bytes >= maxQueuedBytes) refuse(event);
-    else waiting.push(event);
+    if (waiting.bytes >= maxQueuedBytes) {
+      refuse(event, `Server busy: ${waiting.bytes} bytes of requests are already waiting; try again later`, parsed);
+    } else waiting.push(event);
   }
 
-  function refuse(event: LineEvent & { kind: "line" }): void {
-    let message: unknown;
+  // Answer each request `event` holds with -32000 `why`, unserved; anything else in it (a notification, an
+  // answer, a line that is not JSON) is handled as usual, since it takes no slot.
+  function refuse(event: LineEvent, why: string, parsed?: unknown): void {
+    if (event.kind !== "line") return;
+    let message = parsed;
     try {
-      message = JSON.parse(event.text);
+      message ??= JSON.parse(event.text);
     } catch {
       dispatch(event);
       return;
     }
-    const why = `Server busy: ${waiting.bytes} bytes of requests are already waiting; try again later`;
     const busy = busyReply(message, event.text, why);
     // Not a request (a notification, a malformed line): served now, it takes no slot.
     if (busy === undefined) {
@@ -244,6 +268,10 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     if (flowing || finished) return;
     flowing = true;
     try {
+      // Shutting down: what has not started gets its refusal now rather than run after the abort.
+      for (let next = refusing === undefined ? undefined : waiting.shift(); next; next = waiting.shift()) {
+        refuse(next.event, refusing as string, next.parsed);
+      }
       while (!blocked && !stopping && inFlight < maxInFlight) {
         const next = waiting.shift();
         if (next === undefined) break;
@@ -293,10 +321,19 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     }
   }
 
-  // Stop serving. Normally once everything written so far has been flushed; when forced (handlers that ignored
-  // their abort), at once, since a blocked stdout would never flush.
+  // Stop serving once everything written so far has been flushed (or the client was given up on). When forced,
+  // each request whose handler ignored its abort is answered for first: every request gets its one reply.
   function finish(forced: boolean): void {
     if (finished) return;
+    if (forced) {
+      const why = "Server shutting down: the request did not finish once aborted (its handler ignored ctx.signal)";
+      // Each such line held a request (it made a promise), parsed before: its refusal answers it.
+      for (const event of unanswered) {
+        const refusal = event.kind === "line" ? busyReply(JSON.parse(event.text), event.text, why) : undefined;
+        if (refusal !== undefined) send(refusal, connection.phase);
+      }
+    }
+    unanswered.clear();
     detach();
     // Nothing is in flight any more (or it was given up on): the connection stops hearing of list changes.
     connection.close(new Error("stdio closed"));
@@ -306,10 +343,6 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
       guard?.restore();
       resolveClosed();
     };
-    if (forced) {
-      done();
-      return;
-    }
     // An empty write's callback runs once everything before it has been flushed; a client that never reads is
     // given up on after the shutdown timeout, so the process always exits.
     write("", done);
@@ -339,7 +372,9 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     connection.endOfInput();
     later(shutdownTimeoutMs, () => {
       connection.close(new Error("stdin ended"));
-      later(1000, () => finish(true));
+      refusing ??= `Server shutting down: this request was still waiting for its turn ${shutdownTimeoutMs} ms after the client's input ended`;
+      later(ABANDON_MS, () => finish(true));
+      flow();
     });
     if (exitOnEnd) closed.then(() => process.exit(0));
     flow();
@@ -386,12 +421,13 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
   return {
     closed,
     async close() {
-      if (!finished) {
-        // Requests not yet started are dropped; those running are aborted and their replies still written.
+      if (!finished && !stopping) {
+        // Requests not yet started are refused; those running are aborted and their replies still written.
         stopping = true;
-        waiting.clear();
+        refusing = "Server shutting down: the server was closed before this request's turn came";
         connection.endSubscriptions();
         connection.close(new Error("server closed"));
+        later(ABANDON_MS, () => finish(true));
         flow();
       }
       await closed;

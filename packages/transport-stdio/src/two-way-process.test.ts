@@ -330,6 +330,46 @@ describe("stdio, the server's requests to the client, spawned", () => {
     expect(textOf(server.only("w"))).toBe("aborted");
   });
 
+  it("at EOF, a handler that ignores its abort and the requests still waiting each get one -32000 reply; exit 0", async () => {
+    const server = new AskingServer({ SHUTDOWN_TIMEOUT_MS: "100", MAX_IN_FLIGHT: "2" });
+    await server.initialize();
+    const call = (id: string, name: string, args: object = {}) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name, arguments: args },
+    });
+    // Two slots: "deaf" and "wait" hold them; "sleep" and the ping wait their turn, which never comes in time.
+    server.send(call("deaf", "deaf"), call("wait", "wait"), call("sleep", "sleep", { ms: 60_000 }), {
+      jsonrpc: "2.0",
+      id: "ping",
+      method: "ping",
+    });
+    server.child.stdin.end();
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
+    expect(textOf(server.only("wait"))).toBe("aborted");
+    expect(server.only("deaf").error).toEqual({
+      code: -32000,
+      message: "Server shutting down: the request did not finish once aborted (its handler ignored ctx.signal)",
+    });
+    for (const id of ["sleep", "ping"]) {
+      expect(server.only(id).error).toEqual({
+        code: -32000,
+        message:
+          "Server shutting down: this request was still waiting for its turn 100 ms after the client's input ended",
+      });
+    }
+  });
+
+  it("a byte order mark before the first line is ignored: the request is answered by its id", async () => {
+    const server = new AskingServer();
+    server.child.stdin.write(`\uFEFF${JSON.stringify({ jsonrpc: "2.0", id: "bom", method: "ping" })}\n`);
+    await server.until(() => server.replies.has("bom"), "the reply to the ping");
+    expect(server.only("bom")).toEqual({ jsonrpc: "2.0", id: "bom", result: {} });
+    server.child.stdin.end();
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
+  });
+
   it.each(["SIGTERM", "SIGINT"] as const)(
     "%s ends the input as EOF does: what runs is answered, then exit 0",
     async (signal) => {

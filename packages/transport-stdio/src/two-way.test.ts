@@ -91,6 +91,48 @@ describe("serveStdio, two-way", () => {
     await stdio.connection.closed;
   });
 
+  it("answers inside a batch that also holds a request (2025-03-26) reach their calls while those hold every slot", async () => {
+    const server = createServer({ name: "roots", version: "1", clientRequestTimeoutMs: 60_000 });
+    server.tool({
+      name: "roots",
+      description: "lists the client's roots",
+      handler: async (_args, ctx) => `${(await ctx.roots()).length} roots`,
+    });
+    const stdio = serve(server, { maxInFlight: 2 });
+    stdio.write(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-03-26", capabilities: { roots: {} }, clientInfo: { name: "t", version: "1" } },
+      }),
+      INITIALIZED,
+    );
+    for (let id = 1; id <= 3; id++) {
+      stdio.write(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "roots" } }));
+    }
+    const asked = () => stdio.lines.filter((line) => line.method === "roots/list");
+    await stdio.until(() => asked().length === 2);
+    // Calls 1 and 2 hold both slots, call 3 waits for one: the batch with the answers must not wait behind it.
+    const answers = asked().map((ask) => ({ jsonrpc: "2.0", id: ask.id, result: { roots: [] } }));
+    stdio.write(JSON.stringify([...answers, { jsonrpc: "2.0", id: 4, method: "ping" }]));
+    await stdio.until(() => asked().length === 3);
+    const third = asked()[2] as { id: number };
+    stdio.write(JSON.stringify({ jsonrpc: "2.0", id: third.id, result: { roots: [] } }));
+    const calls = () => stdio.lines.filter((line) => "result" in line && typeof line.id === "number" && line.id >= 1);
+    await stdio.until(() => calls().length === 3 && stdio.lines.some((line) => Array.isArray(line)));
+    expect(calls()).toEqual(
+      [1, 2, 3].map((id) => ({
+        jsonrpc: "2.0",
+        id,
+        result: { content: [{ type: "text", text: "0 roots" }], isError: false },
+      })),
+    );
+    expect(stdio.lines.find((line) => Array.isArray(line))).toEqual([{ jsonrpc: "2.0", id: 4, result: {} }]);
+    stdio.end();
+    await stdio.connection.closed;
+  });
+
   it("at EOF a call awaiting the client's answer gets one isError reply at once, and one asking later fails at once", async () => {
     const server = createServer({ name: "ask", version: "1", clientRequestTimeoutMs: 60_000 });
     let open!: () => void;

@@ -31,7 +31,7 @@ export class WaitingLines {
     return this.#at === this.#lines.length;
   }
 
-  /** The text of the waiting lines, plus 64 bytes a line. */
+  /** The text of the waiting lines, plus 64 bytes a line; and the ids of the cancellations kept for them. */
   get bytes(): number {
     return this.#bytes;
   }
@@ -44,7 +44,10 @@ export class WaitingLines {
   /** The client cancelled `id` and nothing running had it: the request, if it waits here, will be dropped. */
   cancel(id: RequestId): void {
     if (this.empty) return;
-    this.#cancelled.set(idKey(id), this.#lines.length);
+    const key = idKey(id);
+    // Kept until the queue empties: counted like a line, so a flood of cancellations is bounded as requests are.
+    if (!this.#cancelled.has(key)) this.#bytes += key.length + LINE_OVERHEAD;
+    this.#cancelled.set(key, this.#lines.length);
     this.#cancelledBefore = this.#lines.length;
   }
 
@@ -82,6 +85,7 @@ export class WaitingLines {
     const before = key === undefined ? undefined : this.#cancelled.get(key);
     if (key === undefined || before === undefined || index >= before) return { event, parsed };
     this.#cancelled.delete(key);
+    this.#bytes -= key.length + LINE_OVERHEAD;
     this.#dropped(event);
     return undefined;
   }

@@ -1,5 +1,5 @@
 // A server whose tool asks the client (handshake era), for the spawned two-way stdio tests:
-// node asking-server.mjs (SHUTDOWN_TIMEOUT_MS optional)
+// node asking-server.mjs (SHUTDOWN_TIMEOUT_MS and MAX_IN_FLIGHT optional)
 import { setTimeout as delay } from "node:timers/promises";
 import { createServer } from "@toolsmith/core";
 import { serveStdio } from "@toolsmith/transport-stdio";
@@ -32,5 +32,15 @@ server.tool({
     new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve("aborted"), { once: true })),
 });
 
+server.tool({
+  name: "deaf",
+  description: "Never finish, whatever happens (ignores its abort)",
+  handler: () => new Promise(() => {}),
+});
+
 const shutdownTimeoutMs = process.env.SHUTDOWN_TIMEOUT_MS ? Number(process.env.SHUTDOWN_TIMEOUT_MS) : undefined;
-serveStdio(server, shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs });
+const maxInFlight = process.env.MAX_IN_FLIGHT ? Number(process.env.MAX_IN_FLIGHT) : undefined;
+serveStdio(server, {
+  ...(shutdownTimeoutMs === undefined ? {} : { shutdownTimeoutMs }),
+  ...(maxInFlight === undefined ? {} : { maxInFlight }),
+});
