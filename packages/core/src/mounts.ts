@@ -1,7 +1,7 @@
 import type { RequestContext } from "./context.js";
 import { DefinitionError } from "./errors.js";
 import { andThen, isPromiseLike, type MaybePromise } from "./maybe.js";
-import { describeOperation, type Middleware, type OperationKind, runMiddleware } from "./middleware.js";
+import { type Middleware, type OperationKind, runOwn } from "./middleware.js";
 import type { Registered, RegisteredKind, Table } from "./registry.js";
 import type { Router } from "./router.js";
 
@@ -34,11 +34,8 @@ export function insideModule<T extends object>(
   ctx: RequestContext,
   serve: () => MaybePromise<T>,
 ): MaybePromise<T> {
-  const own = mount.middleware();
-  if (own.length === 0) return serve();
-  const operation = describeOperation(method, kind, params, ctx as RequestContext & { abort(reason: unknown): void });
   // A middleware may replace the result: what it answers is the module's answer, as it would be standalone.
-  return runMiddleware(own, operation, serve as () => MaybePromise<Record<string, unknown>>) as MaybePromise<T>;
+  return runOwn(mount.middleware(), method, kind, params, ctx, serve);
 }
 
 /** The module-local params of a request for `prefix.name`: the same, named as the module knows it. */
