@@ -108,6 +108,11 @@ export interface Server {
    * const app = createServer({ name: "app", version: "1.0.0" }).mount("github", new GitHubTools());
    */
   mount(prefix: string, module: Servable): this;
+  /**
+   * Write to the server's own log: its logger and error hook, or, for a mounted module with neither, those of the
+   * servers it is mounted in. True when a logger or hook heard it.
+   */
+  log(entry: LogEntry): boolean;
   /** Replace the server's own logger; transports install theirs only when none is set. */
   setLogger(logger: Logger | undefined): this;
   readonly logger: Logger | undefined;
@@ -331,10 +336,15 @@ class ServerImpl implements Server, ServerCore {
     });
   }
 
-  log(entry: LogEntry): void {
+  log(entry: LogEntry): boolean {
+    let heard = false;
     try {
-      this.#logger?.(entry);
+      if (this.#logger) {
+        heard = true;
+        this.#logger(entry);
+      }
       if (entry.error !== undefined && this.#onError) {
+        heard = true;
         const where: ErrorReport = { method: entry.method ?? "(server)" };
         if (entry.requestId !== undefined) where.requestId = entry.requestId;
         if (entry.tool !== undefined) where.tool = entry.tool;
@@ -343,6 +353,9 @@ class ServerImpl implements Server, ServerCore {
     } catch {
       // A failing logger must not take a request down with it.
     }
+    // A module with no log of its own reports to the servers it is mounted in, whose transports installed theirs.
+    if (!heard) for (const parent of this.#parents) heard = parent.log(entry) || heard;
+    return heard;
   }
 }
 
