@@ -170,6 +170,8 @@ export interface ContextPort extends AskPort {
   notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined, tag?: unknown): void;
   /** The handshake era's `logging/setLevel` level; undefined when the client set none. */
   readonly logLevel: LogLevel | undefined;
+  /** Hears what crashed while serving a request but was answered as a refusal (a guard that threw). */
+  crashed?(error: unknown, requestId: RequestId): void;
 }
 
 /** Everything a context is made from. */
@@ -273,6 +275,11 @@ export class RequestContextImpl implements RequestContext {
     this.#aborted = true;
     this.#abortReason = reason;
     this.#controller?.abort(reason);
+  }
+
+  /** Something crashed while serving this request and was answered as a refusal: the connection hears of it. */
+  crashed(error: unknown): void {
+    this.#port.crashed?.(error, this.requestId);
   }
 
   /** The request has been answered: progress and request-scoped logs stop. */
