@@ -79,7 +79,11 @@ describe("toolsmith add", () => {
 
   it.each([
     [["add", "widget", "x"], 2, 'add takes tool, resource, prompt; got "widget"'],
-    [["add", "tool", "has space"], 2, 'a tool name is 1–64 of A-Z a-z 0-9 _ . -, with a letter or digit; got "has space"'],
+    [
+      ["add", "tool", "has space"],
+      2,
+      'a tool name is 1–64 of A-Z a-z 0-9 _ . -, with a letter or digit; got "has space"',
+    ],
     [["add", "tool", "___"], 2, 'a tool name is 1–64 of A-Z a-z 0-9 _ . -, with a letter or digit; got "___"'],
     [["add", "tool"], 2, "missing required argument 'name'"],
     [["add", "--file", "src/nope.ts", "tool", "x"], 2, "there is no file src/nope.ts"],

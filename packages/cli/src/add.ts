@@ -125,7 +125,7 @@ function testOf(kind: Kind, name: string, className: string, specifier: string, 
       : kind === "resource"
         ? [
             "    const { contents } = await client.readResource(uri);",
-            "    expect(contents[0]).toMatchObject({ uri, text: `TODO: the contents of ${name}` });",
+            `    expect(contents[0]).toMatchObject({ uri, text: \`TODO: the contents of \${name}\` });`,
           ]
         : [
             '    const { messages } = await client.getPrompt(name, { topic: "tests" });',
@@ -173,13 +173,15 @@ function testPlace(dir: string, classFile: string, className: string): { testDir
 
 // Whether the class body declares `member`: a method, accessor or field, whatever its modifiers.
 function hasMember(body: string, member: string): boolean {
-  const modifiers = "(?:(?:public|private|protected|static|readonly|override|declare|abstract|accessor|async|get|set)\\s+)*";
+  const modifiers =
+    "(?:(?:public|private|protected|static|readonly|override|declare|abstract|accessor|async|get|set)\\s+)*";
   return new RegExp(`^\\s*${modifiers}${member.replace(/\$/g, "\\$")}\\s*[(<=:;!?]`, "m").test(body);
 }
 
 /** Add a decorated method stub to the server class and a test for it beside the project's tests. */
 export function addStub(kind: Kind, name: string, options: AddOptions): Added {
-  if (!NAME.test(name)) throw usage(`a ${kind} name is 1–64 of A-Z a-z 0-9 _ . -, with a letter or digit; got "${name}"`);
+  if (!NAME.test(name))
+    throw usage(`a ${kind} name is 1–64 of A-Z a-z 0-9 _ . -, with a letter or digit; got "${name}"`);
   const dir = resolve(options.dir);
   let classFile: string;
   if (options.file !== undefined) {
