@@ -67,6 +67,13 @@ const DEFAULT_CACHE: Record<CacheKind, CacheHint> = {
 
 const CURSOR = "toolsmith.cursor.v1";
 
+// What names a listed item uniquely: a tool's or prompt's name, a resource's URI, a template's URI template.
+function identity(item: unknown): string | undefined {
+  const { uri, uriTemplate, name } = (item ?? {}) as { uri?: unknown; uriTemplate?: unknown; name?: unknown };
+  const found = uriTemplate ?? uri ?? name;
+  return typeof found === "string" ? found : undefined;
+}
+
 /**
  * An MCP server: a registry of tools, resources and prompts that serves any number of connections.
  * @example
@@ -324,15 +331,19 @@ class ServerImpl implements Server, ServerCore {
       const end = offset + size;
       const result: Record<string, unknown> = { [key]: items.slice(offset, end) };
       if (end >= items.length) return result;
-      return this.sealer.seal(CURSOR, { k: key, o: end }).then((next) => ({ ...result, nextCursor: next }));
+      // The last item sent anchors the next page: items shown or hidden before it since (a guard, a registration)
+      // neither repeat nor skip one; its offset is the fallback when it is gone.
+      const after = identity(items[end - 1]);
+      return this.sealer.seal(CURSOR, { k: key, o: end, a: after }).then((next) => ({ ...result, nextCursor: next }));
     };
     if (cursor === undefined) return from(0);
     return this.sealer.open(CURSOR, cursor).then((opened) => {
-      const position = opened as { k?: unknown; o?: unknown } | undefined;
+      const position = opened as { k?: unknown; o?: unknown; a?: unknown } | undefined;
       if (position?.k !== key || !Number.isSafeInteger(position.o) || (position.o as number) < 0) {
         throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${JSON.stringify(cursor)}`);
       }
-      return from(Math.min(position.o as number, items.length));
+      const anchor = typeof position.a === "string" ? items.findIndex((item) => identity(item) === position.a) : -1;
+      return from(anchor >= 0 ? anchor + 1 : Math.min(position.o as number, items.length));
     });
   }
 
