@@ -70,8 +70,8 @@ function devRun(cwd: string, call: Record<string, unknown>): Promise<{ stdout: s
 }
 
 describe.each(["tc39", "legacy"])("toolsmith add in a generated %s project", (dialect) => {
-  it("writes a tool, a resource and a prompt that pass the project's lint and type-check", {
-    timeout: 120_000,
+  it("writes tools, resources and prompts that pass the project's lint, type-check and tests", {
+    timeout: 240_000,
   }, async () => {
     const dir = join(root, dialect);
     const created = await node([CREATE, dir, "--yes", "--dialect", dialect, "--transport", "stdio"], root);
@@ -81,6 +81,15 @@ describe.each(["tc39", "legacy"])("toolsmith add in a generated %s project", (di
       ["tool", "reopen_issue"],
       ["resource", "readme"],
       ["prompt", "triage"],
+      // Names that once broke the project: past biome's line width, McpServer's own, keywords, leading digits.
+      ["tool", "synchronize_all_external_issue_trackers_right_now_please_ok"],
+      ["prompt", "summarize-every-open-issue-of-the-external-trackers-for-me-now"],
+      ["resource", "the_complete_history_of_every_external_issue_tracker_so_far_ok"],
+      ["tool", "name"],
+      ["prompt", "description"],
+      ["tool", "to_server"],
+      ["tool", "delete"],
+      ["tool", "2fa_check"],
     ]) {
       expect(await runCli(["add", kind as string, name as string], { cwd: dir })).toMatchObject({
         code: 0,
@@ -96,6 +105,10 @@ describe.each(["tc39", "legacy"])("toolsmith add in a generated %s project", (di
     expect(lint.code).toBe(0);
     const tsc = await node([join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.test.json"], dir);
     expect(tsc).toEqual({ code: 0, output: "" });
+    // npm test's other half: the project's tests, the scaffold's own and those add wrote, pass.
+    const tests = await node([join(dir, "node_modules/vitest/vitest.mjs"), "run"], dir);
+    expect(tests.output).not.toContain("FAIL");
+    expect(tests.code).toBe(0);
 
     const { stdout, stderr } = await devRun(dir, { name: "reopen_issue", arguments: { text: "#7" } });
     expect(stdout).toContain('"text":"reopen_issue: #7"');

@@ -19,7 +19,14 @@ export interface Added {
   className: string;
 }
 
-const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+// At least one letter or digit: the method is named after them.
+const NAME = /^(?=[^A-Za-z0-9]*[A-Za-z0-9])[A-Za-z0-9_.-]{1,64}$/;
+
+// McpServer's own members (and the constructor): a stub method of one of these names would replace them.
+const RESERVED = new Set(["constructor", "name", "version", "title", "description", "instructions", "toServer"]);
+
+// biome's line width in a generated project.
+const WIDTH = 120;
 
 function camel(name: string): string {
   const words = name.split(/[-_.]+/).filter(Boolean);
@@ -43,6 +50,12 @@ interface Stub {
   schema?: string;
 }
 
+// The method's first line, or the three biome wraps it into when it is wider than the project's lines.
+function signature(method: string, field: string, schemaName: string): string[] {
+  const line = `  ${method}({ ${field} }: Args<typeof ${schemaName}>) {`;
+  return line.length <= WIDTH ? [line] : [`  ${method}({`, `    ${field},`, `  }: Args<typeof ${schemaName}>) {`];
+}
+
 function pascal(method: string): string {
   const bare = method.replace(/^_/, "");
   return /^[0-9]/.test(bare) ? `Args${bare}` : (bare[0]?.toUpperCase() ?? "") + bare.slice(1);
@@ -62,7 +75,7 @@ function stub(kind: Kind, name: string, method: string, uri: string, schemaName:
         `    description: ${JSON.stringify(`TODO: what ${name} does, for the model`)},`,
         `    input: ${schemaName},`,
         "  })",
-        `  ${method}({ text }: Args<typeof ${schemaName}>) {`,
+        ...signature(method, "text", schemaName),
         `    return \`${name}: \${text}\`;`,
         "  }",
       ].join("\n"),
@@ -93,7 +106,7 @@ function stub(kind: Kind, name: string, method: string, uri: string, schemaName:
       `    description: ${JSON.stringify(`TODO: what ${name} asks for`)},`,
       `    args: ${schemaName},`,
       "  })",
-      `  ${method}({ topic }: Args<typeof ${schemaName}>) {`,
+      ...signature(method, "topic", schemaName),
       `    return \`TODO: ${name} about \${topic}\`;`,
       "  }",
     ].join("\n"),
@@ -101,22 +114,20 @@ function stub(kind: Kind, name: string, method: string, uri: string, schemaName:
 }
 
 function testOf(kind: Kind, name: string, className: string, specifier: string, uri: string): string {
+  // The name and URI sit alone in constants: no other line grows with them, so biome leaves the file as it is.
   const body =
     kind === "tool"
       ? [
-          `    const name = ${JSON.stringify(name)};`,
           '    const result = await client.callTool(name, { text: "hello" });',
           "    expect(result.isError).toBeFalsy();",
           `    expect(result.content).toEqual([{ type: "text", text: \`\${name}: hello\` }]);`,
         ]
       : kind === "resource"
         ? [
-            `    const uri = ${JSON.stringify(uri)};`,
             "    const { contents } = await client.readResource(uri);",
-            `    expect(contents[0]).toMatchObject({ uri, text: ${JSON.stringify(`TODO: the contents of ${name}`)} });`,
+            `    expect(contents[0]).toMatchObject({ uri, text: \`TODO: the contents of \${name}\` });`,
           ]
         : [
-            `    const name = ${JSON.stringify(name)};`,
             '    const { messages } = await client.getPrompt(name, { topic: "tests" });',
             `    expect(messages[0]?.content).toEqual({ type: "text", text: \`TODO: \${name} about tests\` });`,
           ];
@@ -126,8 +137,10 @@ function testOf(kind: Kind, name: string, className: string, specifier: string, 
     `import { ${className} } from ${JSON.stringify(specifier)};`,
     "",
     'const ERAS = ["2025-11-25", "2026-07-28"] as const;',
+    `const name = ${JSON.stringify(name)};`,
+    ...(kind === "resource" ? [`const uri = ${JSON.stringify(uri)};`] : []),
     "",
-    `describe.each(ERAS)(${JSON.stringify(`${kind} ${name} (%s)`)}, (protocolVersion) => {`,
+    `describe.each(ERAS)(\`${kind} \${name} (%s)\`, (protocolVersion) => {`,
     '  it("answers", async () => {',
     `    const client = await createTestClient(new ${className}(), { protocolVersion });`,
     ...body,
@@ -158,9 +171,17 @@ function testPlace(dir: string, classFile: string, className: string): { testDir
   return { testDir: dirname(classFile), specifier };
 }
 
+// Whether the class body declares `member`: a method, accessor or field, whatever its modifiers.
+function hasMember(body: string, member: string): boolean {
+  const modifiers =
+    "(?:(?:public|private|protected|static|readonly|override|declare|abstract|accessor|async|get|set)\\s+)*";
+  return new RegExp(`^\\s*${modifiers}${member.replace(/\$/g, "\\$")}\\s*[(<=:;!?]`, "m").test(body);
+}
+
 /** Add a decorated method stub to the server class and a test for it beside the project's tests. */
 export function addStub(kind: Kind, name: string, options: AddOptions): Added {
-  if (!NAME.test(name)) throw usage(`a ${kind} name is 1–64 of A-Z a-z 0-9 _ . -; got "${name}"`);
+  if (!NAME.test(name))
+    throw usage(`a ${kind} name is 1–64 of A-Z a-z 0-9 _ . -, with a letter or digit; got "${name}"`);
   const dir = resolve(options.dir);
   let classFile: string;
   if (options.file !== undefined) {
@@ -188,16 +209,16 @@ export function addStub(kind: Kind, name: string, options: AddOptions): Added {
   const open = source.indexOf("{", match.index + match[0].length);
   const close = open < 0 ? -1 : closingBrace(source, open);
   if (close < 0) throw new CliError(`cannot find where class ${className} ends in ${relative(dir, classFile)}`);
-  const method = camel(name);
+  // A name McpServer keeps for itself gets a method of another name, published under the name asked for.
+  const method = RESERVED.has(camel(name)) ? `${camel(name)}${kind[0]?.toUpperCase()}${kind.slice(1)}` : camel(name);
   const body = source.slice(open, close);
-  if (new RegExp(`^\\s*(?:async\\s+)?${method.replace(/\$/g, "\\$")}\\s*\\(`, "m").test(body)) {
-    throw new CliError(`class ${className} already has a method ${method}`);
-  }
+  if (hasMember(body, method)) throw new CliError(`class ${className} already has a member ${method}`);
   const scheme = /@resource\(\s*["'`]([a-z][a-z0-9+.-]*):\/\//.exec(body)?.[1] ?? kebab(className);
   const uri = `${scheme}://${kebab(name)}`;
   let schemaName = pascal(method);
-  if (new RegExp(`\\b${schemaName.replace(/\$/g, "\\$")}\\b`).test(source))
-    schemaName += kind === "tool" ? "Input" : "Args";
+  const taken = (candidate: string) => new RegExp(`\\b${candidate.replace(/\$/g, "\\$")}\\b`).test(source);
+  if (taken(schemaName)) schemaName += kind === "tool" ? "Input" : "Args";
+  for (let n = 2; taken(schemaName); n++) schemaName = `${schemaName.replace(/\d+$/, "")}${n}`;
   const { code, imports, schema } = stub(kind, name, method, uri, schemaName);
   const before = source.slice(0, close).replace(/\s*$/, "");
   let next = `${before}\n\n${code}\n${source.slice(close)}`;

@@ -57,6 +57,7 @@ describe.each(MODES)("toolsmith dev (%s)", (_era, mode) => {
       expect(tools.map((one) => [one.name, Object.keys(one.inputSchema.properties ?? {})])).toEqual([
         ["add", []],
         ["zero", []],
+        ["which", []],
       ]);
       await client.callTool({ name: "add", arguments: { a: 1, b: 2 } });
       await client.callTool({ name: "add", arguments: { a: 1, b: 2 } });

@@ -68,6 +68,37 @@ describe.each(ERAS)("ctx.log's messages (%s)", (protocolVersion, asked) => {
     ]);
   });
 
+  it("data is sent as a console would show it: circular references, BigInts, nested Errors, Maps and Sets", async () => {
+    const issue: Record<string, unknown> = { id: 7, labels: new Set(["bug"]), by: new Map([["ada", 2n]]) };
+    issue.self = issue;
+    const failure = Object.assign(new Error("rate limited"), { status: 429 });
+    const sent = await logged((ctx) => {
+      ctx.log.info("loaded", issue);
+      ctx.log.error({ err: failure, at: new Date(0) }, "fetch failed");
+      ctx.log.debug((() => 1) as never);
+    });
+    expect(sent).toEqual([
+      {
+        level: "info",
+        logger: "import_issues",
+        data: {
+          message: "loaded",
+          data: { id: 7, labels: ["bug"], by: { ada: "2" }, self: "[Circular]" },
+        },
+      },
+      {
+        level: "error",
+        logger: "import_issues",
+        data: {
+          message: "fetch failed",
+          data: { err: { name: "Error", message: "rate limited", status: 429 }, at: "1970-01-01T00:00:00.000Z" },
+        },
+      },
+      { level: "debug", logger: "import_issues", data: null },
+    ]);
+    expect(JSON.stringify(sent)).not.toContain("at ");
+  });
+
   it("a resource's and a prompt's messages carry their own names", async () => {
     const log = (ctx: RequestContext) => ctx.log.info("read");
     const loggers = await Promise.all([
@@ -91,3 +122,70 @@ it("the second argument is data, not a logger name: the old call does not compil
   };
   expect(typeOnly).toBeTypeOf("function");
 });
+
+describe.each(ERAS)(
+  "the logger name of what serves no tool, resource or prompt itself (%s)",
+  (protocolVersion, asked) => {
+    it("middleware around a call, a completer and a template's list log under the name of what they serve", async () => {
+      const s = createServer({ name: "names", version: "1" });
+      s.use((operation, next) => {
+        if (operation.kind === "call") operation.ctx.log.info("before the call");
+        return next();
+      });
+      s.tool({ name: "close_issue", description: "Close", handler: () => "closed" });
+      const listed = (name: string) => (ctx: RequestContext) => {
+        ctx.log.info(`listing ${name}`);
+        return [{ uri: `${name}://1`, name: `${name} 1` }];
+      };
+      s.resource({ uriTemplate: "issues://{id}", name: "issue", list: listed("issues"), handler: () => "x" });
+      s.resource({ uriTemplate: "labels://{id}", name: "label", list: listed("labels"), handler: () => "x" });
+      s.prompt({
+        name: "triage",
+        args: { label: z.string() },
+        complete: {
+          label: (_value, { ctx }) => {
+            ctx.log.info("completing");
+            return ["bug"];
+          },
+        },
+        handler: () => "x",
+      });
+      const module = createServer({ name: "github", version: "1" });
+      module.prompt({
+        name: "review",
+        args: { pr: z.string() },
+        complete: {
+          pr: (_value, { ctx }) => {
+            ctx.log.info("completing in a module");
+            return ["1"];
+          },
+        },
+        handler: () => "x",
+      });
+      s.mount("github", module);
+      const client = await createTestClient(s, { protocolVersion });
+      const complete = (name: string, argument: string) =>
+        client.exchange("completion/complete", {
+          ref: { type: "ref/prompt", name },
+          argument: { name: argument, value: "" },
+          ...asked,
+        });
+      const exchanges = [
+        await client.exchange("tools/call", { name: "close_issue", ...asked }),
+        await client.exchange("resources/list", { ...asked }),
+        await complete("triage", "label"),
+        await complete("github.review", "pr"),
+      ];
+      const sent = exchanges.flatMap(({ notifications }) =>
+        notifications.map((n) => [n.params?.logger, n.params?.data]),
+      );
+      expect(sent).toEqual([
+        ["close_issue", "before the call"],
+        ["issue", "listing issues"],
+        ["label", "listing labels"],
+        ["triage", "completing"],
+        ["github.review", "completing in a module"],
+      ]);
+    });
+  },
+);

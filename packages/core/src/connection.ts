@@ -49,7 +49,8 @@ export interface ConnectOptions {
   extra?: Record<string, unknown>;
   /**
    * Told of each request answered with the generic -32603 "Internal error", with the error behind it that the wire
-   * never carries (the in-memory test client makes it the rejection's `cause`).
+   * never carries, and of a guard that threw while serving a request (its item answered as one that does not exist).
+   * The in-memory test client makes it the rejection's `cause`.
    */
   onInternalError?(error: unknown, requestId: RequestId): void;
 }
@@ -186,6 +187,10 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined, tag?: unknown): void {
     this.#out.notify(method, params, relatedTo, tag);
+  }
+
+  crashed(error: unknown, requestId: RequestId): void {
+    this.#onInternalError?.(error, requestId);
   }
 
   // ── Batches (2025-03-26): one entry at a time, one reply line for all of them ──

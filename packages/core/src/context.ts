@@ -1,5 +1,6 @@
 import { type AskPort, ask, type InputRound } from "./ask.js";
 import { isPlainObject, type RequestId } from "./json-rpc.js";
+import { loggable } from "./log-data.js";
 import { isLogLevel, LOG_LEVELS, type LogLevel, levelPasses } from "./logger.js";
 import { MetaKey, type ProtocolVersion } from "./protocol.js";
 import type { RevisionFeatures } from "./revision.js";
@@ -90,7 +91,10 @@ export interface Root {
   name?: string;
 }
 
-/** What a log call may attach besides its message: anything JSON can carry (an Error goes as `{ name, message }`). */
+/**
+ * What a log call may attach besides its message: anything, shown as a console prints it in JSON (an Error, also
+ * one nested in it, as `{ name, message }`; a circular reference as "[Circular]"; a BigInt as its digits).
+ */
 export type LogData = object | number | boolean | null;
 
 /**
@@ -114,11 +118,11 @@ export type ClientLog = { readonly [L in LogLevel]: LogMethod } & {
   named(name: string): ClientLog;
 };
 
-// The notification's data: the message, the data, or both; an Error by its name and message (its stack stays here).
+// The notification's data: the message, the data, or both; the data as JSON can carry it (see loggable).
 function logData(first: unknown, second: unknown): unknown {
   const [message, data] = typeof first === "string" ? [first, second] : [second, first];
-  const value = data instanceof Error ? { name: data.name, message: data.message } : data;
-  if (typeof message !== "string") return value;
+  const value = loggable(data);
+  if (typeof message !== "string") return value ?? null;
   return value === undefined ? message : { message, data: value };
 }
 
@@ -170,6 +174,8 @@ export interface ContextPort extends AskPort {
   notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined, tag?: unknown): void;
   /** The handshake era's `logging/setLevel` level; undefined when the client set none. */
   readonly logLevel: LogLevel | undefined;
+  /** Hears what crashed while serving a request but was answered as a refusal (a guard that threw). */
+  crashed?(error: unknown, requestId: RequestId): void;
 }
 
 /** Everything a context is made from. */
@@ -275,6 +281,11 @@ export class RequestContextImpl implements RequestContext {
     this.#controller?.abort(reason);
   }
 
+  /** Something crashed while serving this request and was answered as a refusal: the connection hears of it. */
+  crashed(error: unknown): void {
+    this.#port.crashed?.(error, this.requestId);
+  }
+
   /** The request has been answered: progress and request-scoped logs stop. */
   finish(): void {
     this.#done = true;
@@ -345,6 +356,21 @@ export class RequestContextImpl implements RequestContext {
 /** Name a request's log messages after what serves it, unless something already has. */
 export function nameLogger(ctx: RequestContext, name: string): void {
   if (ctx instanceof RequestContextImpl) ctx.logger ??= name;
+}
+
+/**
+ * The same context, its log under `name`: for one of several callbacks that serve one request side by side (each
+ * template's `list` of a `resources/list`), so each one's messages carry its own name.
+ */
+export function withLogger(ctx: RequestContext, name: string): RequestContext {
+  const log = ctx.log.named(name);
+  return new Proxy(ctx, {
+    get(target, key) {
+      if (key === "log") return log;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 /** `params._meta` when it is an object. */

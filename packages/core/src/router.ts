@@ -9,7 +9,7 @@ import {
   compileTemplate,
   compileTool,
 } from "./compile-definitions.js";
-import { nameLogger, type RequestContext } from "./context.js";
+import { nameLogger, type RequestContext, withLogger } from "./context.js";
 import type {
   Completer,
   Completion,
@@ -245,8 +245,10 @@ export class Router {
   listResources(ctx: RequestContext, params: Params = NO_PARAMS): MaybePromise<Resource[]> {
     const fixed = this.#views.visible("resources", ctx, this.#resources, this.#report);
     const lists: MaybePromise<Resource[]>[] = [];
-    for (const { definition } of this.#templates.enabled()) {
-      if (definition.list && allows(definition.guard, ctx, this.#report)) lists.push(definition.list(ctx));
+    for (const { definition, wire } of this.#templates.enabled()) {
+      if (definition.list && allows(definition.guard, ctx, this.#report)) {
+        lists.push(definition.list(withLogger(ctx, wire.name)));
+      }
     }
     if (this.#modules.list.length > 0) {
       const theirs = this.#modules.listed("resources/list", "resources", ctx, params, (router, local) =>
@@ -535,6 +537,8 @@ export class Router {
       completers = prompt && allows(prompt.definition.guard, ctx, this.#report) ? prompt.completers : undefined;
       if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${shown}`);
       use = prompt?.definition.use;
+      // A completer logs under its prompt's name, as the client knows it (`github.triage` from a module).
+      nameLogger(ctx, shown ?? "");
     } else if (ref.type === "ref/resource") {
       const template = this.#templates.get(ref.uri ?? "");
       if (!template) {
@@ -549,6 +553,7 @@ export class Router {
       completers = template && allows(template.definition.guard, ctx, this.#report) ? template.completers : undefined;
       if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
       use = template?.definition.use;
+      if (template) nameLogger(ctx, template.wire.name);
     } else {
       throw new McpError(ErrorCode.InvalidParams, `Invalid ref type: ${JSON.stringify(ref.type)}`);
     }

@@ -123,3 +123,49 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("the test client in %s", (p
     await expect(client.listTools()).rejects.toThrow('tools/list returned the cursor "again" twice');
   });
 });
+
+describe.each(["2025-11-25", "2026-07-28"] as const)("what the test client shows (%s)", (protocolVersion) => {
+  it("a guard that throws: the call is refused as unknown on the wire, the guard's crash is the cause", async () => {
+    const server = createServer({ name: "issues", version: "1", logger: () => {} });
+    const crash = new TypeError("Cannot read properties of undefined (reading 'scopes')");
+    server.tool({
+      name: "close",
+      description: "Close an issue",
+      guard: () => {
+        throw crash;
+      },
+      handler: () => "closed",
+    });
+    const client = await createTestClient(server, { protocolVersion });
+    const error = await client.callTool("close").catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: -32602, message: "Unknown tool: close", cause: crash });
+    const reply = client.messages.at(-1)?.line ?? "";
+    expect(reply).toContain('"error":{"code":-32602,"message":"Unknown tool: close"}');
+    expect(reply).not.toContain("scopes");
+  });
+
+  it("a list of more than 10,000 pages is walked to its end", async () => {
+    const server = demo().use((operation, next) => {
+      if (operation.kind !== "list") return next();
+      const at = Number(operation.params.cursor ?? 0);
+      const tool = { name: `t${at}`, inputSchema: { type: "object" } };
+      return at < 10_500 ? { tools: [tool], nextCursor: String(at + 1) } : { tools: [tool] };
+    });
+    const client = await createTestClient(server, { protocolVersion });
+    expect(await client.listTools()).toHaveLength(10_501);
+  });
+
+  it("a server whose fresh cursors bring nothing new fails the list helper after a hundred pages", async () => {
+    let pages = 0;
+    const server = demo().use((operation, next) => {
+      if (operation.kind !== "list") return next();
+      pages++;
+      return { tools: [{ name: "add", inputSchema: { type: "object" } }], nextCursor: `c${pages}` };
+    });
+    const client = await createTestClient(server, { protocolVersion });
+    await expect(client.listTools()).rejects.toThrow(
+      "tools/list gave 100 pages in a row with nothing new and a nextCursor: the server's cursors loop",
+    );
+    expect(pages).toBe(101);
+  });
+});

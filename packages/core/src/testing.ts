@@ -92,7 +92,7 @@ export interface TestSubscription {
   readonly acknowledged: ListenFilter;
   /** Every notification on the stream after the acknowledgement. */
   readonly notifications: JsonRpcNotification[];
-  /** The next notification on the stream. */
+  /** The next notification on the stream; rejects once the stream has ended (closed, aborted, the client closed). */
   next(): Promise<JsonRpcNotification>;
   /** Cancel the stream, as a client does. */
   close(): Promise<void>;
@@ -149,12 +149,16 @@ export interface TestClient {
     ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
     argument: { name: string; value: string },
     context?: Record<string, string>,
+    options?: CallOptions,
   ): Promise<{ values: string[]; total?: number; hasMore?: boolean }>;
   /** Handshake era: `logging/setLevel`. */
   setLogLevel(level: LogLevel): Promise<void>;
-  /** 2026-07-28: open a `subscriptions/listen` stream. */
-  listen(filter: ListenFilter): Promise<TestSubscription>;
-  /** Abort what is still running on the server side. */
+  /** 2026-07-28: open a `subscriptions/listen` stream; aborting `signal` closes it (`next()` then rejects). */
+  listen(filter: ListenFilter, options?: CallOptions): Promise<TestSubscription>;
+  /**
+   * Close the connection: every call still waiting is cancelled and rejects (so is every later one), every open
+   * stream ends, and what still runs on the server side is aborted.
+   */
   close(): void;
 }
 
@@ -170,8 +174,12 @@ interface Waiting {
   answering: Set<AbortController>;
 }
 
-// A list that walks more pages than this is taken to loop.
-const MAX_PAGES = 10_000;
+// A list whose pages bring nothing new this many times in a row is taken to loop (its cursors may all differ).
+const STALE_PAGES = 100;
+// A backstop for a list that never ends, whatever its pages bring.
+const MAX_PAGES = 1_000_000;
+// 2026-07-28: a call still asking for input after this many rounds is taken to loop.
+const MAX_ROUNDS = 100;
 
 /** Connect an in-memory client to `server` and complete the handshake (or discovery) of the chosen revision. */
 export async function createTestClient(servable: Servable, options: TestClientOptions = {}): Promise<TestClient> {
@@ -189,6 +197,10 @@ export async function createTestClient(servable: Servable, options: TestClientOp
   const streams = new Map<string, (notification: JsonRpcNotification) => void>();
   let rawReplies: string[] | undefined;
   let nextId = 0;
+  // Set by close(): what was waiting has been rejected with it, and every later call is.
+  let closed: Error | undefined;
+  // 2026-07-28 rounds whose questions the test's handlers are answering (between two requests of one call).
+  const rounds = new Set<AbortController>();
 
   function onServerLine(line: string, route: Route): void {
     const message = safeParse(line);
@@ -266,7 +278,15 @@ export async function createTestClient(servable: Servable, options: TestClientOp
             ? () => ({ roots: options.roots })
             : undefined;
     if (!handler) return Promise.reject(new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`));
-    return Promise.resolve().then(() => handler(params, { signal }));
+    // A handler that forgot to return fails the call with that, in both eras (not a wait for a reply, nor a retry).
+    return Promise.resolve()
+      .then(() => handler(params, { signal }))
+      .then((result: unknown) => {
+        if (isPlainObject(result)) return result;
+        throw new TypeError(
+          `the test client's ${method} handler returned ${result === null ? "null" : Array.isArray(result) ? "an array" : typeof result}, not a result: return the object the client answers (${EXAMPLE_ANSWER[method] ?? "{ … }"})`,
+        );
+      });
   }
 
   async function send(line: string): Promise<string | undefined> {
@@ -309,6 +329,7 @@ export async function createTestClient(servable: Servable, options: TestClientOp
     into: Exchange,
     signal: AbortSignal | undefined,
   ): Promise<{ response: JsonRpcResponse; cause: unknown }> {
+    if (closed) return Promise.reject(closed);
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id: RequestId = nextId++;
     const key = keyOf(id);
@@ -353,9 +374,14 @@ export async function createTestClient(servable: Servable, options: TestClientOp
         throw new McpError(code, message, data, cause === undefined ? undefined : { cause });
       }
       const result = response.result;
-      if (!follow || result.resultType !== "input_required" || into.rounds >= 16) {
+      if (!follow || result.resultType !== "input_required") {
         into.result = result;
         return into;
+      }
+      if (into.rounds >= MAX_ROUNDS) {
+        throw new Error(
+          `${method} still asked for input after ${MAX_ROUNDS} rounds: the server asks again whatever it is answered`,
+        );
       }
       into.rounds++;
       const inputResponses: Record<string, unknown> = {};
@@ -366,10 +392,30 @@ export async function createTestClient(servable: Servable, options: TestClientOp
           params?: Record<string, unknown>;
         };
         into.requests.push({ method: askedMethod, params: askedParams ?? {} });
-        inputResponses[key] = await abortable(answer(askedMethod, askedParams ?? {}, signal ?? NEVER), signal);
+        inputResponses[key] = await answerRound(askedMethod, askedParams ?? {}, signal);
       }
       current = { ...params, inputResponses };
       if (result.requestState !== undefined) current.requestState = result.requestState;
+    }
+  }
+
+  // A round's question, answered by the test's handler; the call's abort or close() stops the wait (and tells it).
+  async function answerRound(
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): Promise<Record<string, unknown>> {
+    if (closed) throw closed;
+    const round = new AbortController();
+    const onAbort = () => round.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    rounds.add(round);
+    try {
+      return await abortable(answer(method, params, round.signal), round.signal);
+    } finally {
+      rounds.delete(round);
+      signal?.removeEventListener("abort", onAbort);
     }
   }
 
@@ -393,18 +439,35 @@ export async function createTestClient(servable: Servable, options: TestClientOp
     return found;
   }
 
-  // A list helper returns the whole list, as a client that follows `nextCursor` sees it.
+  // A list helper returns the whole list, as a client that follows `nextCursor` sees it. However long the list, it
+  // ends; a server whose cursors come back, or whose pages bring nothing new again and again, fails it.
   async function all<T>(method: string, key: string, options: CallOptions | undefined): Promise<T[]> {
     const items: T[] = [];
-    const seen = new Set<string>();
+    const cursors = new Set<string>();
+    const known = new Set<string>();
     let cursor: string | undefined;
+    let stale = 0;
     for (let pages = 0; pages < MAX_PAGES; pages++) {
       const found = await page<string, T>(method, key, cursor, options);
-      items.push(...(found[key] as T[]));
+      const listed = Array.isArray(found[key]) ? (found[key] as T[]) : [];
+      items.push(...listed);
+      let fresh = false;
+      for (const item of listed) {
+        const identity = JSON.stringify(item);
+        if (known.has(identity)) continue;
+        known.add(identity);
+        fresh = true;
+      }
       if (found.nextCursor === undefined) return items;
       cursor = found.nextCursor;
-      if (seen.has(cursor)) throw new Error(`${method} returned the cursor ${JSON.stringify(cursor)} twice`);
-      seen.add(cursor);
+      if (cursors.has(cursor)) throw new Error(`${method} returned the cursor ${JSON.stringify(cursor)} twice`);
+      cursors.add(cursor);
+      stale = fresh ? 0 : stale + 1;
+      if (stale >= STALE_PAGES) {
+        throw new Error(
+          `${method} gave ${STALE_PAGES} pages in a row with nothing new and a nextCursor: the server's cursors loop`,
+        );
+      }
     }
     throw new Error(`${method} still had a nextCursor after ${MAX_PAGES} pages: the server's cursors loop`);
   }
@@ -416,15 +479,33 @@ export async function createTestClient(servable: Servable, options: TestClientOp
     );
   }
 
-  async function listen(filter: ListenFilter): Promise<TestSubscription> {
+  async function listen(filter: ListenFilter, options?: CallOptions): Promise<TestSubscription> {
+    const signal = options?.signal;
+    if (closed) throw closed;
+    if (signal?.aborted) throw signal.reason;
     const id: RequestId = `listen-${nextId++}`;
     const received: JsonRpcNotification[] = [];
-    const readers: ((notification: JsonRpcNotification) => void)[] = [];
+    const readers: { resolve(notification: JsonRpcNotification): void; reject(error: unknown): void }[] = [];
     let unread = 0;
+    // Why the stream ended, once it has: a reader waiting then, and every later one, is told.
+    let ended: { why: unknown } | undefined;
     let acknowledged: (filter: ListenFilter) => void = () => {};
-    const ack = new Promise<ListenFilter>((resolve) => {
+    let refused: (error: unknown) => void = () => {};
+    const ack = new Promise<ListenFilter>((resolve, reject) => {
       acknowledged = resolve;
+      refused = reject;
     });
+    const end = (why: unknown, cancelReason?: string) => {
+      if (ended) return;
+      ended = { why };
+      streams.delete(keyOf(id));
+      waiting.delete(keyOf(id));
+      signal?.removeEventListener("abort", onAbort);
+      for (const reader of readers.splice(0)) reader.reject(why);
+      refused(why);
+      if (cancelReason !== undefined) cancel(id, cancelReason);
+    };
+    const onAbort = () => end(signal?.reason, abortReason(signal?.reason));
     streams.set(keyOf(id), (notification) => {
       if (notification.method === "notifications/subscriptions/acknowledged") {
         acknowledged((notification.params?.notifications ?? {}) as ListenFilter);
@@ -434,7 +515,7 @@ export async function createTestClient(servable: Servable, options: TestClientOp
       const reader = readers.shift();
       if (reader) {
         unread++;
-        reader(notification);
+        reader.resolve(notification);
       }
     });
     const line = JSON.stringify({
@@ -444,26 +525,36 @@ export async function createTestClient(servable: Servable, options: TestClientOp
       params: withMeta({ notifications: filter }),
     });
     messages.push({ direction: "in", line, message: safeParse(line) });
-    const ended = new Promise<JsonRpcResponse>((resolve) => {
-      waiting.set(keyOf(id), { resolve, fail: () => {}, notifications: [], requests: [], answering: new Set() });
+    waiting.set(keyOf(id), {
+      // The server ended the stream: refused at once (its error), or closed later (its result).
+      resolve: (response) => {
+        const error = "error" in response ? response.error : undefined;
+        end(
+          error
+            ? new McpError(error.code, error.message, error.data)
+            : new Error(`the server ended the subscriptions/listen stream ${JSON.stringify(id)}`),
+        );
+      },
+      fail: (error, reason) => end(error, reason),
+      notifications: [],
+      requests: [],
+      answering: new Set(),
     });
+    signal?.addEventListener("abort", onAbort, { once: true });
     void connection.receive(line);
-    const first = await Promise.race([ack, ended]);
-    if ("jsonrpc" in first) {
-      const error = "error" in first ? first.error : { code: ErrorCode.InternalError, message: "listen ended at once" };
-      throw new McpError(error.code, error.message, error.data);
-    }
+    const first = await ack;
     return {
       id,
       acknowledged: first,
       notifications: received,
-      next: () =>
-        unread < received.length
-          ? Promise.resolve(received[unread++] as JsonRpcNotification)
-          : new Promise((resolve) => readers.push(resolve)),
+      next: () => {
+        if (unread < received.length) return Promise.resolve(received[unread++] as JsonRpcNotification);
+        if (ended) return Promise.reject(ended.why);
+        return new Promise((resolve, reject) => readers.push({ resolve, reject }));
+      },
       close: async () => {
-        streams.delete(keyOf(id));
-        waiting.delete(keyOf(id));
+        if (ended) return;
+        end(new Error(`the subscriptions/listen stream ${JSON.stringify(id)} was closed`));
         await notify("notifications/cancelled", { requestId: id, reason: "closed by the test" });
       },
     };
@@ -510,18 +601,26 @@ export async function createTestClient(servable: Servable, options: TestClientOp
         args === undefined ? { name } : { name, arguments: args },
         options,
       )) as unknown as GetPromptResult,
-    complete: async (ref, argument, context) =>
+    complete: async (ref, argument, context, options) =>
       (
         await request(
           "completion/complete",
           context === undefined ? { ref, argument } : { ref, argument, context: { arguments: context } },
+          options,
         )
       ).completion as { values: string[]; total?: number; hasMore?: boolean },
     setLogLevel: async (level) => {
       await request("logging/setLevel", { level });
     },
     listen,
-    close: () => connection.close(),
+    close: () => {
+      if (closed) return;
+      closed = new Error("the test client was closed");
+      // Each call still waiting is cancelled, as a client that goes away does, and rejects.
+      for (const entry of [...waiting.values()]) entry.fail(closed, "the test client was closed");
+      for (const round of rounds) round.abort(closed);
+      connection.close(closed);
+    },
   };
 }
 
@@ -533,7 +632,11 @@ function impliedCapabilities(options: TestClientOptions): Record<string, unknown
   return capabilities;
 }
 
-const NEVER: AbortSignal = new AbortController().signal;
+// What each handler answers, said when one returns something else.
+const EXAMPLE_ANSWER: Readonly<Record<string, string>> = {
+  "elicitation/create": '{ action: "accept", content: { … } }, or { action: "decline" }',
+  "sampling/createMessage": '{ role: "assistant", content: { type: "text", text }, model }',
+};
 
 // What the server is told when an aborted call is cancelled.
 function abortReason(reason: unknown): string {

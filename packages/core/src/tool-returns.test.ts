@@ -56,3 +56,41 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("a tool's return value (%s)
     expect(entries[0]?.message).toMatch(/^tool forgot returned undefined, so the client got an empty result/);
   });
 });
+
+describe("a mounted module's reports", () => {
+  it("reach the logger of the server it is mounted in when it has none, once per tool; its own logger keeps its own", async () => {
+    const entries: LogEntry[] = [];
+    const app = createServer({ name: "app", version: "1", logger: (entry) => entries.push(entry) });
+    const sometimes = createServer({ name: "sometimes", version: "1" });
+    let calls = 0;
+    sometimes.tool({
+      name: "flaky",
+      description: "returns undefined every other call",
+      handler: () => (calls++ % 2 ? undefined : "ok"),
+    });
+    sometimes.tool({
+      name: "broken",
+      description: "throws",
+      handler: () => {
+        throw new TypeError("a bug");
+      },
+    });
+    const ownEntries: LogEntry[] = [];
+    const own = createServer({ name: "own", version: "1", logger: (entry) => ownEntries.push(entry) });
+    own.tool({ name: "forgot", description: "forgets to return", handler: () => {} });
+    app.mount("some", sometimes).mount("own", own);
+    const client = await createTestClient(app);
+    for (let i = 0; i < 4; i++) await client.callTool("some.flaky");
+    await client.callTool("some.broken");
+    await client.callTool("own.forgot");
+    expect(entries).toEqual([
+      expect.objectContaining({
+        level: "warning",
+        tool: "flaky",
+        message: expect.stringMatching(/^tool flaky returned undefined/),
+      }),
+      expect.objectContaining({ level: "warning", tool: "broken", message: expect.stringContaining("a bug") }),
+    ]);
+    expect(ownEntries).toEqual([expect.objectContaining({ level: "warning", tool: "forgot" })]);
+  });
+});

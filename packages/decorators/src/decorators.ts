@@ -203,6 +203,14 @@ interface Legacy {
   noMetadata: boolean;
 }
 
+// `(_args, ctx)`: a first parameter named with a leading underscore is declared unused (as TypeScript's
+// noUnusedParameters reads it), so it was not meant to carry a schema class. Read from the method's source text.
+function firstParameterUnused(method: (...args: never[]) => unknown): boolean {
+  const source = Function.prototype.toString.call(method);
+  const open = source.indexOf("(");
+  return open >= 0 && /^\s*_/.test(source.slice(open + 1));
+}
+
 function decorator(
   kind: Registration["kind"],
   make: (key: string | symbol, legacy: Legacy | undefined) => Registration,
@@ -243,7 +251,8 @@ function decorator(
       throw new DefinitionError(`@${kind} decorates methods; ${className}.${String(key)} is not a method`);
     }
     const paramTypes = Reflect.getMetadata("design:paramtypes", target, key) as unknown[] | undefined;
-    const legacy = { paramSchema: schemaOf(paramTypes?.[0]), noMetadata: !paramTypes && descriptor.value.length > 0 };
+    const noMetadata = !paramTypes && descriptor.value.length > 0 && !firstParameterUnused(descriptor.value);
+    const legacy = { paramSchema: schemaOf(paramTypes?.[0]), noMetadata };
     const registration = accept(key, className, legacy);
     checkOwn(recordLegacy(target, registration), registration, className);
   };

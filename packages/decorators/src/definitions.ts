@@ -194,6 +194,26 @@ export function checkOwn(own: readonly Registration[], added: Registration, clas
   }
 }
 
+/**
+ * Check, once the instance is built, that each method the options name is one: a method, an arrow-function field
+ * or a getter that returns a function, as TypeScript's check of the name allows.
+ */
+export function checkNamedMethods(
+  registrations: readonly Registration[],
+  instance: Record<string | symbol, unknown>,
+  className: string,
+): void {
+  for (const registration of registrations) {
+    for (const [at, method] of namedMethods(registration)) {
+      if (typeof instance[method] !== "function") {
+        throw new DefinitionError(
+          `${describeDecorator(registration)} on ${where(registration, className)}: its ${at} names "${method}", which is not a method of ${className}; name a method of the class`,
+        );
+      }
+    }
+  }
+}
+
 interface Owned {
   registration: Registration;
   owner: string;
@@ -236,13 +256,6 @@ export function collectRegistrations(ctor: AnyClass, stop: AnyClass): readonly R
       throw new DefinitionError(
         `${describe(registration)} is registered by both ${where(clash.registration, clash.owner)} and ${where(registration, owner)}; give each its own ${registration.kind === "resource" ? "URI" : "name"}, or decorate the same method to override it`,
       );
-    }
-    for (const [at, method] of namedMethods(registration)) {
-      if (typeof (ctor.prototype as Record<string, unknown>)[method] !== "function") {
-        throw new DefinitionError(
-          `${describeDecorator(registration)} on ${where(registration, owner)}: its ${at} names "${method}", which is not a method of ${ctor.name}; name a method of the class`,
-        );
-      }
     }
   }
   const registrations = all.map(({ registration }) => registration);

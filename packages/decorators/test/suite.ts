@@ -1,7 +1,7 @@
 // One decorator suite, run twice from source: TC39 decorators lowered by @toolsmith/vitest, and legacy
 // experimentalDecorators + emitDecoratorMetadata compiled by vite (tsconfig.legacy.json). Both must pass it
 // unchanged; tsconfig.tc39.json and tsconfig.legacy.json type-check it in each dialect.
-import { createTestClient, DefinitionError, type RequestContext, zodV4Adapter } from "@toolsmith/core";
+import { createServer, createTestClient, DefinitionError, type RequestContext, zodV4Adapter } from "@toolsmith/core";
 import { type Args, McpServer, prompt, resource, tool, use } from "@toolsmith/decorators";
 import { describe, expect, expectTypeOf, it, vi } from "vitest";
 import { z } from "zod";
@@ -606,6 +606,63 @@ describe(`options that name methods run on the instance (${DIALECT})`, () => {
       }
     }
     expect(() => new Typo().toServer()).toThrow(/its complete\.id names "idz", which is not a method of Typo/);
+  });
+
+  it("an arrow-function field or a getter that returns a function may be named, as the type check allows", async () => {
+    class Fields extends McpServer {
+      readonly ids = ["1", "12", "2"];
+      @resource("items://{id}", { complete: { id: "idsLike" }, guard: "open" })
+      item({ id }: { id: string }) {
+        return id;
+      }
+      idsLike = (value: string) => this.ids.filter((id) => id.startsWith(value));
+      // Read on the instance, never on the prototype (where `this.ids` does not exist).
+      get open() {
+        const count = this.ids.length;
+        return () => count > 0;
+      }
+    }
+    const client = await createTestClient(new Fields());
+    const ref = { type: "ref/resource", uri: "items://{id}" } as const;
+    expect((await client.complete(ref, { name: "id", value: "1" })).values).toEqual(["1", "12"]);
+    expect((await client.listResourceTemplates()).map((template) => template.uriTemplate)).toEqual(["items://{id}"]);
+  });
+
+  it("a base class's decorator may name a method only its subclasses define (declared abstract)", async () => {
+    abstract class Guarded extends McpServer {
+      @tool({ description: "Say hello", guard: "allowed" })
+      hello() {
+        return "hello";
+      }
+      abstract allowed(ctx: RequestContext): boolean;
+    }
+    class Open extends Guarded {
+      allowed() {
+        return true;
+      }
+    }
+    class Closed extends Guarded {
+      allowed() {
+        return false;
+      }
+    }
+    expect((await (await createTestClient(new Open())).listTools()).map((t) => t.name)).toEqual(["hello"]);
+    expect(await (await createTestClient(new Closed())).listTools()).toEqual([]);
+  });
+
+  it("a mounted module's named methods run on the module's instance", async () => {
+    const mine = createServer({ name: "mine", version: "1" }).mount("mine", new Tracker(["5", "51"], ["bug"]));
+    const theirs = createServer({ name: "theirs", version: "1" }).mount("theirs", new Tracker(["7"], ["docs"], true));
+    const client = await createTestClient(mine);
+    const other = await createTestClient(theirs);
+    const prompt = { type: "ref/prompt", name: "mine.triage" } as const;
+    expect((await client.complete(prompt, { name: "label", value: "b" })).values).toEqual(["bug"]);
+    const ref = { type: "ref/resource", uri: "issues://{id}" } as const;
+    expect((await client.complete(ref, { name: "id", value: "5" })).values).toEqual(["5", "51"]);
+    expect((await other.complete(ref, { name: "id", value: "" })).values).toEqual(["7"]);
+    expect((await other.listResources()).map((resource) => resource.uri)).toEqual(["issues://7"]);
+    expect(await other.listTools()).toEqual([]);
+    expect((await client.callTool("mine.close", { id: "51" })).content).toEqual([{ type: "text", text: "closed 51" }]);
   });
 });
 
