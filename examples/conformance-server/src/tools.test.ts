@@ -234,10 +234,11 @@ describe("logging over stdio with the official client", () => {
       const result = await client.callTool({ name: "test_tool_with_logging" });
       expect(firstText(result)).toBe("Tool with logging executed successfully");
       await three;
+      const logger = "test_tool_with_logging";
       expect(logs).toEqual([
-        { level: "info", data: "Tool execution started" },
-        { level: "info", data: "Tool processing data" },
-        { level: "info", data: "Tool execution completed" },
+        { level: "info", logger, data: "Tool execution started" },
+        { level: "info", logger, data: "Tool processing data" },
+        { level: "info", logger, data: "Tool execution completed" },
       ]);
     } finally {
       await close();

@@ -69,14 +69,6 @@ function toolNames(tools: { name: string }[]) {
   return tools.map((tool) => tool.name);
 }
 
-// The id the test client gave the last request of this method (to cancel it, as a client would).
-function lastRequestId(client: TestClient, method: string): string | number {
-  const sent = client.messages.filter((record) => record.direction === "in" && "method" in record.message);
-  const found = sent.reverse().find((record) => (record.message as { method: string }).method === method);
-  if (!found) throw new Error(`no ${method} request was sent`);
-  return (found.message as { id: string | number }).id;
-}
-
 describe.each(ALL)("TravelDesk in memory (%s)", (protocolVersion) => {
   it("reports progress per airline when the request carries a progressToken", async () => {
     const client = await connect(protocolVersion);
@@ -300,17 +292,19 @@ describe.each(ALL)("TravelDesk in memory (%s)", (protocolVersion) => {
     const client = await createTestClient(new TravelDesk({ quoteLatencyMs: 0, charterLatencyMs: 60_000 }), {
       protocolVersion,
     });
-    const running = client.exchange("tools/call", {
-      ...search("LHR", "JFK", { includeCharters: true }),
-      _meta: { progressToken: "long" },
-    });
-    void running;
+    const stop = new AbortController();
+    const running = client.exchange(
+      "tools/call",
+      { ...search("LHR", "JFK", { includeCharters: true }), _meta: { progressToken: "long" } },
+      { signal: stop.signal },
+    );
     // Every scheduled airline has answered; only the (60 s) charter broker is left.
     await until(
       () => client.notifications.find((n) => n.method === "notifications/progress" && n.params?.progress === 4),
       "the fourth progress notification",
     );
-    await client.notify("notifications/cancelled", { requestId: lastRequestId(client, "tools/call"), reason: "user" });
+    stop.abort("user");
+    await expect(running).rejects.toBe("user");
     const searches = await until(async () => {
       const read = await client.readResource("travel://searches");
       const record = JSON.parse((read.contents[0] as { text: string }).text) as { searches: { status: string }[] };
@@ -329,9 +323,13 @@ it("does not log a search the client cancelled as a warning", async () => {
   const entries: { level: string; message: string }[] = [];
   desk.toServer().setLogger((entry) => entries.push({ level: entry.level, message: entry.message }));
   const client = await createTestClient(desk, { protocolVersion: "2025-11-25" });
-  void client.exchange("tools/call", search("LHR", "JFK", { includeCharters: true }));
+  const stop = new AbortController();
+  const running = client.exchange("tools/call", search("LHR", "JFK", { includeCharters: true }), {
+    signal: stop.signal,
+  });
   await until(() => ofMethod(client.notifications, "notifications/message")[0], "the search to start");
-  await client.notify("notifications/cancelled", { requestId: lastRequestId(client, "tools/call") });
+  stop.abort();
+  await expect(running).rejects.toMatchObject({ name: "AbortError" });
   await until(() => entries[0], "the server's log entry");
   expect(entries.filter((entry) => entry.level !== "debug")).toEqual([]);
 });
@@ -341,8 +339,8 @@ describe.each(HANDSHAKE)("TravelDesk in memory, handshake era (%s)", (protocolVe
     const client = await connect(protocolVersion);
     const chatty = await client.exchange("tools/call", search("LHR", "KEF"));
     expect(ofMethod(chatty.notifications, "notifications/message").map((n) => n.params)).toEqual([
-      { level: "info", logger: "search", data: `Searching 4 airlines for LHR→KEF on ${DATE}` },
-      { level: "warning", logger: "search", data: "Aurora Air does not fly LHR→KEF; skipped" },
+      { level: "info", logger: "search_flights", data: `Searching 4 airlines for LHR→KEF on ${DATE}` },
+      { level: "warning", logger: "search_flights", data: "Aurora Air does not fly LHR→KEF; skipped" },
     ]);
     await client.setLogLevel("warning");
     const quiet = await client.exchange("tools/call", search("LHR", "KEF"));
@@ -352,11 +350,8 @@ describe.each(HANDSHAKE)("TravelDesk in memory, handshake era (%s)", (protocolVe
   it("lists cancel_booking only while a booking exists, telling the client each time", async () => {
     const client = await connect(protocolVersion, { elicit: acceptWindow });
     expect(client.serverResult.capabilities).toMatchObject({ tools: { listChanged: true } });
-    const all = async () => {
-      const first = await client.request("tools/list");
-      const second = await client.request("tools/list", { cursor: first.nextCursor });
-      return toolNames([...(first.tools as { name: string }[]), ...(second.tools as { name: string }[])]);
-    };
+    // Every page of tools/list (five a page).
+    const all = async () => toolNames(await client.listTools());
     expect(await all()).not.toContain("cancel_booking");
     const id = await book(client);
     await until(() => ofMethod(client.notifications, "notifications/tools/list_changed")[0], "tools/list_changed");
@@ -391,7 +386,8 @@ describe.each(HANDSHAKE)("TravelDesk in memory, handshake era (%s)", (protocolVe
   it("cancels its own elicitation when the client cancels the booking call", async () => {
     const client = await connect(protocolVersion, { elicit: () => new Promise(() => {}) });
     const offer = await firstOffer(client);
-    void client.exchange("tools/call", { name: "book_flight", arguments: { offerId: offer.id, passenger: "Ana" } });
+    const stop = new AbortController();
+    const booking = client.callTool("book_flight", { offerId: offer.id, passenger: "Ana" }, { signal: stop.signal });
     const asked = await until(
       () =>
         client.messages.find(
@@ -400,7 +396,8 @@ describe.each(HANDSHAKE)("TravelDesk in memory, handshake era (%s)", (protocolVe
         ),
       "the elicitation request",
     );
-    await client.notify("notifications/cancelled", { requestId: lastRequestId(client, "tools/call") });
+    stop.abort();
+    await expect(booking).rejects.toMatchObject({ name: "AbortError" });
     const cancelled = await until(
       () => ofMethod(client.notifications, "notifications/cancelled")[0],
       "the server's notifications/cancelled",
@@ -424,7 +421,7 @@ describe("TravelDesk in memory, 2026-07-28", () => {
     ]);
     const warning = await client.exchange("tools/call", { ...search("LHR", "KEF"), _meta: { [LOG_LEVEL]: "warning" } });
     expect(ofMethod(warning.notifications, "notifications/message").map((n) => n.params)).toEqual([
-      { level: "warning", logger: "search", data: "Aurora Air does not fly LHR→KEF; skipped" },
+      { level: "warning", logger: "search_flights", data: "Aurora Air does not fly LHR→KEF; skipped" },
     ]);
     await expect(client.setLogLevel("debug")).rejects.toMatchObject({ code: -32601 });
   });

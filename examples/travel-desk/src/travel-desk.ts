@@ -207,7 +207,7 @@ export class TravelDesk extends McpServer {
       airlinesTotal: airlines.length,
     };
     this.#searches.push(record);
-    ctx.log.info(`Searching ${airlines.length} airlines for ${from}→${to} on ${date}`, "search");
+    ctx.log.info(`Searching ${airlines.length} airlines for ${from}→${to} on ${date}`);
     ctx.progress(0, airlines.length, "Searching");
     const offers: Offer[] = [];
     try {
@@ -216,7 +216,7 @@ export class TravelDesk extends McpServer {
         await sleep(airline.charter ? this.#charterLatencyMs : this.#quoteLatencyMs, undefined, { signal: ctx.signal });
         record.airlinesSearched++;
         if (airline.network && !(airline.network.includes(from) && airline.network.includes(to))) {
-          ctx.log.warning(`${airline.name} does not fly ${from}→${to}; skipped`, "search");
+          ctx.log.warning(`${airline.name} does not fly ${from}→${to}; skipped`);
         } else {
           offers.push(offerFor(airline, from, to, date));
         }
@@ -263,7 +263,7 @@ export class TravelDesk extends McpServer {
     };
     this.#bookings.set(booking.id, booking);
     this.#cancelTool()?.enable();
-    ctx.log.info(`Booked ${booking.id}`, "booking");
+    ctx.log.info(`Booked ${booking.id}`);
     return {
       content: [
         { type: "text" as const, text: `Booked ${booking.id}: ${plainSummary(booking)}` },
@@ -339,7 +339,7 @@ export class TravelDesk extends McpServer {
     } catch (error) {
       // A client without sampling still gets a summary; anything else (including 2026's input round) goes up.
       if (!missingCapability(error)) throw error;
-      ctx.log.info("The client offers no sampling; writing the summary from the booking", "summary");
+      ctx.log.info("The client offers no sampling; writing the summary from the booking");
     }
     return { summary: plainSummary(booking), writtenBy: "travel-desk" };
   }

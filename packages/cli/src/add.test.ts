@@ -33,12 +33,13 @@ describe("toolsmith add", () => {
     expect((await runCli(["add", "prompt", "ask-me"], { cwd })).code).toBe(0);
 
     const source = readFileSync(join(cwd, "src/shop.ts"), "utf8");
-    expect(source).toContain('import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";');
-    expect(source).toContain("  shout({ text }: { text: string }) {");
-    expect(source).toContain(
-      '  @resource("shop://menu", { description: "TODO: what menu holds", mimeType: "text/plain" })',
-    );
-    expect(source).toContain('  @prompt({ name: "ask-me", description: "TODO: what ask-me asks for"');
+    expect(source).toContain('import { type Args, McpServer, prompt, resource, tool } from "@toolsmith/decorators";');
+    // The arguments' schema is a constant, and the method's parameter is typed from it.
+    expect(source).toContain('const Shout = {\n  text: z.string().describe("TODO: what the model passes"),\n};');
+    expect(source).toContain("    input: Shout,\n  })\n  shout({ text }: Args<typeof Shout>) {");
+    expect(source).toContain('  @resource("shop://menu", {\n    description: "TODO: what menu holds",');
+    expect(source).toContain('  @prompt({\n    name: "ask-me",\n    description: "TODO: what ask-me asks for",');
+    expect(source).toContain("  askMe({ topic }: Args<typeof AskMe>) {");
     expect(source.trimEnd().endsWith("  }\n}")).toBe(true);
     expect(readFileSync(join(cwd, "test/shout.test.ts"), "utf8")).toContain('import { Shop } from "../src/shop.js";');
 
@@ -53,6 +54,21 @@ describe("toolsmith add", () => {
     expect([call.code, call.stdout]).toEqual([0, "shout: hi\n"]);
   });
 
+  it("gives a name McpServer keeps for itself (name, toServer, …) a method of another name, published as asked", async () => {
+    const cwd = project.dir;
+    expect((await runCli(["add", "tool", "name"], { cwd })).code).toBe(0);
+    expect((await runCli(["add", "tool", "to_server"], { cwd })).code).toBe(0);
+    const source = readFileSync(join(cwd, "src/shop.ts"), "utf8");
+    expect(source).toContain('  @tool({\n    name: "name",');
+    expect(source).toContain("  nameTool({ text }: Args<typeof NameTool>) {");
+    expect(source).toContain('  @tool({\n    name: "to_server",');
+    expect(source).toContain("  toServerTool({ text }: Args<typeof ToServerTool>) {");
+    const tsc = await node([join(REPO, "node_modules/typescript/bin/tsc"), "-p", "."], cwd);
+    expect(tsc.output).toBe("");
+    const call = await runCli(["call", "node", BIN, "dev", "src/main.ts", "name", "text=hi"], { cwd });
+    expect([call.code, call.stdout]).toEqual([0, "name: hi\n"]);
+  });
+
   it("takes the class file from --file, and puts the test beside it when no test imports the class", async () => {
     const cwd = project.dir;
     writeFileSync(join(cwd, "test/shop.test.ts"), "export {};\n");
@@ -63,10 +79,16 @@ describe("toolsmith add", () => {
 
   it.each([
     [["add", "widget", "x"], 2, 'add takes tool, resource, prompt; got "widget"'],
-    [["add", "tool", "has space"], 2, 'a tool name is 1–64 of A-Z a-z 0-9 _ . -; got "has space"'],
+    [
+      ["add", "tool", "has space"],
+      2,
+      'a tool name is 1–64 of A-Z a-z 0-9 _ . -, with a letter or digit; got "has space"',
+    ],
+    [["add", "tool", "___"], 2, 'a tool name is 1–64 of A-Z a-z 0-9 _ . -, with a letter or digit; got "___"'],
     [["add", "tool"], 2, "missing required argument 'name'"],
     [["add", "--file", "src/nope.ts", "tool", "x"], 2, "there is no file src/nope.ts"],
-    [["add", "tool", "count"], 1, "class Shop already has a method count"],
+    [["add", "tool", "count"], 1, "class Shop already has a member count"],
+    [["add", "prompt", "stock"], 1, "class Shop already has a member stock"],
     [["add", "--file", "src/main.ts", "tool", "x"], 1, "src/main.ts declares no class that extends McpServer"],
   ])("toolsmith %j exits %i", async (args, code, message) => {
     const run = await runCli(args as string[], { cwd: project.dir });

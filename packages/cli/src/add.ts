@@ -19,7 +19,14 @@ export interface Added {
   className: string;
 }
 
-const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+// At least one letter or digit: the method is named after them.
+const NAME = /^(?=[^A-Za-z0-9]*[A-Za-z0-9])[A-Za-z0-9_.-]{1,64}$/;
+
+// McpServer's own members (and the constructor): a stub method of one of these names would replace them.
+const RESERVED = new Set(["constructor", "name", "version", "title", "description", "instructions", "toServer"]);
+
+// biome's line width in a generated project.
+const WIDTH = 120;
 
 function camel(name: string): string {
   const words = name.split(/[-_.]+/).filter(Boolean);
@@ -34,14 +41,41 @@ function kebab(name: string): string {
     .toLowerCase();
 }
 
-function stub(kind: Kind, name: string, method: string, uri: string): { code: string; imports: string[] } {
-  const named = method === name ? "" : `name: ${JSON.stringify(name)}, `;
+// The stub and its test are written as the project's formatter (biome, 120 columns) leaves them: objects open
+// on their own line stay open, and long names sit alone in a string, so `npm run lint` passes as generated.
+interface Stub {
+  code: string;
+  imports: string[];
+  /** A schema constant for the arguments, declared once and typed into the method with `Args<typeof …>`. */
+  schema?: string;
+}
+
+// The method's first line, or the three biome wraps it into when it is wider than the project's lines.
+function signature(method: string, field: string, schemaName: string): string[] {
+  const line = `  ${method}({ ${field} }: Args<typeof ${schemaName}>) {`;
+  return line.length <= WIDTH ? [line] : [`  ${method}({`, `    ${field},`, `  }: Args<typeof ${schemaName}>) {`];
+}
+
+function pascal(method: string): string {
+  const bare = method.replace(/^_/, "");
+  return /^[0-9]/.test(bare) ? `Args${bare}` : (bare[0]?.toUpperCase() ?? "") + bare.slice(1);
+}
+
+function stub(kind: Kind, name: string, method: string, uri: string, schemaName: string): Stub {
+  const named = method === name ? [] : [`    name: ${JSON.stringify(name)},`];
   if (kind === "tool") {
     return {
-      imports: ["tool"],
+      imports: ["type Args", "tool"],
+      schema: [`const ${schemaName} = {`, '  text: z.string().describe("TODO: what the model passes"),', "};"].join(
+        "\n",
+      ),
       code: [
-        `  @tool({ ${named}description: "TODO: what ${name} does, for the model", input: { text: z.string() } })`,
-        `  ${method}({ text }: { text: string }) {`,
+        "  @tool({",
+        ...named,
+        `    description: ${JSON.stringify(`TODO: what ${name} does, for the model`)},`,
+        `    input: ${schemaName},`,
+        "  })",
+        ...signature(method, "text", schemaName),
         `    return \`${name}: \${text}\`;`,
         "  }",
       ].join("\n"),
@@ -51,7 +85,10 @@ function stub(kind: Kind, name: string, method: string, uri: string): { code: st
     return {
       imports: ["resource"],
       code: [
-        `  @resource(${JSON.stringify(uri)}, { description: "TODO: what ${name} holds", mimeType: "text/plain" })`,
+        `  @resource(${JSON.stringify(uri)}, {`,
+        `    description: ${JSON.stringify(`TODO: what ${name} holds`)},`,
+        '    mimeType: "text/plain",',
+        "  })",
         `  ${method}() {`,
         `    return "TODO: the contents of ${name}";`,
         "  }",
@@ -59,10 +96,17 @@ function stub(kind: Kind, name: string, method: string, uri: string): { code: st
     };
   }
   return {
-    imports: ["prompt"],
+    imports: ["type Args", "prompt"],
+    schema: [`const ${schemaName} = {`, '  topic: z.string().describe("TODO: what the user fills in"),', "};"].join(
+      "\n",
+    ),
     code: [
-      `  @prompt({ ${named}description: "TODO: what ${name} asks for", args: { topic: z.string() } })`,
-      `  ${method}({ topic }: { topic: string }) {`,
+      "  @prompt({",
+      ...named,
+      `    description: ${JSON.stringify(`TODO: what ${name} asks for`)},`,
+      `    args: ${schemaName},`,
+      "  })",
+      ...signature(method, "topic", schemaName),
       `    return \`TODO: ${name} about \${topic}\`;`,
       "  }",
     ].join("\n"),
@@ -70,28 +114,33 @@ function stub(kind: Kind, name: string, method: string, uri: string): { code: st
 }
 
 function testOf(kind: Kind, name: string, className: string, specifier: string, uri: string): string {
+  // The name and URI sit alone in constants: no other line grows with them, so biome leaves the file as it is.
   const body =
     kind === "tool"
       ? [
-          `    const result = await client.callTool(${JSON.stringify(name)}, { text: "hello" });`,
+          '    const result = await client.callTool(name, { text: "hello" });',
           "    expect(result.isError).toBeFalsy();",
-          `    expect(result.content).toEqual([{ type: "text", text: ${JSON.stringify(`${name}: hello`)} }]);`,
+          `    expect(result.content).toEqual([{ type: "text", text: \`\${name}: hello\` }]);`,
         ]
       : kind === "resource"
         ? [
-            `    const { contents } = await client.readResource(${JSON.stringify(uri)});`,
-            `    expect(contents).toEqual([expect.objectContaining({ uri: ${JSON.stringify(uri)}, text: ${JSON.stringify(`TODO: the contents of ${name}`)} })]);`,
+            "    const { contents } = await client.readResource(uri);",
+            `    expect(contents[0]).toMatchObject({ uri, text: \`TODO: the contents of \${name}\` });`,
           ]
         : [
-            `    const { messages } = await client.getPrompt(${JSON.stringify(name)}, { topic: "tests" });`,
-            `    expect(messages[0]?.content).toEqual({ type: "text", text: ${JSON.stringify(`TODO: ${name} about tests`)} });`,
+            '    const { messages } = await client.getPrompt(name, { topic: "tests" });',
+            `    expect(messages[0]?.content).toEqual({ type: "text", text: \`TODO: \${name} about tests\` });`,
           ];
   return [
     'import { createTestClient } from "@toolsmith/core";',
     'import { describe, expect, it } from "vitest";',
     `import { ${className} } from ${JSON.stringify(specifier)};`,
     "",
-    `describe.each(["2025-11-25", "2026-07-28"] as const)("${kind} ${name} (%s)", (protocolVersion) => {`,
+    'const ERAS = ["2025-11-25", "2026-07-28"] as const;',
+    `const name = ${JSON.stringify(name)};`,
+    ...(kind === "resource" ? [`const uri = ${JSON.stringify(uri)};`] : []),
+    "",
+    `describe.each(ERAS)(\`${kind} \${name} (%s)\`, (protocolVersion) => {`,
     '  it("answers", async () => {',
     `    const client = await createTestClient(new ${className}(), { protocolVersion });`,
     ...body,
@@ -99,6 +148,14 @@ function testOf(kind: Kind, name: string, className: string, specifier: string, 
     "});",
     "",
   ].join("\n");
+}
+
+/** `source` with `declaration` after its last import (or at the top), a blank line either side. */
+function declareAfterImports(source: string, declaration: string): string {
+  const last = [...source.matchAll(/^import[^;]*;[^\n]*\n/gm)].at(-1);
+  const at = last ? (last.index ?? 0) + last[0].length : 0;
+  const rest = source.slice(at).replace(/^\n*/, "");
+  return at === 0 ? `${declaration}\n\n${rest}` : `${source.slice(0, at)}\n${declaration}\n\n${rest}`;
 }
 
 /** Where the new test goes and how it imports the class: beside a test that already imports it, else beside the class. */
@@ -114,9 +171,17 @@ function testPlace(dir: string, classFile: string, className: string): { testDir
   return { testDir: dirname(classFile), specifier };
 }
 
+// Whether the class body declares `member`: a method, accessor or field, whatever its modifiers.
+function hasMember(body: string, member: string): boolean {
+  const modifiers =
+    "(?:(?:public|private|protected|static|readonly|override|declare|abstract|accessor|async|get|set)\\s+)*";
+  return new RegExp(`^\\s*${modifiers}${member.replace(/\$/g, "\\$")}\\s*[(<=:;!?]`, "m").test(body);
+}
+
 /** Add a decorated method stub to the server class and a test for it beside the project's tests. */
 export function addStub(kind: Kind, name: string, options: AddOptions): Added {
-  if (!NAME.test(name)) throw usage(`a ${kind} name is 1–64 of A-Z a-z 0-9 _ . -; got "${name}"`);
+  if (!NAME.test(name))
+    throw usage(`a ${kind} name is 1–64 of A-Z a-z 0-9 _ . -, with a letter or digit; got "${name}"`);
   const dir = resolve(options.dir);
   let classFile: string;
   if (options.file !== undefined) {
@@ -144,18 +209,22 @@ export function addStub(kind: Kind, name: string, options: AddOptions): Added {
   const open = source.indexOf("{", match.index + match[0].length);
   const close = open < 0 ? -1 : closingBrace(source, open);
   if (close < 0) throw new CliError(`cannot find where class ${className} ends in ${relative(dir, classFile)}`);
-  const method = camel(name);
+  // A name McpServer keeps for itself gets a method of another name, published under the name asked for.
+  const method = RESERVED.has(camel(name)) ? `${camel(name)}${kind[0]?.toUpperCase()}${kind.slice(1)}` : camel(name);
   const body = source.slice(open, close);
-  if (new RegExp(`^\\s*(?:async\\s+)?${method.replace(/\$/g, "\\$")}\\s*\\(`, "m").test(body)) {
-    throw new CliError(`class ${className} already has a method ${method}`);
-  }
+  if (hasMember(body, method)) throw new CliError(`class ${className} already has a member ${method}`);
   const scheme = /@resource\(\s*["'`]([a-z][a-z0-9+.-]*):\/\//.exec(body)?.[1] ?? kebab(className);
   const uri = `${scheme}://${kebab(name)}`;
-  const { code, imports } = stub(kind, name, method, uri);
+  let schemaName = pascal(method);
+  const taken = (candidate: string) => new RegExp(`\\b${candidate.replace(/\$/g, "\\$")}\\b`).test(source);
+  if (taken(schemaName)) schemaName += kind === "tool" ? "Input" : "Args";
+  for (let n = 2; taken(schemaName); n++) schemaName = `${schemaName.replace(/\d+$/, "")}${n}`;
+  const { code, imports, schema } = stub(kind, name, method, uri, schemaName);
   const before = source.slice(0, close).replace(/\s*$/, "");
   let next = `${before}\n\n${code}\n${source.slice(close)}`;
   next = ensureImport(next, "@toolsmith/decorators", imports);
   if (kind !== "resource") next = ensureImport(next, "zod", ["z"]);
+  if (schema) next = declareAfterImports(next, schema);
 
   const { testDir, specifier } = testPlace(dir, classFile, className);
   const testFile = join(testDir, `${kebab(name)}.test.ts`);

@@ -47,6 +47,12 @@ export interface ConnectOptions {
   auth?: AuthInfo;
   /** Copied into every request's `ctx.extra`. */
   extra?: Record<string, unknown>;
+  /**
+   * Told of each request answered with the generic -32603 "Internal error", with the error behind it that the wire
+   * never carries, and of a guard that threw while serving a request (its item answered as one that does not exist).
+   * The in-memory test client makes it the rejection's `cause`.
+   */
+  onInternalError?(error: unknown, requestId: RequestId): void;
 }
 
 /** What a transport knows about one incoming message. */
@@ -87,6 +93,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   readonly #out: Outlet;
   readonly #auth: AuthInfo | undefined;
   readonly #extra: Record<string, unknown> | undefined;
+  readonly #onInternalError: ConnectOptions["onInternalError"];
   readonly #inFlight: InFlight;
   readonly #outbound: OutboundRequests;
   readonly #subscriptions: Subscriptions;
@@ -104,6 +111,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.#subscriptions = new Subscriptions(core, this.#out);
     this.#auth = options.auth === undefined ? undefined : checkedAuth(options.auth);
     this.#extra = options.extra;
+    this.#onInternalError = options.onInternalError;
   }
 
   /** `handshake` until the handshake era's `notifications/initialized` or the first stateless request. */
@@ -179,6 +187,10 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined, tag?: unknown): void {
     this.#out.notify(method, params, relatedTo, tag);
+  }
+
+  crashed(error: unknown, requestId: RequestId): void {
+    this.#onInternalError?.(error, requestId);
   }
 
   // ── Batches (2025-03-26): one entry at a time, one reply line for all of them ──
@@ -311,6 +323,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   ): void {
     if (!isMcpError(error)) {
       this.#core.log({ level: "error", message: `${method} failed: ${String(error)}`, error, method, requestId: id });
+      this.#onInternalError?.(error, id);
     }
     const wire = toWireError(error);
     respond(this.#out.errorLine(text, wire), id, options?.tag, wire.code);

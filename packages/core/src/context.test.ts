@@ -28,7 +28,7 @@ function server() {
     description: "Logs at every level",
     handler: (_args, ctx) => {
       ctx.log.debug("d");
-      ctx.log.info({ step: 1 }, "planner");
+      ctx.log.info({ step: 1 }, "planning");
       ctx.log.warning("w");
       ctx.log.error("e");
       return "ok";
@@ -99,7 +99,7 @@ describe("ctx.log in the handshake era", () => {
     expect(all.notifications[1]).toEqual({
       jsonrpc: "2.0",
       method: "notifications/message",
-      params: { level: "info", data: { step: 1 }, logger: "planner" },
+      params: { level: "info", data: { message: "planning", data: { step: 1 } }, logger: "chatty" },
     });
     await client.setLogLevel("warning");
     const some = await client.exchange("tools/call", { name: "chatty" });

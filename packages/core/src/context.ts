@@ -1,5 +1,6 @@
 import { type AskPort, ask, type InputRound } from "./ask.js";
 import { isPlainObject, type RequestId } from "./json-rpc.js";
+import { loggable } from "./log-data.js";
 import { isLogLevel, LOG_LEVELS, type LogLevel, levelPasses } from "./logger.js";
 import { MetaKey, type ProtocolVersion } from "./protocol.js";
 import type { RevisionFeatures } from "./revision.js";
@@ -90,8 +91,40 @@ export interface Root {
   name?: string;
 }
 
-/** Log to the client (`notifications/message`): one method per level; `logger` names the source. */
-export type ClientLog = { readonly [L in LogLevel]: (data: unknown, logger?: string) => void };
+/**
+ * What a log call may attach besides its message: anything, shown as a console prints it in JSON (an Error, also
+ * one nested in it, as `{ name, message }`; a circular reference as "[Circular]"; a BigInt as its digits).
+ */
+export type LogData = object | number | boolean | null;
+
+/**
+ * One level of the client log: a message and optional data, or, as pino writes it, data and an optional message.
+ * The notification's `data` is the message alone, the data alone, or `{ message, data }` when there are both.
+ */
+export interface LogMethod {
+  (message: string, data?: LogData): void;
+  (data: LogData, message?: string): void;
+}
+
+/**
+ * Log to the client (`notifications/message`), one method per level. The notification's `logger` is the tool's,
+ * resource's or prompt's name; `named(name)` gives the same log under another one.
+ * @example
+ * ctx.log.info("import started", { rows: 120 }); // data: { message: "import started", data: { rows: 120 } }
+ * ctx.log.named("search").warning("airline down"); // logger: "search", data: "airline down"
+ */
+export type ClientLog = { readonly [L in LogLevel]: LogMethod } & {
+  /** The same log with `logger` set to `name`. */
+  named(name: string): ClientLog;
+};
+
+// The notification's data: the message, the data, or both; the data as JSON can carry it (see loggable).
+function logData(first: unknown, second: unknown): unknown {
+  const [message, data] = typeof first === "string" ? [first, second] : [second, first];
+  const value = loggable(data);
+  if (typeof message !== "string") return value ?? null;
+  return value === undefined ? message : { message, data: value };
+}
 
 /**
  * What a handler knows about the request it is serving, and what it can do while serving it; always the handler's
@@ -121,7 +154,10 @@ export interface RequestContext {
    * Each `done` must be greater than the last: a smaller or equal one throws.
    */
   progress(done: number, total?: number, message?: string): void;
-  /** Log to the client, at the level it asked for (`logging/setLevel`, or 2026-07-28 `_meta` logLevel). */
+  /**
+   * Log to the client, at the level it asked for (`logging/setLevel`, or 2026-07-28 `_meta` logLevel):
+   * `ctx.log.info("message", data?)` or `ctx.log.info(data, "message"?)`, under the tool's, resource's or prompt's name.
+   */
   readonly log: ClientLog;
   /** Ask the user (elicitation). In 2026-07-28 this suspends the request as an `input_required` round. */
   elicit<S extends InputSchema>(request: ElicitForm<S>): Promise<ElicitResult<InferInput<S>>>;
@@ -138,6 +174,8 @@ export interface ContextPort extends AskPort {
   notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined, tag?: unknown): void;
   /** The handshake era's `logging/setLevel` level; undefined when the client set none. */
   readonly logLevel: LogLevel | undefined;
+  /** Hears what crashed while serving a request but was answered as a refusal (a guard that threw). */
+  crashed?(error: unknown, requestId: RequestId): void;
 }
 
 /** Everything a context is made from. */
@@ -172,6 +210,8 @@ export class RequestContextImpl implements RequestContext {
   /** 2026-07-28: set once a retry's state has been opened. */
   inputs: InputRound | undefined;
   readonly tag: unknown;
+  /** The default `logger` of this request's log messages: the name of the tool, resource or prompt it serves. */
+  logger: string | undefined;
   readonly checkTool: ((tool: Tool) => void) | undefined;
   readonly #port: ContextPort;
   #extra: Record<string, unknown> | undefined;
@@ -241,6 +281,11 @@ export class RequestContextImpl implements RequestContext {
     this.#controller?.abort(reason);
   }
 
+  /** Something crashed while serving this request and was answered as a refusal: the connection hears of it. */
+  crashed(error: unknown): void {
+    this.#port.crashed?.(error, this.requestId);
+  }
+
   /** The request has been answered: progress and request-scoped logs stop. */
   finish(): void {
     this.#done = true;
@@ -265,15 +310,20 @@ export class RequestContextImpl implements RequestContext {
   }
 
   get log(): ClientLog {
-    if (!this.#log) {
-      const log = {} as Record<LogLevel, (data: unknown, logger?: string) => void>;
-      for (const level of LOG_LEVELS) log[level] = (data, logger) => this.#send(level, data, logger);
-      this.#log = log;
-    }
+    this.#log ??= this.#makeLog(undefined);
     return this.#log;
   }
 
-  #send(level: LogLevel, data: unknown, logger: string | undefined): void {
+  // `name` undefined: the request's own logger name, read when a message is sent (the router sets it late).
+  #makeLog(name: string | undefined): ClientLog {
+    const log = { named: (other: string) => this.#makeLog(String(other)) } as Record<string, unknown>;
+    for (const level of LOG_LEVELS) {
+      log[level] = (first: unknown, second?: unknown) => this.#send(level, first, second, name ?? this.logger);
+    }
+    return log as ClientLog;
+  }
+
+  #send(level: LogLevel, first: unknown, second: unknown, logger: string | undefined): void {
     let threshold: LogLevel | undefined;
     if (this.revision.logLevelFrom === "set-level") {
       threshold = this.#port.logLevel ?? "debug";
@@ -283,7 +333,7 @@ export class RequestContextImpl implements RequestContext {
       threshold = isLogLevel(asked) && !this.#done ? asked : undefined;
     }
     if (threshold === undefined || !levelPasses(level, threshold)) return;
-    const params: Record<string, unknown> = { level, data };
+    const params: Record<string, unknown> = { level, data: logData(first, second) };
     if (logger !== undefined) params.logger = logger;
     // After the reply a handshake-era log belongs to the connection, no longer to the request.
     if (this.#done) this.#port.notify("notifications/message", params, undefined);
@@ -301,6 +351,26 @@ export class RequestContextImpl implements RequestContext {
   roots(options?: { key?: string }): Promise<Root[]> {
     return ask.roots(this, this.#port, options?.key);
   }
+}
+
+/** Name a request's log messages after what serves it, unless something already has. */
+export function nameLogger(ctx: RequestContext, name: string): void {
+  if (ctx instanceof RequestContextImpl) ctx.logger ??= name;
+}
+
+/**
+ * The same context, its log under `name`: for one of several callbacks that serve one request side by side (each
+ * template's `list` of a `resources/list`), so each one's messages carry its own name.
+ */
+export function withLogger(ctx: RequestContext, name: string): RequestContext {
+  const log = ctx.log.named(name);
+  return new Proxy(ctx, {
+    get(target, key) {
+      if (key === "log") return log;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 /** `params._meta` when it is an object. */

@@ -97,6 +97,7 @@ export interface ResourceTemplateDefinition<I extends InputSchema | undefined = 
   annotations?: Annotations;
   icons?: Icon[];
   _meta?: Record<string, unknown>;
+  /** Caching hint for 2026-07-28 reads; the server's default otherwise. */
   cache?: CacheHint;
   /** Who may see and read it (default: everyone). */
   guard?: Guard;
@@ -116,6 +117,11 @@ export interface ResourceTemplateDefinition<I extends InputSchema | undefined = 
   complete?: Readonly<Record<string, Completer>>;
   /** The concrete resources this template currently has, added to `resources/list`. */
   list?: (ctx: RequestContext) => MaybePromise<Resource[]>;
+  /**
+   * Caching hint of a 2026-07-28 `resources/list` that `list` adds to (default `{ ttlMs: 0, cacheScope: "private" }`:
+   * it is computed per request). With several such templates the shortest `ttlMs` and narrowest scope win.
+   */
+  listCache?: CacheHint;
 }
 
 /** What a template handler receives: the validated input, or the raw variables. */

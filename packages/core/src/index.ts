@@ -8,6 +8,8 @@ export type {
   ElicitResult,
   ElicitUrl,
   Era,
+  LogData,
+  LogMethod,
   RequestContext,
   Root,
   SampleRequest,

@@ -4,8 +4,9 @@ import { ErrorCode } from "./json-rpc.js";
 import { isLogLevel, type LogLevel } from "./logger.js";
 import { andThen, type MaybePromise } from "./maybe.js";
 import type { OperationKind } from "./middleware.js";
+import { CACHE_HINT } from "./results.js";
 import type { ServerCore } from "./server-core.js";
-import type { ServerCapabilities } from "./types.js";
+import type { CacheHint, ServerCapabilities } from "./types.js";
 import {
   CallToolParams,
   CompleteParams,
@@ -66,11 +67,12 @@ function parse<T>(inbound: Inbound<T>, params: Record<string, unknown> | undefin
   throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${issuesText(parsed.error.issues)}`);
 }
 
-/** A list method: one array under `key`, a page at a time when the server pages. */
+/** A list method: one array under `key`, a page at a time when the server pages; `cache`: its own hint, if any. */
 function list(
   capability: "tools" | "resources" | "prompts",
   key: string,
   items: (env: MethodEnv, ctx: RequestContextImpl, params: Record<string, unknown>) => MaybePromise<unknown[]>,
+  cache?: (env: MethodEnv) => CacheHint | undefined,
 ): Method {
   return {
     capability,
@@ -78,7 +80,11 @@ function list(
     operation: "list",
     run(env, params, ctx) {
       const { cursor } = parse(PaginatedParams, params);
-      return andThen(items(env, ctx, params ?? {}), (found) => env.core.page(key, found, cursor));
+      return andThen(items(env, ctx, params ?? {}), (found) => {
+        const page = env.core.page(key, found, cursor);
+        const hint = cache?.(env);
+        return hint ? andThen(page, (result) => ({ ...result, [CACHE_HINT]: hint })) : page;
+      });
     },
   };
 }
@@ -99,11 +105,17 @@ export const METHODS: Readonly<Record<string, Method>> = {
     },
     run(env, params, ctx) {
       const { name, arguments: args } = parse(CallToolParams, params);
+      ctx.logger = name;
       const result = env.core.router.callTool(name, args, ctx, params, ctx.checkTool);
       return result as unknown as MaybePromise<Record<string, unknown>>;
     },
   },
-  "resources/list": list("resources", "resources", (env, ctx, params) => env.core.router.listResources(ctx, params)),
+  "resources/list": list(
+    "resources",
+    "resources",
+    (env, ctx, params) => env.core.router.listResources(ctx, params),
+    (env) => env.core.router.resourcesListCache(),
+  ),
   "resources/templates/list": list("resources", "resourceTemplates", (env, ctx, params) =>
     env.core.router.listResourceTemplates(ctx, params),
   ),
@@ -141,6 +153,7 @@ export const METHODS: Readonly<Record<string, Method>> = {
     },
     run(env, params, ctx) {
       const { name, arguments: args } = parse(GetPromptParams, params);
+      ctx.logger = name;
       return env.core.router.getPrompt(name, args, ctx, params) as unknown as MaybePromise<Record<string, unknown>>;
     },
   },

@@ -1,5 +1,5 @@
 import type { InputRound } from "./ask.js";
-import type { RequestContext } from "./context.js";
+import { nameLogger, type RequestContext } from "./context.js";
 import { isPlainObject } from "./json-rpc.js";
 import { andThen, type MaybePromise } from "./maybe.js";
 
@@ -69,7 +69,11 @@ export function describeOperation(
     ctx,
     abort: (reason) => ctx.abort(reason),
   };
-  if (typeof given.name === "string" && kind !== "complete") operation.name = given.name;
+  if (typeof given.name === "string" && kind !== "complete") {
+    operation.name = given.name;
+    // What middleware logs around a call or a prompt is that tool's or prompt's, as the handler's own log is.
+    nameLogger(ctx, given.name);
+  }
   if (typeof given.uri === "string") operation.uri = given.uri;
   if (isPlainObject(given.arguments)) operation.arguments = given.arguments;
   // Only the connection sets a context's round, after checking the seal; params are never looked at for it.

@@ -44,6 +44,23 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("pagination in %s", (protoc
     ]);
   });
 
+  it("a page goes on after the last item sent, whatever was shown or hidden before it since", async () => {
+    const s = createServer({ name: "paged", version: "1", pageSize: 2 });
+    let walk = "first page";
+    // t2 shows only after the first page (by offset, t3 came again), t4 hides then (by offset, t5 was skipped).
+    for (let index = 1; index <= 6; index++) {
+      const guard = () => (walk === "first page" ? index !== 2 : index !== 4);
+      s.tool({ name: `t${index}`, description: `Tool ${index}`, guard, handler: () => index });
+    }
+    const client = await createTestClient(s, { protocolVersion });
+    const first = await client.listToolsPage();
+    expect(first.tools.map((tool) => tool.name)).toEqual(["t1", "t3"]);
+    walk = "later pages";
+    const second = await client.listToolsPage(first.nextCursor);
+    expect(second.tools.map((tool) => tool.name)).toEqual(["t5", "t6"]);
+    expect(second.nextCursor).toBeUndefined();
+  });
+
   it("by default everything is on one page, with no cursor", async () => {
     const client = await createTestClient(server(), { protocolVersion });
     const result = await client.request("tools/list");

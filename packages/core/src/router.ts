@@ -9,7 +9,7 @@ import {
   compileTemplate,
   compileTool,
 } from "./compile-definitions.js";
-import type { RequestContext } from "./context.js";
+import { nameLogger, type RequestContext, withLogger } from "./context.js";
 import type {
   Completer,
   Completion,
@@ -59,6 +59,18 @@ type CompletionResult = { values: string[]; total?: number; hasMore?: boolean };
 
 /** The transport's own check of a tools/call against the tool it reaches (a tool this caller may use). */
 export type ToolCheck = (tool: Tool) => void;
+
+// What `resources/list` says while a template's `list` computes part of it per request, unless the template says otherwise.
+const COMPUTED_LIST_CACHE: CacheHint = { ttlMs: 0, cacheScope: "private" };
+
+// Of two hints, one a client may follow for both: the shorter lifetime, the narrower scope.
+function narrower(a: CacheHint | undefined, b: CacheHint): CacheHint {
+  if (!a) return b;
+  return {
+    ttlMs: Math.min(a.ttlMs, b.ttlMs),
+    cacheScope: a.cacheScope === "private" || b.cacheScope === "private" ? "private" : "public",
+  };
+}
 
 function invalidArguments(what: string, issues: string): string {
   return `Invalid arguments for ${what}:\n${issues}`;
@@ -233,8 +245,10 @@ export class Router {
   listResources(ctx: RequestContext, params: Params = NO_PARAMS): MaybePromise<Resource[]> {
     const fixed = this.#views.visible("resources", ctx, this.#resources, this.#report);
     const lists: MaybePromise<Resource[]>[] = [];
-    for (const { definition } of this.#templates.enabled()) {
-      if (definition.list && allows(definition.guard, ctx, this.#report)) lists.push(definition.list(ctx));
+    for (const { definition, wire } of this.#templates.enabled()) {
+      if (definition.list && allows(definition.guard, ctx, this.#report)) {
+        lists.push(definition.list(withLogger(ctx, wire.name)));
+      }
     }
     if (this.#modules.list.length > 0) {
       const theirs = this.#modules.listed("resources/list", "resources", ctx, params, (router, local) =>
@@ -249,12 +263,26 @@ export class Router {
   }
 
   /**
-   * True when what `kind`'s list shows depends on the caller: a guard here, a template's `list` (it is given the
-   * caller's context), or a module's guard, list or middleware.
+   * The caching hint of `resources/list` when a template's `list` computes part of it per request (each such
+   * template's `listCache`, else 0 ms private; the narrowest wins, mounted modules included); undefined when static.
+   */
+  resourcesListCache(): CacheHint | undefined {
+    let hint: CacheHint | undefined;
+    for (const { definition } of this.#templates.enabled()) {
+      if (definition.list) hint = narrower(hint, definition.listCache ?? COMPUTED_LIST_CACHE);
+    }
+    for (const { router } of this.#modules.list) {
+      const theirs = router.resourcesListCache();
+      if (theirs) hint = narrower(hint, theirs);
+    }
+    return hint;
+  }
+
+  /**
+   * True when what `kind`'s list shows depends on the caller: a guard here, or a module's guard or middleware. (A
+   * template's `list`, given the caller's context, makes `resources/list` private through `resourcesListCache`.)
    */
   dependsOnCaller(kind: ChangeKind): boolean {
-    if (kind === "resources")
-      for (const template of this.#templates.enabled()) if (template.definition.list) return true;
     const tables: Table<never, never>[] =
       kind === "tools"
         ? [this.#tools as never]
@@ -380,21 +408,24 @@ export class Router {
         : () => runOwn(use, "resources/read", "read", params === NO_PARAMS ? { uri } : params, ctx, read);
     const fixed = this.#resources.get(uri);
     if (fixed && allows(fixed.definition.guard, ctx, this.#report)) {
-      const { definition } = fixed;
-      return own(definition.use, () =>
-        andThen(definition.handler(ctx), (value) =>
+      const { definition, wire } = fixed;
+      return own(definition.use, () => {
+        nameLogger(ctx, wire.name);
+        return andThen(definition.handler(ctx), (value) =>
           outcome(toReadResourceResult(value, uri, definition.mimeType), definition.cache),
-        ),
-      );
+        );
+      });
     }
-    for (const { definition, template, input } of this.#templates.enabled()) {
+    for (const { definition, template, input, wire } of this.#templates.enabled()) {
       if (!allows(definition.guard, ctx, this.#report)) continue;
       const variables = template.match(uri);
       if (!variables) continue;
-      const read = (args: unknown) =>
-        andThen(definition.handler(args as never, ctx, uri), (value) =>
+      const read = (args: unknown) => {
+        nameLogger(ctx, wire.name);
+        return andThen(definition.handler(args as never, ctx, uri), (value) =>
           outcome(toReadResourceResult(value, uri, definition.mimeType), definition.cache),
         );
+      };
       if (!input) return own(definition.use, () => read(variables));
       return own(definition.use, () =>
         andThen(input.validate(variables), (checked) => {
@@ -506,6 +537,8 @@ export class Router {
       completers = prompt && allows(prompt.definition.guard, ctx, this.#report) ? prompt.completers : undefined;
       if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${shown}`);
       use = prompt?.definition.use;
+      // A completer logs under its prompt's name, as the client knows it (`github.triage` from a module).
+      nameLogger(ctx, shown ?? "");
     } else if (ref.type === "ref/resource") {
       const template = this.#templates.get(ref.uri ?? "");
       if (!template) {
@@ -520,6 +553,7 @@ export class Router {
       completers = template && allows(template.definition.guard, ctx, this.#report) ? template.completers : undefined;
       if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
       use = template?.definition.use;
+      if (template) nameLogger(ctx, template.wire.name);
     } else {
       throw new McpError(ErrorCode.InvalidParams, `Invalid ref type: ${JSON.stringify(ref.type)}`);
     }

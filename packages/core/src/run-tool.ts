@@ -21,9 +21,11 @@ export function runTool(
   const { name } = tool.wire;
   return attempt(
     () =>
-      andThen(tool.definition.handler(value as never, ctx), (raw) =>
-        tool.output ? checkOutput(tool.output, name, raw, features) : shapeToolResult(toCallToolResult(raw), features),
-      ),
+      andThen(tool.definition.handler(value as never, ctx), (raw) => {
+        if (tool.output) return checkOutput(tool.output, name, raw, features);
+        if (raw === undefined) warnUndefined(tool, ctx, report);
+        return shapeToolResult(toCallToolResult(raw), features);
+      }),
     (error) => {
       // A protocol error is the call's own, but for an answer that does not fit its form: the tool's failure.
       if ((isMcpError(error) && !(error instanceof UnfitAnswer)) || error instanceof InputRequired) throw error;
@@ -43,6 +45,22 @@ export function runTool(
       return errorResult(messageOf(error));
     },
   );
+}
+
+const WARNED_UNDEFINED = new WeakSet<CompiledTool>();
+
+// A handler that forgot to return sends an empty result, which the model reads as nothing: say so once per tool.
+function warnUndefined(tool: CompiledTool, ctx: RequestContext, report: (entry: LogEntry) => void): void {
+  if (WARNED_UNDEFINED.has(tool)) return;
+  WARNED_UNDEFINED.add(tool);
+  const { name } = tool.wire;
+  report({
+    level: "warning",
+    message: `tool ${name} returned undefined, so the client got an empty result ({"content":[]}): return what the model should read (a string, an object, content blocks), or null for an empty result on purpose; said once per tool`,
+    method: "tools/call",
+    requestId: ctx.requestId,
+    tool: name,
+  });
 }
 
 // With an output schema, what the handler returns is the structured content (unless it is a whole result);

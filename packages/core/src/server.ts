@@ -30,7 +30,10 @@ export interface ServerOptions {
   icons?: Icon[];
   /** Told to the client at `initialize` or `server/discover`: how to use this server. */
   instructions?: string;
-  /** Caching hints for 2026-07-28 results (defaults: discover and lists 60 s public, reads 0 ms private). */
+  /**
+   * Caching hints for 2026-07-28 results (defaults: discover and lists of registered items 60 s public, reads 0 ms
+   * private). A `resources/list` that a template's `list` computes per request follows the templates' `listCache`.
+   */
   cache?: Partial<Record<CacheKind, CacheHint>>;
   /** Items per page of every list method (default: everything on one page). */
   pageSize?: number;
@@ -63,6 +66,13 @@ const DEFAULT_CACHE: Record<CacheKind, CacheHint> = {
 };
 
 const CURSOR = "toolsmith.cursor.v1";
+
+// What names a listed item uniquely: a tool's or prompt's name, a resource's URI, a template's URI template.
+function identity(item: unknown): string | undefined {
+  const { uri, uriTemplate, name } = (item ?? {}) as { uri?: unknown; uriTemplate?: unknown; name?: unknown };
+  const found = uriTemplate ?? uri ?? name;
+  return typeof found === "string" ? found : undefined;
+}
 
 /**
  * An MCP server: a registry of tools, resources and prompts that serves any number of connections.
@@ -105,6 +115,11 @@ export interface Server {
    * const app = createServer({ name: "app", version: "1.0.0" }).mount("github", new GitHubTools());
    */
   mount(prefix: string, module: Servable): this;
+  /**
+   * Write to the server's own log: its logger and error hook, or, for a mounted module with neither, those of the
+   * servers it is mounted in. True when a logger or hook heard it.
+   */
+  log(entry: LogEntry): boolean;
   /** Replace the server's own logger; transports install theirs only when none is set. */
   setLogger(logger: Logger | undefined): this;
   readonly logger: Logger | undefined;
@@ -301,11 +316,9 @@ class ServerImpl implements Server, ServerCore {
     const out = rest as Record<string, unknown>;
     out.resultType ??= "complete";
     if (cache !== undefined && out.resultType === "complete") {
-      const hint =
-        (own as CacheHint | undefined) ??
-        (perCaller ? { ...this.#cache[cache], cacheScope: "private" as const } : this.#cache[cache]);
+      const hint = (own as CacheHint | undefined) ?? this.#cache[cache];
       out.ttlMs = hint.ttlMs;
-      out.cacheScope = hint.cacheScope;
+      out.cacheScope = perCaller ? "private" : hint.cacheScope;
     }
     out._meta = isPlainObject(out._meta) ? { ...out._meta, ...this.#metaServerInfo } : this.#metaServerInfo;
     return out;
@@ -318,22 +331,31 @@ class ServerImpl implements Server, ServerCore {
       const end = offset + size;
       const result: Record<string, unknown> = { [key]: items.slice(offset, end) };
       if (end >= items.length) return result;
-      return this.sealer.seal(CURSOR, { k: key, o: end }).then((next) => ({ ...result, nextCursor: next }));
+      // The last item sent anchors the next page: items shown or hidden before it since (a guard, a registration)
+      // neither repeat nor skip one; its offset is the fallback when it is gone.
+      const after = identity(items[end - 1]);
+      return this.sealer.seal(CURSOR, { k: key, o: end, a: after }).then((next) => ({ ...result, nextCursor: next }));
     };
     if (cursor === undefined) return from(0);
     return this.sealer.open(CURSOR, cursor).then((opened) => {
-      const position = opened as { k?: unknown; o?: unknown } | undefined;
+      const position = opened as { k?: unknown; o?: unknown; a?: unknown } | undefined;
       if (position?.k !== key || !Number.isSafeInteger(position.o) || (position.o as number) < 0) {
         throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${JSON.stringify(cursor)}`);
       }
-      return from(Math.min(position.o as number, items.length));
+      const anchor = typeof position.a === "string" ? items.findIndex((item) => identity(item) === position.a) : -1;
+      return from(anchor >= 0 ? anchor + 1 : Math.min(position.o as number, items.length));
     });
   }
 
-  log(entry: LogEntry): void {
+  log(entry: LogEntry): boolean {
+    let heard = false;
     try {
-      this.#logger?.(entry);
+      if (this.#logger) {
+        heard = true;
+        this.#logger(entry);
+      }
       if (entry.error !== undefined && this.#onError) {
+        heard = true;
         const where: ErrorReport = { method: entry.method ?? "(server)" };
         if (entry.requestId !== undefined) where.requestId = entry.requestId;
         if (entry.tool !== undefined) where.tool = entry.tool;
@@ -342,6 +364,9 @@ class ServerImpl implements Server, ServerCore {
     } catch {
       // A failing logger must not take a request down with it.
     }
+    // A module with no log of its own reports to the servers it is mounted in, whose transports installed theirs.
+    if (!heard) for (const parent of this.#parents) heard = parent.log(entry) || heard;
+    return heard;
   }
 }
 

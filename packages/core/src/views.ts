@@ -1,4 +1,4 @@
-import type { RequestContext } from "./context.js";
+import { type RequestContext, RequestContextImpl } from "./context.js";
 import type { Guard } from "./definitions.js";
 import type { LogEntry } from "./logger.js";
 import { featuresOf, type ProtocolVersion } from "./protocol.js";
@@ -25,6 +25,7 @@ export function allows(guard: Guard | undefined, ctx: RequestContext, report?: (
     return guard(ctx) === true;
   } catch (error) {
     report?.({ level: "error", message: `a guard threw, so it refused: ${String(error)}`, error, method: "(guard)" });
+    if (ctx instanceof RequestContextImpl) ctx.crashed(error);
     return false;
   }
 }

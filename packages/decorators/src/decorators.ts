@@ -1,6 +1,7 @@
 import {
   type AnySchema,
   type CallToolResult,
+  type Completion,
   type ContentBlock,
   DefinitionError,
   type GetPromptResult,
@@ -14,6 +15,7 @@ import {
 import { checkOwn, checkRegistration } from "./definitions.js";
 import type { McpServer } from "./mcp-server.js";
 import {
+  type CompleteOption,
   type PromptOptions,
   type Registration,
   type ResourceOptions,
@@ -25,26 +27,45 @@ import { type BRAND, schemaOf } from "./schema-class.js";
 import type { IsTemplate, TemplateVariables } from "./template-types.js";
 
 /**
+ * A method of the class that a decorator's options name (`list: "listIssues"`, `complete: { id: "issueIds" }`,
+ * `guard: "canSee"`): where it is named, the name, the signature it must have, and what that signature means.
+ */
+export interface NamedMethod<At extends string = string, Name extends string = string, Signature = unknown> {
+  at: At;
+  name: Name;
+  signature: Signature;
+}
+
+/** The signature of a method named by `list`. */
+export type ListMethod = (ctx: RequestContext) => MaybePromise<Resource[]>;
+/** The signature of a method named in `complete`. */
+export type CompleteMethod = (
+  value: string,
+  context: { arguments: Readonly<Record<string, string>>; ctx: RequestContext },
+) => MaybePromise<Completion>;
+/** The signature of a method named by `guard`. */
+export type GuardMethod = (ctx: RequestContext) => boolean | undefined;
+
+/**
  * A method decorator for both dialects. `Params` is what a method may declare (`LegacyParams` under
  * experimentalDecorators, where a schema-class parameter may supply the input), `Result` what it may return,
- * and `Host` the class it may sit on: anything that does not fit is a compile error.
+ * and `Named` the methods of the class its options name: anything that does not fit is a compile error.
  */
 export interface ToolsmithDecorator<
   Params extends unknown[],
   LegacyParams extends unknown[] = Params,
   Result = unknown,
-  Host = McpServer,
   LegacyMode extends "plain" | "schema-class" = "plain",
-  List extends string = never,
+  Named extends NamedMethod = never,
 > {
   /** TC39 standard decorators: public instance methods of a server class. */
   <This, Method extends (this: This, ...args: Params) => Result>(
     value: Method,
-    context: ClassMethodDecoratorContext<This, Method> & { static: false; private: false } & HostCheck<This, List>,
+    context: ClassMethodDecoratorContext<This, Method> & { static: false; private: false } & HostCheck<This, Named>,
   ): void;
   /** Legacy `experimentalDecorators`: the target is the class's prototype. */
   <Method extends (...args: LegacyParams) => Result>(
-    target: Host,
+    target: McpServer & HostOf<Named>,
     key: string | symbol,
     descriptor: TypedPropertyDescriptor<Method> & LegacyCheck<Method, LegacyMode>,
   ): void;
@@ -53,16 +74,48 @@ export interface ToolsmithDecorator<
 // A type error that reads as what to change: the decorator's context must have this property, and none does.
 type Problem<Message extends string> = { [K in Message]: never };
 
+// What each kind of named method must do, said in the type error when it does not.
+type Expected<At extends string> = At extends "list"
+  ? "return the template's resources, { uri, name }[], or a promise of them"
+  : At extends "guard"
+    ? "take the request context and return a boolean"
+    : "take (value, { arguments, ctx }) and return completions, string[] or { values }, or a promise of them";
+
+// One message per named method that is missing or does not fit; never when all fit.
+type Mismatch<This, N> =
+  N extends NamedMethod<infer At, infer Name, infer Signature>
+    ? Name extends keyof This
+      ? This[Name] extends Signature
+        ? never
+        : `${At}: ${Name} must ${Expected<At>}`
+      : `${At}: ${Name} is not a public method of this class`
+    : never;
+
 // The TC39 overload takes any class, so that these checks, not a mismatch deep in the context type, are what fails.
-type HostCheck<This, List extends string> = This extends McpServer
-  ? [List] extends [never]
-    ? unknown
-    : List extends keyof This
-      ? This[List] extends (ctx: RequestContext) => MaybePromise<Resource[]>
-        ? unknown
-        : Problem<`list: ${List} must return the template's resources, { uri, name }[], or a promise of them`>
-      : Problem<`list: ${List} is not a public method of this class`>
+type HostCheck<This, Named extends NamedMethod> = This extends McpServer
+  ? Problem<Mismatch<This, Named>>
   : Problem<"Toolsmith decorators go on methods of a class that extends McpServer">;
+
+/** Under legacy decorators, the class (its prototype) must have each named method, with its signature. */
+export type HostOf<Named extends NamedMethod> = {
+  [K in Named["name"]]: Extract<Named, { name: K }>["signature"];
+};
+
+// The methods that options name, read from their literal types.
+// A name typed only as `string` (a variable, or nothing inferred) is checked when the server is built instead.
+type ListNamed<L extends string> = [L] extends [never] ? never : NamedMethod<"list", L, ListMethod>;
+type GuardNamed<G extends string> = [G] extends [never]
+  ? never
+  : string extends G
+    ? never
+    : NamedMethod<"guard", G, GuardMethod>;
+type CompleteNamed<C> = {
+  [K in keyof C & string]: C[K] extends string
+    ? string extends C[K]
+      ? never
+      : NamedMethod<`complete.${K}`, C[K], CompleteMethod>
+    : never;
+}[keyof C & string];
 
 type NoArguments = Record<string, never>;
 type FirstParameter<M> = M extends (first: infer A, ...rest: never[]) => unknown ? A : never;
@@ -111,10 +164,6 @@ export type ResourceParams<U extends string, I> = string extends U
     ? [variables: [I] extends [undefined] ? TemplateVariables<U> : InferInput<I>, ctx: RequestContext]
     : [ctx: RequestContext];
 
-/** The class a resource decorator may sit on: a server class with the `list` method it names. */
-export type ResourceHost<L extends string> = McpServer &
-  ([L] extends [never] ? unknown : { [K in L]: (ctx: RequestContext) => MaybePromise<Resource[]> });
-
 /** A prompt method's parameters: the arguments, typed from `args`, then the request context. */
 export type PromptParams<A> = [args: [A] extends [undefined] ? NoArguments : InferInput<A>, ctx: RequestContext];
 
@@ -147,15 +196,33 @@ function isTc39(args: unknown[]): args is [unknown, Tc39Context] {
   return args.length === 2 && typeof context === "object" && context !== null && "kind" in context;
 }
 
-function decorator(kind: Registration["kind"], make: (key: string | symbol, paramSchema: unknown) => Registration) {
-  function accept(key: string | symbol, className: string | undefined, paramSchema: unknown): Registration {
+// Under legacy decorators without design:paramtypes (esbuild, vite without the plugin), a tool with a parameter and
+// no input may have meant a schema class that nothing can read: McpServer warns when it builds the server.
+interface Legacy {
+  paramSchema: unknown;
+  noMetadata: boolean;
+}
+
+// `(_args, ctx)`: a first parameter named with a leading underscore is declared unused (as TypeScript's
+// noUnusedParameters reads it), so it was not meant to carry a schema class. Read from the method's source text.
+function firstParameterUnused(method: (...args: never[]) => unknown): boolean {
+  const source = Function.prototype.toString.call(method);
+  const open = source.indexOf("(");
+  return open >= 0 && /^\s*_/.test(source.slice(open + 1));
+}
+
+function decorator(
+  kind: Registration["kind"],
+  make: (key: string | symbol, legacy: Legacy | undefined) => Registration,
+) {
+  function accept(key: string | symbol, className: string | undefined, legacy: Legacy | undefined): Registration {
     if (RESERVED.has(key)) {
       const name = String(key);
       throw new DefinitionError(
         `@${kind} on ${className ? `${className}.` : ""}${name}: "${name}" belongs to McpServer; rename the method and set name: "${name}" in the decorator's options`,
       );
     }
-    const registration = make(key, paramSchema);
+    const registration = make(key, legacy);
     checkRegistration(registration, className);
     return registration;
   }
@@ -184,77 +251,106 @@ function decorator(kind: Registration["kind"], make: (key: string | symbol, para
       throw new DefinitionError(`@${kind} decorates methods; ${className}.${String(key)} is not a method`);
     }
     const paramTypes = Reflect.getMetadata("design:paramtypes", target, key) as unknown[] | undefined;
-    const registration = accept(key, className, schemaOf(paramTypes?.[0]));
+    const noMetadata = !paramTypes && descriptor.value.length > 0 && !firstParameterUnused(descriptor.value);
+    const legacy = { paramSchema: schemaOf(paramTypes?.[0]), noMetadata };
+    const registration = accept(key, className, legacy);
     checkOwn(recordLegacy(target, registration), registration, className);
   };
 }
 
 /**
  * Publish a method as a tool. Its name defaults to the method's; its first parameter is typed from `input`,
- * and with `output` its return type from that.
+ * and with `output` its return type from that. `guard` may name a method of the class.
  * @example
  * class Calc extends McpServer {
  *   @tool({ description: "Add two numbers", input: { a: z.number(), b: z.number() } })
  *   add({ a, b }: { a: number; b: number }) { return a + b; }
  * }
  */
-export function tool<I extends InputSchema | undefined = undefined, O extends AnySchema | undefined = undefined>(
-  options: ToolOptions<I> & { output?: O },
-): ToolsmithDecorator<ToolParams<I>, LegacyToolParams<I>, ToolResult<O>, McpServer, LegacyModeOf<I>> {
-  return decorator("tool", (key, paramSchema) => ({
+export function tool<
+  I extends InputSchema | undefined = undefined,
+  O extends AnySchema | undefined = undefined,
+  const G extends string = never,
+>(options: ToolOptions<I, G> & { output?: O }): ToolDecorator<I, O, G> {
+  return decorator("tool", (key, legacy) => ({
     kind: "tool",
     key,
     options: options as ToolOptions,
-    ...(paramSchema && options.input === undefined ? { paramSchema: paramSchema as never } : {}),
-  })) as ToolsmithDecorator<ToolParams<I>, LegacyToolParams<I>, ToolResult<O>, McpServer, LegacyModeOf<I>>;
+    ...(legacy?.paramSchema && options.input === undefined ? { paramSchema: legacy.paramSchema as never } : {}),
+    ...(legacy?.noMetadata && options.input === undefined ? { noMetadata: true } : {}),
+  })) as ToolDecorator<I, O, G>;
 }
 
-type ResourceDecorator<U extends string, I, L extends string> = ToolsmithDecorator<
+type ToolDecorator<I, O, G extends string> = ToolsmithDecorator<
+  ToolParams<I>,
+  LegacyToolParams<I>,
+  ToolResult<O>,
+  LegacyModeOf<I>,
+  GuardNamed<NoInfer<G>>
+>;
+
+type ResourceDecorator<U extends string, I, L extends string, C, G extends string> = ToolsmithDecorator<
   ResourceParams<U, I>,
   ResourceParams<U, I>,
   unknown,
-  ResourceHost<NoInfer<L>>,
   "plain",
-  NoInfer<L>
+  ListNamed<NoInfer<L>> | CompleteNamed<NoInfer<C>> | GuardNamed<NoInfer<G>>
 >;
 
 /**
  * Publish a method as a resource at a fixed URI (the method gets the context), or as an RFC 6570 template
- * (the method gets the variables, typed from the template or from `input`, then the context).
+ * (the method gets the variables, typed from the template or from `input`, then the context). `list`, each
+ * `complete` entry and `guard` may name a method of the class, which then runs with `this` the instance.
  * @example
  * class Notes extends McpServer {
  *   notes = new Map<string, string>();
- *   @resource("notes://{id}", { description: "One note" })
+ *   @resource("notes://{id}", { description: "One note", list: "listNotes", complete: { id: "noteIds" } })
  *   note({ id }: { id: string }) { return this.notes.get(id); }
+ *   listNotes() { return [...this.notes.keys()].map((id) => ({ uri: `notes://${id}`, name: id })); }
+ *   noteIds(value: string) { return [...this.notes.keys()].filter((id) => id.startsWith(value)); }
  * }
  */
 export function resource<
   const U extends string,
   I extends InputSchema | undefined = undefined,
   const L extends string = never,
->(uri: U, options: ResourceOptions<I, L> = {}): ResourceDecorator<U, I, L> {
+  const C extends CompleteOption = Record<never, never>,
+  const G extends string = never,
+>(uri: U, options: ResourceOptions<I, L, C, G> = {}): ResourceDecorator<U, I, L, C, G> {
   return decorator("resource", (key) => ({
     kind: "resource",
     key,
     uri,
     options: options as ResourceOptions,
-  })) as ResourceDecorator<U, I, L>;
+  })) as ResourceDecorator<U, I, L, C, G>;
 }
 
+type PromptDecorator<A, C, G extends string> = ToolsmithDecorator<
+  PromptParams<A>,
+  PromptParams<A>,
+  PromptResult,
+  "plain",
+  CompleteNamed<NoInfer<C>> | GuardNamed<NoInfer<G>>
+>;
+
 /**
- * Publish a method as a prompt; zod string schemas in `args` become its arguments.
+ * Publish a method as a prompt; zod string schemas in `args` become its arguments. Each `complete` entry and
+ * `guard` may name a method of the class.
  * @example
  * class Notes extends McpServer {
- *   @prompt({ description: "Summarise notes", args: { topic: z.string() } })
+ *   @prompt({ description: "Summarise notes", args: { topic: z.string() }, complete: { topic: "topics" } })
  *   summarise({ topic }: { topic: string }) { return `Summarise my notes on ${topic}`; }
+ *   topics(value: string) { return ["work", "home"].filter((topic) => topic.startsWith(value)); }
  * }
  */
-export function prompt<A extends InputSchema | undefined = undefined>(
-  options: PromptOptions<A> = {},
-): ToolsmithDecorator<PromptParams<A>, PromptParams<A>, PromptResult> {
+export function prompt<
+  A extends InputSchema | undefined = undefined,
+  const C extends CompleteOption = Record<never, never>,
+  const G extends string = never,
+>(options: PromptOptions<A, C, G> = {}): PromptDecorator<A, C, G> {
   return decorator("prompt", (key) => ({
     kind: "prompt",
     key,
     options: options as PromptOptions,
-  })) as ToolsmithDecorator<PromptParams<A>, PromptParams<A>, PromptResult>;
+  })) as PromptDecorator<A, C, G>;
 }

@@ -1,7 +1,11 @@
 import {
+  type Completer,
+  type Completion,
   createServer,
   DefinitionError,
+  type Guard,
   isUriTemplate,
+  type MaybePromise,
   type Middleware,
   type PromptDefinition,
   type RequestContext,
@@ -10,9 +14,33 @@ import {
   type StaticResourceDefinition,
   type ToolDefinition,
 } from "@toolsmith/core";
-import { type Invoke, nameOf, ownRegistrations, type Registration } from "./registry.js";
+import {
+  type CompleteOption,
+  type GuardOption,
+  type Invoke,
+  nameOf,
+  ownRegistrations,
+  type Registration,
+} from "./registry.js";
 
 type AnyClass = abstract new (...args: never[]) => unknown;
+
+// Options that name a method of the class run it on the instance, with `this` bound, as the handler does.
+function guardOf(guard: GuardOption | undefined, invoke: Invoke): Guard | undefined {
+  return typeof guard === "string" ? (ctx) => invoke(guard, [ctx]) as boolean | undefined : guard;
+}
+
+function completersOf(complete: CompleteOption | undefined, invoke: Invoke): Record<string, Completer> | undefined {
+  if (complete === undefined || complete === null || typeof complete !== "object") return complete;
+  const completers: Record<string, Completer> = {};
+  for (const [name, completer] of Object.entries(complete)) {
+    completers[name] =
+      typeof completer === "string"
+        ? (value, context) => invoke(completer, [value, context]) as MaybePromise<Completion>
+        : completer;
+  }
+  return completers;
+}
 
 // A method's @use joins its definition's own middleware: it follows the definition, not a name.
 function withUse<T extends { use?: readonly Middleware[] }>(options: T, methodUse: readonly Middleware[]): T {
@@ -32,12 +60,14 @@ export function register(
 ): void {
   const { key } = registration;
   const name = nameOf(registration) ?? "";
+  const guard = guardOf(registration.options.guard, invoke);
   switch (registration.kind) {
     case "tool": {
       const { input, ...rest } = withUse(registration.options, methodUse);
       const definition: ToolDefinition = {
         ...rest,
         name,
+        guard,
         input: input ?? registration.paramSchema,
         handler: (args, ctx) => invoke(key, [args, ctx]),
       };
@@ -45,17 +75,18 @@ export function register(
       return;
     }
     case "resource": {
-      const { input, list, ...rest } = withUse(registration.options, methodUse);
+      const { input, list, complete, listCache, ...rest } = withUse(registration.options, methodUse);
       if (!isUriTemplate(registration.uri)) {
-        if (input !== undefined || list !== undefined) {
+        if (input !== undefined || list !== undefined || complete !== undefined || listCache !== undefined) {
           throw new DefinitionError(
-            `Resource "${registration.uri}" is a fixed URI, so it takes neither input nor list; those are for templates like "notes://{id}"`,
+            `Resource "${registration.uri}" is a fixed URI, so it takes neither input, list, complete nor listCache; those are for templates like "notes://{id}"`,
           );
         }
         const definition: StaticResourceDefinition = {
           ...rest,
           uri: registration.uri,
           name,
+          guard,
           handler: (ctx: RequestContext) => invoke(key, [ctx]),
         };
         server.resource(definition);
@@ -65,10 +96,13 @@ export function register(
         ...rest,
         uriTemplate: registration.uri,
         name,
+        guard,
         input,
+        complete: completersOf(complete, invoke),
         handler: (variables, ctx) => invoke(key, [variables, ctx]),
       };
       if (list !== undefined) definition.list = (ctx) => invoke(list, [ctx]) as never;
+      if (listCache !== undefined) definition.listCache = listCache;
       server.resource(definition);
       return;
     }
@@ -76,12 +110,32 @@ export function register(
       const definition: PromptDefinition = {
         ...withUse(registration.options, methodUse),
         name,
+        guard,
+        complete: completersOf(registration.options.complete, invoke),
         handler: (args, ctx) => invoke(key, [args, ctx]),
       };
       server.prompt(definition);
       return;
     }
   }
+}
+
+/** The methods of the class a registration's options name, by where they are named (`list`, `complete.id`, `guard`). */
+export function namedMethods(registration: Registration): [at: string, name: string][] {
+  const { options } = registration;
+  const named: [string, string][] = [];
+  if (typeof options.guard === "string") named.push(["guard", options.guard]);
+  if (registration.kind === "tool") return named;
+  if (registration.kind === "resource" && typeof registration.options.list === "string") {
+    named.push(["list", registration.options.list]);
+  }
+  const { complete } = registration.options;
+  if (complete !== null && typeof complete === "object") {
+    for (const [variable, completer] of Object.entries(complete)) {
+      if (typeof completer === "string") named.push([`complete.${variable}`, completer]);
+    }
+  }
+  return named;
 }
 
 function methodName(key: string | symbol): string {
@@ -113,6 +167,10 @@ function sameTarget(a: Registration, b: Registration): boolean {
   return nameOf(a) === nameOf(b);
 }
 
+function describeDecorator(registration: Registration): string {
+  return registration.kind === "resource" ? `@resource("${registration.uri}")` : `@${registration.kind}`;
+}
+
 function describe(registration: Registration): string {
   return registration.kind === "resource"
     ? `resource "${registration.uri}"`
@@ -132,6 +190,26 @@ export function checkOwn(own: readonly Registration[], added: Registration, clas
       throw new DefinitionError(
         `@${added.kind} on ${where(added, className)}: ${describe(added)} is already registered by ${where(other, className)}; give each its own ${added.kind === "resource" ? "URI" : "name"}`,
       );
+    }
+  }
+}
+
+/**
+ * Check, once the instance is built, that each method the options name is one: a method, an arrow-function field
+ * or a getter that returns a function, as TypeScript's check of the name allows.
+ */
+export function checkNamedMethods(
+  registrations: readonly Registration[],
+  instance: Record<string | symbol, unknown>,
+  className: string,
+): void {
+  for (const registration of registrations) {
+    for (const [at, method] of namedMethods(registration)) {
+      if (typeof instance[method] !== "function") {
+        throw new DefinitionError(
+          `${describeDecorator(registration)} on ${where(registration, className)}: its ${at} names "${method}", which is not a method of ${className}; name a method of the class`,
+        );
+      }
     }
   }
 }
@@ -178,14 +256,6 @@ export function collectRegistrations(ctor: AnyClass, stop: AnyClass): readonly R
       throw new DefinitionError(
         `${describe(registration)} is registered by both ${where(clash.registration, clash.owner)} and ${where(registration, owner)}; give each its own ${registration.kind === "resource" ? "URI" : "name"}, or decorate the same method to override it`,
       );
-    }
-    if (registration.kind === "resource" && registration.options.list !== undefined) {
-      const list = registration.options.list;
-      if (typeof (ctor.prototype as Record<string, unknown>)[list] !== "function") {
-        throw new DefinitionError(
-          `@resource("${registration.uri}") on ${where(registration, owner)} lists with "${list}", which is not a method of ${ctor.name}; name a method that returns the template's resources`,
-        );
-      }
     }
   }
   const registrations = all.map(({ registration }) => registration);

@@ -7,5 +7,6 @@ for (const entry of [
   "../test/modules-suite.js",
   "../test/method-use-suite.js",
   "../test/legacy-only.js",
+  "../test/issue-tracker.js",
 ])
   await import(entry);

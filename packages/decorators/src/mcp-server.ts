@@ -1,5 +1,6 @@
 import { createServer, DefinitionError, type Server, type ServerOptions } from "@toolsmith/core";
-import { collectRegistrations, register } from "./definitions.js";
+import { checkNamedMethods, collectRegistrations, register } from "./definitions.js";
+import { nameOf, type Registration } from "./registry.js";
 import { installMiddleware, methodMiddleware } from "./use.js";
 
 /** Identity and settings a server class may pass to its base instead of declaring fields. */
@@ -59,12 +60,31 @@ export abstract class McpServer {
       return Reflect.apply(method, this, args);
     };
     const registrations = collectRegistrations(ctor, McpServer);
+    checkNamedMethods(registrations, self, ctor.name);
     const methodUse = methodMiddleware(ctor, McpServer, registrations);
     for (const registration of registrations) {
       register(server, registration, invoke, methodUse.get(registration.key));
     }
     installMiddleware(server, ctor, McpServer);
+    warnNoMetadata(server, ctor, registrations);
     this.#server = server;
     return server;
   }
+}
+
+const WARNED = new WeakSet<object>();
+
+// Once per class: a legacy tool with a parameter but neither input nor design:paramtypes has no input schema, which
+// a schemaClass parameter was meant to supply. Said after this tick, once a transport has installed its logger.
+function warnNoMetadata(server: Server, ctor: object, registrations: readonly Registration[]): void {
+  if (WARNED.has(ctor)) return;
+  const tools = registrations.filter((registration) => registration.kind === "tool" && registration.noMetadata);
+  if (tools.length === 0) return;
+  const names = tools.map((registration) => `"${nameOf(registration)}"`).join(", ");
+  const which = tools.length === 1 ? `tool ${names} has` : `tools ${names} have`;
+  const message = `${(ctor as { name?: string }).name}: ${which} no input schema. A legacy-decorated tool without input: takes it from a schemaClass parameter type, read from decorator metadata (design:paramtypes), and none was emitted here (esbuild, as under toolsmith dev, emits none). Give the tool input: (input: {} for none; or name an unused first parameter _args), or run your tsc build.`;
+  void Promise.resolve().then(() => {
+    // A mounted module's server has no logger of its own: its log reaches the server it is mounted in.
+    if (!WARNED.has(ctor) && server.log({ level: "warning", message })) WARNED.add(ctor);
+  });
 }

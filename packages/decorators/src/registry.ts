@@ -1,5 +1,7 @@
 import type {
   AnySchema,
+  Completer,
+  Guard,
   InputSchema,
   PromptDefinition,
   ResourceTemplateDefinition,
@@ -7,27 +9,53 @@ import type {
   ToolDefinition,
 } from "@toolsmith/core";
 
+/**
+ * Completers in a decorator's options, by argument or variable name: a function, or the name of a method of the
+ * class, which runs with `this` the instance (as `list` does): `complete: { id: "issueIds" }`.
+ */
+export type CompleteOption = Readonly<Record<string, Completer | string>>;
+
+/** A decorator's `guard`: a function of the request context, or the name of a method of the class that is one. */
+export type GuardOption<G extends string = string> = Guard | G;
+
 /** What `@tool` takes: core's tool definition, less the handler; `name` defaults to the method's name. */
-export type ToolOptions<I extends InputSchema | undefined = InputSchema | undefined> = Omit<
+export type ToolOptions<I extends InputSchema | undefined = InputSchema | undefined, G extends string = string> = Omit<
   ToolDefinition<I>,
-  "handler" | "name"
-> & { name?: string };
+  "handler" | "name" | "guard"
+> & {
+  name?: string;
+  /** Who may see and call it: a function of the context, or the name of a method of the class. */
+  guard?: GuardOption<G>;
+};
 
 /** What `@resource` takes besides the URI or template; `name` defaults to the method's name. */
 export type ResourceOptions<
   I extends InputSchema | undefined = InputSchema | undefined,
   L extends string = string,
-> = Omit<StaticResourceDefinition, "handler" | "uri"> &
-  Pick<ResourceTemplateDefinition<I>, "input" | "complete"> & {
+  C extends CompleteOption = CompleteOption,
+  G extends string = string,
+> = Omit<StaticResourceDefinition, "handler" | "uri" | "guard"> &
+  Pick<ResourceTemplateDefinition<I>, "input" | "listCache"> & {
     /** Templates only: the name of a method of the class that returns the template's concrete resources. */
     list?: L;
+    /** Templates only: a completer per variable, a function or the name of a method of the class. */
+    complete?: C & CompleteOption;
+    /** Who may see and read it: a function of the context, or the name of a method of the class. */
+    guard?: GuardOption<G>;
   };
 
 /** What `@prompt` takes: core's prompt definition, less the handler; `name` defaults to the method's name. */
-export type PromptOptions<A extends InputSchema | undefined = InputSchema | undefined> = Omit<
-  PromptDefinition<A>,
-  "handler" | "name"
-> & { name?: string };
+export type PromptOptions<
+  A extends InputSchema | undefined = InputSchema | undefined,
+  C extends CompleteOption = CompleteOption,
+  G extends string = string,
+> = Omit<PromptDefinition<A>, "handler" | "name" | "guard" | "complete"> & {
+  name?: string;
+  /** A completer per argument, a function or the name of a method of the class. */
+  complete?: C & CompleteOption;
+  /** Who may see and get it: a function of the context, or the name of a method of the class. */
+  guard?: GuardOption<G>;
+};
 
 /** One decorated method, as recorded on its class. */
 export type Registration =
@@ -36,6 +64,8 @@ export type Registration =
       readonly key: string | symbol;
       readonly options: ToolOptions;
       readonly paramSchema?: AnySchema;
+      /** Legacy decorators only: the method takes parameters, but no design:paramtypes came with it. */
+      readonly noMetadata?: boolean;
     }
   | {
       readonly kind: "resource";

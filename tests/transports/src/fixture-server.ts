@@ -109,7 +109,7 @@ export function createFixtureServer(options: FixtureOptions = {}): Server {
     handler: (_args, ctx) => {
       ctx.log.debug("debug line");
       ctx.log.info("info line");
-      ctx.log.warning({ note: "warning line" }, "fixture");
+      ctx.log.named("fixture").warning({ note: "warning line" }, "heads up");
       return "logged";
     },
   });

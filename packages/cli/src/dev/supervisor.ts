@@ -9,7 +9,7 @@ import type { LogSink } from "../log-sink.js";
 import { exitCodeOf } from "../wire.js";
 import { lineSplitter, WireLog } from "../wire-log.js";
 import { Pending } from "./pending.js";
-import { compilerOption, nearestTsconfig } from "./tsconfig.js";
+import { nearestTsconfig } from "./tsconfig.js";
 
 export interface DevOptions {
   watch: boolean;
@@ -65,13 +65,6 @@ export function runDev(entryArg: string, serverArgs: string[], options: DevOptio
     const watcher = options.watch ? watch([], { ignoreInitial: true }) : undefined;
     const tsconfig = nearestTsconfig(entry);
     if (tsconfig) watcher?.add(tsconfig);
-    if (tsconfig && compilerOption(tsconfig, "emitDecoratorMetadata") === true) {
-      status(
-        c.yellow(
-          "esbuild does not emit decorator metadata (emitDecoratorMetadata): a tool whose input comes from a schemaClass parameter type has no input schema here; give it input: or run your tsc build",
-        ),
-      );
-    }
     let timer: NodeJS.Timeout | undefined;
     watcher?.on("all", (_event, path) => {
       clearTimeout(timer);

@@ -1,0 +1,172 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { RequestContext } from "@toolsmith/core";
+import { type Args, McpServer, prompt, resource, tool } from "@toolsmith/decorators";
+import { z } from "zod";
+
+export interface Issue {
+  id: string;
+  title: string;
+  body: string;
+  labels: string[];
+  state: "open" | "closed";
+  closedAs?: "completed" | "not_planned";
+}
+
+export interface IssueTrackerOptions {
+  /** A read-only tracker lists and reads, but offers no tool that writes. */
+  readOnly?: boolean;
+  /** How long importing one row takes (the real tracker's API is slow). */
+  importDelayMs?: number;
+}
+
+const Create = {
+  title: z.string().min(1).max(200),
+  body: z.string().max(10_000).default(""),
+  labels: z.array(z.string().min(1)).max(10).default([]),
+};
+const List = { state: z.enum(["open", "closed", "all"]).default("open"), label: z.string().optional() };
+const Close = { id: z.string() };
+const Import = { lines: z.array(z.string()).min(1).describe('one issue a line: "title | label, label"') };
+const Triage = { label: z.string().describe("which label to triage") };
+
+/** An issue tracker kept in memory: tools change it, issues://{id} reads (and watches) one issue. */
+export class IssueTracker extends McpServer {
+  name = "issue-tracker";
+  version = "0.1.0";
+  instructions = "Track issues: create_issue, list_issues, close_issue, import_issues. issues://{id} is one issue.";
+  readonly issues = new Map<string, Issue>();
+  readonly #readOnly: boolean;
+  readonly #importDelayMs: number;
+  #nextId = 1;
+
+  constructor(options: IssueTrackerOptions = {}) {
+    super();
+    this.#readOnly = options.readOnly ?? false;
+    this.#importDelayMs = options.importDelayMs ?? 0;
+  }
+
+  @tool({
+    description: "Open an issue; asks first when an open issue has the same title.",
+    input: Create,
+    guard: "writable",
+  })
+  async create_issue({ title, body, labels }: Args<typeof Create>, ctx: RequestContext) {
+    const twin = [...this.issues.values()].find((issue) => issue.state === "open" && issue.title === title);
+    if (twin) {
+      const answer = await ctx.elicit({
+        message: `#${twin.id} is open with the same title. Open another one?`,
+        schema: { confirm: z.boolean().describe("open a second issue anyway") },
+      });
+      if (answer.action !== "accept" || !answer.content.confirm) return { id: twin.id, created: false };
+    }
+    const issue = this.#add(title, body, labels);
+    ctx.log.info("issue created", { id: issue.id, labels });
+    return { id: issue.id, created: true };
+  }
+
+  @tool({ description: "List issues, open ones by default, optionally with one label.", input: List })
+  list_issues({ state, label }: Args<typeof List>) {
+    const issues = [...this.issues.values()]
+      .filter((issue) => (state === "all" || issue.state === state) && (!label || issue.labels.includes(label)))
+      .map(({ id, title, labels, state }) => ({ id, title, labels, state }));
+    return { issues };
+  }
+
+  @tool({ description: "Close an issue; the user confirms and says why.", input: Close, guard: "writable" })
+  async close_issue({ id }: Args<typeof Close>, ctx: RequestContext) {
+    const issue = this.#issue(id);
+    if (issue.state === "closed") return `#${id} is already closed`;
+    // In 2026-07-28 this runs again with the answer: nothing changes before the question.
+    const answer = await ctx.elicit({
+      message: `Close #${id} "${issue.title}"?`,
+      schema: { reason: z.enum(["completed", "not_planned"]).describe("why it is closed") },
+    });
+    if (answer.action !== "accept") return `#${id} stays open`;
+    issue.state = "closed";
+    issue.closedAs = answer.content.reason;
+    this.toServer().resourceUpdated(`issues://${id}`);
+    return `Closed #${id} as ${answer.content.reason}`;
+  }
+
+  @tool({
+    description: "Import issues, one a line; reports progress, and stops when cancelled.",
+    input: Import,
+    guard: "writable",
+  })
+  async import_issues({ lines }: Args<typeof Import>, ctx: RequestContext) {
+    ctx.log.info("import started", { lines: lines.length });
+    ctx.progress(0, lines.length, "importing");
+    const ids: string[] = [];
+    for (const [index, line] of lines.entries()) {
+      // The remote API's latency; a cancelled call stops here, keeping what it imported.
+      await sleep(this.#importDelayMs, undefined, { signal: ctx.signal });
+      const [title = "", labels = ""] = line.split("|").map((part) => part.trim());
+      if (!title) {
+        ctx.log.warning("line skipped: no title", { line: index + 1 });
+        continue;
+      }
+      ids.push(
+        this.#add(
+          title,
+          "",
+          labels
+            .split(",")
+            .map((label) => label.trim())
+            .filter(Boolean),
+        ).id,
+      );
+      ctx.progress(index + 1, lines.length, `imported ${title}`);
+    }
+    ctx.log.info("import done", { imported: ids.length });
+    return { imported: ids };
+  }
+
+  @resource("issues://{id}", {
+    description: "One issue, live: subscribe to hear when it changes.",
+    mimeType: "application/json",
+    list: "listIssues",
+    complete: { id: "issueIds" },
+  })
+  issue({ id }: { id: string }) {
+    return this.issues.get(id);
+  }
+
+  listIssues() {
+    return [...this.issues.values()].map((issue) => ({
+      uri: `issues://${issue.id}`,
+      name: `#${issue.id} ${issue.title}`,
+    }));
+  }
+
+  issueIds(value: string) {
+    return [...this.issues.keys()].filter((id) => id.startsWith(value));
+  }
+
+  @prompt({ description: "Triage the open issues with a label.", args: Triage, complete: { label: "labelsLike" } })
+  triage({ label }: Args<typeof Triage>) {
+    const open = [...this.issues.values()].filter((issue) => issue.state === "open" && issue.labels.includes(label));
+    const list = open.map((issue) => `- #${issue.id} ${issue.title}`).join("\n") || "(none)";
+    return `Triage these open "${label}" issues: order them by urgency and say which to close.\n${list}`;
+  }
+
+  labelsLike(value: string) {
+    const labels = new Set([...this.issues.values()].flatMap((issue) => issue.labels));
+    return [...labels].filter((label) => label.startsWith(value)).sort();
+  }
+
+  writable() {
+    return !this.#readOnly;
+  }
+
+  #add(title: string, body: string, labels: string[]): Issue {
+    const issue: Issue = { id: String(this.#nextId++), title, body, labels, state: "open" };
+    this.issues.set(issue.id, issue);
+    return issue;
+  }
+
+  #issue(id: string): Issue {
+    const issue = this.issues.get(id);
+    if (!issue) throw new Error(`There is no issue #${id}; list_issues shows them`);
+    return issue;
+  }
+}
