@@ -53,6 +53,7 @@ export {
   type Logger,
   type LogLevel,
   levelPasses,
+  textLogger,
 } from "./logger.js";
 export type { ListenFilter } from "./methods.js";
 export type { Middleware, Operation, OperationKind, Round } from "./middleware.js";

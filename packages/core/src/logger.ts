@@ -37,3 +37,21 @@ export interface LogEntry extends Partial<ErrorReport> {
  * createServer({ name: "demo", version: "1.0.0", logger: (entry) => myLog[entry.level](entry.message) });
  */
 export type Logger = (entry: LogEntry) => void;
+
+/**
+ * A logger that writes one line of text per entry at `threshold` and above, with the stack of an error at warning
+ * and above: what a transport installs on stderr when the server has no logger of its own.
+ * @example
+ * server.setLogger(textLogger((line) => process.stderr.write(line)));
+ */
+export function textLogger(write: (line: string) => void, threshold: LogLevel = "warning"): Logger {
+  return (entry) => {
+    if (!levelPasses(entry.level, threshold)) return;
+    const { error } = entry;
+    const stack =
+      error instanceof Error && entry.level !== "info" && entry.level !== "debug" && error.stack
+        ? `\n${error.stack}`
+        : "";
+    write(`[toolsmith] ${entry.message}${stack}\n`);
+  };
+}

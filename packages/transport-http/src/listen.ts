@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Servable, toServer } from "@toolsmith/core";
+import { isLogLevel, type Servable, textLogger, toServer } from "@toolsmith/core";
 import type { Incoming, Outgoing } from "./exchange.js";
 import { createHttpEngine, type HttpEngine, type HttpOptions } from "./http-handler.js";
 import { isLoopbackHost } from "./protection.js";
@@ -138,11 +138,14 @@ export function nodeListener(
   };
 }
 
-// Through the server's logger when it has one, else on the log stream or stderr: never stdout, nor nowhere.
-function warn(servable: Servable, log: NodeJS.WritableStream | null | undefined, message: string): void {
-  const { logger } = toServer(servable);
-  if (logger) logger({ level: "warning", message });
-  else (log && log !== process.stdout ? log : process.stderr).write(`${message}\n`);
+// The server's own log, when it has none: on the log stream, or stderr (never stdout), from TOOLSMITH_LOG's level
+// (default warning). So what a request cannot say to its client (a misconfigured authenticate hook, a bug) is heard.
+function installLogger(servable: Servable, log: NodeJS.WritableStream | null | undefined): void {
+  const server = toServer(servable);
+  if (server.logger || server.errorHook) return;
+  const stream = log && log !== process.stdout ? log : process.stderr;
+  const asked = process.env.TOOLSMITH_LOG;
+  server.setLogger(textLogger((line) => stream.write(line), isLogLevel(asked) ? asked : "warning"));
 }
 
 /**
@@ -163,14 +166,14 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
     });
   });
   const bound = (server.address() as AddressInfo).port;
+  installLogger(servable, options.log);
   // By default only loopback Host names with this port are accepted (DNS rebinding protection), whatever the host.
   const allowedHosts = options.allowedHosts ?? loopbackHosts(bound, host);
   if (options.allowedHosts === undefined && !isLoopbackHost(host.includes(":") ? `[${host}]` : host)) {
-    warn(
-      servable,
-      options.log,
-      `listening on ${host}, but only loopback Host names are accepted (DNS rebinding protection): set allowedHosts to the names clients use (allowedHosts: ["mcp.example.com"]), or allowedHosts: "any" when a proxy in front checks Host`,
-    );
+    toServer(servable).log({
+      level: "warning",
+      message: `listening on ${host}, but only loopback Host names are accepted (DNS rebinding protection): set allowedHosts to the names clients use (allowedHosts: ["mcp.example.com"]), or allowedHosts: "any" when a proxy in front checks Host`,
+    });
   }
   const engine = createHttpEngine(servable, { ...options, path, allowedHosts });
   server.on("request", nodeListener(engine));

@@ -4,10 +4,10 @@ import {
   isLogLevel,
   type Logger,
   type LogLevel,
-  levelPasses,
   type Phase,
   type ReceiveOptions,
   type Servable,
+  textLogger,
   toServer,
 } from "@toolsmith/core";
 import { isBlankLine } from "./blank-line.js";
@@ -81,15 +81,7 @@ function frame(line: string): string {
 
 /** The stderr logger: entries at `threshold` and above (default `warning`, or `TOOLSMITH_LOG`), stacks for bugs. */
 export function stderrLogger(stderr: NodeJS.WritableStream, threshold: LogLevel = defaultThreshold()): Logger {
-  return (entry) => {
-    if (!levelPasses(entry.level, threshold)) return;
-    const { error } = entry;
-    const stack =
-      error instanceof Error && entry.level !== "info" && entry.level !== "debug" && error.stack
-        ? `\n${error.stack}`
-        : "";
-    stderr.write(`[toolsmith] ${entry.message}${stack}\n`);
-  };
+  return textLogger((line) => stderr.write(line), threshold);
 }
 
 function defaultThreshold(): LogLevel {
