@@ -88,7 +88,7 @@ export class Router {
   readonly #templates: Table<ResourceTemplateDefinition, CompiledTemplate>;
   readonly #prompts: Table<PromptDefinition, CompiledPrompt>;
   readonly #views = new Views();
-  readonly #modules = new Modules((kind) => this.#table(kind));
+  readonly #modules = new Modules<Router>((kind) => this.#table(kind));
   #capabilities: ServerCapabilities | undefined;
   readonly #report: (entry: LogEntry) => void;
   readonly #onChange: (kind: ChangeKind, audience: Audience) => void;
@@ -573,7 +573,7 @@ export class Router {
 
   // A module's completion, inside its middleware, which sees `{ completion }` as it would standalone.
   #completeIn(
-    mount: Mount,
+    mount: Mount<Router>,
     local: Params,
     ctx: RequestContext,
     complete: (local: Params) => MaybePromise<CompletionResult>,
