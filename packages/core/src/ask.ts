@@ -1,23 +1,94 @@
-import type {
-  ElicitForm,
-  ElicitRawForm,
-  ElicitResult,
-  ElicitUrl,
-  RequestContextImpl,
-  Root,
-  SampleRequest,
-  SampleResult,
-} from "./context.js";
 import { checkRawForm, formFromJsonSchema } from "./elicitation-form.js";
 import { McpError, shown } from "./errors.js";
 import { checkRawAnswer } from "./form-answer.js";
 import { ErrorCode, isPlainObject, type RequestId } from "./json-rpc.js";
-import type { Round } from "./middleware.js";
-import { compileSchema, describeIssues, type Validation } from "./schema-adapter.js";
+import type { RevisionFeatures } from "./revision.js";
+import { compileSchema, describeIssues, type InputSchema, type Validation } from "./schema-adapter.js";
 
 // Asking the client (elicitation, sampling, roots) in one API for both eras. Handshake era: a JSON-RPC request to
 // the client, awaited. 2026-07-28: the question is recorded and the handler stops (InputRequired); the request is
 // answered `input_required`, and the client's retry replays the handler with the answers in hand.
+
+/** A form question: `schema` is a zod shape or object of primitive fields; the answer comes back typed and validated. */
+export interface ElicitForm<S extends InputSchema = InputSchema> {
+  mode?: "form";
+  message: string;
+  schema: S;
+  /** The key of this question in a 2026-07-28 `inputRequests` map (default: `elicit-1`, `elicit-2`, … in call order). */
+  key?: string;
+}
+
+/** A form question written as raw JSON Schema (a flat object of primitives); the content comes back unchecked. */
+export interface ElicitRawForm {
+  mode?: "form";
+  message: string;
+  requestedSchema: Record<string, unknown>;
+  key?: string;
+}
+
+/** A URL question (2025-11-25+): the user completes something out of band, at `url`. */
+export interface ElicitUrl {
+  mode: "url";
+  message: string;
+  url: string;
+  key?: string;
+}
+
+/** The user's answer: accepted with the validated content, or declined, or dismissed. */
+export type ElicitResult<T> = { action: "accept"; content: T } | { action: "decline" | "cancel"; content?: undefined };
+
+/** A `sampling/createMessage` request, as the spec has it (`tools`/`toolChoice` need the client's `sampling.tools`). */
+export interface SampleRequest {
+  messages: { role: "user" | "assistant"; content: Record<string, unknown> | Record<string, unknown>[] }[];
+  maxTokens: number;
+  systemPrompt?: string;
+  modelPreferences?: Record<string, unknown>;
+  includeContext?: "none" | "thisServer" | "allServers";
+  temperature?: number;
+  stopSequences?: string[];
+  metadata?: Record<string, unknown>;
+  tools?: Record<string, unknown>[];
+  toolChoice?: Record<string, unknown>;
+  key?: string;
+}
+
+/** What the client's model answered. */
+export interface SampleResult {
+  role: "user" | "assistant";
+  content: Record<string, unknown> | Record<string, unknown>[];
+  model: string;
+  stopReason?: string;
+  [key: string]: unknown;
+}
+
+/** A filesystem root the client shares. */
+export interface Root {
+  uri: string;
+  name?: string;
+}
+
+/** What asking needs of the request it asks for (a RequestContextImpl has it all). */
+export interface AskingContext {
+  readonly requestId: RequestId;
+  readonly revision: RevisionFeatures;
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  readonly signal: AbortSignal;
+  readonly tag: unknown;
+  readonly inputs: InputRound | undefined;
+}
+
+/**
+ * A 2026-07-28 retry's round, as the connection verified it: its `requestState` carried this server's seal, for
+ * this method, target, arguments and caller, unexpired. A replayed state brings the same round again.
+ */
+export interface Round {
+  /** Unique to the `requestState` that was issued: a replay of that state carries the same id. */
+  readonly id: string;
+  /** Which round of its request this retry answers: 1 for the retry after the first `input_required`. */
+  readonly number: number;
+  /** When that `requestState` expires (ms since the epoch); after it the retry is refused before middleware. */
+  readonly expiresAt: number;
+}
 
 /** What asking needs from a connection in the handshake era. */
 export interface AskPort {
@@ -62,13 +133,13 @@ function missingCapability(what: string, requiredCapabilities: Record<string, un
   );
 }
 
-function capability(ctx: RequestContextImpl, name: string): Record<string, unknown> | undefined {
+function capability(ctx: AskingContext, name: string): Record<string, unknown> | undefined {
   const value = ctx.clientCapabilities[name];
   return isPlainObject(value) ? value : undefined;
 }
 
 function askClient(
-  ctx: RequestContextImpl,
+  ctx: AskingContext,
   port: AskPort,
   method: string,
   params: Record<string, unknown>,
@@ -110,7 +181,7 @@ function elicitationResult(answer: Record<string, unknown>): "accept" | "decline
 }
 
 async function elicit(
-  ctx: RequestContextImpl,
+  ctx: AskingContext,
   port: AskPort,
   request: ElicitForm | ElicitRawForm | ElicitUrl,
 ): Promise<ElicitResult<unknown>> {
@@ -171,7 +242,7 @@ function fitting<T>(message: string, checked: Validation<T>): T {
   );
 }
 
-async function sample(ctx: RequestContextImpl, port: AskPort, request: SampleRequest): Promise<SampleResult> {
+async function sample(ctx: AskingContext, port: AskPort, request: SampleRequest): Promise<SampleResult> {
   const declared = capability(ctx, "sampling");
   if (!declared) throw missingCapability("sampling", { sampling: {} });
   const { key, ...params } = request;
@@ -187,7 +258,7 @@ async function sample(ctx: RequestContextImpl, port: AskPort, request: SampleReq
   return answer as SampleResult;
 }
 
-async function roots(ctx: RequestContextImpl, port: AskPort, key: string | undefined): Promise<Root[]> {
+async function roots(ctx: AskingContext, port: AskPort, key: string | undefined): Promise<Root[]> {
   if (!capability(ctx, "roots")) throw missingCapability("roots", { roots: {} });
   const answer = await askClient(ctx, port, "roots/list", {}, "roots", key);
   if (!Array.isArray(answer.roots))

@@ -1,4 +1,15 @@
-import { type AskPort, ask, type InputRound } from "./ask.js";
+import {
+  type AskPort,
+  ask,
+  type ElicitForm,
+  type ElicitRawForm,
+  type ElicitResult,
+  type ElicitUrl,
+  type InputRound,
+  type Root,
+  type SampleRequest,
+  type SampleResult,
+} from "./ask.js";
 import { isPlainObject, type RequestId } from "./json-rpc.js";
 import { loggable } from "./log-data.js";
 import { isLogLevel, LOG_LEVELS, type LogLevel, levelPasses } from "./logger.js";
@@ -31,64 +42,6 @@ export function checkedAuth(auth: AuthInfo): AuthInfo {
     );
   }
   return auth;
-}
-
-/** A form question: `schema` is a zod shape or object of primitive fields; the answer comes back typed and validated. */
-export interface ElicitForm<S extends InputSchema = InputSchema> {
-  mode?: "form";
-  message: string;
-  schema: S;
-  /** The key of this question in a 2026-07-28 `inputRequests` map (default: `elicit-1`, `elicit-2`, … in call order). */
-  key?: string;
-}
-
-/** A form question written as raw JSON Schema (a flat object of primitives); the content comes back unchecked. */
-export interface ElicitRawForm {
-  mode?: "form";
-  message: string;
-  requestedSchema: Record<string, unknown>;
-  key?: string;
-}
-
-/** A URL question (2025-11-25+): the user completes something out of band, at `url`. */
-export interface ElicitUrl {
-  mode: "url";
-  message: string;
-  url: string;
-  key?: string;
-}
-
-/** The user's answer: accepted with the validated content, or declined, or dismissed. */
-export type ElicitResult<T> = { action: "accept"; content: T } | { action: "decline" | "cancel"; content?: undefined };
-
-/** A `sampling/createMessage` request, as the spec has it (`tools`/`toolChoice` need the client's `sampling.tools`). */
-export interface SampleRequest {
-  messages: { role: "user" | "assistant"; content: Record<string, unknown> | Record<string, unknown>[] }[];
-  maxTokens: number;
-  systemPrompt?: string;
-  modelPreferences?: Record<string, unknown>;
-  includeContext?: "none" | "thisServer" | "allServers";
-  temperature?: number;
-  stopSequences?: string[];
-  metadata?: Record<string, unknown>;
-  tools?: Record<string, unknown>[];
-  toolChoice?: Record<string, unknown>;
-  key?: string;
-}
-
-/** What the client's model answered. */
-export interface SampleResult {
-  role: "user" | "assistant";
-  content: Record<string, unknown> | Record<string, unknown>[];
-  model: string;
-  stopReason?: string;
-  [key: string]: unknown;
-}
-
-/** A filesystem root the client shares. */
-export interface Root {
-  uri: string;
-  name?: string;
 }
 
 /**

@@ -1,19 +1,22 @@
-export { InputRequired } from "./ask.js";
+export {
+  type ElicitForm,
+  type ElicitRawForm,
+  type ElicitResult,
+  type ElicitUrl,
+  InputRequired,
+  type Root,
+  type Round,
+  type SampleRequest,
+  type SampleResult,
+} from "./ask.js";
 export { Connection, type ConnectOptions, type ReceiveOptions, type Route } from "./connection.js";
 export type {
   AuthInfo,
   ClientLog,
-  ElicitForm,
-  ElicitRawForm,
-  ElicitResult,
-  ElicitUrl,
   Era,
   LogData,
   LogMethod,
   RequestContext,
-  Root,
-  SampleRequest,
-  SampleResult,
 } from "./context.js";
 export {
   type Completer,
@@ -56,7 +59,7 @@ export {
   textLogger,
 } from "./logger.js";
 export type { ListenFilter } from "./methods.js";
-export type { Middleware, Operation, OperationKind, Round } from "./middleware.js";
+export type { Middleware, Operation, OperationKind } from "./middleware.js";
 export {
   HANDSHAKE_VERSIONS,
   type HandshakeVersion,

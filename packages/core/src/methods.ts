@@ -6,7 +6,7 @@ import { andThen, type MaybePromise } from "./maybe.js";
 import type { OperationKind } from "./middleware.js";
 import { CACHE_HINT } from "./results.js";
 import type { ServerCore } from "./server-core.js";
-import type { CacheHint, ServerCapabilities } from "./types.js";
+import type { CacheHint, CacheKind, ServerCapabilities } from "./types.js";
 import {
   CallToolParams,
   CompleteParams,
@@ -18,9 +18,6 @@ import {
   PaginatedParams,
   ReadResourceParams,
 } from "./wire.js";
-
-/** Which caching hint a 2026-07-28 result carries. */
-export type CacheKind = "discover" | "list" | "read";
 
 /** What `subscriptions/listen` asks for. */
 export interface ListenFilter {

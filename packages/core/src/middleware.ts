@@ -1,23 +1,10 @@
-import type { InputRound } from "./ask.js";
+import type { InputRound, Round } from "./ask.js";
 import { nameLogger, type RequestContext } from "./context.js";
 import { isPlainObject } from "./json-rpc.js";
 import { andThen, type MaybePromise } from "./maybe.js";
 
 /** What kind of operation a middleware sees. */
 export type OperationKind = "call" | "read" | "get" | "complete" | "list";
-
-/**
- * A 2026-07-28 retry's round, as the connection verified it: its `requestState` carried this server's seal, for
- * this method, target, arguments and caller, unexpired. A replayed state brings the same round again.
- */
-export interface Round {
-  /** Unique to the `requestState` that was issued: a replay of that state carries the same id. */
-  readonly id: string;
-  /** Which round of its request this retry answers: 1 for the retry after the first `input_required`. */
-  readonly number: number;
-  /** When that `requestState` expires (ms since the epoch); after it the retry is refused before middleware. */
-  readonly expiresAt: number;
-}
 
 /** One MCP operation, as middleware sees it. */
 export interface Operation {

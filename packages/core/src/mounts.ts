@@ -3,14 +3,18 @@ import { DefinitionError } from "./errors.js";
 import { andThen, isPromiseLike, type MaybePromise } from "./maybe.js";
 import { type Middleware, type OperationKind, runOwn } from "./middleware.js";
 import type { Registered, RegisteredKind, Table } from "./registry.js";
-import type { Router } from "./router.js";
+
+/** What the rules of modules need of a mounted server's router (router.ts's Router fills in `R`). */
+export interface ModuleRouter {
+  registered(kind: RegisteredKind, key: string): Registered<never> | undefined;
+}
 
 /** Another server's router, served under a prefix. */
-export interface Mount {
+export interface Mount<R extends ModuleRouter = ModuleRouter> {
   readonly prefix: string;
-  readonly router: Router;
+  readonly router: R;
   /** The module's own modules and parents, for the rules that walk the tree. */
-  readonly modules: Modules;
+  readonly modules: Modules<R>;
   /** The module's own middleware, as it is now (`use` after mounting counts). */
   readonly middleware: () => readonly Middleware[];
   /** How clash messages name it. */
@@ -65,22 +69,22 @@ function renamed<T>(mount: Mount, item: T): T {
 type Tables = (kind: RegisteredKind) => Table<never, never>;
 
 // One router's mounted modules and the routers it is mounted in: the rules that keep each key served once in the tree.
-export class Modules {
-  readonly #mounts: Mount[] = [];
+export class Modules<R extends ModuleRouter> {
+  readonly #mounts: Mount<R>[] = [];
   /** The servers this one is mounted in, under which prefix. */
-  readonly #parents: { parent: Modules; prefix: string; source: string }[] = [];
+  readonly #parents: { parent: Modules<R>; prefix: string; source: string }[] = [];
   readonly #table: Tables;
 
   constructor(table: Tables) {
     this.#table = table;
   }
 
-  get list(): readonly Mount[] {
+  get list(): readonly Mount<R>[] {
     return this.#mounts;
   }
 
   /** Take `router` (whose modules are `modules`) under `prefix`, refusing any key the tree would serve twice. */
-  add(prefix: string, router: Router, modules: Modules, source: string, middleware: () => readonly Middleware[]): void {
+  add(prefix: string, router: R, modules: Modules<R>, source: string, middleware: () => readonly Middleware[]): void {
     if (!/^[A-Za-z0-9_-]{1,32}$/.test(prefix)) {
       throw new DefinitionError(
         `Mount prefix ${JSON.stringify(prefix)} is invalid: use 1–32 characters of A-Z, a-z, 0-9, "_" and "-"`,
@@ -96,7 +100,7 @@ export class Modules {
       throw new DefinitionError(
         `Mount prefix "${prefix}" is taken by ${taken.source}; mount ${source} under another prefix`,
       );
-    const mount: Mount = { prefix, router, modules, middleware, source, names: new WeakMap() };
+    const mount: Mount<R> = { prefix, router, modules, middleware, source, names: new WeakMap() };
     for (const kind of ["tool", "prompt"] as const) {
       for (const name of this.#table(kind).map.keys()) {
         if (name.startsWith(`${prefix}.`)) {
@@ -137,7 +141,7 @@ export class Modules {
   }
 
   // A module of this server takes `key`: it is `prefix.key` here (tools, prompts), or the same URI.
-  #admitFromModule(kind: RegisteredKind, key: string, prefix: string, source: string, from: Modules): void {
+  #admitFromModule(kind: RegisteredKind, key: string, prefix: string, source: string, from: Modules<R>): void {
     let seen = key;
     if (kind === "tool" || kind === "prompt") {
       seen = `${prefix}.${key}`;
@@ -159,7 +163,7 @@ export class Modules {
   }
 
   /** The module whose prefix starts `name` (`github.create_issue` → github's `create_issue`). */
-  find(name: string): { mount: Mount; rest: string } | undefined {
+  find(name: string): { mount: Mount<R>; rest: string } | undefined {
     const dot = name.indexOf(".");
     if (dot < 1) return undefined;
     const prefix = name.slice(0, dot);
@@ -168,7 +172,7 @@ export class Modules {
   }
 
   /** The module whose tree serves the resource or template `key`. */
-  ownerOf(kind: "resource" | "resourceTemplate", key: string): Mount | undefined {
+  ownerOf(kind: "resource" | "resourceTemplate", key: string): Mount<R> | undefined {
     return this.#mounts.find((mount) => mount.modules.#owner(kind, key));
   }
 
@@ -195,7 +199,7 @@ export class Modules {
     key: string,
     ctx: RequestContext,
     params: Readonly<Record<string, unknown>>,
-    list: (router: Router, params: Readonly<Record<string, unknown>>) => MaybePromise<unknown[]>,
+    list: (router: R, params: Readonly<Record<string, unknown>>) => MaybePromise<unknown[]>,
   ): MaybePromise<unknown[]> {
     const { cursor: _parents, ...local } = params;
     const named = key === "tools" || key === "prompts";
@@ -220,12 +224,12 @@ export class Modules {
     ];
   }
 
-  #reaches(target: Modules): boolean {
+  #reaches(target: Modules<R>): boolean {
     return this.#mounts.some((mount) => mount.modules === target || mount.modules.#reaches(target));
   }
 
   // Who serves `key` in this server's tree, leaving out the module `except` (which is asking for it).
-  #owner(kind: "resource" | "resourceTemplate", key: string, except?: Modules): string | undefined {
+  #owner(kind: "resource" | "resourceTemplate", key: string, except?: Modules<R>): string | undefined {
     if (this.#table(kind).map.has(key)) return "this server";
     return this.#mounts.find((mount) => mount.modules !== except && mount.modules.#owner(kind, key))?.source;
   }

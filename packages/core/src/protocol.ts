@@ -32,5 +32,3 @@ export function isStatelessVersion(value: unknown): value is StatelessVersion {
 export function negotiateHandshakeVersion(requested: string): HandshakeVersion {
   return isHandshakeVersion(requested) ? requested : LATEST_HANDSHAKE_VERSION;
 }
-
-export { featuresOf, type RevisionFeatures } from "./revision.js";

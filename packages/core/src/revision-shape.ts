@@ -1,5 +1,5 @@
 import { isPlainObject } from "./json-rpc.js";
-import type { RevisionFeatures } from "./protocol.js";
+import type { RevisionFeatures } from "./revision.js";
 import type { CallToolResult, ContentBlock } from "./types.js";
 
 // Drop what an older revision does not define; the full form is the newest revision's.

@@ -26,9 +26,9 @@ import type { LogEntry } from "./logger.js";
 import { andThen, isPromiseLike, type MaybePromise } from "./maybe.js";
 import { type Middleware, runOwn } from "./middleware.js";
 import { insideModule, localParams, Modules, type Mount, NO_PARAMS } from "./mounts.js";
-import { featuresOf } from "./protocol.js";
 import { type Audience, type ChangeKind, type Registered, type RegisteredKind, Table } from "./registry.js";
 import { CACHE_HINT, errorResult, toGetPromptResult, toReadResourceResult } from "./results.js";
+import { featuresOf } from "./revision.js";
 import { shape } from "./revision-shape.js";
 import { runTool } from "./run-tool.js";
 import { describeIssues, type InputSchema } from "./schema-adapter.js";
@@ -88,7 +88,7 @@ export class Router {
   readonly #templates: Table<ResourceTemplateDefinition, CompiledTemplate>;
   readonly #prompts: Table<PromptDefinition, CompiledPrompt>;
   readonly #views = new Views();
-  readonly #modules = new Modules((kind) => this.#table(kind));
+  readonly #modules = new Modules<Router>((kind) => this.#table(kind));
   #capabilities: ServerCapabilities | undefined;
   readonly #report: (entry: LogEntry) => void;
   readonly #onChange: (kind: ChangeKind, audience: Audience) => void;
@@ -573,7 +573,7 @@ export class Router {
 
   // A module's completion, inside its middleware, which sees `{ completion }` as it would standalone.
   #completeIn(
-    mount: Mount,
+    mount: Mount<Router>,
     local: Params,
     ctx: RequestContext,
     complete: (local: Params) => MaybePromise<CompletionResult>,

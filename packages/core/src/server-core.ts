@@ -1,11 +1,10 @@
 import type { LogEntry } from "./logger.js";
 import type { MaybePromise } from "./maybe.js";
-import type { CacheKind } from "./methods.js";
 import type { Middleware } from "./middleware.js";
 import type { ProtocolVersion } from "./protocol.js";
 import type { Audience, ChangeKind, Router } from "./router.js";
 import type { Sealer } from "./seal.js";
-import type { Implementation } from "./types.js";
+import type { CacheKind, Implementation } from "./types.js";
 
 /** What a connection is told by its server: list changes and resource updates, to pass on to its client. */
 export interface ConnectionListener {

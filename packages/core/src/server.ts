@@ -9,15 +9,15 @@ import { DefinitionError, McpError } from "./errors.js";
 import { ErrorCode, isPlainObject } from "./json-rpc.js";
 import type { ErrorReport, LogEntry, Logger } from "./logger.js";
 import type { MaybePromise } from "./maybe.js";
-import type { CacheKind } from "./methods.js";
 import type { Middleware } from "./middleware.js";
-import { featuresOf, HANDSHAKE_VERSIONS, MetaKey, type ProtocolVersion, STATELESS_VERSIONS } from "./protocol.js";
+import { HANDSHAKE_VERSIONS, MetaKey, type ProtocolVersion, STATELESS_VERSIONS } from "./protocol.js";
 import { CACHE_HINT } from "./results.js";
+import { featuresOf } from "./revision.js";
 import { type Audience, type ChangeKind, type Registered, type RegisteredKind, Router } from "./router.js";
 import type { InputSchema } from "./schema-adapter.js";
 import { Sealer } from "./seal.js";
 import type { ConnectionListener, ServerCore } from "./server-core.js";
-import type { CacheHint, Icon, Implementation, ServerCapabilities } from "./types.js";
+import type { CacheHint, CacheKind, Icon, Implementation, ServerCapabilities } from "./types.js";
 
 export type { ErrorReport };
 

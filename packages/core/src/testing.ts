@@ -1,5 +1,6 @@
+import type { Root } from "./ask.js";
 import type { Connection, Route } from "./connection.js";
-import type { AuthInfo, Era, Root } from "./context.js";
+import type { AuthInfo, Era } from "./context.js";
 import { isMcpError, McpError, messageOf } from "./errors.js";
 import {
   ErrorCode,

@@ -180,3 +180,6 @@ export interface CacheHint {
   /** `public`: the same for every caller; `private`: only for this caller. */
   cacheScope: "public" | "private";
 }
+
+/** Which caching hint a 2026-07-28 result carries. */
+export type CacheKind = "discover" | "list" | "read";

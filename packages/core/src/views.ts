@@ -1,7 +1,8 @@
 import { type RequestContext, RequestContextImpl } from "./context.js";
 import type { Guard } from "./definitions.js";
 import type { LogEntry } from "./logger.js";
-import { featuresOf, type ProtocolVersion } from "./protocol.js";
+import type { ProtocolVersion } from "./protocol.js";
+import { featuresOf } from "./revision.js";
 import { shape } from "./revision-shape.js";
 
 /** A list as a revision shows it, and the guards of its items (when any has one). */

@@ -1,5 +1,4 @@
 import { DefinitionError, type Middleware, type Server } from "@toolsmith/core";
-import type { McpServer } from "./mcp-server.js";
 import type { Registration } from "./registry.js";
 
 // @use: middleware on a whole server class, or on one decorated method. Kept apart from the method registrations:
@@ -83,8 +82,8 @@ function usesOf(ctor: object): Uses[] {
   return found;
 }
 
-// The class chain from its root (just below `stop`) down to `ctor`.
-function chainOf(ctor: object, stop: typeof McpServer): object[] {
+// The class chain from its root (just below `stop`, the McpServer base class) down to `ctor`.
+function chainOf(ctor: object, stop: object): object[] {
   const chain: object[] = [];
   for (
     let current: unknown = ctor;
@@ -97,7 +96,7 @@ function chainOf(ctor: object, stop: typeof McpServer): object[] {
 }
 
 /** Install a class chain's own middleware on its server: parents' first (outermost). */
-export function installMiddleware(server: Server, ctor: object, stop: typeof McpServer): void {
+export function installMiddleware(server: Server, ctor: object, stop: object): void {
   for (const uses of chainOf(ctor, stop).flatMap(usesOf)) if (uses.own.length > 0) server.use(...uses.own);
 }
 
@@ -107,7 +106,7 @@ export function installMiddleware(server: Server, ctor: object, stop: typeof Mcp
  */
 export function methodMiddleware(
   ctor: object,
-  stop: typeof McpServer,
+  stop: object,
   registrations: readonly Registration[],
 ): Map<string | symbol, Middleware[]> {
   const byMethod = new Map<string | symbol, Middleware[]>();

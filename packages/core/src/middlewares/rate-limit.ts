@@ -1,5 +1,6 @@
+import type { Round } from "../ask.js";
 import { McpError } from "../errors.js";
-import type { Middleware, Operation, Round } from "../middleware.js";
+import type { Middleware, Operation } from "../middleware.js";
 import { principalOf } from "./caller.js";
 
 export interface RateLimitOptions {
