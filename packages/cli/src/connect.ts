@@ -2,6 +2,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { CliError, EXIT, usage } from "./exit-codes.js";
 import { describeTarget, type Target } from "./target.js";
+import { CLI_VERSION } from "./version.js";
 
 export const ERAS = ["legacy", "modern", "auto"] as const;
 export type Era = (typeof ERAS)[number];
@@ -39,7 +40,7 @@ export function parseTimeout(value: string): number {
 export async function connect(target: Target, options: ConnectOptions): Promise<Connection> {
   const mode = options.era === "modern" ? { pin: MODERN_VERSION } : options.era;
   const client = new Client(
-    { name: "toolsmith", version: "0.1.0" },
+    { name: "toolsmith", version: CLI_VERSION },
     { versionNegotiation: { mode, probe: { timeoutMs: Math.min(options.timeout, 10_000) } } },
   );
   let kept = "";

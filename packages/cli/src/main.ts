@@ -12,6 +12,7 @@ import { HOSTS, parseEnv, parseHost, type Server, snippetFor } from "./host-conf
 import { formatListing, listAll, serverLine } from "./list.js";
 import { openLog } from "./log-sink.js";
 import { describeTarget, parseTarget, splitCall, splitWords, type Target } from "./target.js";
+import { CLI_VERSION } from "./version.js";
 import { runWire } from "./wire.js";
 
 const EXIT_HELP = `
@@ -140,7 +141,7 @@ export async function main(argv: string[]): Promise<number> {
   let code: number = EXIT.ok;
   const program = new Command("toolsmith")
     .description("Run, inspect and wire up MCP servers")
-    .version("0.1.0")
+    .version(CLI_VERSION)
     .option("--no-color", "no colours (also when NO_COLOR is set or the output is not a terminal)")
     .enablePositionalOptions()
     .exitOverride()

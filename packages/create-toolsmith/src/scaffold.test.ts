@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ProjectOptions, TRANSPORTS } from "./options.js";
 import { renderProject, scaffold, targetProblem } from "./scaffold.js";
-import { TOOLSMITH_VERSION, VERSIONS } from "./versions.js";
+import { TOOLSMITH_PACKAGES, TOOLSMITH_VERSION, VERSIONS } from "./versions.js";
 
 const base: ProjectOptions = { name: "my-server", transport: "stdio", dialect: "tc39", tests: true };
 const temp = mkdtempSync(join(tmpdir(), "create-toolsmith-unit-"));
@@ -93,6 +93,11 @@ describe("renderProject", () => {
     const root = read("../../../package.json");
     const core = read("../../core/package.json");
     expect(core.version).toBe(TOOLSMITH_VERSION);
+    // Read from this package's package.json, and every package a project gets is released at that same version.
+    expect(read("../package.json").version).toBe(TOOLSMITH_VERSION);
+    for (const dir of Object.values(TOOLSMITH_PACKAGES)) {
+      expect(read(`../../${dir}/package.json`).version).toBe(TOOLSMITH_VERSION);
+    }
     expect(VERSIONS.zod).toBe(core.dependencies.zod);
     for (const name of ["typescript", "vitest", "@types/node", "@biomejs/biome"] as const) {
       expect(VERSIONS[name]).toBe(root.devDependencies[name]);

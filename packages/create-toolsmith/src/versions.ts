@@ -1,5 +1,14 @@
-// What a generated project depends on: the versions this workspace itself builds and tests with (a test checks).
-export const TOOLSMITH_VERSION = "0.1.0";
+import { readFileSync } from "node:fs";
+
+/**
+ * The @toolsmith/* version a generated project depends on: this package's own, read at run time, as the publishable
+ * packages are released together (one fixed group in .changeset/config.json; a test checks core's matches).
+ */
+export const TOOLSMITH_VERSION: string = (
+  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
+
+// What a generated project depends on besides: the versions this workspace itself builds and tests with (a test checks).
 
 export const VERSIONS = {
   zod: "4.6.7",
