@@ -1,10 +1,5 @@
-import {
-  type ClientHandler,
-  createTestClient,
-  type JsonRpcNotification,
-  type LogEntry,
-  type TestClient,
-} from "@toolsmith/core";
+import type { JsonRpcNotification, LogEntry } from "@toolsmith/core";
+import { type ClientHandler, createTestClient, type TestClient } from "@toolsmith/core/testing";
 import { describe, expect, it } from "vitest";
 // From source: @toolsmith/vitest lowers its TC39 decorators (vitest.config.ts).
 import { IssueTracker } from "./issue-tracker.js";

@@ -1,4 +1,4 @@
-import { createTestClient, type TestClient } from "@toolsmith/core";
+import { createTestClient, type TestClient } from "@toolsmith/core/testing";
 import { describe, expect, it } from "vitest";
 // From source: @toolsmith/vitest lowers its TC39 decorators (vitest.config.ts).
 import { Notes } from "./notes.js";

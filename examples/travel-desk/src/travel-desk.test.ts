@@ -2,14 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import {
-  type ClientHandler,
-  createTestClient,
-  type JsonRpcNotification,
-  type ProtocolVersion,
-  type TestClient,
-  type TestClientOptions,
-} from "@toolsmith/core";
+import type { JsonRpcNotification, ProtocolVersion } from "@toolsmith/core";
+import { type ClientHandler, createTestClient, type TestClient, type TestClientOptions } from "@toolsmith/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 // From source: @toolsmith/vitest lowers its TC39 decorators (vitest.config.ts).
 import { AIRPORTS } from "./airports.js";

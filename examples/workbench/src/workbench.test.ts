@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { createTestClient } from "@toolsmith/core";
+import { createTestClient } from "@toolsmith/core/testing";
 import { Notes } from "@toolsmith/example-notes";
 import { describe, expect, it } from "vitest";
 import { Workbench } from "./workbench.js";

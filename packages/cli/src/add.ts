@@ -132,7 +132,7 @@ function testOf(kind: Kind, name: string, className: string, specifier: string, 
             `    expect(messages[0]?.content).toEqual({ type: "text", text: \`TODO: \${name} about tests\` });`,
           ];
   return [
-    'import { createTestClient } from "@toolsmith/core";',
+    'import { createTestClient } from "@toolsmith/core/testing";',
     'import { describe, expect, it } from "vitest";',
     `import { ${className} } from ${JSON.stringify(specifier)};`,
     "",

@@ -1,14 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import {
-  compileSchema,
-  createServer,
-  createTestClient,
-  DefinitionError,
-  type Server,
-  toServer,
-  zodV4Adapter,
-} from "./index.js";
+import { createServer, DefinitionError, type Server, toServer } from "./index.js";
+import { compileSchema, zodV4Adapter } from "./schema-adapter.js";
+import { createTestClient } from "./testing.js";
 
 function newServer(name = "compile-cache-test"): Server {
   return createServer({ name, version: "1.0.0" });

@@ -127,6 +127,7 @@ export interface ResourceTemplateDefinition<I extends InputSchema | undefined = 
 /** What a template handler receives: the validated input, or the raw variables. */
 export type TemplateArgs<I> = [I] extends [undefined] ? UriVariables : InferInput<I>;
 
+/** A resource definition, static or templated. */
 export type ResourceDefinition = StaticResourceDefinition | ResourceTemplateDefinition;
 
 /** A prompt: a template the user picks. Its arguments are strings on the wire. */

@@ -1,13 +1,18 @@
-export {
-  type ElicitForm,
-  type ElicitRawForm,
-  type ElicitResult,
-  type ElicitUrl,
-  InputRequired,
-  type Root,
-  type Round,
-  type SampleRequest,
-  type SampleResult,
+/**
+ * `@toolsmith/core`: what a server author needs (createServer, definitions, errors, the request context, middleware,
+ * guards, handles, schemas, content helpers, wire types) and what a transport author needs (Connection, Route,
+ * errorLine, idText, versions, MetaKey). The test client is `@toolsmith/core/testing`; sibling packages' helpers are
+ * `@toolsmith/core/internal`. Every export is a promise: src/surface.test.ts pins the list.
+ */
+export type {
+  ElicitForm,
+  ElicitRawForm,
+  ElicitResult,
+  ElicitUrl,
+  Root,
+  Round,
+  SampleRequest,
+  SampleResult,
 } from "./ask.js";
 export { Connection, type ConnectOptions, type ReceiveOptions, type Route } from "./connection.js";
 export type {
@@ -58,7 +63,6 @@ export {
   levelPasses,
   textLogger,
 } from "./logger.js";
-export type { ListenFilter } from "./methods.js";
 export type { Middleware, Operation, OperationKind } from "./middleware.js";
 export {
   HANDSHAKE_VERSIONS,
@@ -69,44 +73,27 @@ export {
   STATELESS_VERSIONS,
   type StatelessVersion,
 } from "./protocol.js";
-export { idText, rawBatchIds } from "./raw-id.js";
+export { idText } from "./raw-id.js";
 export {
   audio,
   embeddedResource,
   errorResult,
   image,
-  isCallToolResult,
-  isContentBlock,
   resourceLink,
   text,
 } from "./results.js";
-export { featuresOf, type RevisionFeatures } from "./revision.js";
-export type { ChangeKind, Registered, RegisteredKind } from "./router.js";
+export type { Registered, RegisteredKind } from "./router.js";
 export {
   type AnySchema,
-  type CompiledSchema,
-  compileSchema,
   type Infer,
   type InferInput,
   type InputSchema,
-  isRawShape,
-  isSchema,
   type RawShape,
   registerSchemaAdapter,
   type SchemaAdapter,
   type ValidationIssue,
-  zodV4Adapter,
 } from "./schema-adapter.js";
 export { createServer, type Servable, type Server, type ServerOptions, toServer } from "./server.js";
-export {
-  type ClientHandler,
-  createTestClient,
-  type Exchange,
-  type TestClient,
-  type TestClientOptions,
-  type TestSubscription,
-  type WireRecord,
-} from "./testing.js";
 export type {
   Annotations,
   AudioContent,
@@ -133,10 +120,3 @@ export type {
   Tool,
   ToolAnnotations,
 } from "./types.js";
-export {
-  isUriTemplate,
-  MAX_URI_LENGTH,
-  parseUriTemplate,
-  type UriTemplate,
-  type UriVariables,
-} from "./uri-template.js";

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as z3 from "zod/v3";
 import { connectLines, replyTo } from "./connection.test-util.js";
-import { createServer, createTestClient, type ErrorReport, MetaKey } from "./index.js";
+import { createServer, type ErrorReport, MetaKey } from "./index.js";
+import { createTestClient } from "./testing.js";
 import "./zod-v3.js";
 
 const META = { [MetaKey.protocolVersion]: "2026-07-28", [MetaKey.clientCapabilities]: {} };

@@ -2,16 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as z3 from "zod/v3";
 import { definitionError, rpcError } from "./expect-errors.test-util.js";
-import {
-  createServer,
-  createTestClient,
-  DefinitionError,
-  type ErrorReport,
-  McpError,
-  MetaKey,
-  type Server,
-  text,
-} from "./index.js";
+import { createServer, DefinitionError, type ErrorReport, McpError, MetaKey, type Server, text } from "./index.js";
+import { createTestClient } from "./testing.js";
 import "./zod-v3.js";
 
 const REVISIONS = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as const;

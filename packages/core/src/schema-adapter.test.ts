@@ -2,18 +2,9 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as z3 from "zod/v3";
 import { definitionError } from "./expect-errors.test-util.js";
-import {
-  type CompiledSchema,
-  compileSchema,
-  createServer,
-  createTestClient,
-  DefinitionError,
-  type InputSchema,
-  isRawShape,
-  isSchema,
-  type ValidationIssue,
-  zodV4Adapter,
-} from "./index.js";
+import { createServer, DefinitionError, type InputSchema, type ValidationIssue } from "./index.js";
+import { type CompiledSchema, compileSchema, isRawShape, isSchema, zodV4Adapter } from "./schema-adapter.js";
+import { createTestClient } from "./testing.js";
 // zod v3 support is opt-in: this import registers its adapter.
 import { zodV3Adapter } from "./zod-v3.js";
 

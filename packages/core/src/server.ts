@@ -21,6 +21,7 @@ import type { CacheHint, CacheKind, Icon, Implementation, ServerCapabilities } f
 
 export type { ErrorReport };
 
+/** What `createServer` takes: the server's identity and its server-wide settings. */
 export interface ServerOptions {
   name: string;
   version: string;

@@ -1,14 +1,9 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { definitionError, rpcError } from "./expect-errors.test-util.js";
-import {
-  createServer,
-  createTestClient,
-  defineResourceTemplate,
-  ErrorCode,
-  type Server,
-  type UriVariables,
-} from "./index.js";
+import { createServer, defineResourceTemplate, ErrorCode, type Server } from "./index.js";
+import { createTestClient } from "./testing.js";
+import type { UriVariables } from "./uri-template.js";
 
 const REVISIONS = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as const;
 

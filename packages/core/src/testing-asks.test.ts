@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { RequestContext } from "./context.js";
-import { createServer, createTestClient, McpError } from "./index.js";
+import { createServer, McpError } from "./index.js";
+import { createTestClient } from "./testing.js";
 
 // The test client's elicit/sample handlers and AbortSignal-cancelled calls: the same test gives the same outcome in
 // both eras.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { RequestContext } from "./context.js";
-import { createServer, createTestClient } from "./index.js";
+import { createServer } from "./index.js";
+import { createTestClient } from "./testing.js";
 
 // The test client's edges: a handler that answers nothing, many questions in one call, closing with calls pending,
 // one of many calls aborted, and streams and completions that take a signal. The same outcome in both eras.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createServer, createTestClient, McpError } from "./index.js";
+import { createServer, McpError } from "./index.js";
+import { createTestClient } from "./testing.js";
 
 function demo() {
   const server = createServer({ name: "demo", version: "1.0.0" });

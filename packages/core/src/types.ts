@@ -1,5 +1,6 @@
 // Plain types of what the server sends out. Inbound shapes are checked by the zod schemas in wire.ts.
 
+/** A program's identity on the wire: `serverInfo`, `clientInfo`. */
 export interface Implementation {
   name: string;
   version: string;
@@ -9,6 +10,7 @@ export interface Implementation {
   icons?: Icon[];
 }
 
+/** An icon a client may show for a server, tool, resource or prompt. */
 export interface Icon {
   src: string;
   mimeType?: string;
@@ -16,12 +18,14 @@ export interface Icon {
   theme?: "light" | "dark";
 }
 
+/** Hints on a content block or resource: who it is for, how much it matters, when it changed. */
 export interface Annotations {
   audience?: ("user" | "assistant")[];
   priority?: number;
   lastModified?: string;
 }
 
+/** A text content block. */
 export interface TextContent {
   type: "text";
   text: string;
@@ -29,6 +33,7 @@ export interface TextContent {
   _meta?: Record<string, unknown>;
 }
 
+/** An image content block: base64 data and its MIME type. */
 export interface ImageContent {
   type: "image";
   data: string;
@@ -37,6 +42,7 @@ export interface ImageContent {
   _meta?: Record<string, unknown>;
 }
 
+/** An audio content block: base64 data and its MIME type. */
 export interface AudioContent {
   type: "audio";
   data: string;
@@ -45,6 +51,7 @@ export interface AudioContent {
   _meta?: Record<string, unknown>;
 }
 
+/** A content block that points at a resource without carrying it. */
 export interface ResourceLink {
   type: "resource_link";
   uri: string;
@@ -57,6 +64,7 @@ export interface ResourceLink {
   _meta?: Record<string, unknown>;
 }
 
+/** A resource's contents as text. */
 export interface TextResourceContents {
   uri: string;
   mimeType?: string;
@@ -64,6 +72,7 @@ export interface TextResourceContents {
   _meta?: Record<string, unknown>;
 }
 
+/** A resource's contents as base64 bytes. */
 export interface BlobResourceContents {
   uri: string;
   mimeType?: string;
@@ -71,8 +80,10 @@ export interface BlobResourceContents {
   _meta?: Record<string, unknown>;
 }
 
+/** A resource's contents, text or bytes. */
 export type ResourceContents = TextResourceContents | BlobResourceContents;
 
+/** A content block that carries a resource's contents. */
 export interface EmbeddedResource {
   type: "resource";
   resource: ResourceContents;
@@ -80,8 +91,10 @@ export interface EmbeddedResource {
   _meta?: Record<string, unknown>;
 }
 
+/** Any content block a tool result or prompt message may hold. */
 export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
 
+/** Hints about a tool's behaviour (read-only, destructive, idempotent, open-world); never trusted for security. */
 export interface ToolAnnotations {
   title?: string;
   readOnlyHint?: boolean;
@@ -90,6 +103,7 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/** A tool as `tools/list` shows it. */
 export interface Tool {
   name: string;
   title?: string;
@@ -101,6 +115,7 @@ export interface Tool {
   _meta?: Record<string, unknown>;
 }
 
+/** What `tools/call` answers: content, optional structured content, and whether it is an error. */
 export interface CallToolResult {
   content: ContentBlock[];
   structuredContent?: unknown;
@@ -108,6 +123,7 @@ export interface CallToolResult {
   _meta?: Record<string, unknown>;
 }
 
+/** A concrete resource as `resources/list` shows it. */
 export interface Resource {
   uri: string;
   name: string;
@@ -120,6 +136,7 @@ export interface Resource {
   _meta?: Record<string, unknown>;
 }
 
+/** A resource template as `resources/templates/list` shows it. */
 export interface ResourceTemplate {
   uriTemplate: string;
   name: string;
@@ -131,11 +148,13 @@ export interface ResourceTemplate {
   _meta?: Record<string, unknown>;
 }
 
+/** What `resources/read` answers. */
 export interface ReadResourceResult {
   contents: ResourceContents[];
   _meta?: Record<string, unknown>;
 }
 
+/** One argument of a prompt, as `prompts/list` shows it. */
 export interface PromptArgument {
   name: string;
   title?: string;
@@ -143,6 +162,7 @@ export interface PromptArgument {
   required?: boolean;
 }
 
+/** A prompt as `prompts/list` shows it. */
 export interface Prompt {
   name: string;
   title?: string;
@@ -152,17 +172,20 @@ export interface Prompt {
   _meta?: Record<string, unknown>;
 }
 
+/** One message of a prompt's result. */
 export interface PromptMessage {
   role: "user" | "assistant";
   content: ContentBlock;
 }
 
+/** What `prompts/get` answers. */
 export interface GetPromptResult {
   description?: string;
   messages: PromptMessage[];
   _meta?: Record<string, unknown>;
 }
 
+/** What the server tells the client it offers, in `initialize` or `server/discover`. */
 export interface ServerCapabilities {
   tools?: { listChanged?: boolean };
   resources?: { subscribe?: boolean; listChanged?: boolean };

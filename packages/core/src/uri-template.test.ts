@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DefinitionError, isUriTemplate, parseUriTemplate } from "./index.js";
-import { MAX_URI_LENGTH } from "./uri-template.js";
+import { DefinitionError } from "./index.js";
+import { isUriTemplate, MAX_URI_LENGTH, parseUriTemplate } from "./uri-template.js";
 
 function parseError(template: string): DefinitionError {
   try {

@@ -4,7 +4,6 @@ import {
   createServer,
   DefinitionError,
   type Guard,
-  isUriTemplate,
   type MaybePromise,
   type Middleware,
   type PromptDefinition,
@@ -14,6 +13,7 @@ import {
   type StaticResourceDefinition,
   type ToolDefinition,
 } from "@toolsmith/core";
+import { isUriTemplate } from "@toolsmith/core/internal";
 import {
   type CompleteOption,
   type GuardOption,

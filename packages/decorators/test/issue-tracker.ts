@@ -1,7 +1,9 @@
 // A newcomer's issue tracker written as a decorated class and tested in memory with createTestClient in both eras:
 // what they tripped on (a hidden cause, handlers that behaved per era, no way to cancel, one page of a list, a
 // computed list cached publicly) now works the same in both. Run in both decorator dialects like suite.ts.
-import { createTestClient, type McpError, type RequestContext } from "@toolsmith/core";
+
+import type { McpError, RequestContext } from "@toolsmith/core";
+import { createTestClient } from "@toolsmith/core/testing";
 import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

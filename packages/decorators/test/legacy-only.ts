@@ -1,5 +1,6 @@
 // Legacy dialect only: emitDecoratorMetadata lets a schema-carrying parameter class supply the input schema.
-import { createServer, createTestClient, type LogEntry, type RequestContext } from "@toolsmith/core";
+import { createServer, type LogEntry, type RequestContext } from "@toolsmith/core";
+import { createTestClient } from "@toolsmith/core/testing";
 import { McpServer, schemaClass, tool } from "@toolsmith/decorators";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -1,7 +1,9 @@
 // A decorated module's @use middleware, served alone and mounted (and mounted in a module), in both eras: run in
 // both decorator dialects like suite.ts (imported by src/dialect-tc39.test.ts and src/dialect-legacy.test.ts).
-import { createTestClient, McpError, type Middleware, type RequestContext } from "@toolsmith/core";
+
+import { McpError, type Middleware, type RequestContext } from "@toolsmith/core";
 import { rateLimit } from "@toolsmith/core/middleware";
+import { createTestClient } from "@toolsmith/core/testing";
 import { McpServer, prompt, resource, tool, use } from "@toolsmith/decorators";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -1,7 +1,9 @@
 // One decorator suite, run twice from source: TC39 decorators lowered by @toolsmith/vitest, and legacy
 // experimentalDecorators + emitDecoratorMetadata compiled by vite (tsconfig.legacy.json). Both must pass it
 // unchanged; tsconfig.tc39.json and tsconfig.legacy.json type-check it in each dialect.
-import { createServer, createTestClient, DefinitionError, type RequestContext, zodV4Adapter } from "@toolsmith/core";
+import { createServer, DefinitionError, type RequestContext } from "@toolsmith/core";
+import { zodV4Adapter } from "@toolsmith/core/internal";
+import { createTestClient } from "@toolsmith/core/testing";
 import { type Args, McpServer, prompt, resource, tool, use } from "@toolsmith/decorators";
 import { describe, expect, expectTypeOf, it, vi } from "vitest";
 import { z } from "zod";

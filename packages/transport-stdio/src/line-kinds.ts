@@ -1,4 +1,5 @@
-import { errorLine, idText, type RequestId, rawBatchIds } from "@toolsmith/core";
+import { errorLine, idText, type RequestId } from "@toolsmith/core";
+import { rawBatchIds } from "@toolsmith/core/internal";
 
 // Implementation-defined server error (-32000 to -32019 in every revision), as HTTP's "too many" refusals use.
 const BUSY = -32000;

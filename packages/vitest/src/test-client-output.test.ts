@@ -5,5 +5,5 @@ it("a resource that throws in an in-memory test shows its own error and line in 
   const { status, output } = await runVitest(fixture("cause"));
   expect(status).toBe(1);
   expect(output).toContain("McpError: Internal error");
-  expect(output).toMatch(/Caused by: TypeError: no issue store configured\n.*issues\.test\.ts:10:13/);
+  expect(output).toMatch(/Caused by: TypeError: no issue store configured\n.*issues\.test\.ts:11:13/);
 });

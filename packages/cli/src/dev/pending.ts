@@ -1,4 +1,5 @@
-import { errorLine, idText, rawBatchIds } from "@toolsmith/core";
+import { errorLine, idText } from "@toolsmith/core";
+import { rawBatchIds } from "@toolsmith/core/internal";
 
 // The host's requests the server has not answered yet, by each id's exact text (past 2^53 too), so that a server
 // that stops answers each of them once, with the id as the host wrote it: a batch with one array line.

@@ -70,7 +70,7 @@ if (process.argv.includes("--http")) {
 
 export function testSource(options: ProjectOptions): string {
   const server = className(options.name);
-  return `import { createTestClient } from "@toolsmith/core";
+  return `import { createTestClient } from "@toolsmith/core/testing";
 import { describe, expect, it } from "vitest";
 import { ${server} } from "./server.js";
 
