@@ -39,6 +39,7 @@ export { ClientError, DefinitionError, isMcpError, McpError } from "./errors.js"
 export {
   ErrorCode,
   errorLine,
+  httpStatusOf,
   type JsonRpcError,
   type JsonRpcErrorObject,
   type JsonRpcMessage,

@@ -4,6 +4,7 @@ import {
   ErrorCode,
   errorLine,
   HANDSHAKE_VERSIONS,
+  httpStatusOf,
   idText,
   McpError,
   MetaKey,
@@ -75,30 +76,8 @@ function refuse(status: number, id: string | null, code: number, message: string
   return answer(status, errorLine(id ?? "null", data === undefined ? { code, message } : { code, message, data }));
 }
 
-// 2026-07-28 says which status each refusal has; a handler's own errors are answers, sent with 200.
-function statelessStatus(error: number | undefined): number {
-  switch (error) {
-    case undefined:
-      return 200;
-    case ErrorCode.MethodNotFound:
-      return 404;
-    case ErrorCode.ParseError:
-    case ErrorCode.InvalidRequest:
-    case ErrorCode.InvalidParams:
-    case ErrorCode.HeaderMismatch:
-    case ErrorCode.MissingRequiredClientCapability:
-    case ErrorCode.UnsupportedProtocolVersion:
-      return 400;
-    case ErrorCode.InternalError:
-      return 500;
-    default:
-      return 200;
-  }
-}
-
-function handshakeStatus(error: number | undefined): number {
-  return error === ErrorCode.ParseError || error === ErrorCode.InvalidRequest ? 400 : 200;
-}
+const statelessStatus = (code: number | undefined) => httpStatusOf(code, "stateless");
+const handshakeStatus = (code: number | undefined) => httpStatusOf(code, "handshake");
 
 // The media types an Accept header lists (lower case, no parameters).
 function accepted(header: string | null): string[] {
@@ -178,12 +157,12 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
 
   // Long-lived streams (GET, listen) are counted while open, in all and per caller; undefined when taken.
   function takeStream(caller: string | undefined, id: string | null): Outgoing | undefined {
-    if (streams >= maxStreams) return refuse(503, id, -32000, "Too many open streams; try again later");
+    if (streams >= maxStreams) return refuse(503, id, ErrorCode.ServerError, "Too many open streams; try again later");
     if (!streamsHeld.take(caller)) {
       return refuse(
         503,
         id,
-        -32000,
+        ErrorCode.ServerError,
         `Too many open streams for one caller (at most ${streamsHeld.limit}); close one or try again later`,
       );
     }
@@ -254,7 +233,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       return refuse(
         404,
         idOf(message, body),
-        -32001,
+        ErrorCode.SessionNotFound,
         "Session not found: it ended or expired; send initialize to start a new one",
       );
     }
@@ -304,7 +283,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     return refuse(
       400,
       idOf(message, body),
-      -32000,
+      ErrorCode.ServerError,
       "Bad Request: no MCP-Session-Id; a handshake-era client sends initialize first, a 2026-07-28 request carries MCP-Protocol-Version and _meta",
     );
   }
@@ -413,13 +392,14 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     message: Record<string, unknown>,
     auth: AuthInfo | undefined,
   ): Promise<Outgoing> | Outgoing {
-    if (sessions.full) return refuse(503, idOf(message, body), -32000, "Too many open sessions; try again later");
+    if (sessions.full)
+      return refuse(503, idOf(message, body), ErrorCode.ServerError, "Too many open sessions; try again later");
     const caller = callerOf(request, auth);
     if (sessions.fullFor(caller)) {
       return refuse(
         503,
         idOf(message, body),
-        -32000,
+        ErrorCode.ServerError,
         `Too many open sessions for one caller (at most ${sessions.perCaller}); end one (DELETE) or try again later`,
       );
     }
@@ -505,7 +485,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     if (!session) {
       const header = request.header(VERSION_HEADER);
       if (header !== null && HANDSHAKE.includes(header)) {
-        return refuse(400, null, -32000, "Bad Request: no MCP-Session-Id; send initialize first");
+        return refuse(400, null, ErrorCode.ServerError, "Bad Request: no MCP-Session-Id; send initialize first");
       }
       return answer(405, undefined, { allow: "POST" });
     }
