@@ -65,6 +65,7 @@ export {
   HANDSHAKE_VERSIONS,
   type HandshakeVersion,
   LATEST_HANDSHAKE_VERSION,
+  LATEST_STATELESS_VERSION,
   MetaKey,
   type ProtocolVersion,
   STATELESS_VERSIONS,

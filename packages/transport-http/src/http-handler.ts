@@ -3,11 +3,14 @@ import {
   type Connection,
   ErrorCode,
   errorLine,
+  featuresOf,
   HANDSHAKE_VERSIONS,
   httpStatusOf,
   idText,
+  LATEST_STATELESS_VERSION,
   McpError,
   MetaKey,
+  type RevisionFeatures,
   type Route,
   type Servable,
   STATELESS_VERSIONS,
@@ -70,6 +73,13 @@ const SESSION_HEADER = "mcp-session-id";
 const VERSION_HEADER = "mcp-protocol-version";
 const STATELESS: readonly string[] = STATELESS_VERSIONS;
 const HANDSHAKE: readonly string[] = HANDSHAKE_VERSIONS;
+// The revisions whose sessions accept JSON-RPC batches, as the revision table says (for the refusal's message).
+const BATCH_VERSIONS = HANDSHAKE_VERSIONS.filter((version) => featuresOf(version).batches).join(", ");
+
+// What a session's negotiated revision does over HTTP (nothing before initialize has settled it).
+function revisionOf(session: HttpSession): RevisionFeatures | undefined {
+  return session.version === undefined ? undefined : featuresOf(session.version);
+}
 
 // `id` is the JSON text of the request's id (`idOf`), null when there is none to echo.
 function refuse(status: number, id: string | null, code: number, message: string, data?: unknown): Outgoing {
@@ -284,7 +294,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       400,
       idOf(message, body),
       ErrorCode.ServerError,
-      "Bad Request: no MCP-Session-Id; a handshake-era client sends initialize first, a 2026-07-28 request carries MCP-Protocol-Version and _meta",
+      `Bad Request: no MCP-Session-Id; a handshake-era client sends initialize first, a ${LATEST_STATELESS_VERSION} request carries MCP-Protocol-Version and _meta`,
     );
   }
 
@@ -332,7 +342,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
           404,
           id,
           ErrorCode.MethodNotFound,
-          "Method not found: initialize (removed in protocol revision 2026-07-28)",
+          `Method not found: initialize (removed in protocol revision ${LATEST_STATELESS_VERSION})`,
         );
       }
       const mismatch = routingMismatch(request, message);
@@ -447,12 +457,12 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
         `MCP-Protocol-Version ${header} is not this session's (${session.version})`,
       );
     }
-    if (Array.isArray(message) && session.version !== "2025-03-26") {
+    if (Array.isArray(message) && revisionOf(session)?.batches !== true) {
       return refuse(
         400,
         null,
         ErrorCode.InvalidRequest,
-        "Invalid request: JSON-RPC batches are accepted only in a 2025-03-26 session",
+        `Invalid request: JSON-RPC batches are accepted only in a ${BATCH_VERSIONS} session`,
       );
     }
     const needsAnswer = Array.isArray(message) ? message.some(isRequest) : isRequest(message);
@@ -460,7 +470,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     const reply = new Reply({
       status: handshakeStatus,
       headers: { "mcp-session-id": session.id },
-      log: { key, events: session, prime: session.version === "2025-11-25" },
+      log: { key, events: session, prime: revisionOf(session)?.ssePriming === true },
     });
     const done = session.connection.receive(
       body,
@@ -508,7 +518,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       }
     } else {
       session.get = stream;
-      if (session.version === "2025-11-25") stream.prime(session.record("get", ""));
+      if (revisionOf(session)?.ssePriming) stream.prime(session.record("get", ""));
     }
     return { status: 200, headers: { ...SSE_HEADERS, "mcp-session-id": session.id }, stream };
   }
