@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION } from "@toolsmith/core";
 import { closingBrace, ensureImport, SERVER_CLASS, serverClassFiles, sourceFiles } from "./class-file.js";
 import { CliError, usage } from "./exit-codes.js";
 
@@ -136,7 +137,7 @@ function testOf(kind: Kind, name: string, className: string, specifier: string, 
     'import { describe, expect, it } from "vitest";',
     `import { ${className} } from ${JSON.stringify(specifier)};`,
     "",
-    'const ERAS = ["2025-11-25", "2026-07-28"] as const;',
+    `const ERAS = [${[LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION].map((v) => JSON.stringify(v)).join(", ")}] as const;`,
     `const name = ${JSON.stringify(name)};`,
     ...(kind === "resource" ? [`const uri = ${JSON.stringify(uri)};`] : []),
     "",

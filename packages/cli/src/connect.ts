@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { LATEST_STATELESS_VERSION } from "@toolsmith/core";
 import { CliError, EXIT, usage } from "./exit-codes.js";
 import { describeTarget, type Target } from "./target.js";
 import { CLI_VERSION } from "./version.js";
@@ -7,8 +8,8 @@ import { CLI_VERSION } from "./version.js";
 export const ERAS = ["legacy", "modern", "auto"] as const;
 export type Era = (typeof ERAS)[number];
 
-/** The 2026-07-28 revision, what `--era modern` pins. */
-export const MODERN_VERSION = "2026-07-28";
+/** The newest stateless revision, what `--era modern` pins. */
+export const MODERN_VERSION = LATEST_STATELESS_VERSION;
 
 export interface ConnectOptions {
   era: Era;

@@ -5,7 +5,7 @@ import { Command, CommanderError, Option } from "commander";
 import { addStub, KINDS, type Kind } from "./add.js";
 import { formatResult, parseArgsJson, parsePairs } from "./call.js";
 import { colorsFor } from "./colors.js";
-import { type ConnectOptions, connect, parseEra, parseTimeout } from "./connect.js";
+import { type ConnectOptions, connect, MODERN_VERSION, parseEra, parseTimeout } from "./connect.js";
 import { runDev } from "./dev/supervisor.js";
 import { CliError, EXIT, usage } from "./exit-codes.js";
 import { HOSTS, parseEnv, parseHost, type Server, snippetFor } from "./host-config.js";
@@ -43,7 +43,9 @@ function clientOptions(flags: ClientFlags): ConnectOptions {
 function addClientOptions(command: Command): Command {
   return command
     .addOption(
-      new Option("--era <era>", "protocol era: legacy (2025 handshake), modern (2026-07-28) or auto").default("auto"),
+      new Option("--era <era>", `protocol era: legacy (2025 handshake), modern (${MODERN_VERSION}) or auto`).default(
+        "auto",
+      ),
     )
     .option("--json", "print JSON for scripts instead of text for people")
     .option("--timeout <ms>", "time-out for each request, in milliseconds", "60000")

@@ -1,8 +1,7 @@
+import { LATEST_STATELESS_VERSION, MetaKey } from "@toolsmith/core";
 import type { Colors } from "./colors.js";
 
 export type Direction = "in" | "out";
-
-const VERSION_META = "io.modelcontextprotocol/protocolVersion";
 
 interface Message {
   id?: unknown;
@@ -80,8 +79,8 @@ export class WireLog {
 }
 
 function eraOf(message: Message): string | undefined {
-  if (message.method === "server/discover") return "2026-07-28";
-  const version = message.params?._meta?.[VERSION_META];
+  if (message.method === "server/discover") return LATEST_STATELESS_VERSION;
+  const version = message.params?._meta?.[MetaKey.protocolVersion];
   return typeof version === "string" ? version : undefined;
 }
 

@@ -44,6 +44,7 @@ export { ClientError, DefinitionError, isMcpError, McpError } from "./errors.js"
 export {
   ErrorCode,
   errorLine,
+  httpStatusOf,
   type JsonRpcError,
   type JsonRpcErrorObject,
   type JsonRpcMessage,
@@ -68,6 +69,7 @@ export {
   HANDSHAKE_VERSIONS,
   type HandshakeVersion,
   LATEST_HANDSHAKE_VERSION,
+  LATEST_STATELESS_VERSION,
   MetaKey,
   type ProtocolVersion,
   STATELESS_VERSIONS,
@@ -82,6 +84,7 @@ export {
   resourceLink,
   text,
 } from "./results.js";
+export { featuresOf, type RevisionFeatures } from "./revision.js";
 export type { Registered, RegisteredKind } from "./router.js";
 export {
   type AnySchema,

@@ -1,12 +1,26 @@
-/** JSON-RPC 2.0 and MCP error codes, as sent on the wire. */
+/**
+ * Every JSON-RPC error code Toolsmith sends, in one table: core, middlewares and transports name them from here.
+ * -32000..-32019 are implementation-defined; -32020..-32099 are reserved for MCP.
+ */
 export const ErrorCode = {
+  /** The message is not valid JSON. */
   ParseError: -32700,
+  /** Valid JSON but not a JSON-RPC request (or over a size limit, or a batch where batches are not accepted). */
   InvalidRequest: -32600,
+  /** No such method, or a capability the server does not advertise. */
   MethodNotFound: -32601,
+  /** Bad params: unknown tool or prompt, bad arguments or cursor; in 2026-07-28 also bad `_meta` and no resource. */
   InvalidParams: -32602,
+  /** Anything unexpected: details stay on the server. */
   InternalError: -32603,
+  /** Implementation-defined: the server refuses on its own account (busy, too many open, forbidden, no session). */
+  ServerError: -32000,
+  /** Implementation-defined: an HTTP session id that is unknown, ended or another caller's (as the official SDK). */
+  SessionNotFound: -32001,
   /** Handshake era: a resource that does not exist (reserved, but still understood, in 2026-07-28). */
   ResourceNotFound: -32002,
+  /** Implementation-defined: the `rateLimit` middleware refused the operation; `data.retryAfterMs` says when to retry. */
+  RateLimited: -32010,
   /** 2026-07-28: an HTTP routing header disagrees with the body. */
   HeaderMismatch: -32020,
   /** 2026-07-28: the request needs a client capability it did not declare. */
@@ -16,6 +30,30 @@ export const ErrorCode = {
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/**
+ * The HTTP status of a reply the core wrote (`code` undefined for a result), per era: 2026-07-28 gives each
+ * refusal its status; the handshake era answers everything but unparseable input with 200. A handler's own
+ * errors are answers, sent with 200. A transport's own refusals choose their status where they are made.
+ */
+export function httpStatusOf(code: number | undefined, era: "handshake" | "stateless"): number {
+  if (era === "handshake") return code === ErrorCode.ParseError || code === ErrorCode.InvalidRequest ? 400 : 200;
+  switch (code) {
+    case ErrorCode.MethodNotFound:
+      return 404;
+    case ErrorCode.ParseError:
+    case ErrorCode.InvalidRequest:
+    case ErrorCode.InvalidParams:
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+      return 400;
+    case ErrorCode.InternalError:
+      return 500;
+    default:
+      return 200;
+  }
+}
 
 /** A request id: JSON-RPC allows strings and numbers; MCP never allows null. */
 export type RequestId = string | number;

@@ -131,7 +131,7 @@ describe.each([
     const { client: c, name } = await client(reader);
     await c.callTool(name("stamp"));
     await c.callTool(name("stamp"));
-    expect((await rpcError(c.callTool(name("stamp")))).code).toBe(-32001);
+    expect((await rpcError(c.callTool(name("stamp")))).code).toBe(-32010);
     expect(await c.callTool(name("read"))).toMatchObject({ content: [{ text: "read" }] });
   });
 

@@ -10,6 +10,9 @@ export type ProtocolVersion = HandshakeVersion | StatelessVersion;
 /** The newest handshake revision, answered when a client asks for one we do not speak. */
 export const LATEST_HANDSHAKE_VERSION: HandshakeVersion = HANDSHAKE_VERSIONS[0];
 
+/** The newest stateless revision: what a client pins to speak the stateless era. */
+export const LATEST_STATELESS_VERSION: StatelessVersion = STATELESS_VERSIONS[0];
+
 /** The `_meta` keys of 2026-07-28. */
 export const MetaKey = {
   protocolVersion: "io.modelcontextprotocol/protocolVersion",

@@ -31,8 +31,8 @@ export interface RevisionFeatures {
   readonly completionContext: boolean;
   /** Where a log level comes from: `logging/setLevel` for the connection, or each request's `_meta`. */
   readonly logLevelFrom: "set-level" | "request-meta";
-  /** How list changes and resource updates reach the client: notifications on the connection, or `subscriptions/listen`. */
-  readonly changesVia: "notifications" | "listen";
+  /** Over HTTP, an SSE stream opens with an empty event carrying an id, so the client can resume from it (2025-11-25). */
+  readonly ssePriming: boolean;
   /** Results carry `resultType`, `_meta` server info and (discover, lists, reads) caching hints. */
   readonly resultType: boolean;
   /** Methods this revision removed, answered -32601 with a message saying so. */
@@ -45,7 +45,6 @@ const HANDSHAKE_BASE = {
   resourceNotFound: ErrorCode.ResourceNotFound,
   askVia: "requests",
   logLevelFrom: "set-level",
-  changesVia: "notifications",
   resultType: false,
   removedMethods: new Set<string>(["server/discover", "subscriptions/listen"]),
 } as const;
@@ -54,6 +53,7 @@ const REVISIONS: Record<ProtocolVersion, RevisionFeatures> = {
   "2025-03-26": {
     ...HANDSHAKE_BASE,
     version: "2025-03-26",
+    ssePriming: false,
     titlesAndStructuredOutput: false,
     icons: false,
     validationErrorsAsResults: false,
@@ -65,6 +65,7 @@ const REVISIONS: Record<ProtocolVersion, RevisionFeatures> = {
   "2025-06-18": {
     ...HANDSHAKE_BASE,
     version: "2025-06-18",
+    ssePriming: false,
     titlesAndStructuredOutput: true,
     icons: false,
     validationErrorsAsResults: false,
@@ -76,6 +77,7 @@ const REVISIONS: Record<ProtocolVersion, RevisionFeatures> = {
   "2025-11-25": {
     ...HANDSHAKE_BASE,
     version: "2025-11-25",
+    ssePriming: true,
     titlesAndStructuredOutput: true,
     icons: true,
     validationErrorsAsResults: true,
@@ -98,7 +100,7 @@ const REVISIONS: Record<ProtocolVersion, RevisionFeatures> = {
     samplingTools: true,
     completionContext: true,
     logLevelFrom: "request-meta",
-    changesVia: "listen",
+    ssePriming: false,
     resultType: true,
     removedMethods: new Set(["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]),
   },

@@ -41,7 +41,7 @@ export class Subscriptions {
     }
     if (this.#subscriptions.size >= MAX_SUBSCRIPTIONS && !this.#subscriptions.has(uri)) {
       throw new McpError(
-        -32000,
+        ErrorCode.ServerError,
         `Too many resource subscriptions on this connection (at most ${MAX_SUBSCRIPTIONS}); unsubscribe from one first`,
       );
     }

@@ -13,7 +13,7 @@ import {
 import type { LogLevel } from "./logger.js";
 import type { MaybePromise } from "./maybe.js";
 import type { ListenFilter } from "./methods.js";
-import { isStatelessVersion, MetaKey, type ProtocolVersion } from "./protocol.js";
+import { isStatelessVersion, LATEST_STATELESS_VERSION, MetaKey, type ProtocolVersion } from "./protocol.js";
 import { type Servable, toServer } from "./server.js";
 import type {
   CallToolResult,
@@ -185,7 +185,7 @@ const MAX_ROUNDS = 100;
 /** Connect an in-memory client to `server` and complete the handshake (or discovery) of the chosen revision. */
 export async function createTestClient(servable: Servable, options: TestClientOptions = {}): Promise<TestClient> {
   const server = toServer(servable);
-  const protocolVersion = options.protocolVersion ?? "2026-07-28";
+  const protocolVersion = options.protocolVersion ?? LATEST_STATELESS_VERSION;
   const era: Era = isStatelessVersion(protocolVersion) ? "stateless" : "handshake";
   const clientInfo = options.clientInfo ?? { name: "toolsmith-test-client", version: "0.0.0" };
   const capabilities = options.capabilities ?? impliedCapabilities(options);

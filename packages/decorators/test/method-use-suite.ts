@@ -151,7 +151,7 @@ describe.each(
       }
       const auditor = await connect(["audit"]);
       expect(await auditor.callTool(`${prefix}audit`)).toMatchObject({ content: [{ text: "audited" }] });
-      await expect(auditor.callTool(`${prefix}audit`)).rejects.toMatchObject({ code: -32001 });
+      await expect(auditor.callTool(`${prefix}audit`)).rejects.toMatchObject({ code: -32010 });
       server.registered("tool", `${prefix}wipe`)?.disable();
       await expect(c.callTool(`${prefix}wipe`)).rejects.toMatchObject({
         code: -32602,

@@ -131,7 +131,7 @@ describe.each(
     const c = await connect();
     await c.callTool(`${prefix}stamp`);
     await c.callTool(`${prefix}stamp`);
-    await expect(c.callTool(`${prefix}stamp`)).rejects.toMatchObject({ code: -32001 });
+    await expect(c.callTool(`${prefix}stamp`)).rejects.toMatchObject({ code: -32010 });
     expect(await c.callTool(`${prefix}read`)).toMatchObject({ content: [{ text: "read" }] });
   });
 

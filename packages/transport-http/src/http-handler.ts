@@ -3,10 +3,14 @@ import {
   type Connection,
   ErrorCode,
   errorLine,
+  featuresOf,
   HANDSHAKE_VERSIONS,
+  httpStatusOf,
   idText,
+  LATEST_STATELESS_VERSION,
   McpError,
   MetaKey,
+  type RevisionFeatures,
   type Route,
   type Servable,
   STATELESS_VERSIONS,
@@ -69,36 +73,21 @@ const SESSION_HEADER = "mcp-session-id";
 const VERSION_HEADER = "mcp-protocol-version";
 const STATELESS: readonly string[] = STATELESS_VERSIONS;
 const HANDSHAKE: readonly string[] = HANDSHAKE_VERSIONS;
+// The revisions whose sessions accept JSON-RPC batches, as the revision table says (for the refusal's message).
+const BATCH_VERSIONS = HANDSHAKE_VERSIONS.filter((version) => featuresOf(version).batches).join(", ");
+
+// What a session's negotiated revision does over HTTP (nothing before initialize has settled it).
+function revisionOf(session: HttpSession): RevisionFeatures | undefined {
+  return session.version === undefined ? undefined : featuresOf(session.version);
+}
 
 // `id` is the JSON text of the request's id (`idOf`), null when there is none to echo.
 function refuse(status: number, id: string | null, code: number, message: string, data?: unknown): Outgoing {
   return answer(status, errorLine(id ?? "null", data === undefined ? { code, message } : { code, message, data }));
 }
 
-// 2026-07-28 says which status each refusal has; a handler's own errors are answers, sent with 200.
-function statelessStatus(error: number | undefined): number {
-  switch (error) {
-    case undefined:
-      return 200;
-    case ErrorCode.MethodNotFound:
-      return 404;
-    case ErrorCode.ParseError:
-    case ErrorCode.InvalidRequest:
-    case ErrorCode.InvalidParams:
-    case ErrorCode.HeaderMismatch:
-    case ErrorCode.MissingRequiredClientCapability:
-    case ErrorCode.UnsupportedProtocolVersion:
-      return 400;
-    case ErrorCode.InternalError:
-      return 500;
-    default:
-      return 200;
-  }
-}
-
-function handshakeStatus(error: number | undefined): number {
-  return error === ErrorCode.ParseError || error === ErrorCode.InvalidRequest ? 400 : 200;
-}
+const statelessStatus = (code: number | undefined) => httpStatusOf(code, "stateless");
+const handshakeStatus = (code: number | undefined) => httpStatusOf(code, "handshake");
 
 // The media types an Accept header lists (lower case, no parameters).
 function accepted(header: string | null): string[] {
@@ -178,12 +167,12 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
 
   // Long-lived streams (GET, listen) are counted while open, in all and per caller; undefined when taken.
   function takeStream(caller: string | undefined, id: string | null): Outgoing | undefined {
-    if (streams >= maxStreams) return refuse(503, id, -32000, "Too many open streams; try again later");
+    if (streams >= maxStreams) return refuse(503, id, ErrorCode.ServerError, "Too many open streams; try again later");
     if (!streamsHeld.take(caller)) {
       return refuse(
         503,
         id,
-        -32000,
+        ErrorCode.ServerError,
         `Too many open streams for one caller (at most ${streamsHeld.limit}); close one or try again later`,
       );
     }
@@ -254,7 +243,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       return refuse(
         404,
         idOf(message, body),
-        -32001,
+        ErrorCode.SessionNotFound,
         "Session not found: it ended or expired; send initialize to start a new one",
       );
     }
@@ -304,8 +293,8 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     return refuse(
       400,
       idOf(message, body),
-      -32000,
-      "Bad Request: no MCP-Session-Id; a handshake-era client sends initialize first, a 2026-07-28 request carries MCP-Protocol-Version and _meta",
+      ErrorCode.ServerError,
+      `Bad Request: no MCP-Session-Id; a handshake-era client sends initialize first, a ${LATEST_STATELESS_VERSION} request carries MCP-Protocol-Version and _meta`,
     );
   }
 
@@ -353,7 +342,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
           404,
           id,
           ErrorCode.MethodNotFound,
-          "Method not found: initialize (removed in protocol revision 2026-07-28)",
+          `Method not found: initialize (removed in protocol revision ${LATEST_STATELESS_VERSION})`,
         );
       }
       const mismatch = routingMismatch(request, message);
@@ -413,13 +402,14 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     message: Record<string, unknown>,
     auth: AuthInfo | undefined,
   ): Promise<Outgoing> | Outgoing {
-    if (sessions.full) return refuse(503, idOf(message, body), -32000, "Too many open sessions; try again later");
+    if (sessions.full)
+      return refuse(503, idOf(message, body), ErrorCode.ServerError, "Too many open sessions; try again later");
     const caller = callerOf(request, auth);
     if (sessions.fullFor(caller)) {
       return refuse(
         503,
         idOf(message, body),
-        -32000,
+        ErrorCode.ServerError,
         `Too many open sessions for one caller (at most ${sessions.perCaller}); end one (DELETE) or try again later`,
       );
     }
@@ -467,12 +457,12 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
         `MCP-Protocol-Version ${header} is not this session's (${session.version})`,
       );
     }
-    if (Array.isArray(message) && session.version !== "2025-03-26") {
+    if (Array.isArray(message) && revisionOf(session)?.batches !== true) {
       return refuse(
         400,
         null,
         ErrorCode.InvalidRequest,
-        "Invalid request: JSON-RPC batches are accepted only in a 2025-03-26 session",
+        `Invalid request: JSON-RPC batches are accepted only in a ${BATCH_VERSIONS} session`,
       );
     }
     const needsAnswer = Array.isArray(message) ? message.some(isRequest) : isRequest(message);
@@ -480,7 +470,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     const reply = new Reply({
       status: handshakeStatus,
       headers: { "mcp-session-id": session.id },
-      log: { key, events: session, prime: session.version === "2025-11-25" },
+      log: { key, events: session, prime: revisionOf(session)?.ssePriming === true },
     });
     const done = session.connection.receive(
       body,
@@ -505,7 +495,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     if (!session) {
       const header = request.header(VERSION_HEADER);
       if (header !== null && HANDSHAKE.includes(header)) {
-        return refuse(400, null, -32000, "Bad Request: no MCP-Session-Id; send initialize first");
+        return refuse(400, null, ErrorCode.ServerError, "Bad Request: no MCP-Session-Id; send initialize first");
       }
       return answer(405, undefined, { allow: "POST" });
     }
@@ -528,7 +518,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       }
     } else {
       session.get = stream;
-      if (session.version === "2025-11-25") stream.prime(session.record("get", ""));
+      if (revisionOf(session)?.ssePriming) stream.prime(session.record("get", ""));
     }
     return { status: 200, headers: { ...SSE_HEADERS, "mcp-session-id": session.id }, stream };
   }

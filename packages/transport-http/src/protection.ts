@@ -1,4 +1,4 @@
-import { type AuthInfo, errorLine, type MaybePromise } from "@toolsmith/core";
+import { type AuthInfo, ErrorCode, errorLine, type MaybePromise } from "@toolsmith/core";
 import { answer, type Incoming, type Outgoing } from "./exchange.js";
 
 export interface ProtectionOptions {
@@ -56,7 +56,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 function forbidden(message: string): Outgoing {
-  return answer(403, errorLine("null", { code: -32000, message }));
+  return answer(403, errorLine("null", { code: ErrorCode.ServerError, message }));
 }
 
 export type Guard = (request: Incoming) => Outgoing | undefined;
@@ -136,7 +136,7 @@ export async function authorize(
     return `Bearer ${parts.join(", ")}`;
   };
   const refused = (status: number, error: string, message: string) =>
-    answer(status, errorLine("null", { code: -32000, message }), {
+    answer(status, errorLine("null", { code: ErrorCode.ServerError, message }), {
       "content-type": "application/json",
       "www-authenticate": challenge(error, message),
     });

@@ -1,11 +1,11 @@
-import { MetaKey } from "@toolsmith/core";
+import { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION, MetaKey } from "@toolsmith/core";
 
 // Shared by the HTTP tests that call a handler directly: web-standard requests of both eras.
 
 export const URL_ = "http://127.0.0.1:3000/mcp";
 
 export const META = {
-  [MetaKey.protocolVersion]: "2026-07-28",
+  [MetaKey.protocolVersion]: LATEST_STATELESS_VERSION,
   [MetaKey.clientCapabilities]: { elicitation: {} },
 };
 
@@ -16,7 +16,7 @@ export const H = { "content-type": "application/json", accept: "application/json
 export function headers2026(method: string, name?: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     ...H,
-    "mcp-protocol-version": "2026-07-28",
+    "mcp-protocol-version": LATEST_STATELESS_VERSION,
     "mcp-method": method,
     ...(name === undefined ? {} : { "mcp-name": name }),
     ...extra,
@@ -46,7 +46,7 @@ export function initialize(id = 1) {
     jsonrpc: "2.0",
     id,
     method: "initialize",
-    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+    params: { protocolVersion: LATEST_HANDSHAKE_VERSION, capabilities: {}, clientInfo: { name: "c", version: "1" } },
   };
 }
 

@@ -1,8 +1,5 @@
-import { errorLine, idText, type RequestId } from "@toolsmith/core";
+import { ErrorCode, errorLine, idText, type RequestId } from "@toolsmith/core";
 import { rawBatchIds } from "@toolsmith/core/internal";
-
-// Implementation-defined server error (-32000 to -32019 in every revision), as HTTP's "too many" refusals use.
-const BUSY = -32000;
 
 /** What `urgentMessage` returns for a line that may wait its turn behind queued requests. */
 export const NOT_URGENT: unique symbol = Symbol("not urgent");
@@ -81,7 +78,7 @@ export function idKey(id: RequestId): string {
  * exactly as `text` carries it; undefined when it asks nothing.
  */
 export function busyReply(message: unknown, text: string, why: string): string | undefined {
-  const error = { code: BUSY, message: why };
+  const error = { code: ErrorCode.ServerError, message: why };
   if (!Array.isArray(message)) {
     return requestIdOf(message) === undefined
       ? undefined

@@ -1,4 +1,4 @@
-import { errorLine, idText } from "@toolsmith/core";
+import { ErrorCode, errorLine, idText } from "@toolsmith/core";
 import { rawBatchIds } from "@toolsmith/core/internal";
 
 // The host's requests the server has not answered yet, by each id's exact text (past 2^53 too), so that a server
@@ -68,7 +68,7 @@ export class Pending {
   /** One error line per unanswered request (an array line per batch), each id as the host wrote it; then none. */
   fail(message: string): string[] {
     const lines = [...this.#waiting].map(([ids, { batch }]) => {
-      const errors = [...ids].map((id) => errorLine(id, { code: -32603, message }));
+      const errors = [...ids].map((id) => errorLine(id, { code: ErrorCode.InternalError, message }));
       return batch ? `[${errors.join(",")}]` : errors.join("\n");
     });
     this.#waiting.clear();

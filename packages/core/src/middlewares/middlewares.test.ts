@@ -61,7 +61,7 @@ describe("requestLog", () => {
 });
 
 describe("rateLimit", () => {
-  it("a token bucket per caller: over the burst, -32001 with retryAfterMs; tokens come back with time; lists are free", async () => {
+  it("a token bucket per caller: over the burst, -32010 (not HTTP's session -32001) with retryAfterMs; tokens come back with time; lists are free", async () => {
     let now = 0;
     const s = server().use(rateLimit({ capacity: 2, perSecond: 1, now: () => now }));
     const ana = await createTestClient(s, { auth: { subject: "ana", scopes: [] } });
@@ -69,7 +69,7 @@ describe("rateLimit", () => {
     await ana.callTool("add", { a: 1, b: 1 });
     await ana.callTool("add", { a: 1, b: 1 });
     const refused = await rpcError(ana.callTool("add", { a: 1, b: 1 }));
-    expect(refused).toMatchObject({ code: RATE_LIMITED, data: { retryAfterMs: 1000 } });
+    expect(refused).toMatchObject({ code: -32010, data: { retryAfterMs: 1000 } });
     expect(await bob.callTool("add", { a: 2, b: 2 })).toMatchObject({ content: [{ text: "4" }] });
     expect((await ana.listTools()).length).toBe(4);
     now = 1000;

@@ -1,5 +1,6 @@
 import type { Round } from "../ask.js";
 import { McpError } from "../errors.js";
+import { ErrorCode } from "../json-rpc.js";
 import type { Middleware, Operation } from "../middleware.js";
 import { principalOf } from "./caller.js";
 
@@ -28,8 +29,8 @@ export interface RateLimitOptions {
   now?: () => number;
 }
 
-/** The JSON-RPC error of a refused operation: implementation-defined range. */
-export const RATE_LIMITED = -32001;
+/** The JSON-RPC error of a refused operation: `ErrorCode.RateLimited` (-32010). */
+export const RATE_LIMITED = ErrorCode.RateLimited;
 
 // A replay that passed the seal check just before its state expired may reach the limiter just after.
 const GRACE_MS = 60_000;
@@ -67,7 +68,7 @@ class Redeemed {
 }
 
 /**
- * A token bucket per caller: over its rate, an operation is refused with -32001 and `data.retryAfterMs`. A request
+ * A token bucket per caller: over its rate, an operation is refused with -32010 (`ErrorCode.RateLimited`) and `data.retryAfterMs`. A request
  * that takes several 2026-07-28 `input_required` rounds costs one token: each verified round's first retry is free,
  * a replay of its `requestState` is charged like a fresh call. Buckets and redeemed rounds live in this middleware
  * instance: shared by every connection of the process, per process when several serve one endpoint.
