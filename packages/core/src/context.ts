@@ -36,7 +36,7 @@ export interface AuthInfo {
 
 /** `auth` itself, when it names its caller; a TypeError otherwise (a principal without a subject binds to nothing). */
 export function checkedAuth(auth: AuthInfo): AuthInfo {
-  if (typeof auth.subject !== "string" || auth.subject === "") {
+  if (typeof auth.subject !== "string" || auth.subject.trim() === "") {
     throw new TypeError(
       "auth.subject must be a non-empty string: a principal without a subject cannot be told apart from another; fix the authenticator that made it",
     );

@@ -20,6 +20,7 @@ const BOB: AuthInfo = { subject: "bob", scopes: [] };
 const SUBJECTLESS = [
   ["{}", {}],
   ['{ subject: "" }', { subject: "", scopes: [] }],
+  ['{ subject: " \\t" } (white space only)', { subject: " \t", scopes: [] }],
   ["{ subject: undefined, scopes }", { subject: undefined, scopes: ["admin"] }],
 ] as unknown as [string, AuthInfo][];
 

@@ -28,6 +28,7 @@ function app(logged: LogEntry[] = []) {
 const SUBJECTLESS = [
   ["{}", {}],
   ['{ subject: "" }', { subject: "" }],
+  ['{ subject: "  " } (white space only)', { subject: "  " }],
   ["{ subject: undefined, scopes }", { subject: undefined, scopes: ["admin"] }],
 ] as unknown as [string, AuthInfo][];
 

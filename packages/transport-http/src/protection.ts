@@ -143,7 +143,7 @@ export async function authorize(
   try {
     const principal = await options.authenticate(request.request());
     if (principal === undefined || principal === null) return refused(401, "invalid_token", "Unauthorized");
-    if (typeof principal.subject !== "string" || principal.subject === "") {
+    if (typeof principal.subject !== "string" || principal.subject.trim() === "") {
       misconfigured();
       return refused(401, "invalid_token", NO_SUBJECT);
     }

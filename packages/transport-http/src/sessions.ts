@@ -38,7 +38,7 @@ export class HttpSession implements EventLog {
    */
   ownedBy(auth: AuthInfo | undefined): boolean {
     if (auth === undefined) return this.subject === undefined;
-    return typeof auth.subject === "string" && auth.subject !== "" && auth.subject === this.subject;
+    return typeof auth.subject === "string" && auth.subject.trim() !== "" && auth.subject === this.subject;
   }
 
   /** A new stream key for a POST's SSE reply. */
