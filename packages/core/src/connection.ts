@@ -397,10 +397,23 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       clientCapabilities: capabilities,
     };
     this.#state = initialize(state, session);
-    this.#caller = new RequestContextImpl({
+    this.#caller = this.#sessionContext(session, featuresOf(session.protocolVersion), id, key, params, options);
+    return this.#core.initializeResult(session.protocolVersion);
+  }
+
+  // The context of a request in a handshake-era session: what `initialize` negotiated, plus this request's own.
+  #sessionContext(
+    session: HandshakeSession,
+    revision: RevisionFeatures,
+    id: RequestId,
+    key: string,
+    params: Params,
+    options: ReceiveOptions | undefined,
+  ): RequestContextImpl {
+    return new RequestContextImpl({
       requestId: id,
       key,
-      revision: featuresOf(session.protocolVersion),
+      revision,
       clientInfo: session.clientInfo,
       clientCapabilities: session.clientCapabilities,
       meta: metaOf(params),
@@ -408,8 +421,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       extra: this.#extraFor(options),
       port: this,
       tag: options?.tag,
+      checkTool: options?.checkTool,
     });
-    return this.#core.initializeResult(session.protocolVersion);
   }
 
   #handshake(
@@ -423,19 +436,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     const revision = featuresOf(session.protocolVersion);
     const handler = this.#method(method, revision);
     this.#capable(method, handler);
-    const ctx = new RequestContextImpl({
-      requestId: id,
-      key,
-      revision,
-      clientInfo: session.clientInfo,
-      clientCapabilities: session.clientCapabilities,
-      meta: metaOf(params),
-      auth: this.#authOf(options),
-      extra: this.#extraFor(options),
-      port: this,
-      tag: options?.tag,
-      checkTool: options?.checkTool,
-    });
+    const ctx = this.#sessionContext(session, revision, id, key, params, options);
     this.#caller = ctx;
     return this.#inFlight.run(handler, method, params, ctx, false);
   }
