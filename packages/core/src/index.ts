@@ -4,6 +4,8 @@
  * errorLine, idText, versions, MetaKey). The test client is `@toolsmith/core/testing`; sibling packages' helpers are
  * `@toolsmith/core/internal`. Every export is a promise: src/surface.test.ts pins the list.
  */
+
+export { Connection, type ConnectOptions, type ReceiveOptions, type Route } from "./connection/connection.js";
 export type {
   ElicitForm,
   ElicitRawForm,
@@ -13,8 +15,7 @@ export type {
   Round,
   SampleRequest,
   SampleResult,
-} from "./ask.js";
-export { Connection, type ConnectOptions, type ReceiveOptions, type Route } from "./connection.js";
+} from "./context/ask.js";
 export type {
   AuthInfo,
   ClientLog,
@@ -22,7 +23,31 @@ export type {
   LogData,
   LogMethod,
   RequestContext,
-} from "./context.js";
+} from "./context/context.js";
+export { type ErrorReport, type LogEntry, type Logger, textLogger } from "./context/logger.js";
+export type { Middleware, Operation, OperationKind } from "./middleware/compose.js";
+export type { Phase } from "./protocol/era.js";
+export { httpStatusOf } from "./protocol/http-status.js";
+export { isLogLevel, LOG_LEVELS, type LogLevel, levelPasses } from "./protocol/log-levels.js";
+export {
+  audio,
+  embeddedResource,
+  errorResult,
+  image,
+  resourceLink,
+  text,
+} from "./protocol/results.js";
+export { featuresOf, type RevisionFeatures } from "./protocol/revision.js";
+export {
+  HANDSHAKE_VERSIONS,
+  type HandshakeVersion,
+  LATEST_HANDSHAKE_VERSION,
+  LATEST_STATELESS_VERSION,
+  MetaKey,
+  type ProtocolVersion,
+  STATELESS_VERSIONS,
+  type StatelessVersion,
+} from "./protocol/versions.js";
 export {
   type Completer,
   type Completion,
@@ -38,54 +63,8 @@ export {
   type StaticResourceDefinition,
   type TemplateArgs,
   type ToolDefinition,
-} from "./definitions.js";
-export type { Phase } from "./era.js";
-export { ClientError, DefinitionError, isMcpError, McpError } from "./errors.js";
-export {
-  ErrorCode,
-  errorLine,
-  httpStatusOf,
-  type JsonRpcError,
-  type JsonRpcErrorObject,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-  type JsonRpcSuccess,
-  type RequestId,
-} from "./json-rpc.js";
-export {
-  type ErrorReport,
-  isLogLevel,
-  LOG_LEVELS,
-  type LogEntry,
-  type Logger,
-  type LogLevel,
-  levelPasses,
-  textLogger,
-} from "./logger.js";
-export type { Middleware, Operation, OperationKind } from "./middleware.js";
-export {
-  HANDSHAKE_VERSIONS,
-  type HandshakeVersion,
-  LATEST_HANDSHAKE_VERSION,
-  LATEST_STATELESS_VERSION,
-  MetaKey,
-  type ProtocolVersion,
-  STATELESS_VERSIONS,
-  type StatelessVersion,
-} from "./protocol.js";
-export { idText } from "./raw-id.js";
-export {
-  audio,
-  embeddedResource,
-  errorResult,
-  image,
-  resourceLink,
-  text,
-} from "./results.js";
-export { featuresOf, type RevisionFeatures } from "./revision.js";
-export type { Registered, RegisteredKind } from "./router.js";
+} from "./registry/definitions.js";
+export type { Registered, RegisteredKind } from "./registry/router.js";
 export {
   type AnySchema,
   type Infer,
@@ -95,8 +74,22 @@ export {
   registerSchemaAdapter,
   type SchemaAdapter,
   type ValidationIssue,
-} from "./schema-adapter.js";
-export { createServer, type Servable, type Server, type ServerOptions, toServer } from "./server.js";
+} from "./schema/schema-adapter.js";
+export { createServer, type Servable, type Server, type ServerOptions, toServer } from "./server/server.js";
+export { ClientError, DefinitionError, isMcpError, McpError } from "./wire/errors.js";
+export {
+  ErrorCode,
+  errorLine,
+  type JsonRpcError,
+  type JsonRpcErrorObject,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type JsonRpcSuccess,
+  type RequestId,
+} from "./wire/json-rpc.js";
+export { idText } from "./wire/raw-id.js";
 export type {
   Annotations,
   AudioContent,
@@ -122,4 +115,4 @@ export type {
   TextResourceContents,
   Tool,
   ToolAnnotations,
-} from "./types.js";
+} from "./wire/types.js";

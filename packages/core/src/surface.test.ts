@@ -125,17 +125,17 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
     ],
   },
   "@toolsmith/core/testing": {
-    file: "./testing-entry.ts",
+    file: "./testing/index.ts",
     values: ["createTestClient"],
     types: ["ClientHandler", "Exchange", "TestClient", "TestClientOptions", "TestSubscription", "WireRecord"],
   },
   "@toolsmith/core/internal": {
-    file: "./internal-entry.ts",
+    file: "./internal.ts",
     values: ["isUriTemplate", "rawBatchIds", "zodV4Adapter"],
     types: [],
   },
   "@toolsmith/core/middleware": {
-    file: "./middlewares/index.ts",
+    file: "./middleware/kit/index.ts",
     values: ["RATE_LIMITED", "TimeoutError", "audit", "callerOf", "principalOf", "rateLimit", "requestLog", "timeout"],
     types: ["AuditOptions", "AuditRecord", "Outcome", "RateLimitOptions", "RequestLogLine"],
   },

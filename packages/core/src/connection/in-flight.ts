@@ -1,0 +1,196 @@
+import { InputRequired, type InputRound } from "../context/ask.js";
+import type { AuthInfo, RequestContextImpl } from "../context/context.js";
+import { type AskTarget, inputRequired, openRound } from "../context/input-required.js";
+import { describeOperation, runMiddleware } from "../middleware/compose.js";
+import { CACHE_HINT } from "../protocol/results.js";
+import { McpError } from "../wire/errors.js";
+import { ErrorCode } from "../wire/json-rpc.js";
+import { isPromiseLike, type MaybePromise } from "../wire/maybe.js";
+import type { Method, MethodEnv } from "./methods.js";
+import type { ServerCore } from "./server-core.js";
+
+export type Params = Record<string, unknown> | undefined;
+
+/** What a request leaves to reply with: a result, or nothing when it was cancelled. */
+export const NO_REPLY: unique symbol = Symbol("no reply");
+export type Outcome = Record<string, unknown> | typeof NO_REPLY;
+
+/** A request being served, as its continuations need it. */
+interface Served {
+  readonly handler: Method;
+  readonly method: string;
+  readonly params: Params;
+  readonly ctx: RequestContextImpl;
+  readonly key: string;
+  readonly mayAsk: boolean;
+}
+
+function askTarget(handler: Method, method: string, params: Params, auth: AuthInfo | undefined): AskTarget {
+  const { target, args } = (handler.asks as NonNullable<Method["asks"]>)(params);
+  return { method, target, args, auth };
+}
+
+function withoutHint(result: Record<string, unknown>): Record<string, unknown> {
+  if (!(CACHE_HINT in result)) return result;
+  const { [CACHE_HINT]: _hint, ...rest } = result as Record<string | symbol, unknown>;
+  return rest as Record<string, unknown>;
+}
+
+/** The client requests being served: each in flight by its id until answered, run through middleware, completed. */
+export class InFlight {
+  readonly #core: ServerCore;
+  readonly #env: MethodEnv;
+  readonly #requests = new Map<string, RequestContextImpl>();
+
+  constructor(core: ServerCore, env: MethodEnv) {
+    this.#core = core;
+    this.#env = env;
+  }
+
+  get size(): number {
+    return this.#requests.size;
+  }
+
+  /**
+   * The client cancelled the request under `key` (`requestKey`): the id is free again at once; the cancelled
+   * handler's late finish answers nothing.
+   */
+  cancel(key: string, reason: string): void {
+    const ctx = this.#requests.get(key);
+    if (ctx) {
+      this.#requests.delete(key);
+      ctx.cancel(reason);
+    }
+  }
+
+  abortAll(why: unknown): void {
+    for (const ctx of this.#requests.values()) ctx.abort(why);
+  }
+
+  /** Serve a request from here until answered; `mayAsk`: it may answer input_required. */
+  run(
+    handler: Method,
+    method: string,
+    params: Params,
+    ctx: RequestContextImpl,
+    mayAsk: boolean,
+  ): MaybePromise<Outcome> {
+    return this.#invoke({ handler, method, params, ctx, key: this.#register(ctx), mayAsk });
+  }
+
+  // In flight from here until answered: the id is taken, and a cancellation finds the request.
+  #register(ctx: RequestContextImpl): string {
+    const { key } = ctx;
+    if (this.#requests.has(key)) {
+      const shown = typeof ctx.requestId === "string" ? JSON.stringify(ctx.requestId) : key.slice(1);
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `Invalid request: id ${shown} is already in use by a request in flight`,
+      );
+    }
+    this.#requests.set(key, ctx);
+    return key;
+  }
+
+  #invoke(served: Served): MaybePromise<Outcome> {
+    const { handler, params, ctx } = served;
+    const { middleware } = this.#core;
+    let result: MaybePromise<Record<string, unknown>>;
+    try {
+      // Without middleware, nothing of its machinery runs.
+      result =
+        middleware.length === 0 || handler.operation === undefined
+          ? handler.run(this.#env, params, ctx)
+          : runMiddleware(middleware, describeOperation(served.method, handler.operation, params, ctx), () =>
+              handler.run(this.#env, params, ctx),
+            );
+    } catch (error) {
+      return this.#failed(error, served);
+    }
+    if (isPromiseLike<Record<string, unknown>>(result)) {
+      return Promise.resolve(result).then(
+        (value) => this.#answered(value, served),
+        (error: unknown) => this.#failed(error, served),
+      );
+    }
+    return this.#answered(result, served);
+  }
+
+  // A list that may differ per caller (guards, or middleware that could filter it) must not be cached publicly.
+  #perCaller(handler: Method): boolean {
+    if (handler.operation !== "list") return false;
+    if (this.#core.middleware.length > 0) return true;
+    const kind = handler.capability;
+    return (kind === "tools" || kind === "prompts" || kind === "resources") && this.#core.router.dependsOnCaller(kind);
+  }
+
+  #done({ ctx, key }: Served): void {
+    ctx.finish();
+    if (this.#requests.get(key) === ctx) this.#requests.delete(key);
+  }
+
+  #answered(result: Record<string, unknown>, served: Served): MaybePromise<Outcome> {
+    const { ctx } = served;
+    // A handler that swallowed the question still has no answer to it.
+    if (served.mayAsk && ctx.inputs?.asked !== undefined) return this.#needsInput(served);
+    this.#done(served);
+    if (ctx.cancelled) return NO_REPLY;
+    if (!ctx.revision.resultType) return withoutHint(result);
+    return this.#core.complete(result, served.handler.cache, this.#perCaller(served.handler));
+  }
+
+  #failed(error: unknown, served: Served): MaybePromise<Outcome> {
+    if (error instanceof InputRequired && served.mayAsk) return this.#needsInput(served);
+    this.#done(served);
+    if (served.ctx.cancelled) return NO_REPLY;
+    if (error instanceof InputRequired) throw new Error("a handler asked the client outside a request that may ask");
+    throw error;
+  }
+
+  // 2026-07-28: the handler asked what this round cannot answer: the request is answered input_required.
+  async #needsInput(served: Served): Promise<Outcome> {
+    const { handler, method, params, ctx } = served;
+    try {
+      const result = await inputRequired(
+        this.#core.sealer,
+        ctx.inputs as InputRound,
+        askTarget(handler, method, params, ctx.auth),
+        Date.now(),
+        this.#core.requestStateTtlMs,
+      );
+      return ctx.cancelled ? NO_REPLY : this.#core.complete(result, undefined);
+    } finally {
+      this.#done(served);
+    }
+  }
+
+  /** A retry of a method that may ask: in flight (so a cancellation finds it) while its state is checked. */
+  retry(
+    handler: Method,
+    method: string,
+    params: Params,
+    ctx: RequestContextImpl,
+    auth: AuthInfo | undefined,
+  ): MaybePromise<Outcome> {
+    const key = this.#register(ctx);
+    const served: Served = { handler, method, params, ctx, key, mayAsk: true };
+    let opened: MaybePromise<InputRound>;
+    try {
+      opened = openRound(this.#core.sealer, params, askTarget(handler, method, params, auth), Date.now());
+    } catch (error) {
+      this.#done(served);
+      throw error;
+    }
+    return Promise.resolve(opened).then(
+      (round) => {
+        ctx.inputs = round;
+        if (ctx.cancelled) {
+          this.#done(served);
+          return NO_REPLY;
+        }
+        return this.#invoke(served);
+      },
+      (error: unknown) => this.#failed(error, served),
+    );
+  }
+}

@@ -1,0 +1,183 @@
+import type { RequestContextImpl } from "../context/context.js";
+import type { OperationKind } from "../middleware/compose.js";
+import {
+  CallToolParams,
+  CompleteParams,
+  check,
+  GetPromptParams,
+  type Inbound,
+  issuesText,
+  ListenParams,
+  PaginatedParams,
+  ReadResourceParams,
+} from "../protocol/inbound.js";
+import { isLogLevel, type LogLevel } from "../protocol/log-levels.js";
+import { CACHE_HINT } from "../protocol/results.js";
+import { McpError, shown } from "../wire/errors.js";
+import { ErrorCode } from "../wire/json-rpc.js";
+import { andThen, type MaybePromise } from "../wire/maybe.js";
+import type { CacheHint, CacheKind, ServerCapabilities } from "../wire/types.js";
+import type { ServerCore } from "./server-core.js";
+
+/** What `subscriptions/listen` asks for. */
+export interface ListenFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+}
+
+/** What the connection-scoped methods need from their connection. */
+export interface ConnectionControl {
+  setLogLevel(level: LogLevel): void;
+  subscribe(uri: string, ctx: RequestContextImpl): void;
+  unsubscribe(uri: string): void;
+  /** Open a listen stream; resolves with its result when the server ends it. */
+  listen(filter: ListenFilter, ctx: RequestContextImpl): Promise<Record<string, unknown>>;
+}
+
+/** Where a method runs: the server everyone shares, and the connection the request came on. */
+export interface MethodEnv {
+  readonly core: ServerCore;
+  readonly connection: ConnectionControl;
+}
+
+/** One MCP method as the dispatcher sees it. */
+export interface Method {
+  /** The capability that must be advertised for the method to exist. */
+  readonly capability?: keyof ServerCapabilities;
+  readonly cache?: CacheKind;
+  /** 2026-07-28: this method may answer `input_required`; the name/URI and arguments a retry must repeat. */
+  readonly asks?: (params: Record<string, unknown> | undefined) => { target: string; args: unknown };
+  /** Middleware runs around this method, seeing it as this kind of operation. */
+  readonly operation?: OperationKind;
+  run(
+    env: MethodEnv,
+    params: Record<string, unknown> | undefined,
+    ctx: RequestContextImpl,
+  ): MaybePromise<Record<string, unknown>>;
+}
+
+function parse<T>(inbound: Inbound<T>, params: Record<string, unknown> | undefined): T {
+  const parsed = check(inbound, params ?? {});
+  if (parsed.success) return parsed.data;
+  throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${issuesText(parsed.error.issues)}`);
+}
+
+/** A list method: one array under `key`, a page at a time when the server pages; `cache`: its own hint, if any. */
+function list(
+  capability: "tools" | "resources" | "prompts",
+  key: string,
+  items: (env: MethodEnv, ctx: RequestContextImpl, params: Record<string, unknown>) => MaybePromise<unknown[]>,
+  cache?: (env: MethodEnv) => CacheHint | undefined,
+): Method {
+  return {
+    capability,
+    cache: "list",
+    operation: "list",
+    run(env, params, ctx) {
+      const { cursor } = parse(PaginatedParams, params);
+      return andThen(items(env, ctx, params ?? {}), (found) => {
+        const page = env.core.page(key, found, cursor);
+        const hint = cache?.(env);
+        return hint ? andThen(page, (result) => ({ ...result, [CACHE_HINT]: hint })) : page;
+      });
+    },
+  };
+}
+
+const EMPTY = (): Record<string, unknown> => ({});
+
+/** Every method a server answers; which exist in a request's revision is the revision table's word. */
+export const METHODS: Readonly<Record<string, Method>> = {
+  ping: { run: EMPTY },
+  "server/discover": { cache: "discover", run: (env) => env.core.discoverResult() },
+  "tools/list": list("tools", "tools", (env, ctx, params) => env.core.router.listTools(ctx, params)),
+  "tools/call": {
+    capability: "tools",
+    operation: "call",
+    asks(params) {
+      const { name, arguments: args } = parse(CallToolParams, params);
+      return { target: name, args };
+    },
+    run(env, params, ctx) {
+      const { name, arguments: args } = parse(CallToolParams, params);
+      ctx.logger = name;
+      const result = env.core.router.callTool(name, args, ctx, params, ctx.checkTool);
+      return result as unknown as MaybePromise<Record<string, unknown>>;
+    },
+  },
+  "resources/list": list(
+    "resources",
+    "resources",
+    (env, ctx, params) => env.core.router.listResources(ctx, params),
+    (env) => env.core.router.resourcesListCache(),
+  ),
+  "resources/templates/list": list("resources", "resourceTemplates", (env, ctx, params) =>
+    env.core.router.listResourceTemplates(ctx, params),
+  ),
+  "resources/read": {
+    capability: "resources",
+    cache: "read",
+    operation: "read",
+    asks: (params) => ({ target: parse(ReadResourceParams, params).uri, args: undefined }),
+    run(env, params, ctx) {
+      const { uri } = parse(ReadResourceParams, params);
+      return env.core.router.readResource(uri, ctx, params) as unknown as MaybePromise<Record<string, unknown>>;
+    },
+  },
+  "resources/subscribe": {
+    capability: "resources",
+    run(env, params, ctx) {
+      env.connection.subscribe(parse(ReadResourceParams, params).uri, ctx);
+      return {};
+    },
+  },
+  "resources/unsubscribe": {
+    capability: "resources",
+    run(env, params) {
+      env.connection.unsubscribe(parse(ReadResourceParams, params).uri);
+      return {};
+    },
+  },
+  "prompts/list": list("prompts", "prompts", (env, ctx, params) => env.core.router.listPrompts(ctx, params)),
+  "prompts/get": {
+    capability: "prompts",
+    operation: "get",
+    asks(params) {
+      const { name, arguments: args } = parse(GetPromptParams, params);
+      return { target: name, args };
+    },
+    run(env, params, ctx) {
+      const { name, arguments: args } = parse(GetPromptParams, params);
+      ctx.logger = name;
+      return env.core.router.getPrompt(name, args, ctx, params) as unknown as MaybePromise<Record<string, unknown>>;
+    },
+  },
+  "completion/complete": {
+    capability: "completions",
+    operation: "complete",
+    run(env, params, ctx) {
+      const { ref, argument, context } = parse(CompleteParams, params);
+      const known = ctx.revision.completionContext ? (context?.arguments ?? {}) : {};
+      return andThen(env.core.router.complete(ref, argument, known, ctx, params), (completion) => ({ completion }));
+    },
+  },
+  "logging/setLevel": {
+    capability: "logging",
+    run(env, params) {
+      const level = params?.level;
+      if (!isLogLevel(level)) {
+        throw new McpError(ErrorCode.InvalidParams, `Invalid log level: ${shown(level)}`);
+      }
+      env.connection.setLogLevel(level);
+      return {};
+    },
+  },
+  "subscriptions/listen": {
+    run(env, params, ctx) {
+      const { notifications } = parse(ListenParams, params);
+      return env.connection.listen(notifications ?? {}, ctx);
+    },
+  },
+};

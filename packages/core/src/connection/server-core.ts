@@ -1,0 +1,36 @@
+import type { LogEntry } from "../context/logger.js";
+import type { Middleware } from "../middleware/compose.js";
+import type { ProtocolVersion } from "../protocol/versions.js";
+import type { Audience, ChangeKind, Router } from "../registry/router.js";
+import type { MaybePromise } from "../wire/maybe.js";
+import type { Sealer } from "../wire/seal.js";
+import type { CacheKind, Implementation } from "../wire/types.js";
+
+/** What a connection is told by its server: list changes and resource updates, to pass on to its client. */
+export interface ConnectionListener {
+  /** `audience`: who may hear of it (undefined: everyone; else a caller one of the guards allows). */
+  listChanged(kind: ChangeKind, audience: Audience): void;
+  resourceUpdated(uri: string): void;
+}
+
+/** What a Connection needs from its server: shared by every connection, built once. */
+export interface ServerCore {
+  readonly router: Router;
+  /** What runs around every operation (`server.use`), outermost first. */
+  readonly middleware: readonly Middleware[];
+  readonly sealer: Sealer;
+  /** How long a 2026-07-28 `requestState` stays valid. */
+  readonly requestStateTtlMs: number;
+  /** How long a handshake-era request to the client may go unanswered. */
+  readonly clientRequestTimeoutMs: number;
+  serverInfo(version: ProtocolVersion): Implementation;
+  discoverResult(): Record<string, unknown>;
+  initializeResult(version: ProtocolVersion): Record<string, unknown>;
+  /** Shape a 2026-07-28 result: `resultType`, caching hint, server info. */
+  complete(result: Record<string, unknown>, cache: CacheKind | undefined, perCaller?: boolean): Record<string, unknown>;
+  /** One page of a list, with `nextCursor` when more follow. */
+  page(key: string, items: unknown[], cursor: string | undefined): MaybePromise<Record<string, unknown>>;
+  log(entry: LogEntry): void;
+  attach(listener: ConnectionListener): void;
+  detach(listener: ConnectionListener): void;
+}

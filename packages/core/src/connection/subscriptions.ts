@@ -1,0 +1,124 @@
+import type { RequestContextImpl } from "../context/context.js";
+import type { LogEntry } from "../context/logger.js";
+import { MetaKey } from "../protocol/versions.js";
+import type { Audience, ChangeKind } from "../registry/router.js";
+import { allows } from "../registry/views.js";
+import { MAX_URI_LENGTH } from "../schema/uri-template.js";
+import { McpError } from "../wire/errors.js";
+import { ErrorCode, type RequestId } from "../wire/json-rpc.js";
+import type { ListenFilter } from "./methods.js";
+import type { Outlet } from "./outlet.js";
+import type { ServerCore } from "./server-core.js";
+
+/** Resource subscriptions one connection may hold (each keeps its URI and its request's context). */
+export const MAX_SUBSCRIPTIONS = 10_000;
+
+interface Listen {
+  readonly id: RequestId;
+  readonly tag: unknown;
+  readonly ctx: RequestContextImpl;
+  readonly filter: ListenFilter;
+  end(): void;
+}
+
+/** Who hears of which change: handshake-era resource subscriptions and 2026-07-28 `subscriptions/listen` streams. */
+export class Subscriptions {
+  readonly #core: ServerCore;
+  readonly #out: Outlet;
+  // A subscription remembers who subscribed: an update goes only to a caller who may read the resource.
+  readonly #subscriptions = new Map<string, RequestContextImpl>();
+  readonly #listens = new Map<string, Listen>();
+
+  constructor(core: ServerCore, out: Outlet) {
+    this.#core = core;
+    this.#out = out;
+  }
+
+  subscribe(uri: string, ctx: RequestContextImpl): void {
+    // Kept for the connection's life: bounded, so a client cannot grow the server's memory by subscribing.
+    if (uri.length > MAX_URI_LENGTH) {
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`);
+    }
+    if (this.#subscriptions.size >= MAX_SUBSCRIPTIONS && !this.#subscriptions.has(uri)) {
+      throw new McpError(
+        ErrorCode.ServerError,
+        `Too many resource subscriptions on this connection (at most ${MAX_SUBSCRIPTIONS}); unsubscribe from one first`,
+      );
+    }
+    this.#subscriptions.set(uri, ctx);
+  }
+
+  unsubscribe(uri: string): void {
+    this.#subscriptions.delete(uri);
+  }
+
+  /** Acknowledge what of the filter this server can honour, and keep the stream open until it ends. */
+  listen(filter: ListenFilter, ctx: RequestContextImpl): Promise<Record<string, unknown>> {
+    const capabilities = this.#core.router.capabilities();
+    const honoured: ListenFilter = {};
+    if (filter.toolsListChanged && capabilities.tools) honoured.toolsListChanged = true;
+    if (filter.promptsListChanged && capabilities.prompts) honoured.promptsListChanged = true;
+    if (filter.resourcesListChanged && capabilities.resources) honoured.resourcesListChanged = true;
+    if (filter.resourceSubscriptions && filter.resourceSubscriptions.length > 0 && capabilities.resources) {
+      honoured.resourceSubscriptions = [...filter.resourceSubscriptions];
+    }
+    const id = ctx.requestId;
+    const { key } = ctx;
+    const meta = { [MetaKey.subscriptionId]: id };
+    this.#out.notify("notifications/subscriptions/acknowledged", { _meta: meta, notifications: honoured }, id, ctx.tag);
+    return new Promise((resolve) => {
+      // Ended by the server (its closing result) or by a cancellation (no reply): the stream stops either way.
+      const end = () => {
+        if (this.#listens.get(key)?.filter === honoured) this.#listens.delete(key);
+        resolve({ _meta: meta });
+      };
+      this.#listens.set(key, { id, tag: ctx.tag, ctx, filter: honoured, end });
+      ctx.signal.addEventListener("abort", end, { once: true });
+    });
+  }
+
+  /** End every listen stream with its result. */
+  endAll(): void {
+    for (const listen of [...this.#listens.values()]) listen.end();
+  }
+
+  /**
+   * `session`: the latest request of an initialized handshake-era session, which is told of changes directly;
+   * `audience`: who may hear of this one (a caller one of its guards lets see a changed item; undefined: anyone).
+   */
+  listChanged(kind: ChangeKind, session: RequestContextImpl | undefined, audience: Audience): void {
+    const method = `notifications/${kind}/list_changed`;
+    const report = (entry: LogEntry) => this.#core.log(entry);
+    const hears = (ctx: RequestContextImpl) =>
+      audience === undefined || audience.some((guard) => allows(guard, ctx, report));
+    if (session && hears(session)) this.#out.emit({ jsonrpc: "2.0", method }, { kind: "notification" });
+    const wanted =
+      kind === "tools" ? "toolsListChanged" : kind === "prompts" ? "promptsListChanged" : "resourcesListChanged";
+    for (const listen of this.#listens.values()) {
+      if (listen.filter[wanted] && hears(listen.ctx)) {
+        this.#out.notify(method, { _meta: { [MetaKey.subscriptionId]: listen.id } }, listen.id, listen.tag);
+      }
+    }
+  }
+
+  resourceUpdated(uri: string, operating: boolean): void {
+    const router = this.#core.router;
+    const subscriber = this.#subscriptions.get(uri);
+    if (operating && subscriber && router.canRead(uri, subscriber)) {
+      this.#out.emit(
+        { jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } },
+        { kind: "notification" },
+      );
+    }
+    for (const listen of this.#listens.values()) {
+      if (listen.filter.resourceSubscriptions?.includes(uri) && router.canRead(uri, listen.ctx)) {
+        this.#out.notify(
+          "notifications/resources/updated",
+          { uri, _meta: { [MetaKey.subscriptionId]: listen.id } },
+          listen.id,
+          listen.tag,
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,332 @@
+import { isLogLevel, LOG_LEVELS, type LogLevel, levelPasses } from "../protocol/log-levels.js";
+import type { RevisionFeatures } from "../protocol/revision.js";
+import { MetaKey, type ProtocolVersion } from "../protocol/versions.js";
+import type { InferInput, InputSchema } from "../schema/schema-adapter.js";
+import { isPlainObject, type RequestId } from "../wire/json-rpc.js";
+import type { Implementation, Tool } from "../wire/types.js";
+import {
+  type AskPort,
+  ask,
+  type ElicitForm,
+  type ElicitRawForm,
+  type ElicitResult,
+  type ElicitUrl,
+  type InputRound,
+  type Root,
+  type SampleRequest,
+  type SampleResult,
+} from "./ask.js";
+import { loggable } from "./log-data.js";
+
+/** Which protocol era a request arrived in. */
+export type Era = "handshake" | "stateless";
+
+/**
+ * Who is calling, as the transport authenticated them (the HTTP transport's `authenticate` hook). Sessions and
+ * `requestState` are bound to `subject`: a principal without one is refused, never taken for another.
+ */
+export interface AuthInfo {
+  /** A stable identifier of the caller (a user or client id): required, non-empty. */
+  readonly subject: string;
+  /** What the caller may do. */
+  readonly scopes: readonly string[];
+  /** Anything else the authenticator knows (claims, the raw token). */
+  readonly [key: string]: unknown;
+}
+
+/** `auth` itself, when it names its caller; a TypeError otherwise (a principal without a subject binds to nothing). */
+export function checkedAuth(auth: AuthInfo): AuthInfo {
+  if (typeof auth.subject !== "string" || auth.subject.trim() === "") {
+    throw new TypeError(
+      "auth.subject must be a non-empty string: a principal without a subject cannot be told apart from another; fix the authenticator that made it",
+    );
+  }
+  return auth;
+}
+
+/**
+ * What a log call may attach besides its message: anything, shown as a console prints it in JSON (an Error, also
+ * one nested in it, as `{ name, message }`; a circular reference as "[Circular]"; a BigInt as its digits).
+ */
+export type LogData = object | number | boolean | null;
+
+/**
+ * One level of the client log: a message and optional data, or, as pino writes it, data and an optional message.
+ * The notification's `data` is the message alone, the data alone, or `{ message, data }` when there are both.
+ */
+export interface LogMethod {
+  (message: string, data?: LogData): void;
+  (data: LogData, message?: string): void;
+}
+
+/**
+ * Log to the client (`notifications/message`), one method per level. The notification's `logger` is the tool's,
+ * resource's or prompt's name; `named(name)` gives the same log under another one.
+ * @example
+ * ctx.log.info("import started", { rows: 120 }); // data: { message: "import started", data: { rows: 120 } }
+ * ctx.log.named("search").warning("airline down"); // logger: "search", data: "airline down"
+ */
+export type ClientLog = { readonly [L in LogLevel]: LogMethod } & {
+  /** The same log with `logger` set to `name`. */
+  named(name: string): ClientLog;
+};
+
+// The notification's data: the message, the data, or both; the data as JSON can carry it (see loggable).
+function logData(first: unknown, second: unknown): unknown {
+  const [message, data] = typeof first === "string" ? [first, second] : [second, first];
+  const value = loggable(data);
+  if (typeof message !== "string") return value ?? null;
+  return value === undefined ? message : { message, data: value };
+}
+
+/**
+ * What a handler knows about the request it is serving, and what it can do while serving it; always the handler's
+ * last parameter.
+ * @example
+ * server.tool({ name: "slow", description: "Waits", handler: async (_args, ctx) => { ctx.progress(1, 2); await wait(1000, ctx.signal); } });
+ */
+export interface RequestContext {
+  /** The JSON-RPC id of this request. */
+  readonly requestId: RequestId;
+  /** The revision this request speaks: negotiated by `initialize`, or carried in `_meta`. */
+  readonly protocolVersion: ProtocolVersion;
+  readonly era: Era;
+  /** Who is calling, when the client said (always in the handshake era; optional in 2026-07-28). */
+  readonly clientInfo: Implementation | undefined;
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  /** Aborted when the client cancels this request or the connection closes. */
+  readonly signal: AbortSignal;
+  /** The request's raw `params._meta`, if any. */
+  readonly meta: Readonly<Record<string, unknown>> | undefined;
+  /** The authenticated caller; undefined on stdio (the HTTP transport fills it). */
+  readonly auth: AuthInfo | undefined;
+  /** Room for transports and middleware to attach what they know about this request. */
+  readonly extra: Record<string, unknown>;
+  /**
+   * Report progress, when the client asked for it (a `progressToken`); otherwise nothing is sent.
+   * Each `done` must be greater than the last: a smaller or equal one throws.
+   */
+  progress(done: number, total?: number, message?: string): void;
+  /**
+   * Log to the client, at the level it asked for (`logging/setLevel`, or 2026-07-28 `_meta` logLevel):
+   * `ctx.log.info("message", data?)` or `ctx.log.info(data, "message"?)`, under the tool's, resource's or prompt's name.
+   */
+  readonly log: ClientLog;
+  /** Ask the user (elicitation). In 2026-07-28 this suspends the request as an `input_required` round. */
+  elicit<S extends InputSchema>(request: ElicitForm<S>): Promise<ElicitResult<InferInput<S>>>;
+  elicit(request: ElicitRawForm): Promise<ElicitResult<Record<string, unknown>>>;
+  elicit(request: ElicitUrl): Promise<ElicitResult<undefined>>;
+  /** Ask the client's model (sampling). */
+  sample(request: SampleRequest): Promise<SampleResult>;
+  /** The client's filesystem roots (`key`: its name in a 2026-07-28 `inputRequests` map; default `roots-1`, …). */
+  roots(options?: { key?: string }): Promise<Root[]>;
+}
+
+/** What a context needs from its connection. */
+export interface ContextPort extends AskPort {
+  notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined, tag?: unknown): void;
+  /** The handshake era's `logging/setLevel` level; undefined when the client set none. */
+  readonly logLevel: LogLevel | undefined;
+  /** Hears what crashed while serving a request but was answered as a refusal (a guard that threw). */
+  crashed?(error: unknown, requestId: RequestId): void;
+}
+
+/** Everything a context is made from. */
+export interface ContextInit {
+  requestId: RequestId;
+  /** The request's key in flight (`requestKey`): its id exactly as written, when JSON.parse rounded it. */
+  key: string;
+  revision: RevisionFeatures;
+  clientInfo: Implementation | undefined;
+  clientCapabilities: Readonly<Record<string, unknown>>;
+  meta: Readonly<Record<string, unknown>> | undefined;
+  auth: AuthInfo | undefined;
+  extra: Record<string, unknown> | undefined;
+  port: ContextPort;
+  /** 2026-07-28: the answers this request's retry brought, for a method that may ask. */
+  inputs?: InputRound | undefined;
+  /** The transport's tag of the message that brought this request, carried on every line it causes. */
+  tag?: unknown;
+  /** The transport's own check of a tools/call against the tool it reaches (see `ReceiveOptions.checkTool`). */
+  checkTool?: ((tool: Tool) => void) | undefined;
+}
+
+/** A request's context; its AbortController and log object are made only when a handler asks for them. */
+export class RequestContextImpl implements RequestContext {
+  readonly requestId: RequestId;
+  readonly key: string;
+  readonly revision: RevisionFeatures;
+  readonly clientInfo: Implementation | undefined;
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  readonly meta: Readonly<Record<string, unknown>> | undefined;
+  readonly auth: AuthInfo | undefined;
+  /** 2026-07-28: set once a retry's state has been opened. */
+  inputs: InputRound | undefined;
+  readonly tag: unknown;
+  /** The default `logger` of this request's log messages: the name of the tool, resource or prompt it serves. */
+  logger: string | undefined;
+  readonly checkTool: ((tool: Tool) => void) | undefined;
+  readonly #port: ContextPort;
+  #extra: Record<string, unknown> | undefined;
+  #controller: AbortController | undefined;
+  #log: ClientLog | undefined;
+  #abortReason: unknown;
+  #aborted = false;
+  #cancelled = false;
+  #done = false;
+  #lastProgress = Number.NEGATIVE_INFINITY;
+
+  constructor(init: ContextInit) {
+    this.requestId = init.requestId;
+    this.key = init.key;
+    this.revision = init.revision;
+    this.clientInfo = init.clientInfo;
+    this.clientCapabilities = init.clientCapabilities;
+    this.meta = init.meta;
+    this.auth = init.auth;
+    this.inputs = init.inputs;
+    this.tag = init.tag;
+    this.checkTool = init.checkTool;
+    this.#port = init.port;
+    this.#extra = init.extra;
+  }
+
+  get protocolVersion(): ProtocolVersion {
+    return this.revision.version;
+  }
+
+  get era(): Era {
+    return this.revision.era;
+  }
+
+  get extra(): Record<string, unknown> {
+    this.#extra ??= {};
+    return this.#extra;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** True once the client cancelled this request: its reply must not be sent. */
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
+  /** The client cancelled: abort, and answer nothing. */
+  cancel(reason: unknown): void {
+    this.#cancelled = true;
+    this.abort(reason);
+  }
+
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#abortReason = reason;
+    this.#controller?.abort(reason);
+  }
+
+  /** Something crashed while serving this request and was answered as a refusal: the connection hears of it. */
+  crashed(error: unknown): void {
+    this.#port.crashed?.(error, this.requestId);
+  }
+
+  /** The request has been answered: progress and request-scoped logs stop. */
+  finish(): void {
+    this.#done = true;
+  }
+
+  progress(done: number, total?: number, message?: string): void {
+    if (typeof done !== "number" || !Number.isFinite(done)) {
+      throw new TypeError(`ctx.progress(done): done must be a finite number, not ${String(done)}`);
+    }
+    if (done <= this.#lastProgress) {
+      throw new RangeError(
+        `ctx.progress(${done}) after ctx.progress(${this.#lastProgress}): progress must increase with every call`,
+      );
+    }
+    this.#lastProgress = done;
+    const token = this.meta?.progressToken;
+    if (this.#done || (typeof token !== "string" && typeof token !== "number")) return;
+    const params: Record<string, unknown> = { progressToken: token, progress: done };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.#port.notify("notifications/progress", params, this.requestId, this.tag);
+  }
+
+  get log(): ClientLog {
+    this.#log ??= this.#makeLog(undefined);
+    return this.#log;
+  }
+
+  // `name` undefined: the request's own logger name, read when a message is sent (the router sets it late).
+  #makeLog(name: string | undefined): ClientLog {
+    const log = { named: (other: string) => this.#makeLog(String(other)) } as Record<string, unknown>;
+    for (const level of LOG_LEVELS) {
+      log[level] = (first: unknown, second?: unknown) => this.#send(level, first, second, name ?? this.logger);
+    }
+    return log as ClientLog;
+  }
+
+  #send(level: LogLevel, first: unknown, second: unknown, logger: string | undefined): void {
+    let threshold: LogLevel | undefined;
+    if (this.revision.logLevelFrom === "set-level") {
+      threshold = this.#port.logLevel ?? "debug";
+    } else {
+      // 2026-07-28: only when this request asked, only on its own stream.
+      const asked = this.meta?.[MetaKey.logLevel];
+      threshold = isLogLevel(asked) && !this.#done ? asked : undefined;
+    }
+    if (threshold === undefined || !levelPasses(level, threshold)) return;
+    const params: Record<string, unknown> = { level, data: logData(first, second) };
+    if (logger !== undefined) params.logger = logger;
+    // After the reply a handshake-era log belongs to the connection, no longer to the request.
+    if (this.#done) this.#port.notify("notifications/message", params, undefined);
+    else this.#port.notify("notifications/message", params, this.requestId, this.tag);
+  }
+
+  elicit(request: ElicitForm | ElicitRawForm | ElicitUrl): Promise<ElicitResult<never>> {
+    return ask.elicit(this, this.#port, request) as Promise<ElicitResult<never>>;
+  }
+
+  sample(request: SampleRequest): Promise<SampleResult> {
+    return ask.sample(this, this.#port, request);
+  }
+
+  roots(options?: { key?: string }): Promise<Root[]> {
+    return ask.roots(this, this.#port, options?.key);
+  }
+}
+
+/** Name a request's log messages after what serves it, unless something already has. */
+export function nameLogger(ctx: RequestContext, name: string): void {
+  if (ctx instanceof RequestContextImpl) ctx.logger ??= name;
+}
+
+/**
+ * The same context, its log under `name`: for one of several callbacks that serve one request side by side (each
+ * template's `list` of a `resources/list`), so each one's messages carry its own name.
+ */
+export function withLogger(ctx: RequestContext, name: string): RequestContext {
+  const log = ctx.log.named(name);
+  return new Proxy(ctx, {
+    get(target, key) {
+      if (key === "log") return log;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** `params._meta` when it is an object. */
+export function metaOf(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  return isPlainObject(params?._meta) ? params._meta : undefined;
+}

@@ -1,0 +1,64 @@
+import type { Implementation } from "../wire/types.js";
+import type { HandshakeVersion } from "./versions.js";
+
+/** What `initialize` settled for a handshake-era connection. */
+export interface HandshakeSession {
+  readonly protocolVersion: HandshakeVersion;
+  readonly clientInfo: Implementation;
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
+}
+
+// The connection's era as a typestate: each state holds exactly what is known in it, so a
+// handshake-era request cannot be served without a negotiated session to serve it with.
+
+/** Nothing yet: `initialize` opens the handshake era, a request with a valid `_meta` is served statelessly. */
+export interface Fresh {
+  readonly kind: "fresh";
+}
+
+/** `initialize` answered; waiting for `notifications/initialized`. */
+export interface Handshaking {
+  readonly kind: "handshaking";
+  readonly session: HandshakeSession;
+}
+
+/** Handshake era, in operation. */
+export interface Operating {
+  readonly kind: "operating";
+  readonly session: HandshakeSession;
+}
+
+/** Stateless era (2026-07-28): every request brings its own version and capabilities. */
+export interface Stateless {
+  readonly kind: "stateless";
+}
+
+export type ConnectionState = Fresh | Handshaking | Operating | Stateless;
+
+/** The lifecycle phase shown to observers of the wire. */
+export type Phase = "handshake" | "operation";
+
+export const FRESH: Fresh = { kind: "fresh" };
+const STATELESS: Stateless = { kind: "stateless" };
+
+/**
+ * Fresh or Stateless → Handshaking. Stateless requests leave nothing behind, so `initialize` may still select the
+ * handshake era for this connection (a client falling back after a discovery attempt); once initialized, never again.
+ */
+export function initialize(_state: Fresh | Stateless, session: HandshakeSession): Handshaking {
+  return { kind: "handshaking", session };
+}
+
+/** Handshaking → Operating, on `notifications/initialized`. */
+export function initialized(state: Handshaking): Operating {
+  return { kind: "operating", session: state.session };
+}
+
+/** Fresh or Stateless → Stateless, once a request's `_meta` has been accepted. */
+export function servedStateless(_state: Fresh | Stateless): Stateless {
+  return STATELESS;
+}
+
+export function phaseOf(state: ConnectionState): Phase {
+  return state.kind === "fresh" || state.kind === "handshaking" ? "handshake" : "operation";
+}

@@ -1,0 +1,25 @@
+import { ErrorCode } from "../wire/json-rpc.js";
+
+/**
+ * The HTTP status of a reply the core wrote (`code` undefined for a result), per era: 2026-07-28 gives each
+ * refusal its status; the handshake era answers everything but unparseable input with 200. A handler's own
+ * errors are answers, sent with 200. A transport's own refusals choose their status where they are made.
+ */
+export function httpStatusOf(code: number | undefined, era: "handshake" | "stateless"): number {
+  if (era === "handshake") return code === ErrorCode.ParseError || code === ErrorCode.InvalidRequest ? 400 : 200;
+  switch (code) {
+    case ErrorCode.MethodNotFound:
+      return 404;
+    case ErrorCode.ParseError:
+    case ErrorCode.InvalidRequest:
+    case ErrorCode.InvalidParams:
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+      return 400;
+    case ErrorCode.InternalError:
+      return 500;
+    default:
+      return 200;
+  }
+}

@@ -1,0 +1,41 @@
+import { isPlainObject } from "../wire/json-rpc.js";
+import type { CallToolResult, ContentBlock } from "../wire/types.js";
+import type { RevisionFeatures } from "./revision.js";
+
+// Drop what an older revision does not define; the full form is the newest revision's.
+export function shape<T extends { title?: unknown; icons?: unknown; outputSchema?: unknown }>(
+  item: T,
+  features: RevisionFeatures,
+): T {
+  if (features.titlesAndStructuredOutput && features.icons && features.anyStructuredContent) return item;
+  const copy = { ...item };
+  if (!features.titlesAndStructuredOutput) {
+    delete copy.title;
+    delete copy.outputSchema;
+  }
+  if (!features.icons) delete copy.icons;
+  if (!features.anyStructuredContent && isPlainObject(copy.outputSchema) && copy.outputSchema.type !== "object") {
+    delete copy.outputSchema;
+  }
+  return copy;
+}
+
+// 2025-03-26 has no resource_link: a link is told as text, so the model still sees where to look.
+function linkAsText(block: ContentBlock): ContentBlock {
+  if (block.type !== "resource_link") return block;
+  return { type: "text", text: `${block.name}: ${block.uri}${block.description ? ` (${block.description})` : ""}` };
+}
+
+// structuredContent is an object before 2026-07-28 and absent before 2025-06-18; its JSON text stays either way.
+export function shapeToolResult(result: CallToolResult, features: RevisionFeatures): CallToolResult {
+  if (result.isError === undefined) result = { ...result, isError: false };
+  if (!features.titlesAndStructuredOutput && result.content.some((block) => block.type === "resource_link")) {
+    result = { ...result, content: result.content.map(linkAsText) };
+  }
+  if (!("structuredContent" in result)) return result;
+  const keep =
+    features.anyStructuredContent || (features.titlesAndStructuredOutput && isPlainObject(result.structuredContent));
+  if (keep) return result;
+  const { structuredContent: _dropped, ...rest } = result;
+  return rest;
+}

@@ -1,0 +1,112 @@
+import { ErrorCode } from "../wire/json-rpc.js";
+import type { ProtocolVersion } from "./versions.js";
+
+/**
+ * Everything that differs between protocol revisions, in one table: every other module asks this one.
+ * The full form of every shape is the newest revision's; older revisions drop what they do not define.
+ */
+export interface RevisionFeatures {
+  readonly version: ProtocolVersion;
+  /** handshake: `initialize` first, then requests; stateless: `_meta` on every request. */
+  readonly era: "handshake" | "stateless";
+  /** `title`, `outputSchema`, `structuredContent`, `resource_link` (2025-06-18+). */
+  readonly titlesAndStructuredOutput: boolean;
+  /** `icons` on tools, resources and prompts, and `description`/`websiteUrl` on the server's identity (2025-11-25+). */
+  readonly icons: boolean;
+  /** Argument validation failures are `isError` results rather than -32602 (2025-11-25+). */
+  readonly validationErrorsAsResults: boolean;
+  /** `outputSchema` and `structuredContent` may be any JSON, not just objects (2026-07-28). */
+  readonly anyStructuredContent: boolean;
+  /** Incoming JSON-RPC batches are accepted (2025-03-26 only). */
+  readonly batches: boolean;
+  /** The code a missing resource is answered with. */
+  readonly resourceNotFound: number;
+  /** How the server asks the client something: JSON-RPC requests, or `input_required` results (2026-07-28). */
+  readonly askVia: "requests" | "input-required";
+  /** Elicitation modes this revision defines (none before 2025-06-18; URL mode from 2025-11-25). */
+  readonly elicitation: readonly ("form" | "url")[];
+  /** `tools`/`toolChoice` in sampling requests (2025-11-25+, when the client declares `sampling.tools`). */
+  readonly samplingTools: boolean;
+  /** `context.arguments` in `completion/complete` (2025-06-18+). */
+  readonly completionContext: boolean;
+  /** Where a log level comes from: `logging/setLevel` for the connection, or each request's `_meta`. */
+  readonly logLevelFrom: "set-level" | "request-meta";
+  /** Over HTTP, an SSE stream opens with an empty event carrying an id, so the client can resume from it (2025-11-25). */
+  readonly ssePriming: boolean;
+  /** Results carry `resultType`, `_meta` server info and (discover, lists, reads) caching hints. */
+  readonly resultType: boolean;
+  /** Methods this revision removed, answered -32601 with a message saying so. */
+  readonly removedMethods: ReadonlySet<string>;
+}
+
+const HANDSHAKE_BASE = {
+  era: "handshake",
+  anyStructuredContent: false,
+  resourceNotFound: ErrorCode.ResourceNotFound,
+  askVia: "requests",
+  logLevelFrom: "set-level",
+  resultType: false,
+  removedMethods: new Set<string>(["server/discover", "subscriptions/listen"]),
+} as const;
+
+const REVISIONS: Record<ProtocolVersion, RevisionFeatures> = {
+  "2025-03-26": {
+    ...HANDSHAKE_BASE,
+    version: "2025-03-26",
+    ssePriming: false,
+    titlesAndStructuredOutput: false,
+    icons: false,
+    validationErrorsAsResults: false,
+    batches: true,
+    elicitation: [],
+    samplingTools: false,
+    completionContext: false,
+  },
+  "2025-06-18": {
+    ...HANDSHAKE_BASE,
+    version: "2025-06-18",
+    ssePriming: false,
+    titlesAndStructuredOutput: true,
+    icons: false,
+    validationErrorsAsResults: false,
+    batches: false,
+    elicitation: ["form"],
+    samplingTools: false,
+    completionContext: true,
+  },
+  "2025-11-25": {
+    ...HANDSHAKE_BASE,
+    version: "2025-11-25",
+    ssePriming: true,
+    titlesAndStructuredOutput: true,
+    icons: true,
+    validationErrorsAsResults: true,
+    batches: false,
+    elicitation: ["form", "url"],
+    samplingTools: true,
+    completionContext: true,
+  },
+  "2026-07-28": {
+    version: "2026-07-28",
+    era: "stateless",
+    titlesAndStructuredOutput: true,
+    icons: true,
+    validationErrorsAsResults: true,
+    anyStructuredContent: true,
+    batches: false,
+    resourceNotFound: ErrorCode.InvalidParams,
+    askVia: "input-required",
+    elicitation: ["form", "url"],
+    samplingTools: true,
+    completionContext: true,
+    logLevelFrom: "request-meta",
+    ssePriming: false,
+    resultType: true,
+    removedMethods: new Set(["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]),
+  },
+};
+
+/** What the revision `version` has. */
+export function featuresOf(version: ProtocolVersion): RevisionFeatures {
+  return REVISIONS[version];
+}

@@ -1,0 +1,246 @@
+import { type CompiledSchema, compileSchema, type InputSchema } from "../schema/schema-adapter.js";
+import { isUriTemplate, parseUriTemplate, type UriTemplate } from "../schema/uri-template.js";
+import { DefinitionError } from "../wire/errors.js";
+import { isPlainObject } from "../wire/json-rpc.js";
+import type { Prompt, PromptArgument, Resource, ResourceTemplate, Tool } from "../wire/types.js";
+import type {
+  Completer,
+  PromptDefinition,
+  ResourceTemplateDefinition,
+  StaticResourceDefinition,
+  ToolDefinition,
+} from "./definitions.js";
+
+// Definitions checked and compiled into what the router serves: once, at registration. Every mistake is a
+// DefinitionError that says what to change.
+
+const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+const NO_ARGUMENTS = { type: "object", properties: {} } as const;
+
+export interface CompiledTool {
+  readonly definition: ToolDefinition;
+  readonly wire: Tool;
+  readonly input: CompiledSchema | undefined;
+  readonly output: CompiledSchema | undefined;
+}
+
+export interface CompiledResource {
+  readonly definition: StaticResourceDefinition;
+  readonly wire: Resource;
+}
+
+export interface CompiledTemplate {
+  readonly definition: ResourceTemplateDefinition;
+  readonly template: UriTemplate;
+  readonly wire: ResourceTemplate;
+  readonly input: CompiledSchema | undefined;
+  readonly completers: ReadonlyMap<string, Completer>;
+}
+
+export interface CompiledPrompt {
+  readonly definition: PromptDefinition;
+  readonly wire: Prompt;
+  readonly args: CompiledSchema | undefined;
+  readonly required: readonly string[];
+  readonly completers: ReadonlyMap<string, Completer>;
+}
+
+// Completers must name arguments that exist: a typo would otherwise complete nothing, silently.
+function compileCompleters(
+  what: string,
+  complete: Readonly<Record<string, Completer>> | undefined,
+  names: readonly string[],
+  noun: string,
+): ReadonlyMap<string, Completer> {
+  const completers = new Map<string, Completer>();
+  if (complete === undefined) return completers;
+  if (!isPlainObject(complete))
+    throw new DefinitionError(`${what} complete must be an object of functions by ${noun} name`);
+  for (const [name, completer] of Object.entries(complete)) {
+    if (!names.includes(name)) {
+      throw new DefinitionError(
+        `${what} has a completer for "${name}", which is not one of its ${noun}s (${names.map((n) => `"${n}"`).join(", ") || "none"})`,
+      );
+    }
+    if (typeof completer !== "function") throw new DefinitionError(`${what} completer for "${name}" is not a function`);
+    completers.set(name, completer);
+  }
+  return completers;
+}
+
+/** A tool or prompt name, checked. */
+export function checkName(kind: string, name: unknown): string {
+  if (typeof name !== "string" || !NAME.test(name)) {
+    throw new DefinitionError(
+      `${kind} name ${JSON.stringify(name)} is invalid: use 1–64 characters of A-Z, a-z, 0-9, "_", "." and "-"`,
+    );
+  }
+  return name;
+}
+
+/** Only the fields that are set. */
+export function optional<T extends object>(fields: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const key of Object.keys(fields) as (keyof T)[]) {
+    if (fields[key] !== undefined) out[key] = fields[key];
+  }
+  return out;
+}
+
+function checkUri(kind: string, uri: unknown, example: string): string {
+  if (typeof uri !== "string" || !URI_SCHEME.test(uri)) {
+    throw new DefinitionError(`${kind} ${JSON.stringify(uri)} is invalid: it needs a scheme, like "${example}"`);
+  }
+  return uri;
+}
+
+// The optional fields a resource and a resource template share, as the wire lists them.
+function described(definition: StaticResourceDefinition | ResourceTemplateDefinition<InputSchema | undefined>) {
+  return optional({
+    title: definition.title,
+    description: definition.description,
+    mimeType: definition.mimeType,
+    annotations: definition.annotations,
+    icons: definition.icons,
+    _meta: definition._meta,
+  });
+}
+
+function checkHandler(what: string, handler: unknown, guard?: unknown, use?: unknown): void {
+  if (typeof handler !== "function") throw new DefinitionError(`${what} has no handler function`);
+  if (guard !== undefined && typeof guard !== "function") {
+    throw new DefinitionError(`${what} guard must be a function of the request context that returns true to allow`);
+  }
+  if (use !== undefined && (!Array.isArray(use) || use.some((one) => typeof one !== "function"))) {
+    throw new DefinitionError(`${what} use must be an array of middleware functions: (operation, next) => result`);
+  }
+}
+
+export function compileTool(definition: ToolDefinition<InputSchema | undefined>): CompiledTool {
+  const name = checkName("Tool", definition.name);
+  if (typeof definition.description !== "string" || definition.description.trim() === "") {
+    throw new DefinitionError(
+      `Tool "${name}" has no description; add one: it is the model's whole manual for the tool`,
+    );
+  }
+  checkHandler(`Tool "${name}"`, definition.handler, definition.guard, definition.use);
+  const input =
+    definition.input === undefined ? undefined : compileSchema(definition.input, "input", `Tool "${name}" input`);
+  if (input && input.jsonSchema.type !== "object") {
+    throw new DefinitionError(
+      `Tool "${name}" input must be an object schema (z.object or a shape like { text: z.string() }); MCP requires type "object"`,
+    );
+  }
+  const output =
+    definition.output === undefined ? undefined : compileSchema(definition.output, "output", `Tool "${name}" output`);
+  const wire: Tool = {
+    name,
+    ...optional({ title: definition.title }),
+    description: definition.description,
+    inputSchema: input ? input.jsonSchema : { ...NO_ARGUMENTS },
+    ...optional({
+      outputSchema: output?.jsonSchema,
+      annotations: definition.annotations,
+      icons: definition.icons,
+      _meta: definition._meta,
+    }),
+  };
+  return { definition: definition as ToolDefinition, wire, input, output };
+}
+
+export function compileStaticResource(definition: StaticResourceDefinition): CompiledResource {
+  const uri = checkUri("Resource URI", definition.uri, "notes://all");
+  if (isUriTemplate(uri)) {
+    throw new DefinitionError(`Resource URI "${uri}" holds a {variable}; register it with uriTemplate instead of uri`);
+  }
+  checkHandler(`Resource "${uri}"`, definition.handler, definition.guard, definition.use);
+  const wire: Resource = {
+    uri,
+    name: definition.name ?? uri,
+    ...optional({ size: definition.size }),
+    ...described(definition),
+  };
+  return { definition, wire };
+}
+
+export function compileTemplate(definition: ResourceTemplateDefinition<InputSchema | undefined>): CompiledTemplate {
+  const uriTemplate = checkUri("Resource template", definition.uriTemplate, "notes://{id}");
+  checkHandler(`Resource template "${uriTemplate}"`, definition.handler, definition.guard, definition.use);
+  const template = parseUriTemplate(uriTemplate);
+  if (template.variables.length === 0) {
+    throw new DefinitionError(`Resource template "${uriTemplate}" has no {variable}; register it with uri instead`);
+  }
+  const input =
+    definition.input === undefined
+      ? undefined
+      : compileSchema(definition.input, "input", `Resource template "${uriTemplate}" input`);
+  if (input) checkTemplateInput(uriTemplate, template.variables, input.jsonSchema);
+  const wire: ResourceTemplate = {
+    uriTemplate,
+    name: definition.name ?? uriTemplate,
+    ...described(definition),
+  };
+  const completers = compileCompleters(
+    `Resource template "${uriTemplate}"`,
+    definition.complete,
+    template.variables,
+    "variable",
+  );
+  return { definition: definition as ResourceTemplateDefinition, template, wire, input, completers };
+}
+
+// A template's input schema must have exactly the template's variables as its fields.
+function checkTemplateInput(uriTemplate: string, variables: readonly string[], schema: Record<string, unknown>): void {
+  const properties = isPlainObject(schema.properties) ? Object.keys(schema.properties) : [];
+  const problems = [
+    ...variables
+      .filter((name) => !properties.includes(name))
+      .map((name) => `{${name}} has no field in the input schema`),
+    ...properties
+      .filter((name) => !variables.includes(name))
+      .map((name) => `field "${name}" is not a template variable`),
+  ];
+  if (schema.type !== "object") problems.push("the input schema must be an object of the variables");
+  if (problems.length > 0) {
+    throw new DefinitionError(
+      `Resource template "${uriTemplate}" input does not match its variables: ${problems.join("; ")}; make the schema's fields exactly ${variables.map((name) => `"${name}"`).join(", ")}`,
+    );
+  }
+}
+
+export function compilePrompt(definition: PromptDefinition<InputSchema | undefined>): CompiledPrompt {
+  const name = checkName("Prompt", definition.name);
+  checkHandler(`Prompt "${name}"`, definition.handler, definition.guard, definition.use);
+  const args =
+    definition.args === undefined ? undefined : compileSchema(definition.args, "input", `Prompt "${name}" args`);
+  const properties = isPlainObject(args?.jsonSchema.properties) ? args.jsonSchema.properties : {};
+  const required = Array.isArray(args?.jsonSchema.required) ? (args.jsonSchema.required as string[]) : [];
+  const argumentList: PromptArgument[] = Object.entries(properties).map(([argName, property]) => {
+    if (isPlainObject(property) && property.type !== undefined && property.type !== "string") {
+      throw new DefinitionError(
+        `Prompt "${name}" argument "${argName}" is not a string schema; prompt arguments are strings on the wire, so use z.string() or z.enum([...])`,
+      );
+    }
+    const description =
+      isPlainObject(property) && typeof property.description === "string" ? property.description : undefined;
+    return { name: argName, ...optional({ description }), required: required.includes(argName) };
+  });
+  const wire: Prompt = {
+    name,
+    ...optional({
+      title: definition.title,
+      description: definition.description,
+      arguments: args ? argumentList : undefined,
+      icons: definition.icons,
+      _meta: definition._meta,
+    }),
+  };
+  const completers = compileCompleters(
+    `Prompt "${name}"`,
+    definition.complete,
+    argumentList.map((argument) => argument.name),
+    "argument",
+  );
+  return { definition: definition as PromptDefinition, wire, args, required, completers };
+}

@@ -1,0 +1,179 @@
+import type { RequestContext } from "../context/context.js";
+import type { Middleware } from "../middleware/compose.js";
+import type { AnySchema, InferInput, InputSchema } from "../schema/schema-adapter.js";
+import type { MaybePromise } from "../wire/maybe.js";
+import type { Annotations, CacheHint, Icon, Resource, ToolAnnotations } from "../wire/types.js";
+
+/**
+ * Who may use a tool, resource or prompt. A caller it refuses does not see it in lists, and a call answers exactly
+ * as for one that does not exist, so its existence does not leak. Runs for every list and call: keep it cheap. One
+ * that throws refuses (and is logged as an error).
+ * @example
+ * server.tool({ name: "wipe", description: "Wipe all", guard: (ctx) => ctx.auth?.scopes.includes("admin") ?? false, handler });
+ */
+export type Guard = (ctx: RequestContext) => boolean | undefined;
+
+/** What a completer may answer: values, or values with the total and whether there are more. */
+export type Completion = string[] | { values: string[]; total?: number; hasMore?: boolean };
+
+/**
+ * Suggests values for one prompt argument or template variable as the user types: `value` is what they typed so
+ * far, `context.arguments` what they already filled in. At most 100 values are sent; `total` and `hasMore` say the rest.
+ */
+export type Completer = (
+  value: string,
+  context: { arguments: Readonly<Record<string, string>>; ctx: RequestContext },
+) => MaybePromise<Completion>;
+
+import type { UriVariables } from "../schema/uri-template.js";
+
+export type { MaybePromise };
+
+/**
+ * A tool: a function the model calls. The plain object that decorators produce and the router consumes.
+ * @example
+ * const add = defineTool({ name: "add", description: "Add two numbers", input: { a: z.number(), b: z.number() }, handler: ({ a, b }) => a + b });
+ */
+export interface ToolDefinition<I extends InputSchema | undefined = InputSchema | undefined> {
+  /** 1–64 characters of `A-Z a-z 0-9 _ . -`, unique on the server. */
+  name: string;
+  /** What the tool does: the model's whole manual for it. Required. */
+  description: string;
+  title?: string;
+  /** A zod object schema or a raw shape (zod v4, or v3 from "zod/v3"); omitted means no arguments. */
+  input?: I;
+  /** The schema `structuredContent` must fit; listed as `outputSchema`. */
+  output?: AnySchema;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  /** Who may see and call it (default: everyone). */
+  guard?: Guard;
+  /**
+   * Middleware around this tool alone: its calls, once it is known to be the caller's (never for one its guard
+   * refuses, nor when disabled). It follows the definition through renames, and a mounted module's keeps working.
+   */
+  use?: readonly Middleware[];
+  /**
+   * Runs with validated arguments. Return a string, a number, a plain object (→ `structuredContent`
+   * plus its JSON as text), content blocks, or a whole `CallToolResult`. A throw becomes an `isError` result.
+   */
+  handler: (args: InferInput<I>, ctx: RequestContext) => unknown;
+}
+
+/** A resource at one fixed URI. */
+export interface StaticResourceDefinition {
+  uri: string;
+  /** Defaults to the URI. */
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  /** Caching hint for 2026-07-28 reads; the server's default otherwise. */
+  cache?: CacheHint;
+  /** Who may see and read it (default: everyone). */
+  guard?: Guard;
+  /**
+   * Middleware around this resource alone: its reads, once it is known to be the caller's (never for one its guard
+   * refuses, nor when disabled). It follows the definition through renames, and a mounted module's keeps working.
+   */
+  use?: readonly Middleware[];
+  /** Return text, bytes, contents, or a whole result; `undefined` means not found. */
+  handler: (ctx: RequestContext) => unknown;
+}
+
+/** Resources addressed by an RFC 6570 URI template; the variables arrive as the first parameter. */
+export interface ResourceTemplateDefinition<I extends InputSchema | undefined = InputSchema | undefined> {
+  uriTemplate: string;
+  /** Defaults to the template. */
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  /** Caching hint for 2026-07-28 reads; the server's default otherwise. */
+  cache?: CacheHint;
+  /** Who may see and read it (default: everyone). */
+  guard?: Guard;
+  /**
+   * Middleware around this template alone: its reads and completions, once it is known to be the caller's (never for one its guard
+   * refuses, nor when disabled). It follows the definition through renames, and a mounted module's keeps working.
+   */
+  use?: readonly Middleware[];
+  /**
+   * A schema for the variables (its fields must be exactly the template's variables); a URI whose
+   * variables fail it is answered with -32602. Without it, the variables arrive as strings.
+   */
+  input?: I;
+  /** Return text, bytes, contents, or a whole result; `undefined` means not found. */
+  handler: (variables: TemplateArgs<I>, ctx: RequestContext, uri: string) => unknown;
+  /** Completers for the template's variables, by variable name (`completion/complete`). */
+  complete?: Readonly<Record<string, Completer>>;
+  /** The concrete resources this template currently has, added to `resources/list`. */
+  list?: (ctx: RequestContext) => MaybePromise<Resource[]>;
+  /**
+   * Caching hint of a 2026-07-28 `resources/list` that `list` adds to (default `{ ttlMs: 0, cacheScope: "private" }`:
+   * it is computed per request). With several such templates the shortest `ttlMs` and narrowest scope win.
+   */
+  listCache?: CacheHint;
+}
+
+/** What a template handler receives: the validated input, or the raw variables. */
+export type TemplateArgs<I> = [I] extends [undefined] ? UriVariables : InferInput<I>;
+
+/** A resource definition, static or templated. */
+export type ResourceDefinition = StaticResourceDefinition | ResourceTemplateDefinition;
+
+/** A prompt: a template the user picks. Its arguments are strings on the wire. */
+export interface PromptDefinition<A extends InputSchema | undefined = InputSchema | undefined> {
+  name: string;
+  title?: string;
+  description?: string;
+  /** zod string schemas: each becomes an argument, required unless optional. */
+  args?: A;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  /** Who may see and get it (default: everyone). */
+  guard?: Guard;
+  /**
+   * Middleware around this prompt alone: its gets and completions, once it is known to be the caller's (never for one its guard
+   * refuses, nor when disabled). It follows the definition through renames, and a mounted module's keeps working.
+   */
+  use?: readonly Middleware[];
+  /** Completers for the prompt's arguments, by argument name (`completion/complete`). */
+  complete?: Readonly<Record<string, Completer>>;
+  /** Return a string, messages, or a whole `GetPromptResult`. */
+  handler: (args: InferInput<A>, ctx: RequestContext) => unknown;
+}
+
+/** Identity, with the handler's argument type inferred from `input`. */
+export function defineTool<I extends InputSchema | undefined = undefined>(
+  definition: ToolDefinition<I>,
+): ToolDefinition<I> {
+  return definition;
+}
+
+/** Identity, typed: a static resource. */
+export function defineResource(definition: StaticResourceDefinition): StaticResourceDefinition {
+  return definition;
+}
+
+/** Identity, with the handler's variables typed from `input`. */
+export function defineResourceTemplate<I extends InputSchema | undefined = undefined>(
+  definition: ResourceTemplateDefinition<I>,
+): ResourceTemplateDefinition<I> {
+  return definition;
+}
+
+/** Identity, with the handler's argument type inferred from `args`. */
+export function definePrompt<A extends InputSchema | undefined = undefined>(
+  definition: PromptDefinition<A>,
+): PromptDefinition<A> {
+  return definition;
+}

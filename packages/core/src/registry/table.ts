@@ -1,0 +1,149 @@
+import { DefinitionError } from "../wire/errors.js";
+import type { Guard } from "./definitions.js";
+
+// The live registry's tables: compiled definitions by key, each with one handle that switches, changes or removes it.
+
+/** What can be registered. */
+export type RegisteredKind = "tool" | "resource" | "resourceTemplate" | "prompt";
+
+/** What a list change concerns; resource templates count as resources. */
+export type ChangeKind = "tools" | "resources" | "prompts";
+
+/**
+ * A registered tool, resource, template or prompt, live: switch it off and on, change it, or take it away. Every
+ * change tells each open connection whose caller may see it that the list changed (handshake era notifications,
+ * 2026-07-28 listen streams).
+ * @example
+ * const admin = server.tool({ name: "wipe", description: "Wipe all", handler: wipe });
+ * admin.disable(); // gone from tools/list, and calling it answers as for an unknown tool
+ */
+export interface Registered<D> {
+  /** The name, URI or URI template it is registered under. */
+  readonly key: string;
+  readonly enabled: boolean;
+  /** True once removed: every other call then throws. */
+  readonly removed: boolean;
+  /** How it is listed, in the newest revision's form (a tool's `inputSchema`, a resource's `uri`, …). */
+  describe(): Readonly<Record<string, unknown>>;
+  enable(): void;
+  disable(): void;
+  /** Replace some of its definition's fields; a change that does not compile throws and changes nothing. */
+  update(changes: Partial<D>): void;
+  remove(): void;
+}
+
+/**
+ * Who may hear of a change: everyone (undefined), or only a caller one of these guards lets see an item it changed
+ * (a change to items hidden from a caller is none of its business).
+ */
+export type Audience = readonly Guard[] | undefined;
+
+// The audience of a change to items with these definitions: everyone once one of them is unguarded.
+function audienceOf(...definitions: unknown[]): Audience {
+  const guards: Guard[] = [];
+  for (const definition of definitions) {
+    const guard = (definition as { guard?: Guard }).guard;
+    if (guard === undefined) return undefined;
+    guards.push(guard);
+  }
+  return guards;
+}
+
+export interface Entry<C> {
+  compiled: C;
+  enabled: boolean;
+  handle?: Registered<never>;
+}
+
+// One registry table per kind: how its entries compile and what they are keyed by.
+export class Table<D, C extends { definition: unknown; wire: object }> {
+  readonly map = new Map<string, Entry<C>>();
+
+  constructor(
+    readonly kind: ChangeKind,
+    readonly compile: (definition: D) => C,
+    readonly keyOf: (compiled: C) => string,
+    readonly duplicate: (key: string) => string,
+    readonly changed: (kind: ChangeKind, audience: Audience) => void,
+    /** Refuses a new key the server cannot take (it would be served twice through mounted modules). */
+    readonly admit: (key: string) => void = () => {},
+  ) {}
+
+  /** The enabled entry under `key`. */
+  get(key: string): C | undefined {
+    const entry = this.map.get(key);
+    return entry?.enabled ? entry.compiled : undefined;
+  }
+
+  *enabled(): Iterable<C> {
+    for (const entry of this.map.values()) if (entry.enabled) yield entry.compiled;
+  }
+
+  add(definition: D): Registered<D> {
+    const compiled = this.compile(definition);
+    const key = this.keyOf(compiled);
+    if (this.map.has(key)) throw new DefinitionError(this.duplicate(key));
+    this.admit(key);
+    const entry: Entry<C> = { compiled, enabled: true };
+    this.map.set(key, entry);
+    this.changed(this.kind, audienceOf(compiled.definition));
+    return this.handle(entry);
+  }
+
+  /** The live handle of an entry: one per entry, whoever asks. */
+  handle(entry: Entry<C>): Registered<D> {
+    entry.handle ??= this.#makeHandle(entry) as Registered<never>;
+    return entry.handle as Registered<D>;
+  }
+
+  #makeHandle(entry: Entry<C>): Registered<D> {
+    const table = this;
+    let removed = false;
+    const live = (what: string) => {
+      if (removed) throw new DefinitionError(`${what}: "${table.keyOf(entry.compiled)}" was removed`);
+    };
+    const set = (enabled: boolean) => {
+      live(enabled ? "enable()" : "disable()");
+      if (entry.enabled === enabled) return;
+      entry.enabled = enabled;
+      table.changed(table.kind, audienceOf(entry.compiled.definition));
+    };
+    return {
+      get key() {
+        return table.keyOf(entry.compiled);
+      },
+      get enabled() {
+        return entry.enabled && !removed;
+      },
+      get removed() {
+        return removed;
+      },
+      enable: () => set(true),
+      disable: () => set(false),
+      describe: () => entry.compiled.wire as Readonly<Record<string, unknown>>,
+      update(changes) {
+        live("update()");
+        const compiled = table.compile({ ...(entry.compiled.definition as D), ...changes });
+        const before = table.keyOf(entry.compiled);
+        const after = table.keyOf(compiled);
+        if (after !== before) {
+          if (table.map.has(after)) throw new DefinitionError(table.duplicate(after));
+          table.admit(after);
+          // Re-keyed in place: the list keeps its order.
+          const entries = [...table.map];
+          table.map.clear();
+          for (const [key, value] of entries) table.map.set(key === before ? after : key, value);
+        }
+        const audience = entry.enabled ? audienceOf(entry.compiled.definition, compiled.definition) : [];
+        entry.compiled = compiled;
+        table.changed(table.kind, audience);
+      },
+      remove() {
+        if (removed) return;
+        removed = true;
+        table.map.delete(table.keyOf(entry.compiled));
+        table.changed(table.kind, entry.enabled ? audienceOf(entry.compiled.definition) : []);
+      },
+    };
+  }
+}

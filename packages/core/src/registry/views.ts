@@ -1,0 +1,67 @@
+import { type RequestContext, RequestContextImpl } from "../context/context.js";
+import type { LogEntry } from "../context/logger.js";
+import { featuresOf } from "../protocol/revision.js";
+import { shape } from "../protocol/revision-shape.js";
+import type { ProtocolVersion } from "../protocol/versions.js";
+import type { Guard } from "./definitions.js";
+
+/** A list as a revision shows it, and the guards of its items (when any has one). */
+interface View<T> {
+  items: T[];
+  guards?: (Guard | undefined)[];
+}
+
+/** What a list is built from: the enabled entries of a registry table. */
+interface Listed<T> {
+  enabled(): Iterable<{ wire: T; definition: { guard?: Guard } }>;
+}
+
+/**
+ * True when `guard` lets this caller see its item. A guard that throws refuses (the item answers as one that does
+ * not exist, as for any refusal) and is reported: a crash must not tell a caller the item is there.
+ */
+export function allows(guard: Guard | undefined, ctx: RequestContext, report?: (entry: LogEntry) => void): boolean {
+  if (guard === undefined) return true;
+  try {
+    return guard(ctx) === true;
+  } catch (error) {
+    report?.({ level: "error", message: `a guard threw, so it refused: ${String(error)}`, error, method: "(guard)" });
+    if (ctx instanceof RequestContextImpl) ctx.crashed(error);
+    return false;
+  }
+}
+
+// Each list is shaped once per revision and kept until the registry changes; guards then filter it per caller.
+export class Views {
+  readonly #views = new Map<string, View<object>>();
+
+  clear(): void {
+    this.#views.clear();
+  }
+
+  /** What this caller may see of `kind`'s list, as its revision shows it (shared when unguarded: do not mutate). */
+  visible<T extends object>(
+    kind: string,
+    ctx: RequestContext,
+    table: Listed<T>,
+    report?: (entry: LogEntry) => void,
+  ): T[] {
+    const view = this.#view(kind, ctx.protocolVersion, table);
+    const { guards } = view;
+    return guards ? view.items.filter((_, index) => allows(guards[index], ctx, report)) : view.items;
+  }
+
+  #view<T extends object>(kind: string, version: ProtocolVersion, table: Listed<T>): View<T> {
+    const key = `${kind} ${version}`;
+    let view = this.#views.get(key) as View<T> | undefined;
+    if (!view) {
+      const features = featuresOf(version);
+      const all = [...table.enabled()];
+      const guards = all.map((item) => item.definition.guard);
+      view = { items: all.map((item) => shape(item.wire, features)) };
+      if (guards.some((guard) => guard !== undefined)) view.guards = guards;
+      this.#views.set(key, view);
+    }
+    return view;
+  }
+}

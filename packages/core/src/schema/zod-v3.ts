@@ -1,0 +1,104 @@
+import * as z3 from "zod/v3";
+import { ignoreOverride, zodToJsonSchema } from "zod-to-json-schema";
+import { isPlainObject } from "../wire/json-rpc.js";
+import {
+  isZodV3,
+  listIssues,
+  registerSchemaAdapter,
+  type SchemaAdapter,
+  type Validation,
+  type ValidationIssue,
+  withoutDialect,
+  type ZodV3Schema,
+} from "./schema-adapter.js";
+
+// Importing this module adds zod v3 support: `import "@toolsmith/core/zod-v3";`.
+
+// zod-to-json-schema speaks draft-07 tuples and `definitions`; rewrite those keywords into 2020-12. Only schema
+// positions are rewritten: names inside `properties` and values inside `const`, `enum`, `default` stay as they are.
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "definitions", "$defs", "dependentSchemas"]);
+const SCHEMA_LISTS = new Set(["anyOf", "allOf", "oneOf", "prefixItems"]);
+const SCHEMAS = new Set([
+  "items",
+  "additionalItems",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+]);
+
+function toDraft2020(node: unknown): unknown {
+  if (!isPlainObject(node)) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "items" && Array.isArray(value)) {
+      out.prefixItems = value.map(toDraft2020);
+      if (!("additionalItems" in node)) out.items = false;
+    } else if (key === "additionalItems") {
+      out.items = toDraft2020(value);
+    } else if (key === "$ref" && typeof value === "string") {
+      out.$ref = value.replace(/^#\/definitions\//, "#/$defs/");
+    } else if (SCHEMA_MAPS.has(key) && isPlainObject(value)) {
+      const map: Record<string, unknown> = {};
+      for (const [name, schema] of Object.entries(value)) map[name] = toDraft2020(schema);
+      out[key === "definitions" ? "$defs" : key] = map;
+    } else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) {
+      out[key] = value.map(toDraft2020);
+    } else if (SCHEMAS.has(key)) {
+      out[key] = toDraft2020(value);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+/** zod v3 through zod-to-json-schema, rewritten to JSON Schema 2020-12. */
+export const zodV3Adapter: SchemaAdapter = {
+  accepts: isZodV3,
+  object: (shape) => z3.object(shape as z3.ZodRawShape),
+  toJsonSchema(schema, io) {
+    const converted = zodToJsonSchema(schema as ZodV3Schema, {
+      target: "jsonSchema7",
+      effectStrategy: io === "input" ? "input" : "any",
+      pipeStrategy: io,
+      override: (def) => unrepresentable(def) ?? ignoreOverride,
+    }) as Record<string, unknown>;
+    return withoutDialect(toDraft2020(converted) as Record<string, unknown>);
+  },
+  validate(schema, value) {
+    const v3 = schema as ZodV3Schema;
+    try {
+      return outcome(v3.safeParse(value));
+    } catch (error) {
+      // zod v3 throws on async refinements in a synchronous parse; take the async path instead.
+      if (!(error instanceof Error && /async/i.test(error.message))) throw error;
+      return v3.safeParseAsync(value).then(outcome);
+    }
+  },
+};
+
+function outcome(result: z3.SafeParseReturnType<unknown, unknown>): Validation {
+  return result.success
+    ? { ok: true, value: result.data }
+    : { ok: false, issues: listIssues(result.error.issues, toIssue) };
+}
+
+function toIssue(issue: z3.ZodIssue): ValidationIssue {
+  const path = issue.path.length === 0 ? "(root)" : issue.path.join(".");
+  const missing = issue.code === "invalid_type" && issue.received === "undefined";
+  return { path, message: missing ? `required (expected ${issue.expected})` : issue.message };
+}
+
+// Types whose JSON Schema would promise strings or numbers the validator then rejects.
+function unrepresentable(def: z3.ZodTypeDef & { typeName?: string; coerce?: boolean }): undefined {
+  if ((def.typeName === "ZodDate" || def.typeName === "ZodBigInt") && !def.coerce) {
+    throw new Error(`${def.typeName === "ZodDate" ? "Date" : "BigInt"} cannot be represented in JSON Schema`);
+  }
+  return undefined;
+}
+
+registerSchemaAdapter(zodV3Adapter);
