@@ -1,4 +1,5 @@
 import { DefinitionError, type Middleware, type Server } from "@toolsmith/core";
+import { prototypeChain } from "./prototype-chain.js";
 import type { Registration } from "./registry.js";
 
 // @use: middleware on a whole server class, or on one decorated method. Kept apart from the method registrations:
@@ -82,22 +83,9 @@ function usesOf(ctor: object): Uses[] {
   return found;
 }
 
-// The class chain from its root (just below `stop`, the McpServer base class) down to `ctor`.
-function chainOf(ctor: object, stop: object): object[] {
-  const chain: object[] = [];
-  for (
-    let current: unknown = ctor;
-    typeof current === "function" && current !== stop;
-    current = Object.getPrototypeOf(current)
-  ) {
-    chain.unshift(current);
-  }
-  return chain;
-}
-
 /** Install a class chain's own middleware on its server: parents' first (outermost). */
 export function installMiddleware(server: Server, ctor: object, stop: object): void {
-  for (const uses of chainOf(ctor, stop).flatMap(usesOf)) if (uses.own.length > 0) server.use(...uses.own);
+  for (const uses of prototypeChain(ctor, stop).flatMap(usesOf)) if (uses.own.length > 0) server.use(...uses.own);
 }
 
 /**
@@ -110,7 +98,7 @@ export function methodMiddleware(
   registrations: readonly Registration[],
 ): Map<string | symbol, Middleware[]> {
   const byMethod = new Map<string | symbol, Middleware[]>();
-  for (const uses of chainOf(ctor, stop).flatMap(usesOf)) {
+  for (const uses of prototypeChain(ctor, stop).flatMap(usesOf)) {
     for (const [key, middleware] of uses.methods) {
       if (!registrations.some((candidate) => candidate.key === key)) {
         throw new DefinitionError(
