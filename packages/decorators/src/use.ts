@@ -1,4 +1,5 @@
 import { DefinitionError, type Middleware, type Server } from "@toolsmith/core";
+import { isTc39, legacySlot, ownLegacySlot, ownTc39Slot, tc39Slot } from "./dialect.js";
 import { prototypeChain } from "./prototype-chain.js";
 import type { Registration } from "./registry.js";
 
@@ -14,20 +15,7 @@ interface Uses {
   methods: Map<string | symbol, Middleware[]>;
 }
 
-type MetadataBag = Record<PropertyKey, unknown>;
-
-function bag(holder: MetadataBag): Uses {
-  if (!Object.hasOwn(holder, KEY)) holder[KEY] = { own: [], methods: new Map() } satisfies Uses;
-  return holder[KEY] as Uses;
-}
-
-function legacyBag(ctor: object): Uses {
-  const existing = Reflect.getOwnMetadata(KEY, ctor) as Uses | undefined;
-  if (existing) return existing;
-  const fresh: Uses = { own: [], methods: new Map() };
-  Reflect.defineMetadata(KEY, fresh, ctor);
-  return fresh;
-}
+const fresh = (): Uses => ({ own: [], methods: new Map() });
 
 function check(middleware: Middleware[]): void {
   if (middleware.length === 0 || middleware.some((one) => typeof one !== "function")) {
@@ -48,10 +36,9 @@ export function use(...middleware: Middleware[]) {
   check(middleware);
   // biome-ignore lint/suspicious/noExplicitAny: one function serves class and method positions of both dialects.
   return (...args: any[]): void => {
-    const [target, second] = args;
-    if (typeof second === "object" && second !== null && "kind" in second) {
-      const context = second as { kind: string; name?: string | symbol; metadata: MetadataBag; static?: boolean };
-      const uses = bag(context.metadata);
+    if (isTc39(args)) {
+      const [, context] = args;
+      const uses = tc39Slot(context.metadata, KEY, fresh);
       if (context.kind === "class") uses.own.push(...middleware);
       else if (context.kind === "method" && !context.static && context.name !== undefined) {
         uses.methods.set(context.name, [...(uses.methods.get(context.name) ?? []), ...middleware]);
@@ -59,12 +46,13 @@ export function use(...middleware: Middleware[]) {
         throw new DefinitionError(`@use goes on a server class or one of its decorated methods, not a ${context.kind}`);
       return;
     }
+    const [target, second] = args;
     if (typeof target === "function" && args.length === 1) {
-      legacyBag(target).own.push(...middleware);
+      legacySlot(target, KEY, fresh).own.push(...middleware);
       return;
     }
     if (typeof target === "object" && target !== null && (typeof second === "string" || typeof second === "symbol")) {
-      const uses = legacyBag(target.constructor);
+      const uses = legacySlot(target.constructor, KEY, fresh);
       uses.methods.set(second, [...(uses.methods.get(second) ?? []), ...middleware]);
       return;
     }
@@ -72,15 +60,9 @@ export function use(...middleware: Middleware[]) {
   };
 }
 
+// A class's own @use records, TC39's then legacy's.
 function usesOf(ctor: object): Uses[] {
-  const found: Uses[] = [];
-  const metadataKey = (Symbol as { metadata?: symbol }).metadata;
-  const tc39 =
-    metadataKey && Object.hasOwn(ctor, metadataKey) ? (ctor as Record<symbol, MetadataBag>)[metadataKey] : undefined;
-  if (tc39 && Object.hasOwn(tc39, KEY)) found.push(tc39[KEY] as Uses);
-  const legacy = Reflect.getOwnMetadata(KEY, ctor) as Uses | undefined;
-  if (legacy) found.push(legacy);
-  return found;
+  return [ownTc39Slot<Uses>(ctor, KEY), ownLegacySlot<Uses>(ctor, KEY)].filter((uses) => uses !== undefined);
 }
 
 /** Install a class chain's own middleware on its server: parents' first (outermost). */
