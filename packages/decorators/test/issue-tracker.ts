@@ -89,7 +89,10 @@ describe.each(["2025-11-25", "2026-07-28"] as const)(
       const client = await createTestClient(new IssueTracker(), { protocolVersion });
       const read = await client.readResource("issues://404").catch((error: unknown) => error);
       expect(read).toMatchObject({ code: -32603, message: "Internal error" });
-      expect((read as McpError).cause).toBeInstanceOf(TypeError);
+      expect((read as McpError).cause).toMatchObject({
+        name: "TypeError",
+        message: "Cannot read properties of undefined (reading 'title')",
+      });
       const got = await client.getPrompt("triage").catch((error: unknown) => error);
       expect((got as McpError).cause).toMatchObject({ name: "RangeError", message: "no triage template yet" });
       const wire = client.messages.filter((record) => record.direction === "out" && record.line.includes("error"));
