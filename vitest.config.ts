@@ -6,7 +6,7 @@ import { toolsmith } from "./packages/vitest/src/index.js";
 
 // Tests run on src through the "@toolsmith/source" export condition: no build step, no path maps.
 const conditions = ["@toolsmith/source", ...defaultServerConditions];
-// The decorator suite's legacy run: the same suite.ts, compiled by vite with experimentalDecorators.
+// The decorator suites' legacy run: the same test/*-suite.ts, compiled by vite with experimentalDecorators.
 const legacyEntry = "packages/decorators/src/dialect-legacy.test.ts";
 
 export default defineConfig({

@@ -14,6 +14,7 @@ import {
   type ToolDefinition,
 } from "@toolsmith/core";
 import { isUriTemplate } from "@toolsmith/core/internal";
+import { type AnyClass, prototypeChain } from "./prototype-chain.js";
 import {
   type CompleteOption,
   type GuardOption,
@@ -22,8 +23,6 @@ import {
   ownRegistrations,
   type Registration,
 } from "./registry.js";
-
-type AnyClass = abstract new (...args: never[]) => unknown;
 
 // Options that name a method of the class run it on the instance, with `this` bound, as the handler does.
 function guardOf(guard: GuardOption | undefined, invoke: Invoke): Guard | undefined {
@@ -228,16 +227,8 @@ const COLLECTED = new WeakMap<AnyClass, readonly Registration[]>();
 export function collectRegistrations(ctor: AnyClass, stop: AnyClass): readonly Registration[] {
   const cached = COLLECTED.get(ctor);
   if (cached) return cached;
-  const chain: AnyClass[] = [];
-  for (
-    let current: unknown = ctor;
-    typeof current === "function" && current !== stop;
-    current = Object.getPrototypeOf(current)
-  ) {
-    chain.unshift(current as AnyClass);
-  }
   const byMethod = new Map<string | symbol, Owned[]>();
-  for (const klass of chain) {
+  for (const klass of prototypeChain(ctor, stop)) {
     const own = ownRegistrations(klass);
     const keys = new Set(own.map((registration) => registration.key));
     for (const key of keys) {

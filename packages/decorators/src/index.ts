@@ -1,13 +1,16 @@
 import "./polyfills.js";
 
+export type {
+  CompleteMethod,
+  GuardMethod,
+  HostOf,
+  ListMethod,
+  NamedMethod,
+  ToolsmithDecorator,
+} from "./decorator-types.js";
 export {
   type Args,
-  type CompleteMethod,
-  type GuardMethod,
-  type HostOf,
   type LegacyToolParams,
-  type ListMethod,
-  type NamedMethod,
   type PromptParams,
   type PromptResult,
   prompt,
@@ -15,7 +18,6 @@ export {
   resource,
   type ToolParams,
   type ToolResult,
-  type ToolsmithDecorator,
   tool,
 } from "./decorators.js";
 export { McpServer, type McpServerOptions } from "./mcp-server.js";

@@ -8,6 +8,8 @@ import type {
   StaticResourceDefinition,
   ToolDefinition,
 } from "@toolsmith/core";
+import { legacySlot, type MetadataBag, ownLegacySlot, ownTc39Slot, tc39Slot } from "./dialect.js";
+import type { AnyClass } from "./prototype-chain.js";
 
 /**
  * Completers in a decorator's options, by argument or variable name: a function, or the name of a method of the
@@ -77,33 +79,24 @@ export type Registration =
 
 const KEY = Symbol.for("toolsmith.registrations");
 
-type MetadataBag = Record<PropertyKey, unknown>;
-
-/** TC39 path: the class's metadata object (which inherits from its parent's: copy before appending). */
+/** TC39 path: the class's metadata object (which inherits from its parent's: its own list, appended to). */
 export function recordTc39(metadata: MetadataBag, registration: Registration): readonly Registration[] {
-  if (!Object.hasOwn(metadata, KEY)) metadata[KEY] = [];
-  const own = metadata[KEY] as Registration[];
+  const own = tc39Slot<Registration[]>(metadata, KEY, () => []);
   own.push(registration);
   return own;
 }
 
 /** Legacy path: reflect-metadata on the prototype. */
 export function recordLegacy(prototype: object, registration: Registration): readonly Registration[] {
-  const own = (Reflect.getOwnMetadata(KEY, prototype) as Registration[] | undefined) ?? [];
+  const own = legacySlot<Registration[]>(prototype, KEY, () => []);
   own.push(registration);
-  Reflect.defineMetadata(KEY, own, prototype);
   return own;
 }
 
 /** What one class (not its parents) registered, in either dialect. */
-export function ownRegistrations(ctor: abstract new (...args: never[]) => unknown): readonly Registration[] {
-  const metadataKey = (Symbol as { metadata?: symbol }).metadata;
-  const bag =
-    metadataKey && Object.hasOwn(ctor, metadataKey)
-      ? (ctor as unknown as Record<symbol, MetadataBag>)[metadataKey]
-      : undefined;
-  const tc39 = bag && Object.hasOwn(bag, KEY) ? (bag[KEY] as Registration[]) : [];
-  const legacy = (Reflect.getOwnMetadata(KEY, ctor.prototype) as Registration[] | undefined) ?? [];
+export function ownRegistrations(ctor: AnyClass): readonly Registration[] {
+  const tc39 = ownTc39Slot<Registration[]>(ctor, KEY) ?? [];
+  const legacy = ownLegacySlot<Registration[]>(ctor.prototype, KEY) ?? [];
   return tc39.length === 0 ? legacy : legacy.length === 0 ? tc39 : [...tc39, ...legacy];
 }
 

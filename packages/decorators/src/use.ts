@@ -1,4 +1,6 @@
 import { DefinitionError, type Middleware, type Server } from "@toolsmith/core";
+import { isTc39, legacySlot, ownLegacySlot, ownTc39Slot, tc39Slot } from "./dialect.js";
+import { prototypeChain } from "./prototype-chain.js";
 import type { Registration } from "./registry.js";
 
 // @use: middleware on a whole server class, or on one decorated method. Kept apart from the method registrations:
@@ -13,20 +15,7 @@ interface Uses {
   methods: Map<string | symbol, Middleware[]>;
 }
 
-type MetadataBag = Record<PropertyKey, unknown>;
-
-function bag(holder: MetadataBag): Uses {
-  if (!Object.hasOwn(holder, KEY)) holder[KEY] = { own: [], methods: new Map() } satisfies Uses;
-  return holder[KEY] as Uses;
-}
-
-function legacyBag(ctor: object): Uses {
-  const existing = Reflect.getOwnMetadata(KEY, ctor) as Uses | undefined;
-  if (existing) return existing;
-  const fresh: Uses = { own: [], methods: new Map() };
-  Reflect.defineMetadata(KEY, fresh, ctor);
-  return fresh;
-}
+const fresh = (): Uses => ({ own: [], methods: new Map() });
 
 function check(middleware: Middleware[]): void {
   if (middleware.length === 0 || middleware.some((one) => typeof one !== "function")) {
@@ -47,10 +36,9 @@ export function use(...middleware: Middleware[]) {
   check(middleware);
   // biome-ignore lint/suspicious/noExplicitAny: one function serves class and method positions of both dialects.
   return (...args: any[]): void => {
-    const [target, second] = args;
-    if (typeof second === "object" && second !== null && "kind" in second) {
-      const context = second as { kind: string; name?: string | symbol; metadata: MetadataBag; static?: boolean };
-      const uses = bag(context.metadata);
+    if (isTc39(args)) {
+      const [, context] = args;
+      const uses = tc39Slot(context.metadata, KEY, fresh);
       if (context.kind === "class") uses.own.push(...middleware);
       else if (context.kind === "method" && !context.static && context.name !== undefined) {
         uses.methods.set(context.name, [...(uses.methods.get(context.name) ?? []), ...middleware]);
@@ -58,12 +46,13 @@ export function use(...middleware: Middleware[]) {
         throw new DefinitionError(`@use goes on a server class or one of its decorated methods, not a ${context.kind}`);
       return;
     }
+    const [target, second] = args;
     if (typeof target === "function" && args.length === 1) {
-      legacyBag(target).own.push(...middleware);
+      legacySlot(target, KEY, fresh).own.push(...middleware);
       return;
     }
     if (typeof target === "object" && target !== null && (typeof second === "string" || typeof second === "symbol")) {
-      const uses = legacyBag(target.constructor);
+      const uses = legacySlot(target.constructor, KEY, fresh);
       uses.methods.set(second, [...(uses.methods.get(second) ?? []), ...middleware]);
       return;
     }
@@ -71,33 +60,14 @@ export function use(...middleware: Middleware[]) {
   };
 }
 
+// A class's own @use records, TC39's then legacy's.
 function usesOf(ctor: object): Uses[] {
-  const found: Uses[] = [];
-  const metadataKey = (Symbol as { metadata?: symbol }).metadata;
-  const tc39 =
-    metadataKey && Object.hasOwn(ctor, metadataKey) ? (ctor as Record<symbol, MetadataBag>)[metadataKey] : undefined;
-  if (tc39 && Object.hasOwn(tc39, KEY)) found.push(tc39[KEY] as Uses);
-  const legacy = Reflect.getOwnMetadata(KEY, ctor) as Uses | undefined;
-  if (legacy) found.push(legacy);
-  return found;
-}
-
-// The class chain from its root (just below `stop`, the McpServer base class) down to `ctor`.
-function chainOf(ctor: object, stop: object): object[] {
-  const chain: object[] = [];
-  for (
-    let current: unknown = ctor;
-    typeof current === "function" && current !== stop;
-    current = Object.getPrototypeOf(current)
-  ) {
-    chain.unshift(current);
-  }
-  return chain;
+  return [ownTc39Slot<Uses>(ctor, KEY), ownLegacySlot<Uses>(ctor, KEY)].filter((uses) => uses !== undefined);
 }
 
 /** Install a class chain's own middleware on its server: parents' first (outermost). */
 export function installMiddleware(server: Server, ctor: object, stop: object): void {
-  for (const uses of chainOf(ctor, stop).flatMap(usesOf)) if (uses.own.length > 0) server.use(...uses.own);
+  for (const uses of prototypeChain(ctor, stop).flatMap(usesOf)) if (uses.own.length > 0) server.use(...uses.own);
 }
 
 /**
@@ -110,7 +80,7 @@ export function methodMiddleware(
   registrations: readonly Registration[],
 ): Map<string | symbol, Middleware[]> {
   const byMethod = new Map<string | symbol, Middleware[]>();
-  for (const uses of chainOf(ctor, stop).flatMap(usesOf)) {
+  for (const uses of prototypeChain(ctor, stop).flatMap(usesOf)) {
     for (const [key, middleware] of uses.methods) {
       if (!registrations.some((candidate) => candidate.key === key)) {
         throw new DefinitionError(

@@ -1,14 +1,13 @@
 // A newcomer's issue tracker written as a decorated class and tested in memory with createTestClient in both eras:
 // what they tripped on (a hidden cause, handlers that behaved per era, no way to cancel, one page of a list, a
-// computed list cached publicly) now works the same in both. Run in both decorator dialects like suite.ts.
+// computed list cached publicly) now works the same in both. Run in both decorator dialects (see dialect-suite.ts).
 
 import type { McpError, RequestContext } from "@toolsmith/core";
 import { createTestClient } from "@toolsmith/core/testing";
 import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-
-const DIALECT: string = (globalThis as { __toolsmithDialect?: string }).__toolsmithDialect ?? "unknown";
+import { DIALECT } from "./dialect-suite.js";
 
 type Issue = { title: string; open: boolean };
 
@@ -90,7 +89,10 @@ describe.each(["2025-11-25", "2026-07-28"] as const)(
       const client = await createTestClient(new IssueTracker(), { protocolVersion });
       const read = await client.readResource("issues://404").catch((error: unknown) => error);
       expect(read).toMatchObject({ code: -32603, message: "Internal error" });
-      expect((read as McpError).cause).toBeInstanceOf(TypeError);
+      expect((read as McpError).cause).toMatchObject({
+        name: "TypeError",
+        message: "Cannot read properties of undefined (reading 'title')",
+      });
       const got = await client.getPrompt("triage").catch((error: unknown) => error);
       expect((got as McpError).cause).toMatchObject({ name: "RangeError", message: "no triage template yet" });
       const wire = client.messages.filter((record) => record.direction === "out" && record.line.includes("error"));

@@ -1,4 +1,4 @@
-// Deliberate type errors under legacy decorators: type-errors.test.ts runs tsc here and reads each message.
+// Deliberate type errors under legacy decorators: decorator-types.test.ts runs tsc here and reads each message.
 import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";
 import { z } from "zod";
 

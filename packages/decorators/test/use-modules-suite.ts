@@ -1,5 +1,5 @@
-// A decorated module's @use middleware, served alone and mounted (and mounted in a module), in both eras: run in
-// both decorator dialects like suite.ts (imported by src/dialect-tc39.test.ts and src/dialect-legacy.test.ts).
+// A decorated module's @use middleware (use.ts), served alone and mounted (and mounted in a module), in both eras:
+// run in both decorator dialects (see dialect-suite.ts).
 
 import { McpError, type Middleware, type RequestContext } from "@toolsmith/core";
 import { rateLimit } from "@toolsmith/core/middleware";
@@ -7,7 +7,7 @@ import { createTestClient } from "@toolsmith/core/testing";
 import { McpServer, prompt, resource, tool, use } from "@toolsmith/decorators";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { DIALECT } from "./suite.js";
+import { DIALECT } from "./dialect-suite.js";
 
 const isAdmin = (ctx: RequestContext) => ctx.auth?.scopes.includes("admin") === true;
 

@@ -1,4 +1,5 @@
-// Legacy dialect only: emitDecoratorMetadata lets a schema-carrying parameter class supply the input schema.
+// Schema classes (schema-class.ts), legacy dialect only: emitDecoratorMetadata lets a schema-carrying parameter class
+// supply the input schema, and McpServer warns of a legacy tool whose schema no metadata could supply.
 import { createServer, type LogEntry, type RequestContext } from "@toolsmith/core";
 import { createTestClient } from "@toolsmith/core/testing";
 import { McpServer, schemaClass, tool } from "@toolsmith/decorators";

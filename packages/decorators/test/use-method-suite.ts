@@ -1,6 +1,6 @@
-// A method's @use follows its definition, not the name it had when the class was set up: through renames, around
-// its completions, never for a caller its guard refuses nor while disabled. Alone, mounted and nested, both eras;
-// run in both decorator dialects like suite.ts (imported by src/dialect-tc39.test.ts and src/dialect-legacy.test.ts).
+// A method's @use (use.ts) follows its definition, not the name it had when the class was set up: through renames,
+// around its completions, never for a caller its guard refuses nor while disabled. Alone, mounted and nested, both
+// eras; run in both decorator dialects (see dialect-suite.ts).
 
 import { McpError, type Middleware, type Servable, type Server } from "@toolsmith/core";
 import { rateLimit } from "@toolsmith/core/middleware";
@@ -8,7 +8,7 @@ import { createTestClient } from "@toolsmith/core/testing";
 import { McpServer, prompt, resource, tool, use } from "@toolsmith/decorators";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { DIALECT } from "./suite.js";
+import { DIALECT } from "./dialect-suite.js";
 
 const adminOnly: Middleware = (operation, next) => {
   if (operation.ctx.auth?.scopes.includes("admin") !== true) throw new McpError(-32001, "for admins");
