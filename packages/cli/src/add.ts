@@ -1,6 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION } from "@toolsmith/core";
 import { closingBrace, ensureImport, SERVER_CLASS, serverClassFiles, sourceFiles } from "./class-file.js";
 import { CliError, usage } from "./exit-codes.js";
 
@@ -135,11 +134,12 @@ function testOf(kind: Kind, name: string, className: string, specifier: string, 
             `    expect(messages[0]?.content).toEqual({ type: "text", text: \`TODO: \${name} about tests\` });`,
           ];
   return [
+    'import { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION } from "@toolsmith/core";',
     'import { createTestClient } from "@toolsmith/core/testing";',
     'import { describe, expect, it } from "vitest";',
     `import { ${className} } from ${JSON.stringify(specifier)};`,
     "",
-    `const ERAS = [${[LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION].map((v) => JSON.stringify(v)).join(", ")}] as const;`,
+    "const ERAS = [LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION];",
     `const name = ${JSON.stringify(name)};`,
     ...(kind === "resource" ? [`const uri = ${JSON.stringify(uri)};`] : []),
     "",
