@@ -1,8 +1,9 @@
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { run } from "../../../scripts/child-processes.js";
 import { BIN, REPO, runCli } from "./run-cli.test-util.js";
 
 // `toolsmith add` in a project create-toolsmith generates, in each dialect: what it writes passes that project's
@@ -11,17 +12,10 @@ const CREATE = join(REPO, "packages/create-toolsmith/dist/cli.js");
 const root = mkdtempSync(join(tmpdir(), "toolsmith-add-scaffold-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** Run a node script in `cwd`; resolves with its exit code and output. */
-function node(args: string[], cwd: string): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      args,
-      { cwd, timeout: 60_000, env: { ...process.env, NO_COLOR: "1" } },
-      (error, out, err) =>
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: `${out}${err}` }),
-    );
-  });
+/** Run a node script in `cwd` to its end (WAIT_MS at most, then it fails naming it); its exit code and output. */
+async function node(args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
+  const { code, stdout, stderr } = await run(process.execPath, args, { cwd, env: { ...process.env, NO_COLOR: "1" } });
+  return { code, output: `${stdout}${stderr}` };
 }
 
 // What an install would give the project: this checkout's packages and the versions it pins.
@@ -70,8 +64,9 @@ function devRun(cwd: string, call: Record<string, unknown>): Promise<{ stdout: s
 }
 
 describe.each(["tc39", "legacy"])("toolsmith add in a generated %s project", (dialect) => {
+  // Each step has its own deadline (WAIT_MS): a whole project's lint, type-check and tests, on a loaded machine.
   it("writes tools, resources and prompts that pass the project's lint, type-check and tests", {
-    timeout: 240_000,
+    timeout: 15 * 60_000,
   }, async () => {
     const dir = join(root, dialect);
     const created = await node([CREATE, dir, "--yes", "--dialect", dialect, "--transport", "stdio"], root);

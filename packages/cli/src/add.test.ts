@@ -41,7 +41,11 @@ describe("toolsmith add", () => {
     expect(source).toContain('  @prompt({\n    name: "ask-me",\n    description: "TODO: what ask-me asks for",');
     expect(source).toContain("  askMe({ topic }: Args<typeof AskMe>) {");
     expect(source.trimEnd().endsWith("  }\n}")).toBe(true);
-    expect(readFileSync(join(cwd, "test/shout.test.ts"), "utf8")).toContain('import { Shop } from "../src/shop.js";');
+    const test = readFileSync(join(cwd, "test/shout.test.ts"), "utf8");
+    expect(test).toContain('import { Shop } from "../src/shop.js";');
+    // Both eras, in the newest revision of each that the project's core speaks: no revision date of its own.
+    expect(test).toContain("const ERAS = [LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION];");
+    expect(test).not.toMatch(/\d{4}-\d{2}-\d{2}/);
 
     const tsc = await node([join(REPO, "node_modules/typescript/bin/tsc"), "-p", "."], cwd);
     expect(tsc.output).toBe("");

@@ -1,6 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION } from "@toolsmith/core";
 import { closingBrace, ensureImport, SERVER_CLASS, serverClassFiles, sourceFiles } from "./class-file.js";
 import { CliError, usage } from "./exit-codes.js";
 
@@ -62,26 +61,25 @@ function pascal(method: string): string {
   return /^[0-9]/.test(bare) ? `Args${bare}` : (bare[0]?.toUpperCase() ?? "") + bare.slice(1);
 }
 
+// Tool and prompt stubs are one shape (one string argument in a schema constant); only these words differ.
+const WITH_ARGUMENTS = {
+  tool: {
+    option: "input",
+    field: "text",
+    fieldIs: "what the model passes",
+    does: (name: string) => `what ${name} does, for the model`,
+    returns: (name: string) => `\`${name}: \${text}\``,
+  },
+  prompt: {
+    option: "args",
+    field: "topic",
+    fieldIs: "what the user fills in",
+    does: (name: string) => `what ${name} asks for`,
+    returns: (name: string) => `\`TODO: ${name} about \${topic}\``,
+  },
+} as const;
+
 function stub(kind: Kind, name: string, method: string, uri: string, schemaName: string): Stub {
-  const named = method === name ? [] : [`    name: ${JSON.stringify(name)},`];
-  if (kind === "tool") {
-    return {
-      imports: ["type Args", "tool"],
-      schema: [`const ${schemaName} = {`, '  text: z.string().describe("TODO: what the model passes"),', "};"].join(
-        "\n",
-      ),
-      code: [
-        "  @tool({",
-        ...named,
-        `    description: ${JSON.stringify(`TODO: what ${name} does, for the model`)},`,
-        `    input: ${schemaName},`,
-        "  })",
-        ...signature(method, "text", schemaName),
-        `    return \`${name}: \${text}\`;`,
-        "  }",
-      ].join("\n"),
-    };
-  }
   if (kind === "resource") {
     return {
       imports: ["resource"],
@@ -96,19 +94,22 @@ function stub(kind: Kind, name: string, method: string, uri: string, schemaName:
       ].join("\n"),
     };
   }
+  const { option, field, fieldIs, does, returns } = WITH_ARGUMENTS[kind];
   return {
-    imports: ["type Args", "prompt"],
-    schema: [`const ${schemaName} = {`, '  topic: z.string().describe("TODO: what the user fills in"),', "};"].join(
-      "\n",
-    ),
+    imports: ["type Args", kind],
+    schema: [
+      `const ${schemaName} = {`,
+      `  ${field}: z.string().describe(${JSON.stringify(`TODO: ${fieldIs}`)}),`,
+      "};",
+    ].join("\n"),
     code: [
-      "  @prompt({",
-      ...named,
-      `    description: ${JSON.stringify(`TODO: what ${name} asks for`)},`,
-      `    args: ${schemaName},`,
+      `  @${kind}({`,
+      ...(method === name ? [] : [`    name: ${JSON.stringify(name)},`]),
+      `    description: ${JSON.stringify(`TODO: ${does(name)}`)},`,
+      `    ${option}: ${schemaName},`,
       "  })",
-      ...signature(method, "topic", schemaName),
-      `    return \`TODO: ${name} about \${topic}\`;`,
+      ...signature(method, field, schemaName),
+      `    return ${returns(name)};`,
       "  }",
     ].join("\n"),
   };
@@ -133,11 +134,12 @@ function testOf(kind: Kind, name: string, className: string, specifier: string, 
             `    expect(messages[0]?.content).toEqual({ type: "text", text: \`TODO: \${name} about tests\` });`,
           ];
   return [
+    'import { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION } from "@toolsmith/core";',
     'import { createTestClient } from "@toolsmith/core/testing";',
     'import { describe, expect, it } from "vitest";',
     `import { ${className} } from ${JSON.stringify(specifier)};`,
     "",
-    `const ERAS = [${[LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION].map((v) => JSON.stringify(v)).join(", ")}] as const;`,
+    "const ERAS = [LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION];",
     `const name = ${JSON.stringify(name)};`,
     ...(kind === "resource" ? [`const uri = ${JSON.stringify(uri)};`] : []),
     "",

@@ -29,7 +29,21 @@ export function serverClassFiles(dir: string): string[] {
  */
 export function closingBrace(source: string, open: number): number {
   let depth = 0;
+  // The depth at which each `${` we are inside opened: its `}` goes back to the template's text.
   const templates: number[] = [];
+  // From inside a template literal's text: the index of its closing backtick, or of the `{` of its next `${`.
+  const templateText = (from: number): number => {
+    let i = from;
+    for (; i < source.length && source[i] !== "`"; i++) {
+      if (source[i] === "\\") i++;
+      else if (source[i] === "$" && source[i + 1] === "{") {
+        templates.push(depth);
+        depth++;
+        return i + 1;
+      }
+    }
+    return i;
+  };
   for (let i = open; i < source.length; i++) {
     const char = source[i];
     if (char === "/" && source[i + 1] === "/")
@@ -37,32 +51,15 @@ export function closingBrace(source: string, open: number): number {
     else if (char === "/" && source[i + 1] === "*") i = source.indexOf("*/", i + 2) + 1 || source.length;
     else if (char === '"' || char === "'") {
       for (i++; i < source.length && source[i] !== char; i++) if (source[i] === "\\") i++;
-    } else if (char === "`") {
-      for (i++; i < source.length && source[i] !== "`"; i++) {
-        if (source[i] === "\\") i++;
-        else if (source[i] === "$" && source[i + 1] === "{") {
-          templates.push(depth);
-          depth++;
-          i++;
-          break;
-        }
-      }
-    } else if (char === "{") depth++;
+    } else if (char === "`") i = templateText(i + 1);
+    else if (char === "{") depth++;
     else if (char === "}") {
       depth--;
       if (depth === 0) return i;
+      // Back inside a template literal after its ${…}: skip to its end or next ${.
       if (templates.at(-1) === depth) {
-        // Back inside a template literal after its ${…}: skip to its end or next ${.
         templates.pop();
-        for (i++; i < source.length && source[i] !== "`"; i++) {
-          if (source[i] === "\\") i++;
-          else if (source[i] === "$" && source[i + 1] === "{") {
-            templates.push(depth);
-            depth++;
-            i++;
-            break;
-          }
-        }
+        i = templateText(i + 1);
       }
     }
   }

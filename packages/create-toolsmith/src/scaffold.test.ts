@@ -32,6 +32,14 @@ describe("renderProject", () => {
     expect(JSON.parse(files.get("package.json")!)).not.toHaveProperty("scripts.test");
   });
 
+  it("tests the server in both eras, in the revisions the project's @toolsmith/core names, with no date of its own", () => {
+    const test = renderProject(base, "/p").get("src/server.test.ts")!;
+    expect(test).toContain('import { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION } from "@toolsmith/core";');
+    expect(test).toContain("const ERAS = [LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION];");
+    expect(test).toContain('describe.each(ERAS)("MyServer (%s)", (protocolVersion) => {');
+    expect(test).not.toMatch(/\d{4}-\d{2}-\d{2}/);
+  });
+
   it("has the scripts dev, build, test, start, inspect and lint", () => {
     const { scripts } = JSON.parse(renderProject(base, "/p").get("package.json")!);
     expect(Object.keys(scripts)).toEqual(["build", "dev", "start", "test", "lint", "inspect"]);

@@ -70,12 +70,15 @@ if (process.argv.includes("--http")) {
 
 export function testSource(options: ProjectOptions): string {
   const server = className(options.name);
-  return `import { createTestClient } from "@toolsmith/core/testing";
+  return `import { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION } from "@toolsmith/core";
+import { createTestClient } from "@toolsmith/core/testing";
 import { describe, expect, it } from "vitest";
 import { ${server} } from "./server.js";
 
-// In memory: no transport, no process; once per protocol era.
-describe.each(["2025-11-25", "2026-07-28"] as const)("${server} (%s)", (protocolVersion) => {
+// In memory: no transport, no process; once per protocol era, in the newest revision of each that core speaks.
+const ERAS = [LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION];
+
+describe.each(ERAS)("${server} (%s)", (protocolVersion) => {
   // toContain, not toEqual: what \`toolsmith add\` adds later does not turn this test red.
   it("lists its tool, resource and prompt", async () => {
     const client = await createTestClient(new ${server}(), { protocolVersion });
@@ -95,7 +98,7 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("${server} (%s)", (protocol
   });
 
   it("answers bad arguments with an error the model can read", async () => {
-    const client = await createTestClient(new ${server}(), { protocolVersion: "2025-11-25" });
+    const client = await createTestClient(new ${server}(), { protocolVersion });
     expect(await client.callTool("greet", { name: "" })).toMatchObject({ isError: true });
   });
 

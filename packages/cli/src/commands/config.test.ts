@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FIXTURES, runCli } from "./run-cli.test-util.js";
+import { FIXTURES, runCli } from "../run-cli.test-util.js";
 
 const stdio = ["--name", "notes", "--command", "node", "--args", "/srv/notes/dist/main.js --verbose"];
 

@@ -1,0 +1,85 @@
+import { ProtocolError } from "@modelcontextprotocol/client";
+import { type Command, Option } from "commander";
+import { type Connection, type ConnectOptions, connect, MODERN_VERSION, parseEra, parseTimeout } from "../connect.js";
+import { CliError } from "../exit-codes.js";
+import { describeTarget, type Target } from "../target.js";
+
+/** The options of a command that talks to a server as a client (`list`, `call`). */
+export interface ClientFlags {
+  era: string;
+  json?: boolean;
+  timeout: string;
+  verbose?: boolean;
+}
+
+/** The client flags, checked: a bad `--era` or `--timeout` is exit 2. */
+export function clientOptions(flags: ClientFlags): ConnectOptions {
+  return {
+    era: parseEra(flags.era),
+    timeout: parseTimeout(flags.timeout),
+    serverStderr: flags.verbose ? "show" : "keep",
+  };
+}
+
+/** `command` with the client options: `--era`, `--json`, `--timeout`, `--verbose`. */
+export function addClientOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option("--era <era>", `protocol era: legacy (2025 handshake), modern (${MODERN_VERSION}) or auto`).default(
+        "auto",
+      ),
+    )
+    .option("--json", "print JSON for scripts instead of text for people")
+    .option("--timeout <ms>", "time-out for each request, in milliseconds", "60000")
+    .option("-v, --verbose", "show the server's stderr as it runs");
+}
+
+/** One stderr line that says what is happening, cleared afterwards. */
+export interface StatusLine {
+  show(text: string): void;
+  clear(): void;
+}
+
+/** A person is watching: say what is happening on stderr, on one line that is cleared afterwards. */
+function statusLine(enabled: boolean): StatusLine {
+  const live = enabled && process.stderr.isTTY === true;
+  return {
+    show: (text) => {
+      if (live) process.stderr.write(`\r\x1b[2K${text}`);
+    },
+    clear: () => {
+      if (live) process.stderr.write("\r\x1b[2K");
+    },
+  };
+}
+
+/**
+ * Connect to `target`, `run` with the connection, then close it; what `run` throws becomes a one-line CliError
+ * (exit 1), with the server's error code when it answered with one. `live` shows progress on a terminal.
+ */
+export async function useClient<T>(
+  target: Target,
+  options: ConnectOptions,
+  run: (connection: Connection, status: StatusLine) => Promise<T>,
+  live: boolean,
+): Promise<T> {
+  const status = statusLine(live);
+  status.show(`connecting to ${describeTarget(target)}…`);
+  let connection: Connection;
+  try {
+    connection = await connect(target, options);
+  } finally {
+    status.clear();
+  }
+  try {
+    return await run(connection, status);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    if (error instanceof ProtocolError)
+      throw new CliError(`the server answered with error ${error.code}: ${error.message}`);
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  } finally {
+    status.clear();
+    await connection.close().catch(() => {});
+  }
+}
