@@ -1,7 +1,8 @@
 import { createServer, ErrorCode, MetaKey } from "@toolsmith/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createHttpHandler, type HttpOptions } from "./http-handler.js";
+import type { HttpOptions } from "./engine.js";
+import { createHttpHandler } from "./http-handler.js";
 import { AuthError } from "./protection.js";
 
 // The handler called directly with web-standard Requests: status codes, headers, sessions, streams, protection.
