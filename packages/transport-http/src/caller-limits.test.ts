@@ -3,7 +3,8 @@ import { createServer as createNodeServer, type IncomingMessage, request } from 
 import type { AddressInfo } from "node:net";
 import { createServer, MetaKey } from "@toolsmith/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createHttpHandler, type HttpOptions } from "./http-handler.js";
+import type { HttpOptions } from "./engine.js";
+import { createHttpHandler } from "./http-handler.js";
 import { nodeListener } from "./listen.js";
 
 // One caller cannot take every session or stream: beside the global limits, each caller (its authenticated

@@ -1,3 +1,6 @@
+import type { AuthInfo } from "@toolsmith/core";
+import type { Incoming } from "./exchange.js";
+
 /** The share of a global limit one caller may hold by default: no single caller can take it all. */
 export function callerShare(global: number): number {
   return Math.max(1, Math.ceil(global / 4));
@@ -36,4 +39,18 @@ export class CallerCounts {
     if (held > 0) this.#held.set(caller, held);
     else this.#held.delete(caller);
   }
+}
+
+/**
+ * Who holds a session or stream, for the per-caller limits: the authenticated subject, else the address
+ * (`remoteAddress`, the option, when given); undefined when neither is known.
+ */
+export function callerOf(
+  request: Incoming,
+  auth: AuthInfo | undefined,
+  remoteAddress: ((request: Request) => string | undefined) | undefined,
+): string | undefined {
+  if (auth?.subject !== undefined) return `subject ${auth.subject}`;
+  const address = remoteAddress ? remoteAddress(request.request()) : request.remoteAddress;
+  return address === undefined ? undefined : `address ${address}`;
 }

@@ -1,6 +1,7 @@
 import { createServer, ErrorCode, MetaKey } from "@toolsmith/core";
 import { describe, expect, it } from "vitest";
-import { createHttpHandler, type HttpOptions } from "./http-handler.js";
+import type { HttpOptions } from "./engine.js";
+import { createHttpHandler } from "./http-handler.js";
 
 // Every refusal the HTTP transport writes echoes the request's id exactly as the body carries it: past 2^53,
 // negative, with an exponent, a string; with duplicate "id" keys, the last (the one JSON.parse, and so the server,

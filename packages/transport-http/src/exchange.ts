@@ -38,3 +38,10 @@ export function answer(
 ): Outgoing {
   return body === undefined ? { status, headers } : { status, headers, body };
 }
+
+/** True for an answer (a refusal), as against what a step hands on (a session, a principal). */
+export function isOutgoing(value: unknown): value is Outgoing {
+  return (
+    typeof value === "object" && value !== null && typeof (value as Outgoing).status === "number" && "headers" in value
+  );
+}

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isLogLevel, type Servable, textLogger, toServer } from "@toolsmith/core";
+import { createHttpEngine, type HttpEngine, type HttpOptions } from "./engine.js";
 import type { Incoming, Outgoing } from "./exchange.js";
-import { createHttpEngine, type HttpEngine, type HttpOptions } from "./http-handler.js";
 import { isLoopbackHost } from "./protection.js";
 
 export interface ListenOptions extends HttpOptions {

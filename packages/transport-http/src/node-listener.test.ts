@@ -5,7 +5,8 @@ import { Writable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { createServer, ErrorCode, type LogEntry, MetaKey } from "@toolsmith/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { createHttpHandler, type HttpOptions } from "./http-handler.js";
+import type { HttpOptions } from "./engine.js";
+import { createHttpHandler } from "./http-handler.js";
 import { type ListenOptions, listen, nodeListener } from "./listen.js";
 
 // The node:http front doors (`listen`, and `nodeListener` around a handler): what a raw client sees.

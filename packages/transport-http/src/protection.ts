@@ -1,5 +1,6 @@
 import { type AuthInfo, ErrorCode, errorLine, type MaybePromise } from "@toolsmith/core";
 import { answer, type Incoming, type Outgoing } from "./exchange.js";
+import { refuse } from "./refusals.js";
 
 export interface ProtectionOptions {
   /**
@@ -56,7 +57,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 function forbidden(message: string): Outgoing {
-  return answer(403, errorLine("null", { code: ErrorCode.ServerError, message }));
+  return refuse(403, null, ErrorCode.ServerError, message);
 }
 
 export type Guard = (request: Incoming) => Outgoing | undefined;

@@ -1,6 +1,6 @@
 import type { Route } from "@toolsmith/core";
 import { EventStream, SSE_HEADERS } from "./event-stream.js";
-import type { Outgoing } from "./exchange.js";
+import { JSON_HEADERS, type Outgoing } from "./exchange.js";
 
 /** Where a reply's SSE events are also kept, so a client that lost the stream can resume it (handshake era). */
 export interface EventLog {
@@ -24,8 +24,6 @@ export interface ReplyOptions {
   /** The client closed the SSE stream before the reply was complete. */
   onCancel?: () => void;
 }
-
-const JSON_ONLY: Readonly<Record<string, string>> = { "content-type": "application/json" };
 
 /**
  * The HTTP answer to one POSTed request: plain JSON when its response is the first thing the connection says for
@@ -68,7 +66,7 @@ export class Reply {
       const extra = this.#options.headers;
       this.#settle({
         status: this.#options.status(route.error),
-        headers: extra ? { ...JSON_ONLY, ...extra } : JSON_ONLY,
+        headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS,
         body: line,
       });
       return true;

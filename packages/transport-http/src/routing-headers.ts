@@ -1,4 +1,4 @@
-import { isPlainObject } from "./json.js";
+import { isPlainObject } from "@toolsmith/core/internal";
 
 // 2026-07-28 routing headers (SEP-2243): Mcp-Method on every request, Mcp-Name on tools/call, resources/read and
 // prompts/get, and Mcp-Param-{Name} for tool arguments whose schema says `x-mcp-header`. Each must agree with the

@@ -1,0 +1,140 @@
+import { type AuthInfo, ErrorCode, type Servable, toServer } from "@toolsmith/core";
+import { callerShare } from "./caller-limits.js";
+import { answer, type Incoming, isOutgoing, type Outgoing } from "./exchange.js";
+import { idOf } from "./messages.js";
+import { postRefusal, tooLarge } from "./post-checks.js";
+import {
+  type AuthOptions,
+  authorize,
+  type Guard,
+  guard,
+  type ProtectionOptions,
+  protectedResourceMetadata,
+} from "./protection.js";
+import { refuse } from "./refusals.js";
+import { SessionRequests } from "./session-requests.js";
+import { SessionStore } from "./sessions.js";
+import { StatelessRequests } from "./stateless.js";
+import { StreamLimits } from "./stream-limits.js";
+import { eraOf, noEra, VERSION_HEADER } from "./versions.js";
+
+export interface HttpOptions extends ProtectionOptions, AuthOptions {
+  /** The MCP endpoint's path (default `/mcp`); other paths are 404, but for the protected-resource metadata. */
+  path?: string;
+  /** Largest accepted request body in bytes (default 4 MiB): larger is 413. */
+  maxBodyBytes?: number;
+  /** Handshake-era sessions open at once (default 1000): more is 503. */
+  maxSessions?: number;
+  /** Handshake-era sessions one caller may hold (default a quarter of `maxSessions`): more is 503. */
+  maxSessionsPerCaller?: number;
+  /** Long-lived SSE streams open at once (GET streams and 2026-07-28 listen streams; default 1000): more is 503. */
+  maxStreams?: number;
+  /** Long-lived SSE streams one caller may hold open (default a quarter of `maxStreams`): more is 503. */
+  maxStreamsPerCaller?: number;
+  /**
+   * The caller's address, which keys the per-caller limits of a caller `authenticate` does not name (a subject
+   * keys them otherwise). node:http's peer address by default; the web-standard handler knows none, so without
+   * this such callers share the global limits alone. Behind a proxy, read the address it forwards.
+   */
+  remoteAddress?: (request: Request) => string | undefined;
+  /** A handshake-era session unused this long ends (default 30 minutes). */
+  sessionIdleMs?: number;
+  /** SSE events kept per session for resumption with Last-Event-ID (default 512). */
+  eventBufferSize?: number;
+}
+
+/** The engine both front doors share: one Incoming in, one Outgoing out. */
+export interface HttpEngine {
+  serve(request: Incoming): Outgoing | Promise<Outgoing>;
+  close(): void;
+  readonly sessions: number;
+}
+
+/** Build the engine that serves `servable`; `createHttpHandler` and `listen` put a front door on it. */
+export function createHttpEngine(servable: Servable, options: HttpOptions = {}): HttpEngine {
+  const server = toServer(servable);
+  const path = options.path ?? "/mcp";
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxStreams = options.maxStreams ?? 1000;
+  const maxSessions = options.maxSessions ?? 1000;
+  const store = new SessionStore(
+    maxSessions,
+    options.sessionIdleMs ?? 30 * 60_000,
+    options.maxSessionsPerCaller ?? callerShare(maxSessions),
+  );
+  const streams = new StreamLimits(maxStreams, options.maxStreamsPerCaller ?? callerShare(maxStreams));
+  const stateless = new StatelessRequests(server, streams, options.remoteAddress);
+  const sessions = new SessionRequests(server, store, streams, options.eventBufferSize ?? 512, options.remoteAddress);
+  const checks: Guard = guard(options);
+  // A principal without a subject is the authenticate hook's bug: told once, not on every request it refuses.
+  let toldNoSubject = false;
+  const noSubject = () => {
+    if (toldNoSubject) return;
+    toldNoSubject = true;
+    const message = `The authenticate hook returned a principal without a subject; every such request is answered 401. Return { subject: "<non-empty caller id>", scopes } from authenticate`;
+    try {
+      server.logger?.({ level: "error", message });
+    } catch {
+      // A failing logger must not take a request down with it.
+    }
+  };
+
+  function serve(request: Incoming): Outgoing | Promise<Outgoing> {
+    const refused = checks(request);
+    if (refused) return refused;
+    if (request.path !== path) {
+      const metadata = protectedResourceMetadata(options, request, path);
+      if (metadata && request.method === "GET") return metadata;
+      return answer(404, "Not found", { "content-type": "text/plain" });
+    }
+    if (!options.authenticate) return route(request, undefined);
+    return authorize(options, request, path, noSubject).then((auth) =>
+      isOutgoing(auth) ? auth : route(request, auth),
+    );
+  }
+
+  function route(request: Incoming, auth: AuthInfo | undefined): Outgoing | Promise<Outgoing> {
+    switch (request.method) {
+      case "POST":
+        return post(request, auth);
+      case "GET":
+        return sessions.get(request, auth);
+      case "DELETE":
+        return sessions.remove(request, auth);
+      default:
+        return answer(405, undefined, { allow: "POST, GET, DELETE" });
+    }
+  }
+
+  // A POST goes to the session it names, else to the era it chose: initialize, or a 2026-07-28 request.
+  async function post(request: Incoming, auth: AuthInfo | undefined): Promise<Outgoing> {
+    const refused = postRefusal(request, maxBodyBytes);
+    if (refused) return refused;
+    const body = await request.text(maxBodyBytes);
+    if (body === undefined) return tooLarge(maxBodyBytes);
+    let message: unknown;
+    try {
+      message = JSON.parse(body);
+    } catch {
+      return refuse(400, null, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
+    }
+    const session = sessions.find(request, auth, message, body);
+    if (isOutgoing(session)) return session;
+    if (session) return sessions.post(request, session, body, message, auth);
+    const era = eraOf(request.header(VERSION_HEADER), message);
+    if (era === "handshake") return sessions.initialize(request, body, message, auth);
+    if (era === "stateless") return stateless.serve(request, body, message, auth);
+    return noEra(idOf(message, body));
+  }
+
+  return {
+    serve,
+    close() {
+      store.closeAll();
+      stateless.close();
+    },
+    get sessions() {
+      return store.size;
+    },
+  };
+}

@@ -1,0 +1,124 @@
+import {
+  type AuthInfo,
+  type Connection,
+  ErrorCode,
+  LATEST_STATELESS_VERSION,
+  McpError,
+  type Server,
+  type Tool,
+} from "@toolsmith/core";
+import { isPlainObject } from "@toolsmith/core/internal";
+import { callerOf } from "./caller-limits.js";
+import type { Incoming, Outgoing } from "./exchange.js";
+import { idOf } from "./messages.js";
+import { refuse, statelessStatus } from "./refusals.js";
+import { Reply } from "./reply.js";
+import { paramMismatch, routingMismatch } from "./routing-headers.js";
+import type { StreamLimits } from "./stream-limits.js";
+import { statelessVersionRefusal, VERSION_HEADER } from "./versions.js";
+
+// The Mcp-Param-* check of a 2026-07-28 tools/call: core asks it only of a tool this caller may use, so a hidden
+// tool's headers are never looked at (it answers as unknown, like a tool that does not exist).
+function paramCheck(request: Incoming, message: Record<string, unknown>): (tool: Tool) => void {
+  const args = isPlainObject(message.params) ? message.params.arguments : undefined;
+  return (tool) => {
+    const mismatch = paramMismatch(request, args, tool.inputSchema);
+    if (mismatch) throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
+  };
+}
+
+/** 2026-07-28 over HTTP: every POST stands alone, on a connection made for it and closed after it. */
+export class StatelessRequests {
+  readonly #server: Server;
+  readonly #streams: StreamLimits;
+  readonly #remoteAddress: ((request: Request) => string | undefined) | undefined;
+  // Listen streams open now: ended with their closing result when the handler closes.
+  readonly #listening = new Set<Connection>();
+
+  constructor(
+    server: Server,
+    streams: StreamLimits,
+    remoteAddress: ((request: Request) => string | undefined) | undefined,
+  ) {
+    this.#server = server;
+    this.#streams = streams;
+    this.#remoteAddress = remoteAddress;
+  }
+
+  /** Serve one POST whose body (`message`, parsed) chose the stateless era. */
+  serve(request: Incoming, body: string, message: unknown, auth: AuthInfo | undefined): Promise<Outgoing> | Outgoing {
+    const id = idOf(message, body);
+    if (!isPlainObject(message) || typeof message.method !== "string") {
+      return refuse(
+        400,
+        id,
+        ErrorCode.InvalidRequest,
+        "Invalid request: one JSON-RPC request or notification per POST",
+      );
+    }
+    const wrongVersion = statelessVersionRefusal(request.header(VERSION_HEADER), message, id);
+    if (wrongVersion) return wrongVersion;
+    if (message.id !== undefined) {
+      // initialize exists only in the handshake era, which a 2026-07-28 request did not choose.
+      if (message.method === "initialize") {
+        return refuse(
+          404,
+          id,
+          ErrorCode.MethodNotFound,
+          `Method not found: initialize (removed in protocol revision ${LATEST_STATELESS_VERSION})`,
+        );
+      }
+      const mismatch = routingMismatch(request, message);
+      if (mismatch) return refuse(400, id, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
+    }
+    const checkTool = message.method === "tools/call" ? paramCheck(request, message) : undefined;
+    const listens = message.method === "subscriptions/listen";
+    let caller: string | undefined;
+    if (listens) {
+      caller = callerOf(request, auth, this.#remoteAddress);
+      const refused = this.#streams.take(caller, id);
+      if (refused) return refused;
+    }
+    // A listen stream's place is given back once: when it ends, or at once when its client closes it.
+    let held = listens;
+    const release = listens
+      ? () => {
+          if (!held) return;
+          held = false;
+          this.#streams.release(caller);
+          this.#listening.delete(connection);
+        }
+      : undefined;
+    // One connection for this request alone: nothing outlives it. Closing the stream cancels the request.
+    const reply: Reply = new Reply({
+      status: statelessStatus,
+      headers: {},
+      onCancel: () => {
+        release?.();
+        connection.close();
+      },
+    });
+    const connection = this.#server.connect({ send: (line, route) => void reply.deliver(line, route) });
+    request.onAbort(() => connection.close());
+    if (listens) this.#listening.add(connection);
+    const finish = () => {
+      release?.();
+      reply.accept();
+      connection.close();
+    };
+    const done = connection.receive(body, {
+      tag: reply,
+      parsed: message,
+      ...(auth ? { auth } : {}),
+      ...(checkTool ? { checkTool } : {}),
+    });
+    if (done === undefined) finish();
+    else done.then(finish, finish);
+    return reply.answered();
+  }
+
+  /** End every listen stream with its closing result (the server shutting down). */
+  close(): void {
+    for (const connection of [...this.#listening]) connection.endSubscriptions();
+  }
+}
