@@ -203,11 +203,7 @@ export async function createTestClient(servable: Servable, options: TestClientOp
     listTools: (options) => all<Tool>("tools/list", "tools", options),
     listToolsPage: (cursor, options) => page("tools/list", "tools", cursor, options),
     callTool: async (name, args, options) =>
-      (await request(
-        "tools/call",
-        args === undefined ? { name } : { name, arguments: args },
-        options,
-      )) as unknown as CallToolResult,
+      (await request("tools/call", named(name, args), options)) as unknown as CallToolResult,
     listResources: (options) => all<Resource>("resources/list", "resources", options),
     listResourcesPage: (cursor, options) => page("resources/list", "resources", cursor, options),
     listResourceTemplates: (options) => all<ResourceTemplate>("resources/templates/list", "resourceTemplates", options),
@@ -218,11 +214,7 @@ export async function createTestClient(servable: Servable, options: TestClientOp
     listPrompts: (options) => all<Prompt>("prompts/list", "prompts", options),
     listPromptsPage: (cursor, options) => page("prompts/list", "prompts", cursor, options),
     getPrompt: async (name, args, options) =>
-      (await request(
-        "prompts/get",
-        args === undefined ? { name } : { name, arguments: args },
-        options,
-      )) as unknown as GetPromptResult,
+      (await request("prompts/get", named(name, args), options)) as unknown as GetPromptResult,
     complete: async (ref, argument, context, options) =>
       (
         await request(
@@ -243,4 +235,9 @@ export async function createTestClient(servable: Servable, options: TestClientOp
       wire.close(closed);
     },
   };
+}
+
+// The params of tools/call and prompts/get: the name, and the arguments when there are any.
+function named(name: string, args: Record<string, unknown> | undefined): Record<string, unknown> {
+  return args === undefined ? { name } : { name, arguments: args };
 }
