@@ -1,29 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { RequestContext } from "../context/context.js";
 import { createServer, McpError } from "../index.js";
 import { createTestClient } from "./client.js";
+import { aborted, sent, unanswered } from "./fixtures.test-util.js";
 
-// The test client's elicit/sample handlers and AbortSignal-cancelled calls: the same test gives the same outcome in
-// both eras.
-
-function deferred<T = void>() {
-  let resolve: (value: T) => void = () => {};
-  const promise = new Promise<T>((settle) => {
-    resolve = settle;
-  });
-  return { promise, resolve };
-}
-
-// Resolves with the abort reason once `ctx.signal` fires.
-function aborted(ctx: RequestContext): Promise<unknown> {
-  return new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve(ctx.signal.reason)));
-}
+// The test client's elicit/sample handlers answering the server's asks: the same test gives the same outcome in both
+// eras (a handshake-era request answered on the wire, a 2026-07-28 input_required round answered and retried).
 
 function tracker() {
   const server = createServer({ name: "issues", version: "1" });
   const seen = { signal: undefined as Promise<unknown> | undefined, outcome: undefined as unknown };
-  const blocked = deferred();
   server.tool({
     name: "create",
     description: "Create an issue, asking for its title",
@@ -43,41 +29,26 @@ function tracker() {
     },
   });
   server.tool({
-    name: "import",
-    description: "Import issues, reporting progress, until cancelled",
+    name: "wizard",
+    description: "Ask twenty questions, one after another",
     handler: async (_args, ctx) => {
-      seen.signal = aborted(ctx);
-      ctx.progress(1, 100, "imported 1 issue");
-      blocked.resolve();
-      await seen.signal;
-      return "stopped";
+      const answers: string[] = [];
+      for (let step = 1; step <= 20; step++) {
+        const answer = await ctx.elicit({ message: `Step ${step}?`, schema: { value: z.string() } });
+        if (answer.action === "accept") answers.push(answer.content.value);
+      }
+      return answers.join(",");
     },
   });
-  server.resource({
-    uriTemplate: "slow://{id}",
-    handler: async (_vars, ctx) => {
-      seen.signal = aborted(ctx);
-      blocked.resolve();
-      await seen.signal;
-      return "late";
-    },
-  });
-  server.prompt({
-    name: "slow",
+  server.tool({
+    name: "interview",
+    description: "Ask one question after another, forever",
     handler: async (_args, ctx) => {
-      seen.signal = aborted(ctx);
-      blocked.resolve();
-      await seen.signal;
-      return "late";
+      for (let step = 1; ; step++) await ctx.elicit({ message: `Question ${step}?`, schema: { value: z.string() } });
     },
   });
-  return { server, seen, blocked: blocked.promise };
+  return { server, seen };
 }
-
-const calls = (client: { messages: readonly { direction: string; message: unknown }[] }, method: string) =>
-  client.messages.filter(
-    (record) => record.direction === "in" && (record.message as { method?: string }).method === method,
-  );
 
 describe.each(["2025-11-25", "2026-07-28"] as const)("in %s", (protocolVersion) => {
   it("a failing expect inside elicit rejects the call with that very assertion error", async () => {
@@ -99,7 +70,7 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("in %s", (protocolVersion) 
     expect(failure).toBeDefined();
     expect(error).toBe(failure);
     // Nothing is left running on the server: the call was cancelled there (handshake) or never retried (2026).
-    expect(calls(client, "tools/call")).toHaveLength(1);
+    expect(sent(client, "tools/call")).toHaveLength(1);
   });
 
   it("a failing expect inside sample rejects the call the same way", async () => {
@@ -124,7 +95,7 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("in %s", (protocolVersion) 
     });
     await expect(client.callTool("create")).rejects.toThrow("nope");
     expect(await seen.signal).toBeDefined();
-    expect(calls(client, "notifications/cancelled").map((record) => record.message)).toEqual([
+    expect(sent(client, "notifications/cancelled").map((record) => record.message)).toEqual([
       {
         jsonrpc: "2.0",
         method: "notifications/cancelled",
@@ -153,81 +124,21 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("in %s", (protocolVersion) 
     expect((await client.callTool("create")).content).toEqual([{ type: "text", text: 'created "Crash on save"' }]);
   });
 
-  it("aborting a call blocked after progress cancels it: ctx.signal fires, the call rejects with an AbortError", async () => {
-    const { server, seen, blocked } = tracker();
-    const client = await createTestClient(server, { protocolVersion });
-    const controller = new AbortController();
-    const call = client.request(
-      "tools/call",
-      { name: "import", _meta: { progressToken: "p" } },
-      { signal: controller.signal },
-    );
-    await blocked;
-    controller.abort();
-    await expect(call).rejects.toMatchObject({ name: "AbortError" });
-    expect(await seen.signal).toBeDefined();
-    const [cancelled] = calls(client, "notifications/cancelled");
-    const callId = (calls(client, "tools/call")[0]!.message as { id: number }).id;
-    expect(cancelled?.message).toMatchObject({
-      method: "notifications/cancelled",
-      params: { requestId: callId, reason: "This operation was aborted" },
-    });
-    // The server answers a cancelled request with nothing.
-    await client.callTool("create").catch(() => {});
-    const replies = client.messages.filter((record) => (record.message as { id?: unknown }).id === callId);
-    expect(replies.map((record) => record.direction)).toEqual(["in"]);
-    expect(client.notifications.some((n) => n.method === "notifications/progress")).toBe(true);
-  });
-
-  it("readResource and getPrompt take a signal too", async () => {
-    for (const start of [
-      (client: Awaited<ReturnType<typeof createTestClient>>, signal: AbortSignal) =>
-        client.readResource("slow://1", { signal }),
-      (client: Awaited<ReturnType<typeof createTestClient>>, signal: AbortSignal) =>
-        client.getPrompt("slow", undefined, { signal }),
-    ]) {
-      const { server, seen, blocked } = tracker();
-      const client = await createTestClient(server, { protocolVersion });
-      const controller = new AbortController();
-      const call = start(client, controller.signal);
-      await blocked;
-      controller.abort("the user closed the panel");
-      await expect(call).rejects.toBe("the user closed the panel");
-      expect(await seen.signal).toBe("the user closed the panel");
-    }
-  });
-
   it("aborting while the test's elicit handler is still answering rejects the call and tells the handler", async () => {
     const { server, seen } = tracker();
-    const asked = deferred<AbortSignal>();
-    const client = await createTestClient(server, {
-      protocolVersion,
-      elicit: (_params, { signal }) => {
-        asked.resolve(signal);
-        return new Promise(() => {});
-      },
-    });
+    const elicit = unanswered();
+    const client = await createTestClient(server, { protocolVersion, elicit: elicit.handler });
     const controller = new AbortController();
     const call = client.callTool("create", undefined, { signal: controller.signal });
-    const handlerSignal = await asked.promise;
+    const handlerSignal = await elicit.signal;
     controller.abort();
-    await expect(call).rejects.toMatchObject({ name: "AbortError" });
+    await expect(call).rejects.toBe(controller.signal.reason);
     expect(handlerSignal.aborted).toBe(true);
-    expect(calls(client, "tools/call")).toHaveLength(1);
+    expect(sent(client, "tools/call")).toHaveLength(1);
     // Handshake: the server's handler was waiting on ctx.elicit and is stopped; 2026-07-28: it had already
     // answered input_required, so nothing runs and nothing is sent.
     if (protocolVersion === "2025-11-25") expect(await seen.signal).toBeDefined();
-    else expect(calls(client, "notifications/cancelled")).toEqual([]);
-  });
-
-  it("a signal aborted before the call sends nothing", async () => {
-    const { server } = tracker();
-    const client = await createTestClient(server, { protocolVersion });
-    const before = client.messages.length;
-    await expect(client.callTool("create", undefined, { signal: AbortSignal.abort() })).rejects.toMatchObject({
-      name: "AbortError",
-    });
-    expect(client.messages.length).toBe(before);
+    else expect(sent(client, "notifications/cancelled")).toEqual([]);
   });
 
   it("an McpError from a handler is a JSON-RPC error answer where the era has one", async () => {
@@ -245,5 +156,35 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("in %s", (protocolVersion) 
     } else {
       await expect(client.callTool("summarize")).rejects.toBe(refusal);
     }
+  });
+
+  it("a handler that returns nothing rejects the call with what to return (no wait for a reply, no retry)", async () => {
+    const client = await createTestClient(tracker().server, { protocolVersion, elicit: (() => {}) as never });
+    await expect(client.callTool("create")).rejects.toThrow(
+      `the test client's elicitation/create handler returned undefined, not a result: return the object the client answers ({ action: "accept", content: { … } }, or { action: "decline" })`,
+    );
+    expect(sent(client, "tools/call")).toHaveLength(1);
+  });
+
+  it("a call may ask many questions one after another, as in the other era", async () => {
+    let asked = 0;
+    const client = await createTestClient(tracker().server, {
+      protocolVersion,
+      elicit: () => ({ action: "accept", content: { value: String(++asked) } }),
+    });
+    const result = await client.callTool("wizard");
+    expect(result.content).toEqual([{ type: "text", text: Array.from({ length: 20 }, (_, i) => i + 1).join(",") }]);
+  });
+});
+
+describe("a 2026-07-28 call", () => {
+  it("still asking for input after a hundred rounds rejects, the server taken to loop", async () => {
+    const client = await createTestClient(tracker().server, {
+      elicit: () => ({ action: "accept", content: { value: "yes" } }),
+    });
+    await expect(client.callTool("interview")).rejects.toThrow(
+      "tools/call still asked for input after 100 rounds: the server asks again whatever it is answered",
+    );
+    expect(sent(client, "tools/call")).toHaveLength(101);
   });
 });

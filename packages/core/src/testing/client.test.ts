@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createServer, McpError } from "../index.js";
+import type { RequestContext } from "../context/context.js";
+import { createServer } from "../index.js";
 import { createTestClient } from "./client.js";
+import { sent, starts, unanswered } from "./fixtures.test-util.js";
+
+// The test client's own methods: the handshake or discovery of each revision, the list helpers, the typed calls'
+// signals, and close().
 
 function demo() {
   const server = createServer({ name: "demo", version: "1.0.0" });
@@ -22,78 +27,30 @@ describe("createTestClient", () => {
       expect((await client.listTools()).map((tool) => tool.name)).toEqual(["add"]);
       const result = await client.callTool("add", { a: 2, b: 3 });
       expect(result.content).toEqual([{ type: "text", text: "5" }]);
-      await expect(client.callTool("nope")).rejects.toMatchObject({ code: -32602 });
-      await expect(client.callTool("nope")).rejects.toBeInstanceOf(McpError);
+      await expect(client.callTool("nope")).rejects.toMatchObject({ code: -32602, message: "Unknown tool: nope" });
       expect(client.messages[0]?.direction).toBe("in");
     });
   }
 });
 
-// The newcomer's issue tracker: a resource and a prompt that throw, and lists longer than a page.
+// The newcomer's issue tracker: lists longer than a page.
 function tracker(pageSize?: number) {
   const server = createServer({ name: "issues", version: "1", ...(pageSize ? { pageSize } : {}) });
-  const thrown: Record<string, Error> = {};
   server.resource({
     uriTemplate: "issues://{id}",
     list: () => ["1", "2", "3"].map((id) => ({ uri: `issues://${id}`, name: `issue ${id}` })),
-    handler: ({ id }) => {
-      if (id === "broken") {
-        thrown.resource = new TypeError("Cannot read properties of undefined (reading 'title')");
-        throw thrown.resource;
-      }
-      return `issue ${id}`;
-    },
+    handler: ({ id }) => `issue ${id}`,
   });
-  for (const name of ["triage", "summary", "duplicate"]) {
-    server.prompt({
-      name,
-      handler: () => {
-        thrown.prompt = new RangeError(`the ${name} prompt has no template yet`);
-        throw thrown.prompt;
-      },
-    });
-  }
+  for (const name of ["triage", "summary", "duplicate"]) server.prompt({ name, handler: () => name });
   for (const name of ["create", "close", "list"])
     server.tool({ name, description: `${name} issues`, handler: () => name });
   for (const uriTemplate of ["a://{x}", "b://{x}"]) server.resource({ uriTemplate, handler: () => "x" });
-  return { server, thrown };
+  return server;
 }
 
 describe.each(["2025-11-25", "2026-07-28"] as const)("the test client in %s", (protocolVersion) => {
-  it("a resource or prompt that throws rejects with the server-side error as the McpError's cause", async () => {
-    const { server, thrown } = tracker();
-    const client = await createTestClient(server, { protocolVersion });
-    const read = await client.readResource("issues://broken").catch((error: unknown) => error);
-    expect(read).toBeInstanceOf(McpError);
-    expect(read).toMatchObject({ code: -32603, message: "Internal error" });
-    // The very error the handler threw, stack and all: vitest prints it as "Caused by".
-    expect((read as McpError).cause).toBe(thrown.resource);
-    expect(((read as McpError).cause as Error).stack).toContain("client.test.ts");
-    const prompt = await client.getPrompt("triage").catch((error: unknown) => error);
-    expect(prompt).toMatchObject({ code: -32603, message: "Internal error", cause: thrown.prompt });
-  });
-
-  it("the wire still says only Internal error", async () => {
-    const { server } = tracker();
-    const client = await createTestClient(server, { protocolVersion });
-    await client.readResource("issues://broken").catch(() => {});
-    await client.getPrompt("triage").catch(() => {});
-    const replies = client.messages.filter((record) => record.direction === "out" && record.line.includes('"error"'));
-    expect(replies.map((record) => record.line)).toEqual([
-      `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}`,
-      `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error"}}`,
-    ]);
-  });
-
-  it("an error the server meant to send has no cause", async () => {
-    const client = await createTestClient(tracker().server, { protocolVersion });
-    const error = await client.getPrompt("nope").catch((thrown: unknown) => thrown);
-    expect(error).toMatchObject({ code: -32602 });
-    expect((error as Error).cause).toBeUndefined();
-  });
-
   it("list helpers return every page; the …Page helpers return one", async () => {
-    const client = await createTestClient(tracker(2).server, { protocolVersion });
+    const client = await createTestClient(tracker(2), { protocolVersion });
     expect((await client.listResources()).map((resource) => resource.uri)).toEqual([
       "issues://1",
       "issues://2",
@@ -123,27 +80,6 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("the test client in %s", (p
     const client = await createTestClient(server, { protocolVersion });
     await expect(client.listTools()).rejects.toThrow('tools/list returned the cursor "again" twice');
   });
-});
-
-describe.each(["2025-11-25", "2026-07-28"] as const)("what the test client shows (%s)", (protocolVersion) => {
-  it("a guard that throws: the call is refused as unknown on the wire, the guard's crash is the cause", async () => {
-    const server = createServer({ name: "issues", version: "1", logger: () => {} });
-    const crash = new TypeError("Cannot read properties of undefined (reading 'scopes')");
-    server.tool({
-      name: "close",
-      description: "Close an issue",
-      guard: () => {
-        throw crash;
-      },
-      handler: () => "closed",
-    });
-    const client = await createTestClient(server, { protocolVersion });
-    const error = await client.callTool("close").catch((thrown: unknown) => thrown);
-    expect(error).toMatchObject({ code: -32602, message: "Unknown tool: close", cause: crash });
-    const reply = client.messages.at(-1)?.line ?? "";
-    expect(reply).toContain('"error":{"code":-32602,"message":"Unknown tool: close"}');
-    expect(reply).not.toContain("scopes");
-  });
 
   it("a list of more than 10,000 pages is walked to its end", async () => {
     const server = demo().use((operation, next) => {
@@ -167,6 +103,78 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("what the test client shows
     await expect(client.listTools()).rejects.toThrow(
       "tools/list gave 100 pages in a row with nothing new and a nextCursor: the server's cursors loop",
     );
-    expect(pages).toBe(101);
+    // The first page brought something new; the hundred after it did not.
+    expect(sent(client, "tools/list")).toHaveLength(101);
+  });
+});
+
+// Everything here waits until cancelled (a tool, a resource, a prompt, a completer), or never answers.
+function waiting() {
+  const server = createServer({ name: "issues", version: "1", logger: () => {} });
+  const running = starts();
+  const stopped = <T>(ctx: RequestContext, value: T) => running.begin(ctx).then(() => value);
+  server.tool({ name: "wait", description: "Wait until cancelled", handler: (_args, ctx) => stopped(ctx, "stopped") });
+  server.resource({ uriTemplate: "slow://{id}", handler: (_vars, ctx) => stopped(ctx, "late") });
+  server.prompt({ name: "slow", handler: (_args, ctx) => stopped(ctx, "late") });
+  server.prompt({
+    name: "triage",
+    args: { label: z.string() },
+    complete: { label: (_value, { ctx }) => stopped(ctx, ["aborted"]) },
+    handler: ({ label }) => label,
+  });
+  server.tool({ name: "stuck", description: "Never answers", handler: () => new Promise(() => {}) });
+  server.tool({ name: "quick", description: "Answers at once", handler: () => "quick" });
+  server.tool({
+    name: "create",
+    description: "Create an issue, asking for its title",
+    handler: async (_args, ctx) => {
+      const answer = await ctx.elicit({ message: "Title?", schema: { title: z.string() } });
+      return answer.action === "accept" ? `created "${answer.content.title}"` : answer.action;
+    },
+  });
+  return { server, started: running.started, nextStart: running.next };
+}
+
+describe.each(["2025-11-25", "2026-07-28"] as const)("signals and close() in %s", (protocolVersion) => {
+  it("readResource and getPrompt take a signal too", async () => {
+    type Client = Awaited<ReturnType<typeof createTestClient>>;
+    for (const start of [
+      (client: Client, signal: AbortSignal) => client.readResource("slow://1", { signal }),
+      (client: Client, signal: AbortSignal) => client.getPrompt("slow", undefined, { signal }),
+    ]) {
+      const { server, started, nextStart } = waiting();
+      const client = await createTestClient(server, { protocolVersion });
+      const controller = new AbortController();
+      const call = start(client, controller.signal);
+      await nextStart();
+      controller.abort("the user closed the panel");
+      await expect(call).rejects.toBe("the user closed the panel");
+      expect(await started[0]?.aborted).toBe("the user closed the panel");
+    }
+  });
+
+  it("complete takes a signal too", async () => {
+    const client = await createTestClient(waiting().server, { protocolVersion });
+    const controller = new AbortController();
+    const ref = { type: "ref/prompt", name: "triage" } as const;
+    const completion = client.complete(ref, { name: "label", value: "" }, undefined, { signal: controller.signal });
+    controller.abort("typed on");
+    await expect(completion).rejects.toBe("typed on");
+  });
+
+  it("close() rejects every call still waiting and every later one, and stops what runs on the server", async () => {
+    const { server, started, nextStart } = waiting();
+    const elicit = unanswered();
+    const client = await createTestClient(server, { protocolVersion, elicit: elicit.handler });
+    const stuck = client.callTool("stuck");
+    const waits = client.callTool("wait");
+    await nextStart();
+    const asking = client.callTool("create");
+    const handlerSignal = await elicit.signal;
+    client.close();
+    for (const call of [stuck, waits, asking]) await expect(call).rejects.toThrow("the test client was closed");
+    expect(await started[0]?.aborted).toBeDefined();
+    expect(handlerSignal.aborted).toBe(true);
+    await expect(client.callTool("quick")).rejects.toThrow("the test client was closed");
   });
 });

@@ -1,10 +1,5 @@
 /** `@toolsmith/core/testing`: the in-memory test client, for a server's own tests. */
-export {
-  type ClientHandler,
-  createTestClient,
-  type Exchange,
-  type TestClient,
-  type TestClientOptions,
-  type TestSubscription,
-  type WireRecord,
-} from "./client.js";
+export type { ClientHandler } from "./asks.js";
+export { createTestClient, type TestClient, type TestClientOptions } from "./client.js";
+export type { TestSubscription } from "./listen.js";
+export type { Exchange, WireRecord } from "./wire.js";
