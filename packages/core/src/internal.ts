@@ -5,4 +5,4 @@
 export { zodV4Adapter } from "./schema/schema-adapter.js";
 export { isUriTemplate } from "./schema/uri-template.js";
 export { isPlainObject } from "./wire/json-rpc.js";
-export { rawBatchIds } from "./wire/raw-id.js";
+export { keyOf, rawBatchIds } from "./wire/raw-id.js";

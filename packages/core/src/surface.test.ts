@@ -131,7 +131,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
   },
   "@toolsmith/core/internal": {
     file: "./internal.ts",
-    values: ["isPlainObject", "isUriTemplate", "rawBatchIds", "zodV4Adapter"],
+    values: ["isPlainObject", "isUriTemplate", "keyOf", "rawBatchIds", "zodV4Adapter"],
     types: [],
   },
   "@toolsmith/core/middleware": {

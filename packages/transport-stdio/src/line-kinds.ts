@@ -1,12 +1,8 @@
 import { ErrorCode, errorLine, idText, type RequestId } from "@toolsmith/core";
-import { rawBatchIds } from "@toolsmith/core/internal";
+import { isPlainObject, rawBatchIds } from "@toolsmith/core/internal";
 
 /** What `urgentMessage` returns for a line that may wait its turn behind queued requests. */
 export const NOT_URGENT: unique symbol = Symbol("not urgent");
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 // The client's answer to one of the server's requests, or a cancellation: what the requests in flight may await.
 function isUrgent(message: unknown): boolean {
@@ -66,11 +62,6 @@ export function requestIdOf(message: unknown): RequestId | undefined {
   if (!isPlainObject(message) || typeof message.method !== "string") return undefined;
   const { id } = message;
   return typeof id === "string" || typeof id === "number" ? id : undefined;
-}
-
-/** A request id as a map key, strings and numbers apart. */
-export function idKey(id: RequestId): string {
-  return typeof id === "string" ? `s${id}` : `n${id}`;
 }
 
 /**

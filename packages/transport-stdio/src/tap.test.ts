@@ -2,8 +2,7 @@ import { PassThrough, Writable } from "node:stream";
 import { createServer, MetaKey, type Server } from "@toolsmith/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { serveStdio } from "./index.js";
-import type { StdioOptions, WireEntry } from "./serve-stdio.js";
+import { type StdioOptions, serveStdio, type WireEntry } from "./index.js";
 
 const CLIENT = { name: "tap-client", version: "0.0.1" };
 const META = {

@@ -1,5 +1,6 @@
 import type { RequestId } from "@toolsmith/core";
-import { idKey, requestIdOf } from "./line-kinds.js";
+import { keyOf } from "@toolsmith/core/internal";
+import { requestIdOf } from "./line-kinds.js";
 import type { LineEvent } from "./line-reader.js";
 
 // What a waiting line costs beyond its text (its objects), so that a flood of tiny lines counts too.
@@ -44,7 +45,7 @@ export class WaitingLines {
   /** The client cancelled `id` and nothing running had it: the request, if it waits here, will be dropped. */
   cancel(id: RequestId): void {
     if (this.empty) return;
-    const key = idKey(id);
+    const key = keyOf(id);
     // Kept until the queue empties: counted like a line, so a flood of cancellations is bounded as requests are.
     if (!this.#cancelled.has(key)) this.#bytes += key.length + LINE_OVERHEAD;
     this.#cancelled.set(key, this.#lines.length);
@@ -81,7 +82,7 @@ export class WaitingLines {
       return { event };
     }
     const id = requestIdOf(parsed);
-    const key = id === undefined ? undefined : idKey(id);
+    const key = id === undefined ? undefined : keyOf(id);
     const before = key === undefined ? undefined : this.#cancelled.get(key);
     if (key === undefined || before === undefined || index >= before) return { event, parsed };
     this.#cancelled.delete(key);

@@ -116,7 +116,7 @@ export function rawParamsNumber(text: string, key: string): string | undefined {
   return start === undefined ? undefined : rawNumberMember(text.slice(start), key);
 }
 
-// Requests in flight and listen streams are keyed by id, strings and numbers apart.
+/** A request id as a map key, strings and numbers apart. */
 export function keyOf(id: string | number): string {
   return typeof id === "string" ? `s${id}` : `n${id}`;
 }
