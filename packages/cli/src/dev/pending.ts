@@ -1,29 +1,26 @@
 import { ErrorCode, errorLine, idText } from "@toolsmith/core";
-import { rawBatchIds } from "@toolsmith/core/internal";
+import { isPlainObject, rawBatchIds } from "@toolsmith/core/internal";
 
 // The host's requests the server has not answered yet, by each id's exact text (past 2^53 too), so that a server
 // that stops answers each of them once, with the id as the host wrote it: a batch with one array line.
 
 type Message = Record<string, unknown>;
 
-function isObject(value: unknown): value is Message {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function isRequest(value: unknown): value is Message {
-  return isObject(value) && typeof value.method === "string" && value.id !== undefined;
+  return isPlainObject(value) && typeof value.method === "string" && value.id !== undefined;
 }
 
 function isResponse(value: unknown): value is Message {
-  return isObject(value) && value.method === undefined && value.id !== undefined;
+  return isPlainObject(value) && value.method === undefined && value.id !== undefined;
 }
 
 // Each message of a line (one, or a batch's), with its id's text as the line wrote it.
 function withIds(parsed: unknown, line: string): { message: unknown; id: string }[] {
-  if (!Array.isArray(parsed)) return [{ message: parsed, id: isObject(parsed) ? idText(parsed.id, line) : "null" }];
+  if (!Array.isArray(parsed))
+    return [{ message: parsed, id: isPlainObject(parsed) ? idText(parsed.id, line) : "null" }];
   let raws: (string | undefined)[] | undefined;
   return parsed.map((message, index) => {
-    const id = isObject(message) ? message.id : undefined;
+    const id = isPlainObject(message) ? message.id : undefined;
     if (typeof id === "number" && !Number.isSafeInteger(id)) {
       raws ??= rawBatchIds(line);
       return { message, id: raws[index] ?? idText(id) };
