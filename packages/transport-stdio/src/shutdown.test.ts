@@ -58,13 +58,27 @@ describe("shutdown: the end of input, close(), and what every request is answere
   });
 
   it("close() stops reading, aborts what runs, writes its replies, and resolves", async () => {
-    const harness = serve(untilCancelled());
-    harness.write(call(1, "wait"));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const server = untilCancelled();
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    server.tool({
+      name: "watch",
+      description: "runs until cancelled, saying when it starts",
+      handler: (_args, ctx) => {
+        started();
+        return new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve("aborted"), { once: true }));
+      },
+    });
+    const harness = serve(server);
+    harness.write(call(1, "watch"));
+    await running;
     await harness.connection.close();
     expect(harness.replies.get(1)).toMatchObject({ result: { content: [{ text: "aborted" }] } });
+    // Nothing listens to stdin any more: a later line cannot be read, so it is never answered.
+    expect(harness.stdin.listenerCount("data")).toBe(0);
     harness.write(call(2, "quick", { n: 2 }));
-    await new Promise((resolve) => setTimeout(resolve, 20));
     expect(harness.replies.has(2)).toBe(false);
   });
 
