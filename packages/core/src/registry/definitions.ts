@@ -4,15 +4,7 @@ import type { AnySchema, InferInput, InputSchema } from "../schema/schema-adapte
 import type { UriVariables } from "../schema/uri-template.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import type { CacheHint, Prompt, Resource, ResourceTemplate, Tool } from "../wire/types.js";
-
-/**
- * Who may use a tool, resource or prompt. A caller it refuses does not see it in lists, and a call answers exactly
- * as for one that does not exist, so its existence does not leak. Runs for every list and call: keep it cheap. One
- * that throws refuses (and is logged as an error).
- * @example
- * server.tool({ name: "wipe", description: "Wipe all", guard: (ctx) => ctx.auth?.scopes.includes("admin") ?? false, handler });
- */
-export type Guard = (ctx: RequestContext) => boolean | undefined;
+import type { Guard } from "./guards.js";
 
 /** What a completer may answer: values, or values with the total and whether there are more. */
 export type Completion = string[] | { values: string[]; total?: number; hasMore?: boolean };
