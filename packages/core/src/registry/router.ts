@@ -29,7 +29,7 @@ import {
   type CompletionRouter,
   complete,
   hasCompleters,
-} from "./completion.js";
+} from "./completions.js";
 import type {
   PromptDefinition,
   ResourceDefinition,

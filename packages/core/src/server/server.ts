@@ -17,12 +17,18 @@ import { DefinitionError, McpError } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import { Sealer } from "../wire/seal.js";
-import type { CacheHint, CacheKind, Implementation, ServerCapabilities } from "../wire/types.js";
+import type { CacheHint, CacheKind, Icon, Implementation, ServerCapabilities } from "../wire/types.js";
 
 export type { ErrorReport };
 
-/** What `createServer` takes: the server's identity (its `serverInfo`) and its server-wide settings. */
-export interface ServerOptions extends Implementation {
+/** What `createServer` takes: the server's identity and its server-wide settings. */
+export interface ServerOptions {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  icons?: Icon[];
   /** Told to the client at `initialize` or `server/discover`: how to use this server. */
   instructions?: string;
   /**
