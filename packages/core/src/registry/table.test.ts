@@ -22,6 +22,12 @@ function server() {
   return { s, echo, wipe, brief, doc };
 }
 
+function newServer() {
+  return createServer({ name: "table-test", version: "1.0.0" });
+}
+
+const noop = () => "ok";
+
 const names = async (client: Awaited<ReturnType<typeof createTestClient>>) =>
   (await client.listTools()).map((tool) => tool.name);
 
@@ -54,8 +60,10 @@ describe("handles", () => {
 
   it("an update that does not compile, or clashes, throws and changes nothing", async () => {
     const { s, echo } = server();
-    definitionError(() => echo.update({ name: "bad name!" }));
-    definitionError(() => echo.update({ description: "" }));
+    expect(definitionError(() => echo.update({ name: "bad name!" })).message).toMatch(
+      /^Tool name "bad name!" is invalid/,
+    );
+    expect(definitionError(() => echo.update({ description: "" })).message).toMatch(/^Tool "echo" has no description/);
     expect(definitionError(() => echo.update({ name: "wipe" })).message).toContain('Tool "wipe" is defined twice');
     const client = await createTestClient(s);
     expect(await client.listTools()).toMatchObject([{ name: "echo", description: "Echo" }, { name: "wipe" }]);
@@ -95,6 +103,53 @@ describe("handles", () => {
       tools: { listChanged: true },
     });
     expect(createServer({ name: "empty", version: "1" }).capabilities()).toEqual({ logging: {} });
+  });
+});
+
+describe("keys: one entry per name, URI or URI template", () => {
+  it("duplicate tool", () => {
+    const server = newServer();
+    server.tool({ name: "echo", description: "d", handler: noop });
+    const error = definitionError(() => server.tool({ name: "echo", description: "again", handler: noop }));
+    expect(error.message).toContain('"echo"');
+    expect(error.message).toMatch(/give each tool its own name/);
+  });
+
+  it("duplicate prompt", () => {
+    const server = newServer();
+    server.prompt({ name: "greet", handler: noop });
+    const error = definitionError(() => server.prompt({ name: "greet", handler: noop }));
+    expect(error.message).toContain('"greet"');
+    expect(error.message).toMatch(/give each prompt its own name/);
+  });
+
+  it("duplicate resource", () => {
+    const server = newServer();
+    server.resource({ uri: "notes://all", handler: noop });
+    const error = definitionError(() => server.resource({ uri: "notes://all", handler: noop }));
+    expect(error.message).toContain("notes://all");
+    expect(error.message).toMatch(/defined twice/);
+    // Say what to change, as the tool and prompt messages do.
+    expect(error.message).toMatch(/once|its own|different|rename|remove|another/i);
+  });
+
+  it("duplicate resource template", () => {
+    const server = newServer();
+    server.resource({ uriTemplate: "notes://{id}", handler: noop });
+    const error = definitionError(() => server.resource({ uriTemplate: "notes://{id}", handler: noop }));
+    expect(error.message).toContain("notes://{id}");
+    expect(error.message).toMatch(/defined twice/);
+    expect(error.message).toMatch(/once|its own|different|rename|remove|another/i);
+  });
+
+  it("a rejected definition is not registered", () => {
+    const server = newServer();
+    expect(() => server.tool({ name: "t", description: "d", input: z.string(), handler: noop })).toThrow(
+      /^Tool "t" input must be an object schema/,
+    );
+    expect(server.capabilities()).toEqual({ logging: {} });
+    server.tool({ name: "t", description: "d", handler: noop });
+    expect(server.capabilities()).toEqual({ logging: {}, tools: { listChanged: true } });
   });
 });
 
