@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { connectLines, replyTo } from "../connection/connection.test-util.js";
 import { MAX_SUBSCRIPTIONS } from "../connection/subscriptions.js";
+import type { Server } from "../index.js";
 import { MetaKey } from "../protocol/versions.js";
 import { MAX_URI_LENGTH } from "../schema/uri-template.js";
 import { createServer } from "../server/server.js";
@@ -107,40 +108,34 @@ describe("handles", () => {
 });
 
 describe("keys: one entry per name, URI or URI template", () => {
-  it("duplicate tool", () => {
-    const server = newServer();
-    server.tool({ name: "echo", description: "d", handler: noop });
-    const error = definitionError(() => server.tool({ name: "echo", description: "again", handler: noop }));
-    expect(error.message).toContain('"echo"');
-    expect(error.message).toMatch(/give each tool its own name/);
-  });
-
-  it("duplicate prompt", () => {
-    const server = newServer();
-    server.prompt({ name: "greet", handler: noop });
-    const error = definitionError(() => server.prompt({ name: "greet", handler: noop }));
-    expect(error.message).toContain('"greet"');
-    expect(error.message).toMatch(/give each prompt its own name/);
-  });
-
-  it("duplicate resource", () => {
-    const server = newServer();
-    server.resource({ uri: "notes://all", handler: noop });
-    const error = definitionError(() => server.resource({ uri: "notes://all", handler: noop }));
-    expect(error.message).toContain("notes://all");
-    expect(error.message).toMatch(/defined twice/);
-    // Say what to change, as the tool and prompt messages do.
-    expect(error.message).toMatch(/once|its own|different|rename|remove|another/i);
-  });
-
-  it("duplicate resource template", () => {
-    const server = newServer();
-    server.resource({ uriTemplate: "notes://{id}", handler: noop });
-    const error = definitionError(() => server.resource({ uriTemplate: "notes://{id}", handler: noop }));
-    expect(error.message).toContain("notes://{id}");
-    expect(error.message).toMatch(/defined twice/);
-    expect(error.message).toMatch(/once|its own|different|rename|remove|another/i);
-  });
+  for (const [kind, add, message] of [
+    [
+      "tool",
+      (server: Server) => server.tool({ name: "echo", description: "d", handler: noop }),
+      'Tool "echo" is defined twice; give each tool its own name',
+    ],
+    [
+      "prompt",
+      (server: Server) => server.prompt({ name: "greet", handler: noop }),
+      'Prompt "greet" is defined twice; give each prompt its own name',
+    ],
+    [
+      "resource",
+      (server: Server) => server.resource({ uri: "notes://all", handler: noop }),
+      'Resource "notes://all" is defined twice; give each resource its own URI',
+    ],
+    [
+      "resource template",
+      (server: Server) => server.resource({ uriTemplate: "notes://{id}", handler: noop }),
+      'Resource template "notes://{id}" is defined twice; give each template its own pattern',
+    ],
+  ] as const) {
+    it(`duplicate ${kind}`, () => {
+      const server = newServer();
+      add(server);
+      expect(definitionError(() => add(server)).message).toBe(message);
+    });
+  }
 
   it("a rejected definition is not registered", () => {
     const server = newServer();
