@@ -190,7 +190,7 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
    */
   dependsOnCaller(kind: ChangeKind): boolean {
     for (const table of [this.tools, this.resources, this.templates, this.prompts]) {
-      if (table.list === kind && table.guarded()) return true;
+      if (table.changeKind === kind && table.guarded()) return true;
     }
     return this.modules.list.some((mount) => mount.middleware().length > 0 || mount.router.dependsOnCaller(kind));
   }

@@ -79,7 +79,7 @@ export interface Entry<C> {
 export class Table<D, C extends { definition: unknown; wire: object }> {
   readonly map = new Map<string, Entry<C>>();
   /** The list a change to this table concerns. */
-  readonly list: ChangeKind;
+  readonly changeKind: ChangeKind;
   readonly #key: string;
   readonly #twice: (key: string) => string;
 
@@ -91,7 +91,7 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
     readonly admit: (key: string) => void,
   ) {
     const { list, key, twice } = KINDS[kind];
-    this.list = list;
+    this.changeKind = list;
     this.#key = key;
     this.#twice = twice;
   }
@@ -123,7 +123,7 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
     this.admit(key);
     const entry: Entry<C> = { compiled, enabled: true };
     this.map.set(key, entry);
-    this.changed(this.list, audienceOf(compiled.definition));
+    this.changed(this.changeKind, audienceOf(compiled.definition));
     return this.handle(entry);
   }
 
@@ -143,7 +143,7 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
       live(enabled ? "enable()" : "disable()");
       if (entry.enabled === enabled) return;
       entry.enabled = enabled;
-      table.changed(table.list, audienceOf(entry.compiled.definition));
+      table.changed(table.changeKind, audienceOf(entry.compiled.definition));
     };
     return {
       get key() {
@@ -173,13 +173,13 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
         }
         const audience = entry.enabled ? audienceOf(entry.compiled.definition, compiled.definition) : [];
         entry.compiled = compiled;
-        table.changed(table.list, audience);
+        table.changed(table.changeKind, audience);
       },
       remove() {
         if (removed) return;
         removed = true;
         table.map.delete(table.keyOf(entry.compiled));
-        table.changed(table.list, entry.enabled ? audienceOf(entry.compiled.definition) : []);
+        table.changed(table.changeKind, entry.enabled ? audienceOf(entry.compiled.definition) : []);
       },
     };
   }
