@@ -55,7 +55,6 @@ export {
   defineResource,
   defineResourceTemplate,
   defineTool,
-  type Guard,
   type MaybePromise,
   type PromptDefinition,
   type ResourceDefinition,
@@ -64,6 +63,7 @@ export {
   type TemplateArgs,
   type ToolDefinition,
 } from "./registry/definitions.js";
+export type { Guard } from "./registry/guards.js";
 export type { Registered, RegisteredKind } from "./registry/router.js";
 export {
   type AnySchema,

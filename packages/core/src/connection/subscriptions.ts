@@ -1,8 +1,8 @@
 import type { RequestContextImpl } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import { MetaKey } from "../protocol/versions.js";
+import { allows } from "../registry/guards.js";
 import type { Audience, ChangeKind } from "../registry/router.js";
-import { allows } from "../registry/views.js";
 import { MAX_URI_LENGTH } from "../schema/uri-template.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode, type RequestId } from "../wire/json-rpc.js";

@@ -1,100 +1,254 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createServer, DefinitionError, type Server, toServer } from "../index.js";
-import { compileSchema, zodV4Adapter } from "../schema/schema-adapter.js";
+import * as z3 from "zod/v3";
+import { createServer, type Server } from "../index.js";
+import { compileSchema } from "../schema/schema-adapter.js";
 import { createTestClient } from "../testing/client.js";
+import { definitionError } from "../testing/expect-errors.test-util.js";
+import "../schema/zod-v3.js";
 
-function newServer(name = "compile-cache-test"): Server {
+// Definitions checked at registration, each mistake a DefinitionError that says what to change, and compiled into
+// what the lists show, once.
+
+function newServer(name = "compile-test"): Server {
   return createServer({ name, version: "1.0.0" });
 }
 
-// Counts JSON Schema generations: one per real compile, none for a cache hit.
-function spyOnCompiles() {
-  return vi.spyOn(zodV4Adapter, "toJsonSchema");
-}
+const noop = () => "ok";
 
-afterEach(() => {
-  vi.restoreAllMocks();
+// What a server with templates advertises (logging always).
+const RESOURCES = { logging: {}, resources: { subscribe: true, listChanged: true } };
+
+describe("registration mistakes throw a DefinitionError that says what to change", () => {
+  for (const name of ["", "a".repeat(65), "my tool", "tool!", "tööl", "semi;colon", "new\nline"]) {
+    it(`tool name ${JSON.stringify(name.length > 20 ? `${name.length} chars` : name)}`, () => {
+      const error = definitionError(() => newServer().tool({ name, description: "d", handler: noop }));
+      expect(error.message).toContain(JSON.stringify(name));
+      expect(error.message).toMatch(/use 1–64 characters/);
+    });
+  }
+
+  it("accepts a 64-character name and every allowed character", () => {
+    const server = newServer();
+    server.tool({ name: "a".repeat(64), description: "d", handler: noop });
+    server.tool({ name: "Az09_.-", description: "d", handler: noop });
+    expect(server.capabilities()).toEqual({ logging: {}, tools: { listChanged: true } });
+  });
+
+  it("a prompt name is checked the same way", () => {
+    expect(definitionError(() => newServer().prompt({ name: "bad name", handler: noop })).message).toMatch(
+      /Prompt name "bad name" is invalid: use 1–64 characters/,
+    );
+  });
+
+  for (const description of [undefined, "", "   "]) {
+    it(`tool description ${JSON.stringify(description)}`, () => {
+      const error = definitionError(() =>
+        newServer().tool({ name: "echo", description: description as string, handler: noop }),
+      );
+      expect(error.message).toMatch(/Tool "echo" has no description; add one/);
+    });
+  }
+
+  for (const [label, input] of [
+    ["z.string()", z.string()],
+    ["z.array()", z.array(z.string())],
+    ["z3.string()", z3.string()],
+    ["z.number().optional()", z.number().optional()],
+  ] as const) {
+    it(`non-object input schema ${label}`, () => {
+      const error = definitionError(() => newServer().tool({ name: "echo", description: "d", input, handler: noop }));
+      expect(error.message).toMatch(/Tool "echo" input must be an object schema/);
+      expect(error.message).toMatch(/z\.object/);
+    });
+  }
+
+  for (const [label, args] of [
+    ["z.number()", { count: z.number() }],
+    ["z.boolean()", { count: z.boolean() }],
+    ["z.array()", { count: z.array(z.string()) }],
+    ["z.object()", { count: z.object({ a: z.string() }) }],
+    ["z3.number()", { count: z3.number() }],
+  ] as const) {
+    it(`prompt argument that is not a string schema: ${label}`, () => {
+      const error = definitionError(() => newServer().prompt({ name: "p", args, handler: noop }));
+      expect(error.message).toMatch(/Prompt "p" argument "count" is not a string schema/);
+      expect(error.message).toMatch(/use z\.string\(\)/);
+    });
+  }
+
+  it("prompt arguments may be strings, enums and optional strings", () => {
+    const server = newServer();
+    server.prompt({
+      name: "p",
+      args: { a: z.string(), b: z.enum(["x", "y"]), c: z.string().optional() },
+      handler: noop,
+    });
+    expect(server.capabilities()).toEqual({ logging: {}, prompts: { listChanged: true } });
+  });
+
+  for (const uri of ["notes", "/tmp/notes.txt", "1abc://x", ""]) {
+    it(`resource uri without a scheme: ${JSON.stringify(uri)}`, () => {
+      const error = definitionError(() => newServer().resource({ uri, handler: noop }));
+      expect(error.message).toMatch(/needs a scheme, like "notes:\/\/all"/);
+    });
+  }
+
+  it("resource template without a scheme", () => {
+    const error = definitionError(() => newServer().resource({ uriTemplate: "{id}", handler: noop }));
+    expect(error.message).toMatch(/needs a scheme/);
+  });
+
+  it("static uri containing a {variable}", () => {
+    const error = definitionError(() => newServer().resource({ uri: "notes://{id}", handler: noop }));
+    expect(error.message).toMatch(/register it with uriTemplate instead of uri/);
+  });
+
+  it("template without variables", () => {
+    const error = definitionError(() => newServer().resource({ uriTemplate: "notes://all", handler: noop }));
+    expect(error.message).toMatch(/has no \{variable\}; register it with uri instead/);
+  });
+
+  it("malformed template", () => {
+    const error = definitionError(() => newServer().resource({ uriTemplate: "notes://{id", handler: noop }));
+    expect(error.message).toBe('URI template "notes://{id" has a "{" that is never closed');
+  });
+
+  it("a guard must be a function", () => {
+    const error = definitionError(() =>
+      newServer().tool({ name: "t", description: "t", guard: "admin" as never, handler: () => 1 }),
+    );
+    expect(error.message).toBe('Tool "t" guard must be a function of the request context that returns true to allow');
+  });
 });
 
-describe("compileSchema caches per schema object and per io", () => {
-  it("the same schema object compiled twice is the identical CompiledSchema, compiled once", () => {
-    const schema = z.object({ a: z.string() });
-    const compiles = spyOnCompiles();
-    const first = compileSchema(schema, "input", "first");
-    const second = compileSchema(schema, "input", "second");
-    expect(second).toBe(first);
-    expect(compiles).toHaveBeenCalledTimes(1);
+describe("the wire form of a definition", () => {
+  it("the prompt list shows each argument, required unless optional", async () => {
+    const server = newServer();
+    server.prompt({
+      name: "greet",
+      description: "Greets",
+      args: { person: z.string(), mood: z.enum(["happy", "sad"]).optional() },
+      handler: ({ person }) => `Hello ${person}`,
+    });
+    const client = await createTestClient(server, { protocolVersion: "2025-11-25" });
+    expect(await client.listPrompts()).toEqual([
+      {
+        name: "greet",
+        description: "Greets",
+        arguments: [
+          { name: "person", required: true },
+          { name: "mood", required: false },
+        ],
+      },
+    ]);
+  });
+});
+
+describe("registration: the input's fields must be exactly the template's variables", () => {
+  it("accepts a z.object and a raw shape whose fields are the variables", () => {
+    const server = newServer();
+    server.resource({
+      uriTemplate: "notes://{folder}/{id}",
+      input: z.object({ folder: z.string(), id: z.coerce.number() }),
+      handler: noop,
+    });
+    server.resource({ uriTemplate: "tags://{tag}", input: { tag: z.string() }, handler: noop });
+    expect(server.capabilities()).toEqual(RESOURCES);
   });
 
-  it("the same raw-shape object compiled twice is the identical CompiledSchema, compiled once", () => {
-    const shape = { a: z.string(), b: z.number().optional() };
-    const compiles = spyOnCompiles();
-    const first = compileSchema(shape, "input", "first");
-    expect(compileSchema(shape, "input", "second")).toBe(first);
-    expect(compiles).toHaveBeenCalledTimes(1);
-    expect(first.jsonSchema).toMatchObject({ type: "object", required: ["a"] });
+  it("counts query, path-segment and reserved variables", () => {
+    expect(() =>
+      newServer().resource({
+        uriTemplate: "files://{+root}{/path*}{?rev,limit}",
+        input: {
+          root: z.string(),
+          path: z.array(z.string()),
+          rev: z.string().optional(),
+          limit: z.coerce.number().optional(),
+        },
+        handler: noop,
+      }),
+    ).not.toThrow();
   });
 
-  it("input and output are cached apart: each io gets its own JSON Schema", () => {
-    // A default makes the field optional on input and present on output.
-    const schema = z.object({ loud: z.boolean().default(false) });
-    const input = compileSchema(schema, "input", "x");
-    const output = compileSchema(schema, "output", "x");
-    expect(output).not.toBe(input);
-    expect(input.jsonSchema.required).toBeUndefined();
-    expect(output.jsonSchema.required).toEqual(["loud"]);
-    expect(compileSchema(schema, "input", "x")).toBe(input);
-    expect(compileSchema(schema, "output", "x")).toBe(output);
+  it("a variable with no field names the variable and the fields to use", () => {
+    const error = definitionError(() =>
+      newServer().resource({ uriTemplate: "notes://{folder}/{id}", input: { folder: z.string() }, handler: noop }),
+    );
+    expect(error.message).toContain('Resource template "notes://{folder}/{id}" input does not match its variables');
+    expect(error.message).toContain("{id} has no field in the input schema");
+    expect(error.message).not.toContain("{folder} has no field");
+    expect(error.message).toContain(`make the schema's fields exactly "folder", "id"`);
   });
 
-  it("output first, then input, still gives the input form", () => {
-    const shape = { loud: z.boolean().default(false) };
-    expect(compileSchema(shape, "output", "x").jsonSchema.required).toEqual(["loud"]);
-    expect(compileSchema(shape, "input", "x").jsonSchema.required).toBeUndefined();
+  it("a field that is not a variable is named", () => {
+    const error = definitionError(() =>
+      newServer().resource({
+        uriTemplate: "notes://{id}",
+        input: z.object({ id: z.string(), extra: z.string().optional() }),
+        handler: noop,
+      }),
+    );
+    expect(error.message).toContain('field "extra" is not a template variable');
+    expect(error.message).not.toContain('field "id"');
+    expect(error.message).toContain(`make the schema's fields exactly "id"`);
   });
 
-  it("keyed by identity: an equal-looking but distinct object is compiled on its own", () => {
-    const compiles = spyOnCompiles();
-    const first = compileSchema({ a: z.string().describe("one") }, "input", "x");
-    const second = compileSchema({ a: z.string().describe("two") }, "input", "x");
-    expect(second).not.toBe(first);
-    expect(compiles).toHaveBeenCalledTimes(2);
-    expect(first.jsonSchema).toMatchObject({ properties: { a: { description: "one" } } });
-    expect(second.jsonSchema).toMatchObject({ properties: { a: { description: "two" } } });
+  it("names every problem at once", () => {
+    const error = definitionError(() =>
+      newServer().resource({
+        uriTemplate: "users://{org}/{user}",
+        input: { org: z.string(), name: z.string(), team: z.string() },
+        handler: noop,
+      }),
+    );
+    expect(error.message).toContain("{user} has no field in the input schema");
+    expect(error.message).toContain('field "name" is not a template variable');
+    expect(error.message).toContain('field "team" is not a template variable');
+    expect(error.message).toContain(`make the schema's fields exactly "org", "user"`);
   });
 
-  it("a raw shape and the z.object of the same fields are different keys", () => {
-    const shape = { a: z.string() };
-    const object = z.object(shape);
-    expect(compileSchema(shape, "input", "x")).not.toBe(compileSchema(object, "input", "x"));
+  it("a query variable left out of the schema is still a mismatch", () => {
+    const error = definitionError(() =>
+      newServer().resource({ uriTemplate: "search://{index}{?q}", input: { index: z.string() }, handler: noop }),
+    );
+    expect(error.message).toContain("{q} has no field in the input schema");
   });
 
-  it("a cached compile still validates each value on its own", async () => {
-    const shape = { n: z.coerce.number() };
-    const compiled = compileSchema(shape, "input", "x");
-    expect(await compileSchema(shape, "input", "x").validate({ n: "3" })).toEqual({ ok: true, value: { n: 3 } });
-    expect(await compiled.validate({ n: "7" })).toEqual({ ok: true, value: { n: 7 } });
-    expect((await compiled.validate({ n: "x" })).ok).toBe(false);
+  it("a schema that is not an object says so", () => {
+    const error = definitionError(() =>
+      newServer().resource({ uriTemplate: "notes://{id}", input: z.string(), handler: noop }),
+    );
+    expect(error.message).toContain("the input schema must be an object of the variables");
+    expect(error.message).toContain("{id} has no field in the input schema");
   });
 
-  it("a schema that cannot compile throws every time, naming each caller", () => {
-    const schema = z.object({ when: z.date() });
-    expect(() => compileSchema(schema, "input", "Tool one input")).toThrow(DefinitionError);
-    expect(() => compileSchema(schema, "input", "Tool two input")).toThrow(/^Tool two input cannot be expressed/);
+  it("a rejected template is not registered: the server stays empty and the template can be added again", async () => {
+    const server = newServer();
+    const error = definitionError(() =>
+      server.resource({ uriTemplate: "notes://{id}", input: { nope: z.string() }, handler: noop }),
+    );
+    expect(error.message).toContain("input does not match its variables");
+    expect(server.capabilities()).toEqual({ logging: {} });
+    server.resource({ uriTemplate: "notes://{id}", input: { id: z.string() }, handler: (vars) => `note ${vars.id}` });
+    const client = await createTestClient(server, { protocolVersion: "2025-11-25" });
+    expect((await client.listResourceTemplates()).map((template) => template.uriTemplate)).toEqual(["notes://{id}"]);
   });
 });
 
 describe("servers share compiles of the same schema object", () => {
-  it("two servers registering tools with the same shape object compile it once", async () => {
+  it("two servers registering tools with the same shape object list the identical JSON Schema", async () => {
     const shape = { text: z.string().describe("What to echo") };
-    const compiles = spyOnCompiles();
     const echo = ({ text }: { text: string }) => text;
     const a = newServer("a");
-    a.tool({ name: "echo", description: "Echo", input: shape, handler: echo });
+    const first = a.tool({ name: "echo", description: "Echo", input: shape, handler: echo });
     const b = newServer("b");
-    b.tool({ name: "say", description: "Say", input: shape, handler: echo });
-    expect(compiles).toHaveBeenCalledTimes(1);
+    const second = b.tool({ name: "say", description: "Say", input: shape, handler: echo });
+    // One compile: both list the very object the schema cache holds.
+    const cached = compileSchema(shape, "input", "x").jsonSchema;
+    expect(first.describe().inputSchema).toBe(cached);
+    expect(second.describe().inputSchema).toBe(cached);
 
     // Both still list and validate with the shared compile.
     for (const [server, name] of [
@@ -110,130 +264,19 @@ describe("servers share compiles of the same schema object", () => {
       expect((await client.callTool(name, { text: "hi" })).content).toEqual([{ type: "text", text: "hi" }]);
       expect((await client.callTool(name, { text: 1 })).isError).toBe(true);
     }
-    expect(compiles).toHaveBeenCalledTimes(1);
-  });
-
-  it("a tool's input and a prompt's args that are the same object share one compile", () => {
-    const shape = { topic: z.string() };
-    const compiles = spyOnCompiles();
-    const server = newServer();
-    server.tool({ name: "t", description: "d", input: shape, handler: () => "ok" });
-    server.prompt({ name: "p", args: shape, handler: () => "ok" });
-    expect(compiles).toHaveBeenCalledTimes(1);
   });
 
   it("a tool output schema reused as another tool's input compiles once per io", () => {
     const schema = z.object({ n: z.number().default(0) });
-    const compiles = spyOnCompiles();
     const server = newServer();
-    server.tool({ name: "make", description: "d", output: schema, handler: () => ({ n: 1 }) });
-    server.tool({ name: "take", description: "d", input: schema, handler: () => "ok" });
-    server.tool({ name: "take2", description: "d", input: schema, handler: () => "ok" });
-    expect(compiles).toHaveBeenCalledTimes(2);
-    expect(compiles.mock.calls.map(([, io]) => io).sort()).toEqual(["input", "output"]);
-  });
-});
-
-describe("toServer and createTestClient take a Server or anything with toServer()", () => {
-  const server = newServer();
-  server.tool({ name: "ping2", description: "Answer pong", handler: () => "pong" });
-
-  it("toServer returns a Server as itself", () => {
-    expect(toServer(server)).toBe(server);
-  });
-
-  it("toServer calls toServer() on an object that has it", () => {
-    let calls = 0;
-    const servable = {
-      toServer() {
-        calls++;
-        return server;
-      },
-    };
-    expect(toServer(servable)).toBe(server);
-    expect(calls).toBe(1);
-  });
-
-  it("toServer() found on a class prototype counts", () => {
-    class App {
-      readonly #server = server;
-      toServer(): Server {
-        return this.#server;
-      }
-    }
-    expect(toServer(new App())).toBe(server);
-  });
-
-  for (const protocolVersion of ["2025-11-25", "2026-07-28"] as const) {
-    it(`${protocolVersion}: createTestClient serves the Server behind a servable`, async () => {
-      const client = await createTestClient({ toServer: () => server }, { protocolVersion });
-      expect((await client.callTool("ping2")).content).toEqual([{ type: "text", text: "pong" }]);
-      const direct = await createTestClient(server, { protocolVersion });
-      expect((await direct.callTool("ping2")).content).toEqual([{ type: "text", text: "pong" }]);
-    });
-  }
-});
-
-describe("server.capabilities() returns a copy the caller may change", () => {
-  function mutate(capabilities: Record<string, unknown>): void {
-    // Every field it touches differs from what the server really advertises.
-    (capabilities.tools as Record<string, unknown>).listChanged = false;
-    delete capabilities.prompts;
-    delete capabilities.logging;
-    capabilities.completions = {};
-  }
-
-  const TOOLS_AND_PROMPTS = { logging: {}, tools: { listChanged: true }, prompts: { listChanged: true } };
-
-  function fullServer(): Server {
-    const server = newServer();
-    server.tool({ name: "t", description: "d", handler: () => "ok" });
-    server.prompt({ name: "p", handler: () => "ok" });
-    return server;
-  }
-
-  it("a changed copy does not change the next call", () => {
-    const server = fullServer();
-    const first = server.capabilities();
-    mutate(first as Record<string, unknown>);
-    expect(server.capabilities()).toEqual(TOOLS_AND_PROMPTS);
-    expect(server.capabilities()).not.toBe(server.capabilities());
-  });
-
-  it("initialize still reports the real capabilities", async () => {
-    const server = fullServer();
-    mutate(server.capabilities() as Record<string, unknown>);
-    const client = await createTestClient(server, { protocolVersion: "2025-11-25" });
-    expect(client.serverResult.capabilities).toEqual(TOOLS_AND_PROMPTS);
-  });
-
-  it("server/discover still reports the real capabilities", async () => {
-    const server = fullServer();
-    mutate(server.capabilities() as Record<string, unknown>);
-    const client = await createTestClient(server, { protocolVersion: "2026-07-28" });
-    expect(client.serverResult.capabilities).toEqual(TOOLS_AND_PROMPTS);
-  });
-
-  it("a copy taken before serving, changed after, does not leak into a later handshake", async () => {
-    const server = fullServer();
-    const copy = server.capabilities();
-    await createTestClient(server, { protocolVersion: "2025-11-25" });
-    mutate(copy as Record<string, unknown>);
-    const client = await createTestClient(server, { protocolVersion: "2025-06-18" });
-    expect(client.serverResult.capabilities).toEqual(TOOLS_AND_PROMPTS);
-    const stateless = await createTestClient(server, { protocolVersion: "2026-07-28" });
-    expect(stateless.serverResult.capabilities).toEqual(TOOLS_AND_PROMPTS);
-  });
-
-  it("capabilities still follow later registrations", () => {
-    const server = newServer();
-    server.tool({ name: "t", description: "d", handler: () => "ok" });
-    mutate(server.capabilities() as Record<string, unknown>);
-    server.resource({ uri: "docs://x", handler: () => "x" });
-    expect(server.capabilities()).toEqual({
-      logging: {},
-      tools: { listChanged: true },
-      resources: { subscribe: true, listChanged: true },
-    });
+    const make = server.tool({ name: "make", description: "d", output: schema, handler: () => ({ n: 1 }) });
+    const take = server.tool({ name: "take", description: "d", input: schema, handler: () => "ok" });
+    const take2 = server.tool({ name: "take2", description: "d", input: schema, handler: () => "ok" });
+    expect(take2.describe().inputSchema).toBe(take.describe().inputSchema);
+    expect(make.describe().outputSchema).toBe(compileSchema(schema, "output", "x").jsonSchema);
+    // A default makes the field optional on input and present on output: two compiles, one per io.
+    expect(make.describe().outputSchema).not.toBe(take.describe().inputSchema);
+    expect((make.describe().outputSchema as { required?: string[] }).required).toEqual(["n"]);
+    expect((take.describe().inputSchema as { required?: string[] }).required).toBeUndefined();
   });
 });

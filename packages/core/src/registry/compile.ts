@@ -79,13 +79,16 @@ export function checkName(kind: string, name: unknown): string {
   return name;
 }
 
-/** Only the fields that are set. */
-export function optional<T extends object>(fields: T): Partial<T> {
+/** Every field of the wire type `T`, set or not: a field added to `T` fails to compile until a compile fills it in. */
+type Fields<T> = { [K in keyof Required<T>]: T[K] };
+
+/** Only the fields that are set, in their order. */
+export function optional<T extends object>(fields: Fields<T>): T {
   const out: Partial<T> = {};
   for (const key of Object.keys(fields) as (keyof T)[]) {
     if (fields[key] !== undefined) out[key] = fields[key];
   }
-  return out;
+  return out as T;
 }
 
 function checkUri(kind: string, uri: unknown, example: string): string {
@@ -95,16 +98,12 @@ function checkUri(kind: string, uri: unknown, example: string): string {
   return uri;
 }
 
-// The optional fields a resource and a resource template share, as the wire lists them.
-function described(definition: StaticResourceDefinition | ResourceTemplateDefinition<InputSchema | undefined>) {
-  return optional({
-    title: definition.title,
-    description: definition.description,
-    mimeType: definition.mimeType,
-    annotations: definition.annotations,
-    icons: definition.icons,
-    _meta: definition._meta,
-  });
+// The fields a resource and a resource template share, as the wire lists them.
+function described(
+  definition: StaticResourceDefinition | ResourceTemplateDefinition<InputSchema | undefined>,
+): Fields<Omit<ResourceTemplate, "uriTemplate" | "name">> {
+  const { title, description, mimeType, annotations, icons, _meta } = definition;
+  return { title, description, mimeType, annotations, icons, _meta };
 }
 
 function checkHandler(what: string, handler: unknown, guard?: unknown, use?: unknown): void {
@@ -134,18 +133,16 @@ export function compileTool(definition: ToolDefinition<InputSchema | undefined>)
   }
   const output =
     definition.output === undefined ? undefined : compileSchema(definition.output, "output", `Tool "${name}" output`);
-  const wire: Tool = {
+  const wire = optional<Tool>({
     name,
-    ...optional({ title: definition.title }),
+    title: definition.title,
     description: definition.description,
     inputSchema: input ? input.jsonSchema : { ...NO_ARGUMENTS },
-    ...optional({
-      outputSchema: output?.jsonSchema,
-      annotations: definition.annotations,
-      icons: definition.icons,
-      _meta: definition._meta,
-    }),
-  };
+    outputSchema: output?.jsonSchema,
+    annotations: definition.annotations,
+    icons: definition.icons,
+    _meta: definition._meta,
+  });
   return { definition: definition as ToolDefinition, wire, input, output };
 }
 
@@ -155,12 +152,12 @@ export function compileStaticResource(definition: StaticResourceDefinition): Com
     throw new DefinitionError(`Resource URI "${uri}" holds a {variable}; register it with uriTemplate instead of uri`);
   }
   checkHandler(`Resource "${uri}"`, definition.handler, definition.guard, definition.use);
-  const wire: Resource = {
+  const wire = optional<Resource>({
     uri,
     name: definition.name ?? uri,
-    ...optional({ size: definition.size }),
+    size: definition.size,
     ...described(definition),
-  };
+  });
   return { definition, wire };
 }
 
@@ -176,11 +173,11 @@ export function compileTemplate(definition: ResourceTemplateDefinition<InputSche
       ? undefined
       : compileSchema(definition.input, "input", `Resource template "${uriTemplate}" input`);
   if (input) checkTemplateInput(uriTemplate, template.variables, input.jsonSchema);
-  const wire: ResourceTemplate = {
+  const wire = optional<ResourceTemplate>({
     uriTemplate,
     name: definition.name ?? uriTemplate,
     ...described(definition),
-  };
+  });
   const completers = compileCompleters(
     `Resource template "${uriTemplate}"`,
     definition.complete,
@@ -224,18 +221,21 @@ export function compilePrompt(definition: PromptDefinition<InputSchema | undefin
     }
     const description =
       isPlainObject(property) && typeof property.description === "string" ? property.description : undefined;
-    return { name: argName, ...optional({ description }), required: required.includes(argName) };
+    return optional<PromptArgument>({
+      name: argName,
+      title: undefined,
+      description,
+      required: required.includes(argName),
+    });
   });
-  const wire: Prompt = {
+  const wire = optional<Prompt>({
     name,
-    ...optional({
-      title: definition.title,
-      description: definition.description,
-      arguments: args ? argumentList : undefined,
-      icons: definition.icons,
-      _meta: definition._meta,
-    }),
-  };
+    title: definition.title,
+    description: definition.description,
+    arguments: args ? argumentList : undefined,
+    icons: definition.icons,
+    _meta: definition._meta,
+  });
   const completers = compileCompleters(
     `Prompt "${name}"`,
     definition.complete,

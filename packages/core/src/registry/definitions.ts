@@ -1,17 +1,10 @@
 import type { RequestContext } from "../context/context.js";
 import type { Middleware } from "../middleware/compose.js";
 import type { AnySchema, InferInput, InputSchema } from "../schema/schema-adapter.js";
+import type { UriVariables } from "../schema/uri-template.js";
 import type { MaybePromise } from "../wire/maybe.js";
-import type { Annotations, CacheHint, Icon, Resource, ToolAnnotations } from "../wire/types.js";
-
-/**
- * Who may use a tool, resource or prompt. A caller it refuses does not see it in lists, and a call answers exactly
- * as for one that does not exist, so its existence does not leak. Runs for every list and call: keep it cheap. One
- * that throws refuses (and is logged as an error).
- * @example
- * server.tool({ name: "wipe", description: "Wipe all", guard: (ctx) => ctx.auth?.scopes.includes("admin") ?? false, handler });
- */
-export type Guard = (ctx: RequestContext) => boolean | undefined;
+import type { CacheHint, Prompt, Resource, ResourceTemplate, Tool } from "../wire/types.js";
+import type { Guard } from "./guards.js";
 
 /** What a completer may answer: values, or values with the total and whether there are more. */
 export type Completion = string[] | { values: string[]; total?: number; hasMore?: boolean };
@@ -25,35 +18,36 @@ export type Completer = (
   context: { arguments: Readonly<Record<string, string>>; ctx: RequestContext },
 ) => MaybePromise<Completion>;
 
-import type { UriVariables } from "../schema/uri-template.js";
-
 export type { MaybePromise };
+
+/**
+ * What every definition has besides its wire fields: who may use it, and middleware of its own. The wire fields
+ * (name, title, description, icons, annotations, `_meta`, …) are the ones its list entry has, declared once in
+ * wire/types.ts.
+ */
+interface Served {
+  /** Who may see and use it (default: everyone). */
+  guard?: Guard;
+  /**
+   * Middleware around this definition alone: its calls, reads or gets, and its completions, once it is known to be
+   * the caller's (never for one its guard refuses, nor when disabled). It follows the definition through renames,
+   * and a mounted module's keeps working.
+   */
+  use?: readonly Middleware[];
+}
 
 /**
  * A tool: a function the model calls. The plain object that decorators produce and the router consumes.
  * @example
  * const add = defineTool({ name: "add", description: "Add two numbers", input: { a: z.number(), b: z.number() }, handler: ({ a, b }) => a + b });
  */
-export interface ToolDefinition<I extends InputSchema | undefined = InputSchema | undefined> {
-  /** 1–64 characters of `A-Z a-z 0-9 _ . -`, unique on the server. */
-  name: string;
-  /** What the tool does: the model's whole manual for it. Required. */
-  description: string;
-  title?: string;
+export interface ToolDefinition<I extends InputSchema | undefined = InputSchema | undefined>
+  extends Omit<Tool, "inputSchema" | "outputSchema">,
+    Served {
   /** A zod object schema or a raw shape (zod v4, or v3 from "zod/v3"); omitted means no arguments. */
   input?: I;
   /** The schema `structuredContent` must fit; listed as `outputSchema`. */
   output?: AnySchema;
-  annotations?: ToolAnnotations;
-  icons?: Icon[];
-  _meta?: Record<string, unknown>;
-  /** Who may see and call it (default: everyone). */
-  guard?: Guard;
-  /**
-   * Middleware around this tool alone: its calls, once it is known to be the caller's (never for one its guard
-   * refuses, nor when disabled). It follows the definition through renames, and a mounted module's keeps working.
-   */
-  use?: readonly Middleware[];
   /**
    * Runs with validated arguments. Return a string, a number, a plain object (→ `structuredContent`
    * plus its JSON as text), content blocks, or a whole `CallToolResult`. A throw becomes an `isError` result.
@@ -61,51 +55,26 @@ export interface ToolDefinition<I extends InputSchema | undefined = InputSchema 
   handler: (args: InferInput<I>, ctx: RequestContext) => unknown;
 }
 
-/** A resource at one fixed URI. */
-export interface StaticResourceDefinition {
-  uri: string;
-  /** Defaults to the URI. */
-  name?: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  annotations?: Annotations;
-  icons?: Icon[];
-  _meta?: Record<string, unknown>;
+/** What a resource and a resource template have besides their wire fields. */
+interface ResourceServed extends Served {
   /** Caching hint for 2026-07-28 reads; the server's default otherwise. */
   cache?: CacheHint;
-  /** Who may see and read it (default: everyone). */
-  guard?: Guard;
-  /**
-   * Middleware around this resource alone: its reads, once it is known to be the caller's (never for one its guard
-   * refuses, nor when disabled). It follows the definition through renames, and a mounted module's keeps working.
-   */
-  use?: readonly Middleware[];
+}
+
+/** A resource at one fixed URI. */
+export interface StaticResourceDefinition extends Omit<Resource, "name">, ResourceServed {
+  /** Defaults to the URI. */
+  name?: string;
   /** Return text, bytes, contents, or a whole result; `undefined` means not found. */
   handler: (ctx: RequestContext) => unknown;
 }
 
 /** Resources addressed by an RFC 6570 URI template; the variables arrive as the first parameter. */
-export interface ResourceTemplateDefinition<I extends InputSchema | undefined = InputSchema | undefined> {
-  uriTemplate: string;
+export interface ResourceTemplateDefinition<I extends InputSchema | undefined = InputSchema | undefined>
+  extends Omit<ResourceTemplate, "name">,
+    ResourceServed {
   /** Defaults to the template. */
   name?: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  annotations?: Annotations;
-  icons?: Icon[];
-  _meta?: Record<string, unknown>;
-  /** Caching hint for 2026-07-28 reads; the server's default otherwise. */
-  cache?: CacheHint;
-  /** Who may see and read it (default: everyone). */
-  guard?: Guard;
-  /**
-   * Middleware around this template alone: its reads and completions, once it is known to be the caller's (never for one its guard
-   * refuses, nor when disabled). It follows the definition through renames, and a mounted module's keeps working.
-   */
-  use?: readonly Middleware[];
   /**
    * A schema for the variables (its fields must be exactly the template's variables); a URI whose
    * variables fail it is answered with -32602. Without it, the variables arrive as strings.
@@ -131,21 +100,11 @@ export type TemplateArgs<I> = [I] extends [undefined] ? UriVariables : InferInpu
 export type ResourceDefinition = StaticResourceDefinition | ResourceTemplateDefinition;
 
 /** A prompt: a template the user picks. Its arguments are strings on the wire. */
-export interface PromptDefinition<A extends InputSchema | undefined = InputSchema | undefined> {
-  name: string;
-  title?: string;
-  description?: string;
+export interface PromptDefinition<A extends InputSchema | undefined = InputSchema | undefined>
+  extends Omit<Prompt, "arguments">,
+    Served {
   /** zod string schemas: each becomes an argument, required unless optional. */
   args?: A;
-  icons?: Icon[];
-  _meta?: Record<string, unknown>;
-  /** Who may see and get it (default: everyone). */
-  guard?: Guard;
-  /**
-   * Middleware around this prompt alone: its gets and completions, once it is known to be the caller's (never for one its guard
-   * refuses, nor when disabled). It follows the definition through renames, and a mounted module's keeps working.
-   */
-  use?: readonly Middleware[];
   /** Completers for the prompt's arguments, by argument name (`completion/complete`). */
   complete?: Readonly<Record<string, Completer>>;
   /** Return a string, messages, or a whole `GetPromptResult`. */

@@ -1,5 +1,5 @@
 import type { RequestContext } from "../context/context.js";
-import { type Middleware, type OperationKind, runOwn } from "../middleware/compose.js";
+import { type Middleware, runOwn } from "../middleware/compose.js";
 import { DefinitionError } from "../wire/errors.js";
 import { andThen, isPromiseLike, type MaybePromise } from "../wire/maybe.js";
 import type { Registered, RegisteredKind, Table } from "./table.js";
@@ -15,7 +15,11 @@ export interface Mount<R extends ModuleRouter = ModuleRouter> {
   readonly router: R;
   /** The module's own modules and parents, for the rules that walk the tree. */
   readonly modules: Modules<R>;
-  /** The module's own middleware, as it is now (`use` after mounting counts). */
+  /**
+   * The module's own middleware, as it is now (`use` after mounting counts). It runs around what the module serves,
+   * seeing it as the module alone would (its own names), so whatever the module enforces standalone it enforces
+   * mounted; what it answers is the module's answer.
+   */
   readonly middleware: () => readonly Middleware[];
   /** How clash messages name it. */
   readonly source: string;
@@ -23,29 +27,11 @@ export interface Mount<R extends ModuleRouter = ModuleRouter> {
   readonly names: WeakMap<object, object>;
 }
 
+/** A request's params as they came: what a mounted module's middleware sees, renamed for the module. */
+export type Params = Readonly<Record<string, unknown>>;
+
 /** A request's params as they came, when a method has none. */
-export const NO_PARAMS: Readonly<Record<string, unknown>> = Object.freeze({});
-
-/**
- * Run `serve` inside a module's own middleware, which sees the operation as the module alone would: `params` are
- * module-local (its own tool or prompt name), so whatever the module enforces standalone it enforces mounted.
- */
-export function insideModule<T extends object>(
-  mount: Mount,
-  method: string,
-  kind: OperationKind,
-  params: Readonly<Record<string, unknown>>,
-  ctx: RequestContext,
-  serve: () => MaybePromise<T>,
-): MaybePromise<T> {
-  // A middleware may replace the result: what it answers is the module's answer, as it would be standalone.
-  return runOwn(mount.middleware(), method, kind, params, ctx, serve);
-}
-
-/** The module-local params of a request for `prefix.name`: the same, named as the module knows it. */
-export function localParams(params: Readonly<Record<string, unknown>>, name: string): Record<string, unknown> {
-  return { ...params, name };
-}
+export const NO_PARAMS: Params = Object.freeze({});
 
 /** What a module's list method answered (through its middleware): the array under `key`. */
 function itemsOf(result: Record<string, unknown>, key: string, method: string, mount: Mount): unknown[] {
@@ -162,6 +148,25 @@ export class Modules<R extends ModuleRouter> {
     for (const link of this.#parents) link.parent.#admitFromModule(kind, seen, link.prefix, link.source, this);
   }
 
+  /**
+   * Serve `prefix.name` in the module under `prefix`, inside its middleware, named as the module knows it (a name
+   * under a module's prefix is that module's, served or not: no parent may take one). Undefined when no module has it.
+   */
+  inModule<T extends object>(
+    kind: "tool" | "prompt",
+    name: string,
+    params: Params,
+    ctx: RequestContext,
+    serve: (router: R, rest: string, local: Params) => MaybePromise<T>,
+  ): MaybePromise<T> | undefined {
+    const inModule = this.find(name);
+    if (!inModule) return undefined;
+    const { mount, rest } = inModule;
+    const local = { ...params, name: rest };
+    const [method, operation] = kind === "tool" ? (["tools/call", "call"] as const) : (["prompts/get", "get"] as const);
+    return runOwn(mount.middleware(), method, operation, local, ctx, () => serve(mount.router, rest, local));
+  }
+
   /** The module whose prefix starts `name` (`github.create_issue` → github's `create_issue`). */
   find(name: string): { mount: Mount<R>; rest: string } | undefined {
     const dot = name.indexOf(".");
@@ -190,27 +195,30 @@ export class Modules<R extends ModuleRouter> {
   }
 
   /**
-   * Each module's list of one kind for this caller, as its own middleware lets it through (`list` asks its router),
-   * tools and prompts renamed under their prefixes. The module's middleware sees its whole list: paging is the
-   * parent's.
+   * A list of one kind for this caller: `own`, then each module's as its own middleware lets it through (`list` asks
+   * its router), tools and prompts renamed under their prefixes. The module's middleware sees its whole list: paging
+   * is the parent's.
    */
-  listed(
+  listed<T>(
+    own: T[],
     method: string,
     key: string,
     ctx: RequestContext,
-    params: Readonly<Record<string, unknown>>,
-    list: (router: R, params: Readonly<Record<string, unknown>>) => MaybePromise<unknown[]>,
-  ): MaybePromise<unknown[]> {
+    params: Params,
+    list: (router: R, params: Params) => MaybePromise<T[]>,
+  ): MaybePromise<T[]> {
+    if (this.#mounts.length === 0) return own;
     const { cursor: _parents, ...local } = params;
     const named = key === "tools" || key === "prompts";
     const lists = this.#mounts.map((mount) => {
       const serve = () => andThen(list(mount.router, local), (items) => ({ [key]: items }));
-      return andThen(insideModule(mount, method, "list", local, ctx, serve), (result) => {
-        const items = itemsOf(result, key, method, mount);
+      return andThen(runOwn(mount.middleware(), method, "list", local, ctx, serve), (result) => {
+        const items = itemsOf(result, key, method, mount) as T[];
         return named ? items.map((item) => renamed(mount, item)) : items;
       });
     });
-    return lists.some(isPromiseLike) ? Promise.all(lists).then((found) => found.flat()) : (lists as unknown[][]).flat();
+    const join = (found: T[][]) => [...own, ...found.flat()];
+    return lists.some(isPromiseLike) ? Promise.all(lists).then(join) : join(lists as T[][]);
   }
 
   // The keys this router serves, its modules' included (tools and prompts under their prefixes).

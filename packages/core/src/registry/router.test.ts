@@ -1,157 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import * as z3 from "zod/v3";
-import { createServer, DefinitionError, type ErrorReport, McpError, MetaKey, type Server, text } from "../index.js";
+import { createServer, MetaKey, type Server, toServer } from "../index.js";
+import { HANDSHAKE_VERSIONS, STATELESS_VERSIONS } from "../protocol/versions.js";
 import { createTestClient } from "../testing/client.js";
-import { definitionError, rpcError } from "../testing/expect-errors.test-util.js";
-import "../schema/zod-v3.js";
+import { rpcError } from "../testing/expect-errors.test-util.js";
 
-const REVISIONS = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as const;
-const HANDSHAKE = ["2025-03-26", "2025-06-18", "2025-11-25"] as const;
+// The router's own part: what is listed and advertised, each list shaped for the caller's revision. Then what the
+// server adds around it (result envelopes, toServer, copies of the capabilities).
+
+const REVISIONS = [...HANDSHAKE_VERSIONS, ...STATELESS_VERSIONS];
 
 function newServer(): Server {
   return createServer({ name: "router-test", version: "1.0.0" });
 }
 
 const noop = () => "ok";
-
-describe("registration mistakes throw a DefinitionError that says what to change", () => {
-  for (const name of ["", "a".repeat(65), "my tool", "tool!", "tööl", "semi;colon", "new\nline"]) {
-    it(`tool name ${JSON.stringify(name.length > 20 ? `${name.length} chars` : name)}`, () => {
-      const error = definitionError(() => newServer().tool({ name, description: "d", handler: noop }));
-      expect(error.message).toContain(JSON.stringify(name));
-      expect(error.message).toMatch(/use 1–64 characters/);
-    });
-  }
-
-  it("accepts a 64-character name and every allowed character", () => {
-    const server = newServer();
-    server.tool({ name: "a".repeat(64), description: "d", handler: noop });
-    server.tool({ name: "Az09_.-", description: "d", handler: noop });
-    expect(server.capabilities()).toEqual({ logging: {}, tools: { listChanged: true } });
-  });
-
-  it("a prompt name is checked the same way", () => {
-    expect(definitionError(() => newServer().prompt({ name: "bad name", handler: noop })).message).toMatch(
-      /Prompt name "bad name" is invalid: use 1–64 characters/,
-    );
-  });
-
-  it("duplicate tool", () => {
-    const server = newServer();
-    server.tool({ name: "echo", description: "d", handler: noop });
-    const error = definitionError(() => server.tool({ name: "echo", description: "again", handler: noop }));
-    expect(error.message).toContain('"echo"');
-    expect(error.message).toMatch(/give each tool its own name/);
-  });
-
-  it("duplicate prompt", () => {
-    const server = newServer();
-    server.prompt({ name: "greet", handler: noop });
-    const error = definitionError(() => server.prompt({ name: "greet", handler: noop }));
-    expect(error.message).toContain('"greet"');
-    expect(error.message).toMatch(/give each prompt its own name/);
-  });
-
-  it("duplicate resource", () => {
-    const server = newServer();
-    server.resource({ uri: "notes://all", handler: noop });
-    const error = definitionError(() => server.resource({ uri: "notes://all", handler: noop }));
-    expect(error.message).toContain("notes://all");
-    expect(error.message).toMatch(/defined twice/);
-    // Say what to change, as the tool and prompt messages do.
-    expect(error.message).toMatch(/once|its own|different|rename|remove|another/i);
-  });
-
-  it("duplicate resource template", () => {
-    const server = newServer();
-    server.resource({ uriTemplate: "notes://{id}", handler: noop });
-    const error = definitionError(() => server.resource({ uriTemplate: "notes://{id}", handler: noop }));
-    expect(error.message).toContain("notes://{id}");
-    expect(error.message).toMatch(/defined twice/);
-    expect(error.message).toMatch(/once|its own|different|rename|remove|another/i);
-  });
-
-  for (const description of [undefined, "", "   "]) {
-    it(`tool description ${JSON.stringify(description)}`, () => {
-      const error = definitionError(() =>
-        newServer().tool({ name: "echo", description: description as string, handler: noop }),
-      );
-      expect(error.message).toMatch(/Tool "echo" has no description; add one/);
-    });
-  }
-
-  for (const [label, input] of [
-    ["z.string()", z.string()],
-    ["z.array()", z.array(z.string())],
-    ["z3.string()", z3.string()],
-    ["z.number().optional()", z.number().optional()],
-  ] as const) {
-    it(`non-object input schema ${label}`, () => {
-      const error = definitionError(() => newServer().tool({ name: "echo", description: "d", input, handler: noop }));
-      expect(error.message).toMatch(/Tool "echo" input must be an object schema/);
-      expect(error.message).toMatch(/z\.object/);
-    });
-  }
-
-  for (const [label, args] of [
-    ["z.number()", { count: z.number() }],
-    ["z.boolean()", { count: z.boolean() }],
-    ["z.array()", { count: z.array(z.string()) }],
-    ["z.object()", { count: z.object({ a: z.string() }) }],
-    ["z3.number()", { count: z3.number() }],
-  ] as const) {
-    it(`prompt argument that is not a string schema: ${label}`, () => {
-      const error = definitionError(() => newServer().prompt({ name: "p", args, handler: noop }));
-      expect(error.message).toMatch(/Prompt "p" argument "count" is not a string schema/);
-      expect(error.message).toMatch(/use z\.string\(\)/);
-    });
-  }
-
-  it("prompt arguments may be strings, enums and optional strings", () => {
-    const server = newServer();
-    server.prompt({
-      name: "p",
-      args: { a: z.string(), b: z.enum(["x", "y"]), c: z.string().optional() },
-      handler: noop,
-    });
-    expect(server.capabilities()).toEqual({ logging: {}, prompts: { listChanged: true } });
-  });
-
-  for (const uri of ["notes", "/tmp/notes.txt", "1abc://x", ""]) {
-    it(`resource uri without a scheme: ${JSON.stringify(uri)}`, () => {
-      const error = definitionError(() => newServer().resource({ uri, handler: noop }));
-      expect(error.message).toMatch(/needs a scheme, like "notes:\/\/all"/);
-    });
-  }
-
-  it("resource template without a scheme", () => {
-    const error = definitionError(() => newServer().resource({ uriTemplate: "{id}", handler: noop }));
-    expect(error.message).toMatch(/needs a scheme/);
-  });
-
-  it("static uri containing a {variable}", () => {
-    const error = definitionError(() => newServer().resource({ uri: "notes://{id}", handler: noop }));
-    expect(error.message).toMatch(/register it with uriTemplate instead of uri/);
-  });
-
-  it("template without variables", () => {
-    const error = definitionError(() => newServer().resource({ uriTemplate: "notes://all", handler: noop }));
-    expect(error.message).toMatch(/has no \{variable\}; register it with uri instead/);
-  });
-
-  it("malformed template", () => {
-    expect(() => newServer().resource({ uriTemplate: "notes://{id", handler: noop })).toThrow(DefinitionError);
-  });
-
-  it("a rejected definition is not registered", () => {
-    const server = newServer();
-    expect(() => server.tool({ name: "t", description: "d", input: z.string(), handler: noop })).toThrow();
-    expect(server.capabilities()).toEqual({ logging: {} });
-    server.tool({ name: "t", description: "d", handler: noop });
-    expect(server.capabilities()).toEqual({ logging: {}, tools: { listChanged: true } });
-  });
-});
 
 describe("lists and capabilities", () => {
   for (const protocolVersion of REVISIONS) {
@@ -235,183 +98,6 @@ describe("lists and capabilities", () => {
   });
 });
 
-describe("tool handler returns", () => {
-  const reports: { error: unknown; where: ErrorReport }[] = [];
-  function server(): Server {
-    const built = createServer({
-      name: "returns",
-      version: "1.0.0",
-      onError: (error, where) => reports.push({ error, where }),
-    });
-    built.tool({ name: "string", description: "d", handler: () => "hello" });
-    built.tool({ name: "number", description: "d", handler: () => 42 });
-    built.tool({ name: "object", description: "d", handler: () => ({ a: 1, b: "x" }) });
-    built.tool({
-      name: "blocks",
-      description: "d",
-      handler: () => [text("one"), { type: "image" as const, data: "AAAA", mimeType: "image/png" }],
-    });
-    built.tool({ name: "block", description: "d", handler: () => text("single") });
-    built.tool({
-      name: "whole",
-      description: "d",
-      handler: () => ({ content: [text("whole")], structuredContent: { w: 1 }, isError: false }),
-    });
-    built.tool({ name: "nothing", description: "d", handler: () => undefined });
-    built.tool({
-      name: "throws",
-      description: "d",
-      handler: () => {
-        throw new Error("the disk is full");
-      },
-    });
-    built.tool({
-      name: "rejects",
-      description: "d",
-      handler: async () => {
-        throw new TypeError("async failure");
-      },
-    });
-    built.tool({
-      name: "mcp",
-      description: "d",
-      handler: () => {
-        throw new McpError(-32042, "needs something", { why: "test" });
-      },
-    });
-    return built;
-  }
-
-  it("a string becomes one text block", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    const result = await client.callTool("string");
-    expect(result.content).toEqual([{ type: "text", text: "hello" }]);
-    expect(result.isError ?? false).toBe(false);
-    expect(result).not.toHaveProperty("structuredContent");
-  });
-
-  it("a number becomes its text", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    expect((await client.callTool("number")).content).toEqual([{ type: "text", text: "42" }]);
-  });
-
-  it("a plain object becomes structuredContent plus its JSON text", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    const result = await client.callTool("object");
-    expect(result.structuredContent).toEqual({ a: 1, b: "x" });
-    expect(result.content).toEqual([{ type: "text", text: JSON.stringify({ a: 1, b: "x" }) }]);
-  });
-
-  it("an array of content blocks is the content", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    const result = await client.callTool("blocks");
-    expect(result.content).toEqual([
-      { type: "text", text: "one" },
-      { type: "image", data: "AAAA", mimeType: "image/png" },
-    ]);
-    expect(result).not.toHaveProperty("structuredContent");
-  });
-
-  it("a single block is wrapped", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    expect((await client.callTool("block")).content).toEqual([{ type: "text", text: "single" }]);
-  });
-
-  it("a whole result is kept as it is", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    expect(await client.callTool("whole")).toEqual({
-      content: [{ type: "text", text: "whole" }],
-      structuredContent: { w: 1 },
-      isError: false,
-    });
-  });
-
-  it("undefined is an empty content list", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    const result = await client.callTool("nothing");
-    expect(result.content).toEqual([]);
-    expect(result.isError ?? false).toBe(false);
-  });
-
-  for (const [name, message] of [
-    ["throws", "the disk is full"],
-    ["rejects", "async failure"],
-  ]) {
-    it(`a thrown error (${name}) is an isError result with its message and no stack`, async () => {
-      reports.length = 0;
-      const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-      const result = await client.callTool(name as string);
-      expect(result).toEqual({ content: [{ type: "text", text: message }], isError: true });
-      const line = client.messages.at(-1)?.line ?? "";
-      expect(line).not.toMatch(/\bat .*(\.ts|\.js)/);
-      expect(line).not.toContain("stack");
-      expect(reports).toHaveLength(1);
-      expect((reports[0]?.error as Error | undefined)?.message).toBe(message);
-      expect(reports[0]?.where).toMatchObject({ method: "tools/call", tool: name });
-    });
-  }
-
-  it("a thrown McpError is a JSON-RPC error with its code, message and data", async () => {
-    reports.length = 0;
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    const error = await rpcError(client.callTool("mcp"));
-    expect(error.code).toBe(-32042);
-    expect(error.message).toBe("needs something");
-    expect(error.data).toEqual({ why: "test" });
-    expect(reports).toHaveLength(0);
-  });
-});
-
-describe("output schemas", () => {
-  function server(): Server {
-    const built = newServer();
-    built.tool({
-      name: "good",
-      description: "d",
-      output: z.object({ total: z.number() }),
-      handler: () => ({ total: 3 }),
-    });
-    built.tool({
-      name: "bad",
-      description: "d",
-      output: z.object({ total: z.number() }),
-      handler: () => ({ total: "three" }),
-    });
-    built.tool({
-      name: "v3_bad",
-      description: "d",
-      output: z3.object({ total: z3.number() }),
-      handler: () => ({}),
-    });
-    return built;
-  }
-
-  for (const protocolVersion of ["2025-06-18", "2025-11-25", "2026-07-28"] as const) {
-    it(`${protocolVersion}: matching structuredContent passes`, async () => {
-      const client = await createTestClient(server(), { protocolVersion });
-      const result = await client.callTool("good");
-      expect(result.isError ?? false).toBe(false);
-      expect(result.structuredContent).toEqual({ total: 3 });
-      expect(result.content).toEqual([{ type: "text", text: '{"total":3}' }]);
-    });
-  }
-
-  for (const protocolVersion of REVISIONS) {
-    it(`${protocolVersion}: mismatching structuredContent is an isError result naming the field`, async () => {
-      const client = await createTestClient(server(), { protocolVersion });
-      for (const name of ["bad", "v3_bad"]) {
-        const result = await client.callTool(name);
-        expect(result.isError).toBe(true);
-        expect(result).not.toHaveProperty("structuredContent");
-        expect(result.content[0]?.type).toBe("text");
-        const message = (result.content[0] as { text: string }).text;
-        expect(message).toContain("total");
-        expect(message).toMatch(/output schema/);
-      }
-    });
-  }
-});
-
 describe("per-revision shaping", () => {
   const icons = [{ src: "https://example.com/icon.png", mimeType: "image/png" }];
   function server(): Server {
@@ -431,12 +117,6 @@ describe("per-revision shaping", () => {
       description: "A list",
       output: z.array(z.number()),
       handler: () => [1, 2, 3],
-    });
-    built.tool({ name: "raw_list", description: "A list without a schema", handler: () => [1, 2, 3] });
-    built.tool({
-      name: "scalar",
-      description: "A scalar as structuredContent",
-      handler: () => ({ content: [], structuredContent: 5 }),
     });
     built.prompt({ name: "p", title: "Prompt", description: "d", icons, handler: () => "hi" });
     built.resource({ uri: "n://a", title: "A", icons, handler: () => "a" });
@@ -505,263 +185,6 @@ describe("per-revision shaping", () => {
       }
     });
   }
-
-  for (const [protocolVersion, title, withIcons] of [
-    ["2025-03-26", false, false],
-    ["2025-06-18", true, false],
-    ["2025-11-25", true, true],
-    ["2026-07-28", true, true],
-  ] as const) {
-    it(`${protocolVersion}: resources a template lists are shaped like the static ones`, async () => {
-      const listed = newServer();
-      listed.resource({
-        uriTemplate: "n://{id}",
-        handler: () => "x",
-        list: () => [{ uri: "n://1", name: "one", title: "One", icons }],
-      });
-      const client = await createTestClient(listed, { protocolVersion });
-      const [resource] = await client.listResources();
-      expect(resource).toMatchObject({ uri: "n://1", name: "one" });
-      expect(resource?.title !== undefined).toBe(title);
-      expect(resource?.icons !== undefined).toBe(withIcons);
-    });
-  }
-
-  for (const protocolVersion of ["2025-03-26", "2025-06-18", "2025-11-25"] as const) {
-    it(`${protocolVersion}: non-object structuredContent is dropped, its JSON text kept`, async () => {
-      const client = await createTestClient(server(), { protocolVersion });
-      for (const name of ["series", "raw_list"]) {
-        const result = await client.callTool(name);
-        expect(result).not.toHaveProperty("structuredContent");
-        expect(result.content).toEqual([{ type: "text", text: "[1,2,3]" }]);
-      }
-      expect(await client.callTool("scalar")).not.toHaveProperty("structuredContent");
-    });
-  }
-
-  it("2026-07-28: non-object structuredContent and outputSchema are kept", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2026-07-28" });
-    const series = (await client.listTools()).find((tool) => tool.name === "series");
-    expect(series?.outputSchema).toMatchObject({ type: "array", items: { type: "number" } });
-    for (const name of ["series", "raw_list"]) {
-      const result = await client.callTool(name);
-      expect(result.structuredContent).toEqual([1, 2, 3]);
-      expect(result.content).toEqual([{ type: "text", text: "[1,2,3]" }]);
-    }
-    expect((await client.callTool("scalar")).structuredContent).toBe(5);
-  });
-});
-
-describe("argument validation and unknown names", () => {
-  function server(): Server {
-    const built = newServer();
-    built.tool({
-      name: "pay",
-      description: "d",
-      input: { amount: z.number().positive(), memo: z.string() },
-      handler: ({ amount }) => amount,
-    });
-    built.prompt({
-      name: "greet",
-      description: "Greets",
-      args: { person: z.string(), mood: z.enum(["happy", "sad"]).optional() },
-      handler: ({ person }) => `Hello ${person}`,
-    });
-    return built;
-  }
-
-  for (const protocolVersion of ["2025-03-26", "2025-06-18"] as const) {
-    it(`${protocolVersion}: invalid tool arguments are JSON-RPC -32602`, async () => {
-      const client = await createTestClient(server(), { protocolVersion });
-      const error = await rpcError(client.callTool("pay", { amount: "ten" }));
-      expect(error.code).toBe(-32602);
-      expect(error.message).toContain("amount");
-      expect(error.message).toContain("memo");
-    });
-  }
-
-  for (const protocolVersion of ["2025-11-25", "2026-07-28"] as const) {
-    it(`${protocolVersion}: invalid tool arguments are an isError result the model can read`, async () => {
-      const client = await createTestClient(server(), { protocolVersion });
-      const result = await client.callTool("pay", { amount: -1 });
-      expect(result.isError).toBe(true);
-      const message = (result.content[0] as { text: string }).text;
-      expect(message).toContain("amount");
-      expect(message).toMatch(/memo: required/);
-    });
-  }
-
-  for (const protocolVersion of REVISIONS) {
-    it(`${protocolVersion}: unknown tool, unknown prompt and missing prompt argument are -32602`, async () => {
-      const client = await createTestClient(server(), { protocolVersion });
-      const unknownTool = await rpcError(client.callTool("nope", {}));
-      expect(unknownTool.code).toBe(-32602);
-      expect(unknownTool.message).toContain("nope");
-      const unknownPrompt = await rpcError(client.getPrompt("nope"));
-      expect(unknownPrompt.code).toBe(-32602);
-      expect(unknownPrompt.message).toContain("nope");
-      const missing = await rpcError(client.getPrompt("greet", { mood: "happy" }));
-      expect(missing.code).toBe(-32602);
-      expect(missing.message).toContain('"person"');
-      const badEnum = await rpcError(client.getPrompt("greet", { person: "Ann", mood: "angry" }));
-      expect(badEnum.code).toBe(-32602);
-      expect(badEnum.message).toContain("mood");
-      expect((await client.getPrompt("greet", { person: "Ann" })).messages).toEqual([
-        { role: "user", content: { type: "text", text: "Hello Ann" } },
-      ]);
-    });
-  }
-
-  it("the prompt list shows each argument, required unless optional", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    expect(await client.listPrompts()).toEqual([
-      {
-        name: "greet",
-        description: "Greets",
-        arguments: [
-          { name: "person", required: true },
-          { name: "mood", required: false },
-        ],
-      },
-    ]);
-  });
-});
-
-describe("resources", () => {
-  const seen: { variables: unknown; uri: string }[] = [];
-  function server(): Server {
-    const built = newServer();
-    built.resource({ uri: "docs://text", mimeType: "text/markdown", handler: () => "# Title" });
-    built.resource({
-      uri: "docs://bytes",
-      mimeType: "image/png",
-      handler: () => new Uint8Array([0, 1, 2, 253, 254, 255]),
-    });
-    built.resource({ uri: "docs://object", handler: () => ({ a: 1, list: [true] }) });
-    built.resource({ uri: "docs://gone", handler: () => undefined });
-    built.resource({
-      uriTemplate: "notes://{folder}/{id}",
-      handler: (variables, _ctx, uri) => {
-        seen.push({ variables: { ...variables }, uri });
-        return variables.id === "missing" ? undefined : `note ${variables.id} in ${variables.folder}`;
-      },
-      list: () => [
-        { uri: "notes://work/1", name: "First" },
-        { uri: "notes://home/2", name: "Second" },
-      ],
-    });
-    return built;
-  }
-
-  it("template variables arrive in the handler, with the uri", async () => {
-    seen.length = 0;
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    const result = await client.readResource("notes://work/42");
-    expect(result.contents).toEqual([{ uri: "notes://work/42", text: "note 42 in work" }]);
-    expect(seen).toEqual([{ variables: { folder: "work", id: "42" }, uri: "notes://work/42" }]);
-  });
-
-  it("template list entries appear in resources/list after the static resources", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    expect((await client.listResources()).map((resource) => resource.uri)).toEqual([
-      "docs://text",
-      "docs://bytes",
-      "docs://object",
-      "docs://gone",
-      "notes://work/1",
-      "notes://home/2",
-    ]);
-  });
-
-  it("a string is text contents with the resource's mimeType", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    expect(await client.readResource("docs://text")).toEqual({
-      contents: [{ uri: "docs://text", mimeType: "text/markdown", text: "# Title" }],
-    });
-  });
-
-  it("a Uint8Array is a base64 blob", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    expect(await client.readResource("docs://bytes")).toEqual({
-      contents: [{ uri: "docs://bytes", mimeType: "image/png", blob: "AAEC/f7/" }],
-    });
-  });
-
-  it("an object is JSON text with mimeType application/json", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    expect(await client.readResource("docs://object")).toEqual({
-      contents: [{ uri: "docs://object", mimeType: "application/json", text: '{"a":1,"list":[true]}' }],
-    });
-  });
-
-  for (const protocolVersion of HANDSHAKE) {
-    it(`${protocolVersion}: not found is -32002 with data {uri}`, async () => {
-      const client = await createTestClient(server(), { protocolVersion });
-      for (const uri of ["docs://nowhere", "docs://gone", "notes://work/missing", "other://x"]) {
-        const error = await rpcError(client.readResource(uri));
-        expect(error.code).toBe(-32002);
-        expect(error.data).toEqual({ uri });
-      }
-    });
-  }
-
-  it("2026-07-28: not found is -32602 with data {uri}, never empty contents", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2026-07-28" });
-    for (const uri of ["docs://nowhere", "docs://gone", "notes://work/missing", "other://x"]) {
-      const error = await rpcError(client.readResource(uri));
-      expect(error.code).toBe(-32602);
-      expect(error.data).toEqual({ uri });
-    }
-  });
-});
-
-describe("prompt handler returns", () => {
-  function server(): Server {
-    const built = newServer();
-    built.prompt({ name: "string", description: "A string prompt", handler: () => "Summarise this" });
-    built.prompt({
-      name: "messages",
-      handler: () => [
-        { role: "user" as const, content: "Question?" },
-        { role: "assistant" as const, content: text("Answer.") },
-      ],
-    });
-    built.prompt({
-      name: "whole",
-      description: "default description",
-      handler: () => ({
-        description: "own description",
-        messages: [{ role: "user" as const, content: text("Hi") }],
-      }),
-    });
-    return built;
-  }
-
-  it("a string is one user message, with the prompt's description", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    expect(await client.getPrompt("string")).toEqual({
-      description: "A string prompt",
-      messages: [{ role: "user", content: { type: "text", text: "Summarise this" } }],
-    });
-  });
-
-  it("messages keep their roles; string content becomes a text block", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    expect(await client.getPrompt("messages")).toEqual({
-      messages: [
-        { role: "user", content: { type: "text", text: "Question?" } },
-        { role: "assistant", content: { type: "text", text: "Answer." } },
-      ],
-    });
-  });
-
-  it("a whole result is kept", async () => {
-    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
-    expect(await client.getPrompt("whole")).toEqual({
-      description: "own description",
-      messages: [{ role: "user", content: { type: "text", text: "Hi" } }],
-    });
-  });
 });
 
 describe("result envelopes per era", () => {
@@ -838,7 +261,7 @@ describe("result envelopes per era", () => {
     expect(await client.request("tools/list")).toMatchObject({ ttlMs: 1_234, cacheScope: "private" });
   });
 
-  for (const protocolVersion of HANDSHAKE) {
+  for (const protocolVersion of HANDSHAKE_VERSIONS) {
     it(`${protocolVersion}: results carry no resultType, ttlMs or cacheScope`, async () => {
       const client = await createTestClient(server(), { protocolVersion });
       const results = [client.serverResult];
@@ -855,4 +278,108 @@ describe("result envelopes per era", () => {
       }
     });
   }
+});
+
+describe("toServer and createTestClient take a Server or anything with toServer()", () => {
+  const server = newServer();
+  server.tool({ name: "ping2", description: "Answer pong", handler: () => "pong" });
+
+  it("toServer returns a Server as itself", () => {
+    expect(toServer(server)).toBe(server);
+  });
+
+  it("toServer calls toServer() on an object that has it", () => {
+    let calls = 0;
+    const servable = {
+      toServer() {
+        calls++;
+        return server;
+      },
+    };
+    expect(toServer(servable)).toBe(server);
+    expect(calls).toBe(1);
+  });
+
+  it("toServer() found on a class prototype counts", () => {
+    class App {
+      readonly #server = server;
+      toServer(): Server {
+        return this.#server;
+      }
+    }
+    expect(toServer(new App())).toBe(server);
+  });
+
+  for (const protocolVersion of ["2025-11-25", "2026-07-28"] as const) {
+    it(`${protocolVersion}: createTestClient serves the Server behind a servable`, async () => {
+      const client = await createTestClient({ toServer: () => server }, { protocolVersion });
+      expect((await client.callTool("ping2")).content).toEqual([{ type: "text", text: "pong" }]);
+      const direct = await createTestClient(server, { protocolVersion });
+      expect((await direct.callTool("ping2")).content).toEqual([{ type: "text", text: "pong" }]);
+    });
+  }
+});
+
+describe("server.capabilities() returns a copy the caller may change", () => {
+  function mutate(capabilities: Record<string, unknown>): void {
+    // Every field it touches differs from what the server really advertises.
+    (capabilities.tools as Record<string, unknown>).listChanged = false;
+    delete capabilities.prompts;
+    delete capabilities.logging;
+    capabilities.completions = {};
+  }
+
+  const TOOLS_AND_PROMPTS = { logging: {}, tools: { listChanged: true }, prompts: { listChanged: true } };
+
+  function fullServer(): Server {
+    const server = newServer();
+    server.tool({ name: "t", description: "d", handler: () => "ok" });
+    server.prompt({ name: "p", handler: () => "ok" });
+    return server;
+  }
+
+  it("a changed copy does not change the next call", () => {
+    const server = fullServer();
+    const first = server.capabilities();
+    mutate(first as Record<string, unknown>);
+    expect(server.capabilities()).toEqual(TOOLS_AND_PROMPTS);
+    expect(server.capabilities()).not.toBe(server.capabilities());
+  });
+
+  it("initialize still reports the real capabilities", async () => {
+    const server = fullServer();
+    mutate(server.capabilities() as Record<string, unknown>);
+    const client = await createTestClient(server, { protocolVersion: "2025-11-25" });
+    expect(client.serverResult.capabilities).toEqual(TOOLS_AND_PROMPTS);
+  });
+
+  it("server/discover still reports the real capabilities", async () => {
+    const server = fullServer();
+    mutate(server.capabilities() as Record<string, unknown>);
+    const client = await createTestClient(server, { protocolVersion: "2026-07-28" });
+    expect(client.serverResult.capabilities).toEqual(TOOLS_AND_PROMPTS);
+  });
+
+  it("a copy taken before serving, changed after, does not leak into a later handshake", async () => {
+    const server = fullServer();
+    const copy = server.capabilities();
+    await createTestClient(server, { protocolVersion: "2025-11-25" });
+    mutate(copy as Record<string, unknown>);
+    const client = await createTestClient(server, { protocolVersion: "2025-06-18" });
+    expect(client.serverResult.capabilities).toEqual(TOOLS_AND_PROMPTS);
+    const stateless = await createTestClient(server, { protocolVersion: "2026-07-28" });
+    expect(stateless.serverResult.capabilities).toEqual(TOOLS_AND_PROMPTS);
+  });
+
+  it("capabilities still follow later registrations", () => {
+    const server = newServer();
+    server.tool({ name: "t", description: "d", handler: () => "ok" });
+    mutate(server.capabilities() as Record<string, unknown>);
+    server.resource({ uri: "docs://x", handler: () => "x" });
+    expect(server.capabilities()).toEqual({
+      logging: {},
+      tools: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+    });
+  });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { connectLines, replyTo } from "../connection/connection.test-util.js";
 import { MAX_SUBSCRIPTIONS } from "../connection/subscriptions.js";
+import type { Server } from "../index.js";
 import { MetaKey } from "../protocol/versions.js";
 import { MAX_URI_LENGTH } from "../schema/uri-template.js";
 import { createServer } from "../server/server.js";
@@ -21,6 +22,12 @@ function server() {
   const doc = s.resource({ uri: "docs://readme", handler: () => "read me" });
   return { s, echo, wipe, brief, doc };
 }
+
+function newServer() {
+  return createServer({ name: "table-test", version: "1.0.0" });
+}
+
+const noop = () => "ok";
 
 const names = async (client: Awaited<ReturnType<typeof createTestClient>>) =>
   (await client.listTools()).map((tool) => tool.name);
@@ -54,8 +61,10 @@ describe("handles", () => {
 
   it("an update that does not compile, or clashes, throws and changes nothing", async () => {
     const { s, echo } = server();
-    definitionError(() => echo.update({ name: "bad name!" }));
-    definitionError(() => echo.update({ description: "" }));
+    expect(definitionError(() => echo.update({ name: "bad name!" })).message).toMatch(
+      /^Tool name "bad name!" is invalid/,
+    );
+    expect(definitionError(() => echo.update({ description: "" })).message).toMatch(/^Tool "echo" has no description/);
     expect(definitionError(() => echo.update({ name: "wipe" })).message).toContain('Tool "wipe" is defined twice');
     const client = await createTestClient(s);
     expect(await client.listTools()).toMatchObject([{ name: "echo", description: "Echo" }, { name: "wipe" }]);
@@ -95,6 +104,47 @@ describe("handles", () => {
       tools: { listChanged: true },
     });
     expect(createServer({ name: "empty", version: "1" }).capabilities()).toEqual({ logging: {} });
+  });
+});
+
+describe("keys: one entry per name, URI or URI template", () => {
+  for (const [kind, add, message] of [
+    [
+      "tool",
+      (server: Server) => server.tool({ name: "echo", description: "d", handler: noop }),
+      'Tool "echo" is defined twice; give each tool its own name',
+    ],
+    [
+      "prompt",
+      (server: Server) => server.prompt({ name: "greet", handler: noop }),
+      'Prompt "greet" is defined twice; give each prompt its own name',
+    ],
+    [
+      "resource",
+      (server: Server) => server.resource({ uri: "notes://all", handler: noop }),
+      'Resource "notes://all" is defined twice; give each resource its own URI',
+    ],
+    [
+      "resource template",
+      (server: Server) => server.resource({ uriTemplate: "notes://{id}", handler: noop }),
+      'Resource template "notes://{id}" is defined twice; give each template its own pattern',
+    ],
+  ] as const) {
+    it(`duplicate ${kind}`, () => {
+      const server = newServer();
+      add(server);
+      expect(definitionError(() => add(server)).message).toBe(message);
+    });
+  }
+
+  it("a rejected definition is not registered", () => {
+    const server = newServer();
+    expect(() => server.tool({ name: "t", description: "d", input: z.string(), handler: noop })).toThrow(
+      /^Tool "t" input must be an object schema/,
+    );
+    expect(server.capabilities()).toEqual({ logging: {} });
+    server.tool({ name: "t", description: "d", handler: noop });
+    expect(server.capabilities()).toEqual({ logging: {}, tools: { listChanged: true } });
   });
 });
 

@@ -1,5 +1,5 @@
 import { DefinitionError } from "../wire/errors.js";
-import type { Guard } from "./definitions.js";
+import type { Guard } from "./guards.js";
 
 // The live registry's tables: compiled definitions by key, each with one handle that switches, changes or removes it.
 
@@ -49,25 +49,62 @@ function audienceOf(...definitions: unknown[]): Audience {
   return guards;
 }
 
+// What tells the kinds apart: the list a change to one concerns, the wire field that keys it, how a clash is told.
+const KINDS: Record<RegisteredKind, { list: ChangeKind; key: string; twice: (key: string) => string }> = {
+  tool: { list: "tools", key: "name", twice: (name) => `Tool "${name}" is defined twice; give each tool its own name` },
+  resource: {
+    list: "resources",
+    key: "uri",
+    twice: (uri) => `Resource "${uri}" is defined twice; give each resource its own URI`,
+  },
+  resourceTemplate: {
+    list: "resources",
+    key: "uriTemplate",
+    twice: (uriTemplate) => `Resource template "${uriTemplate}" is defined twice; give each template its own pattern`,
+  },
+  prompt: {
+    list: "prompts",
+    key: "name",
+    twice: (name) => `Prompt "${name}" is defined twice; give each prompt its own name`,
+  },
+};
+
 export interface Entry<C> {
   compiled: C;
   enabled: boolean;
   handle?: Registered<never>;
 }
 
-// One registry table per kind: how its entries compile and what they are keyed by.
+// One registry table per kind: its entries compiled, keyed by name, URI or URI template.
 export class Table<D, C extends { definition: unknown; wire: object }> {
   readonly map = new Map<string, Entry<C>>();
+  /** The list a change to this table concerns. */
+  readonly changeKind: ChangeKind;
+  readonly #key: string;
+  readonly #twice: (key: string) => string;
 
   constructor(
-    readonly kind: ChangeKind,
+    kind: RegisteredKind,
     readonly compile: (definition: D) => C,
-    readonly keyOf: (compiled: C) => string,
-    readonly duplicate: (key: string) => string,
     readonly changed: (kind: ChangeKind, audience: Audience) => void,
     /** Refuses a new key the server cannot take (it would be served twice through mounted modules). */
-    readonly admit: (key: string) => void = () => {},
-  ) {}
+    readonly admit: (key: string) => void,
+  ) {
+    const { list, key, twice } = KINDS[kind];
+    this.changeKind = list;
+    this.#key = key;
+    this.#twice = twice;
+  }
+
+  keyOf(compiled: C): string {
+    return (compiled.wire as Record<string, string>)[this.#key] as string;
+  }
+
+  /** True when an enabled entry has a guard: what the list shows depends on the caller. */
+  guarded(): boolean {
+    for (const entry of this.enabled()) if ((entry.definition as { guard?: Guard }).guard) return true;
+    return false;
+  }
 
   /** The enabled entry under `key`. */
   get(key: string): C | undefined {
@@ -82,11 +119,11 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
   add(definition: D): Registered<D> {
     const compiled = this.compile(definition);
     const key = this.keyOf(compiled);
-    if (this.map.has(key)) throw new DefinitionError(this.duplicate(key));
+    if (this.map.has(key)) throw new DefinitionError(this.#twice(key));
     this.admit(key);
     const entry: Entry<C> = { compiled, enabled: true };
     this.map.set(key, entry);
-    this.changed(this.kind, audienceOf(compiled.definition));
+    this.changed(this.changeKind, audienceOf(compiled.definition));
     return this.handle(entry);
   }
 
@@ -106,7 +143,7 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
       live(enabled ? "enable()" : "disable()");
       if (entry.enabled === enabled) return;
       entry.enabled = enabled;
-      table.changed(table.kind, audienceOf(entry.compiled.definition));
+      table.changed(table.changeKind, audienceOf(entry.compiled.definition));
     };
     return {
       get key() {
@@ -127,7 +164,7 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
         const before = table.keyOf(entry.compiled);
         const after = table.keyOf(compiled);
         if (after !== before) {
-          if (table.map.has(after)) throw new DefinitionError(table.duplicate(after));
+          if (table.map.has(after)) throw new DefinitionError(table.#twice(after));
           table.admit(after);
           // Re-keyed in place: the list keeps its order.
           const entries = [...table.map];
@@ -136,13 +173,13 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
         }
         const audience = entry.enabled ? audienceOf(entry.compiled.definition, compiled.definition) : [];
         entry.compiled = compiled;
-        table.changed(table.kind, audience);
+        table.changed(table.changeKind, audience);
       },
       remove() {
         if (removed) return;
         removed = true;
         table.map.delete(table.keyOf(entry.compiled));
-        table.changed(table.kind, entry.enabled ? audienceOf(entry.compiled.definition) : []);
+        table.changed(table.changeKind, entry.enabled ? audienceOf(entry.compiled.definition) : []);
       },
     };
   }

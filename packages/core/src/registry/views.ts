@@ -1,9 +1,9 @@
-import { type RequestContext, RequestContextImpl } from "../context/context.js";
+import type { RequestContext } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import { featuresOf } from "../protocol/revision.js";
 import { shape } from "../protocol/revision-shape.js";
 import type { ProtocolVersion } from "../protocol/versions.js";
-import type { Guard } from "./definitions.js";
+import { allows, type Guard } from "./guards.js";
 
 /** A list as a revision shows it, and the guards of its items (when any has one). */
 interface View<T> {
@@ -14,21 +14,6 @@ interface View<T> {
 /** What a list is built from: the enabled entries of a registry table. */
 interface Listed<T> {
   enabled(): Iterable<{ wire: T; definition: { guard?: Guard } }>;
-}
-
-/**
- * True when `guard` lets this caller see its item. A guard that throws refuses (the item answers as one that does
- * not exist, as for any refusal) and is reported: a crash must not tell a caller the item is there.
- */
-export function allows(guard: Guard | undefined, ctx: RequestContext, report?: (entry: LogEntry) => void): boolean {
-  if (guard === undefined) return true;
-  try {
-    return guard(ctx) === true;
-  } catch (error) {
-    report?.({ level: "error", message: `a guard threw, so it refused: ${String(error)}`, error, method: "(guard)" });
-    if (ctx instanceof RequestContextImpl) ctx.crashed(error);
-    return false;
-  }
 }
 
 // Each list is shaped once per revision and kept until the registry changes; guards then filter it per caller.

@@ -393,3 +393,66 @@ describe("zod v3: only schema keywords are rewritten to 2020-12", () => {
     expect(json.properties.kind).toMatchObject({ const: "definitions", default: "definitions" });
   });
 });
+
+describe("compileSchema caches per schema object and per io", () => {
+  it("the same schema object compiled twice is the identical CompiledSchema, compiled once", () => {
+    const schema = z.object({ a: z.string() });
+    const first = compileSchema(schema, "input", "first");
+    const second = compileSchema(schema, "input", "second");
+    expect(second).toBe(first);
+    expect(second.jsonSchema).toBe(first.jsonSchema);
+  });
+
+  it("the same raw-shape object compiled twice is the identical CompiledSchema, compiled once", () => {
+    const shape = { a: z.string(), b: z.number().optional() };
+    const first = compileSchema(shape, "input", "first");
+    expect(compileSchema(shape, "input", "second")).toBe(first);
+    expect(first.jsonSchema).toMatchObject({ type: "object", required: ["a"] });
+  });
+
+  it("input and output are cached apart: each io gets its own JSON Schema", () => {
+    // A default makes the field optional on input and present on output.
+    const schema = z.object({ loud: z.boolean().default(false) });
+    const input = compileSchema(schema, "input", "x");
+    const output = compileSchema(schema, "output", "x");
+    expect(output).not.toBe(input);
+    expect(input.jsonSchema.required).toBeUndefined();
+    expect(output.jsonSchema.required).toEqual(["loud"]);
+    expect(compileSchema(schema, "input", "x")).toBe(input);
+    expect(compileSchema(schema, "output", "x")).toBe(output);
+  });
+
+  it("output first, then input, still gives the input form", () => {
+    const shape = { loud: z.boolean().default(false) };
+    expect(compileSchema(shape, "output", "x").jsonSchema.required).toEqual(["loud"]);
+    expect(compileSchema(shape, "input", "x").jsonSchema.required).toBeUndefined();
+  });
+
+  it("keyed by identity: an equal-looking but distinct object is compiled on its own", () => {
+    const first = compileSchema({ a: z.string().describe("one") }, "input", "x");
+    const second = compileSchema({ a: z.string().describe("two") }, "input", "x");
+    expect(second).not.toBe(first);
+    expect(first.jsonSchema).toMatchObject({ properties: { a: { description: "one" } } });
+    expect(second.jsonSchema).toMatchObject({ properties: { a: { description: "two" } } });
+  });
+
+  it("a raw shape and the z.object of the same fields are different keys", () => {
+    const shape = { a: z.string() };
+    const object = z.object(shape);
+    expect(compileSchema(shape, "input", "x")).not.toBe(compileSchema(object, "input", "x"));
+  });
+
+  it("a cached compile still validates each value on its own", async () => {
+    const shape = { n: z.coerce.number() };
+    const compiled = compileSchema(shape, "input", "x");
+    expect(await compileSchema(shape, "input", "x").validate({ n: "3" })).toEqual({ ok: true, value: { n: 3 } });
+    expect(await compiled.validate({ n: "7" })).toEqual({ ok: true, value: { n: 7 } });
+    expect((await compiled.validate({ n: "x" })).ok).toBe(false);
+  });
+
+  it("a schema that cannot compile throws every time, naming each caller", () => {
+    const schema = z.object({ when: z.date() });
+    expect(() => compileSchema(schema, "input", "Tool one input")).toThrow(/^Tool one input cannot be expressed/);
+    expect(() => compileSchema(schema, "input", "Tool two input")).toThrow(/^Tool two input cannot be expressed/);
+  });
+});

@@ -51,17 +51,9 @@ export interface AudioContent {
   _meta?: Record<string, unknown>;
 }
 
-/** A content block that points at a resource without carrying it. */
-export interface ResourceLink {
+/** A content block that points at a resource without carrying it: the resource as `resources/list` shows it. */
+export interface ResourceLink extends Resource {
   type: "resource_link";
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  annotations?: Annotations;
-  _meta?: Record<string, unknown>;
 }
 
 /** A resource's contents as text. */
@@ -105,8 +97,10 @@ export interface ToolAnnotations {
 
 /** A tool as `tools/list` shows it. */
 export interface Tool {
+  /** 1–64 characters of `A-Z a-z 0-9 _ . -`, unique on the server. */
   name: string;
   title?: string;
+  /** What the tool does: the model's whole manual for it. Required. */
   description: string;
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;

@@ -1,17 +1,85 @@
 import { InputRequired, UnfitAnswer } from "../context/ask.js";
 import type { RequestContext } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
+import { runOwn } from "../middleware/compose.js";
 import { errorResult, isCallToolResult, structured, toCallToolResult } from "../protocol/results.js";
-import type { RevisionFeatures } from "../protocol/revision.js";
+import { featuresOf, type RevisionFeatures } from "../protocol/revision.js";
 import { shapeToolResult } from "../protocol/revision-shape.js";
 import { type CompiledSchema, describeIssues } from "../schema/schema-adapter.js";
-import { isMcpError, messageOf } from "../wire/errors.js";
+import { isMcpError, McpError, messageOf } from "../wire/errors.js";
+import { ErrorCode } from "../wire/json-rpc.js";
 import { andThen, attempt, type MaybePromise } from "../wire/maybe.js";
-import type { CallToolResult } from "../wire/types.js";
+import type { CallToolResult, Tool } from "../wire/types.js";
 import type { CompiledTool } from "./compile.js";
+import type { ToolDefinition } from "./definitions.js";
+import { allows } from "./guards.js";
+import { type ModuleRouter, type Modules, NO_PARAMS, type Params } from "./mounts.js";
+import type { Table } from "./table.js";
 
-/** Run a tool's handler on checked arguments: what it throws becomes a result the model reads, and is reported. */
-export function runTool(
+// tools/call: the tool this caller may use (here or in a module), its own middleware, its arguments checked, its
+// handler run, and what it returns or throws made a result.
+
+/** What `tools/call` needs of a router: its tools, where it reports, and its modules (routers alike). */
+export interface ToolRouter extends ModuleRouter {
+  readonly tools: Table<ToolDefinition, CompiledTool>;
+  readonly modules: Modules<ToolRouter>;
+  readonly report: (entry: LogEntry) => void;
+}
+
+/** The transport's own check of a tools/call against the tool it reaches (a tool this caller may use). */
+export type ToolCheck = (tool: Tool) => void;
+
+/**
+ * `tools/call` of `name` on `router`, or in the module its prefix names; `params` as the request had them, `check`
+ * the transport's own, `shown` the name the client sent, which every answer about the tool uses.
+ */
+export function callTool(
+  router: ToolRouter,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  ctx: RequestContext,
+  params: Params,
+  check: ToolCheck | undefined,
+  shown: string,
+): MaybePromise<CallToolResult> {
+  const tool = router.tools.get(name);
+  if (!tool || !allows(tool.definition.guard, ctx, router.report)) {
+    const served = router.modules.inModule("tool", name, params, ctx, (module, rest, local) =>
+      callTool(module, rest, args, ctx, local, check, shown),
+    );
+    if (served) return served;
+    throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${shown}`);
+  }
+  // Only once the tool is known to be this caller's: a refused one answers as unknown, whatever was sent.
+  check?.(tool.wire);
+  const { use } = tool.definition;
+  if (use === undefined) return runTool(tool, args, ctx, shown, router.report);
+  const local = params === NO_PARAMS ? { name, arguments: args } : params;
+  return runOwn(use, "tools/call", "call", local, ctx, () => runTool(tool, args, ctx, shown, router.report));
+}
+
+// Run a tool the caller may use on the arguments it sent: checked against its input (a mismatch is an `isError`
+// result or -32602, as the revision has it), then its handler.
+function runTool(
+  tool: CompiledTool,
+  args: Record<string, unknown> | undefined,
+  ctx: RequestContext,
+  shown: string,
+  report: (entry: LogEntry) => void,
+): MaybePromise<CallToolResult> {
+  const features = featuresOf(ctx.protocolVersion);
+  // A tool that takes no arguments sees none, whatever was sent (as unknown keys are dropped for those that do).
+  if (!tool.input) return runHandler(tool, {}, ctx, features, report);
+  return andThen(tool.input.validate(args ?? {}), (checked) => {
+    if (checked.ok) return runHandler(tool, checked.value, ctx, features, report);
+    const message = `Invalid arguments for tool "${shown}":\n${describeIssues(checked.issues)}`;
+    if (features.validationErrorsAsResults) return errorResult(message);
+    throw new McpError(ErrorCode.InvalidParams, message, { issues: checked.issues });
+  });
+}
+
+// The handler on checked arguments: what it throws becomes a result the model reads, and is reported.
+function runHandler(
   tool: CompiledTool,
   value: unknown,
   ctx: RequestContext,

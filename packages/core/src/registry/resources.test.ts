@@ -1,108 +1,129 @@
-import { describe, expect, expectTypeOf, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createServer, defineResourceTemplate, ErrorCode, type Server } from "../index.js";
-import type { UriVariables } from "../schema/uri-template.js";
+import { HANDSHAKE_VERSIONS, STATELESS_VERSIONS } from "../protocol/versions.js";
 import { createTestClient } from "../testing/client.js";
-import { definitionError, rpcError } from "../testing/expect-errors.test-util.js";
+import { rpcError } from "../testing/expect-errors.test-util.js";
 
-const REVISIONS = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as const;
+const REVISIONS = [...HANDSHAKE_VERSIONS, ...STATELESS_VERSIONS];
 
 function newServer(): Server {
-  return createServer({ name: "template-input-test", version: "1.0.0" });
+  return createServer({ name: "resources-test", version: "1.0.0" });
 }
 
 const noop = () => "ok";
 
-// What a server with templates advertises (logging always).
-const RESOURCES = { logging: {}, resources: { subscribe: true, listChanged: true } };
-
-describe("registration: the input's fields must be exactly the template's variables", () => {
-  it("accepts a z.object and a raw shape whose fields are the variables", () => {
-    const server = newServer();
-    server.resource({
-      uriTemplate: "notes://{folder}/{id}",
-      input: z.object({ folder: z.string(), id: z.coerce.number() }),
-      handler: noop,
+describe("resources", () => {
+  const seen: { variables: unknown; uri: string }[] = [];
+  function server(): Server {
+    const built = newServer();
+    built.resource({ uri: "docs://text", mimeType: "text/markdown", handler: () => "# Title" });
+    built.resource({
+      uri: "docs://bytes",
+      mimeType: "image/png",
+      handler: () => new Uint8Array([0, 1, 2, 253, 254, 255]),
     });
-    server.resource({ uriTemplate: "tags://{tag}", input: { tag: z.string() }, handler: noop });
-    expect(server.capabilities()).toEqual(RESOURCES);
+    built.resource({ uri: "docs://object", handler: () => ({ a: 1, list: [true] }) });
+    built.resource({ uri: "docs://gone", handler: () => undefined });
+    built.resource({
+      uriTemplate: "notes://{folder}/{id}",
+      handler: (variables, _ctx, uri) => {
+        seen.push({ variables: { ...variables }, uri });
+        return variables.id === "missing" ? undefined : `note ${variables.id} in ${variables.folder}`;
+      },
+      list: () => [
+        { uri: "notes://work/1", name: "First" },
+        { uri: "notes://home/2", name: "Second" },
+      ],
+    });
+    return built;
+  }
+
+  it("template variables arrive in the handler, with the uri", async () => {
+    seen.length = 0;
+    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
+    const result = await client.readResource("notes://work/42");
+    expect(result.contents).toEqual([{ uri: "notes://work/42", text: "note 42 in work" }]);
+    expect(seen).toEqual([{ variables: { folder: "work", id: "42" }, uri: "notes://work/42" }]);
   });
 
-  it("counts query, path-segment and reserved variables", () => {
-    expect(() =>
-      newServer().resource({
-        uriTemplate: "files://{+root}{/path*}{?rev,limit}",
-        input: {
-          root: z.string(),
-          path: z.array(z.string()),
-          rev: z.string().optional(),
-          limit: z.coerce.number().optional(),
-        },
-        handler: noop,
-      }),
-    ).not.toThrow();
+  it("template list entries appear in resources/list after the static resources", async () => {
+    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
+    expect((await client.listResources()).map((resource) => resource.uri)).toEqual([
+      "docs://text",
+      "docs://bytes",
+      "docs://object",
+      "docs://gone",
+      "notes://work/1",
+      "notes://home/2",
+    ]);
   });
 
-  it("a variable with no field names the variable and the fields to use", () => {
-    const error = definitionError(() =>
-      newServer().resource({ uriTemplate: "notes://{folder}/{id}", input: { folder: z.string() }, handler: noop }),
-    );
-    expect(error.message).toContain('Resource template "notes://{folder}/{id}" input does not match its variables');
-    expect(error.message).toContain("{id} has no field in the input schema");
-    expect(error.message).not.toContain("{folder} has no field");
-    expect(error.message).toContain(`make the schema's fields exactly "folder", "id"`);
+  it("a string is text contents with the resource's mimeType", async () => {
+    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
+    expect(await client.readResource("docs://text")).toEqual({
+      contents: [{ uri: "docs://text", mimeType: "text/markdown", text: "# Title" }],
+    });
   });
 
-  it("a field that is not a variable is named", () => {
-    const error = definitionError(() =>
-      newServer().resource({
-        uriTemplate: "notes://{id}",
-        input: z.object({ id: z.string(), extra: z.string().optional() }),
-        handler: noop,
-      }),
-    );
-    expect(error.message).toContain('field "extra" is not a template variable');
-    expect(error.message).not.toContain('field "id"');
-    expect(error.message).toContain(`make the schema's fields exactly "id"`);
+  it("a Uint8Array is a base64 blob", async () => {
+    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
+    expect(await client.readResource("docs://bytes")).toEqual({
+      contents: [{ uri: "docs://bytes", mimeType: "image/png", blob: "AAEC/f7/" }],
+    });
   });
 
-  it("names every problem at once", () => {
-    const error = definitionError(() =>
-      newServer().resource({
-        uriTemplate: "users://{org}/{user}",
-        input: { org: z.string(), name: z.string(), team: z.string() },
-        handler: noop,
-      }),
-    );
-    expect(error.message).toContain("{user} has no field in the input schema");
-    expect(error.message).toContain('field "name" is not a template variable');
-    expect(error.message).toContain('field "team" is not a template variable');
-    expect(error.message).toContain(`make the schema's fields exactly "org", "user"`);
+  it("an object is JSON text with mimeType application/json", async () => {
+    const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
+    expect(await client.readResource("docs://object")).toEqual({
+      contents: [{ uri: "docs://object", mimeType: "application/json", text: '{"a":1,"list":[true]}' }],
+    });
   });
 
-  it("a query variable left out of the schema is still a mismatch", () => {
-    const error = definitionError(() =>
-      newServer().resource({ uriTemplate: "search://{index}{?q}", input: { index: z.string() }, handler: noop }),
-    );
-    expect(error.message).toContain("{q} has no field in the input schema");
-  });
+  for (const protocolVersion of HANDSHAKE_VERSIONS) {
+    it(`${protocolVersion}: not found is -32002 with data {uri}`, async () => {
+      const client = await createTestClient(server(), { protocolVersion });
+      for (const uri of ["docs://nowhere", "docs://gone", "notes://work/missing", "other://x"]) {
+        const error = await rpcError(client.readResource(uri));
+        expect(error.code).toBe(-32002);
+        expect(error.data).toEqual({ uri });
+      }
+    });
+  }
 
-  it("a schema that is not an object says so", () => {
-    const error = definitionError(() =>
-      newServer().resource({ uriTemplate: "notes://{id}", input: z.string(), handler: noop }),
-    );
-    expect(error.message).toContain("the input schema must be an object of the variables");
-    expect(error.message).toContain("{id} has no field in the input schema");
+  it("2026-07-28: not found is -32602 with data {uri}, never empty contents", async () => {
+    const client = await createTestClient(server(), { protocolVersion: "2026-07-28" });
+    for (const uri of ["docs://nowhere", "docs://gone", "notes://work/missing", "other://x"]) {
+      const error = await rpcError(client.readResource(uri));
+      expect(error.code).toBe(-32602);
+      expect(error.data).toEqual({ uri });
+    }
   });
+});
 
-  it("a rejected template is not registered: the server stays empty and the template can be added again", async () => {
-    const server = newServer();
-    definitionError(() => server.resource({ uriTemplate: "notes://{id}", input: { nope: z.string() }, handler: noop }));
-    expect(server.capabilities()).toEqual({ logging: {} });
-    server.resource({ uriTemplate: "notes://{id}", input: { id: z.string() }, handler: (vars) => `note ${vars.id}` });
-    const client = await createTestClient(server, { protocolVersion: "2025-11-25" });
-    expect((await client.listResourceTemplates()).map((template) => template.uriTemplate)).toEqual(["notes://{id}"]);
-  });
+describe("resources a template lists", () => {
+  const icons = [{ src: "https://example.com/icon.png", mimeType: "image/png" }];
+
+  for (const [protocolVersion, title, withIcons] of [
+    ["2025-03-26", false, false],
+    ["2025-06-18", true, false],
+    ["2025-11-25", true, true],
+    ["2026-07-28", true, true],
+  ] as const) {
+    it(`${protocolVersion}: resources a template lists are shaped like the static ones`, async () => {
+      const listed = newServer();
+      listed.resource({
+        uriTemplate: "n://{id}",
+        handler: () => "x",
+        list: () => [{ uri: "n://1", name: "one", title: "One", icons }],
+      });
+      const client = await createTestClient(listed, { protocolVersion });
+      const [resource] = await client.listResources();
+      expect(resource).toMatchObject({ uri: "n://1", name: "one" });
+      expect(resource?.title !== undefined).toBe(title);
+      expect(resource?.icons !== undefined).toBe(withIcons);
+    });
+  }
 });
 
 describe("reading: the variables are validated and coerced before the handler sees them", () => {
@@ -266,44 +287,5 @@ describe("reading: the variables are validated and coerced before the handler se
     const client = await createTestClient(server, { protocolVersion: "2026-07-28" });
     await client.readResource("n://007");
     expect(seen).toEqual([{ id: "007" }]);
-  });
-});
-
-describe("defineResourceTemplate types the handler's variables from input", () => {
-  it("a raw shape, a z.object, and no input", () => {
-    const fromShape = defineResourceTemplate({
-      uriTemplate: "n://{id}{?tag}",
-      input: { id: z.coerce.number(), tag: z.string().optional() },
-      handler: (variables) => {
-        expectTypeOf(variables).toEqualTypeOf<{ id: number; tag?: string | undefined }>();
-        return variables.id;
-      },
-    });
-    const fromObject = defineResourceTemplate({
-      uriTemplate: "u://{name}",
-      input: z.object({ name: z.string().transform((name) => name.length) }),
-      handler: (variables) => {
-        expectTypeOf(variables).toEqualTypeOf<{ name: number }>();
-        return variables.name;
-      },
-    });
-    const untyped = defineResourceTemplate({
-      uriTemplate: "r://{id}",
-      handler: (variables) => {
-        expectTypeOf(variables).toEqualTypeOf<UriVariables>();
-        // @ts-expect-error: the raw variables are strings or arrays, not numbers
-        const id: number = variables.id;
-        return id;
-      },
-    });
-    // Type-level assertions above are checked by tsc; at runtime the definitions are returned as given.
-    expect(fromShape.uriTemplate).toBe("n://{id}{?tag}");
-    expect(fromObject.uriTemplate).toBe("u://{name}");
-    expect(untyped.uriTemplate).toBe("r://{id}");
-    const server = newServer();
-    server.resource(fromShape);
-    server.resource(fromObject);
-    server.resource(untyped);
-    expect(server.capabilities()).toEqual(RESOURCES);
   });
 });

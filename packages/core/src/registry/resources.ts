@@ -1,0 +1,161 @@
+import { nameLogger, type RequestContext, withLogger } from "../context/context.js";
+import type { LogEntry } from "../context/logger.js";
+import { type Middleware, runOwn } from "../middleware/compose.js";
+import { CACHE_HINT, toReadResourceResult } from "../protocol/results.js";
+import { featuresOf } from "../protocol/revision.js";
+import { shape } from "../protocol/revision-shape.js";
+import { describeIssues } from "../schema/schema-adapter.js";
+import { McpError } from "../wire/errors.js";
+import { ErrorCode } from "../wire/json-rpc.js";
+import { andThen, isPromiseLike, type MaybePromise } from "../wire/maybe.js";
+import type { CacheHint, ReadResourceResult, Resource } from "../wire/types.js";
+import type { CompiledResource, CompiledTemplate } from "./compile.js";
+import type { ResourceTemplateDefinition, StaticResourceDefinition } from "./definitions.js";
+import { allows } from "./guards.js";
+import { type ModuleRouter, type Modules, NO_PARAMS, type Params } from "./mounts.js";
+import type { Table } from "./table.js";
+
+/**
+ * What `resources/read` and `resources/list` need of a router: its resources and templates, where it reports, its
+ * modules (routers alike), and each module's whole resource list.
+ */
+export interface ResourceRouter extends ModuleRouter {
+  readonly resources: Table<StaticResourceDefinition, CompiledResource>;
+  readonly templates: Table<ResourceTemplateDefinition, CompiledTemplate>;
+  readonly modules: Modules<ResourceRouter>;
+  readonly report: (entry: LogEntry) => void;
+  listResources(ctx: RequestContext, params: Params): MaybePromise<Resource[]>;
+}
+
+/** A read result, and under `CACHE_HINT` the caching hint its resource asked for. */
+export type ReadOutcome = ReadResourceResult & { [CACHE_HINT]?: CacheHint };
+
+// What `resources/list` says while a template's `list` computes part of it per request, unless the template says otherwise.
+const COMPUTED_LIST_CACHE: CacheHint = { ttlMs: 0, cacheScope: "private" };
+
+/** `resources/read` of `uri` on `router`, its modules included: not found is the revision's code, with `{ uri }`. */
+export function readResource(
+  router: ResourceRouter,
+  uri: string,
+  ctx: RequestContext,
+  params: Params,
+): MaybePromise<ReadOutcome> {
+  const read = resolve(router, uri, ctx, params);
+  if (read) return read();
+  throw new McpError(featuresOf(ctx.protocolVersion).resourceNotFound, `Resource not found: ${uri}`, { uri });
+}
+
+/** True when `uri` is served for this caller (a resource updates only a subscriber who could read it). */
+export function canRead(router: ResourceRouter, uri: string, ctx: RequestContext): boolean {
+  return resolve(router, uri, ctx, NO_PARAMS) !== undefined;
+}
+
+// Who serves `uri` for this caller: a static resource, a template here, or one of a mounted module's (inside its
+// middleware). A URI names no module, so only one that serves it to this caller is asked.
+function resolve(
+  router: ResourceRouter,
+  uri: string,
+  ctx: RequestContext,
+  params: Params,
+): (() => MaybePromise<ReadOutcome>) | undefined {
+  const notFound = (): never => {
+    throw new McpError(featuresOf(ctx.protocolVersion).resourceNotFound, `Resource not found: ${uri}`, { uri });
+  };
+  const outcome = (result: ReadResourceResult | undefined, cache: CacheHint | undefined): ReadOutcome => {
+    if (!result) return notFound();
+    return cache ? { ...result, [CACHE_HINT]: cache } : result;
+  };
+  // A resource's own middleware runs around its read, seeing it as the router was asked (or by its URI).
+  const own = (use: readonly Middleware[] | undefined, read: () => MaybePromise<ReadOutcome>) =>
+    use === undefined
+      ? read
+      : () => runOwn(use, "resources/read", "read", params === NO_PARAMS ? { uri } : params, ctx, read);
+  const fixed = router.resources.get(uri);
+  if (fixed && allows(fixed.definition.guard, ctx, router.report)) {
+    const { definition, wire } = fixed;
+    return own(definition.use, () => {
+      nameLogger(ctx, wire.name);
+      return andThen(definition.handler(ctx), (value) =>
+        outcome(toReadResourceResult(value, uri, definition.mimeType), definition.cache),
+      );
+    });
+  }
+  for (const { definition, template, input, wire } of router.templates.enabled()) {
+    if (!allows(definition.guard, ctx, router.report)) continue;
+    const variables = template.match(uri);
+    if (!variables) continue;
+    const read = (args: unknown) => {
+      nameLogger(ctx, wire.name);
+      return andThen(definition.handler(args as never, ctx, uri), (value) =>
+        outcome(toReadResourceResult(value, uri, definition.mimeType), definition.cache),
+      );
+    };
+    if (!input) return own(definition.use, () => read(variables));
+    return own(definition.use, () =>
+      andThen(input.validate(variables), (checked) => {
+        if (checked.ok) return read(checked.value);
+        const message = `Invalid variables for resource template "${template.template}":\n${describeIssues(checked.issues)}`;
+        throw new McpError(ErrorCode.InvalidParams, message, { uri, issues: checked.issues });
+      }),
+    );
+  }
+  for (const mount of router.modules.list) {
+    const read = resolve(mount.router, uri, ctx, params);
+    if (read) return () => runOwn(mount.middleware(), "resources/read", "read", params, ctx, read);
+  }
+  return undefined;
+}
+
+/**
+ * `resources/list` on `router`: its static resources as this caller sees them (`fixed`), then what its templates'
+ * `list` compute and its modules list, shaped for the revision.
+ */
+export function listResources(
+  router: ResourceRouter,
+  fixed: Resource[],
+  ctx: RequestContext,
+  params: Params,
+): MaybePromise<Resource[]> {
+  const lists: MaybePromise<Resource[]>[] = [];
+  for (const { definition, wire } of router.templates.enabled()) {
+    if (definition.list && allows(definition.guard, ctx, router.report)) {
+      lists.push(definition.list(withLogger(ctx, wire.name)));
+    }
+  }
+  if (router.modules.list.length > 0) {
+    lists.push(
+      router.modules.listed([], "resources/list", "resources", ctx, params, (module, local) =>
+        module.listResources(ctx, local),
+      ),
+    );
+  }
+  if (lists.length === 0) return fixed;
+  const features = featuresOf(ctx.protocolVersion);
+  const join = (found: Resource[][]) => [...fixed, ...found.flat().map((resource) => shape(resource, features))];
+  return lists.some(isPromiseLike) ? Promise.all(lists).then(join) : join(lists as Resource[][]);
+}
+
+/**
+ * The caching hint of `resources/list` when a template's `list` computes part of it per request (each such
+ * template's `listCache`, else 0 ms private; the narrowest wins, mounted modules included); undefined when static.
+ */
+export function resourcesListCache(router: ResourceRouter): CacheHint | undefined {
+  let hint: CacheHint | undefined;
+  for (const { definition } of router.templates.enabled()) {
+    if (definition.list) hint = narrower(hint, definition.listCache ?? COMPUTED_LIST_CACHE);
+  }
+  for (const { router: module } of router.modules.list) {
+    const theirs = resourcesListCache(module);
+    if (theirs) hint = narrower(hint, theirs);
+  }
+  return hint;
+}
+
+// Of two hints, one a client may follow for both: the shorter lifetime, the narrower scope.
+function narrower(a: CacheHint | undefined, b: CacheHint): CacheHint {
+  if (!a) return b;
+  return {
+    ttlMs: Math.min(a.ttlMs, b.ttlMs),
+    cacheScope: a.cacheScope === "private" || b.cacheScope === "private" ? "private" : "public",
+  };
+}
