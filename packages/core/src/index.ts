@@ -26,6 +26,7 @@ export type {
 } from "./context/context.js";
 export { type ErrorReport, type LogEntry, type Logger, textLogger } from "./context/logger.js";
 export type { Middleware, Operation, OperationKind } from "./middleware/compose.js";
+export type { CacheHint } from "./protocol/cache-hints.js";
 export type { Phase } from "./protocol/era.js";
 export { httpStatusOf } from "./protocol/http-status.js";
 export { isLogLevel, LOG_LEVELS, type LogLevel, levelPasses } from "./protocol/log-levels.js";
@@ -94,7 +95,6 @@ export type {
   Annotations,
   AudioContent,
   BlobResourceContents,
-  CacheHint,
   CallToolResult,
   ContentBlock,
   EmbeddedResource,

@@ -2,7 +2,7 @@ import { InputRequired, type InputRound } from "../context/ask.js";
 import type { AuthInfo, RequestContextImpl } from "../context/context.js";
 import { type AskTarget, inputRequired, openRound } from "../context/input-required.js";
 import { describeOperation, runMiddleware } from "../middleware/compose.js";
-import { CACHE_HINT } from "../protocol/results.js";
+import { withoutHint } from "../protocol/cache-hints.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { isPromiseLike, type MaybePromise } from "../wire/maybe.js";
@@ -28,12 +28,6 @@ interface Served {
 function askTarget(handler: Method, method: string, params: Params, auth: AuthInfo | undefined): AskTarget {
   const { target, args } = (handler.asks as NonNullable<Method["asks"]>)(params);
   return { method, target, args, auth };
-}
-
-function withoutHint(result: Record<string, unknown>): Record<string, unknown> {
-  if (!(CACHE_HINT in result)) return result;
-  const { [CACHE_HINT]: _hint, ...rest } = result as Record<string | symbol, unknown>;
-  return rest as Record<string, unknown>;
 }
 
 /** The client requests being served: each in flight by its id until answered, run through middleware, completed. */

@@ -1,10 +1,11 @@
 import type { LogEntry } from "../context/logger.js";
 import type { Middleware } from "../middleware/compose.js";
+import type { CacheKind } from "../protocol/cache-hints.js";
 import type { ProtocolVersion } from "../protocol/versions.js";
 import type { Audience, ChangeKind, Router } from "../registry/router.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import type { Sealer } from "../wire/seal.js";
-import type { CacheKind, Implementation } from "../wire/types.js";
+import type { Implementation } from "../wire/types.js";
 
 /** What a connection is told by its server: list changes and resource updates, to pass on to its client. */
 export interface ConnectionListener {

@@ -14,9 +14,6 @@ import type {
   TextContent,
 } from "../wire/types.js";
 
-/** A result's own caching hint; a symbol key, so it never reaches the wire by itself. */
-export const CACHE_HINT: unique symbol = Symbol("toolsmith.cacheHint");
-
 /** True for a well-formed MCP content block. */
 export function isContentBlock(value: unknown): value is ContentBlock {
   if (!isPlainObject(value)) return false;

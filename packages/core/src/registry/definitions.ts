@@ -1,8 +1,9 @@
 import type { RequestContext } from "../context/context.js";
 import type { Middleware } from "../middleware/compose.js";
+import type { CacheHint } from "../protocol/cache-hints.js";
 import type { AnySchema, InferInput, InputSchema } from "../schema/schema-adapter.js";
 import type { MaybePromise } from "../wire/maybe.js";
-import type { Annotations, CacheHint, Icon, Resource, ToolAnnotations } from "../wire/types.js";
+import type { Annotations, Icon, Resource, ToolAnnotations } from "../wire/types.js";
 
 /**
  * Who may use a tool, resource or prompt. A caller it refuses does not see it in lists, and a call answers exactly

@@ -1,7 +1,8 @@
 import { nameLogger, type RequestContext, withLogger } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import { type Middleware, runOwn } from "../middleware/compose.js";
-import { CACHE_HINT, errorResult, toGetPromptResult, toReadResourceResult } from "../protocol/results.js";
+import { CACHE_HINT, type CacheHint, COMPUTED_LIST_CACHE, narrower } from "../protocol/cache-hints.js";
+import { errorResult, toGetPromptResult, toReadResourceResult } from "../protocol/results.js";
 import { featuresOf } from "../protocol/revision.js";
 import { shape } from "../protocol/revision-shape.js";
 import { describeIssues, type InputSchema } from "../schema/schema-adapter.js";
@@ -9,7 +10,6 @@ import { McpError } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import { andThen, isPromiseLike, type MaybePromise } from "../wire/maybe.js";
 import type {
-  CacheHint,
   CallToolResult,
   GetPromptResult,
   Prompt,
@@ -59,18 +59,6 @@ type CompletionResult = { values: string[]; total?: number; hasMore?: boolean };
 
 /** The transport's own check of a tools/call against the tool it reaches (a tool this caller may use). */
 export type ToolCheck = (tool: Tool) => void;
-
-// What `resources/list` says while a template's `list` computes part of it per request, unless the template says otherwise.
-const COMPUTED_LIST_CACHE: CacheHint = { ttlMs: 0, cacheScope: "private" };
-
-// Of two hints, one a client may follow for both: the shorter lifetime, the narrower scope.
-function narrower(a: CacheHint | undefined, b: CacheHint): CacheHint {
-  if (!a) return b;
-  return {
-    ttlMs: Math.min(a.ttlMs, b.ttlMs),
-    cacheScope: a.cacheScope === "private" || b.cacheScope === "private" ? "private" : "public",
-  };
-}
 
 function invalidArguments(what: string, issues: string): string {
   return `Invalid arguments for ${what}:\n${issues}`;

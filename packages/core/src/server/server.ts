@@ -2,7 +2,7 @@ import { Connection, type ConnectOptions } from "../connection/connection.js";
 import type { ConnectionListener, ServerCore } from "../connection/server-core.js";
 import type { ErrorReport, LogEntry, Logger } from "../context/logger.js";
 import type { Middleware } from "../middleware/compose.js";
-import { CACHE_HINT } from "../protocol/results.js";
+import { type CacheHint, type CacheKind, serverCacheHints, stampCacheHint } from "../protocol/cache-hints.js";
 import { featuresOf } from "../protocol/revision.js";
 import { HANDSHAKE_VERSIONS, MetaKey, type ProtocolVersion, STATELESS_VERSIONS } from "../protocol/versions.js";
 import type {
@@ -17,7 +17,7 @@ import { DefinitionError, McpError } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import { Sealer } from "../wire/seal.js";
-import type { CacheHint, CacheKind, Icon, Implementation, ServerCapabilities } from "../wire/types.js";
+import type { Icon, Implementation, ServerCapabilities } from "../wire/types.js";
 
 export type { ErrorReport };
 
@@ -59,12 +59,6 @@ export interface ServerOptions {
   /** Modules served under prefixes (see `server.mount`): `{ github: new GitHubTools() }`. */
   mount?: Readonly<Record<string, Servable>>;
 }
-
-const DEFAULT_CACHE: Record<CacheKind, CacheHint> = {
-  discover: { ttlMs: 60_000, cacheScope: "public" },
-  list: { ttlMs: 60_000, cacheScope: "public" },
-  read: { ttlMs: 0, cacheScope: "private" },
-};
 
 const CURSOR = "toolsmith.cursor.v1";
 
@@ -159,7 +153,7 @@ class ServerImpl implements Server, ServerCore {
     if (websiteUrl !== undefined) this.info.websiteUrl = websiteUrl;
     if (icons !== undefined) this.info.icons = icons;
     this.#instructions = instructions;
-    this.#cache = { ...DEFAULT_CACHE, ...cache };
+    this.#cache = serverCacheHints(cache);
     const pageSize = options.pageSize ?? Number.POSITIVE_INFINITY;
     if (!(pageSize >= 1)) throw new DefinitionError(`pageSize must be at least 1, not ${pageSize}`);
     this.#pageSize = pageSize;
@@ -313,14 +307,7 @@ class ServerImpl implements Server, ServerCore {
   }
 
   complete(result: Record<string, unknown>, cache: CacheKind | undefined, perCaller = false): Record<string, unknown> {
-    const { [CACHE_HINT]: own, ...rest } = result as Record<string | symbol, unknown>;
-    const out = rest as Record<string, unknown>;
-    out.resultType ??= "complete";
-    if (cache !== undefined && out.resultType === "complete") {
-      const hint = (own as CacheHint | undefined) ?? this.#cache[cache];
-      out.ttlMs = hint.ttlMs;
-      out.cacheScope = perCaller ? "private" : hint.cacheScope;
-    }
+    const out = stampCacheHint(result, cache === undefined ? undefined : this.#cache[cache], perCaller);
     out._meta = isPlainObject(out._meta) ? { ...out._meta, ...this.#metaServerInfo } : this.#metaServerInfo;
     return out;
   }
