@@ -30,7 +30,7 @@ function askTarget(handler: Method, method: string, params: Params, auth: AuthIn
   return { method, target, args, auth };
 }
 
-/** The client requests being served: each in flight by its id until answered, run through middleware, completed. */
+/** The client requests being served: each in flight by its id until answered, run through middleware, stamped. */
 export class InFlight {
   readonly #core: ServerCore;
   readonly #env: MethodEnv;
@@ -130,7 +130,7 @@ export class InFlight {
     this.#done(served);
     if (ctx.cancelled) return NO_REPLY;
     if (!ctx.revision.resultType) return withoutHint(result);
-    return this.#core.complete(result, served.handler.cache, this.#perCaller(served.handler));
+    return this.#core.stamp(result, served.handler.cache, this.#perCaller(served.handler));
   }
 
   #failed(error: unknown, served: Served): MaybePromise<Outcome> {
@@ -152,7 +152,7 @@ export class InFlight {
         Date.now(),
         this.#core.requestStateTtlMs,
       );
-      return ctx.cancelled ? NO_REPLY : this.#core.complete(result, undefined);
+      return ctx.cancelled ? NO_REPLY : this.#core.stamp(result, undefined);
     } finally {
       this.#done(served);
     }

@@ -27,8 +27,8 @@ export interface ServerCore {
   serverInfo(version: ProtocolVersion): Implementation;
   discoverResult(): Record<string, unknown>;
   initializeResult(version: ProtocolVersion): Record<string, unknown>;
-  /** Shape a 2026-07-28 result: `resultType`, caching hint, server info. */
-  complete(result: Record<string, unknown>, cache: CacheKind | undefined, perCaller?: boolean): Record<string, unknown>;
+  /** Stamp a 2026-07-28 result: `resultType`, caching hint, server info. */
+  stamp(result: Record<string, unknown>, cache: CacheKind | undefined, perCaller?: boolean): Record<string, unknown>;
   /** One page of a list, with `nextCursor` when more follow. */
   page(key: string, items: unknown[], cursor: string | undefined): MaybePromise<Record<string, unknown>>;
   log(entry: LogEntry): void;

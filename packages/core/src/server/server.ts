@@ -306,7 +306,7 @@ class ServerImpl implements Server, ServerCore {
     return result;
   }
 
-  complete(result: Record<string, unknown>, cache: CacheKind | undefined, perCaller = false): Record<string, unknown> {
+  stamp(result: Record<string, unknown>, cache: CacheKind | undefined, perCaller = false): Record<string, unknown> {
     const out = stampCacheHint(result, cache === undefined ? undefined : this.#cache[cache], perCaller);
     out._meta = isPlainObject(out._meta) ? { ...out._meta, ...this.#metaServerInfo } : this.#metaServerInfo;
     return out;
