@@ -76,7 +76,9 @@ export {
   type SchemaAdapter,
   type ValidationIssue,
 } from "./schema/schema-adapter.js";
-export { createServer, type Servable, type Server, type ServerOptions, toServer } from "./server/server.js";
+export type { ServerOptions } from "./server/options.js";
+export { type Servable, type Server, toServer } from "./server/servable.js";
+export { createServer } from "./server/server.js";
 export { ClientError, DefinitionError, isMcpError, McpError } from "./wire/errors.js";
 export {
   ErrorCode,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { connectLines, replyTo, sentOn } from "../connection/connection.test-util.js";
-import { createServer, type ServerOptions } from "../server/server.js";
+import type { ServerOptions } from "../server/options.js";
+import { createServer } from "../server/server.js";
 import { createTestClient } from "../testing/client.js";
 import { rpcError } from "../testing/expect-errors.test-util.js";
 import { ClientError, McpError } from "../wire/errors.js";

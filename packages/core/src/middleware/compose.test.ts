@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MetaKey } from "../protocol/versions.js";
-import { createServer, type Server } from "../server/server.js";
+import type { Server } from "../server/servable.js";
+import { createServer } from "../server/server.js";
 import { createTestClient } from "../testing/client.js";
 import { rpcError } from "../testing/expect-errors.test-util.js";
 import { McpError } from "../wire/errors.js";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { RequestContext } from "../context/context.js";
-import { createServer, type Server } from "../server/server.js";
+import type { Server } from "../server/servable.js";
+import { createServer } from "../server/server.js";
 import { createTestClient } from "../testing/client.js";
 import { McpError } from "../wire/errors.js";
 import type { Middleware } from "./compose.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createServer, type ServerOptions } from "../server/server.js";
+import type { ServerOptions } from "../server/options.js";
+import { createServer } from "../server/server.js";
 import { createTestClient } from "../testing/client.js";
 import { definitionError } from "../testing/expect-errors.test-util.js";
 import type { Resource } from "../wire/types.js";

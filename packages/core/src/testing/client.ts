@@ -4,7 +4,7 @@ import type { Root } from "../context/ask.js";
 import type { AuthInfo, Era } from "../context/context.js";
 import type { LogLevel } from "../protocol/log-levels.js";
 import { isStatelessVersion, LATEST_STATELESS_VERSION, MetaKey, type ProtocolVersion } from "../protocol/versions.js";
-import { type Servable, toServer } from "../server/server.js";
+import { type Servable, toServer } from "../server/servable.js";
 import { isMcpError, McpError, messageOf } from "../wire/errors.js";
 import {
   ErrorCode,
