@@ -244,7 +244,7 @@ describe("compileSchema: validation", () => {
   });
 });
 
-describe("schema guards and adapters", () => {
+describe("telling schemas apart, and adapters", () => {
   it("isSchema and isRawShape tell schemas, shapes and other values apart", () => {
     expect(isSchema(z.string())).toBe(true);
     expect(isSchema(z3.string())).toBe(true);
