@@ -16,14 +16,8 @@ export type {
   SampleRequest,
   SampleResult,
 } from "./context/ask.js";
-export type {
-  AuthInfo,
-  ClientLog,
-  Era,
-  LogData,
-  LogMethod,
-  RequestContext,
-} from "./context/context.js";
+export type { ClientLog, LogData, LogMethod } from "./context/client-log.js";
+export type { AuthInfo, Era, RequestContext } from "./context/context.js";
 export { type ErrorReport, type LogEntry, type Logger, textLogger } from "./context/logger.js";
 export type { Middleware, Operation, OperationKind } from "./middleware/compose.js";
 export type { CacheHint } from "./protocol/cache-hints.js";
