@@ -16,16 +16,11 @@ export type {
   SampleRequest,
   SampleResult,
 } from "./context/ask.js";
-export type {
-  AuthInfo,
-  ClientLog,
-  Era,
-  LogData,
-  LogMethod,
-  RequestContext,
-} from "./context/context.js";
+export type { ClientLog, LogData, LogMethod } from "./context/client-log.js";
+export type { AuthInfo, Era, RequestContext } from "./context/context.js";
 export { type ErrorReport, type LogEntry, type Logger, textLogger } from "./context/logger.js";
 export type { Middleware, Operation, OperationKind } from "./middleware/compose.js";
+export type { CacheHint } from "./protocol/cache-hints.js";
 export type { Phase } from "./protocol/era.js";
 export { httpStatusOf } from "./protocol/http-status.js";
 export { isLogLevel, LOG_LEVELS, type LogLevel, levelPasses } from "./protocol/log-levels.js";
@@ -75,7 +70,9 @@ export {
   type SchemaAdapter,
   type ValidationIssue,
 } from "./schema/schema-adapter.js";
-export { createServer, type Servable, type Server, type ServerOptions, toServer } from "./server/server.js";
+export type { ServerOptions } from "./server/options.js";
+export { type Servable, type Server, toServer } from "./server/servable.js";
+export { createServer } from "./server/server.js";
 export { ClientError, DefinitionError, isMcpError, McpError } from "./wire/errors.js";
 export {
   ErrorCode,
@@ -94,7 +91,6 @@ export type {
   Annotations,
   AudioContent,
   BlobResourceContents,
-  CacheHint,
   CallToolResult,
   ContentBlock,
   EmbeddedResource,

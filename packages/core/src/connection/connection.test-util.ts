@@ -1,4 +1,4 @@
-import type { Server } from "../server/server.js";
+import type { Server } from "../server/servable.js";
 import { isPromiseLike } from "../wire/maybe.js";
 import type { Connection, ConnectOptions, ReceiveOptions, Route } from "./connection.js";
 

@@ -39,6 +39,10 @@ import { Subscriptions } from "./subscriptions.js";
 
 export type { Route } from "./outlet.js";
 
+// The revisions error messages name, from the revision table and version lists rather than literals.
+const BATCH_REVISIONS = HANDSHAKE_VERSIONS.filter((version) => featuresOf(version).batches).join(" or ");
+const STATELESS_REVISIONS = STATELESS_VERSIONS.join(" or ");
+
 /** How a transport connects: where the connection's lines go, and what the transport knows of the peer. */
 export interface ConnectOptions {
   /** Every line the connection says goes here, in order: replies, notifications, requests to the client. */
@@ -210,7 +214,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       this.#out.respond(
         this.#out.errorLine("null", {
           code: ErrorCode.InvalidRequest,
-          message: "Invalid request: JSON-RPC batches are accepted only in a 2025-03-26 session, after initialize",
+          message: `Invalid request: JSON-RPC batches are accepted only in a ${BATCH_REVISIONS} session, after initialize`,
         }),
         null,
         options?.tag,
@@ -349,7 +353,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         }
         if (method === "ping") return {};
         throw invalidParams(
-          `Missing params._meta["${MetaKey.protocolVersion}"]: a 2026-07-28 request must carry it, and a client of an earlier revision must send initialize first`,
+          `Missing params._meta["${MetaKey.protocolVersion}"]: a ${STATELESS_REVISIONS} request must carry it, and a client of an earlier revision must send initialize first`,
         );
       case "handshaking":
       case "operating":
@@ -454,13 +458,15 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     const revision = featuresOf(isStatelessVersion(requested) ? requested : STATELESS_VERSIONS[0]);
     const handler = this.#method(method, revision);
     if (!isPlainObject(meta) || typeof requested !== "string") {
-      throw invalidParams(`Missing params._meta["${MetaKey.protocolVersion}"]: every 2026-07-28 request must carry it`);
+      throw invalidParams(
+        `Missing params._meta["${MetaKey.protocolVersion}"]: every ${STATELESS_REVISIONS} request must carry it`,
+      );
     }
     if (!isStatelessVersion(requested)) {
       throw new McpError(
         ErrorCode.UnsupportedProtocolVersion,
         isHandshakeVersion(requested)
-          ? `Unsupported protocol version in _meta: ${requested} is served after initialize; per-request _meta is for 2026-07-28`
+          ? `Unsupported protocol version in _meta: ${requested} is served after initialize; per-request _meta is for ${STATELESS_REVISIONS}`
           : `Unsupported protocol version: ${requested}`,
         { supported: ALL_VERSIONS, requested },
       );

@@ -2,7 +2,7 @@ import { InputRequired, type InputRound } from "../context/ask.js";
 import type { AuthInfo, RequestContextImpl } from "../context/context.js";
 import { type AskTarget, inputRequired, openRound } from "../context/input-required.js";
 import { describeOperation, runMiddleware } from "../middleware/compose.js";
-import { CACHE_HINT } from "../protocol/results.js";
+import { withoutHint } from "../protocol/cache-hints.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { isPromiseLike, type MaybePromise } from "../wire/maybe.js";
@@ -30,13 +30,7 @@ function askTarget(handler: Method, method: string, params: Params, auth: AuthIn
   return { method, target, args, auth };
 }
 
-function withoutHint(result: Record<string, unknown>): Record<string, unknown> {
-  if (!(CACHE_HINT in result)) return result;
-  const { [CACHE_HINT]: _hint, ...rest } = result as Record<string | symbol, unknown>;
-  return rest as Record<string, unknown>;
-}
-
-/** The client requests being served: each in flight by its id until answered, run through middleware, completed. */
+/** The client requests being served: each in flight by its id until answered, run through middleware, stamped. */
 export class InFlight {
   readonly #core: ServerCore;
   readonly #env: MethodEnv;
@@ -136,7 +130,7 @@ export class InFlight {
     this.#done(served);
     if (ctx.cancelled) return NO_REPLY;
     if (!ctx.revision.resultType) return withoutHint(result);
-    return this.#core.complete(result, served.handler.cache, this.#perCaller(served.handler));
+    return this.#core.stamp(result, served.handler.cache, this.#perCaller(served.handler));
   }
 
   #failed(error: unknown, served: Served): MaybePromise<Outcome> {
@@ -158,7 +152,7 @@ export class InFlight {
         Date.now(),
         this.#core.requestStateTtlMs,
       );
-      return ctx.cancelled ? NO_REPLY : this.#core.complete(result, undefined);
+      return ctx.cancelled ? NO_REPLY : this.#core.stamp(result, undefined);
     } finally {
       this.#done(served);
     }

@@ -1,5 +1,6 @@
 import type { RequestContextImpl } from "../context/context.js";
 import type { OperationKind } from "../middleware/compose.js";
+import { CACHE_HINT, type CacheHint, type CacheKind } from "../protocol/cache-hints.js";
 import {
   CallToolParams,
   CompleteParams,
@@ -12,11 +13,10 @@ import {
   ReadResourceParams,
 } from "../protocol/inbound.js";
 import { isLogLevel, type LogLevel } from "../protocol/log-levels.js";
-import { CACHE_HINT } from "../protocol/results.js";
 import { McpError, shown } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
-import type { CacheHint, CacheKind, ServerCapabilities } from "../wire/types.js";
+import type { ServerCapabilities } from "../wire/types.js";
 import type { ServerCore } from "./server-core.js";
 
 /** What `subscriptions/listen` asks for. */

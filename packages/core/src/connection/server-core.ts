@@ -1,10 +1,11 @@
 import type { LogEntry } from "../context/logger.js";
 import type { Middleware } from "../middleware/compose.js";
+import type { CacheKind } from "../protocol/cache-hints.js";
 import type { ProtocolVersion } from "../protocol/versions.js";
 import type { Audience, ChangeKind, Router } from "../registry/router.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import type { Sealer } from "../wire/seal.js";
-import type { CacheKind, Implementation } from "../wire/types.js";
+import type { Implementation } from "../wire/types.js";
 
 /** What a connection is told by its server: list changes and resource updates, to pass on to its client. */
 export interface ConnectionListener {
@@ -26,8 +27,8 @@ export interface ServerCore {
   serverInfo(version: ProtocolVersion): Implementation;
   discoverResult(): Record<string, unknown>;
   initializeResult(version: ProtocolVersion): Record<string, unknown>;
-  /** Shape a 2026-07-28 result: `resultType`, caching hint, server info. */
-  complete(result: Record<string, unknown>, cache: CacheKind | undefined, perCaller?: boolean): Record<string, unknown>;
+  /** Stamp a 2026-07-28 result: `resultType`, caching hint, server info. */
+  stamp(result: Record<string, unknown>, cache: CacheKind | undefined, perCaller?: boolean): Record<string, unknown>;
   /** One page of a list, with `nextCursor` when more follow. */
   page(key: string, items: unknown[], cursor: string | undefined): MaybePromise<Record<string, unknown>>;
   log(entry: LogEntry): void;

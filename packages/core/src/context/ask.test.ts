@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { connectLines, replyTo, sentOn } from "../connection/connection.test-util.js";
-import { createServer, type ServerOptions } from "../server/server.js";
+import type { ServerOptions } from "../server/options.js";
+import { createServer } from "../server/server.js";
 import { createTestClient } from "../testing/client.js";
 import { rpcError } from "../testing/expect-errors.test-util.js";
 import { ClientError, McpError } from "../wire/errors.js";
@@ -400,68 +401,6 @@ describe("asking in 2026-07-28: input_required rounds", () => {
     const client = await createTestClient(s, { elicit: accept({ x: "y" }) });
     const error = await rpcError(client.complete({ type: "ref/prompt", name: "p" }, { name: "topic", value: "" }));
     expect(error.code).toBe(ErrorCode.InternalError);
-  });
-});
-
-describe("elicitation forms from zod", () => {
-  it("titled choices become oneOf of consts, integers lose zod's safe-integer range, defaults and descriptions stay", async () => {
-    const s = createServer({ name: "forms", version: "1" });
-    s.tool({
-      name: "form",
-      description: "Asks with a rich form",
-      handler: async (_args, ctx) => {
-        const answer = await ctx.elicit({
-          message: "Profile",
-          schema: {
-            plan: z
-              .union([z.literal("free").meta({ title: "Free" }), z.literal("pro").meta({ title: "Pro" })])
-              .describe("Plan"),
-            age: z.number().int().default(30).describe("Age"),
-            tags: z
-              .array(z.enum(["a", "b"]))
-              .min(1)
-              .optional(),
-          },
-        });
-        return answer.action === "accept" ? `${answer.content.plan} ${answer.content.age}` : "-";
-      },
-    });
-    const client = await createTestClient(s, {
-      protocolVersion: "2025-11-25",
-      elicit: async () => ({ action: "accept", content: { plan: "pro" } }),
-    });
-    const exchange = await client.exchange("tools/call", { name: "form" });
-    expect(exchange.result.content).toEqual([{ type: "text", text: "pro 30" }]);
-    expect(exchange.requests[0]?.params.requestedSchema).toEqual({
-      type: "object",
-      properties: {
-        plan: {
-          type: "string",
-          oneOf: [
-            { const: "free", title: "Free" },
-            { const: "pro", title: "Pro" },
-          ],
-          description: "Plan",
-        },
-        age: { type: "integer", default: 30, description: "Age" },
-        tags: { type: "array", items: { type: "string", enum: ["a", "b"] }, minItems: 1 },
-      },
-      required: ["plan"],
-    });
-  });
-
-  it("a field elicitation cannot show is refused in the handler with the field's name", async () => {
-    const s = createServer({ name: "forms", version: "1" });
-    s.tool({
-      name: "nested",
-      description: "Asks for an object",
-      handler: async (_args, ctx) =>
-        (await ctx.elicit({ message: "?", schema: { address: z.object({ city: z.string() }) } })).action,
-    });
-    const client = await createTestClient(s, { protocolVersion: "2025-11-25", elicit: accept({}) });
-    const result = await client.callTool("nested");
-    expect(result.isError).toBe(true);
-    expect(JSON.stringify(result.content)).toContain('field \\"address\\" is an object');
   });
 });
 

@@ -1,9 +1,10 @@
 import type { RevisionFeatures } from "../protocol/revision.js";
 import { checkRawForm, formFromJsonSchema } from "../schema/elicitation-form.js";
 import { checkRawAnswer } from "../schema/form-answer.js";
-import { compileSchema, describeIssues, type InputSchema, type Validation } from "../schema/schema-adapter.js";
-import { McpError, shown } from "../wire/errors.js";
+import { compileSchema, type InputSchema } from "../schema/schema-adapter.js";
+import { McpError } from "../wire/errors.js";
 import { ErrorCode, isPlainObject, type RequestId } from "../wire/json-rpc.js";
+import { answerAction, fittingContent } from "./elicit-answer.js";
 
 // Asking the client (elicitation, sampling, roots) in one API for both eras. Handshake era: a JSON-RPC request to
 // the client, awaited. 2026-07-28: the question is recorded and the handler stops (InputRequired); the request is
@@ -122,9 +123,6 @@ export class InputRequired {
   readonly message = "the request needs input from the client (answered as input_required)";
 }
 
-/** The client's answer does not fit the form asked: -32602 for a prompt or a resource, an `isError` result for a tool. */
-export class UnfitAnswer extends McpError {}
-
 function missingCapability(what: string, requiredCapabilities: Record<string, unknown>): McpError {
   return new McpError(
     ErrorCode.MissingRequiredClientCapability,
@@ -170,16 +168,6 @@ function askClient(
   return Promise.reject(new InputRequired());
 }
 
-function elicitationResult(answer: Record<string, unknown>): "accept" | "decline" | "cancel" {
-  const { action } = answer;
-  if (action === "accept" || action === "decline" || action === "cancel") return action;
-  // An answer that does not fit, like content that does not: the call's -32602, or a tool's isError result.
-  throw new UnfitAnswer(
-    ErrorCode.InvalidParams,
-    `The client's elicitation answer has no valid action (accept, decline or cancel): ${shown(action)}`,
-  );
-}
-
 async function elicit(
   ctx: AskingContext,
   port: AskPort,
@@ -205,7 +193,7 @@ async function elicit(
     // 2025-11-25 pairs a URL question with an id its completion notification names; 2026-07-28 dropped both.
     if (revision.askVia === "requests") params.elicitationId = crypto.randomUUID();
     const answer = await askClient(ctx, port, "elicitation/create", params, "elicit", request.key);
-    const action = elicitationResult(answer);
+    const action = answerAction(answer);
     return action === "accept" ? { action, content: undefined } : { action };
   }
 
@@ -214,9 +202,12 @@ async function elicit(
     const params: Record<string, unknown> = { message: request.message, requestedSchema: request.requestedSchema };
     if (revision.elicitation.includes("url")) params.mode = "form";
     const answer = await askClient(ctx, port, "elicitation/create", params, "elicit", request.key);
-    const action = elicitationResult(answer);
+    const action = answerAction(answer);
     if (action !== "accept") return { action };
-    return { action, content: fitting(request.message, checkRawAnswer(request.requestedSchema, answer.content)) };
+    return {
+      action,
+      content: fittingContent(request.message, checkRawAnswer(request.requestedSchema, answer.content)),
+    };
   }
   const form = request as ElicitForm;
   const compiled = compileSchema(form.schema, "input", "ctx.elicit schema");
@@ -226,20 +217,10 @@ async function elicit(
   };
   if (revision.elicitation.includes("url")) params.mode = "form";
   const answer = await askClient(ctx, port, "elicitation/create", params, "elicit", form.key);
-  const action = elicitationResult(answer);
+  const action = answerAction(answer);
   if (action !== "accept") return { action };
   const checked = await compiled.validate(isPlainObject(answer.content) ? answer.content : {});
-  return { action, content: fitting(form.message, checked) };
-}
-
-// The checked content of an accepted answer, or the refusal naming each field that does not fit.
-function fitting<T>(message: string, checked: Validation<T>): T {
-  if (checked.ok) return checked.value;
-  throw new UnfitAnswer(
-    ErrorCode.InvalidParams,
-    `The client's answer to "${message}" does not fit the requested schema:\n${describeIssues(checked.issues)}`,
-    { issues: checked.issues },
-  );
+  return { action, content: fittingContent(form.message, checked) };
 }
 
 async function sample(ctx: AskingContext, port: AskPort, request: SampleRequest): Promise<SampleResult> {

@@ -1,4 +1,4 @@
-import { isLogLevel, LOG_LEVELS, type LogLevel, levelPasses } from "../protocol/log-levels.js";
+import { isLogLevel, type LogLevel, levelPasses } from "../protocol/log-levels.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
 import { MetaKey, type ProtocolVersion } from "../protocol/versions.js";
 import type { InferInput, InputSchema } from "../schema/schema-adapter.js";
@@ -16,7 +16,7 @@ import {
   type SampleRequest,
   type SampleResult,
 } from "./ask.js";
-import { loggable } from "./log-data.js";
+import { type ClientLog, clientLog, logData } from "./client-log.js";
 
 /** Which protocol era a request arrived in. */
 export type Era = "handshake" | "stateless";
@@ -42,41 +42,6 @@ export function checkedAuth(auth: AuthInfo): AuthInfo {
     );
   }
   return auth;
-}
-
-/**
- * What a log call may attach besides its message: anything, shown as a console prints it in JSON (an Error, also
- * one nested in it, as `{ name, message }`; a circular reference as "[Circular]"; a BigInt as its digits).
- */
-export type LogData = object | number | boolean | null;
-
-/**
- * One level of the client log: a message and optional data, or, as pino writes it, data and an optional message.
- * The notification's `data` is the message alone, the data alone, or `{ message, data }` when there are both.
- */
-export interface LogMethod {
-  (message: string, data?: LogData): void;
-  (data: LogData, message?: string): void;
-}
-
-/**
- * Log to the client (`notifications/message`), one method per level. The notification's `logger` is the tool's,
- * resource's or prompt's name; `named(name)` gives the same log under another one.
- * @example
- * ctx.log.info("import started", { rows: 120 }); // data: { message: "import started", data: { rows: 120 } }
- * ctx.log.named("search").warning("airline down"); // logger: "search", data: "airline down"
- */
-export type ClientLog = { readonly [L in LogLevel]: LogMethod } & {
-  /** The same log with `logger` set to `name`. */
-  named(name: string): ClientLog;
-};
-
-// The notification's data: the message, the data, or both; the data as JSON can carry it (see loggable).
-function logData(first: unknown, second: unknown): unknown {
-  const [message, data] = typeof first === "string" ? [first, second] : [second, first];
-  const value = loggable(data);
-  if (typeof message !== "string") return value ?? null;
-  return value === undefined ? message : { message, data: value };
 }
 
 /**
@@ -263,17 +228,12 @@ export class RequestContextImpl implements RequestContext {
   }
 
   get log(): ClientLog {
-    this.#log ??= this.#makeLog(undefined);
+    this.#log ??= clientLog(
+      (level, first, second, logger) => this.#send(level, first, second, logger),
+      undefined,
+      () => this.logger,
+    );
     return this.#log;
-  }
-
-  // `name` undefined: the request's own logger name, read when a message is sent (the router sets it late).
-  #makeLog(name: string | undefined): ClientLog {
-    const log = { named: (other: string) => this.#makeLog(String(other)) } as Record<string, unknown>;
-    for (const level of LOG_LEVELS) {
-      log[level] = (first: unknown, second?: unknown) => this.#send(level, first, second, name ?? this.logger);
-    }
-    return log as ClientLog;
   }
 
   #send(level: LogLevel, first: unknown, second: unknown, logger: string | undefined): void {

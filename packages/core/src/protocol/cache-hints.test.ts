@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { createServer, type ServerOptions } from "../server/server.js";
+import type { ServerOptions } from "../server/options.js";
+import { createServer } from "../server/server.js";
 import { createTestClient } from "../testing/client.js";
-import type { CacheHint, Resource } from "../wire/types.js";
+import { definitionError } from "../testing/expect-errors.test-util.js";
+import type { Resource } from "../wire/types.js";
+import type { CacheHint } from "./cache-hints.js";
 
 // 2026-07-28 caching hints by default: what is registered is cached publicly for a minute; what a handler computes
 // per request is private and not reused, unless its author says otherwise.
@@ -86,5 +89,87 @@ describe("2026-07-28 caching defaults", () => {
     const result = await client.request("resources/list");
     expect(result).not.toHaveProperty("ttlMs");
     expect(result).not.toHaveProperty("cacheScope");
+  });
+});
+
+// A hint the wire would not allow fails where it is given, naming the field and the value, never on a client's request.
+const BAD_HINTS: [string, unknown, string][] = [
+  [
+    "a negative ttl",
+    { ttlMs: -1, cacheScope: "public" },
+    "ttlMs must be a whole number of milliseconds, 0 or more, not -1",
+  ],
+  [
+    "a fractional ttl",
+    { ttlMs: 1.5, cacheScope: "public" },
+    "ttlMs must be a whole number of milliseconds, 0 or more, not 1.5",
+  ],
+  [
+    "an endless ttl",
+    { ttlMs: Infinity, cacheScope: "public" },
+    "ttlMs must be a whole number of milliseconds, 0 or more, not Infinity",
+  ],
+  [
+    "a ttl in text",
+    { ttlMs: "60000", cacheScope: "public" },
+    'ttlMs must be a whole number of milliseconds, 0 or more, not "60000"',
+  ],
+  ["no ttl", { cacheScope: "private" }, "ttlMs must be a whole number of milliseconds, 0 or more, not undefined"],
+  ["another scope", { ttlMs: 0, cacheScope: "shared" }, 'cacheScope must be "public" or "private", not "shared"'],
+  ["no scope", { ttlMs: 0 }, 'cacheScope must be "public" or "private", not undefined'],
+];
+
+describe("cache hints are checked when they are given", () => {
+  for (const [label, hint, problem] of BAD_HINTS) {
+    it(`${label} in createServer({ cache }) throws naming the field`, () => {
+      const error = definitionError(() =>
+        createServer({ name: "x", version: "1", cache: { read: hint as CacheHint } }),
+      );
+      expect(error.message).toBe(`cache.read.${problem}`);
+    });
+
+    it(`${label} on a resource, a template or a template's list throws naming the field`, () => {
+      const server = createServer({ name: "x", version: "1" });
+      const cache = hint as CacheHint;
+      expect(definitionError(() => server.resource({ uri: "a://b", cache, handler: () => "" })).message).toBe(
+        `Resource "a://b" cache.${problem}`,
+      );
+      expect(
+        definitionError(() => server.resource({ uriTemplate: "a://{id}", cache, handler: () => "" })).message,
+      ).toBe(`Resource template "a://{id}" cache.${problem}`);
+      expect(
+        definitionError(() =>
+          server.resource({ uriTemplate: "a://{id}", list: issues, listCache: cache, handler: () => "" }),
+        ).message,
+      ).toBe(`Resource template "a://{id}" listCache.${problem}`);
+    });
+  }
+
+  it("a hint that is not an object, a kind that does not exist, and cache that is not an object throw naming them", () => {
+    const server = (cache: unknown) => () =>
+      createServer({ name: "x", version: "1", cache: cache as ServerOptions["cache"] });
+    expect(definitionError(server({ discover: 60_000 })).message).toBe(
+      "cache.discover must be { ttlMs, cacheScope }, not 60000",
+    );
+    expect(definitionError(server({ lists: PUBLIC_MINUTE })).message).toBe(
+      "cache.lists is not a kind of result; hints are for discover, list and read",
+    );
+    expect(definitionError(server([PUBLIC_MINUTE])).message).toBe(
+      "cache must be an object of hints by kind, not an array",
+    );
+  });
+
+  it("a handle's update is checked the same way and changes nothing when it fails", async () => {
+    const server = tracker();
+    const handle = server.registered("resourceTemplate", "issues://{id}");
+    expect(definitionError(() => handle?.update({ listCache: { ttlMs: -5, cacheScope: "public" } })).message).toBe(
+      'Resource template "issues://{id}" listCache.ttlMs must be a whole number of milliseconds, 0 or more, not -5',
+    );
+    expect(await (await createTestClient(server)).request("resources/list")).toMatchObject(NOT_REUSED);
+  });
+
+  it("a kind left undefined keeps its default", async () => {
+    const client = await createTestClient(createServer({ name: "x", version: "1", cache: { discover: undefined } }));
+    expect(client.serverResult).toMatchObject(PUBLIC_MINUTE);
   });
 });

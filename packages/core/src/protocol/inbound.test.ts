@@ -11,7 +11,7 @@ import {
 } from "./inbound.js";
 import { MetaKey } from "./versions.js";
 
-// The hot-path guards must accept exactly what their zod schemas accept; every field of a valid value is set,
+// The hot-path fast checks must accept exactly what their zod schemas accept; every field of a valid value is set,
 // alone and in pairs, to every value of a pool of JSON shapes, and both must give the same verdict.
 const POOL: unknown[] = [
   undefined,
@@ -71,7 +71,7 @@ const cases: [string, Inbound<unknown>, Record<string, unknown>][] = [
   ["GetPromptParams", GetPromptParams as Inbound<unknown>, { name: "p", arguments: { k: "v" } }],
 ];
 
-describe.each(cases)("%s guard", (_name, inbound, base) => {
+describe.each(cases)("%s fast check", (_name, inbound, base) => {
   it("accepts exactly what its zod schema accepts", () => {
     const disagreements = variants(base).filter(
       (value) => inbound.accepts(value) !== inbound.schema().safeParse(value).success,
@@ -79,7 +79,7 @@ describe.each(cases)("%s guard", (_name, inbound, base) => {
     expect(disagreements).toEqual([]);
   });
 
-  it("hands back the value itself when the guard accepts it, and zod's issues when not", () => {
+  it("hands back the value itself when the fast check accepts it, and zod's issues when not", () => {
     const accepted = check(inbound, base);
     expect(accepted).toEqual({ success: true, data: base });
     expect(accepted.success && accepted.data).toBe(base);

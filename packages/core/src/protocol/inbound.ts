@@ -3,7 +3,7 @@ import { LOG_LEVELS } from "./log-levels.js";
 import { MetaKey } from "./versions.js";
 
 // Everything the server checks on the way in. Loose objects: unknown keys are allowed, never copied onto prototypes.
-// Built on first use: a well-formed message never needs them (see the guards below), so start-up skips the work.
+// Built on first use: a well-formed message never needs them (see the fast checks below), so start-up skips the work.
 
 function build() {
   const plainObject = z.custom<Record<string, unknown>>(
@@ -78,10 +78,10 @@ export type Envelope = z.output<Schemas["envelope"]>;
 export type RequestMeta = z.output<Schemas["requestMeta"]>;
 export type InitializeParams = z.output<Schemas["initializeParams"]>;
 
-// The hot path: a guard per schema that accepts exactly what the schema accepts (wire.test.ts checks that
+// The hot path: a fast check per schema that accepts exactly what the schema accepts (inbound.test.ts checks that
 // they agree), so a well-formed message costs a few type checks; zod runs only to explain a rejection.
 
-/** A zod schema with a guard that agrees with it. */
+/** A zod schema with a fast check (`accepts`) that agrees with it. */
 export interface Inbound<T> {
   readonly schema: () => z.ZodType<T>;
   readonly accepts: (value: unknown) => boolean;
@@ -89,7 +89,7 @@ export interface Inbound<T> {
 
 type Checked<T> = { success: true; data: T } | { success: false; error: z.ZodError };
 
-/** `schema.safeParse`, without zod's work when the guard already accepts the value. */
+/** `schema.safeParse`, without zod's work when the fast check already accepts the value. */
 export function check<T>(inbound: Inbound<T>, value: unknown): Checked<T> {
   if (inbound.accepts(value)) return { success: true, data: value as T };
   const parsed = inbound.schema().safeParse(value);
@@ -154,7 +154,7 @@ export const GetPromptParams: Inbound<z.output<Schemas["getPromptParams"]>> = {
     typeof value.name === "string" &&
     (value.arguments === undefined ||
       (isObject(value.arguments) &&
-        // zod's record skips a "__proto__" key (never copying it); so does the guard.
+        // zod's record skips a "__proto__" key (never copying it); so does the fast check.
         Object.entries(value.arguments).every(([key, arg]) => key === "__proto__" || typeof arg === "string"))),
 };
 

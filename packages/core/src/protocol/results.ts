@@ -14,9 +14,6 @@ import type {
   TextContent,
 } from "../wire/types.js";
 
-/** A result's own caching hint; a symbol key, so it never reaches the wire by itself. */
-export const CACHE_HINT: unique symbol = Symbol("toolsmith.cacheHint");
-
 /** True for a well-formed MCP content block. */
 export function isContentBlock(value: unknown): value is ContentBlock {
   if (!isPlainObject(value)) return false;
@@ -53,9 +50,10 @@ export function text(value: string, extra?: Pick<TextContent, "annotations" | "_
   return extra ? { type: "text", text: value, ...extra } : { type: "text", text: value };
 }
 
-/** Bytes as base64; a string is taken to be base64 already. */
-function base64Of(data: Uint8Array | string): string {
-  return typeof data === "string" ? data : base64(data);
+// Image and audio blocks have the same fields; a string is taken to be base64 already.
+function media<T extends ImageContent | AudioContent>(type: T["type"]) {
+  return (data: Uint8Array | string, mimeType: string, extra?: Pick<T, "annotations" | "_meta">): T =>
+    ({ type, data: typeof data === "string" ? data : base64(data), mimeType, ...extra }) as T;
 }
 
 /**
@@ -63,22 +61,10 @@ function base64Of(data: Uint8Array | string): string {
  * @example
  * return [text("A red dot:"), image(await readFile("dot.png"), "image/png")];
  */
-export function image(
-  data: Uint8Array | string,
-  mimeType: string,
-  extra?: Pick<ImageContent, "annotations" | "_meta">,
-): ImageContent {
-  return { type: "image", data: base64Of(data), mimeType, ...extra };
-}
+export const image = media<ImageContent>("image");
 
 /** An audio content block from bytes or base64 text. */
-export function audio(
-  data: Uint8Array | string,
-  mimeType: string,
-  extra?: Pick<AudioContent, "annotations" | "_meta">,
-): AudioContent {
-  return { type: "audio", data: base64Of(data), mimeType, ...extra };
-}
+export const audio = media<AudioContent>("audio");
 
 /** A link to a resource the client may read (2025-06-18+; sent as text to 2025-03-26 clients). */
 export function resourceLink(link: Omit<ResourceLink, "type">): ResourceLink {

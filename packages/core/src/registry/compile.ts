@@ -1,3 +1,4 @@
+import { checkCacheHint } from "../protocol/cache-hints.js";
 import { type CompiledSchema, compileSchema, type InputSchema } from "../schema/schema-adapter.js";
 import { isUriTemplate, parseUriTemplate, type UriTemplate } from "../schema/uri-template.js";
 import { DefinitionError } from "../wire/errors.js";
@@ -152,6 +153,7 @@ export function compileStaticResource(definition: StaticResourceDefinition): Com
     throw new DefinitionError(`Resource URI "${uri}" holds a {variable}; register it with uriTemplate instead of uri`);
   }
   checkHandler(`Resource "${uri}"`, definition.handler, definition.guard, definition.use);
+  checkCacheHint(definition.cache, `Resource "${uri}" cache`);
   const wire = optional<Resource>({
     uri,
     name: definition.name ?? uri,
@@ -164,6 +166,8 @@ export function compileStaticResource(definition: StaticResourceDefinition): Com
 export function compileTemplate(definition: ResourceTemplateDefinition<InputSchema | undefined>): CompiledTemplate {
   const uriTemplate = checkUri("Resource template", definition.uriTemplate, "notes://{id}");
   checkHandler(`Resource template "${uriTemplate}"`, definition.handler, definition.guard, definition.use);
+  checkCacheHint(definition.cache, `Resource template "${uriTemplate}" cache`);
+  checkCacheHint(definition.listCache, `Resource template "${uriTemplate}" listCache`);
   const template = parseUriTemplate(uriTemplate);
   if (template.variables.length === 0) {
     throw new DefinitionError(`Resource template "${uriTemplate}" has no {variable}; register it with uri instead`);

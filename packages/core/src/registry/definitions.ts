@@ -1,9 +1,10 @@
 import type { RequestContext } from "../context/context.js";
 import type { Middleware } from "../middleware/compose.js";
+import type { CacheHint } from "../protocol/cache-hints.js";
 import type { AnySchema, InferInput, InputSchema } from "../schema/schema-adapter.js";
 import type { UriVariables } from "../schema/uri-template.js";
 import type { MaybePromise } from "../wire/maybe.js";
-import type { CacheHint, Prompt, Resource, ResourceTemplate, Tool } from "../wire/types.js";
+import type { Prompt, Resource, ResourceTemplate, Tool } from "../wire/types.js";
 import type { Guard } from "./guards.js";
 
 /** What a completer may answer: values, or values with the total and whether there are more. */

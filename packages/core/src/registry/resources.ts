@@ -1,14 +1,15 @@
 import { nameLogger, type RequestContext, withLogger } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import { type Middleware, runOwn } from "../middleware/compose.js";
-import { CACHE_HINT, toReadResourceResult } from "../protocol/results.js";
+import { CACHE_HINT, type CacheHint, COMPUTED_LIST_CACHE, narrower } from "../protocol/cache-hints.js";
+import { toReadResourceResult } from "../protocol/results.js";
 import { featuresOf } from "../protocol/revision.js";
 import { shape } from "../protocol/revision-shape.js";
 import { describeIssues } from "../schema/schema-adapter.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { andThen, isPromiseLike, type MaybePromise } from "../wire/maybe.js";
-import type { CacheHint, ReadResourceResult, Resource } from "../wire/types.js";
+import type { ReadResourceResult, Resource } from "../wire/types.js";
 import type { CompiledResource, CompiledTemplate } from "./compile.js";
 import type { ResourceTemplateDefinition, StaticResourceDefinition } from "./definitions.js";
 import { allows } from "./guards.js";
@@ -29,9 +30,6 @@ export interface ResourceRouter extends ModuleRouter {
 
 /** A read result, and under `CACHE_HINT` the caching hint its resource asked for. */
 export type ReadOutcome = ReadResourceResult & { [CACHE_HINT]?: CacheHint };
-
-// What `resources/list` says while a template's `list` computes part of it per request, unless the template says otherwise.
-const COMPUTED_LIST_CACHE: CacheHint = { ttlMs: 0, cacheScope: "private" };
 
 /** `resources/read` of `uri` on `router`, its modules included: not found is the revision's code, with `{ uri }`. */
 export function readResource(
@@ -149,13 +147,4 @@ export function resourcesListCache(router: ResourceRouter): CacheHint | undefine
     if (theirs) hint = narrower(hint, theirs);
   }
   return hint;
-}
-
-// Of two hints, one a client may follow for both: the shorter lifetime, the narrower scope.
-function narrower(a: CacheHint | undefined, b: CacheHint): CacheHint {
-  if (!a) return b;
-  return {
-    ttlMs: Math.min(a.ttlMs, b.ttlMs),
-    cacheScope: a.cacheScope === "private" || b.cacheScope === "private" ? "private" : "public",
-  };
 }

@@ -1,9 +1,9 @@
 import type { RequestContext } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import type { Middleware } from "../middleware/compose.js";
+import type { CacheHint } from "../protocol/cache-hints.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import type {
-  CacheHint,
   CallToolResult,
   GetPromptResult,
   Prompt,

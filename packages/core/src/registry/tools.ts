@@ -1,5 +1,6 @@
-import { InputRequired, UnfitAnswer } from "../context/ask.js";
+import { InputRequired } from "../context/ask.js";
 import type { RequestContext } from "../context/context.js";
+import { UnfitAnswer } from "../context/elicit-answer.js";
 import type { LogEntry } from "../context/logger.js";
 import { runOwn } from "../middleware/compose.js";
 import { errorResult, isCallToolResult, structured, toCallToolResult } from "../protocol/results.js";

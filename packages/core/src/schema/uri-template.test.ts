@@ -30,7 +30,9 @@ describe("parseUriTemplate: malformed templates", () => {
   });
 
   it("rejects a nested expression", () => {
-    expect(() => parseUriTemplate("notes://{a{b}}")).toThrow(DefinitionError);
+    expect(parseError("notes://{a{b}}").message).toBe(
+      'URI template "notes://{a{b}}" has an empty or nested expression',
+    );
   });
 
   for (const operator of ["=", ",", "!", "@", "|"]) {
@@ -64,7 +66,9 @@ describe("parseUriTemplate: malformed templates", () => {
   }
 
   it("rejects a prefix combined with explode (RFC 6570: one modifier per variable)", () => {
-    expect(() => parseUriTemplate("notes://{id:3*}")).toThrow(DefinitionError);
+    expect(parseError("notes://{id:3*}").message).toBe(
+      'URI template "notes://{id:3*}" gives "id" both a prefix and "*"; a variable takes one modifier or none',
+    );
   });
 
   it("accepts legal names: letters, digits, underscore, dots inside, pct-encoded", () => {

@@ -2,7 +2,7 @@ import type { ListenFilter } from "../connection/methods.js";
 import type { AuthInfo, Era } from "../context/context.js";
 import type { LogLevel } from "../protocol/log-levels.js";
 import { isStatelessVersion, LATEST_STATELESS_VERSION, type ProtocolVersion } from "../protocol/versions.js";
-import { type Servable, toServer } from "../server/server.js";
+import { type Servable, toServer } from "../server/servable.js";
 import type { JsonRpcNotification } from "../wire/json-rpc.js";
 import type {
   CallToolResult,

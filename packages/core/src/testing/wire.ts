@@ -1,7 +1,7 @@
 import type { Connection, Route } from "../connection/connection.js";
 import type { AuthInfo, Era } from "../context/context.js";
 import { MetaKey, type ProtocolVersion } from "../protocol/versions.js";
-import type { Server } from "../server/server.js";
+import type { Server } from "../server/servable.js";
 import { McpError, messageOf } from "../wire/errors.js";
 import {
   isPlainObject,

@@ -70,11 +70,15 @@ export function messageOf(thrown: unknown): string {
   }
 }
 
-/** A client's value as an error message shows it: a primitive as JSON (cut short), an array or object by its kind. */
+/**
+ * A value as an error message shows it: a primitive as JSON (cut short; a number as written, NaN and Infinity too),
+ * an array or object by its kind.
+ */
 export function shown(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object" && value !== null) return "an object";
-  const text = JSON.stringify(value) ?? String(value);
+  const text =
+    typeof value === "number" || typeof value === "bigint" ? String(value) : (JSON.stringify(value) ?? String(value));
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 

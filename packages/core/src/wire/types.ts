@@ -189,14 +189,3 @@ export interface ServerCapabilities {
   experimental?: Record<string, unknown>;
   extensions?: Record<string, unknown>;
 }
-
-/** Caching hints of 2026-07-28 results. */
-export interface CacheHint {
-  /** How long a client may reuse the result, in milliseconds (0: do not reuse). */
-  ttlMs: number;
-  /** `public`: the same for every caller; `private`: only for this caller. */
-  cacheScope: "public" | "private";
-}
-
-/** Which caching hint a 2026-07-28 result carries. */
-export type CacheKind = "discover" | "list" | "read";

@@ -4,6 +4,7 @@ import { createServer } from "../../server/server.js";
 import { createTestClient } from "../../testing/client.js";
 import { rpcError } from "../../testing/expect-errors.test-util.js";
 import type { Operation } from "../compose.js";
+import { kitServer } from "./kit.test-util.js";
 import { RATE_LIMITED, rateLimit } from "./rate-limit.js";
 
 // No caller runs a handler more often than the limit allows: requestState exempts only a verified, first redemption
@@ -196,5 +197,41 @@ describe("operation.round", () => {
     await client.request("tools/call", { name: "confirm", inputResponses: yes });
     expect(await rpcError(client.request("tools/call", { name: "confirm", requestState: "junk" }))).toBeDefined();
     expect(seen).toEqual(["none", "none"]);
+  });
+});
+
+describe("rateLimit", () => {
+  it("a token bucket per caller: over the burst, -32010 (not HTTP's session -32001) with retryAfterMs; tokens come back with time; lists are free", async () => {
+    let now = 0;
+    const s = kitServer().use(rateLimit({ capacity: 2, perSecond: 1, now: () => now }));
+    const ana = await createTestClient(s, { auth: { subject: "ana", scopes: [] } });
+    const bob = await createTestClient(s, { auth: { subject: "bob", scopes: [] } });
+    await ana.callTool("add", { a: 1, b: 1 });
+    await ana.callTool("add", { a: 1, b: 1 });
+    const refused = await rpcError(ana.callTool("add", { a: 1, b: 1 }));
+    expect(refused).toMatchObject({ code: -32010, data: { retryAfterMs: 1000 } });
+    expect(await bob.callTool("add", { a: 2, b: 2 })).toMatchObject({ content: [{ text: "4" }] });
+    expect((await ana.listTools()).length).toBe(4);
+    now = 1000;
+    expect(await ana.callTool("add", { a: 3, b: 3 })).toMatchObject({ content: [{ text: "6" }] });
+  });
+
+  it("keeps at most maxCallers buckets", async () => {
+    const s = kitServer().use(rateLimit({ capacity: 1, perSecond: 0.001, maxCallers: 1, now: () => 0 }));
+    const ana = await createTestClient(s, { auth: { subject: "ana", scopes: [] } });
+    const bob = await createTestClient(s, { auth: { subject: "bob", scopes: [] } });
+    await ana.callTool("add", { a: 1, b: 1 });
+    await bob.callTool("add", { a: 1, b: 1 }); // ana's bucket is dropped to make room
+    expect(await ana.callTool("add", { a: 1, b: 1 })).toMatchObject({ content: [{ text: "2" }] });
+  });
+
+  it("rateLimit keys on the authenticated subject, never on the name a client gives itself", async () => {
+    const s = kitServer().use(rateLimit({ capacity: 1, perSecond: 0.0001, now: () => 0 }));
+    const ana = await createTestClient(s, { auth: { subject: "ana", scopes: [] } });
+    const impostor = await createTestClient(s, { clientInfo: { name: "ana", version: "1" } });
+    await impostor.callTool("add", { a: 1, b: 1 });
+    expect(await ana.callTool("add", { a: 1, b: 1 })).toMatchObject({ content: [{ text: "2" }] });
+    const renamed = await createTestClient(s, { clientInfo: { name: "someone-else", version: "1" } });
+    expect((await rpcError(renamed.callTool("add", { a: 1, b: 1 }))).code).toBe(RATE_LIMITED);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AuthInfo, RequestContext } from "../context/context.js";
 import { createTestClient } from "../testing/client.js";
-import { createServer, type Server } from "./server.js";
+import type { Server } from "./servable.js";
+import { createServer } from "./server.js";
 
 // A list change is told only to callers who may see an item it changed: a change to what a caller's guards hide
 // is none of its business (it would tell them the hidden item exists), in both eras and through modules.

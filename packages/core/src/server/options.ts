@@ -1,0 +1,69 @@
+import type { ErrorReport, Logger } from "../context/logger.js";
+import type { Middleware } from "../middleware/compose.js";
+import { type CacheHint, type CacheKind, serverCacheHints } from "../protocol/cache-hints.js";
+import { DefinitionError } from "../wire/errors.js";
+import type { Implementation } from "../wire/types.js";
+import type { Servable } from "./servable.js";
+
+/** What `createServer` takes: the server's identity and its server-wide settings. */
+export interface ServerOptions extends Implementation {
+  /** Told to the client at `initialize` or `server/discover`: how to use this server. */
+  instructions?: string;
+  /**
+   * Caching hints for 2026-07-28 results (defaults: discover and lists of registered items 60 s public, reads 0 ms
+   * private). A `resources/list` that a template's `list` computes per request follows the templates' `listCache`.
+   */
+  cache?: Partial<Record<CacheKind, CacheHint>>;
+  /** Items per page of every list method (default: everything on one page). */
+  pageSize?: number;
+  /**
+   * The HMAC key that seals 2026-07-28 `requestState` and list cursors (at least 16 bytes). Give every process
+   * behind one load balancer the same key; without one, a random key is made at start.
+   */
+  stateKey?: string | Uint8Array;
+  /** How long an `input_required` round may take before its `requestState` expires (default 10 minutes). */
+  requestStateTtlMs?: number;
+  /** How long a handshake-era request to the client (elicitation, sampling, roots) may go unanswered (default 5 minutes). */
+  clientRequestTimeoutMs?: number;
+  /** The server's own log (never the wire); transports install one that writes to stderr when none is set. */
+  logger?: Logger;
+  /**
+   * Called with every error the server logs (a handler that threw, whose message became an `isError` result or a
+   * generic -32603), whatever its level. A shorthand for a `logger` that only looks at errors.
+   */
+  onError?: (error: unknown, where: ErrorReport) => void;
+  /** Middleware around every operation, outermost first (see `server.use`). */
+  use?: readonly Middleware[];
+  /** Modules served under prefixes (see `server.mount`): `{ github: new GitHubTools() }`. */
+  mount?: Readonly<Record<string, Servable>>;
+}
+
+/** The settings a server keeps from its options: checked once, defaults filled in. */
+export interface Settings {
+  readonly info: Implementation;
+  readonly instructions: string | undefined;
+  readonly cache: Readonly<Record<CacheKind, CacheHint>>;
+  readonly pageSize: number;
+  readonly requestStateTtlMs: number;
+  readonly clientRequestTimeoutMs: number;
+}
+
+/** `options` as the server keeps them; a DefinitionError for a setting it cannot serve with. */
+export function settingsOf(options: ServerOptions): Settings {
+  const { name, version, title, description, websiteUrl, icons } = options;
+  const info: Implementation = { name, version };
+  if (title !== undefined) info.title = title;
+  if (description !== undefined) info.description = description;
+  if (websiteUrl !== undefined) info.websiteUrl = websiteUrl;
+  if (icons !== undefined) info.icons = icons;
+  const pageSize = options.pageSize ?? Number.POSITIVE_INFINITY;
+  if (!(pageSize >= 1)) throw new DefinitionError(`pageSize must be at least 1, not ${pageSize}`);
+  return {
+    info,
+    instructions: options.instructions,
+    cache: serverCacheHints(options.cache),
+    pageSize,
+    requestStateTtlMs: options.requestStateTtlMs ?? 10 * 60_000,
+    clientRequestTimeoutMs: options.clientRequestTimeoutMs ?? 5 * 60_000,
+  };
+}
