@@ -30,7 +30,7 @@ import { ErrorCode, isPlainObject, type RequestId } from "../wire/json-rpc.js";
 import { isPromiseLike, type MaybePromise } from "../wire/maybe.js";
 import { idText, rawBatchIds, rawParamsNumber, requestKey } from "../wire/raw-id.js";
 import type { Implementation, Tool } from "../wire/types.js";
-import { InFlight, NO_REPLY, type Outcome, type Params } from "./in-flight.js";
+import { InFlight, NO_REPLY, type Params, type Reply } from "./in-flight.js";
 import { type ConnectionControl, type ListenFilter, METHODS, type Method } from "./methods.js";
 import { OutboundRequests } from "./outbound-requests.js";
 import { Outlet, type Respond, type Route } from "./outlet.js";
@@ -293,24 +293,24 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     options: ReceiveOptions | undefined,
     respond: Respond,
   ): MaybePromise<void> {
-    let outcome: MaybePromise<Outcome>;
+    let reply: MaybePromise<Reply>;
     try {
-      outcome = this.#route(id, requestKey(id, text), method, params, inBatch, options);
+      reply = this.#route(id, requestKey(id, text), method, params, inBatch, options);
     } catch (error) {
       this.#fail(error, id, text, method, options, respond);
       return;
     }
-    if (isPromiseLike<Outcome>(outcome)) {
-      return Promise.resolve(outcome).then(
+    if (isPromiseLike<Reply>(reply)) {
+      return Promise.resolve(reply).then(
         (settled) => this.#succeed(settled, id, text, options, respond),
         (error: unknown) => this.#fail(error, id, text, method, options, respond),
       );
     }
-    this.#succeed(outcome, id, text, options, respond);
+    this.#succeed(reply, id, text, options, respond);
   }
 
-  #succeed(outcome: Outcome, id: RequestId, text: string, options: ReceiveOptions | undefined, respond: Respond): void {
-    if (outcome !== NO_REPLY) respond(this.#out.successLine(text, outcome), id, options?.tag);
+  #succeed(reply: Reply, id: RequestId, text: string, options: ReceiveOptions | undefined, respond: Respond): void {
+    if (reply !== NO_REPLY) respond(this.#out.successLine(text, reply), id, options?.tag);
   }
 
   #fail(
@@ -336,7 +336,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     params: Params,
     inBatch: boolean,
     options: ReceiveOptions | undefined,
-  ): MaybePromise<Outcome> {
+  ): MaybePromise<Reply> {
     const state = this.#state;
     switch (state.kind) {
       case "fresh":
@@ -432,7 +432,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     method: string,
     params: Params,
     options: ReceiveOptions | undefined,
-  ): MaybePromise<Outcome> {
+  ): MaybePromise<Reply> {
     const revision = featuresOf(session.protocolVersion);
     const handler = this.#method(method, revision);
     this.#capable(method, handler);
@@ -448,7 +448,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     method: string,
     params: Params,
     options: ReceiveOptions | undefined,
-  ): MaybePromise<Outcome> {
+  ): MaybePromise<Reply> {
     const meta = params?._meta;
     const requested = isPlainObject(meta) ? meta[MetaKey.protocolVersion] : undefined;
     const revision = featuresOf(isStatelessVersion(requested) ? requested : STATELESS_VERSIONS[0]);
