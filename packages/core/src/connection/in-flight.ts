@@ -69,13 +69,7 @@ export class InFlight {
   }
 
   /** Serve a request from here until answered; `mayAsk`: it may answer input_required. */
-  run(
-    handler: Method,
-    method: string,
-    params: Params,
-    ctx: RequestContextImpl,
-    mayAsk: boolean,
-  ): MaybePromise<Reply> {
+  run(handler: Method, method: string, params: Params, ctx: RequestContextImpl, mayAsk: boolean): MaybePromise<Reply> {
     return this.#invoke({ handler, method, params, ctx, key: this.#register(ctx), mayAsk });
   }
 
