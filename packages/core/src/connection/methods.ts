@@ -64,6 +64,14 @@ function parse<T>(inbound: Inbound<T>, params: Record<string, unknown> | undefin
   throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${issuesText(parsed.error.issues)}`);
 }
 
+/** What a retry of a method reaching its target by name (a tool, a prompt) must repeat: the name and arguments. */
+function asksByName(inbound: Inbound<{ name: string; arguments?: unknown }>): NonNullable<Method["asks"]> {
+  return (params) => {
+    const { name, arguments: args } = parse(inbound, params);
+    return { target: name, args };
+  };
+}
+
 /** A list method: one array under `key`, a page at a time when the server pages; `cache`: its own hint, if any. */
 function list(
   capability: "tools" | "resources" | "prompts",
@@ -96,10 +104,7 @@ export const METHODS: Readonly<Record<string, Method>> = {
   "tools/call": {
     capability: "tools",
     operation: "call",
-    asks(params) {
-      const { name, arguments: args } = parse(CallToolParams, params);
-      return { target: name, args };
-    },
+    asks: asksByName(CallToolParams),
     run(env, params, ctx) {
       const { name, arguments: args } = parse(CallToolParams, params);
       ctx.logger = name;
@@ -144,10 +149,7 @@ export const METHODS: Readonly<Record<string, Method>> = {
   "prompts/get": {
     capability: "prompts",
     operation: "get",
-    asks(params) {
-      const { name, arguments: args } = parse(GetPromptParams, params);
-      return { target: name, args };
-    },
+    asks: asksByName(GetPromptParams),
     run(env, params, ctx) {
       const { name, arguments: args } = parse(GetPromptParams, params);
       ctx.logger = name;
