@@ -13,6 +13,7 @@ import {
 } from "../protocol/inbound.js";
 import { isLogLevel, type LogLevel } from "../protocol/log-levels.js";
 import { CACHE_HINT } from "../protocol/results.js";
+import type { RevisionFeatures } from "../protocol/revision.js";
 import { McpError, shown } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
@@ -183,3 +184,25 @@ export const METHODS: Readonly<Record<string, Method>> = {
     },
   },
 };
+
+/** The method a request reaches in its revision: -32601 when there is none, or the revision has none of that name. */
+export function methodOf(method: string, revision: RevisionFeatures): Method {
+  const handler = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
+  if (handler === undefined || revision.removedMethods.has(method)) {
+    const why = handler
+      ? ` (${revision.era === "stateless" ? "removed in" : "not part of"} protocol revision ${revision.version})`
+      : "";
+    throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}${why}`);
+  }
+  return handler;
+}
+
+/** -32601 for a method whose capability this server does not advertise (it registered nothing of that kind). */
+export function checkCapable(core: ServerCore, method: string, handler: Method): void {
+  if (handler.capability && core.router.capabilities()[handler.capability] === undefined) {
+    throw new McpError(
+      ErrorCode.MethodNotFound,
+      `Method not found: ${method} (this server has no ${handler.capability})`,
+    );
+  }
+}

@@ -1,5 +1,6 @@
-import type { Connection, Route } from "../connection/connection.js";
+import type { Connection } from "../connection/connection.js";
 import type { ListenFilter } from "../connection/methods.js";
+import type { Route } from "../connection/outlet.js";
 import type { Root } from "../context/ask.js";
 import type { AuthInfo, Era } from "../context/context.js";
 import type { LogLevel } from "../protocol/log-levels.js";
