@@ -63,7 +63,7 @@ export class EraRouter {
     return state.kind === "handshaking" || state.kind === "operating" ? state.session.protocolVersion : undefined;
   }
 
-  /** Whether a JSON-RPC batch is taken: only in a 2025-03-26 session, after initialize. */
+  /** Whether a JSON-RPC batch is taken: only in a 2025-03-26 session, so `initialize` in one is a second one. */
   get batches(): boolean {
     const version = this.negotiatedVersion;
     return version !== undefined && featuresOf(version).batches;
@@ -93,16 +93,12 @@ export class EraRouter {
     key: string,
     method: string,
     params: Params,
-    inBatch: boolean,
     options: ReceiveOptions | undefined,
   ): MaybePromise<Reply> {
     const state = this.#state;
     switch (state.kind) {
       case "fresh":
-        if (method === "initialize") {
-          if (inBatch) throw invalidRequest("initialize cannot be part of a batch");
-          return this.#initialize(state, id, key, params, options);
-        }
+        if (method === "initialize") return this.#initialize(state, id, key, params, options);
         if (isPlainObject(params?._meta) && MetaKey.protocolVersion in params._meta) {
           return this.#stateless(state, id, key, method, params, options);
         }
@@ -124,7 +120,7 @@ export class EraRouter {
         return this.#inFlight.run(handler, method, params, ctx, false);
       }
       case "stateless":
-        if (method === "initialize" && !inBatch) return this.#initialize(state, id, key, params, options);
+        if (method === "initialize") return this.#initialize(state, id, key, params, options);
         return this.#stateless(state, id, key, method, params, options);
     }
   }

@@ -32,13 +32,12 @@ export class ErrorBoundary {
     text: string,
     method: string,
     params: Params,
-    inBatch: boolean,
     options: ReceiveOptions | undefined,
     respond: Respond,
   ): MaybePromise<void> {
     let reply: MaybePromise<Reply>;
     try {
-      reply = this.#eras.route(id, requestKey(id, text), method, params, inBatch, options);
+      reply = this.#eras.route(id, requestKey(id, text), method, params, options);
     } catch (error) {
       this.#fail(error, id, text, method, options, respond);
       return;

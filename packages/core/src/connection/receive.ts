@@ -52,7 +52,7 @@ export class Receiver {
       return;
     }
     if (Array.isArray(message)) return this.#batch(message, line, options);
-    return this.#single(message, line, false, options, this.#out.respond);
+    return this.#single(message, line, options, this.#out.respond);
   }
 
   // The one reply to a line that holds no request to answer: id null.
@@ -90,7 +90,7 @@ export class Receiver {
           raws ??= rawBatchIds(line);
           raw = raws[index];
         }
-        const done = this.#single(entry, undefined, true, options, collect, raw);
+        const done = this.#single(entry, undefined, options, collect, raw);
         if (isPromiseLike<void>(done)) return Promise.resolve(done).then(() => from(index + 1));
       }
       if (replies.length > 0) this.#out.respond(`[${replies.join(",")}]`, null, options?.tag);
@@ -103,7 +103,6 @@ export class Receiver {
   #single(
     message: unknown,
     line: string | undefined,
-    inBatch: boolean,
     options: ReceiveOptions | undefined,
     respond: Respond,
     rawId?: string,
@@ -131,6 +130,6 @@ export class Receiver {
       this.#notified(method, params, line);
       return;
     }
-    return this.#boundary.serve(id, rawId ?? idText(id, line), method, params, inBatch, options, respond);
+    return this.#boundary.serve(id, rawId ?? idText(id, line), method, params, options, respond);
   }
 }
