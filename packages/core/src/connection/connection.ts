@@ -47,6 +47,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.#onInternalError = options.onInternalError;
     this.#eras = new EraRouter(core, this.#inFlight, this, options.auth, options.extra);
     const boundary = new ErrorBoundary(core, this.#out, this.#eras, options.onInternalError);
+    // Made once per connection: what the client notifies is the connection's to act on.
     this.#receiver = new Receiver(this.#out, this.#outbound, this.#eras, boundary, (method, params, line) =>
       this.#notification(method, params, line),
     );
