@@ -96,33 +96,46 @@ export class EraRouter {
     options: ReceiveOptions | undefined,
   ): MaybePromise<Reply> {
     const state = this.#state;
-    switch (state.kind) {
-      case "fresh":
-        if (method === "initialize") return this.#initialize(state, id, key, params, options);
-        if (isPlainObject(params?._meta) && MetaKey.protocolVersion in params._meta) {
-          return this.#stateless(state, id, key, method, params, options);
-        }
-        if (method === "ping") return {};
-        throw new McpError(
-          ErrorCode.InvalidParams,
-          `Missing params._meta["${MetaKey.protocolVersion}"]: a 2026-07-28 request must carry it, and a client of an earlier revision must send initialize first`,
-        );
-      case "handshaking":
-      case "operating": {
-        if (method === "initialize") throw invalidRequest("this connection is already initialized");
-        // Served in the session `initialize` negotiated.
-        const { session } = state;
-        const revision = featuresOf(session.protocolVersion);
-        const handler = methodOf(method, revision);
-        checkCapable(this.#core, method, handler);
-        const ctx = this.#sessionContext(session, revision, id, key, params, options);
-        this.#caller = ctx;
-        return this.#inFlight.run(handler, method, params, ctx, false);
-      }
-      case "stateless":
-        if (method === "initialize") return this.#initialize(state, id, key, params, options);
-        return this.#stateless(state, id, key, method, params, options);
+    if (state.kind === "handshaking" || state.kind === "operating") {
+      if (method === "initialize") throw invalidRequest("this connection is already initialized");
+      // Served in the session `initialize` negotiated.
+      const { session } = state;
+      const revision = featuresOf(session.protocolVersion);
+      const handler = methodOf(method, revision);
+      checkCapable(this.#core, method, handler);
+      const ctx = this.#sessionContext(session, revision, id, key, params, options);
+      this.#caller = ctx;
+      return this.#inFlight.run(handler, method, params, ctx, false);
     }
+    // Fresh or stateless: `initialize` selects the handshake era (a stateless client may still fall back to it).
+    if (method === "initialize") return this.#initialize(state, id, key, params, options);
+    const meta = params?._meta;
+    if (state.kind === "fresh" && !(isPlainObject(meta) && MetaKey.protocolVersion in meta)) {
+      if (method === "ping") return {};
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Missing params._meta["${MetaKey.protocolVersion}"]: a 2026-07-28 request must carry it, and a client of an earlier revision must send initialize first`,
+      );
+    }
+    // Admitted on its own `_meta`; the era is locked only once that passed, so a refused client may still initialize.
+    const requested = requestedVersion(meta);
+    const revision = statelessRevision(requested);
+    const handler = methodOf(method, revision);
+    const admitted = admittedMeta(meta, requested);
+    this.#state = servedStateless(state);
+    checkCapable(this.#core, method, handler);
+    const ctx = this.#context(
+      id,
+      key,
+      revision,
+      admitted[MetaKey.clientInfo] as Implementation | undefined,
+      admitted[MetaKey.clientCapabilities],
+      meta as Record<string, unknown>,
+      this.#authOf(options),
+      options,
+      firstRound(handler, params),
+    );
+    return serveRound(this.#inFlight, handler, method, params, ctx);
   }
 
   #initialize(
@@ -145,36 +158,6 @@ export class EraRouter {
     this.#state = initialize(state, session);
     this.#caller = this.#sessionContext(session, featuresOf(session.protocolVersion), id, key, params, options);
     return this.#core.initializeResult(session.protocolVersion);
-  }
-
-  // The era is locked only once `_meta` passed: a client may still fall back to initialize after a refusal.
-  #stateless(
-    state: Fresh | Stateless,
-    id: RequestId,
-    key: string,
-    method: string,
-    params: Params,
-    options: ReceiveOptions | undefined,
-  ): MaybePromise<Reply> {
-    const meta = params?._meta;
-    const requested = requestedVersion(meta);
-    const revision = statelessRevision(requested);
-    const handler = methodOf(method, revision);
-    const admitted = admittedMeta(meta, requested);
-    this.#state = servedStateless(state);
-    checkCapable(this.#core, method, handler);
-    const ctx = this.#context(
-      id,
-      key,
-      revision,
-      admitted[MetaKey.clientInfo] as Implementation | undefined,
-      admitted[MetaKey.clientCapabilities],
-      meta as Record<string, unknown>,
-      this.#authOf(options),
-      options,
-      firstRound(handler, params),
-    );
-    return serveRound(this.#inFlight, handler, method, params, ctx);
   }
 
   // A handshake-era request's context: what `initialize` negotiated, plus this request's own.
