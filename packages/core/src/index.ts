@@ -5,7 +5,9 @@
  * `@toolsmith/core/internal`. Every export is a promise: src/surface.test.ts pins the list.
  */
 
-export { Connection, type ConnectOptions, type ReceiveOptions, type Route } from "./connection/connection.js";
+export type { ConnectOptions, ReceiveOptions } from "./connection/connect-options.js";
+export { Connection } from "./connection/connection.js";
+export type { Route } from "./connection/outlet.js";
 export type {
   ElicitForm,
   ElicitRawForm,

@@ -1,6 +1,8 @@
 import type { Server } from "../server/servable.js";
 import { isPromiseLike } from "../wire/maybe.js";
-import type { Connection, ConnectOptions, ReceiveOptions, Route } from "./connection.js";
+import type { ConnectOptions, ReceiveOptions } from "./connect-options.js";
+import type { Connection } from "./connection.js";
+import type { Route } from "./outlet.js";
 
 // Shared by the core tests: a connection whose outbound lines are recorded, and the reply to one line.
 

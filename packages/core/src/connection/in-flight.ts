@@ -11,9 +11,10 @@ import type { ServerCore } from "./server-core.js";
 
 export type Params = Record<string, unknown> | undefined;
 
-/** What a request leaves to reply with: a result, or nothing when it was cancelled. */
+/** What a request leaves to reply with when it was cancelled: nothing. */
 export const NO_REPLY: unique symbol = Symbol("no reply");
-export type Outcome = Record<string, unknown> | typeof NO_REPLY;
+/** What a request leaves to reply with: its result, or `NO_REPLY` when it was cancelled. */
+export type Reply = Record<string, unknown> | typeof NO_REPLY;
 
 /** A request being served, as its continuations need it. */
 interface Served {
@@ -62,13 +63,7 @@ export class InFlight {
   }
 
   /** Serve a request from here until answered; `mayAsk`: it may answer input_required. */
-  run(
-    handler: Method,
-    method: string,
-    params: Params,
-    ctx: RequestContextImpl,
-    mayAsk: boolean,
-  ): MaybePromise<Outcome> {
+  run(handler: Method, method: string, params: Params, ctx: RequestContextImpl, mayAsk: boolean): MaybePromise<Reply> {
     return this.#invoke({ handler, method, params, ctx, key: this.#register(ctx), mayAsk });
   }
 
@@ -86,7 +81,7 @@ export class InFlight {
     return key;
   }
 
-  #invoke(served: Served): MaybePromise<Outcome> {
+  #invoke(served: Served): MaybePromise<Reply> {
     const { handler, params, ctx } = served;
     const { middleware } = this.#core;
     let result: MaybePromise<Record<string, unknown>>;
@@ -123,7 +118,7 @@ export class InFlight {
     if (this.#requests.get(key) === ctx) this.#requests.delete(key);
   }
 
-  #answered(result: Record<string, unknown>, served: Served): MaybePromise<Outcome> {
+  #answered(result: Record<string, unknown>, served: Served): MaybePromise<Reply> {
     const { ctx } = served;
     // A handler that swallowed the question still has no answer to it.
     if (served.mayAsk && ctx.inputs?.asked !== undefined) return this.#needsInput(served);
@@ -133,7 +128,7 @@ export class InFlight {
     return this.#core.stamp(result, served.handler.cache, this.#perCaller(served.handler));
   }
 
-  #failed(error: unknown, served: Served): MaybePromise<Outcome> {
+  #failed(error: unknown, served: Served): MaybePromise<Reply> {
     if (error instanceof InputRequired && served.mayAsk) return this.#needsInput(served);
     this.#done(served);
     if (served.ctx.cancelled) return NO_REPLY;
@@ -142,7 +137,7 @@ export class InFlight {
   }
 
   // 2026-07-28: the handler asked what this round cannot answer: the request is answered input_required.
-  async #needsInput(served: Served): Promise<Outcome> {
+  async #needsInput(served: Served): Promise<Reply> {
     const { handler, method, params, ctx } = served;
     try {
       const result = await inputRequired(
@@ -165,7 +160,7 @@ export class InFlight {
     params: Params,
     ctx: RequestContextImpl,
     auth: AuthInfo | undefined,
-  ): MaybePromise<Outcome> {
+  ): MaybePromise<Reply> {
     const key = this.#register(ctx);
     const served: Served = { handler, method, params, ctx, key, mayAsk: true };
     let opened: MaybePromise<InputRound>;

@@ -13,6 +13,7 @@ import {
   ReadResourceParams,
 } from "../protocol/inbound.js";
 import { isLogLevel, type LogLevel } from "../protocol/log-levels.js";
+import type { RevisionFeatures } from "../protocol/revision.js";
 import { McpError, shown } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
@@ -64,6 +65,14 @@ function parse<T>(inbound: Inbound<T>, params: Record<string, unknown> | undefin
   throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${issuesText(parsed.error.issues)}`);
 }
 
+/** What a retry of a method reaching its target by name (a tool, a prompt) must repeat: the name and arguments. */
+function asksByName(inbound: Inbound<{ name: string; arguments?: unknown }>): NonNullable<Method["asks"]> {
+  return (params) => {
+    const { name, arguments: args } = parse(inbound, params);
+    return { target: name, args };
+  };
+}
+
 /** A list method: one array under `key`, a page at a time when the server pages; `cache`: its own hint, if any. */
 function list(
   capability: "tools" | "resources" | "prompts",
@@ -96,10 +105,7 @@ export const METHODS: Readonly<Record<string, Method>> = {
   "tools/call": {
     capability: "tools",
     operation: "call",
-    asks(params) {
-      const { name, arguments: args } = parse(CallToolParams, params);
-      return { target: name, args };
-    },
+    asks: asksByName(CallToolParams),
     run(env, params, ctx) {
       const { name, arguments: args } = parse(CallToolParams, params);
       ctx.logger = name;
@@ -144,10 +150,7 @@ export const METHODS: Readonly<Record<string, Method>> = {
   "prompts/get": {
     capability: "prompts",
     operation: "get",
-    asks(params) {
-      const { name, arguments: args } = parse(GetPromptParams, params);
-      return { target: name, args };
-    },
+    asks: asksByName(GetPromptParams),
     run(env, params, ctx) {
       const { name, arguments: args } = parse(GetPromptParams, params);
       ctx.logger = name;
@@ -181,3 +184,25 @@ export const METHODS: Readonly<Record<string, Method>> = {
     },
   },
 };
+
+/** The method a request reaches in its revision: -32601 when there is none, or the revision has none of that name. */
+export function methodOf(method: string, revision: RevisionFeatures): Method {
+  const handler = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
+  if (handler === undefined || revision.removedMethods.has(method)) {
+    const why = handler
+      ? ` (${revision.era === "stateless" ? "removed in" : "not part of"} protocol revision ${revision.version})`
+      : "";
+    throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}${why}`);
+  }
+  return handler;
+}
+
+/** -32601 for a method whose capability this server does not advertise (it registered nothing of that kind). */
+export function checkCapable(core: ServerCore, method: string, handler: Method): void {
+  if (handler.capability && core.router.capabilities()[handler.capability] === undefined) {
+    throw new McpError(
+      ErrorCode.MethodNotFound,
+      `Method not found: ${method} (this server has no ${handler.capability})`,
+    );
+  }
+}

@@ -17,6 +17,7 @@ import { connectLines, replyTo } from "./connection.test-util.js";
 const KEY = "a test key of more than sixteen bytes";
 const ALICE: AuthInfo = { subject: "alice", scopes: [] };
 const BOB: AuthInfo = { subject: "bob", scopes: [] };
+const NO_SUBJECT = /^auth\.subject must be a non-empty string: a principal without a subject cannot be told apart/;
 const SUBJECTLESS = [
   ["{}", {}],
   ['{ subject: "" }', { subject: "", scopes: [] }],
@@ -44,8 +45,8 @@ const yes = { ok: { action: "accept", content: { ok: true } } };
 describe.each(SUBJECTLESS)("a principal without a subject: %s", (_name, auth) => {
   it("connect({ auth }) refuses it", async () => {
     const { s } = server();
-    expect(() => s.connect({ send: () => {}, auth })).toThrow(/auth\.subject/);
-    await expect(createTestClient(s, { auth })).rejects.toThrow(TypeError);
+    expect(() => s.connect({ send: () => {}, auth })).toThrow(NO_SUBJECT);
+    await expect(createTestClient(s, { auth })).rejects.toThrow(NO_SUBJECT);
   });
 
   it("a message that brings it gets -32603, logged, and runs nothing", async () => {
@@ -71,8 +72,8 @@ describe.each(SUBJECTLESS)("a principal without a subject: %s", (_name, auth) =>
     expect(JSON.parse((await replyTo(session, call, { auth })) as string).error.code).toBe(ErrorCode.InternalError);
     expect(runs).toEqual([]);
     expect(logged.map((entry) => entry.message)).toEqual([
-      expect.stringMatching(/auth\.subject/),
-      expect.stringMatching(/auth\.subject/),
+      expect.stringMatching(/auth\.subject must be a non-empty string/),
+      expect.stringMatching(/auth\.subject must be a non-empty string/),
     ]);
   });
 
@@ -81,10 +82,10 @@ describe.each(SUBJECTLESS)("a principal without a subject: %s", (_name, auth) =>
     const target = (who: AuthInfo | undefined) => ({ method: "tools/call", target: "transfer", args: {}, auth: who });
     const round = inputRound(undefined);
     round.asked = { ok: { method: "elicitation/create", params: {} } };
-    await expect(inputRequired(sealer, round, target(auth), 0, 60_000)).rejects.toThrow(TypeError);
+    await expect(inputRequired(sealer, round, target(auth), 0, 60_000)).rejects.toThrow(NO_SUBJECT);
     const anonymous = await inputRequired(sealer, round, target(undefined), 0, 60_000);
     const params = { requestState: anonymous.requestState };
-    await expect(Promise.resolve(openRound(sealer, params, target(auth), 0))).rejects.toThrow(TypeError);
+    await expect(Promise.resolve(openRound(sealer, params, target(auth), 0))).rejects.toThrow(NO_SUBJECT);
   });
 });
 

@@ -1,213 +1,181 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createServer, McpError, MetaKey, type Server } from "../index.js";
-import { andThen, attempt, isPromiseLike, type MaybePromise } from "../wire/maybe.js";
+import type { MaybePromise } from "../wire/maybe.js";
 import { connectLines, receiveLine, replyTo } from "./connection.test-util.js";
+import {
+  CLIENT,
+  errorReply,
+  fixture,
+  handshake,
+  initializeParams,
+  type Json,
+  notification,
+  request,
+  send,
+  stateless,
+} from "./fixture.test-util.js";
 
-// A PromiseLike that is not a Promise (the type says Promise; the runtime takes any thenable).
-function thenable<T>(value: T): Promise<T> {
-  // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a Promise is what this tests.
-  const like: PromiseLike<T> = { then: (onFulfilled) => Promise.resolve(value).then(onFulfilled) };
-  return like as Promise<T>;
-}
+const NOT_JSON = "Parse error: the message is not valid JSON";
+const NO_BATCH = "Invalid request: JSON-RPC batches are accepted only in a 2025-03-26 session, after initialize";
 
-describe("andThen", () => {
-  it("a plain value: next runs now and its result comes back as is, no promise", () => {
-    const order: string[] = [];
-    const result = andThen(20, (value) => {
-      order.push("next");
-      return value + 1;
+describe("JSON-RPC framing", () => {
+  for (const line of ["{", "not json", '{"jsonrpc":"2.0","id":1,"method":"ping"', ""]) {
+    it(`malformed JSON ${JSON.stringify(line)} → -32700 with id null`, async () => {
+      const session = connectLines(fixture().server);
+      expect(await send(session, line)).toEqual(errorReply(null, -32700, NOT_JSON));
     });
-    order.push("returned");
-    expect(result).toBe(21);
-    expect(isPromiseLike(result)).toBe(false);
-    expect(order).toEqual(["next", "returned"]);
+  }
+
+  it("malformed JSON inside an initialized session → -32700, and the session lives on", async () => {
+    const session = await handshake(fixture().server);
+    expect(await send(session, "{oops")).toEqual(errorReply(null, -32700, NOT_JSON));
+    expect(await send(session, request(1, "ping"))).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
   });
 
-  it("falsy values are values, not pending: undefined, null, 0, empty string", () => {
-    for (const value of [undefined, null, 0, ""]) {
-      const seen: unknown[] = [];
-      const result = andThen<unknown, string>(value, (v) => {
-        seen.push(v);
-        return "done";
-      });
-      expect(result).toBe("done");
-      expect(seen).toEqual([value]);
+  it("an empty batch → -32600 with id null", async () => {
+    const empty = errorReply(null, -32600, "Invalid request: an empty batch");
+    expect(await send(connectLines(fixture().server), "[]")).toEqual(empty);
+    expect(await send(await handshake(fixture().server, "2025-03-26"), "[]")).toEqual(empty);
+  });
+
+  it("a batch before initialize → -32600", async () => {
+    const session = connectLines(fixture().server);
+    expect(await send(session, [request(1, "ping")])).toEqual(errorReply(null, -32600, NO_BATCH));
+    expect(await send(session, [request(1, "initialize", initializeParams("2025-03-26"))])).toEqual(
+      errorReply(null, -32600, NO_BATCH),
+    );
+  });
+
+  for (const protocolVersion of ["2025-06-18", "2025-11-25"]) {
+    it(`a batch in a ${protocolVersion} session → -32600`, async () => {
+      const session = await handshake(fixture().server, protocolVersion);
+      const batch = [request(1, "ping"), request(2, "tools/list")];
+      expect(await send(session, batch)).toEqual(errorReply(null, -32600, NO_BATCH));
+    });
+  }
+
+  it("a batch in the stateless era → -32600", async () => {
+    const session = connectLines(fixture().server);
+    expect(await send(session, request(1, "tools/list", stateless()))).toMatchObject({ id: 1, result: {} });
+    expect(await send(session, [request(2, "tools/list", stateless())])).toEqual(errorReply(null, -32600, NO_BATCH));
+  });
+
+  it("a batch in a 2025-03-26 session → an array of replies, notifications omitted", async () => {
+    const session = await handshake(fixture().server, "2025-03-26");
+    const replies = (await send(session, [
+      request(1, "ping"),
+      notification("notifications/whatever"),
+      request("two", "tools/call", { name: "echo", arguments: { text: "hi" } }),
+      request(3, "nope/nope"),
+    ])) as Json[];
+    expect(replies).toEqual([
+      { jsonrpc: "2.0", id: 1, result: {} },
+      { jsonrpc: "2.0", id: "two", result: { content: [{ type: "text", text: "hi" }], isError: false } },
+      errorReply(3, -32601, "Method not found: nope/nope"),
+    ]);
+  });
+
+  it("a 2025-03-26 batch of notifications only → no reply at all", async () => {
+    const session = await handshake(fixture().server, "2025-03-26");
+    expect(await send(session, [notification("notifications/a"), notification("notifications/b")])).toBeUndefined();
+  });
+
+  it("a 2025-03-26 batch with invalid entries → one error per entry", async () => {
+    const session = await handshake(fixture().server, "2025-03-26");
+    expect(await send(session, [1, { foo: "bar" }, request(4, "ping")])).toEqual([
+      errorReply(null, -32600, /^Invalid request: /),
+      errorReply(null, -32600, /^Invalid request: /),
+      { jsonrpc: "2.0", id: 4, result: {} },
+    ]);
+  });
+
+  for (const [label, line] of [
+    ["a number", "1"],
+    ["a string", '"ping"'],
+    ["null", "null"],
+    ["true", "true"],
+  ]) {
+    it(`a message that is ${label}, not an object → -32600 with id null`, async () => {
+      expect(await send(connectLines(fixture().server), line as string)).toEqual(
+        errorReply(null, -32600, /^Invalid request: /),
+      );
+    });
+  }
+
+  for (const id of [5, "five"]) {
+    it(`invalid envelopes echo the id ${JSON.stringify(id)}`, async () => {
+      const session = connectLines(fixture().server);
+      const cases: Json[] = [
+        { jsonrpc: "2.0", id },
+        { jsonrpc: "1.0", id, method: "ping" },
+        { jsonrpc: 2, id, method: "ping" },
+        { id, method: "ping" },
+        { jsonrpc: "2.0", id, method: 42 },
+        { jsonrpc: "2.0", id, method: "ping", params: [] },
+        { jsonrpc: "2.0", id, method: "ping", params: ["a"] },
+        { jsonrpc: "2.0", id, method: "ping", params: "text" },
+        { jsonrpc: "2.0", id, method: "ping", params: 3 },
+      ];
+      for (const message of cases) {
+        expect(await send(session, message), JSON.stringify(message)).toEqual(
+          errorReply(id, -32600, /^Invalid request: /),
+        );
+      }
+    });
+  }
+
+  for (const id of [null, {}, { a: 1 }, true, false, [1]]) {
+    it(`id ${JSON.stringify(id)} → -32600 with id null`, async () => {
+      expect(await send(connectLines(fixture().server), { jsonrpc: "2.0", id, method: "ping" })).toEqual(
+        errorReply(null, -32600),
+      );
+    });
+  }
+
+  it("a message with result or error but no method → no reply", async () => {
+    const fresh = connectLines(fixture().server);
+    const initialized = await handshake(fixture().server);
+    for (const session of [fresh, initialized]) {
+      expect(await send(session, { jsonrpc: "2.0", id: 1, result: {} })).toBeUndefined();
+      expect(await send(session, { jsonrpc: "2.0", id: 1, error: { code: -1, message: "x" } })).toBeUndefined();
+      expect(await send(session, { jsonrpc: "2.0", id: null, error: { code: -1, message: "x" } })).toBeUndefined();
     }
   });
 
-  it("a promise: next waits for it and a promise comes back", async () => {
-    let calls = 0;
-    const result = andThen(Promise.resolve(2), (value) => {
-      calls++;
-      return value * 10;
+  for (const id of [0, "", "abc", -1, 1.5, 2 ** 40, "0"]) {
+    it(`the id ${JSON.stringify(id)} is echoed exactly, in both eras`, async () => {
+      const { server } = fixture();
+      const session = await handshake(server);
+      const handshakeReply = await replyTo(session, JSON.stringify(request(id, "ping")));
+      expect(handshakeReply).toBe(JSON.stringify({ jsonrpc: "2.0", id, result: {} }));
+      expect(await send(session, request(id, "nope/nope"))).toEqual(errorReply(id, -32601));
+      const modern = connectLines(server);
+      expect(await send(modern, request(id, "tools/list", stateless()))).toMatchObject({ jsonrpc: "2.0", id });
+      expect(await send(modern, request(id, "nope/nope", stateless()))).toEqual(errorReply(id, -32601));
     });
-    expect(result).toBeInstanceOf(Promise);
-    expect(calls).toBe(0);
-    expect(await result).toBe(20);
-    expect(calls).toBe(1);
-  });
+  }
 
-  it("a thenable that is not a Promise counts as pending", async () => {
-    const result = andThen(thenable("x"), (value) => `${value}!`);
-    expect(isPromiseLike(result)).toBe(true);
-    expect(await result).toBe("x!");
-  });
-
-  it("next may return a promise from a plain value: that promise comes back", async () => {
-    const later = Promise.resolve("later");
-    const result = andThen(1, () => later);
-    expect(result).toBe(later);
-    expect(await result).toBe("later");
-  });
-
-  it("a synchronous throw from next reaches the caller synchronously", () => {
-    const boom = new Error("boom");
-    expect(() =>
-      andThen(1, () => {
-        throw boom;
-      }),
-    ).toThrow(boom);
-  });
-
-  it("a rejection skips next and rejects the result", async () => {
-    let calls = 0;
-    const boom = new Error("rejected");
-    const result = andThen(Promise.reject(boom), () => {
-      calls++;
-      return "never";
-    });
-    await expect(result).rejects.toBe(boom);
-    expect(calls).toBe(0);
-  });
-
-  it("a throw from next after a promise rejects the result", async () => {
-    const boom = new Error("late boom");
-    const result = andThen(Promise.resolve(1), () => {
-      throw boom;
-    });
-    await expect(result).rejects.toBe(boom);
-  });
-});
-
-describe("attempt", () => {
-  it("a synchronous body's value comes back as is, recover not called", () => {
-    let recovered = 0;
-    const result = attempt(
-      () => "fine",
-      () => {
-        recovered++;
-        return "recovered";
-      },
-    );
-    expect(result).toBe("fine");
-    expect(isPromiseLike(result)).toBe(false);
-    expect(recovered).toBe(0);
-  });
-
-  it("a synchronous throw goes to recover, whose value comes back synchronously", () => {
-    const boom = new Error("sync throw");
-    const seen: unknown[] = [];
-    const result = attempt<string>(
-      () => {
-        throw boom;
-      },
-      (error) => {
-        seen.push(error);
-        return "recovered";
-      },
-    );
-    expect(result).toBe("recovered");
-    expect(isPromiseLike(result)).toBe(false);
-    expect(seen).toEqual([boom]);
-  });
-
-  it("a rejection goes to recover with its reason; the result is a promise of recover's value", async () => {
-    const boom = new Error("async reject");
-    const seen: unknown[] = [];
-    const result = attempt<string>(
-      () => Promise.reject(boom),
-      (error) => {
-        seen.push(error);
-        return "recovered";
-      },
-    );
-    expect(result).toBeInstanceOf(Promise);
-    expect(await result).toBe("recovered");
-    expect(seen).toEqual([boom]);
-  });
-
-  it("a promise that fulfils comes back fulfilled, recover not called", async () => {
-    let recovered = 0;
-    const result = attempt(
-      () => Promise.resolve(5),
-      () => {
-        recovered++;
-        return 0;
-      },
-    );
-    expect(isPromiseLike(result)).toBe(true);
-    expect(await result).toBe(5);
-    expect(recovered).toBe(0);
-  });
-
-  it("recover may rethrow: synchronously for a sync throw, as a rejection for a rejected promise", async () => {
-    const first = new Error("first");
-    const second = new Error("second");
-    expect(() =>
-      attempt(
-        () => {
-          throw first;
-        },
-        () => {
-          throw second;
-        },
-      ),
-    ).toThrow(second);
-    await expect(
-      attempt(
-        () => Promise.reject(first),
-        () => {
-          throw second;
-        },
-      ),
-    ).rejects.toBe(second);
-  });
-
-  it("recover may answer with a promise", async () => {
-    const result = attempt<string>(
-      () => {
-        throw new Error("x");
-      },
-      () => Promise.resolve("later"),
-    );
-    expect(await result).toBe("later");
-  });
-
-  it("composes with andThen: a throw inside a synchronous chain is recovered synchronously", () => {
-    const result = attempt(
-      () =>
-        andThen(1, (value) => {
-          if (value === 1) throw new Error("one");
-          return "no";
-        }),
-      (error) => `recovered: ${(error as Error).message}`,
-    );
-    expect(result).toBe("recovered: one");
-  });
-
-  it("a rejected thenable goes to recover", async () => {
-    const like: PromiseLike<string> = {
-      // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a Promise is what this tests.
-      then: (_onFulfilled, onRejected) => Promise.reject(new Error("nope")).then(undefined, onRejected),
-    };
-    const rejecting = like as Promise<string>;
-    expect(
-      await attempt(
-        () => rejecting,
-        (error) => `got ${(error as Error).message}`,
-      ),
-    ).toBe("got nope");
+  it("notifications are never answered, known or not, in any state", async () => {
+    const { server } = fixture();
+    const notes = [
+      notification("notifications/unknown"),
+      notification("tools/list"),
+      notification("initialize", initializeParams("2025-11-25")),
+      notification("notifications/cancelled", { requestId: 12345 }),
+      notification("notifications/cancelled", { nonsense: true }),
+      notification("notifications/initialized"),
+      notification("notifications/roots/list_changed", stateless()),
+    ];
+    const fresh = connectLines(server);
+    const initialized = await handshake(server);
+    const modern = connectLines(server);
+    await send(modern, request(1, "tools/list", stateless()));
+    for (const session of [fresh, initialized, modern]) {
+      for (const note of notes) expect(await send(session, note), JSON.stringify(note)).toBeUndefined();
+    }
+    // The notification named initialize did not initialize the fresh session.
+    expect(fresh.negotiatedVersion).toBeUndefined();
   });
 });
 
@@ -295,7 +263,6 @@ function operations(meta: Record<string, unknown> | undefined): Step[] {
   ];
 }
 
-const CLIENT = { name: "maybe-client", version: "0.0.1" };
 const HANDSHAKE_STEPS: Step[] = [
   {
     line: line({

@@ -4,6 +4,7 @@ import * as z3 from "zod/v3";
 import { createServer, type ErrorReport, MetaKey } from "../index.js";
 import { createTestClient } from "../testing/client.js";
 import { connectLines, replyTo } from "./connection.test-util.js";
+import { fixture, handshake, type Json, send } from "./fixture.test-util.js";
 import "../schema/zod-v3.js";
 
 const META = { [MetaKey.protocolVersion]: "2026-07-28", [MetaKey.clientCapabilities]: {} };
@@ -256,5 +257,81 @@ describe("a value wrong in thousands of places", () => {
     expect(reply.error.code).toBe(-32602);
     expect(reply.error.message).toMatch(/^Invalid params: arguments\.k0: .*arguments\.k19: [^;]*; and 9980 more$/);
     expect(reply.error.message.length).toBeLessThan(2000);
+  });
+});
+
+describe("hostile keys", () => {
+  const HOSTILE_ARGS =
+    '{"__proto__":{"polluted":"args"},"constructor":{"prototype":{"polluted":"args-ctor"}},"text":"hi"}';
+  const HOSTILE_META_EXTRA = '"__proto__":{"polluted":"meta"},"constructor":{"prototype":{"polluted":"meta-ctor"}}';
+
+  function clean(): void {
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.keys(Object.prototype)).toEqual([]);
+  }
+
+  it("handshake: __proto__ and constructor in arguments, params and _meta pollute nothing", async () => {
+    const session = await handshake(fixture().server);
+    const line = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${HOSTILE_ARGS},"__proto__":{"polluted":"params"},"constructor":{"prototype":{"polluted":"params-ctor"}},"_meta":{${HOSTILE_META_EXTRA}}}}`;
+    expect(await send(session, line)).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "hi" }], isError: false },
+    });
+    clean();
+  });
+
+  it("stateless: __proto__ and constructor in arguments, params, _meta and clientCapabilities pollute nothing", async () => {
+    const session = connectLines(fixture().server);
+    const meta = `{${HOSTILE_META_EXTRA},"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"__proto__":{"polluted":"caps"}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1","__proto__":{"polluted":"info"}}}`;
+    const line = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":${HOSTILE_ARGS},"__proto__":{"polluted":"params"},"_meta":${meta}}}`;
+    const reply = (await send(session, line)) as Json;
+    expect(reply).toMatchObject({
+      jsonrpc: "2.0",
+      id: 2,
+      result: { content: [{ type: "text", text: "hi" }], isError: false, resultType: "complete" },
+    });
+    clean();
+  });
+
+  it("a hostile envelope and initialize params pollute nothing", async () => {
+    const session = connectLines(fixture().server);
+    const line = `{"__proto__":{"polluted":"envelope"},"constructor":{"prototype":{"polluted":"env-ctor"}},"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"__proto__":{"polluted":"caps"}},"clientInfo":{"name":"c","version":"1","__proto__":{"polluted":"info"}}}}`;
+    expect(await send(session, line)).toMatchObject({ id: 3, result: { protocolVersion: "2025-11-25" } });
+    clean();
+  });
+
+  it("hostile prompt arguments and cancel params pollute nothing and are answered", async () => {
+    const session = await handshake(fixture().server);
+    const line = `{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":"greet","arguments":{"person":"Ann","__proto__":"x","constructor":"y"}}}`;
+    expect(await send(session, line)).toEqual({
+      jsonrpc: "2.0",
+      id: 4,
+      result: { messages: [{ role: "user", content: { type: "text", text: "Hello Ann" } }] },
+    });
+    const cancel = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"__proto__":{"polluted":"cancel"}}}`;
+    expect(await send(session, cancel)).toBeUndefined();
+    clean();
+  });
+
+  it("a tool whose argument is named constructor gets that argument", async () => {
+    const server = createServer({ name: "c", version: "1" });
+    server.tool({
+      name: "ctor",
+      description: "d",
+      input: { constructor: z.string() },
+      handler: (args) => args.constructor,
+    });
+    const session = await handshake(server);
+    expect(
+      await send(session, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ctor","arguments":{}}}`),
+    ).toMatchObject({ id: 5, result: { isError: true } });
+    expect(
+      await send(
+        session,
+        `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"ctor","arguments":{"constructor":"built"}}}`,
+      ),
+    ).toEqual({ jsonrpc: "2.0", id: 6, result: { content: [{ type: "text", text: "built" }], isError: false } });
+    clean();
   });
 });

@@ -1,5 +1,5 @@
 import { ErrorCode } from "../wire/json-rpc.js";
-import type { ProtocolVersion } from "./versions.js";
+import { HANDSHAKE_VERSIONS, type ProtocolVersion, STATELESS_VERSIONS } from "./versions.js";
 
 /**
  * Everything that differs between protocol revisions, in one table: every other module asks this one.
@@ -110,3 +110,9 @@ const REVISIONS: Record<ProtocolVersion, RevisionFeatures> = {
 export function featuresOf(version: ProtocolVersion): RevisionFeatures {
   return REVISIONS[version];
 }
+
+/** The revisions that take JSON-RPC batches, as messages name them ("2025-03-26"). */
+export const BATCH_REVISIONS: string = HANDSHAKE_VERSIONS.filter((version) => REVISIONS[version].batches).join(" or ");
+
+/** The stateless revisions, as messages name them ("2026-07-28"). */
+export const STATELESS_REVISIONS: string = STATELESS_VERSIONS.join(" or ");

@@ -1,4 +1,5 @@
-import type { Connection, ConnectOptions } from "../connection/connection.js";
+import type { ConnectOptions } from "../connection/connect-options.js";
+import type { Connection } from "../connection/connection.js";
 import type { ErrorReport, LogEntry, Logger } from "../context/logger.js";
 import type { Middleware } from "../middleware/compose.js";
 import type {

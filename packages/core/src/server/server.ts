@@ -1,4 +1,5 @@
-import { Connection, type ConnectOptions } from "../connection/connection.js";
+import type { ConnectOptions } from "../connection/connect-options.js";
+import { Connection } from "../connection/connection.js";
 import type { ConnectionListener, ServerCore } from "../connection/server-core.js";
 import type { ErrorReport, LogEntry, Logger } from "../context/logger.js";
 import type { Middleware } from "../middleware/compose.js";

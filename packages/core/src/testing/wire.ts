@@ -1,4 +1,5 @@
-import type { Connection, Route } from "../connection/connection.js";
+import type { Connection } from "../connection/connection.js";
+import type { Route } from "../connection/outlet.js";
 import type { AuthInfo, Era } from "../context/context.js";
 import { MetaKey, type ProtocolVersion } from "../protocol/versions.js";
 import type { Server } from "../server/servable.js";

@@ -1,0 +1,39 @@
+import type { AuthInfo } from "../context/context.js";
+import type { RequestId } from "../wire/json-rpc.js";
+import type { Tool } from "../wire/types.js";
+import type { Route } from "./outlet.js";
+
+// What a transport tells a connection: once, when it connects, and with each message.
+
+/** How a transport connects: where the connection's lines go, and what the transport knows of the peer. */
+export interface ConnectOptions {
+  /** Every line the connection says goes here, in order: replies, notifications, requests to the client. */
+  send(line: string, route: Route): void;
+  /** The caller, when the transport authenticated one for the whole connection (a TypeError without a subject). */
+  auth?: AuthInfo;
+  /** Copied into every request's `ctx.extra`. */
+  extra?: Record<string, unknown>;
+  /**
+   * Told of each request answered with the generic -32603 "Internal error", with the error behind it that the wire
+   * never carries, and of a guard that threw while serving a request (its item answered as one that does not exist).
+   * The in-memory test client makes it the rejection's `cause`.
+   */
+  onInternalError?(error: unknown, requestId: RequestId): void;
+}
+
+/** What a transport knows about one incoming message. */
+export interface ReceiveOptions {
+  /** The caller of this message (HTTP authenticates each request); without a subject, the request gets -32603. */
+  auth?: AuthInfo;
+  extra?: Record<string, unknown>;
+  /** Anything the transport wants back on every line this message causes (`route.tag`): a stream, a phase. */
+  tag?: unknown;
+  /** The line already parsed (`JSON.parse(line)`), when the transport had to look inside: it is not parsed again. */
+  parsed?: unknown;
+  /**
+   * A check of a `tools/call` against the tool it reaches, made only once that tool is known to be this caller's
+   * (a refused or unknown one answers as unknown first): throw an `McpError` to refuse. HTTP checks its
+   * `Mcp-Param-*` headers here.
+   */
+  checkTool?: (tool: Tool) => void;
+}

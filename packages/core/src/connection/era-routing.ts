@@ -1,0 +1,226 @@
+import type { InputRound } from "../context/ask.js";
+import { type AuthInfo, type ContextPort, checkedAuth, metaOf, RequestContextImpl } from "../context/context.js";
+import {
+  type ConnectionState,
+  FRESH,
+  type Fresh,
+  type HandshakeSession,
+  initialize,
+  initialized,
+  type Phase,
+  phaseOf,
+  type Stateless,
+  servedStateless,
+} from "../protocol/era.js";
+import { issuesText, schemas } from "../protocol/inbound.js";
+import { featuresOf, type RevisionFeatures, STATELESS_REVISIONS } from "../protocol/revision.js";
+import { MetaKey, negotiateHandshakeVersion, type ProtocolVersion } from "../protocol/versions.js";
+import { McpError } from "../wire/errors.js";
+import { ErrorCode, isPlainObject, type RequestId } from "../wire/json-rpc.js";
+import type { MaybePromise } from "../wire/maybe.js";
+import type { Implementation } from "../wire/types.js";
+import { admittedMeta, firstRound, requestedVersion, serveRound, statelessRevision } from "./admission.js";
+import type { ReceiveOptions } from "./connect-options.js";
+import type { InFlight, Params, Reply } from "./in-flight.js";
+import { checkCapable, methodOf } from "./methods.js";
+import type { ServerCore } from "./server-core.js";
+
+/**
+ * The era a connection speaks, as a typestate (protocol/era.ts), and each request routed by it: `initialize` opens
+ * a handshake-era session, a request with `_meta` is admitted statelessly, anything else is refused.
+ */
+export class EraRouter {
+  #state: ConnectionState = FRESH;
+  // The handshake-era caller as its latest request (initialize at first) showed it: whom a list change may reach.
+  #caller: RequestContextImpl | undefined;
+  readonly #core: ServerCore;
+  readonly #inFlight: InFlight;
+  readonly #port: ContextPort;
+  readonly #auth: AuthInfo | undefined;
+  readonly #extra: Record<string, unknown> | undefined;
+
+  /** `auth` and `extra`: what the transport knows of the whole connection, under each message's own. */
+  constructor(
+    core: ServerCore,
+    inFlight: InFlight,
+    port: ContextPort,
+    auth: AuthInfo | undefined,
+    extra: Record<string, unknown> | undefined,
+  ) {
+    this.#core = core;
+    this.#inFlight = inFlight;
+    this.#port = port;
+    this.#auth = auth === undefined ? undefined : checkedAuth(auth);
+    this.#extra = extra;
+  }
+
+  get phase(): Phase {
+    return phaseOf(this.#state);
+  }
+
+  get negotiatedVersion(): ProtocolVersion | undefined {
+    const state = this.#state;
+    return state.kind === "handshaking" || state.kind === "operating" ? state.session.protocolVersion : undefined;
+  }
+
+  /** Whether a JSON-RPC batch is taken: only in a 2025-03-26 session, so `initialize` in one is a second one. */
+  get batches(): boolean {
+    const version = this.negotiatedVersion;
+    return version !== undefined && featuresOf(version).batches;
+  }
+
+  /** Whether the handshake era is in operation (initialized): its client is told of changes. */
+  get operating(): boolean {
+    return this.#state.kind === "operating";
+  }
+
+  /** Whom a handshake-era list change may reach: the caller, once in operation; undefined before or statelessly. */
+  get listener(): RequestContextImpl | undefined {
+    return this.#state.kind === "operating" ? this.#caller : undefined;
+  }
+
+  /** `notifications/initialized`: true when it took a handshaking connection into operation. */
+  initialized(): boolean {
+    const state = this.#state;
+    if (state.kind !== "handshaking") return false;
+    this.#state = initialized(state);
+    return true;
+  }
+
+  /** Serve a request in the era the connection (or, statelessly, the request) speaks; what it throws is its error. */
+  route(
+    id: RequestId,
+    key: string,
+    method: string,
+    params: Params,
+    options: ReceiveOptions | undefined,
+  ): MaybePromise<Reply> {
+    const state = this.#state;
+    if (state.kind === "handshaking" || state.kind === "operating") {
+      if (method === "initialize") throw invalidRequest("this connection is already initialized");
+      // Served in the session `initialize` negotiated.
+      const { session } = state;
+      const revision = featuresOf(session.protocolVersion);
+      const handler = methodOf(method, revision);
+      checkCapable(this.#core, method, handler);
+      const ctx = this.#sessionContext(session, revision, id, key, params, options);
+      this.#caller = ctx;
+      return this.#inFlight.run(handler, method, params, ctx, false);
+    }
+    // Fresh or stateless: `initialize` selects the handshake era (a stateless client may still fall back to it).
+    if (method === "initialize") return this.#initialize(state, id, key, params, options);
+    const meta = params?._meta;
+    if (state.kind === "fresh" && !(isPlainObject(meta) && MetaKey.protocolVersion in meta)) {
+      if (method === "ping") return {};
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Missing params._meta["${MetaKey.protocolVersion}"]: a ${STATELESS_REVISIONS} request must carry it, and a client of an earlier revision must send initialize first`,
+      );
+    }
+    // Admitted on its own `_meta`; the era is locked only once that passed, so a refused client may still initialize.
+    const requested = requestedVersion(meta);
+    const revision = statelessRevision(requested);
+    const handler = methodOf(method, revision);
+    const admitted = admittedMeta(meta, requested);
+    this.#state = servedStateless(state);
+    checkCapable(this.#core, method, handler);
+    const ctx = this.#context(
+      id,
+      key,
+      revision,
+      admitted[MetaKey.clientInfo] as Implementation | undefined,
+      admitted[MetaKey.clientCapabilities],
+      meta as Record<string, unknown>,
+      this.#authOf(options),
+      options,
+      firstRound(handler, params),
+    );
+    return serveRound(this.#inFlight, handler, method, params, ctx);
+  }
+
+  #initialize(
+    state: Fresh | Stateless,
+    id: RequestId,
+    key: string,
+    params: Params,
+    options: ReceiveOptions | undefined,
+  ): Record<string, unknown> {
+    const parsed = schemas().initializeParams.safeParse(params ?? {});
+    if (!parsed.success) {
+      throw new McpError(ErrorCode.InvalidParams, `Invalid initialize params: ${issuesText(parsed.error.issues)}`);
+    }
+    const { protocolVersion, capabilities, clientInfo } = parsed.data;
+    const session: HandshakeSession = {
+      protocolVersion: negotiateHandshakeVersion(protocolVersion),
+      clientInfo: clientInfo as Implementation,
+      clientCapabilities: capabilities,
+    };
+    this.#state = initialize(state, session);
+    this.#caller = this.#sessionContext(session, featuresOf(session.protocolVersion), id, key, params, options);
+    return this.#core.initializeResult(session.protocolVersion);
+  }
+
+  // A handshake-era request's context: what `initialize` negotiated, plus this request's own.
+  #sessionContext(
+    session: HandshakeSession,
+    revision: RevisionFeatures,
+    id: RequestId,
+    key: string,
+    params: Params,
+    options: ReceiveOptions | undefined,
+  ): RequestContextImpl {
+    const { clientInfo, clientCapabilities } = session;
+    return this.#context(
+      id,
+      key,
+      revision,
+      clientInfo,
+      clientCapabilities,
+      metaOf(params),
+      this.#authOf(options),
+      options,
+    );
+  }
+
+  #context(
+    id: RequestId,
+    key: string,
+    revision: RevisionFeatures,
+    clientInfo: Implementation | undefined,
+    clientCapabilities: Readonly<Record<string, unknown>>,
+    meta: Readonly<Record<string, unknown>> | undefined,
+    auth: AuthInfo | undefined,
+    options: ReceiveOptions | undefined,
+    inputs?: InputRound,
+  ): RequestContextImpl {
+    return new RequestContextImpl({
+      requestId: id,
+      key,
+      revision,
+      clientInfo,
+      clientCapabilities,
+      meta,
+      auth,
+      extra: this.#extraFor(options),
+      port: this.#port,
+      inputs,
+      tag: options?.tag,
+      checkTool: options?.checkTool,
+    });
+  }
+
+  // A message's own caller is checked as the connection's was: refused (-32603, logged) without a subject.
+  #authOf(options: ReceiveOptions | undefined): AuthInfo | undefined {
+    const auth = options?.auth;
+    return auth === undefined ? this.#auth : checkedAuth(auth);
+  }
+
+  #extraFor(options: ReceiveOptions | undefined): Record<string, unknown> | undefined {
+    if (this.#extra === undefined && options?.extra === undefined) return undefined;
+    return { ...this.#extra, ...options?.extra };
+  }
+}
+
+function invalidRequest(message: string): McpError {
+  return new McpError(ErrorCode.InvalidRequest, `Invalid request: ${message}`);
+}

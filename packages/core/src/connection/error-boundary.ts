@@ -1,0 +1,73 @@
+import { isMcpError, toWireError } from "../wire/errors.js";
+import type { RequestId } from "../wire/json-rpc.js";
+import { isPromiseLike, type MaybePromise } from "../wire/maybe.js";
+import { requestKey } from "../wire/raw-id.js";
+import type { ConnectOptions, ReceiveOptions } from "./connect-options.js";
+import type { EraRouter } from "./era-routing.js";
+import { NO_REPLY, type Params, type Reply } from "./in-flight.js";
+import type { Outlet, Respond } from "./outlet.js";
+import type { ServerCore } from "./server-core.js";
+
+/**
+ * The one error boundary: a request is served, and whatever is thrown on the way becomes its one error reply (an
+ * `McpError` as itself; anything else as the generic -32603, logged and reported). Written without closures on the
+ * way: a synchronous handler's reply costs no allocation beyond its own.
+ */
+export class ErrorBoundary {
+  readonly #core: ServerCore;
+  readonly #out: Outlet;
+  readonly #eras: EraRouter;
+  readonly #onInternalError: ConnectOptions["onInternalError"];
+
+  constructor(core: ServerCore, out: Outlet, eras: EraRouter, onInternalError: ConnectOptions["onInternalError"]) {
+    this.#core = core;
+    this.#out = out;
+    this.#eras = eras;
+    this.#onInternalError = onInternalError;
+  }
+
+  /** Serve one request; `text`: its id as written, echoed in the reply. Settles once the reply has gone out. */
+  serve(
+    id: RequestId,
+    text: string,
+    method: string,
+    params: Params,
+    options: ReceiveOptions | undefined,
+    respond: Respond,
+  ): MaybePromise<void> {
+    let reply: MaybePromise<Reply>;
+    try {
+      reply = this.#eras.route(id, requestKey(id, text), method, params, options);
+    } catch (error) {
+      this.#fail(error, id, text, method, options, respond);
+      return;
+    }
+    if (isPromiseLike<Reply>(reply)) {
+      return Promise.resolve(reply).then(
+        (settled) => this.#succeed(settled, id, text, options, respond),
+        (error: unknown) => this.#fail(error, id, text, method, options, respond),
+      );
+    }
+    this.#succeed(reply, id, text, options, respond);
+  }
+
+  #succeed(reply: Reply, id: RequestId, text: string, options: ReceiveOptions | undefined, respond: Respond): void {
+    if (reply !== NO_REPLY) respond(this.#out.successLine(text, reply), id, options?.tag);
+  }
+
+  #fail(
+    error: unknown,
+    id: RequestId,
+    text: string,
+    method: string,
+    options: ReceiveOptions | undefined,
+    respond: Respond,
+  ): void {
+    if (!isMcpError(error)) {
+      this.#core.log({ level: "error", message: `${method} failed: ${String(error)}`, error, method, requestId: id });
+      this.#onInternalError?.(error, id);
+    }
+    const wire = toWireError(error);
+    respond(this.#out.errorLine(text, wire), id, options?.tag, wire.code);
+  }
+}
