@@ -1,6 +1,8 @@
 // The hottest functions of a .cpuprofile (`node --cpu-prof`, e.g. `node bench/http.mjs --profile DIR`), self and
 // total time, dist/*.js positions mapped back to src/*.ts through their source maps.
-// Usage: node bench/profile-top.mjs FILE.cpuprofile [--top 30] [--filter packages/]
+// Usage: node bench/profile-top.mjs FILE.cpuprofile [--top 30] [--filter packages/] [--under compileTool]
+// --under TEXT keeps only the samples with a frame naming TEXT on their stack (shares are then of those samples):
+// where the time of one call tree goes, its library callees included.
 import { readFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -8,7 +10,7 @@ import { parseArgs } from "node:util";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: "string", default: "30" }, filter: { type: "string" } },
+  options: { top: { type: "string", default: "30" }, filter: { type: "string" }, under: { type: "string" } },
 });
 const TOP = Number(values.top);
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -48,8 +50,15 @@ for (const file of positionals) {
   const self = new Map();
   const total = new Map();
   let all = 0;
+  let sampled = 0;
+  const under = (id) => {
+    for (let at = id; at !== undefined; at = parent.get(at)) if (keys.get(at).includes(values.under)) return true;
+    return false;
+  };
   profile.samples.forEach((id, i) => {
     const delta = profile.timeDeltas[i] ?? 0;
+    sampled += delta;
+    if (values.under && !under(id)) return;
     all += delta;
     self.set(keys.get(id), (self.get(keys.get(id)) ?? 0) + delta);
     const seen = new Set();
@@ -64,7 +73,7 @@ for (const file of positionals) {
   const pct = (us) => `${((100 * us) / all).toFixed(1)}%`.padStart(6);
   const show = (k) => !values.filter || k.includes(values.filter);
   console.log(
-    `\n${file}: ${(all / 1e6).toFixed(1)} s sampled; ${idle.map(([k, us]) => `${k.split(" ")[0]} ${pct(us).trim()}`).join(", ")}`,
+    `\n${file}: ${(sampled / 1e6).toFixed(1)} s sampled${values.under ? `, ${(all / 1e6).toFixed(2)} s (${((100 * all) / sampled).toFixed(1)}%) under "${values.under}"` : ""}; ${idle.map(([k, us]) => `${k.split(" ")[0]} ${pct(us).trim()}`).join(", ")}`,
   );
   // Self time by file (packages/* mapped to src), so a layer's whole cost shows even when spread thin.
   const byFile = new Map();
