@@ -1,4 +1,4 @@
-import { checkCacheHint } from "../protocol/cache-hints.js";
+import { type CacheHint, takeCacheHint } from "../protocol/cache-hints.js";
 import { type CompiledSchema, compileSchema, type InputSchema } from "../schema/schema-adapter.js";
 import { isUriTemplate, parseUriTemplate, type UriTemplate } from "../schema/uri-template.js";
 import { DefinitionError } from "../wire/errors.js";
@@ -29,6 +29,8 @@ export interface CompiledTool {
 export interface CompiledResource {
   readonly definition: StaticResourceDefinition;
   readonly wire: Resource;
+  /** The definition's `cache` as checked at registration; never read again from the definition. */
+  readonly cache: CacheHint | undefined;
 }
 
 export interface CompiledTemplate {
@@ -37,6 +39,9 @@ export interface CompiledTemplate {
   readonly wire: ResourceTemplate;
   readonly input: CompiledSchema | undefined;
   readonly completers: ReadonlyMap<string, Completer>;
+  /** The definition's `cache` and `listCache` as checked at registration; never read again from the definition. */
+  readonly cache: CacheHint | undefined;
+  readonly listCache: CacheHint | undefined;
 }
 
 export interface CompiledPrompt {
@@ -153,21 +158,21 @@ export function compileStaticResource(definition: StaticResourceDefinition): Com
     throw new DefinitionError(`Resource URI "${uri}" holds a {variable}; register it with uriTemplate instead of uri`);
   }
   checkHandler(`Resource "${uri}"`, definition.handler, definition.guard, definition.use);
-  checkCacheHint(definition.cache, `Resource "${uri}" cache`);
+  const cache = takeCacheHint(definition.cache, `Resource "${uri}" cache`);
   const wire = optional<Resource>({
     uri,
     name: definition.name ?? uri,
     size: definition.size,
     ...described(definition),
   });
-  return { definition, wire };
+  return { definition, wire, cache };
 }
 
 export function compileTemplate(definition: ResourceTemplateDefinition<InputSchema | undefined>): CompiledTemplate {
   const uriTemplate = checkUri("Resource template", definition.uriTemplate, "notes://{id}");
   checkHandler(`Resource template "${uriTemplate}"`, definition.handler, definition.guard, definition.use);
-  checkCacheHint(definition.cache, `Resource template "${uriTemplate}" cache`);
-  checkCacheHint(definition.listCache, `Resource template "${uriTemplate}" listCache`);
+  const cache = takeCacheHint(definition.cache, `Resource template "${uriTemplate}" cache`);
+  const listCache = takeCacheHint(definition.listCache, `Resource template "${uriTemplate}" listCache`);
   const template = parseUriTemplate(uriTemplate);
   if (template.variables.length === 0) {
     throw new DefinitionError(`Resource template "${uriTemplate}" has no {variable}; register it with uri instead`);
@@ -188,7 +193,7 @@ export function compileTemplate(definition: ResourceTemplateDefinition<InputSche
     template.variables,
     "variable",
   );
-  return { definition: definition as ResourceTemplateDefinition, template, wire, input, completers };
+  return { definition: definition as ResourceTemplateDefinition, template, wire, input, completers, cache, listCache };
 }
 
 // A template's input schema must have exactly the template's variables as its fields.
