@@ -157,6 +157,13 @@ export function compileStaticResource(definition: StaticResourceDefinition): Com
   if (isUriTemplate(uri)) {
     throw new DefinitionError(`Resource URI "${uri}" holds a {variable}; register it with uriTemplate instead of uri`);
   }
+  // A template's fields on a fixed URI would be silently unread (JavaScript callers, or a cast, get past the types).
+  const { input, list, complete, listCache } = definition as Partial<ResourceTemplateDefinition>;
+  if (input !== undefined || list !== undefined || complete !== undefined || listCache !== undefined) {
+    throw new DefinitionError(
+      `Resource "${uri}" is a fixed URI, so it takes neither input, list, complete nor listCache; those are for templates like "notes://{id}"`,
+    );
+  }
   checkHandler(`Resource "${uri}"`, definition.handler, definition.guard, definition.use);
   const cache = takeCacheHint(definition.cache, `Resource "${uri}" cache`);
   const wire = optional<Resource>({
