@@ -75,6 +75,21 @@ describe("2026-07-28 caching defaults", () => {
     expect(await (await createTestClient(app)).request("resources/list")).toMatchObject(NOT_REUSED);
   });
 
+  it("a mounted module's createServer({ cache }) stays behind; its resources' own cache goes with them", async () => {
+    const module = createServer({ name: "m", version: "1", cache: { read: NOT_REUSED as CacheHint } });
+    module.resource({ uri: "m://default", handler: () => "d" });
+    module.resource({ uri: "m://own", cache: NOT_REUSED as CacheHint, handler: () => "o" });
+    const app = createServer({
+      name: "app",
+      version: "1",
+      cache: { read: PUBLIC_MINUTE as CacheHint },
+      mount: { m: module },
+    });
+    const client = await createTestClient(app);
+    expect(await client.request("resources/read", { uri: "m://default" })).toMatchObject(PUBLIC_MINUTE);
+    expect(await client.request("resources/read", { uri: "m://own" })).toMatchObject(NOT_REUSED);
+  });
+
   it("a guard keeps the computed list private whatever listCache says", async () => {
     const server = tracker({ ttlMs: 5_000, cacheScope: "public" });
     server.resource({ uri: "issues://secret", guard: () => false, handler: () => "s" });
