@@ -37,18 +37,3 @@ function undeclared(folder: string): string[] {
 it.each(readdirSync(packages))("packages/%s lists every package its source imports as a dependency", (folder) => {
   expect(undeclared(folder)).toEqual([]);
 });
-
-it("reads imports from syntax: type-only, re-exports, template import(), not strings or comments", () => {
-  const source = [
-    'import type { A } from "a";',
-    "export * from 'b';",
-    "const c = () => import(`c/sub`);",
-    'type D = import("@d/pkg/sub").D;',
-    '// import "not-a";',
-    "const code = 'import x from \"not-b\"';",
-    'import "node:fs";',
-  ].join("\n");
-  const specs = (importsOf("x.ts", source) as { spec?: string }[]).map(({ spec }) => spec);
-  expect(specs).toEqual(["a", "b", "c/sub", "@d/pkg/sub", "node:fs"]);
-  expect(specs.map(packageOf)).toEqual(["a", "b", "c", "@d/pkg", undefined]);
-});

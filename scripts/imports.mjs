@@ -59,3 +59,18 @@ export function packageOf(spec) {
   const parts = spec.split("/");
   return spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
 }
+
+/**
+ * Every name a module exports, values and types alike, read from its syntax: `export { a as b } from`, local
+ * `export const` / `interface` / `type`, `default`; an `export *` (whose names its text does not show) as `* from "x"`.
+ */
+export function exportedNames(fileName, source) {
+  const { module, errors } = parseSync(fileName, source, { lang: "ts", sourceType: "module" });
+  if (errors.length > 0) throw new Error(`${fileName}: cannot parse: ${errors[0].message}`);
+  return module.staticExports
+    .flatMap(({ entries }) => entries)
+    .map(({ exportName, moduleRequest }) =>
+      exportName.kind === "Default" ? "default" : (exportName.name ?? `* from "${moduleRequest.value}"`),
+    )
+    .sort();
+}
