@@ -65,7 +65,9 @@ export function layerViolations(src, packageName = "@toolsmith/core") {
       } else {
         const target = posix.normalize(posix.join(posix.dirname(file), spec));
         const targetLayer = target.includes("/") ? target.split("/")[0] : undefined;
-        if (targetLayer === undefined || target.startsWith("..")) {
+        if (targetLayer === undefined && ENTRIES.includes(target.replace(/\.js$/, ".ts"))) {
+          problems.push(`${file} imports ${spec}: an entry point, above every layer; import the file`);
+        } else if (targetLayer === undefined || target.startsWith("..")) {
           problems.push(`${file} imports ${spec}: outside the layers`);
         } else if ((rank.get(targetLayer) ?? -1) > (rank.get(layer) ?? -1)) {
           problems.push(`${file} imports ${spec}: ${targetLayer}/ sits above ${layer}/`);

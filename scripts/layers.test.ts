@@ -81,17 +81,20 @@ it("names an upward import however it is written", () => {
   );
 });
 
-it("refuses the package's own name, a computed import(), and shipped code importing a test helper", () => {
+it("refuses the package's own name or entries, a computed import(), and shipped code importing a test helper", () => {
   const src = tree({
     "wire/self.ts": 'export { createServer } from "@toolsmith/core";\n',
     "wire/internal.ts": 'import { keyOf } from "@toolsmith/core/internal";\nexport const k = keyOf;\n',
     "wire/computed.ts": "export const load = (name: string) => import(name);\n",
     "wire/helper.test-util.ts": 'export { s } from "../server/s.js";\n',
     "wire/launder.ts": 'export { s } from "./helper.test-util.js";\n',
+    "wire/entry.ts": 'export { createServer } from "../index.js";\nexport { keyOf } from "../internal.js";\n',
     "server/s.ts": "export const s = 1;\n",
   });
   expect(layerViolations(src).sort()).toEqual([
     "wire/computed.ts imports a computed path (name): no check can follow it",
+    "wire/entry.ts imports ../index.js: an entry point, above every layer; import the file",
+    "wire/entry.ts imports ../internal.js: an entry point, above every layer; import the file",
     "wire/internal.ts imports @toolsmith/core/internal: the package itself, above every layer; import the file",
     "wire/launder.ts imports ./helper.test-util.js: a test file, left out of the build",
     "wire/self.ts imports @toolsmith/core: the package itself, above every layer; import the file",
