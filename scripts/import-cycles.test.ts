@@ -1,9 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { run } from "./child-processes.js";
+// @ts-expect-error: a plain .mjs script, shared with scripts/layers.mjs
+import { importsOf, packageOf } from "./imports.mjs";
 
 // The repo forbids import cycles through Biome's noImportCycles (biome.json); these prove the rule as configured
 // there fails on a cycle, a type-only one included, and passes an acyclic graph.
@@ -63,4 +65,21 @@ it("passes imports that go one way", async () => {
   });
   expect(output).not.toContain("lint/suspicious/noImportCycles");
   expect(code).toBe(0);
+});
+
+// Biome resolves relative paths only: `import { a } from "@toolsmith/core"` inside core closes a cycle it never sees.
+it("no package's shipped source imports the package itself by name", () => {
+  const packages = new URL("packages/", root).pathname;
+  const found: string[] = [];
+  for (const folder of readdirSync(packages)) {
+    const { name } = JSON.parse(readFileSync(join(packages, folder, "package.json"), "utf8"));
+    const src = join(packages, folder, "src");
+    for (const file of readdirSync(src, { recursive: true, encoding: "utf8" })) {
+      if (!/\.[cm]?tsx?$/.test(file) || /\.test(-util)?\.[cm]?tsx?$/.test(file)) continue;
+      for (const { spec } of importsOf(file, readFileSync(join(src, file), "utf8")) as { spec?: string }[]) {
+        if (spec !== undefined && packageOf(spec) === name) found.push(`${folder}/src/${file} imports ${spec}`);
+      }
+    }
+  }
+  expect(found).toEqual([]);
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, expect, it } from "vitest";
@@ -59,4 +59,57 @@ it("refuses a folder that is not a layer and an import out of the tree", () => {
     "wire/w.ts imports ../../elsewhere.js: outside the layers",
   ]);
   expect(LAYERS[0]).toBe("wire");
+});
+
+// Ways around a check that reads imports as text: each must still be named.
+it("names an upward import however it is written", () => {
+  const src = tree({
+    "server/s.ts": "export const s = 1;\nexport type S = 1;\n",
+    "wire/template.ts": "export const t = () => import(`../server/s.js`);\n",
+    "wire/single.ts": "import { s } from '../server/s.js';\nexport const a = s;\n",
+    "wire/tight.ts": 'export {s}from"../server/s.js";\n',
+    "wire/type-query.ts": 'export type T = import("../server/s.js").S;\n',
+    "wire/star.ts": 'export * from "../server/s.js";\n',
+    "wire/multi.ts": 'import {\n  s,\n  type S,\n} from\n  "../server/s.js";\nexport const m: S = s;\n',
+    "wire/reference.ts": '/// <reference path="../server/s.ts" />\nexport {};\n',
+    "wire/module.mts": 'export { s } from "../server/s.js";\n',
+  });
+  expect(layerViolations(src).sort()).toEqual(
+    ["module.mts", "multi.ts", "reference.ts", "single.ts", "star.ts", "template.ts", "tight.ts", "type-query.ts"].map(
+      (file) => `wire/${file} imports ../server/${file === "reference.ts" ? "s.ts" : "s.js"}: server/ sits above wire/`,
+    ),
+  );
+});
+
+it("refuses the package's own name or entries, a computed import(), and shipped code importing a test helper", () => {
+  const src = tree({
+    "wire/self.ts": 'export { createServer } from "@toolsmith/core";\n',
+    "wire/internal.ts": 'import { keyOf } from "@toolsmith/core/internal";\nexport const k = keyOf;\n',
+    "wire/computed.ts": "export const load = (name: string) => import(name);\n",
+    "wire/helper.test-util.ts": 'export { s } from "../server/s.js";\n',
+    "wire/launder.ts": 'export { s } from "./helper.test-util.js";\n',
+    "wire/entry.ts": 'export { createServer } from "../index.js";\nexport { keyOf } from "../internal.js";\n',
+    "server/s.ts": "export const s = 1;\n",
+  });
+  expect(layerViolations(src).sort()).toEqual([
+    "wire/computed.ts imports a computed path (name): no check can follow it",
+    "wire/entry.ts imports ../index.js: an entry point, above every layer; import the file",
+    "wire/entry.ts imports ../internal.js: an entry point, above every layer; import the file",
+    "wire/internal.ts imports @toolsmith/core/internal: the package itself, above every layer; import the file",
+    "wire/launder.ts imports ./helper.test-util.js: a test file, left out of the build",
+    "wire/self.ts imports @toolsmith/core: the package itself, above every layer; import the file",
+  ]);
+});
+
+it("refuses a symlink and a source file beside the entries", () => {
+  const src = tree({ "server/s.ts": "export const s = 1;\n", "wire/w.ts": "export const w = 1;\n" });
+  symlinkSync("../server", join(src, "wire", "up"));
+  symlinkSync("../server/s.ts", join(src, "wire", "s.ts"));
+  writeFileSync(join(src, "helpers.ts"), 'export * from "./server/s.js";\n');
+  writeFileSync(join(src, "helpers.test.ts"), "export {};\n");
+  expect(layerViolations(src).sort()).toEqual([
+    "helpers.ts sits beside the entries (index.ts, internal.ts): put it in the layer it belongs to",
+    "wire/s.ts is a symlink: a layer holds its own files",
+    "wire/up is a symlink: a layer holds its own files",
+  ]);
 });

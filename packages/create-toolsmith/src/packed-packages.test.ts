@@ -62,6 +62,13 @@ describe.each(PUBLISHABLE)("the packed package %s", (dir) => {
     expect(manifest.engines).toEqual({ node: ">=20" });
     expect(manifest).toMatchObject({ type: "module", license: "MIT" });
     for (const bin of Object.values(manifest.bin ?? {})) expect(files).toContain(bin.replace(/^\.\//, ""));
+    // A bundler drops an import whose file sideEffects does not name: each listed src file's build is listed and shipped.
+    const effects = Array.isArray(manifest.sideEffects) ? (manifest.sideEffects as string[]) : [];
+    for (const path of effects.filter((entry) => entry.startsWith("./src/"))) {
+      const built = path.replace(/^\.\/src\//, "./dist/").replace(/\.ts$/, ".js");
+      expect(effects, path).toContain(built);
+      expect(files).toContain(built.replace(/^\.\//, ""));
+    }
   });
 });
 
@@ -114,5 +121,15 @@ serveStdio(server);
     expect(readFileSync(join(app, "node_modules/@toolsmith/transport-stdio/package.json"), "utf8")).not.toContain(
       "workspace:",
     );
+    // Every subpath of both packages loads from dist, through the published export map alone.
+    const subpaths = [core, stdio].flatMap(({ manifest }) =>
+      Object.keys(manifest.exports).map((subpath) => manifest.name + subpath.slice(1)),
+    );
+    // On stderr: importing transport-stdio guards stdout.
+    const script = `for (const name of ${JSON.stringify(subpaths)}) { await import(name); process.stderr.write(import.meta.resolve(name) + "\\n"); }`;
+    const { stderr } = await ok(process.execPath, ["--input-type=module", "-e", script], app);
+    const resolved = stderr.trim().split("\n");
+    expect(resolved).toHaveLength(subpaths.length);
+    for (const url of resolved) expect(url).toMatch(/\/node_modules\/@toolsmith\/[a-z-]+\/dist\/.+\.js$/);
   });
 });

@@ -169,6 +169,41 @@ describe(`decorators (${DIALECT})`, () => {
       expect(() => new Lister().toServer()).toThrow(/"nope", which is not a method of Lister/);
     });
 
+    it("a cache hint the wire would not allow, naming the field", () => {
+      const define = (options: object) => () => {
+        class Cached extends McpServer {
+          @resource("notes://{id}", options as { cache: never })
+          note({ id }: { id: string }) {
+            return id;
+          }
+        }
+        return new Cached().toServer();
+      };
+      expect(define({ cache: { ttlMs: NaN, cacheScope: "public" } })).toThrow(
+        /Resource template "notes:\/\/\{id\}" cache\.ttlMs must be a whole number of milliseconds, 0 or more, not NaN/,
+      );
+      expect(define({ list: "note", listCache: { ttlMs: 0, cacheScope: "public", maxAge: 1 } })).toThrow(
+        /listCache\.maxAge is not a field of a hint; a hint is \{ ttlMs, cacheScope \}/,
+      );
+    });
+
+    it("a cache hint is taken when the server is built; changing the options object later changes nothing", async () => {
+      const cache = { ttlMs: 5_000, cacheScope: "public" as "public" | "private" };
+      class Cached extends McpServer {
+        @resource("notes://today", { cache })
+        today() {
+          return "today";
+        }
+      }
+      const server = new Cached();
+      const client = await createTestClient(server);
+      Object.assign(cache, { ttlMs: -1, cacheScope: "shared" });
+      expect(await client.request("resources/read", { uri: "notes://today" })).toMatchObject({
+        ttlMs: 5_000,
+        cacheScope: "public",
+      });
+    });
+
     it("a method decorated twice with the same kind", () => {
       expect(() => {
         class Twice extends McpServer {

@@ -75,6 +75,21 @@ describe("2026-07-28 caching defaults", () => {
     expect(await (await createTestClient(app)).request("resources/list")).toMatchObject(NOT_REUSED);
   });
 
+  it("a mounted module's createServer({ cache }) stays behind; its resources' own cache goes with them", async () => {
+    const module = createServer({ name: "m", version: "1", cache: { read: NOT_REUSED as CacheHint } });
+    module.resource({ uri: "m://default", handler: () => "d" });
+    module.resource({ uri: "m://own", cache: NOT_REUSED as CacheHint, handler: () => "o" });
+    const app = createServer({
+      name: "app",
+      version: "1",
+      cache: { read: PUBLIC_MINUTE as CacheHint },
+      mount: { m: module },
+    });
+    const client = await createTestClient(app);
+    expect(await client.request("resources/read", { uri: "m://default" })).toMatchObject(PUBLIC_MINUTE);
+    expect(await client.request("resources/read", { uri: "m://own" })).toMatchObject(NOT_REUSED);
+  });
+
   it("a guard keeps the computed list private whatever listCache says", async () => {
     const server = tracker({ ttlMs: 5_000, cacheScope: "public" });
     server.resource({ uri: "issues://secret", guard: () => false, handler: () => "s" });
@@ -117,6 +132,26 @@ const BAD_HINTS: [string, unknown, string][] = [
   ["no ttl", { cacheScope: "private" }, "ttlMs must be a whole number of milliseconds, 0 or more, not undefined"],
   ["another scope", { ttlMs: 0, cacheScope: "shared" }, 'cacheScope must be "public" or "private", not "shared"'],
   ["no scope", { ttlMs: 0 }, 'cacheScope must be "public" or "private", not undefined'],
+  [
+    "a NaN ttl",
+    { ttlMs: NaN, cacheScope: "public" },
+    "ttlMs must be a whole number of milliseconds, 0 or more, not NaN",
+  ],
+  [
+    "a ttl past exact integers",
+    { ttlMs: 2 ** 53, cacheScope: "public" },
+    "ttlMs must be a whole number of milliseconds, 0 or more, not 9007199254740992",
+  ],
+  [
+    "a field that is not a hint's",
+    { ttlMs: 0, cacheScope: "public", maxAge: 60 },
+    "maxAge is not a field of a hint; a hint is { ttlMs, cacheScope }",
+  ],
+  [
+    "an own __proto__ field (as JSON.parse makes)",
+    JSON.parse('{ "ttlMs": 0, "cacheScope": "public", "__proto__": { "ttlMs": 5 } }'),
+    "__proto__ is not a field of a hint; a hint is { ttlMs, cacheScope }",
+  ],
 ];
 
 describe("cache hints are checked when they are given", () => {
@@ -171,5 +206,90 @@ describe("cache hints are checked when they are given", () => {
   it("a kind left undefined keeps its default", async () => {
     const client = await createTestClient(createServer({ name: "x", version: "1", cache: { discover: undefined } }));
     expect(client.serverResult).toMatchObject(PUBLIC_MINUTE);
+  });
+});
+
+// What goes on the wire is what was checked: a hint is read once, when given, never again from the author's object.
+describe("a hint is taken when it is given", () => {
+  /** A hint whose fields answer `first` on the first read and junk after: a getter, or a Proxy. */
+  const fickle = (first: CacheHint, proxy = false): CacheHint => {
+    const reads = { ttlMs: 0, cacheScope: 0 };
+    const answer = (field: keyof CacheHint) =>
+      reads[field]++ === 0 ? first[field] : field === "ttlMs" ? NaN : "shared";
+    if (proxy) return new Proxy({ ...first }, { get: (_target, field) => answer(field as keyof CacheHint) });
+    return {
+      get ttlMs() {
+        return answer("ttlMs") as number;
+      },
+      get cacheScope() {
+        return answer("cacheScope") as CacheHint["cacheScope"];
+      },
+    };
+  };
+  const FIVE_SECONDS = { ttlMs: 5_000, cacheScope: "public" } as const;
+
+  it("createServer({ cache }) reads each field once, getters and Proxies included", async () => {
+    for (const proxy of [false, true]) {
+      const client = await createTestClient(
+        createServer({ name: "x", version: "1", cache: { discover: fickle(FIVE_SECONDS, proxy) } }),
+      );
+      expect(client.serverResult).toMatchObject(FIVE_SECONDS);
+    }
+  });
+
+  it("a resource's, a template's and a listCache's hint read once; changing the author's object later changes nothing", async () => {
+    const cache = { ...FIVE_SECONDS } as { ttlMs: number; cacheScope: string };
+    const listCache = { ...FIVE_SECONDS } as { ttlMs: number; cacheScope: string };
+    const fixed = { uri: "a://fixed", cache: cache as CacheHint, handler: () => "fixed" };
+    const server = createServer({ name: "x", version: "1" });
+    server.resource(fixed);
+    server.resource({ uriTemplate: "a://{id}", cache: fickle(FIVE_SECONDS), handler: () => "t" });
+    server.resource({ uriTemplate: "b://{id}", list: issues, listCache: listCache as CacheHint, handler: () => "b" });
+    Object.assign(cache, { ttlMs: -1, cacheScope: "shared" });
+    Object.assign(listCache, { ttlMs: NaN, cacheScope: "shared" });
+    fixed.cache = { ttlMs: 1.5, cacheScope: "nobody" } as never;
+    const client = await createTestClient(server);
+    expect(await client.request("resources/read", { uri: "a://fixed" })).toMatchObject(FIVE_SECONDS);
+    expect(await client.request("resources/read", { uri: "a://1" })).toMatchObject(FIVE_SECONDS);
+    expect(await client.request("resources/list")).toMatchObject(FIVE_SECONDS);
+  });
+
+  it("a handle's update and a mounted module's resources read their hints once too", async () => {
+    const module = createServer({ name: "module", version: "1" });
+    const cache = { ...FIVE_SECONDS } as { ttlMs: number; cacheScope: string };
+    module.resource({ uri: "m://fixed", handler: () => "m" }).update({ cache: cache as CacheHint });
+    module.resource({ uriTemplate: "m://{id}", list: issues, listCache: fickle(FIVE_SECONDS), handler: () => "m" });
+    const app = createServer({ name: "app", version: "1", mount: { m: module } });
+    Object.assign(cache, { ttlMs: -1, cacheScope: "shared" });
+    const client = await createTestClient(app);
+    expect(await client.request("resources/read", { uri: "m://fixed" })).toMatchObject(FIVE_SECONDS);
+    expect(await client.request("resources/list")).toMatchObject(FIVE_SECONDS);
+  });
+
+  it("-0 is a ttl of 0; a frozen hint and one inherited from a prototype are taken as they read", async () => {
+    const inherited = Object.create({ ttlMs: 7_000, cacheScope: "private" }) as CacheHint;
+    const server = createServer({ name: "x", version: "1", cache: { discover: Object.freeze({ ...FIVE_SECONDS }) } });
+    server.resource({ uri: "a://zero", cache: { ttlMs: -0, cacheScope: "public" }, handler: () => "z" });
+    server.resource({ uri: "a://inherited", cache: inherited, handler: () => "i" });
+    const client = await createTestClient(server);
+    expect(client.serverResult).toMatchObject(FIVE_SECONDS);
+    expect(JSON.stringify(await client.request("resources/read", { uri: "a://zero" }))).toContain('"ttlMs":0,');
+    expect(await client.request("resources/read", { uri: "a://inherited" })).toMatchObject({
+      ttlMs: 7_000,
+      cacheScope: "private",
+    });
+  });
+
+  it("null where a hint or the cache option goes is refused by name", () => {
+    const server = createServer({ name: "x", version: "1" });
+    expect(
+      definitionError(() => server.resource({ uri: "a://b", cache: null as never, handler: () => "" })).message,
+    ).toBe('Resource "a://b" cache must be { ttlMs, cacheScope }, not null');
+    expect(definitionError(() => createServer({ name: "x", version: "1", cache: null as never })).message).toBe(
+      "cache must be an object of hints by kind, not null",
+    );
+    expect(
+      definitionError(() => createServer({ name: "x", version: "1", cache: { read: null as never } })).message,
+    ).toBe("cache.read must be { ttlMs, cacheScope }, not null");
   });
 });

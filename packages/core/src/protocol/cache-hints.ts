@@ -37,13 +37,21 @@ export function narrower(a: CacheHint | undefined, b: CacheHint): CacheHint {
   };
 }
 
+const HINT_FIELDS = new Set(["ttlMs", "cacheScope"]);
+
 /**
- * Throws a DefinitionError naming `field` (`Resource "notes://all" cache`) and what was given unless `hint` is one the
- * wire allows (`ttlMs` a whole number of milliseconds, 0 or more; `cacheScope` "public" or "private") or undefined.
+ * `hint` checked and copied (each field read once, so a getter or a later change to the author's object cannot reach
+ * the wire), or undefined. Throws a DefinitionError naming `field` (`Resource "notes://all" cache`) and what was given
+ * unless it is one the wire allows: `ttlMs` a whole number of milliseconds, 0 or more; `cacheScope` "public" or
+ * "private"; no other field.
  */
-export function checkCacheHint(hint: unknown, field: string): asserts hint is CacheHint | undefined {
-  if (hint === undefined) return;
+export function takeCacheHint(hint: unknown, field: string): CacheHint | undefined {
+  if (hint === undefined) return undefined;
   if (!isPlainObject(hint)) throw new DefinitionError(`${field} must be { ttlMs, cacheScope }, not ${shown(hint)}`);
+  const extra = Object.keys(hint).find((key) => !HINT_FIELDS.has(key));
+  if (extra !== undefined) {
+    throw new DefinitionError(`${field}.${extra} is not a field of a hint; a hint is { ttlMs, cacheScope }`);
+  }
   const { ttlMs, cacheScope } = hint;
   if (!Number.isSafeInteger(ttlMs) || (ttlMs as number) < 0) {
     throw new DefinitionError(`${field}.ttlMs must be a whole number of milliseconds, 0 or more, not ${shown(ttlMs)}`);
@@ -51,6 +59,8 @@ export function checkCacheHint(hint: unknown, field: string): asserts hint is Ca
   if (cacheScope !== "public" && cacheScope !== "private") {
     throw new DefinitionError(`${field}.cacheScope must be "public" or "private", not ${shown(cacheScope)}`);
   }
+  // + 0: -0 is a ttl of 0.
+  return Object.freeze({ ttlMs: (ttlMs as number) + 0, cacheScope });
 }
 
 /** The hints a server gives each kind of result: `createServer({ cache })`, checked, over the defaults. */
@@ -63,9 +73,7 @@ export function serverCacheHints(given: unknown): Record<CacheKind, CacheHint> {
     if (!Object.hasOwn(DEFAULT_CACHE, kind)) {
       throw new DefinitionError(`cache.${kind} is not a kind of result; hints are for discover, list and read`);
     }
-    // A copy: the options object may change after the server starts; the hints it was given may not.
-    checkCacheHint(hint, `cache.${kind}`);
-    hints[kind as CacheKind] = { ttlMs: hint.ttlMs, cacheScope: hint.cacheScope };
+    hints[kind as CacheKind] = takeCacheHint(hint, `cache.${kind}`) as CacheHint;
   }
   return hints;
 }

@@ -104,6 +104,25 @@ describe("registration mistakes throw a DefinitionError that says what to change
     expect(error.message).toMatch(/register it with uriTemplate instead of uri/);
   });
 
+  it("a fixed URI given a template's fields (a listCache that would go unread, a list, input, complete)", () => {
+    const fixed = 'Resource "notes://all" is a fixed URI, so it takes neither input, list, complete nor listCache';
+    for (const field of [
+      { listCache: { ttlMs: -1, cacheScope: "nobody" } },
+      { list: () => [] },
+      { input: {} },
+      { complete: {} },
+    ]) {
+      const error = definitionError(() =>
+        newServer().resource({ uri: "notes://all", handler: noop, ...field } as never),
+      );
+      expect(error.message).toBe(`${fixed}; those are for templates like "notes://{id}"`);
+    }
+    const handle = newServer().resource({ uri: "notes://all", handler: noop });
+    expect(
+      definitionError(() => handle.update({ listCache: { ttlMs: 0, cacheScope: "public" } } as never)).message,
+    ).toMatch(/^Resource "notes:\/\/all" is a fixed URI/);
+  });
+
   it("template without variables", () => {
     const error = definitionError(() => newServer().resource({ uriTemplate: "notes://all", handler: noop }));
     expect(error.message).toMatch(/has no \{variable\}; register it with uri instead/);

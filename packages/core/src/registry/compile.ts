@@ -1,4 +1,4 @@
-import { checkCacheHint } from "../protocol/cache-hints.js";
+import { type CacheHint, takeCacheHint } from "../protocol/cache-hints.js";
 import { type CompiledSchema, compileSchema, type InputSchema } from "../schema/schema-adapter.js";
 import { isUriTemplate, parseUriTemplate, type UriTemplate } from "../schema/uri-template.js";
 import { DefinitionError } from "../wire/errors.js";
@@ -29,6 +29,8 @@ export interface CompiledTool {
 export interface CompiledResource {
   readonly definition: StaticResourceDefinition;
   readonly wire: Resource;
+  /** The definition's `cache` as checked at registration; never read again from the definition. */
+  readonly cache: CacheHint | undefined;
 }
 
 export interface CompiledTemplate {
@@ -37,6 +39,9 @@ export interface CompiledTemplate {
   readonly wire: ResourceTemplate;
   readonly input: CompiledSchema | undefined;
   readonly completers: ReadonlyMap<string, Completer>;
+  /** The definition's `cache` and `listCache` as checked at registration; never read again from the definition. */
+  readonly cache: CacheHint | undefined;
+  readonly listCache: CacheHint | undefined;
 }
 
 export interface CompiledPrompt {
@@ -152,22 +157,29 @@ export function compileStaticResource(definition: StaticResourceDefinition): Com
   if (isUriTemplate(uri)) {
     throw new DefinitionError(`Resource URI "${uri}" holds a {variable}; register it with uriTemplate instead of uri`);
   }
+  // A template's fields on a fixed URI would be silently unread (JavaScript callers, or a cast, get past the types).
+  const { input, list, complete, listCache } = definition as Partial<ResourceTemplateDefinition>;
+  if (input !== undefined || list !== undefined || complete !== undefined || listCache !== undefined) {
+    throw new DefinitionError(
+      `Resource "${uri}" is a fixed URI, so it takes neither input, list, complete nor listCache; those are for templates like "notes://{id}"`,
+    );
+  }
   checkHandler(`Resource "${uri}"`, definition.handler, definition.guard, definition.use);
-  checkCacheHint(definition.cache, `Resource "${uri}" cache`);
+  const cache = takeCacheHint(definition.cache, `Resource "${uri}" cache`);
   const wire = optional<Resource>({
     uri,
     name: definition.name ?? uri,
     size: definition.size,
     ...described(definition),
   });
-  return { definition, wire };
+  return { definition, wire, cache };
 }
 
 export function compileTemplate(definition: ResourceTemplateDefinition<InputSchema | undefined>): CompiledTemplate {
   const uriTemplate = checkUri("Resource template", definition.uriTemplate, "notes://{id}");
   checkHandler(`Resource template "${uriTemplate}"`, definition.handler, definition.guard, definition.use);
-  checkCacheHint(definition.cache, `Resource template "${uriTemplate}" cache`);
-  checkCacheHint(definition.listCache, `Resource template "${uriTemplate}" listCache`);
+  const cache = takeCacheHint(definition.cache, `Resource template "${uriTemplate}" cache`);
+  const listCache = takeCacheHint(definition.listCache, `Resource template "${uriTemplate}" listCache`);
   const template = parseUriTemplate(uriTemplate);
   if (template.variables.length === 0) {
     throw new DefinitionError(`Resource template "${uriTemplate}" has no {variable}; register it with uri instead`);
@@ -188,7 +200,7 @@ export function compileTemplate(definition: ResourceTemplateDefinition<InputSche
     template.variables,
     "variable",
   );
-  return { definition: definition as ResourceTemplateDefinition, template, wire, input, completers };
+  return { definition: definition as ResourceTemplateDefinition, template, wire, input, completers, cache, listCache };
 }
 
 // A template's input schema must have exactly the template's variables as its fields.

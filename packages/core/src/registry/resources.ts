@@ -70,22 +70,22 @@ function resolve(
       : () => runOwn(use, "resources/read", "read", params === NO_PARAMS ? { uri } : params, ctx, read);
   const fixed = router.resources.get(uri);
   if (fixed && allows(fixed.definition.guard, ctx, router.report)) {
-    const { definition, wire } = fixed;
+    const { definition, wire, cache } = fixed;
     return own(definition.use, () => {
       nameLogger(ctx, wire.name);
       return andThen(definition.handler(ctx), (value) =>
-        outcome(toReadResourceResult(value, uri, definition.mimeType), definition.cache),
+        outcome(toReadResourceResult(value, uri, definition.mimeType), cache),
       );
     });
   }
-  for (const { definition, template, input, wire } of router.templates.enabled()) {
+  for (const { definition, template, input, wire, cache } of router.templates.enabled()) {
     if (!allows(definition.guard, ctx, router.report)) continue;
     const variables = template.match(uri);
     if (!variables) continue;
     const read = (args: unknown) => {
       nameLogger(ctx, wire.name);
       return andThen(definition.handler(args as never, ctx, uri), (value) =>
-        outcome(toReadResourceResult(value, uri, definition.mimeType), definition.cache),
+        outcome(toReadResourceResult(value, uri, definition.mimeType), cache),
       );
     };
     if (!input) return own(definition.use, () => read(variables));
@@ -139,8 +139,8 @@ export function listResources(
  */
 export function resourcesListCache(router: ResourceRouter): CacheHint | undefined {
   let hint: CacheHint | undefined;
-  for (const { definition } of router.templates.enabled()) {
-    if (definition.list) hint = narrower(hint, definition.listCache ?? COMPUTED_LIST_CACHE);
+  for (const { definition, listCache } of router.templates.enabled()) {
+    if (definition.list) hint = narrower(hint, listCache ?? COMPUTED_LIST_CACHE);
   }
   for (const { router: module } of router.modules.list) {
     const theirs = resourcesListCache(module);
