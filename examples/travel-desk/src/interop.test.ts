@@ -17,7 +17,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { until } from "../../../scripts/wait.js";
 
-// Build first (npx tsc -b tsconfig.build.json): the official client drives the compiled server over stdio.
+// Build first (npx -y pnpm@12.4.2 run build): the official client drives the compiled server over stdio.
 const serverPath = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 const DATE = "2026-09-14";
 const FULL: ClientCapabilities = { elicitation: { form: {} }, sampling: {}, roots: {} };

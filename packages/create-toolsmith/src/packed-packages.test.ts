@@ -72,8 +72,27 @@ describe.each(PUBLISHABLE)("the packed package %s", (dir) => {
   });
 });
 
+// testing's client and middleware's timeout reject with index's McpError; zod-v3 registers where createServer looks.
+const ENTRIES_AGREE = `import { McpError, createServer } from "@toolsmith/core";
+import { isPlainObject } from "@toolsmith/core/internal";
+import { timeout } from "@toolsmith/core/middleware";
+import { createTestClient } from "@toolsmith/core/testing";
+import "@toolsmith/core/zod-v3";
+import * as z3 from "zod/v3";
+const server = createServer({ name: "entries", version: "1.0.0" });
+server.tool({ name: "v3", description: "v3", input: z3.object({ s: z3.string() }), handler: ({ s }) => s });
+const client = await createTestClient(server);
+const [listed] = await client.listTools();
+const unknown = await client.request("no/such-method").catch((error) => error);
+const operation = { kind: "read", method: "resources/read", abort() {} };
+const late = await timeout(1)(operation, () => new Promise(() => {})).catch((error) => error);
+if (listed?.name !== "v3" || !isPlainObject(listed.inputSchema)) throw new Error("no zod v3 tool");
+if (!(unknown instanceof McpError) || !(late instanceof McpError)) throw new Error("two McpError classes");
+process.stdout.write("one McpError, one adapter registry\\n");
+`;
+
 describe("core and transport-stdio, installed from their tarballs outside the workspace", () => {
-  it("serve a five-line server over stdio that answers initialize", async () => {
+  it("serve a five-line server over stdio that answers initialize; core's entries share its classes", async () => {
     const app = mkdtempSync(join(temp, "app-"));
     const core = await pack(join(WORKSPACE, "packages/core"));
     const stdio = await pack(join(WORKSPACE, "packages/transport-stdio"));
@@ -131,5 +150,8 @@ serveStdio(server);
     const resolved = stderr.trim().split("\n");
     expect(resolved).toHaveLength(subpaths.length);
     for (const url of resolved) expect(url).toMatch(/\/node_modules\/@toolsmith\/[a-z-]+\/dist\/.+\.js$/);
+    // core's dist is bundled per entry over shared chunks: its classes and module state must be one across entries.
+    writeFileSync(join(app, "entries.js"), ENTRIES_AGREE);
+    expect((await ok(process.execPath, ["entries.js"], app)).stdout).toBe("one McpError, one adapter registry\n");
   });
 });

@@ -6,7 +6,7 @@ import { Client, ProtocolError, StreamableHTTPClientTransport } from "@modelcont
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnHttp } from "../../../scripts/spawn-http.js";
 
-// Build first (npx tsc -b tsconfig.build.json): the fixture imports the package's dist.
+// Build first (npx -y pnpm@12.4.2 run build): the fixture imports the package's dist.
 // Two processes serve the same server behind a round-robin proxy; a 2026-07-28 call whose input_required round is
 // answered by the other process completes when both hold the same stateKey, and is refused (-32602) when not.
 const fixture = fileURLToPath(new URL("../test/scale-out-server.mjs", import.meta.url));

@@ -112,7 +112,7 @@ function call(id: string, method: string, params: string, modern: boolean): stri
 const DEEP = /nests deeper than 64 levels/;
 
 beforeAll(() => {
-  if (!existsSync(BUILT)) throw new Error("build first: npx tsc -b tsconfig.build.json");
+  if (!existsSync(BUILT)) throw new Error("build first: npx -y pnpm@12.4.2 run build");
 });
 
 // Each shape: the params at a depth, the method, and the code (or, for a tool's own failure, "isError") answered.

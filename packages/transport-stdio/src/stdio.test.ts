@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { WAIT_MS } from "../../../scripts/wait.js";
 
-// The fixture imports the built packages (dist): build with `npx tsc -b tsconfig.build.json` first.
+// The fixture imports the built packages (dist): build with `npx -y pnpm@12.4.2 run build` first.
 const FIXTURE = fileURLToPath(new URL("../test/fixture-server.mjs", import.meta.url));
 const BUILT = fileURLToPath(new URL("../dist/index.js", import.meta.url));
 const MiB = 1024 * 1024;
@@ -253,7 +253,7 @@ function rssBytes(pid: number): number | undefined {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(() => {
-  if (!existsSync(BUILT)) throw new Error("build first: cd /work/main && npx tsc -b tsconfig.build.json");
+  if (!existsSync(BUILT)) throw new Error("build first: npx -y pnpm@12.4.2 run build");
 });
 
 afterEach(() => {

@@ -5,9 +5,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, expect } from "vitest";
 import { transportSuite } from "./transport-suite.js";
 
-// The client spawns the built fixture (npx tsc -b tsconfig.build.json): each client gets its own server process.
+// The client spawns the built fixture (npx -y pnpm@12.4.2 run build): each client gets its own server process.
 const FIXTURE = fileURLToPath(new URL("../dist/fixture-server.js", import.meta.url));
-if (!existsSync(FIXTURE)) throw new Error(`${FIXTURE} is missing: build with npx tsc -b tsconfig.build.json`);
+if (!existsSync(FIXTURE)) throw new Error(`${FIXTURE} is missing: build with npx -y pnpm@12.4.2 run build`);
 
 // What the servers wrote to stderr (their logger prints warnings and worse), read so a full pipe never blocks them.
 const stderr: string[] = [];

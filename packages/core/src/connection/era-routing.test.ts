@@ -104,17 +104,37 @@ describe("handshake era", () => {
     expect(session.negotiatedVersion).toBe("2025-11-25");
   });
 
-  for (const [label, params] of [
-    ["clientInfo missing", { protocolVersion: "2025-11-25", capabilities: {} }],
-    ["clientInfo without version", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c" } }],
-    ["protocolVersion missing", { capabilities: {}, clientInfo: CLIENT }],
-    ["capabilities missing", { protocolVersion: "2025-11-25", clientInfo: CLIENT }],
-  ] as [string, Json][]) {
-    it(`initialize with ${label} → -32602, and a correct initialize still works`, async () => {
+  const EXPECTED = "Invalid input: expected";
+  for (const [label, params, issues] of [
+    [
+      "clientInfo missing",
+      { protocolVersion: "2025-11-25", capabilities: {} },
+      `clientInfo: ${EXPECTED} object, received undefined`,
+    ],
+    [
+      "clientInfo without version",
+      { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c" } },
+      `clientInfo.version: ${EXPECTED} string, received undefined`,
+    ],
+    [
+      "protocolVersion missing",
+      { capabilities: {}, clientInfo: CLIENT },
+      `protocolVersion: ${EXPECTED} string, received undefined`,
+    ],
+    ["capabilities missing", { protocolVersion: "2025-11-25", clientInfo: CLIENT }, "capabilities: expected an object"],
+  ] as [string, Json, string][]) {
+    it(`initialize with ${label} → -32602 naming what is wrong, and a correct initialize still works`, async () => {
       const session = connectLines(fixture().server);
-      const invalid = errorReply(1, -32602, /^Invalid initialize params: /);
-      expect(await send(session, request(1, "initialize", params))).toEqual(invalid);
-      expect(await send(session, request(1, "initialize"))).toEqual(invalid);
+      expect(await send(session, request(1, "initialize", params))).toEqual(
+        errorReply(1, -32602, `Invalid initialize params: ${issues}`),
+      );
+      expect(await send(session, request(1, "initialize"))).toEqual(
+        errorReply(
+          1,
+          -32602,
+          `Invalid initialize params: protocolVersion: ${EXPECTED} string, received undefined; capabilities: expected an object; clientInfo: ${EXPECTED} object, received undefined`,
+        ),
+      );
       expect(await send(session, request(2, "initialize", initializeParams("2025-11-25")))).toMatchObject({
         id: 2,
         result: { protocolVersion: "2025-11-25" },

@@ -12,7 +12,7 @@ import {
   type Stateless,
   servedStateless,
 } from "../protocol/era.js";
-import { issuesText, schemas } from "../protocol/inbound.js";
+import { check, InitializeParams, issuesText } from "../protocol/inbound.js";
 import { featuresOf, type RevisionFeatures, STATELESS_REVISIONS } from "../protocol/revision.js";
 import { MetaKey, negotiateHandshakeVersion, type ProtocolVersion } from "../protocol/versions.js";
 import { McpError } from "../wire/errors.js";
@@ -145,7 +145,7 @@ export class EraRouter {
     params: Params,
     options: ReceiveOptions | undefined,
   ): Record<string, unknown> {
-    const parsed = schemas().initializeParams.safeParse(params ?? {});
+    const parsed = check(InitializeParams, params ?? {});
     if (!parsed.success) {
       throw new McpError(ErrorCode.InvalidParams, `Invalid initialize params: ${issuesText(parsed.error.issues)}`);
     }

@@ -131,6 +131,16 @@ export const RequestMeta: Inbound<RequestMeta> = {
     (value.progressToken === undefined || isId(value.progressToken)),
 };
 
+/** `initialize`'s params: checked without zod, so a handshake-era server's opening builds no schema. */
+export const InitializeParams: Inbound<InitializeParams> = {
+  schema: () => schemas().initializeParams,
+  accepts: (value) =>
+    isObject(value) &&
+    typeof value.protocolVersion === "string" &&
+    isObject(value.capabilities) &&
+    isImplementation(value.clientInfo),
+};
+
 export const PaginatedParams: Inbound<z.output<Schemas["paginatedParams"]>> = {
   schema: () => schemas().paginatedParams,
   accepts: (value) => isObject(value) && (value.cursor === undefined || typeof value.cursor === "string"),

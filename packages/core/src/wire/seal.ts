@@ -24,23 +24,26 @@ function fromBase64Url(text: string): Uint8Array | undefined {
 
 /** Seals and opens tokens with one HMAC key: from the server's options, or random per process. */
 export class Sealer {
-  readonly #key: Promise<CryptoKey>;
+  // Kept until first use: making the key loads Node's webcrypto, which most servers never need (~2 ms of start-up).
+  #raw: Uint8Array<ArrayBuffer> | undefined;
+  #made: Promise<CryptoKey> | undefined;
 
+  /** Checks the secret's length at once (a short key throws here, at `createServer`); makes the key on first use. */
   constructor(secret: string | Uint8Array | undefined) {
-    const raw =
-      secret === undefined
-        ? crypto.getRandomValues(new Uint8Array(32))
-        : typeof secret === "string"
-          ? encoder.encode(secret)
-          : secret;
+    if (secret === undefined) return;
+    // A copy: the caller's bytes may change after createServer, as importKey's own copy never did.
+    const raw = typeof secret === "string" ? encoder.encode(secret) : new Uint8Array(secret);
     if (raw.length < 16) throw new RangeError("the state key must be at least 16 bytes long");
-    this.#key = crypto.subtle.importKey(
-      "raw",
-      raw as Uint8Array<ArrayBuffer>,
-      { name: "HMAC", hash: "SHA-256" },
-      false,
-      ["sign", "verify"],
-    );
+    this.#raw = raw;
+  }
+
+  get #key(): Promise<CryptoKey> {
+    if (this.#made === undefined) {
+      const raw = this.#raw ?? crypto.getRandomValues(new Uint8Array(32));
+      this.#raw = undefined;
+      this.#made = crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+    }
+    return this.#made;
   }
 
   async seal(purpose: string, payload: unknown): Promise<string> {
