@@ -8,6 +8,8 @@ import { WaitingLines } from "./waiting-lines.js";
 
 // While stdout is blocked, reading goes on (the client's answers may be behind) until this much waits, then pauses.
 const PAUSE_BYTES = 1024 * 1024;
+// Replies made while a chunk is served are written together, in one write, up to this much at a time.
+const HELD_BYTES = 16 * 1024;
 // The phase a line came in with rides along as its tag, onto every reply it causes (made once, not per line).
 const TAGGED: Record<Phase, ReceiveOptions> = { handshake: { tag: "handshake" }, operation: { tag: "operation" } };
 
@@ -54,6 +56,8 @@ export class FlowControl {
   // Lines whose handlers have not answered yet: at a forced finish each request in them is answered for.
   readonly #unanswered = new Set<LineEvent>();
   #inFlight = 0;
+  // Replies held to be written together (`hold` … `release`); undefined when each is written as it comes.
+  #held: string | undefined;
   #blocked = false;
   #paused = false;
   #flowing = false;
@@ -91,7 +95,32 @@ export class FlowControl {
     if (this.#finished) return;
     const framed = frame(line);
     this.#tap({ direction: "out", line: framed.slice(0, -1), phase });
-    if (!this.#write(framed)) this.#blocked = true;
+    if (this.#held === undefined) {
+      if (!this.#write(framed)) this.#blocked = true;
+      return;
+    }
+    this.#held += framed;
+    // A stream buffer's worth goes out at once: a full stdout stops serving about as soon as without holding.
+    if (this.#held.length >= HELD_BYTES) this.#writeHeld();
+  }
+
+  /** Hold replies from here until `flow` (or `release`) writes them in one go: one write per chunk read, not per line. */
+  hold(): void {
+    this.#held ??= "";
+  }
+
+  /** Write the held replies, and write each from now on as it comes. */
+  release(): void {
+    if (this.#held === undefined) return;
+    this.#writeHeld();
+    this.#held = undefined;
+  }
+
+  #writeHeld(): void {
+    const held = this.#held;
+    if (!held) return;
+    this.#held = "";
+    if (!this.#write(held)) this.#blocked = true;
   }
 
   /**
@@ -132,6 +161,7 @@ export class FlowControl {
   flow(): void {
     if (this.#flowing || this.#finished) return;
     this.#flowing = true;
+    this.hold();
     try {
       // Shutting down: what has not started gets its refusal now rather than run after the abort.
       const refusing = this.#refusing;
@@ -147,6 +177,7 @@ export class FlowControl {
       }
     } finally {
       this.#flowing = false;
+      this.release();
     }
     // Reading stops only while the client is not reading our replies (and enough is queued), or when closing.
     const shouldPause = this.#stopping || (this.#blocked && this.#waiting.bytes >= PAUSE_BYTES);
@@ -201,6 +232,7 @@ export class FlowControl {
 
   /** Stop for good: nothing more is served or written, and nothing keeps the process alive. */
   finish(): void {
+    this.release();
     this.#finished = true;
     this.#unanswered.clear();
     this.#holdAlive(false);
