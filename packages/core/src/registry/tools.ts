@@ -93,7 +93,9 @@ function runHandler(
       andThen(tool.definition.handler(value as never, ctx), (raw) => {
         if (tool.output) return checkOutput(tool.output, name, raw, features);
         if (raw === undefined) warnUndefined(tool, ctx, report);
-        return shapeToolResult(toCallToolResult(raw), features);
+        const result = toCallToolResult(raw);
+        // A result made here rather than the handler's own object: completed in place, not copied.
+        return shapeToolResult(result, features, result !== raw);
       }),
     (error) => {
       // A protocol error is the call's own, but for an answer that does not fit its form: the tool's failure.
