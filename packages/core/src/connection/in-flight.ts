@@ -2,7 +2,7 @@ import { InputRequired, type InputRound } from "../context/ask.js";
 import type { AuthInfo, RequestContextImpl } from "../context/context.js";
 import { type AskTarget, inputRequired, openRound } from "../context/input-required.js";
 import { describeOperation, runMiddleware } from "../middleware/compose.js";
-import { withoutHint } from "../protocol/cache-hints.js";
+import { type StampedResult, withoutHint } from "../protocol/cache-hints.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { isPromiseLike, type MaybePromise } from "../wire/maybe.js";
@@ -13,8 +13,8 @@ export type Params = Record<string, unknown> | undefined;
 
 /** What a request leaves to reply with when it was cancelled: nothing. */
 export const NO_REPLY: unique symbol = Symbol("no reply");
-/** What a request leaves to reply with: its result, or `NO_REPLY` when it was cancelled. */
-export type Reply = Record<string, unknown> | typeof NO_REPLY;
+/** What a request leaves to reply with: its result (stamped), or `NO_REPLY` when it was cancelled. */
+export type Reply = Record<string, unknown> | StampedResult | typeof NO_REPLY;
 
 /** A request being served, as its continuations need it. */
 interface Served {
