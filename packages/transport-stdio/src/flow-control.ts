@@ -94,7 +94,8 @@ export class FlowControl {
   send(line: string, phase: Phase): void {
     if (this.#finished) return;
     const framed = frame(line);
-    this.#tap({ direction: "out", line: framed.slice(0, -1), phase });
+    // Without a tap, nothing is made for one.
+    if (this.#tapper) this.#tap({ direction: "out", line: framed.slice(0, -1), phase });
     if (this.#held === undefined) {
       if (!this.#write(framed)) this.#blocked = true;
       return;
@@ -248,7 +249,9 @@ export class FlowControl {
   }
 
   #tapIn(event: LineEvent): void {
-    if (event.kind === "line") this.#tap({ direction: "in", line: event.text, phase: this.#connection.phase });
+    if (event.kind === "line" && this.#tapper) {
+      this.#tap({ direction: "in", line: event.text, phase: this.#connection.phase });
+    }
   }
 
   // `parsed`: the line's message, when it was parsed already to tell what it is.
@@ -259,7 +262,7 @@ export class FlowControl {
     }
     if (isBlankLine(event.text)) return;
     const connection = this.#connection;
-    this.#tap({ direction: "in", line: event.text, phase: connection.phase });
+    if (this.#tapper) this.#tap({ direction: "in", line: event.text, phase: connection.phase });
     let done: void | Promise<void>;
     try {
       // Replies and everything else the connection says go out through `send` as they happen.
