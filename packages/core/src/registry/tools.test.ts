@@ -235,6 +235,18 @@ describe("tool handler returns", () => {
     });
   }
 
+  it("what the handler returned failing to become a result (a BigInt in it) is an isError result, sync or async", async () => {
+    const s = newServer();
+    s.tool({ name: "big", description: "d", handler: () => ({ n: 1n }) });
+    s.tool({ name: "big_later", description: "d", handler: async () => ({ n: 1n }) });
+    const client = await createTestClient(s, { protocolVersion: "2025-11-25" });
+    for (const name of ["big", "big_later"]) {
+      const result = await client.callTool(name);
+      expect(result.isError, name).toBe(true);
+      expect(result.content[0], name).toMatchObject({ type: "text", text: expect.stringContaining("BigInt") });
+    }
+  });
+
   it("a thrown McpError is a JSON-RPC error with its code, message and data", async () => {
     reports.length = 0;
     const client = await createTestClient(server(), { protocolVersion: "2025-11-25" });
