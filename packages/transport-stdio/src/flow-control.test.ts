@@ -98,7 +98,7 @@ describe("flow control: the in-flight limit, the waiting queue and its bound", (
     expect(harness.stderr()).toContain("tap broke");
   });
 
-  it("the replies a chunk's lines get at once go out together: one write, in order", async () => {
+  it("the replies a chunk's lines get at once go out together: a few in one write, in order", async () => {
     const stdin = new PassThrough();
     const { stdout, writes } = recordedStdout();
     stdout.resume();
@@ -109,6 +109,22 @@ describe("flow control: the in-flight limit, the waiting queue and its bound", (
     await connection.closed;
     expect(writes).toHaveLength(1);
     expect(lineIds(writes)).toEqual([1, 2, 3]);
+  });
+
+  it("a long chunk's replies go out a KiB or so at a time, not all at its end: the client reads the first early", async () => {
+    const stdin = new PassThrough();
+    const { stdout, writes } = recordedStdout();
+    stdout.resume();
+    const options = { stdin, stdout, stderr: new PassThrough(), exitOnEnd: false, guardStdout: false };
+    const connection = serveStdio(untilCancelled(), options);
+    const ids = Array.from({ length: 100 }, (_, i) => i + 1);
+    stdin.write(`${ids.map((n) => call(n, "quick", { n })).join("\n")}\n`);
+    stdin.end();
+    await connection.closed;
+    expect(lineIds(writes)).toEqual(ids);
+    const reply = Math.max(...writes.flatMap((chunk) => chunk.split("\n").map((line) => line.length + 1)));
+    expect(writes.length).toBeGreaterThan(3);
+    for (const chunk of writes) expect(chunk.length).toBeLessThan(1024 + reply);
   });
 
   it("replies held for one write still stop serving once stdout is full: the rest of the chunk waits for it", async () => {

@@ -8,8 +8,9 @@ import { WaitingLines } from "./waiting-lines.js";
 
 // While stdout is blocked, reading goes on (the client's answers may be behind) until this much waits, then pauses.
 const PAUSE_BYTES = 1024 * 1024;
-// Replies made while a chunk is served are written together, in one write, up to this much at a time.
-const HELD_BYTES = 16 * 1024;
+// Replies made while a chunk is served are written together, a write once this much is held: a few replies a
+// write (not one a reply), yet the client reads the first ones while the rest are made (not all at the chunk's end).
+const HELD_BYTES = 1024;
 // The phase a line came in with rides along as its tag, onto every reply it causes (made once, not per line).
 const TAGGED: Record<Phase, ReceiveOptions> = { handshake: { tag: "handshake" }, operation: { tag: "operation" } };
 
@@ -101,11 +102,11 @@ export class FlowControl {
       return;
     }
     this.#held += framed;
-    // A stream buffer's worth goes out at once: a full stdout stops serving about as soon as without holding.
+    // Written once enough is held: so a full stdout also stops serving about as soon as without holding.
     if (this.#held.length >= HELD_BYTES) this.#writeHeld();
   }
 
-  /** Hold replies from here until `flow` (or `release`) writes them in one go: one write per chunk read, not per line. */
+  /** Hold replies from here until `flow` (or `release`): a write per KiB or so, not per line. */
   hold(): void {
     this.#held ??= "";
   }
