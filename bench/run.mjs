@@ -18,12 +18,15 @@ const { values } = parseArgs({
     only: { type: "string" },
     // --with "Toolsmith (before)=../wt-base/bench/servers/toolsmith.mjs": measure another build side by side.
     with: { type: "string", multiple: true },
+    // --profile DIR: every throughput run's server runs with `--cpu-prof` into DIR (read them with bench/profile-top.mjs).
+    profile: { type: "string" },
   },
 });
 const ROUNDS = Number(values.rounds);
 const CALLS = Number(values.calls);
 const IN_FLIGHT = Number(values.inflight);
 const WARMUP = Number(values.warmup);
+const PROFILE = values.profile && fileURLToPath(new URL(values.profile, `file://${process.cwd()}/`));
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const SERVERS = [
@@ -71,9 +74,17 @@ function opening(era) {
   ];
 }
 
-/** A spawned server with replies routed by id. */
-function start(file) {
-  const command = PIN ? ["taskset", ["-c", "0", process.execPath, file]] : [process.execPath, [file]];
+let profiled = 0;
+
+/** A spawned server with replies routed by id; `label` names its `--cpu-prof` file when there is --profile. */
+function start(file, label) {
+  const flags = [];
+  if (PROFILE && label) {
+    const name = `${++profiled}-${label}`.replace(/[^\w.-]+/g, "-");
+    flags.push("--cpu-prof", "--cpu-prof-dir", PROFILE, "--cpu-prof-name", `${name}.cpuprofile`);
+  }
+  const args = [...flags, file];
+  const command = PIN ? ["taskset", ["-c", "0", process.execPath, ...args]] : [process.execPath, args];
   const child = spawn(command[0], command[1], { stdio: ["pipe", "pipe", "inherit"] });
   // The load generator shares the machine's two cores with the server, so it stays lean: replies are routed by
   // an id read off the raw line, callbacks instead of promises, and writes made while a chunk is read are corked.
@@ -164,8 +175,9 @@ async function drive(s, era, count, firstId) {
   });
 }
 
-async function throughput(server, era) {
-  const s = start(server.file);
+async function throughput(server, era, round) {
+  // Only measured rounds are profiled (the ending stdin lets the server exit normally, which writes the profile).
+  const s = start(server.file, round && `${server.name}-${era}-round${round}`);
   const opened = s.reply(era === "2026-07-28" ? "discover" : "init");
   s.write(opening(era).join(""));
   await opened;
@@ -190,7 +202,7 @@ for (let round = 1; round <= ROUNDS; round++) {
       const starts = [];
       for (let i = 0; i < 5; i++) starts.push(await startup(server, era));
       const ready = median(starts);
-      const { callsPerSecond, peak } = await throughput(server, era);
+      const { callsPerSecond, peak } = await throughput(server, era, round);
       const entry = samples.get(key) ?? { ready: [], rate: [], peak: [] };
       entry.ready.push(ready);
       entry.rate.push(callsPerSecond);

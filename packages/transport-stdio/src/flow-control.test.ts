@@ -1,5 +1,22 @@
+import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { call, cancel, serve, untilCancelled } from "./in-process.test-util.js";
+import { serveStdio } from "./index.js";
+
+// stdout as a PassThrough whose writes are recorded (the empty write shutdown flushes with is left out).
+function recordedStdout(options: { highWaterMark?: number } = {}) {
+  const stdout = new PassThrough(options);
+  const writes: string[] = [];
+  const write = stdout.write.bind(stdout) as (chunk: string, callback?: () => void) => boolean;
+  stdout.write = ((chunk: string, callback?: () => void) => {
+    if (chunk !== "") writes.push(chunk);
+    return write(chunk, callback);
+  }) as typeof stdout.write;
+  return { stdout, writes };
+}
+
+const lineIds = (writes: string[]) =>
+  writes.flatMap((chunk) => chunk.split("\n").slice(0, -1)).map((line) => (JSON.parse(line) as { id: unknown }).id);
 
 describe("flow control: the in-flight limit, the waiting queue and its bound", () => {
   it("at the in-flight limit, a cancellation behind queued requests still gets through", async () => {
@@ -79,6 +96,55 @@ describe("flow control: the in-flight limit, the waiting queue and its bound", (
     await harness.connection.closed;
     expect(harness.replies.get(1)).toMatchObject({ result: { content: [{ text: "1" }] } });
     expect(harness.stderr()).toContain("tap broke");
+  });
+
+  it("the replies a chunk's lines get at once go out together: a few in one write, in order", async () => {
+    const stdin = new PassThrough();
+    const { stdout, writes } = recordedStdout();
+    stdout.resume();
+    const options = { stdin, stdout, stderr: new PassThrough(), exitOnEnd: false, guardStdout: false };
+    const connection = serveStdio(untilCancelled(), options);
+    stdin.write(`${[1, 2, 3].map((n) => call(n, "quick", { n })).join("\n")}\n`);
+    stdin.end();
+    await connection.closed;
+    expect(writes).toHaveLength(1);
+    expect(lineIds(writes)).toEqual([1, 2, 3]);
+  });
+
+  it("a long chunk's replies go out a KiB or so at a time, not all at its end: the client reads the first early", async () => {
+    const stdin = new PassThrough();
+    const { stdout, writes } = recordedStdout();
+    stdout.resume();
+    const options = { stdin, stdout, stderr: new PassThrough(), exitOnEnd: false, guardStdout: false };
+    const connection = serveStdio(untilCancelled(), options);
+    const ids = Array.from({ length: 100 }, (_, i) => i + 1);
+    stdin.write(`${ids.map((n) => call(n, "quick", { n })).join("\n")}\n`);
+    stdin.end();
+    await connection.closed;
+    expect(lineIds(writes)).toEqual(ids);
+    const reply = Math.max(...writes.flatMap((chunk) => chunk.split("\n").map((line) => line.length + 1)));
+    expect(writes.length).toBeGreaterThan(3);
+    for (const chunk of writes) expect(chunk.length).toBeLessThan(1024 + reply);
+  });
+
+  it("replies held for one write still stop serving once stdout is full: the rest of the chunk waits for it", async () => {
+    const stdin = new PassThrough();
+    // Nothing reads stdout until the end: its buffer fills.
+    const { stdout, writes } = recordedStdout({ highWaterMark: 1024 });
+    const options = { stdin, stdout, stderr: new PassThrough(), exitOnEnd: false, guardStdout: false };
+    const connection = serveStdio(untilCancelled(), options);
+    const ids = Array.from({ length: 1000 }, (_, i) => i + 1);
+    // Listeners run in order: once this one hears the chunk, serveStdio's has taken it.
+    const read = new Promise((resolve) => stdin.once("data", resolve));
+    stdin.write(`${ids.map((n) => call(n, "quick", { n })).join("\n")}\n`);
+    await read;
+    // Some replies went out (their write said stdout is full); the rest were not served, so not held in memory.
+    expect(writes.length).toBeGreaterThan(0);
+    expect(lineIds(writes).length).toBeLessThan(ids.length / 2);
+    stdout.resume();
+    stdin.end();
+    await connection.closed;
+    expect(lineIds(writes)).toEqual(ids);
   });
 
   it("an oversized notification gets no reply; an oversized request gets one with its id", async () => {

@@ -8,6 +8,9 @@ import { WaitingLines } from "./waiting-lines.js";
 
 // While stdout is blocked, reading goes on (the client's answers may be behind) until this much waits, then pauses.
 const PAUSE_BYTES = 1024 * 1024;
+// Replies made while a chunk is served are written together, a write once this much is held: a few replies a
+// write (not one a reply), yet the client reads the first ones while the rest are made (not all at the chunk's end).
+const HELD_BYTES = 1024;
 // The phase a line came in with rides along as its tag, onto every reply it causes (made once, not per line).
 const TAGGED: Record<Phase, ReceiveOptions> = { handshake: { tag: "handshake" }, operation: { tag: "operation" } };
 
@@ -54,6 +57,8 @@ export class FlowControl {
   // Lines whose handlers have not answered yet: at a forced finish each request in them is answered for.
   readonly #unanswered = new Set<LineEvent>();
   #inFlight = 0;
+  // Replies held to be written together (`hold` … `release`); undefined when each is written as it comes.
+  #held: string | undefined;
   #blocked = false;
   #paused = false;
   #flowing = false;
@@ -90,8 +95,34 @@ export class FlowControl {
   send(line: string, phase: Phase): void {
     if (this.#finished) return;
     const framed = frame(line);
-    this.#tap({ direction: "out", line: framed.slice(0, -1), phase });
-    if (!this.#write(framed)) this.#blocked = true;
+    // Without a tap, nothing is made for one.
+    if (this.#tapper) this.#tap({ direction: "out", line: framed.slice(0, -1), phase });
+    if (this.#held === undefined) {
+      if (!this.#write(framed)) this.#blocked = true;
+      return;
+    }
+    this.#held += framed;
+    // Written once enough is held: so a full stdout also stops serving about as soon as without holding.
+    if (this.#held.length >= HELD_BYTES) this.#writeHeld();
+  }
+
+  /** Hold replies from here until `flow` (or `release`): a write per KiB or so, not per line. */
+  hold(): void {
+    this.#held ??= "";
+  }
+
+  /** Write the held replies, and write each from now on as it comes. */
+  release(): void {
+    if (this.#held === undefined) return;
+    this.#writeHeld();
+    this.#held = undefined;
+  }
+
+  #writeHeld(): void {
+    const held = this.#held;
+    if (!held) return;
+    this.#held = "";
+    if (!this.#write(held)) this.#blocked = true;
   }
 
   /**
@@ -132,6 +163,7 @@ export class FlowControl {
   flow(): void {
     if (this.#flowing || this.#finished) return;
     this.#flowing = true;
+    this.hold();
     try {
       // Shutting down: what has not started gets its refusal now rather than run after the abort.
       const refusing = this.#refusing;
@@ -147,6 +179,7 @@ export class FlowControl {
       }
     } finally {
       this.#flowing = false;
+      this.release();
     }
     // Reading stops only while the client is not reading our replies (and enough is queued), or when closing.
     const shouldPause = this.#stopping || (this.#blocked && this.#waiting.bytes >= PAUSE_BYTES);
@@ -201,6 +234,7 @@ export class FlowControl {
 
   /** Stop for good: nothing more is served or written, and nothing keeps the process alive. */
   finish(): void {
+    this.release();
     this.#finished = true;
     this.#unanswered.clear();
     this.#holdAlive(false);
@@ -216,7 +250,9 @@ export class FlowControl {
   }
 
   #tapIn(event: LineEvent): void {
-    if (event.kind === "line") this.#tap({ direction: "in", line: event.text, phase: this.#connection.phase });
+    if (event.kind === "line" && this.#tapper) {
+      this.#tap({ direction: "in", line: event.text, phase: this.#connection.phase });
+    }
   }
 
   // `parsed`: the line's message, when it was parsed already to tell what it is.
@@ -227,7 +263,7 @@ export class FlowControl {
     }
     if (isBlankLine(event.text)) return;
     const connection = this.#connection;
-    this.#tap({ direction: "in", line: event.text, phase: connection.phase });
+    if (this.#tapper) this.#tap({ direction: "in", line: event.text, phase: connection.phase });
     let done: void | Promise<void>;
     try {
       // Replies and everything else the connection says go out through `send` as they happen.

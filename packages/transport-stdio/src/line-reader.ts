@@ -27,6 +27,12 @@ export class LineReader {
     let start = 0;
     while (start < chunk.length) {
       const end = chunk.indexOf(NEWLINE, start);
+      // A whole line inside this chunk, nothing of it read before: decoded straight from the chunk, no piece kept.
+      if (end !== -1 && this.#length === 0 && this.#scanner === undefined && end - start <= this.maxLineBytes) {
+        out.push({ kind: "line", text: lineText(chunk, start, end) });
+        start = end + 1;
+        continue;
+      }
       const piece = end === -1 ? chunk.subarray(start) : chunk.subarray(start, end);
       this.#append(piece);
       if (end === -1) return;
@@ -66,10 +72,15 @@ export class LineReader {
     const parts = this.#parts;
     this.#parts = [];
     const buffer = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, bytes);
-    const last = buffer.length - 1;
-    // A byte order mark some writers put first is not part of the JSON text (RFC 8259 lets a parser ignore it).
-    const start = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
-    const text = buffer.toString("utf8", start, last >= start && buffer[last] === 0x0d ? last : buffer.length);
-    return { kind: "line", text };
+    return { kind: "line", text: lineText(buffer, 0, buffer.length) };
   }
+}
+
+// The text of the line in bytes `from` to `to` of `buffer`, without a trailing "\r" or a leading byte order mark.
+function lineText(buffer: Buffer, from: number, to: number): string {
+  // A byte order mark some writers put first is not part of the JSON text (RFC 8259 lets a parser ignore it).
+  const bom = to - from >= 3 && buffer[from] === 0xef && buffer[from + 1] === 0xbb && buffer[from + 2] === 0xbf;
+  const start = bom ? from + 3 : from;
+  const last = to - 1;
+  return buffer.toString("utf8", start, last >= start && buffer[last] === 0x0d ? last : to);
 }

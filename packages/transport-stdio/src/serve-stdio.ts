@@ -118,6 +118,8 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
 
   function onData(chunk: Buffer | string): void {
     reader.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk, incoming);
+    // The replies to the lines of one chunk go out together (`flow` writes them).
+    flow.hold();
     for (const event of incoming) flow.accept(event);
     incoming.length = 0;
     flow.flow();

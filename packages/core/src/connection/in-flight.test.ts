@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { createServer } from "../server/server.js";
+import type { Connection } from "./connection.js";
 import { connectLines, replyTo } from "./connection.test-util.js";
 import {
   errorReply,
@@ -77,4 +79,67 @@ describe("duplicate ids", () => {
       });
     });
   }
+});
+
+// A synchronous handler is in flight while it runs, though it never waits: what it causes on its own connection
+// (here, lines it hands the connection itself) sees its id taken, and may cancel it.
+describe("a synchronous handler, while it runs", () => {
+  function reentrant(during: (connection: Connection, signal: AbortSignal) => unknown) {
+    const lines: Json[] = [];
+    let pendingDuring = -1;
+    const server = createServer({ name: "reentrant", version: "1" });
+    const connection: Connection = server.connect({ send: (line) => lines.push(JSON.parse(line)) });
+    server.tool({
+      name: "sync",
+      description: "answers at once, after handing its connection a line",
+      handler: (_args, ctx) => {
+        pendingDuring = connection.pending;
+        return String(during(connection, ctx.signal));
+      },
+    });
+    const call = (id: number) => JSON.stringify(request(id, "tools/call", stateless({ name: "sync" })));
+    return { connection, lines, call, pending: () => pendingDuring };
+  }
+
+  it("holds its id: the same id meanwhile is refused -32600; it is answered, and then the id is free", () => {
+    const { connection, lines, call, pending } = reentrant((connection) => {
+      connection.receive(JSON.stringify(request(3, "tools/list", stateless())));
+      return "answered";
+    });
+    expect(connection.receive(call(3))).toBeUndefined();
+    expect(pending()).toBe(1);
+    expect(lines).toEqual([
+      errorReply(3, -32600, "Invalid request: id 3 is already in use by a request in flight"),
+      expect.objectContaining({
+        id: 3,
+        result: expect.objectContaining({ content: [{ type: "text", text: "answered" }] }),
+      }),
+    ]);
+    expect(connection.pending).toBe(0);
+    connection.receive(JSON.stringify(request(3, "tools/list", stateless())));
+    expect(lines[2]).toMatchObject({ id: 3, result: { tools: [{ name: "sync" }] } });
+  });
+
+  it("a cancellation of it aborts its signal, frees its id at once, and its reply is never sent", () => {
+    const { connection, lines, call } = reentrant((connection, signal) => {
+      connection.receive(JSON.stringify(notification("notifications/cancelled", stateless({ requestId: 4 }))));
+      const aborted = signal.aborted;
+      connection.receive(JSON.stringify(request(4, "tools/list", stateless())));
+      return aborted;
+    });
+    expect(connection.receive(call(4))).toBeUndefined();
+    expect(lines).toEqual([
+      expect.objectContaining({ id: 4, result: expect.objectContaining({ tools: [expect.anything()] }) }),
+    ]);
+    expect(connection.pending).toBe(0);
+  });
+
+  it("closing its connection aborts it", () => {
+    const { connection, lines, call } = reentrant((connection, signal) => {
+      connection.close();
+      return signal.aborted;
+    });
+    connection.receive(call(5));
+    expect(lines).toMatchObject([{ id: 5, result: { content: [{ type: "text", text: "true" }] } }]);
+  });
 });

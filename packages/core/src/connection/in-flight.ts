@@ -2,7 +2,7 @@ import { InputRequired, type InputRound } from "../context/ask.js";
 import type { AuthInfo, RequestContextImpl } from "../context/context.js";
 import { type AskTarget, inputRequired, openRound } from "../context/input-required.js";
 import { describeOperation, runMiddleware } from "../middleware/compose.js";
-import { withoutHint } from "../protocol/cache-hints.js";
+import { type StampedResult, withoutHint } from "../protocol/cache-hints.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { isPromiseLike, type MaybePromise } from "../wire/maybe.js";
@@ -13,8 +13,8 @@ export type Params = Record<string, unknown> | undefined;
 
 /** What a request leaves to reply with when it was cancelled: nothing. */
 export const NO_REPLY: unique symbol = Symbol("no reply");
-/** What a request leaves to reply with: its result, or `NO_REPLY` when it was cancelled. */
-export type Reply = Record<string, unknown> | typeof NO_REPLY;
+/** What a request leaves to reply with: its result (stamped), or `NO_REPLY` when it was cancelled. */
+export type Reply = Record<string, unknown> | StampedResult | typeof NO_REPLY;
 
 /** A request being served, as its continuations need it. */
 interface Served {
@@ -35,7 +35,11 @@ function askTarget(handler: Method, method: string, params: Params, auth: AuthIn
 export class InFlight {
   readonly #core: ServerCore;
   readonly #env: MethodEnv;
+  // Requests whose answer is still to come, by key. One answered before `run` returns never enters it: adding and
+  // deleting the only entry of a Map (which then shrinks) costs more than a synchronous handler's whole call.
   readonly #requests = new Map<string, RequestContextImpl>();
+  // Requests whose handler is running synchronously (innermost last): in flight without a Map entry.
+  readonly #running: RequestContextImpl[] = [];
 
   constructor(core: ServerCore, env: MethodEnv) {
     this.#core = core;
@@ -43,7 +47,9 @@ export class InFlight {
   }
 
   get size(): number {
-    return this.#requests.size;
+    let running = 0;
+    for (const ctx of this.#running) if (!ctx.cancelled) running++;
+    return this.#requests.size + running;
   }
 
   /**
@@ -55,30 +61,55 @@ export class InFlight {
     if (ctx) {
       this.#requests.delete(key);
       ctx.cancel(reason);
+      return;
     }
+    this.#runningAs(key)?.cancel(reason);
   }
 
   abortAll(why: unknown): void {
     for (const ctx of this.#requests.values()) ctx.abort(why);
+    for (const ctx of this.#running) ctx.abort(why);
   }
 
   /** Serve a request from here until answered; `mayAsk`: it may answer input_required. */
   run(handler: Method, method: string, params: Params, ctx: RequestContextImpl, mayAsk: boolean): MaybePromise<Reply> {
-    return this.#invoke({ handler, method, params, ctx, key: this.#register(ctx), mayAsk });
+    const { key } = ctx;
+    this.#refuseTaken(ctx);
+    this.#running.push(ctx);
+    let reply: MaybePromise<Reply>;
+    try {
+      reply = this.#invoke({ handler, method, params, ctx, key, mayAsk });
+    } finally {
+      this.#running.pop();
+    }
+    // Its answer is to come: in flight by its key until then (unless it was cancelled on the way, freeing the id).
+    if (isPromiseLike<Reply>(reply) && !ctx.cancelled) this.#requests.set(key, ctx);
+    return reply;
   }
 
-  // In flight from here until answered: the id is taken, and a cancellation finds the request.
-  #register(ctx: RequestContextImpl): string {
+  // The request running synchronously under `key`, not cancelled (a cancelled one no longer holds its id).
+  #runningAs(key: string): RequestContextImpl | undefined {
+    for (const ctx of this.#running) if (ctx.key === key && !ctx.cancelled) return ctx;
+    return undefined;
+  }
+
+  // An id is taken while a request holds it, answered or not yet.
+  #refuseTaken(ctx: RequestContextImpl): void {
     const { key } = ctx;
-    if (this.#requests.has(key)) {
+    if (this.#requests.has(key) || this.#runningAs(key) !== undefined) {
       const shown = typeof ctx.requestId === "string" ? JSON.stringify(ctx.requestId) : key.slice(1);
       throw new McpError(
         ErrorCode.InvalidRequest,
         `Invalid request: id ${shown} is already in use by a request in flight`,
       );
     }
-    this.#requests.set(key, ctx);
-    return key;
+  }
+
+  // In flight from here until answered: the id is taken, and a cancellation finds the request.
+  #register(ctx: RequestContextImpl): string {
+    this.#refuseTaken(ctx);
+    this.#requests.set(ctx.key, ctx);
+    return ctx.key;
   }
 
   #invoke(served: Served): MaybePromise<Reply> {

@@ -1,3 +1,4 @@
+import { StampedResult } from "../protocol/cache-hints.js";
 import { ErrorCode, errorLine, type JsonRpcErrorObject, type RequestId } from "../wire/json-rpc.js";
 import type { ServerCore } from "./server-core.js";
 
@@ -36,8 +37,13 @@ export class Outlet {
     this.#send(line, route);
   };
 
-  successLine(id: string, result: Record<string, unknown>): string {
+  successLine(id: string, result: Record<string, unknown> | StampedResult): string {
     try {
+      if (result instanceof StampedResult) {
+        const json = JSON.stringify(result.result);
+        const body = json === "{}" ? `{${result.tail.slice(1)}` : `${json.slice(0, -1)}${result.tail}`;
+        return `{"jsonrpc":"2.0","id":${id},"result":${body}}`;
+      }
       return `{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(result)}}`;
     } catch (error) {
       // A result that cannot be serialized (a BigInt, a cycle) is still one reply for its id.

@@ -1,6 +1,6 @@
 import type { LogEntry } from "../context/logger.js";
 import type { Middleware } from "../middleware/compose.js";
-import type { CacheKind } from "../protocol/cache-hints.js";
+import type { CacheKind, StampedResult } from "../protocol/cache-hints.js";
 import type { ProtocolVersion } from "../protocol/versions.js";
 import type { Audience, ChangeKind, Router } from "../registry/router.js";
 import type { MaybePromise } from "../wire/maybe.js";
@@ -28,7 +28,11 @@ export interface ServerCore {
   discoverResult(): Record<string, unknown>;
   initializeResult(version: ProtocolVersion): Record<string, unknown>;
   /** Stamp a 2026-07-28 result: `resultType`, caching hint, server info. */
-  stamp(result: Record<string, unknown>, cache: CacheKind | undefined, perCaller?: boolean): Record<string, unknown>;
+  stamp(
+    result: Record<string, unknown>,
+    cache: CacheKind | undefined,
+    perCaller?: boolean,
+  ): Record<string, unknown> | StampedResult;
   /** One page of a list, with `nextCursor` when more follow. */
   page(key: string, items: unknown[], cursor: string | undefined): MaybePromise<Record<string, unknown>>;
   log(entry: LogEntry): void;

@@ -69,15 +69,14 @@ export function describeOperation(
   return operation;
 }
 
-function checked(result: MaybePromise<Record<string, unknown>>): MaybePromise<Record<string, unknown>> {
-  return andThen(result, (value) => {
-    if (!isPlainObject(value)) {
-      throw new TypeError(
-        `a middleware returned ${value === null ? "null" : typeof value}, not a result: return next() (or a result of its own)`,
-      );
-    }
-    return value;
-  });
+// What a middleware answered, checked to be a result (a function made once, not per call).
+function isResult(value: Record<string, unknown>): Record<string, unknown> {
+  if (!isPlainObject(value)) {
+    throw new TypeError(
+      `a middleware returned ${value === null ? "null" : typeof value}, not a result: return next() (or a result of its own)`,
+    );
+  }
+  return value;
 }
 
 /** Run `last` inside the middleware, first registered outermost. Each `next` runs what is inside once. */
@@ -86,19 +85,25 @@ export function runMiddleware(
   operation: Operation,
   last: () => MaybePromise<Record<string, unknown>>,
 ): MaybePromise<Record<string, unknown>> {
-  const at = (index: number): MaybePromise<Record<string, unknown>> => {
-    const current = middleware[index];
-    if (current === undefined) return last();
-    let called = false;
-    return checked(
-      current(operation, () => {
-        if (called) throw new Error("a middleware called next() twice: the operation runs once");
-        called = true;
-        return at(index + 1);
-      }),
-    );
+  return runFrom(middleware, 0, operation, last);
+}
+
+// The middleware from `index` in, then `last`: one closure per level, the `next` that level is given.
+function runFrom(
+  middleware: readonly Middleware[],
+  index: number,
+  operation: Operation,
+  last: () => MaybePromise<Record<string, unknown>>,
+): MaybePromise<Record<string, unknown>> {
+  const current = middleware[index];
+  if (current === undefined) return last();
+  let called = false;
+  const next = () => {
+    if (called) throw new Error("a middleware called next() twice: the operation runs once");
+    called = true;
+    return runFrom(middleware, index + 1, operation, last);
   };
-  return at(0);
+  return andThen(current(operation, next), isResult);
 }
 
 /** Run `serve` inside a definition's own middleware (its `use`), which sees the operation by `params`. */

@@ -86,6 +86,32 @@ export function withoutHint(result: Record<string, unknown>): Record<string, unk
 }
 
 /**
+ * True when stamping `result` with no `fallback` only adds `resultType` "complete" and the server's `_meta` after its
+ * own keys: it has no hint of its own, no `resultType` or `_meta` key (whose place a stamp keeps) and no `toJSON`.
+ * Such a result's stamp can be text appended to its JSON, made once (`StampedResult`).
+ */
+export function stampsAsComplete(result: Record<string, unknown>, fallback: CacheHint | undefined): boolean {
+  return (
+    fallback === undefined &&
+    !(CACHE_HINT in result) &&
+    !("resultType" in result) &&
+    !("_meta" in result) &&
+    !("toJSON" in result)
+  );
+}
+
+/**
+ * A 2026-07-28 result whose stamp is text made once: `tail` closes the result's JSON object (`,"resultType":…}`), so
+ * neither a stamped copy of the result nor the server's `_meta` is serialized per call.
+ */
+export class StampedResult {
+  constructor(
+    readonly result: Record<string, unknown>,
+    readonly tail: string,
+  ) {}
+}
+
+/**
  * A 2026-07-28 result with its hint on the wire: `resultType` "complete" unless it says otherwise and, when complete
  * and of a cached kind (`fallback` given), `ttlMs` and `cacheScope` from its own hint, else `fallback`; private
  * whatever either says when what it shows depends on the caller. Never on `input_required`.

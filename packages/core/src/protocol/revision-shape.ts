@@ -27,8 +27,12 @@ function linkAsText(block: ContentBlock): ContentBlock {
 }
 
 // structuredContent is an object before 2026-07-28 and absent before 2025-06-18; its JSON text stays either way.
-export function shapeToolResult(result: CallToolResult, features: RevisionFeatures): CallToolResult {
-  if (result.isError === undefined) result = { ...result, isError: false };
+// `owned`: `result` was made for this call, so it may be completed in place rather than copied.
+export function shapeToolResult(result: CallToolResult, features: RevisionFeatures, owned = false): CallToolResult {
+  if (result.isError === undefined) {
+    if (owned) result.isError = false;
+    else result = { ...result, isError: false };
+  }
   if (!features.titlesAndStructuredOutput && result.content.some((block) => block.type === "resource_link")) {
     result = { ...result, content: result.content.map(linkAsText) };
   }

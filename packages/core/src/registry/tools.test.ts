@@ -53,6 +53,18 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("a tool's return value (%s)
     expect(await call("null")).toEqual({ content: [], isError: false });
   });
 
+  it("a whole result the handler keeps and returns again is sent completed (isError: false) but never changed", async () => {
+    const kept = { content: [text("kept")] };
+    const s = newServer();
+    s.tool({ name: "kept", description: "returns the same result object", handler: () => kept });
+    const client = await createTestClient(s, { protocolVersion });
+    for (let i = 0; i < 2; i++) {
+      const { content, isError } = await client.callTool("kept");
+      expect({ content, isError }).toEqual({ content: [text("kept")], isError: false });
+    }
+    expect(kept).toEqual({ content: [text("kept")] });
+  });
+
   it("undefined is an empty result, and the server's logger hears of it once per tool, however many calls", async () => {
     const entries: LogEntry[] = [];
     const client = await createTestClient(server(entries), { protocolVersion });
@@ -222,6 +234,18 @@ describe("tool handler returns", () => {
       expect(reports[0]?.where).toMatchObject({ method: "tools/call", tool: name });
     });
   }
+
+  it("what the handler returned failing to become a result (a BigInt in it) is an isError result, sync or async", async () => {
+    const s = newServer();
+    s.tool({ name: "big", description: "d", handler: () => ({ n: 1n }) });
+    s.tool({ name: "big_later", description: "d", handler: async () => ({ n: 1n }) });
+    const client = await createTestClient(s, { protocolVersion: "2025-11-25" });
+    for (const name of ["big", "big_later"]) {
+      const result = await client.callTool(name);
+      expect(result.isError, name).toBe(true);
+      expect(result.content[0], name).toMatchObject({ type: "text", text: expect.stringContaining("BigInt") });
+    }
+  });
 
   it("a thrown McpError is a JSON-RPC error with its code, message and data", async () => {
     reports.length = 0;

@@ -9,7 +9,7 @@ import { shapeToolResult } from "../protocol/revision-shape.js";
 import { type CompiledSchema, describeIssues } from "../schema/schema-adapter.js";
 import { isMcpError, McpError, messageOf } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
-import { andThen, attempt, type MaybePromise } from "../wire/maybe.js";
+import { andThen, isPromiseLike, type MaybePromise } from "../wire/maybe.js";
 import type { CallToolResult, Tool } from "../wire/types.js";
 import type { CompiledTool } from "./compile.js";
 import type { ToolDefinition } from "./definitions.js";
@@ -60,7 +60,8 @@ export function callTool(
 }
 
 // Run a tool the caller may use on the arguments it sent: checked against its input (a mismatch is an `isError`
-// result or -32602, as the revision has it), then its handler.
+// result or -32602, as the revision has it), then its handler. Closures only where something is awaited: a
+// synchronous validator and handler answer without one.
 function runTool(
   tool: CompiledTool,
   args: Record<string, unknown> | undefined,
@@ -71,15 +72,31 @@ function runTool(
   const features = featuresOf(ctx.protocolVersion);
   // A tool that takes no arguments sees none, whatever was sent (as unknown keys are dropped for those that do).
   if (!tool.input) return runHandler(tool, {}, ctx, features, report);
-  return andThen(tool.input.validate(args ?? {}), (checked) => {
-    if (checked.ok) return runHandler(tool, checked.value, ctx, features, report);
-    const message = `Invalid arguments for tool "${shown}":\n${describeIssues(checked.issues)}`;
-    if (features.validationErrorsAsResults) return errorResult(message);
-    throw new McpError(ErrorCode.InvalidParams, message, { issues: checked.issues });
-  });
+  const checked = tool.input.validate(args ?? {});
+  if (isPromiseLike<Validated>(checked)) {
+    return Promise.resolve(checked).then((settled) => runValidated(tool, settled, ctx, shown, features, report));
+  }
+  return runValidated(tool, checked, ctx, shown, features, report);
 }
 
-// The handler on checked arguments: what it throws becomes a result the model reads, and is reported.
+type Validated = Awaited<ReturnType<CompiledSchema["validate"]>>;
+
+function runValidated(
+  tool: CompiledTool,
+  checked: Validated,
+  ctx: RequestContext,
+  shown: string,
+  features: RevisionFeatures,
+  report: (entry: LogEntry) => void,
+): MaybePromise<CallToolResult> {
+  if (checked.ok) return runHandler(tool, checked.value, ctx, features, report);
+  const message = `Invalid arguments for tool "${shown}":\n${describeIssues(checked.issues)}`;
+  if (features.validationErrorsAsResults) return errorResult(message);
+  throw new McpError(ErrorCode.InvalidParams, message, { issues: checked.issues });
+}
+
+// The handler on checked arguments: what it throws (or rejects with, or its result's shaping throws) becomes a
+// result the model reads, and is reported.
 function runHandler(
   tool: CompiledTool,
   value: unknown,
@@ -87,33 +104,59 @@ function runHandler(
   features: RevisionFeatures,
   report: (entry: LogEntry) => void,
 ): MaybePromise<CallToolResult> {
+  let result: MaybePromise<CallToolResult>;
+  try {
+    const raw = tool.definition.handler(value as never, ctx);
+    result = isPromiseLike(raw)
+      ? Promise.resolve(raw).then((settled) => handled(tool, settled, ctx, features, report))
+      : handled(tool, raw, ctx, features, report);
+  } catch (error) {
+    return failed(tool, error, ctx, report);
+  }
+  if (!isPromiseLike<CallToolResult>(result)) return result;
+  return Promise.resolve(result).then(undefined, (error: unknown) => failed(tool, error, ctx, report));
+}
+
+// What the handler returned, as the result: checked against the output schema, shaped for the revision.
+function handled(
+  tool: CompiledTool,
+  raw: unknown,
+  ctx: RequestContext,
+  features: RevisionFeatures,
+  report: (entry: LogEntry) => void,
+): MaybePromise<CallToolResult> {
+  if (tool.output) return checkOutput(tool.output, tool.wire.name, raw, features);
+  if (raw === undefined) warnUndefined(tool, ctx, report);
+  const result = toCallToolResult(raw);
+  // A result made here rather than the handler's own object: completed in place, not copied.
+  return shapeToolResult(result, features, result !== raw);
+}
+
+// What the handler threw: a protocol error or a question for the client goes on as itself; anything else is the
+// tool's failure, an isError result.
+function failed(
+  tool: CompiledTool,
+  error: unknown,
+  ctx: RequestContext,
+  report: (entry: LogEntry) => void,
+): CallToolResult {
   const { name } = tool.wire;
-  return attempt(
-    () =>
-      andThen(tool.definition.handler(value as never, ctx), (raw) => {
-        if (tool.output) return checkOutput(tool.output, name, raw, features);
-        if (raw === undefined) warnUndefined(tool, ctx, report);
-        return shapeToolResult(toCallToolResult(raw), features);
-      }),
-    (error) => {
-      // A protocol error is the call's own, but for an answer that does not fit its form: the tool's failure.
-      if ((isMcpError(error) && !(error instanceof UnfitAnswer)) || error instanceof InputRequired) throw error;
-      // A tool reporting failure with a plain Error is expected: the model reads it; not an incident. A TypeError
-      // and the like are more likely bugs: a warning.
-      const expected = error instanceof Error && (error.constructor === Error || isMcpError(error));
-      // A handler stopped by a cancellation (its AbortError, an abandoned question) did what it was asked to.
-      const stopped = ctx.signal.aborted;
-      report({
-        level: stopped ? "debug" : expected ? "info" : "warning",
-        message: `tool ${name} (id ${JSON.stringify(ctx.requestId)}) failed: ${error instanceof Error ? String(error) : messageOf(error)}`,
-        error,
-        method: "tools/call",
-        requestId: ctx.requestId,
-        tool: name,
-      });
-      return errorResult(messageOf(error));
-    },
-  );
+  // A protocol error is the call's own, but for an answer that does not fit its form: the tool's failure.
+  if ((isMcpError(error) && !(error instanceof UnfitAnswer)) || error instanceof InputRequired) throw error;
+  // A tool reporting failure with a plain Error is expected: the model reads it; not an incident. A TypeError
+  // and the like are more likely bugs: a warning.
+  const expected = error instanceof Error && (error.constructor === Error || isMcpError(error));
+  // A handler stopped by a cancellation (its AbortError, an abandoned question) did what it was asked to.
+  const stopped = ctx.signal.aborted;
+  report({
+    level: stopped ? "debug" : expected ? "info" : "warning",
+    message: `tool ${name} (id ${JSON.stringify(ctx.requestId)}) failed: ${error instanceof Error ? String(error) : messageOf(error)}`,
+    error,
+    method: "tools/call",
+    requestId: ctx.requestId,
+    tool: name,
+  });
+  return errorResult(messageOf(error));
 }
 
 const WARNED_UNDEFINED = new WeakSet<CompiledTool>();

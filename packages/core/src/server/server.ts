@@ -3,7 +3,13 @@ import { Connection } from "../connection/connection.js";
 import type { ConnectionListener, ServerCore } from "../connection/server-core.js";
 import type { ErrorReport, LogEntry, Logger } from "../context/logger.js";
 import type { Middleware } from "../middleware/compose.js";
-import { type CacheHint, type CacheKind, stampCacheHint } from "../protocol/cache-hints.js";
+import {
+  type CacheHint,
+  type CacheKind,
+  StampedResult,
+  stampCacheHint,
+  stampsAsComplete,
+} from "../protocol/cache-hints.js";
 import { featuresOf } from "../protocol/revision.js";
 import { HANDSHAKE_VERSIONS, MetaKey, type ProtocolVersion, STATELESS_VERSIONS } from "../protocol/versions.js";
 import type {
@@ -35,6 +41,8 @@ class ServerImpl implements Server, ServerCore {
   readonly #pageSize: number;
   readonly #serverInfo = new Map<ProtocolVersion, Implementation>();
   readonly #metaServerInfo: Record<string, unknown>;
+  // What closes a 2026-07-28 result stamped only "complete": its resultType and this server's _meta, as JSON.
+  #completeTail: string | undefined;
   readonly #listChanges = new ListChanges();
   readonly #parents = new Set<ServerImpl>();
   readonly #middleware: Middleware[] = [];
@@ -183,8 +191,18 @@ class ServerImpl implements Server, ServerCore {
     return result;
   }
 
-  stamp(result: Record<string, unknown>, cache: CacheKind | undefined, perCaller = false): Record<string, unknown> {
-    const out = stampCacheHint(result, cache === undefined ? undefined : this.#cache[cache], perCaller);
+  stamp(
+    result: Record<string, unknown>,
+    cache: CacheKind | undefined,
+    perCaller = false,
+  ): Record<string, unknown> | StampedResult {
+    const fallback = cache === undefined ? undefined : this.#cache[cache];
+    if (stampsAsComplete(result, fallback)) {
+      // Made on first use, as serverInfo(version) is: the info as it was then.
+      this.#completeTail ??= `,"resultType":"complete","_meta":${JSON.stringify(this.#metaServerInfo)}}`;
+      return new StampedResult(result, this.#completeTail);
+    }
+    const out = stampCacheHint(result, fallback, perCaller);
     out._meta = isPlainObject(out._meta) ? { ...out._meta, ...this.#metaServerInfo } : this.#metaServerInfo;
     return out;
   }
