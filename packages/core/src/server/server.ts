@@ -31,7 +31,6 @@ class ServerImpl implements Server, ServerCore {
   readonly requestStateTtlMs: number;
   readonly clientRequestTimeoutMs: number;
   readonly #instructions: string | undefined;
-  readonly #cache: Readonly<Record<CacheKind, CacheHint>>;
   readonly #pageSize: number;
   readonly #serverInfo = new Map<ProtocolVersion, Implementation>();
   readonly #metaServerInfo: Record<string, unknown>;
@@ -45,7 +44,6 @@ class ServerImpl implements Server, ServerCore {
     const settings = settingsOf(options);
     this.info = settings.info;
     this.#instructions = settings.instructions;
-    this.#cache = settings.cache;
     this.#pageSize = settings.pageSize;
     this.requestStateTtlMs = settings.requestStateTtlMs;
     this.clientRequestTimeoutMs = settings.clientRequestTimeoutMs;
@@ -53,7 +51,7 @@ class ServerImpl implements Server, ServerCore {
     this.#onError = options.onError;
     this.#logger = options.logger;
     this.#metaServerInfo = { [MetaKey.serverInfo]: this.info };
-    this.router = new Router(this.log.bind(this), (kind, audience) => this.#changed(kind, audience));
+    this.router = new Router(this.log.bind(this), (kind, audience) => this.#changed(kind, audience), settings.cache);
     if (options.use) this.use(...options.use);
     for (const [prefix, module] of Object.entries(options.mount ?? {})) this.mount(prefix, module);
   }
@@ -183,8 +181,17 @@ class ServerImpl implements Server, ServerCore {
     return result;
   }
 
-  stamp(result: Record<string, unknown>, cache: CacheKind | undefined, perCaller = false): Record<string, unknown> {
-    const out = stampCacheHint(result, cache === undefined ? undefined : this.#cache[cache], perCaller);
+  stamp(
+    result: Record<string, unknown>,
+    cache: CacheKind | undefined,
+    perCaller = false,
+    fallback?: CacheHint,
+  ): Record<string, unknown> {
+    const out = stampCacheHint(
+      result,
+      cache === undefined ? undefined : (fallback ?? this.router.cache[cache]),
+      perCaller,
+    );
     out._meta = isPlainObject(out._meta) ? { ...out._meta, ...this.#metaServerInfo } : this.#metaServerInfo;
     return out;
   }
