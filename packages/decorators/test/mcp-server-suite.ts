@@ -1,7 +1,7 @@
 // The base class (mcp-server.ts): one server per instance, identity from fields or super().
 // Run in both decorator dialects (see dialect-suite.ts).
 import { createTestClient } from "@toolsmith/core/testing";
-import { McpServer, tool } from "@toolsmith/decorators";
+import { McpServer, resource, tool } from "@toolsmith/decorators";
 import { describe, expect, it } from "vitest";
 import { Notes, texts } from "./decorators-suite.js";
 import { DIALECT } from "./dialect-suite.js";
@@ -31,5 +31,41 @@ describe(`decorators (${DIALECT})`, () => {
       serverInfo: { name: "from-options", version: "9.9.9" },
       instructions: "hi",
     });
+  });
+
+  it("a module class's super({ cache }) goes with it into super({ mount }): mounted, nothing it serves is cached wider", async () => {
+    class Inbox extends McpServer {
+      constructor() {
+        super({ cache: { read: { ttlMs: 0, cacheScope: "private" }, list: { ttlMs: 5_000, cacheScope: "private" } } });
+      }
+      @resource("inbox://mine")
+      mine() {
+        return "my mail";
+      }
+      @tool({ description: "Count mail" })
+      count() {
+        return 1;
+      }
+    }
+    class Desk extends McpServer {
+      constructor() {
+        const minute = { ttlMs: 60_000, cacheScope: "public" } as const;
+        super({ cache: { read: minute, list: minute }, mount: { inbox: new Inbox() } });
+      }
+      @resource("desk://about")
+      about() {
+        return "a desk";
+      }
+    }
+    const client = await createTestClient(new Desk());
+    expect(await client.request("resources/read", { uri: "inbox://mine" })).toMatchObject({
+      ttlMs: 0,
+      cacheScope: "private",
+    });
+    expect(await client.request("resources/read", { uri: "desk://about" })).toMatchObject({
+      ttlMs: 60_000,
+      cacheScope: "public",
+    });
+    expect(await client.request("tools/list")).toMatchObject({ ttlMs: 5_000, cacheScope: "private" });
   });
 });

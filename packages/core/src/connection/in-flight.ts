@@ -156,7 +156,10 @@ export class InFlight {
     this.#done(served);
     if (ctx.cancelled) return NO_REPLY;
     if (!ctx.revision.resultType) return withoutHint(result);
-    return this.#core.stamp(result, served.handler.cache, this.#perCaller(served.handler));
+    const { handler } = served;
+    // Where a mounted module has a part in it, a hint narrower than the server's: a read's on ctx, a list's method's.
+    const fallback = ctx.cacheHint ?? handler.fallbackCache?.(this.#core);
+    return this.#core.stamp(result, handler.cache, this.#perCaller(handler), fallback);
   }
 
   #failed(error: unknown, served: Served): MaybePromise<Reply> {

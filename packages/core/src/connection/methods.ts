@@ -48,6 +48,8 @@ export interface Method {
   /** The capability that must be advertised for the method to exist. */
   readonly capability?: keyof ServerCapabilities;
   readonly cache?: CacheKind;
+  /** The hint its result carries unless its own says otherwise, where not simply the server's `cache` of its kind. */
+  readonly fallbackCache?: (core: ServerCore) => CacheHint;
   /** 2026-07-28: this method may answer `input_required`; the name/URI and arguments a retry must repeat. */
   readonly asks?: (params: Record<string, unknown> | undefined) => { target: string; args: unknown };
   /** Middleware runs around this method, seeing it as this kind of operation. */
@@ -73,7 +75,10 @@ function asksByName(inbound: Inbound<{ name: string; arguments?: unknown }>): No
   };
 }
 
-/** A list method: one array under `key`, a page at a time when the server pages; `cache`: its own hint, if any. */
+/**
+ * A list method: one array under `key`, a page at a time when the server pages; `cache`: its own hint, if any, else
+ * the server's list hint narrowed by its modules'.
+ */
 function list(
   capability: "tools" | "resources" | "prompts",
   key: string,
@@ -83,6 +88,7 @@ function list(
   return {
     capability,
     cache: "list",
+    fallbackCache: (core) => core.router.listCache(capability),
     operation: "list",
     run(env, params, ctx) {
       const { cursor } = parse(PaginatedParams, params);

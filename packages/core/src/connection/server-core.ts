@@ -1,6 +1,6 @@
 import type { LogEntry } from "../context/logger.js";
 import type { Middleware } from "../middleware/compose.js";
-import type { CacheKind, StampedResult } from "../protocol/cache-hints.js";
+import type { CacheHint, CacheKind, StampedResult } from "../protocol/cache-hints.js";
 import type { ProtocolVersion } from "../protocol/versions.js";
 import type { Audience, ChangeKind, Router } from "../registry/router.js";
 import type { MaybePromise } from "../wire/maybe.js";
@@ -27,11 +27,15 @@ export interface ServerCore {
   serverInfo(version: ProtocolVersion): Implementation;
   discoverResult(): Record<string, unknown>;
   initializeResult(version: ProtocolVersion): Record<string, unknown>;
-  /** Stamp a 2026-07-28 result: `resultType`, caching hint, server info. */
+  /**
+   * Stamp a 2026-07-28 result: `resultType`, caching hint (its own, else `fallback`, else the server's of kind
+   * `cache`), server info; a result needing only `resultType` and server info comes back as a `StampedResult`.
+   */
   stamp(
     result: Record<string, unknown>,
     cache: CacheKind | undefined,
     perCaller?: boolean,
+    fallback?: CacheHint,
   ): Record<string, unknown> | StampedResult;
   /** One page of a list, with `nextCursor` when more follow. */
   page(key: string, items: unknown[], cursor: string | undefined): MaybePromise<Record<string, unknown>>;

@@ -1,3 +1,4 @@
+import type { CacheHint } from "../protocol/cache-hints.js";
 import { isLogLevel, type LogLevel, levelPasses } from "../protocol/log-levels.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
 import { MetaKey, type ProtocolVersion } from "../protocol/versions.js";
@@ -130,6 +131,8 @@ export class RequestContextImpl implements RequestContext {
   readonly tag: unknown;
   /** The default `logger` of this request's log messages: the name of the tool, resource or prompt it serves. */
   logger: string | undefined;
+  /** 2026-07-28: the caching hint of this request's result, unless its own says otherwise, when not the server's. */
+  cacheHint: CacheHint | undefined;
   readonly checkTool: ((tool: Tool) => void) | undefined;
   readonly #port: ContextPort;
   #extra: Record<string, unknown> | undefined;
@@ -269,6 +272,11 @@ export class RequestContextImpl implements RequestContext {
 /** Name a request's log messages after what serves it, unless something already has. */
 export function nameLogger(ctx: RequestContext, name: string): void {
   if (ctx instanceof RequestContextImpl) ctx.logger ??= name;
+}
+
+/** What a mounted module serves carries `hint` unless its own says otherwise (see RequestContextImpl.cacheHint). */
+export function setCacheHint(ctx: RequestContext, hint: CacheHint): void {
+  if (ctx instanceof RequestContextImpl) ctx.cacheHint = hint;
 }
 
 /**

@@ -75,19 +75,27 @@ describe("2026-07-28 caching defaults", () => {
     expect(await (await createTestClient(app)).request("resources/list")).toMatchObject(NOT_REUSED);
   });
 
-  it("a mounted module's createServer({ cache }) stays behind; its resources' own cache goes with them", async () => {
+  it("a mounted module's createServer({ cache }) goes with it: a parent's public reads do not widen its private ones", async () => {
     const module = createServer({ name: "m", version: "1", cache: { read: NOT_REUSED as CacheHint } });
     module.resource({ uri: "m://default", handler: () => "d" });
-    module.resource({ uri: "m://own", cache: NOT_REUSED as CacheHint, handler: () => "o" });
+    module.resource({ uriTemplate: "m://items/{id}", handler: ({ id }) => String(id) });
+    module.resource({ uri: "m://own", cache: { ttlMs: 5_000, cacheScope: "public" }, handler: () => "o" });
     const app = createServer({
       name: "app",
       version: "1",
       cache: { read: PUBLIC_MINUTE as CacheHint },
       mount: { m: module },
     });
+    app.resource({ uri: "app://about", handler: () => "about" });
     const client = await createTestClient(app);
-    expect(await client.request("resources/read", { uri: "m://default" })).toMatchObject(PUBLIC_MINUTE);
-    expect(await client.request("resources/read", { uri: "m://own" })).toMatchObject(NOT_REUSED);
+    expect(await client.request("resources/read", { uri: "m://default" })).toMatchObject(NOT_REUSED);
+    expect(await client.request("resources/read", { uri: "m://items/1" })).toMatchObject(NOT_REUSED);
+    // A resource's own cache is its author's word for it, the most specific: as it is, wherever it is served.
+    expect(await client.request("resources/read", { uri: "m://own" })).toMatchObject({
+      ttlMs: 5_000,
+      cacheScope: "public",
+    });
+    expect(await client.request("resources/read", { uri: "app://about" })).toMatchObject(PUBLIC_MINUTE);
   });
 
   it("a guard keeps the computed list private whatever listCache says", async () => {

@@ -28,13 +28,17 @@ const DEFAULT_CACHE: Readonly<Record<CacheKind, CacheHint>> = {
 /** What `resources/list` says while a template's `list` computes part of it per request, unless the template says otherwise. */
 export const COMPUTED_LIST_CACHE: CacheHint = { ttlMs: 0, cacheScope: "private" };
 
-/** Of two hints, one a client may follow for both: the shorter lifetime, the narrower scope. */
+/**
+ * Of two hints, one a client may follow for both: the shorter lifetime, the narrower scope. One of the two itself
+ * when it is already both (so combining the same hints again and again makes nothing new).
+ */
 export function narrower(a: CacheHint | undefined, b: CacheHint): CacheHint {
   if (!a) return b;
-  return {
-    ttlMs: Math.min(a.ttlMs, b.ttlMs),
-    cacheScope: a.cacheScope === "private" || b.cacheScope === "private" ? "private" : "public",
-  };
+  const ttlMs = Math.min(a.ttlMs, b.ttlMs);
+  const cacheScope = a.cacheScope === "private" || b.cacheScope === "private" ? "private" : "public";
+  if (a.ttlMs === ttlMs && a.cacheScope === cacheScope) return a;
+  if (b.ttlMs === ttlMs && b.cacheScope === cacheScope) return b;
+  return Object.freeze({ ttlMs, cacheScope });
 }
 
 const HINT_FIELDS = new Set(["ttlMs", "cacheScope"]);

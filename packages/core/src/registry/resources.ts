@@ -1,7 +1,7 @@
-import { nameLogger, type RequestContext, withLogger } from "../context/context.js";
+import { nameLogger, type RequestContext, setCacheHint, withLogger } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import { type Middleware, runOwn } from "../middleware/compose.js";
-import { CACHE_HINT, type CacheHint, COMPUTED_LIST_CACHE, narrower } from "../protocol/cache-hints.js";
+import { CACHE_HINT, type CacheHint, type CacheKind, COMPUTED_LIST_CACHE, narrower } from "../protocol/cache-hints.js";
 import { toReadResourceResult } from "../protocol/results.js";
 import { featuresOf } from "../protocol/revision.js";
 import { shape } from "../protocol/revision-shape.js";
@@ -9,7 +9,7 @@ import { describeIssues } from "../schema/schema-adapter.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { andThen, isPromiseLike, type MaybePromise } from "../wire/maybe.js";
-import type { ReadResourceResult, Resource } from "../wire/types.js";
+import type { ReadResourceResult, Resource, ServerCapabilities } from "../wire/types.js";
 import type { CompiledResource, CompiledTemplate } from "./compile.js";
 import type { ResourceTemplateDefinition, StaticResourceDefinition } from "./definitions.js";
 import { allows } from "./guards.js";
@@ -18,14 +18,19 @@ import type { Table } from "./table.js";
 
 /**
  * What `resources/read` and `resources/list` need of a router: its resources and templates, where it reports, its
- * modules (routers alike), and each module's whole resource list.
+ * modules (routers alike), each module's whole resource list, and the caching hints of each.
  */
 export interface ResourceRouter extends ModuleRouter {
   readonly resources: Table<StaticResourceDefinition, CompiledResource>;
   readonly templates: Table<ResourceTemplateDefinition, CompiledTemplate>;
   readonly modules: Modules<ResourceRouter>;
   readonly report: (entry: LogEntry) => void;
+  /** Its server's own hints (`createServer({ cache })` over the defaults). */
+  readonly cache: Readonly<Record<CacheKind, CacheHint>>;
   listResources(ctx: RequestContext, params: Params): MaybePromise<Resource[]>;
+  capabilities(): ServerCapabilities;
+  listCache(kind: "resources"): CacheHint;
+  resourcesListCache(): CacheHint | undefined;
 }
 
 /** A read result, and under `CACHE_HINT` the caching hint its resource asked for. */
@@ -49,12 +54,14 @@ export function canRead(router: ResourceRouter, uri: string, ctx: RequestContext
 }
 
 // Who serves `uri` for this caller: a static resource, a template here, or one of a mounted module's (inside its
-// middleware). A URI names no module, so only one that serves it to this caller is asked.
+// middleware). A URI names no module, so only one that serves it to this caller is asked. `above`: in a module, the
+// narrowest read hint of the servers it is mounted through, the one serving the request included.
 function resolve(
   router: ResourceRouter,
   uri: string,
   ctx: RequestContext,
   params: Params,
+  above?: CacheHint,
 ): (() => MaybePromise<ReadOutcome>) | undefined {
   const notFound = (): never => {
     throw new McpError(featuresOf(ctx.protocolVersion).resourceNotFound, `Resource not found: ${uri}`, { uri });
@@ -98,8 +105,15 @@ function resolve(
     );
   }
   for (const mount of router.modules.list) {
-    const read = resolve(mount.router, uri, ctx, params);
-    if (read) return () => runOwn(mount.middleware(), "resources/read", "read", params, ctx, read);
+    // Read in a module, no wider than its server's own hint nor any above it says (a resource's own `cache` aside).
+    const hint = narrower(above ?? router.cache.read, mount.router.cache.read);
+    const read = resolve(mount.router, uri, ctx, params, hint);
+    if (read) {
+      return () => {
+        setCacheHint(ctx, hint);
+        return runOwn(mount.middleware(), "resources/read", "read", params, ctx, read);
+      };
+    }
   }
   return undefined;
 }
@@ -135,16 +149,22 @@ export function listResources(
 
 /**
  * The caching hint of `resources/list` when a template's `list` computes part of it per request (each such
- * template's `listCache`, else 0 ms private; the narrowest wins, mounted modules included); undefined when static.
+ * template's `listCache`, else 0 ms private; the narrowest wins), narrowed by each module's whole resource list's
+ * hint (what it would carry alone); undefined when nothing in the tree computes (then `listCache` says it).
  */
 export function resourcesListCache(router: ResourceRouter): CacheHint | undefined {
-  let hint: CacheHint | undefined;
+  let own: CacheHint | undefined;
   for (const { definition, listCache } of router.templates.enabled()) {
-    if (definition.list) hint = narrower(hint, listCache ?? COMPUTED_LIST_CACHE);
+    if (definition.list) own = narrower(own, listCache ?? COMPUTED_LIST_CACHE);
   }
+  let computed = own !== undefined;
+  let modules: CacheHint | undefined;
   for (const { router: module } of router.modules.list) {
-    const theirs = resourcesListCache(module);
-    if (theirs) hint = narrower(hint, theirs);
+    const theirs = module.resourcesListCache();
+    if (theirs) computed = true;
+    else if (!module.capabilities().resources) continue;
+    modules = narrower(modules, theirs ?? module.listCache("resources"));
   }
-  return hint;
+  if (!computed) return undefined;
+  return modules ? narrower(own ?? router.cache.list, modules) : own;
 }

@@ -1,7 +1,7 @@
 import type { RequestContext } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import type { Middleware } from "../middleware/compose.js";
-import type { CacheHint } from "../protocol/cache-hints.js";
+import { type CacheHint, type CacheKind, narrower, serverCacheHints } from "../protocol/cache-hints.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import type {
   CallToolResult,
@@ -66,16 +66,23 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
   readonly modules = new Modules<Router>((kind) => this.#table(kind));
   /** Where what goes wrong while serving is told (the server's log). */
   readonly report: (entry: LogEntry) => void;
+  /** Its server's own caching hints (`createServer({ cache })` over the defaults). */
+  readonly cache: Readonly<Record<CacheKind, CacheHint>>;
   readonly #views = new Views();
   #capabilities: ServerCapabilities | undefined;
+  // The hints derived from the modules' (built on first use, forgotten on any change here or in a module).
+  readonly #listCache = new Map<ChangeKind, CacheHint>();
+  #resourcesListCache: { hint: CacheHint | undefined } | undefined;
   readonly #onChange: (kind: ChangeKind, audience: Audience) => void;
 
   constructor(
     report: (entry: LogEntry) => void = () => {},
     onChange: (kind: ChangeKind, audience: Audience) => void = () => {},
+    cache: Readonly<Record<CacheKind, CacheHint>> = serverCacheHints(undefined),
   ) {
     this.report = report;
     this.#onChange = onChange;
+    this.cache = cache;
     const changed = (kind: ChangeKind, audience: Audience) => this.#changed(kind, audience);
     // Every kind's table alike: a change clears what was derived, and a new key must suit the mounted modules.
     const table = <D, C extends { definition: unknown; wire: object }>(kind: RegisteredKind, compile: (d: D) => C) =>
@@ -89,6 +96,8 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
   #changed(kind: ChangeKind, audience: Audience): void {
     this.#views.clear();
     this.#capabilities = undefined;
+    this.#listCache.clear();
+    this.#resourcesListCache = undefined;
     this.#onChange(kind, audience);
   }
 
@@ -179,9 +188,26 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
     return listResources(this, fixed, ctx, params);
   }
 
+  /**
+   * The caching hint of `kind`'s lists: this server's own `list` hint, no wider than that of any module (at any
+   * depth) with items of that kind, so what a module lists is never cached wider than it says.
+   */
+  listCache(kind: ChangeKind): CacheHint {
+    let hint = this.#listCache.get(kind);
+    if (hint === undefined) {
+      hint = this.cache.list;
+      for (const { router } of this.modules.list) {
+        if (router.capabilities()[kind]) hint = narrower(hint, router.listCache(kind));
+      }
+      this.#listCache.set(kind, hint);
+    }
+    return hint;
+  }
+
   /** The caching hint of a `resources/list` that templates compute per request; undefined when static. */
   resourcesListCache(): CacheHint | undefined {
-    return resourcesListCache(this);
+    this.#resourcesListCache ??= { hint: resourcesListCache(this) };
+    return this.#resourcesListCache.hint;
   }
 
   /**

@@ -37,7 +37,6 @@ class ServerImpl implements Server, ServerCore {
   readonly requestStateTtlMs: number;
   readonly clientRequestTimeoutMs: number;
   readonly #instructions: string | undefined;
-  readonly #cache: Readonly<Record<CacheKind, CacheHint>>;
   readonly #pageSize: number;
   readonly #serverInfo = new Map<ProtocolVersion, Implementation>();
   readonly #metaServerInfo: Record<string, unknown>;
@@ -53,7 +52,6 @@ class ServerImpl implements Server, ServerCore {
     const settings = settingsOf(options);
     this.info = settings.info;
     this.#instructions = settings.instructions;
-    this.#cache = settings.cache;
     this.#pageSize = settings.pageSize;
     this.requestStateTtlMs = settings.requestStateTtlMs;
     this.clientRequestTimeoutMs = settings.clientRequestTimeoutMs;
@@ -61,7 +59,7 @@ class ServerImpl implements Server, ServerCore {
     this.#onError = options.onError;
     this.#logger = options.logger;
     this.#metaServerInfo = { [MetaKey.serverInfo]: this.info };
-    this.router = new Router(this.log.bind(this), (kind, audience) => this.#changed(kind, audience));
+    this.router = new Router(this.log.bind(this), (kind, audience) => this.#changed(kind, audience), settings.cache);
     if (options.use) this.use(...options.use);
     for (const [prefix, module] of Object.entries(options.mount ?? {})) this.mount(prefix, module);
   }
@@ -195,14 +193,15 @@ class ServerImpl implements Server, ServerCore {
     result: Record<string, unknown>,
     cache: CacheKind | undefined,
     perCaller = false,
+    fallback?: CacheHint,
   ): Record<string, unknown> | StampedResult {
-    const fallback = cache === undefined ? undefined : this.#cache[cache];
-    if (stampsAsComplete(result, fallback)) {
+    const hint = cache === undefined ? undefined : (fallback ?? this.router.cache[cache]);
+    if (stampsAsComplete(result, hint)) {
       // Made on first use, as serverInfo(version) is: the info as it was then.
       this.#completeTail ??= `,"resultType":"complete","_meta":${JSON.stringify(this.#metaServerInfo)}}`;
       return new StampedResult(result, this.#completeTail);
     }
-    const out = stampCacheHint(result, fallback, perCaller);
+    const out = stampCacheHint(result, hint, perCaller);
     out._meta = isPlainObject(out._meta) ? { ...out._meta, ...this.#metaServerInfo } : this.#metaServerInfo;
     return out;
   }
