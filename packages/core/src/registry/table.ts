@@ -49,22 +49,19 @@ function audienceOf(...definitions: unknown[]): Audience {
   return guards;
 }
 
-// What tells the kinds apart: the list a change to one concerns, the wire field that keys it, how a clash is told.
-const KINDS: Record<RegisteredKind, { list: ChangeKind; key: string; twice: (key: string) => string }> = {
-  tool: { list: "tools", key: "name", twice: (name) => `Tool "${name}" is defined twice; give each tool its own name` },
+// What tells the kinds apart: the list a change to one concerns, how a clash is told.
+const KINDS: Record<RegisteredKind, { list: ChangeKind; twice: (key: string) => string }> = {
+  tool: { list: "tools", twice: (name) => `Tool "${name}" is defined twice; give each tool its own name` },
   resource: {
     list: "resources",
-    key: "uri",
     twice: (uri) => `Resource "${uri}" is defined twice; give each resource its own URI`,
   },
   resourceTemplate: {
     list: "resources",
-    key: "uriTemplate",
     twice: (uriTemplate) => `Resource template "${uriTemplate}" is defined twice; give each template its own pattern`,
   },
   prompt: {
     list: "prompts",
-    key: "name",
     twice: (name) => `Prompt "${name}" is defined twice; give each prompt its own name`,
   },
 };
@@ -75,12 +72,18 @@ export interface Entry<C> {
   handle?: Registered<never>;
 }
 
+/** What a table keeps of a definition: it, its key (name, URI or URI template), and how it is listed. */
+interface Keyed {
+  readonly definition: unknown;
+  readonly key: string;
+  readonly wire: object;
+}
+
 // One registry table per kind: its entries compiled, keyed by name, URI or URI template.
-export class Table<D, C extends { definition: unknown; wire: object }> {
+export class Table<D, C extends Keyed> {
   readonly map = new Map<string, Entry<C>>();
   /** The list a change to this table concerns. */
   readonly changeKind: ChangeKind;
-  readonly #key: string;
   readonly #twice: (key: string) => string;
 
   constructor(
@@ -90,14 +93,13 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
     /** Refuses a new key the server cannot take (it would be served twice through mounted modules). */
     readonly admit: (key: string) => void,
   ) {
-    const { list, key, twice } = KINDS[kind];
+    const { list, twice } = KINDS[kind];
     this.changeKind = list;
-    this.#key = key;
     this.#twice = twice;
   }
 
   keyOf(compiled: C): string {
-    return (compiled.wire as Record<string, string>)[this.#key] as string;
+    return compiled.key;
   }
 
   /** True when an enabled entry has a guard: what the list shows depends on the caller. */
