@@ -17,7 +17,6 @@ import {
   type CompiledResource,
   type CompiledTemplate,
   type CompiledTool,
-  checkName,
   compilePrompt,
   compileStaticResource,
   compileTemplate,
@@ -108,7 +107,6 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
   }
 
   addTool(definition: ToolDefinition): Registered<ToolDefinition> {
-    checkName("Tool", definition.name);
     return this.tools.add(definition);
   }
 
@@ -128,7 +126,6 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
   }
 
   addPrompt(definition: PromptDefinition): Registered<PromptDefinition> {
-    checkName("Prompt", definition.name);
     return this.prompts.add(definition);
   }
 
