@@ -175,8 +175,8 @@ interface ShapeOf {
   surely: boolean;
 }
 
-// One pass over the fields: undefined when `input` is no raw shape (a field is no schema), else its adapter, the
-// first mistake in field order thrown as objectOf threw it (a zod v3 field without its adapter, two zod versions).
+// One pass over the fields: undefined when `input` is no raw shape (a field is no schema), else its adapter; the
+// first mistake in field order is thrown (a zod v3 field without its adapter, zod v3 and v4 mixed).
 function shapeOf(input: InputSchema, what: string): ShapeOf | undefined {
   if (!isPlainObject(input) || isSchema(input)) return undefined;
   let adapter: SchemaAdapter | undefined;
