@@ -12,31 +12,32 @@ import type {
   ToolDefinition,
 } from "./definitions.js";
 
-// Definitions checked and compiled into what the router serves: once, at registration. Every mistake is a
-// DefinitionError that says what to change.
+// Definitions checked and compiled into what the router serves: once, at registration (a tool's JSON Schemas on
+// first use, when registration could tell they exist). Every mistake is a DefinitionError that says what to change.
 
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const NO_ARGUMENTS = { type: "object", properties: {} } as const;
 
-export interface CompiledTool {
-  readonly definition: ToolDefinition;
-  readonly wire: Tool;
+/** What a registry table keeps: the definition, its key (name, URI or URI template) and how it is listed. */
+interface Compiled<D, W> {
+  readonly definition: D;
+  readonly key: string;
+  readonly wire: W;
+}
+
+export interface CompiledTool extends Compiled<ToolDefinition, Tool> {
   readonly input: CompiledSchema | undefined;
   readonly output: CompiledSchema | undefined;
 }
 
-export interface CompiledResource {
-  readonly definition: StaticResourceDefinition;
-  readonly wire: Resource;
+export interface CompiledResource extends Compiled<StaticResourceDefinition, Resource> {
   /** The definition's `cache` as checked at registration; never read again from the definition. */
   readonly cache: CacheHint | undefined;
 }
 
-export interface CompiledTemplate {
-  readonly definition: ResourceTemplateDefinition;
+export interface CompiledTemplate extends Compiled<ResourceTemplateDefinition, ResourceTemplate> {
   readonly template: UriTemplate;
-  readonly wire: ResourceTemplate;
   readonly input: CompiledSchema | undefined;
   readonly completers: ReadonlyMap<string, Completer>;
   /** The definition's `cache` and `listCache` as checked at registration; never read again from the definition. */
@@ -44,9 +45,7 @@ export interface CompiledTemplate {
   readonly listCache: CacheHint | undefined;
 }
 
-export interface CompiledPrompt {
-  readonly definition: PromptDefinition;
-  readonly wire: Prompt;
+export interface CompiledPrompt extends Compiled<PromptDefinition, Prompt> {
   readonly args: CompiledSchema | undefined;
   readonly required: readonly string[];
   readonly completers: ReadonlyMap<string, Completer>;
@@ -132,24 +131,53 @@ export function compileTool(definition: ToolDefinition<InputSchema | undefined>)
   checkHandler(`Tool "${name}"`, definition.handler, definition.guard, definition.use);
   const input =
     definition.input === undefined ? undefined : compileSchema(definition.input, "input", `Tool "${name}" input`);
-  if (input && input.jsonSchema.type !== "object") {
+  if (input && !input.isObject) {
     throw new DefinitionError(
       `Tool "${name}" input must be an object schema (z.object or a shape like { text: z.string() }); MCP requires type "object"`,
     );
   }
   const output =
     definition.output === undefined ? undefined : compileSchema(definition.output, "output", `Tool "${name}" output`);
-  const wire = optional<Tool>({
-    name,
-    title: definition.title,
-    description: definition.description,
-    inputSchema: input ? input.jsonSchema : { ...NO_ARGUMENTS },
-    outputSchema: output?.jsonSchema,
-    annotations: definition.annotations,
-    icons: definition.icons,
-    _meta: definition._meta,
-  });
-  return { definition: definition as ToolDefinition, wire, input, output };
+  return new ToolCompiled(definition as ToolDefinition, input, output);
+}
+
+// A tool as listed is made on first need (its first list, call or describe()), with its JSON Schemas: registering
+// thousands of tools makes none of them. Its fields are taken now, as a wire made now would have them.
+class ToolCompiled implements CompiledTool {
+  readonly key: string;
+  readonly #title: string | undefined;
+  readonly #description: string;
+  readonly #annotations: Tool["annotations"];
+  readonly #icons: Tool["icons"];
+  readonly #meta: Tool["_meta"];
+  #wire: Tool | undefined;
+
+  constructor(
+    readonly definition: ToolDefinition,
+    readonly input: CompiledSchema | undefined,
+    readonly output: CompiledSchema | undefined,
+  ) {
+    this.key = definition.name;
+    this.#title = definition.title;
+    this.#description = definition.description;
+    this.#annotations = definition.annotations;
+    this.#icons = definition.icons;
+    this.#meta = definition._meta;
+  }
+
+  get wire(): Tool {
+    this.#wire ??= optional<Tool>({
+      name: this.key,
+      title: this.#title,
+      description: this.#description,
+      inputSchema: this.input ? this.input.jsonSchema : { ...NO_ARGUMENTS },
+      outputSchema: this.output?.jsonSchema,
+      annotations: this.#annotations,
+      icons: this.#icons,
+      _meta: this.#meta,
+    });
+    return this.#wire;
+  }
 }
 
 export function compileStaticResource(definition: StaticResourceDefinition): CompiledResource {
@@ -172,7 +200,7 @@ export function compileStaticResource(definition: StaticResourceDefinition): Com
     size: definition.size,
     ...described(definition),
   });
-  return { definition, wire, cache };
+  return { definition, key: uri, wire, cache };
 }
 
 export function compileTemplate(definition: ResourceTemplateDefinition<InputSchema | undefined>): CompiledTemplate {
@@ -200,7 +228,16 @@ export function compileTemplate(definition: ResourceTemplateDefinition<InputSche
     template.variables,
     "variable",
   );
-  return { definition: definition as ResourceTemplateDefinition, template, wire, input, completers, cache, listCache };
+  return {
+    definition: definition as ResourceTemplateDefinition,
+    key: uriTemplate,
+    template,
+    wire,
+    input,
+    completers,
+    cache,
+    listCache,
+  };
 }
 
 // A template's input schema must have exactly the template's variables as its fields.
@@ -258,5 +295,5 @@ export function compilePrompt(definition: PromptDefinition<InputSchema | undefin
     argumentList.map((argument) => argument.name),
     "argument",
   );
-  return { definition: definition as PromptDefinition, wire, args, required, completers };
+  return { definition: definition as PromptDefinition, key: name, wire, args, required, completers };
 }

@@ -17,7 +17,6 @@ import {
   type CompiledResource,
   type CompiledTemplate,
   type CompiledTool,
-  checkName,
   compilePrompt,
   compileStaticResource,
   compileTemplate,
@@ -56,7 +55,8 @@ export type { Audience, ChangeKind, Registered, RegisteredKind } from "./table.j
 /**
  * The registry of tools, resources and prompts, and the methods that serve them: its tables, the mounted modules,
  * the lists and capabilities here; tools, resources, prompts and completion each served from its own file.
- * Definitions are checked and their schemas compiled once, at registration.
+ * Definitions are checked and compiled at registration (a tool's JSON Schemas on first use, once a walk showed they
+ * exist).
  */
 export class Router implements ToolRouter, ResourceRouter, PromptRouter, CompletionRouter {
   readonly tools: Table<ToolDefinition, CompiledTool>;
@@ -85,8 +85,10 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
     this.cache = cache;
     const changed = (kind: ChangeKind, audience: Audience) => this.#changed(kind, audience);
     // Every kind's table alike: a change clears what was derived, and a new key must suit the mounted modules.
-    const table = <D, C extends { definition: unknown; wire: object }>(kind: RegisteredKind, compile: (d: D) => C) =>
-      new Table(kind, compile, changed, (key) => this.modules.admit(kind, key));
+    const table = <D, C extends { definition: unknown; key: string; wire: object }>(
+      kind: RegisteredKind,
+      compile: (d: D) => C,
+    ) => new Table(kind, compile, changed, (key) => this.modules.admit(kind, key));
     this.tools = table("tool", compileTool);
     this.resources = table("resource", compileStaticResource);
     this.templates = table("resourceTemplate", compileTemplate);
@@ -114,7 +116,6 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
   }
 
   addTool(definition: ToolDefinition): Registered<ToolDefinition> {
-    checkName("Tool", definition.name);
     return this.tools.add(definition);
   }
 
@@ -134,7 +135,6 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
   }
 
   addPrompt(definition: PromptDefinition): Registered<PromptDefinition> {
-    checkName("Prompt", definition.name);
     return this.prompts.add(definition);
   }
 

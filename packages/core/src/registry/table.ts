@@ -38,33 +38,29 @@ export interface Registered<D> {
  */
 export type Audience = readonly Guard[] | undefined;
 
-// The audience of a change to items with these definitions: everyone once one of them is unguarded.
-function audienceOf(...definitions: unknown[]): Audience {
-  const guards: Guard[] = [];
-  for (const definition of definitions) {
-    const guard = (definition as { guard?: Guard }).guard;
-    if (guard === undefined) return undefined;
-    guards.push(guard);
-  }
-  return guards;
+// The audience of a change to an item with this definition (and, for an update, that one): everyone once one of
+// them is unguarded.
+function audienceOf(definition: unknown, other?: unknown): Audience {
+  const guard = (definition as { guard?: Guard }).guard;
+  if (guard === undefined) return undefined;
+  if (other === undefined) return [guard];
+  const second = (other as { guard?: Guard }).guard;
+  return second === undefined ? undefined : [guard, second];
 }
 
-// What tells the kinds apart: the list a change to one concerns, the wire field that keys it, how a clash is told.
-const KINDS: Record<RegisteredKind, { list: ChangeKind; key: string; twice: (key: string) => string }> = {
-  tool: { list: "tools", key: "name", twice: (name) => `Tool "${name}" is defined twice; give each tool its own name` },
+// What tells the kinds apart: the list a change to one concerns, how a clash is told.
+const KINDS: Record<RegisteredKind, { list: ChangeKind; twice: (key: string) => string }> = {
+  tool: { list: "tools", twice: (name) => `Tool "${name}" is defined twice; give each tool its own name` },
   resource: {
     list: "resources",
-    key: "uri",
     twice: (uri) => `Resource "${uri}" is defined twice; give each resource its own URI`,
   },
   resourceTemplate: {
     list: "resources",
-    key: "uriTemplate",
     twice: (uriTemplate) => `Resource template "${uriTemplate}" is defined twice; give each template its own pattern`,
   },
   prompt: {
     list: "prompts",
-    key: "name",
     twice: (name) => `Prompt "${name}" is defined twice; give each prompt its own name`,
   },
 };
@@ -75,13 +71,19 @@ export interface Entry<C> {
   handle?: Registered<never>;
 }
 
+/** What a table keeps of a definition: it, its key (name, URI or URI template), and how it is listed. */
+interface Keyed {
+  readonly definition: unknown;
+  readonly key: string;
+  readonly wire: object;
+}
+
 // One registry table per kind: its entries compiled, keyed by name, URI or URI template.
-export class Table<D, C extends { definition: unknown; wire: object }> {
+export class Table<D, C extends Keyed> {
   readonly map = new Map<string, Entry<C>>();
   /** The list a change to this table concerns. */
   readonly changeKind: ChangeKind;
-  readonly #key: string;
-  readonly #twice: (key: string) => string;
+  readonly twice: (key: string) => string;
 
   constructor(
     kind: RegisteredKind,
@@ -90,14 +92,9 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
     /** Refuses a new key the server cannot take (it would be served twice through mounted modules). */
     readonly admit: (key: string) => void,
   ) {
-    const { list, key, twice } = KINDS[kind];
+    const { list, twice } = KINDS[kind];
     this.changeKind = list;
-    this.#key = key;
-    this.#twice = twice;
-  }
-
-  keyOf(compiled: C): string {
-    return (compiled.wire as Record<string, string>)[this.#key] as string;
+    this.twice = twice;
   }
 
   /** True when an enabled entry has a guard: what the list shows depends on the caller. */
@@ -118,8 +115,8 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
 
   add(definition: D): Registered<D> {
     const compiled = this.compile(definition);
-    const key = this.keyOf(compiled);
-    if (this.map.has(key)) throw new DefinitionError(this.#twice(key));
+    const { key } = compiled;
+    if (this.map.has(key)) throw new DefinitionError(this.twice(key));
     this.admit(key);
     const entry: Entry<C> = { compiled, enabled: true };
     this.map.set(key, entry);
@@ -129,58 +126,83 @@ export class Table<D, C extends { definition: unknown; wire: object }> {
 
   /** The live handle of an entry: one per entry, whoever asks. */
   handle(entry: Entry<C>): Registered<D> {
-    entry.handle ??= this.#makeHandle(entry) as Registered<never>;
+    entry.handle ??= new Handle(this, entry) as Registered<never>;
     return entry.handle as Registered<D>;
   }
+}
 
-  #makeHandle(entry: Entry<C>): Registered<D> {
-    const table = this;
-    let removed = false;
-    const live = (what: string) => {
-      if (removed) throw new DefinitionError(`${what}: "${table.keyOf(entry.compiled)}" was removed`);
-    };
-    const set = (enabled: boolean) => {
-      live(enabled ? "enable()" : "disable()");
-      if (entry.enabled === enabled) return;
-      entry.enabled = enabled;
-      table.changed(table.changeKind, audienceOf(entry.compiled.definition));
-    };
-    return {
-      get key() {
-        return table.keyOf(entry.compiled);
-      },
-      get enabled() {
-        return entry.enabled && !removed;
-      },
-      get removed() {
-        return removed;
-      },
-      enable: () => set(true),
-      disable: () => set(false),
-      describe: () => entry.compiled.wire as Readonly<Record<string, unknown>>,
-      update(changes) {
-        live("update()");
-        const compiled = table.compile({ ...(entry.compiled.definition as D), ...changes });
-        const before = table.keyOf(entry.compiled);
-        const after = table.keyOf(compiled);
-        if (after !== before) {
-          if (table.map.has(after)) throw new DefinitionError(table.#twice(after));
-          table.admit(after);
-          // Re-keyed in place: the list keeps its order.
-          const entries = [...table.map];
-          table.map.clear();
-          for (const [key, value] of entries) table.map.set(key === before ? after : key, value);
-        }
-        const audience = entry.enabled ? audienceOf(entry.compiled.definition, compiled.definition) : [];
-        entry.compiled = compiled;
-        table.changed(table.changeKind, audience);
-      },
-      remove() {
-        if (removed) return;
-        removed = true;
-        table.map.delete(table.keyOf(entry.compiled));
-        table.changed(table.changeKind, entry.enabled ? audienceOf(entry.compiled.definition) : []);
-      },
-    };
+// An entry's handle: its methods on the prototype, so a table of thousands makes no closures per entry.
+class Handle<D, C extends Keyed> implements Registered<D> {
+  readonly #table: Table<D, C>;
+  readonly #entry: Entry<C>;
+  #removed = false;
+
+  constructor(table: Table<D, C>, entry: Entry<C>) {
+    this.#table = table;
+    this.#entry = entry;
+  }
+
+  get key(): string {
+    return this.#entry.compiled.key;
+  }
+
+  get enabled(): boolean {
+    return this.#entry.enabled && !this.#removed;
+  }
+
+  get removed(): boolean {
+    return this.#removed;
+  }
+
+  enable(): void {
+    this.#set(true);
+  }
+
+  disable(): void {
+    this.#set(false);
+  }
+
+  describe(): Readonly<Record<string, unknown>> {
+    return this.#entry.compiled.wire as Readonly<Record<string, unknown>>;
+  }
+
+  update(changes: Partial<D>): void {
+    this.#live("update()");
+    const table = this.#table;
+    const entry = this.#entry;
+    const compiled = table.compile({ ...(entry.compiled.definition as D), ...changes });
+    const before = entry.compiled.key;
+    const after = compiled.key;
+    if (after !== before) {
+      if (table.map.has(after)) throw new DefinitionError(table.twice(after));
+      table.admit(after);
+      // Re-keyed in place: the list keeps its order.
+      const entries = [...table.map];
+      table.map.clear();
+      for (const [key, value] of entries) table.map.set(key === before ? after : key, value);
+    }
+    const audience = entry.enabled ? audienceOf(entry.compiled.definition, compiled.definition) : [];
+    entry.compiled = compiled;
+    table.changed(table.changeKind, audience);
+  }
+
+  remove(): void {
+    if (this.#removed) return;
+    this.#removed = true;
+    const table = this.#table;
+    const entry = this.#entry;
+    table.map.delete(entry.compiled.key);
+    table.changed(table.changeKind, entry.enabled ? audienceOf(entry.compiled.definition) : []);
+  }
+
+  #live(what: string): void {
+    if (this.#removed) throw new DefinitionError(`${what}: "${this.#entry.compiled.key}" was removed`);
+  }
+
+  #set(enabled: boolean): void {
+    this.#live(enabled ? "enable()" : "disable()");
+    if (this.#entry.enabled === enabled) return;
+    this.#entry.enabled = enabled;
+    this.#table.changed(this.#table.changeKind, audienceOf(this.#entry.compiled.definition));
   }
 }

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import type * as z3 from "zod/v3";
-import { MAX_DEPTH, tooDeep } from "../wire/depth.js";
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
+import { Compiled, type CompiledSchema, type Validation, type ValidationIssue } from "./compiled-schema.js";
+import { surelyV4 } from "./zod-v4-walk.js";
 
 /** A zod v4 schema (classic or mini). */
 export type ZodV4Schema = z.core.$ZodType;
@@ -37,19 +38,7 @@ export type InferInput<I> = I extends undefined
       ? InferShape<I>
       : never;
 
-/** One problem found by validation: where, and what was wrong. */
-export interface ValidationIssue {
-  path: string;
-  message: string;
-}
-
-export type Validation<T = unknown> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
-
-/** A schema compiled once: its JSON Schema and a validator. */
-export interface CompiledSchema {
-  readonly jsonSchema: Record<string, unknown>;
-  validate(value: unknown): Validation | Promise<Validation>;
-}
+export type { CompiledSchema, Validation, ValidationIssue } from "./compiled-schema.js";
 
 /** The seam between schema libraries and the router: JSON Schema out, validation in. */
 export interface SchemaAdapter {
@@ -59,6 +48,13 @@ export interface SchemaAdapter {
   object(shape: RawShape): AnySchema;
   toJsonSchema(schema: AnySchema, io: "input" | "output"): Record<string, unknown>;
   validate(schema: AnySchema, value: unknown): Validation | Promise<Validation>;
+  /**
+   * Optional, for speed: true when a cheap walk shows that `toJsonSchema` surely succeeds on `schema` (with
+   * `object`: and gives `type: "object"`; a raw shape's fields are asked without, and `object(shape)` of sure fields
+   * must surely be an object). Its JSON Schema is then made on first use instead of at registration; false leaves
+   * the conversion at registration, to report what it cannot represent.
+   */
+  surely?(schema: AnySchema, object: boolean): boolean;
 }
 
 function isZodV4(schema: unknown): schema is ZodV4Schema {
@@ -131,6 +127,7 @@ export const zodV4Adapter: SchemaAdapter = {
         );
     }
   },
+  surely: surelyV4 as SchemaAdapter["surely"],
 };
 
 const ADAPTERS: SchemaAdapter[] = [zodV4Adapter];
@@ -145,9 +142,9 @@ export function registerSchemaAdapter(adapter: SchemaAdapter): void {
   if (!ADAPTERS.includes(adapter)) ADAPTERS.push(adapter);
 }
 
-/** True for a zod schema of either version. */
+/** True for a zod schema of either version (or of another adapter's library). */
 export function isSchema(value: unknown): value is AnySchema {
-  return isZodV4(value) || isZodV3(value) || ADAPTERS.some((adapter) => adapter.accepts(value));
+  return ownerOf(value) !== undefined || isZodV3(value);
 }
 
 /** True for a raw shape: a plain object whose every value is a zod schema. */
@@ -155,28 +152,52 @@ export function isRawShape(value: unknown): value is RawShape {
   return isPlainObject(value) && !isSchema(value) && Object.values(value).every(isSchema);
 }
 
+function ownerOf(schema: unknown): SchemaAdapter | undefined {
+  for (let i = 0; i < ADAPTERS.length; i++) if (ADAPTERS[i]?.accepts(schema)) return ADAPTERS[i];
+  return undefined;
+}
+
 function adapterFor(schema: unknown, what: string): SchemaAdapter {
-  const adapter = ADAPTERS.find((candidate) => candidate.accepts(schema));
-  if (!adapter && isZodV3(schema)) {
-    throw new DefinitionError(
-      `${what} is a zod v3 schema: add import "@toolsmith/core/zod-v3" once, before defining it (zod v4-only servers skip loading zod-to-json-schema)`,
-    );
-  }
-  if (!adapter) {
-    throw new DefinitionError(`${what} must be a zod schema (zod v4, or zod v3 from "zod/v3") or a shape of them`);
-  }
+  const adapter = ownerOf(schema);
+  if (!adapter) throw new DefinitionError(notASchema(schema, what));
   return adapter;
 }
 
-/** A raw shape as one object schema; every field must come from the same zod version. */
-export function objectOf(shape: RawShape, what: string): AnySchema {
-  const fields = Object.values(shape);
-  if (fields.length === 0) return z.object({});
-  const adapter = adapterFor(fields[0], what);
-  if (!fields.every((field) => adapterFor(field, what) === adapter)) {
-    throw new DefinitionError(`${what} mixes zod v3 and zod v4 schemas; use one version per shape`);
+function notASchema(schema: unknown, what: string): string {
+  return isZodV3(schema)
+    ? `${what} is a zod v3 schema: add import "@toolsmith/core/zod-v3" once, before defining it (zod v4-only servers skip loading zod-to-json-schema)`
+    : `${what} must be a zod schema (zod v4, or zod v3 from "zod/v3") or a shape of them`;
+}
+
+/** A raw shape's adapter (every field must come from the same zod version), and whether its JSON Schema is sure. */
+interface ShapeOf {
+  adapter: SchemaAdapter;
+  surely: boolean;
+}
+
+// One pass over the fields: undefined when `input` is no raw shape (a field is no schema), else its adapter; the
+// first mistake in field order is thrown (a zod v3 field without its adapter, zod v3 and v4 mixed).
+function shapeOf(input: InputSchema, what: string): ShapeOf | undefined {
+  if (!isPlainObject(input) || isSchema(input)) return undefined;
+  let adapter: SchemaAdapter | undefined;
+  let mistake: string | undefined;
+  let surely = Object.getOwnPropertySymbols(input).length === 0;
+  for (const field of Object.values(input)) {
+    const own = ownerOf(field);
+    if (!own && !isZodV3(field)) return undefined;
+    if (mistake !== undefined) continue;
+    if (!own) mistake = notASchema(field, what);
+    else if (adapter !== undefined && own !== adapter) {
+      mistake = `${what} mixes zod v3 and zod v4 schemas; use one version per shape`;
+    } else {
+      adapter = own;
+      surely &&= own.surely?.(field as AnySchema, false) === true;
+    }
   }
-  return adapter.object(shape);
+  if (mistake !== undefined) throw new DefinitionError(mistake);
+  if (adapter) return { adapter, surely };
+  // An empty shape is a zod v4 object, whatever adapters there are.
+  return { adapter: zodV4Adapter, surely: zodV4Adapter.surely?.(zodV4Adapter.object({}), true) === true };
 }
 
 /**
@@ -195,61 +216,12 @@ export function compileSchema(input: InputSchema, io: "input" | "output", what: 
 
 const COMPILED = { input: new WeakMap<object, CompiledSchema>(), output: new WeakMap<object, CompiledSchema>() };
 
-const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
-
-// True when a value the JSON Schema accepts may nest without bound: a reference (recursion), or a place where anything
-// goes (`{}`, `true`, an array without `items`, `additionalProperties` that takes anything). Keys zod strips do not
-// count: an object's unlisted keys never reach the handler unless `additionalProperties` says so.
-function admitsDeep(node: unknown): boolean {
-  if (node === true) return true;
-  if (!isPlainObject(node)) return false;
-  if ("$ref" in node || "$dynamicRef" in node || "$recursiveRef" in node) return true;
-  if (SCHEMA_LISTS.some((key) => Array.isArray(node[key]) && (node[key] as unknown[]).some(admitsDeep))) return true;
-  const types: unknown[] | undefined = Array.isArray(node.type)
-    ? node.type
-    : node.type === undefined
-      ? undefined
-      : [node.type];
-  if (types === undefined) return !SCHEMA_LISTS.some((key) => key in node) && !("enum" in node) && !("const" in node);
-  if (types.includes("array")) {
-    if (node.items === undefined ? !Array.isArray(node.prefixItems) : admitsDeep(node.items)) return true;
-  }
-  if (types.includes("object")) {
-    const maps = [node.properties, node.patternProperties].filter(isPlainObject);
-    if (maps.some((map) => Object.values(map).some(admitsDeep))) return true;
-    if (node.additionalProperties !== undefined && admitsDeep(node.additionalProperties)) return true;
-  }
-  return false;
-}
-
 function compileUncached(input: InputSchema, io: "input" | "output", what: string): CompiledSchema {
-  const schema = isRawShape(input) ? objectOf(input, what) : input;
-  const adapter = adapterFor(schema, what);
-  let jsonSchema: Record<string, unknown>;
-  try {
-    jsonSchema = adapter.toJsonSchema(schema, io);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new DefinitionError(`${what} cannot be expressed as JSON Schema (${reason}); use JSON-representable types`);
-  }
-  // zod reads a missing optional field named like an Object.prototype member ("constructor", "toString") from the
-  // prototype and rejects it; such schemas validate a prototype-free copy of the object.
-  const properties = isPlainObject(jsonSchema.properties) ? Object.keys(jsonSchema.properties) : [];
-  const validate: CompiledSchema["validate"] = !properties.some((name) => name in Object.prototype)
-    ? (value) => adapter.validate(schema, value)
-    : (value) => adapter.validate(schema, isPlainObject(value) ? Object.assign(Object.create(null), value) : value);
-  // A schema whose values may nest without bound is walked that deep (a recursive one) or lets the value through
-  // (`z.unknown()`): those values are bounded first. Any other schema bounds them itself, at no cost here.
-  if (!admitsDeep(jsonSchema)) return { jsonSchema, validate };
-  return {
-    jsonSchema,
-    validate(value) {
-      const deep = tooDeep(value);
-      if (!deep) return validate(value);
-      const path = deep.length > 1 ? String(deep[0]) : "(root)";
-      return { ok: false, issues: [{ path, message: `nests deeper than ${MAX_DEPTH} levels of arrays and objects` }] };
-    },
-  };
+  const shape = shapeOf(input, what);
+  if (shape) return new Compiled(shape.adapter, input as RawShape, undefined, io, what, shape.surely);
+  const adapter = adapterFor(input, what);
+  const schema = input as AnySchema;
+  return new Compiled(adapter, undefined, schema, io, what, adapter.surely?.(schema, true) === true);
 }
 
 /** Turn validation issues into one line per field, for a model or a person to read. */

@@ -79,7 +79,66 @@ export const zodV3Adapter: SchemaAdapter = {
       return v3.safeParseAsync(value).then(outcome);
     }
   },
+  surely(schema, object) {
+    if (object && (schema as ZodV3Schema)._def.typeName !== "ZodObject") return false;
+    try {
+      return represents(schema as ZodV3Schema, new Set());
+    } catch {
+      // A getter that throws (a shape's, a default's) is for the conversion to report, at registration.
+      return false;
+    }
+  },
 };
+
+type Def = z3.ZodTypeDef & Record<string, unknown> & { typeName?: string };
+
+// What zod-to-json-schema surely converts, told by walking the definition: the common types, none of them a date or a
+// bigint (which `unrepresentable` refuses) or anything that runs code of the schema's (lazy, effects, catch).
+function represents(schema: ZodV3Schema, seen: Set<ZodV3Schema>): boolean {
+  if (seen.has(schema)) return true;
+  seen.add(schema);
+  const def = schema?._def as Def | undefined;
+  switch (def?.typeName) {
+    case "ZodString":
+    case "ZodNumber":
+    case "ZodBoolean":
+    case "ZodNull":
+    case "ZodAny":
+    case "ZodUnknown":
+    case "ZodEnum":
+    case "ZodNativeEnum":
+    case "ZodLiteral":
+      return true;
+    case "ZodOptional":
+    case "ZodNullable":
+    case "ZodReadonly":
+      return represents(def.innerType as ZodV3Schema, seen);
+    case "ZodDefault":
+      // The conversion calls it too: one that throws is the conversion's to report.
+      (def.defaultValue as () => unknown)();
+      return represents(def.innerType as ZodV3Schema, seen);
+    case "ZodArray":
+      return represents(def.type as ZodV3Schema, seen);
+    case "ZodTuple":
+      return (
+        (def.items as ZodV3Schema[]).every((item) => represents(item, seen)) &&
+        (def.rest == null || represents(def.rest as ZodV3Schema, seen))
+      );
+    case "ZodUnion":
+    case "ZodDiscriminatedUnion":
+      return [...(def.options as Iterable<ZodV3Schema>)].every((option) => represents(option, seen));
+    case "ZodRecord":
+      return represents(def.keyType as ZodV3Schema, seen) && represents(def.valueType as ZodV3Schema, seen);
+    case "ZodObject": {
+      const shape = (def.shape as () => Record<string, ZodV3Schema>)();
+      const catchall = def.catchall as ZodV3Schema;
+      if (catchall._def.typeName !== "ZodNever" && !represents(catchall, seen)) return false;
+      return Object.values(shape).every((field) => represents(field, seen));
+    }
+    default:
+      return false;
+  }
+}
 
 function outcome(result: z3.SafeParseReturnType<unknown, unknown>): Validation {
   return result.success

@@ -104,3 +104,61 @@ describe.each([
     expect(await told()).toEqual(everyone());
   });
 });
+
+describe("many guarded items registered together", () => {
+  const COUNT = 20_000;
+
+  // A session (2025-11-25) and a listen stream (2026-07-28) for a caller, and what each was told since.
+  async function caller(server: Server, subject: string) {
+    const auth: AuthInfo = { subject, scopes: [] };
+    const session = await createTestClient(server, { protocolVersion: "2025-11-25", auth });
+    const listen = await (await createTestClient(server, { auth })).listen({ toolsListChanged: true });
+    return {
+      session,
+      told: () => [...session.notifications, ...listen.notifications].map((n) => n.method),
+    };
+  }
+
+  it("each tool's own guard still decides who hears of them, and who sees them", async () => {
+    const s = createServer({ name: "many", version: "1" });
+    s.tool({ name: "first", description: "Nobody", guard: () => false, handler: () => "first" });
+    const asked = new Map<string, number>();
+    const last = await caller(s, `user-${COUNT - 1}`);
+    const nobody = await caller(s, "nobody");
+    for (let i = 0; i < COUNT; i++) {
+      s.tool({
+        name: `t${i}`,
+        description: `Tool ${i}`,
+        guard: (ctx) => {
+          const subject = ctx.auth?.subject ?? "";
+          asked.set(subject, (asked.get(subject) ?? 0) + 1);
+          return subject === `user-${i}`;
+        },
+        handler: () => `${i}`,
+      });
+    }
+    await tick();
+    expect(last.told()).toEqual([TOOLS, TOOLS]);
+    expect(nobody.told()).toEqual([]);
+    // Refused by every one of them: each guard was asked, once for the session and once for the listen stream.
+    expect(asked.get("nobody")).toBe(2 * COUNT);
+    expect((await last.session.listTools()).map((tool) => tool.name)).toEqual([`t${COUNT - 1}`]);
+    expect(await nobody.session.listTools()).toEqual([]);
+  });
+
+  it("a guard shared by all of them is asked once per caller, not once per tool", async () => {
+    const s = createServer({ name: "shared", version: "1" });
+    s.tool({ name: "first", description: "Nobody", guard: () => false, handler: () => "first" });
+    let asked = 0;
+    const admins = (ctx: RequestContext) => {
+      asked += 1;
+      return isAdmin(ctx);
+    };
+    const ada = await caller(s, "ada");
+    for (let i = 0; i < COUNT; i++) s.tool({ name: `t${i}`, description: "Admins", guard: admins, handler: () => "" });
+    await tick();
+    expect(ada.told()).toEqual([]);
+    // Once for the session, once for the listen stream.
+    expect(asked).toBe(2);
+  });
+});

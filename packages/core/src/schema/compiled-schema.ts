@@ -1,0 +1,145 @@
+import { MAX_DEPTH, tooDeep } from "../wire/depth.js";
+import { DefinitionError } from "../wire/errors.js";
+import { isPlainObject } from "../wire/json-rpc.js";
+
+// A compiled schema: its JSON Schema made at once or on first read, and a validator chosen by that JSON Schema.
+
+/** One problem found by validation: where, and what was wrong. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+export type Validation<T = unknown> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
+
+/** A schema compiled once: its JSON Schema and a validator. */
+export interface CompiledSchema {
+  /** Made on first read when registration could tell it surely exists (see `SchemaAdapter.surely`), else at once. */
+  readonly jsonSchema: Record<string, unknown>;
+  /** True when the JSON Schema is `type: "object"`, known without making it. */
+  readonly isObject: boolean;
+  validate(value: unknown): Validation | Promise<Validation>;
+}
+
+/** What a compiled schema asks of its schema library: a `SchemaAdapter`, seen from here. */
+export interface Library {
+  object(shape: never): unknown;
+  toJsonSchema(schema: never, io: "input" | "output"): Record<string, unknown>;
+  validate(schema: never, value: unknown): Validation | Promise<Validation>;
+}
+
+const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
+
+// True when a value the JSON Schema accepts may nest without bound: a reference (recursion), or a place where anything
+// goes (`{}`, `true`, an array without `items`, `additionalProperties` that takes anything). Keys zod strips do not
+// count: an object's unlisted keys never reach the handler unless `additionalProperties` says so.
+function admitsDeep(node: unknown): boolean {
+  if (node === true) return true;
+  if (!isPlainObject(node)) return false;
+  if ("$ref" in node || "$dynamicRef" in node || "$recursiveRef" in node) return true;
+  if (SCHEMA_LISTS.some((key) => Array.isArray(node[key]) && (node[key] as unknown[]).some(admitsDeep))) return true;
+  const types: unknown[] | undefined = Array.isArray(node.type)
+    ? node.type
+    : node.type === undefined
+      ? undefined
+      : [node.type];
+  if (types === undefined) return !SCHEMA_LISTS.some((key) => key in node) && !("enum" in node) && !("const" in node);
+  if (types.includes("array")) {
+    if (node.items === undefined ? !Array.isArray(node.prefixItems) : admitsDeep(node.items)) return true;
+  }
+  if (types.includes("object")) {
+    const maps = [node.properties, node.patternProperties].filter(isPlainObject);
+    if (maps.some((map) => Object.values(map).some(admitsDeep))) return true;
+    if (node.additionalProperties !== undefined && admitsDeep(node.additionalProperties)) return true;
+  }
+  return false;
+}
+
+type Validate = CompiledSchema["validate"];
+
+// One class for a schema compiled at once and one compiled on first use, so `tools/call`'s `input.validate(…)` sees
+// one shape; a lazy one swaps its validator in on the first call.
+export class Compiled implements CompiledSchema {
+  readonly isObject: boolean;
+  validate: Validate;
+  readonly #adapter: Library;
+  readonly #shape: object | undefined;
+  readonly #io: "input" | "output";
+  readonly #what: string;
+  #schema: unknown;
+  #jsonSchema: Record<string, unknown> | undefined;
+
+  constructor(
+    adapter: Library,
+    shape: object | undefined,
+    schema: unknown,
+    io: "input" | "output",
+    what: string,
+    lazy: boolean,
+  ) {
+    this.#adapter = adapter;
+    this.#shape = shape;
+    this.#schema = schema;
+    this.#io = io;
+    this.#what = what;
+    if (lazy) {
+      this.isObject = true;
+      this.validate = firstValidate;
+    } else {
+      this.isObject = this.jsonSchema.type === "object";
+      this.validate = validatorOf(adapter, this.#zod(), this.jsonSchema);
+    }
+  }
+
+  get jsonSchema(): Record<string, unknown> {
+    this.#jsonSchema ??= this.#convert();
+    return this.#jsonSchema;
+  }
+
+  /** The validator this schema swaps in for `firstValidate`. */
+  built(): Validate {
+    return validatorOf(this.#adapter, this.#zod(), this.jsonSchema);
+  }
+
+  // A raw shape's object schema, made on first use.
+  #zod(): unknown {
+    this.#schema ??= this.#adapter.object(this.#shape as never);
+    return this.#schema;
+  }
+
+  #convert(): Record<string, unknown> {
+    try {
+      return this.#adapter.toJsonSchema(this.#zod() as never, this.#io);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new DefinitionError(
+        `${this.#what} cannot be expressed as JSON Schema (${reason}); use JSON-representable types`,
+      );
+    }
+  }
+}
+
+// A lazy schema's first validation: build the validator (the JSON Schema tells which), keep it, use it.
+function firstValidate(this: Compiled, value: unknown): Validation | Promise<Validation> {
+  this.validate = this.built();
+  return this.validate(value);
+}
+
+function validatorOf(adapter: Library, schema: unknown, jsonSchema: Record<string, unknown>): Validate {
+  // zod reads a missing optional field named like an Object.prototype member ("constructor", "toString") from the
+  // prototype and rejects it; such schemas validate a prototype-free copy of the object.
+  const properties = isPlainObject(jsonSchema.properties) ? Object.keys(jsonSchema.properties) : [];
+  const validate: Validate = !properties.some((name) => name in Object.prototype)
+    ? (value) => adapter.validate(schema as never, value)
+    : (value) =>
+        adapter.validate(schema as never, isPlainObject(value) ? Object.assign(Object.create(null), value) : value);
+  // A schema whose values may nest without bound is walked that deep (a recursive one) or lets the value through
+  // (`z.unknown()`): those values are bounded first. Any other schema bounds them itself, at no cost here.
+  if (!admitsDeep(jsonSchema)) return validate;
+  return (value) => {
+    const deep = tooDeep(value);
+    if (!deep) return validate(value);
+    const path = deep.length > 1 ? String(deep[0]) : "(root)";
+    return { ok: false, issues: [{ path, message: `nests deeper than ${MAX_DEPTH} levels of arrays and objects` }] };
+  };
+}
