@@ -158,6 +158,8 @@ function v3Fields(): [string, z3.ZodTypeAny, boolean][] {
       }),
       false,
     ],
+    ["v3 BigInt literal", z3.literal(1n), false],
+    ["v3 BigInt default", z3.number().default(1n as never), false],
     ["v3 readonly", z3.array(z3.string()).readonly(), true],
     ["v3 tuple with rest", z3.tuple([z3.string()]).rest(z3.number()), true],
     [
