@@ -181,6 +181,17 @@ describe("a schema made on first use", () => {
     expect((await client.listTools()).map((tool) => tool.name)).toEqual(["forecast"]);
   });
 
+  it("a raw shape changed after registration is listed and validated as registered", async () => {
+    const server = createServer({ name: "shapes", version: "1.0.0" });
+    const input: Record<string, z.ZodType> = { city: z.string() };
+    server.tool({ name: "where", description: "d", input, handler: ({ city }: { city: string }) => city } as never);
+    // Had the first list read the shape now, its Date would fail every tools/list.
+    input.when = z.date();
+    const client = await createTestClient(server, { protocolVersion: "2025-11-25" });
+    expect((await client.listTools())[0]?.inputSchema).toMatchObject({ required: ["city"] });
+    expect(await client.callTool("where", { city: "Oslo" })).toMatchObject({ isError: false });
+  });
+
   it("a mounted module's tools are listed through the parent with their schemas", async () => {
     const parent = createServer({ name: "app", version: "1.0.0" }).mount("wx", weather());
     const client = await createTestClient(parent, { protocolVersion: "2025-11-25" });
