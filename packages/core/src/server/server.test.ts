@@ -73,7 +73,12 @@ describe("2026-07-28 results, byte for byte", () => {
     ] as const) {
       const s = createServer({ name: "stamps", version: "1" }).use(() => value as never);
       s.tool({ name: "any", description: "any", handler: () => "unused" });
-      const call = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "any", _meta: META } });
+      const call = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "any", _meta: META },
+      });
       expect(await replyTo(connectLines(s), call)).toBe(
         `{"jsonrpc":"2.0","id":3,"result":{${keys}"resultType":"complete",${SERVER_META}}}`,
       );
