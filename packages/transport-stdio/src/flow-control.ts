@@ -57,6 +57,8 @@ export class FlowControl {
   // Lines whose handlers have not answered yet: at a forced finish each request in them is answered for.
   readonly #unanswered = new Set<LineEvent>();
   #inFlight = 0;
+  // Lines being handed to the connection: a synchronous handler may close() meanwhile, and still gets its reply.
+  #dispatching = 0;
   // Replies held to be written together (`hold` … `release`); undefined when each is written as it comes.
   #held: string | undefined;
   #blocked = false;
@@ -131,7 +133,11 @@ export class FlowControl {
    * waits its turn, up to maxQueuedBytes: past that a request is answered "busy" rather than reading stop.
    */
   accept(event: LineEvent): void {
-    if (this.#stopping) return;
+    if (this.#stopping) {
+      // Read with a line that closed the server (a synchronous handler's close()): refused, not left unanswered.
+      if (!this.#finished) this.#refuse(event, this.#refusing as string);
+      return;
+    }
     if ((this.#waiting.empty && !this.#blocked && this.#inFlight < this.#maxInFlight) || event.kind === "oversized") {
       this.#dispatch(event);
       return;
@@ -195,7 +201,8 @@ export class FlowControl {
       // Everything sent has been read: listen streams end now, with their closing result, not at the timeout.
       this.#connection.endSubscriptions();
     }
-    if ((this.#inputEnded || this.#stopping) && this.#waiting.empty && this.#inFlight === 0) this.#settled();
+    const idle = this.#waiting.empty && this.#inFlight === 0 && this.#dispatching === 0;
+    if ((this.#inputEnded || this.#stopping) && idle) this.#settled();
   }
 
   /** stdout has room again. */
@@ -265,6 +272,7 @@ export class FlowControl {
     const connection = this.#connection;
     if (this.#tapper) this.#tap({ direction: "in", line: event.text, phase: connection.phase });
     let done: void | Promise<void>;
+    this.#dispatching++;
     try {
       // Replies and everything else the connection says go out through `send` as they happen.
       done =
@@ -276,6 +284,8 @@ export class FlowControl {
     } catch (error) {
       this.#log(error, { method: "(dispatch)" });
       return;
+    } finally {
+      this.#dispatching--;
     }
     if (done === undefined) return;
     // An asynchronous handler: its slot is held until its reply has gone out.

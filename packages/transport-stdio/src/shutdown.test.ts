@@ -82,6 +82,29 @@ describe("shutdown: the end of input, close(), and what every request is answere
     expect(harness.replies.has(2)).toBe(false);
   });
 
+  it("a synchronous handler that calls close() gets its reply; a request read after it in its chunk is refused", async () => {
+    const server = untilCancelled();
+    let harness!: ReturnType<typeof serve>;
+    let closing: Promise<void> | undefined;
+    server.tool({
+      name: "quit",
+      description: "closes the server, answering at once",
+      handler: () => {
+        closing = harness.connection.close();
+        return "bye";
+      },
+    });
+    harness = serve(server);
+    harness.write(call(1, "quick", { n: 1 }), call(2, "quit"), call(3, "quick", { n: 3 }));
+    await harness.connection.closed;
+    await closing;
+    expect(harness.all.map((reply) => reply.id)).toEqual([1, 2, 3]);
+    expect(harness.replies.get(2)).toMatchObject({ result: { content: [{ text: "bye" }] } });
+    expect(harness.replies.get(3)).toMatchObject({
+      error: { code: -32000, message: "Server shutting down: the server was closed before this request's turn came" },
+    });
+  });
+
   it("a stdin error ends the connection like an end of input", async () => {
     const harness = serve(untilCancelled());
     harness.write(call(1, "quick", { n: 1 }));

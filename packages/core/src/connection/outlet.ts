@@ -40,7 +40,9 @@ export class Outlet {
   successLine(id: string, result: Record<string, unknown> | StampedResult): string {
     try {
       if (result instanceof StampedResult) {
-        const json = JSON.stringify(result.result);
+        let json = JSON.stringify(result.result);
+        // Not an object's JSON (a boxed primitive a middleware returned): its own keys, as a stamped copy has them.
+        if (json.charCodeAt(0) !== 123) json = JSON.stringify({ ...result.result });
         const body = json === "{}" ? `{${result.tail.slice(1)}` : `${json.slice(0, -1)}${result.tail}`;
         return `{"jsonrpc":"2.0","id":${id},"result":${body}}`;
       }

@@ -12,7 +12,8 @@ export type ChangeKind = "tools" | "resources" | "prompts";
 /**
  * A registered tool, resource, template or prompt, live: switch it off and on, change it, or take it away. Every
  * change tells each open connection whose caller may see it that the list changed (handshake era notifications,
- * 2026-07-28 listen streams).
+ * 2026-07-28 listen streams). Its methods are called on it: taken off it (destructured, passed as a callback)
+ * they throw.
  * @example
  * const admin = server.tool({ name: "wipe", description: "Wipe all", handler: wipe });
  * admin.disable(); // gone from tools/list, and calling it answers as for an unknown tool

@@ -78,7 +78,9 @@ export class Compiled implements CompiledSchema {
     lazy: boolean,
   ) {
     this.#adapter = adapter;
-    this.#shape = shape;
+    // A lazy shape's fields as registered (getters kept): one the caller changes later must not reach the first list.
+    this.#shape =
+      lazy && shape !== undefined ? Object.defineProperties({}, Object.getOwnPropertyDescriptors(shape)) : shape;
     this.#schema = schema;
     this.#io = io;
     this.#what = what;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import * as z3 from "zod/v3";
 import { createServer, type Server } from "../index.js";
 import { createTestClient } from "../testing/client.js";
 import { DefinitionError } from "../wire/errors.js";
@@ -163,6 +164,32 @@ describe("a schema made on first use", () => {
     expect(() => handle?.update({ input: { when: z.date() } } as never)).toThrow(/cannot be expressed as JSON Schema/);
     expect((await client.listTools())[0]?.inputSchema).toMatchObject({ required: ["town"] });
     expect((await client.callTool("forecast", { town: "Oslo" })).isError).toBe(false);
+  });
+
+  it("a schema whose JSON Schema would hold a BigInt (an enum's value, a v3 literal or default) is refused at registration, never at the first list", async () => {
+    const server = weather();
+    for (const input of [
+      { e: z.enum({ A: 1n } as never) },
+      { l: z3.literal(1n) },
+      { d: z3.number().default(1n as never) },
+    ]) {
+      expect(() => server.tool({ name: "big", description: "d", input, handler: () => "" } as never)).toThrow(
+        /cannot be expressed as JSON Schema/,
+      );
+    }
+    const client = await createTestClient(server, { protocolVersion: "2025-11-25" });
+    expect((await client.listTools()).map((tool) => tool.name)).toEqual(["forecast"]);
+  });
+
+  it("a raw shape changed after registration is listed and validated as registered", async () => {
+    const server = createServer({ name: "shapes", version: "1.0.0" });
+    const input: Record<string, z.ZodType> = { city: z.string() };
+    server.tool({ name: "where", description: "d", input, handler: ({ city }: { city: string }) => city } as never);
+    // Had the first list read the shape now, its Date would fail every tools/list.
+    input.when = z.date();
+    const client = await createTestClient(server, { protocolVersion: "2025-11-25" });
+    expect((await client.listTools())[0]?.inputSchema).toMatchObject({ required: ["city"] });
+    expect(await client.callTool("where", { city: "Oslo" })).toMatchObject({ isError: false });
   });
 
   it("a mounted module's tools are listed through the parent with their schemas", async () => {

@@ -46,6 +46,7 @@ function v4Fields(): [string, z.core.$ZodType, boolean][] {
     ["any and unknown", z.object({ a: z.any(), u: z.unknown() }), true],
     ["enum", z.enum(["a", "b"]), true],
     ["native enums", z.object({ c: z.enum(Colour), s: z.nativeEnum(Size) }), true],
+    ["enum with a BigInt value", z.enum({ A: 1n } as never), false],
     ["literals", z.union([z.literal("x"), z.literal(1), z.literal(true), z.literal(null)]), true],
     ["literal of many", z.literal(["a", "b", 3]), true],
     ["literal undefined", z.literal(undefined), false],
@@ -157,6 +158,8 @@ function v3Fields(): [string, z3.ZodTypeAny, boolean][] {
       }),
       false,
     ],
+    ["v3 BigInt literal", z3.literal(1n), false],
+    ["v3 BigInt default", z3.number().default(1n as never), false],
     ["v3 readonly", z3.array(z3.string()).readonly(), true],
     ["v3 tuple with rest", z3.tuple([z3.string()]).rest(z3.number()), true],
     [

@@ -107,15 +107,17 @@ function represents(schema: ZodV3Schema, seen: Set<ZodV3Schema>): boolean {
     case "ZodUnknown":
     case "ZodEnum":
     case "ZodNativeEnum":
-    case "ZodLiteral":
       return true;
+    case "ZodLiteral":
+      return typeof def.value !== "bigint";
     case "ZodOptional":
     case "ZodNullable":
     case "ZodReadonly":
       return represents(def.innerType as ZodV3Schema, seen);
     case "ZodDefault":
       // The conversion calls it too: one that throws is the conversion's to report.
-      (def.defaultValue as () => unknown)();
+      // One JSON cannot hold (a BigInt) throws here: converted at registration, which refuses it.
+      JSON.stringify((def.defaultValue as () => unknown)());
       return represents(def.innerType as ZodV3Schema, seen);
     case "ZodArray":
       return represents(def.type as ZodV3Schema, seen);
@@ -152,10 +154,24 @@ function toIssue(issue: z3.ZodIssue): ValidationIssue {
   return { path, message: missing ? `required (expected ${issue.expected})` : issue.message };
 }
 
-// Types whose JSON Schema would promise strings or numbers the validator then rejects.
-function unrepresentable(def: z3.ZodTypeDef & { typeName?: string; coerce?: boolean }): undefined {
+// Types whose JSON Schema would promise strings or numbers the validator then rejects, and values (a BigInt literal
+// or default) the converter would put in it that JSON cannot hold, so every tools/list would fail to serialize.
+function unrepresentable(
+  def: z3.ZodTypeDef & { typeName?: string; coerce?: boolean; value?: unknown; defaultValue?: () => unknown },
+): undefined {
   if ((def.typeName === "ZodDate" || def.typeName === "ZodBigInt") && !def.coerce) {
     throw new Error(`${def.typeName === "ZodDate" ? "Date" : "BigInt"} cannot be represented in JSON Schema`);
+  }
+  if (def.typeName === "ZodLiteral" && typeof def.value === "bigint") {
+    throw new Error("a BigInt literal cannot be represented in JSON Schema");
+  }
+  if (def.typeName === "ZodDefault" && def.defaultValue) {
+    const value = def.defaultValue();
+    try {
+      JSON.stringify(value);
+    } catch (error) {
+      throw new Error(`the default cannot be represented in JSON Schema (${String(error)})`);
+    }
   }
   return undefined;
 }

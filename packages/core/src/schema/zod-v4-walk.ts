@@ -44,8 +44,10 @@ function represents(schema: Node, seen: Set<Node> | undefined): boolean {
   switch (type) {
     case "string":
     case "boolean":
-    case "enum":
       return true;
+    case "enum":
+      // An enum object may hold what JSON cannot (a BigInt), which the generator refuses.
+      return Object.values(def.entries as object).every(plainValue);
     case "number":
       return divisorsOk(def, internals.bag);
     case "optional":

@@ -65,6 +65,26 @@ describe("2026-07-28 results, byte for byte", () => {
     expect(await call("to_json")).toBe(`{"jsonrpc":"2.0","id":1,"result":{"content":[],"note":"own toJSON"}}`);
   });
 
+  it("a result that is no object's JSON (a boxed primitive) goes out as its own keys and the stamp, valid JSON", async () => {
+    // What a stamped copy ({ ...result }) has: a String's characters by index, a Number's nothing.
+    for (const [value, keys] of [
+      [new String("ab"), '"0":"a","1":"b",'],
+      [new Number(3), ""],
+    ] as const) {
+      const s = createServer({ name: "stamps", version: "1" }).use(() => value as never);
+      s.tool({ name: "any", description: "any", handler: () => "unused" });
+      const call = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "any", _meta: META },
+      });
+      expect(await replyTo(connectLines(s), call)).toBe(
+        `{"jsonrpc":"2.0","id":3,"result":{${keys}"resultType":"complete",${SERVER_META}}}`,
+      );
+    }
+  });
+
   it("an empty result is only the stamp", async () => {
     // A middleware may answer with a result of its own: here, an empty one.
     const s = createServer({ name: "stamps", version: "1" }).use(() => ({}));
