@@ -93,12 +93,19 @@ function fromNode(req: IncomingMessage, res: ServerResponse): Incoming {
 }
 
 function write(res: ServerResponse, outgoing: Outgoing): void {
+  const { stream, body } = outgoing;
+  if (body !== undefined) {
+    // One writeHead with every header (Content-Length included) and one end: node:http's cheapest way to answer.
+    const head: string[] = [];
+    for (const name in outgoing.headers) head.push(name, outgoing.headers[name] as string);
+    head.push("content-length", String(Buffer.byteLength(body)));
+    res.writeHead(outgoing.status, head).end(body);
+    return;
+  }
   res.statusCode = outgoing.status;
   for (const name in outgoing.headers) res.setHeader(name, outgoing.headers[name] as string);
-  const { stream } = outgoing;
   if (!stream) {
-    // One write, with Content-Length: end() computes it while the headers are unsent.
-    res.end(outgoing.body);
+    res.end();
     return;
   }
   res.flushHeaders();
