@@ -24,14 +24,27 @@ export function tooLarge(limit: number): Outgoing {
   return refuse(413, null, ErrorCode.InvalidRequest, `Request body over ${limit} bytes`);
 }
 
+// A client sends the same Accept on every POST: its verdict is kept for the next one, not parsed again.
+let lastAccept: string | null = null;
+let lastAcceptOk = false;
+
+// True when an Accept header lists both JSON and SSE (itself or by a wildcard).
+function acceptsBoth(header: string | null): boolean {
+  if (header === lastAccept && header !== null) return lastAcceptOk;
+  const types = accepted(header);
+  const ok = allows(types, "application/json") && allows(types, "text/event-stream");
+  lastAccept = header;
+  lastAcceptOk = ok;
+  return ok;
+}
+
 /** Why a POST is refused before its body is read (content type, Accept, encoding, declared size), if it is. */
 export function postRefusal(request: Incoming, maxBodyBytes: number): Outgoing | undefined {
   const type = request.header("content-type") ?? "";
   if (!/^application\/json\b/i.test(type)) {
     return refuse(415, null, ErrorCode.InvalidRequest, "Content-Type must be application/json");
   }
-  const types = accepted(request.header("accept"));
-  if (!allows(types, "application/json") || !allows(types, "text/event-stream")) {
+  if (!acceptsBoth(request.header("accept"))) {
     return refuse(406, null, ErrorCode.InvalidRequest, "Accept must list application/json and text/event-stream");
   }
   const encoding = request.header("content-encoding");

@@ -4,6 +4,10 @@ import { JSON_HEADERS, type Outgoing } from "./exchange.js";
 
 /** Where a reply's SSE events are also kept, so a client that lost the stream can resume it (handshake era). */
 export interface EventLog {
+  /** Whether a stream opens with an event of empty data and an id (2025-11-25), so it can be resumed at once. */
+  readonly priming: boolean;
+  /** A new stream key, for a reply that becomes a stream. */
+  nextKey(): string;
   /** Keep one event of stream `key`; its id. */
   record(key: string, data: string): string;
   /** The stream a resumed GET now reads `key` from, if any. */
@@ -19,8 +23,10 @@ export interface ReplyOptions {
   status(error: number | undefined): number;
   /** Extra response headers (the session id). */
   headers?: Readonly<Record<string, string>>;
-  /** Handshake era: this reply's stream key and the session's event log, for resumption. */
-  log?: { key: string; events: EventLog; prime: boolean };
+  /** The headers of a JSON answer: JSON_HEADERS with `headers`, merged once where many replies share them. */
+  jsonHeaders?: Readonly<Record<string, string>>;
+  /** Handshake era: the session's event log, for resumption. */
+  log?: EventLog;
   /** The client closed the SSE stream before the reply was complete. */
   onCancel?: () => void;
 }
@@ -35,6 +41,8 @@ export class Reply {
   readonly #options: ReplyOptions;
   #resolve: ((outgoing: Outgoing) => void) | undefined;
   #stream: EventStream | undefined;
+  // The stream's key in the event log, once the reply is a stream.
+  #key = "";
   #done = false;
 
   constructor(options: ReplyOptions) {
@@ -63,10 +71,11 @@ export class Reply {
     if (this.#done) return false;
     if (route.kind === "response" && this.#stream === undefined) {
       this.#done = true;
-      const extra = this.#options.headers;
+      const options = this.#options;
+      const extra = options.headers;
       this.#settle({
-        status: this.#options.status(route.error),
-        headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS,
+        status: options.status(route.error),
+        headers: options.jsonHeaders ?? (extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS),
         body: line,
       });
       return true;
@@ -74,16 +83,16 @@ export class Reply {
     const stream = this.#stream ?? this.#open();
     const log = this.#options.log;
     if (log) {
-      const id = log.events.record(log.key, line);
+      const id = log.record(this.#key, line);
       stream.write(line, id);
-      log.events.live(log.key)?.write(line, id);
+      log.live(this.#key)?.write(line, id);
     } else {
       stream.write(line);
     }
     if (route.kind === "response") {
       this.#done = true;
       stream.close();
-      log?.events.finished(log.key);
+      log?.finished(this.#key);
     }
     return true;
   }
@@ -94,8 +103,7 @@ export class Reply {
     this.#done = true;
     if (this.#stream) {
       this.#stream.close();
-      const log = this.#options.log;
-      log?.events.finished(log.key);
+      this.#options.log?.finished(this.#key);
       return;
     }
     this.#settle({ status, headers: this.#options.headers ?? {} });
@@ -108,9 +116,10 @@ export class Reply {
     this.#stream = stream;
     const log = this.#options.log;
     if (log) {
-      log.events.opened(log.key);
+      this.#key = log.nextKey();
+      log.opened(this.#key);
       // 2025-11-25: an event with an id first, so a client can resume even before the first message.
-      if (log.prime) stream.prime(log.events.record(log.key, ""));
+      if (log.priming) stream.prime(log.record(this.#key, ""));
     }
     this.#settle({ status: 200, headers: { ...SSE_HEADERS, ...this.#options.headers }, stream });
     return stream;

@@ -1,12 +1,4 @@
-import {
-  type AuthInfo,
-  type Connection,
-  ErrorCode,
-  featuresOf,
-  type RevisionFeatures,
-  type Route,
-  type Server,
-} from "@toolsmith/core";
+import { type AuthInfo, type Connection, ErrorCode, type Route, type Server } from "@toolsmith/core";
 import { callerOf } from "./caller-limits.js";
 import { SSE_HEADERS } from "./event-stream.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "./exchange.js";
@@ -20,11 +12,6 @@ import { isHandshakeHeader, sessionVersionRefusal, VERSION_HEADER } from "./vers
 
 // The header carrying a handshake-era session's id (written as a literal key where a header object is built).
 const SESSION_HEADER = "mcp-session-id";
-
-// What a session's negotiated revision does over HTTP (nothing before initialize has settled it).
-function revisionOf(session: HttpSession): RevisionFeatures | undefined {
-  return session.version === undefined ? undefined : featuresOf(session.version);
-}
 
 // A session's line goes to the POST it belongs to while that is open, else to the session's GET stream.
 function deliver(session: HttpSession | undefined, initializing: Reply, line: string, route: Route): void {
@@ -133,12 +120,7 @@ export class SessionRequests {
     const refused = sessionVersionRefusal(request.header(VERSION_HEADER), session.version, message, body);
     if (refused) return refused;
     const needsAnswer = Array.isArray(message) ? message.some(isRequest) : isRequest(message);
-    const key = session.nextKey();
-    const reply = new Reply({
-      status: handshakeStatus,
-      headers: { "mcp-session-id": session.id },
-      log: { key, events: session, prime: revisionOf(session)?.ssePriming === true },
-    });
+    const reply = new Reply(session.replies);
     const done = session.connection.receive(
       body,
       auth ? { auth, tag: reply, parsed: message } : { tag: reply, parsed: message },
@@ -185,7 +167,7 @@ export class SessionRequests {
       }
     } else {
       session.get = stream;
-      if (revisionOf(session)?.ssePriming) stream.prime(session.record("get", ""));
+      if (session.priming) stream.prime(session.record("get", ""));
     }
     return { status: 200, headers: { ...SSE_HEADERS, "mcp-session-id": session.id }, stream };
   }

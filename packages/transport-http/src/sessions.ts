@@ -1,7 +1,9 @@
-import type { AuthInfo, Connection, ProtocolVersion } from "@toolsmith/core";
+import { type AuthInfo, type Connection, featuresOf, type ProtocolVersion } from "@toolsmith/core";
 import { CallerCounts } from "./caller-limits.js";
 import type { EventStream } from "./event-stream.js";
-import type { EventLog } from "./reply.js";
+import { JSON_HEADERS } from "./exchange.js";
+import { handshakeStatus } from "./refusals.js";
+import type { EventLog, ReplyOptions } from "./reply.js";
 
 interface Recorded {
   readonly seq: number;
@@ -15,6 +17,8 @@ export class HttpSession implements EventLog {
   readonly connection: Connection;
   readonly subject: string | undefined;
   version: ProtocolVersion | undefined;
+  /** What every POST's reply in this session is made with: made once, not per POST. */
+  readonly replies: ReplyOptions;
   lastSeen = Date.now();
   /** The standalone GET stream (server-to-client messages that belong to no request), if one is open. */
   get: EventStream | undefined;
@@ -30,6 +34,13 @@ export class HttpSession implements EventLog {
     this.connection = connection;
     this.subject = subject;
     this.#keep = keep;
+    const headers = { "mcp-session-id": id };
+    this.replies = { status: handshakeStatus, headers, jsonHeaders: { ...JSON_HEADERS, ...headers }, log: this };
+  }
+
+  /** Whether the session's revision opens an SSE stream with a priming event (2025-11-25). */
+  get priming(): boolean {
+    return this.version !== undefined && featuresOf(this.version).ssePriming;
   }
 
   /**
@@ -147,11 +158,12 @@ export class SessionStore {
   get(id: string): HttpSession | undefined {
     const session = this.#sessions.get(id);
     if (!session) return undefined;
-    if (Date.now() - session.lastSeen > this.#idleMs) {
+    const now = Date.now();
+    if (now - session.lastSeen > this.#idleMs) {
       this.delete(id);
       return undefined;
     }
-    session.lastSeen = Date.now();
+    session.lastSeen = now;
     return session;
   }
 

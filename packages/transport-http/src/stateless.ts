@@ -4,6 +4,7 @@ import {
   ErrorCode,
   LATEST_STATELESS_VERSION,
   McpError,
+  type ReceiveOptions,
   type Server,
   type Tool,
 } from "@toolsmith/core";
@@ -47,71 +48,90 @@ export class StatelessRequests {
 
   /** Serve one POST whose body (`message`, parsed) chose the stateless era. */
   serve(request: Incoming, body: string, message: unknown, auth: AuthInfo | undefined): Promise<Outgoing> | Outgoing {
-    const id = idOf(message, body);
     if (!isPlainObject(message) || typeof message.method !== "string") {
       return refuse(
         400,
-        id,
+        idOf(message, body),
         ErrorCode.InvalidRequest,
         "Invalid request: one JSON-RPC request or notification per POST",
       );
     }
-    const wrongVersion = statelessVersionRefusal(request.header(VERSION_HEADER), message, id);
+    const wrongVersion = statelessVersionRefusal(request.header(VERSION_HEADER), message, body);
     if (wrongVersion) return wrongVersion;
     if (message.id !== undefined) {
       // initialize exists only in the handshake era, which a 2026-07-28 request did not choose.
       if (message.method === "initialize") {
         return refuse(
           404,
-          id,
+          idOf(message, body),
           ErrorCode.MethodNotFound,
           `Method not found: initialize (removed in protocol revision ${LATEST_STATELESS_VERSION})`,
         );
       }
       const mismatch = routingMismatch(request, message);
-      if (mismatch) return refuse(400, id, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
+      if (mismatch) return refuse(400, idOf(message, body), ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
     }
-    const checkTool = message.method === "tools/call" ? paramCheck(request, message) : undefined;
-    const listens = message.method === "subscriptions/listen";
-    let caller: string | undefined;
-    if (listens) {
-      caller = callerOf(request, auth, this.#remoteAddress);
-      const refused = this.#streams.take(caller, id);
-      if (refused) return refused;
+    if (message.method === "subscriptions/listen") return this.#listen(request, body, message, auth);
+    // One connection for this request alone: nothing outlives it. Closing its stream cancels the request.
+    const reply: Reply = new Reply({ status: statelessStatus, onCancel: () => connection.close() });
+    const connection = this.#server.connect({ send: (line, route) => void reply.deliver(line, route) });
+    const options: ReceiveOptions = { tag: reply, parsed: message };
+    if (auth) options.auth = auth;
+    if (message.method === "tools/call") options.checkTool = paramCheck(request, message);
+    const done = connection.receive(body, options);
+    if (done === undefined) {
+      // Answered already: there is nothing left for the client to abort.
+      reply.accept();
+      connection.close();
+      return reply.answered();
     }
+    request.onAbort(() => connection.close());
+    const finish = () => {
+      reply.accept();
+      connection.close();
+    };
+    done.then(finish, finish);
+    return reply.answered();
+  }
+
+  // subscriptions/listen: a stream held open, counted against the stream limits, until it ends or its client goes.
+  #listen(
+    request: Incoming,
+    body: string,
+    message: Record<string, unknown>,
+    auth: AuthInfo | undefined,
+  ): Promise<Outgoing> | Outgoing {
+    const caller = callerOf(request, auth, this.#remoteAddress);
+    const refused = this.#streams.take(caller, idOf(message, body));
+    if (refused) return refused;
     // A listen stream's place is given back once: when it ends, or at once when its client closes it.
-    let held = listens;
-    const release = listens
-      ? () => {
-          if (!held) return;
-          held = false;
-          this.#streams.release(caller);
-          this.#listening.delete(connection);
-        }
-      : undefined;
-    // One connection for this request alone: nothing outlives it. Closing the stream cancels the request.
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
+      this.#streams.release(caller);
+      this.#listening.delete(connection);
+    };
+    // Closing the stream cancels the request.
     const reply: Reply = new Reply({
       status: statelessStatus,
-      headers: {},
       onCancel: () => {
-        release?.();
+        release();
         connection.close();
       },
     });
     const connection = this.#server.connect({ send: (line, route) => void reply.deliver(line, route) });
     request.onAbort(() => connection.close());
-    if (listens) this.#listening.add(connection);
+    this.#listening.add(connection);
     const finish = () => {
-      release?.();
+      release();
       reply.accept();
       connection.close();
     };
-    const done = connection.receive(body, {
-      tag: reply,
-      parsed: message,
-      ...(auth ? { auth } : {}),
-      ...(checkTool ? { checkTool } : {}),
-    });
+    const done = connection.receive(
+      body,
+      auth ? { tag: reply, parsed: message, auth } : { tag: reply, parsed: message },
+    );
     if (done === undefined) finish();
     else done.then(finish, finish);
     return reply.answered();

@@ -57,12 +57,12 @@ export function noEra(id: string): Outgoing {
 export function statelessVersionRefusal(
   header: string | null,
   message: Record<string, unknown>,
-  id: string,
+  body: string,
 ): Outgoing | undefined {
   if (header === null) {
     return refuse(
       400,
-      id,
+      idOf(message, body),
       ErrorCode.HeaderMismatch,
       "The MCP-Protocol-Version header is missing; it must equal _meta's",
     );
@@ -72,7 +72,7 @@ export function statelessVersionRefusal(
   if (inBody === undefined || inBody === header) return undefined;
   return refuse(
     400,
-    id,
+    idOf(message, body),
     ErrorCode.HeaderMismatch,
     // Never the body's value itself when it is not a string: it may nest too deep to turn into text.
     `MCP-Protocol-Version (${header}) does not match _meta (${typeof inBody === "string" ? inBody : `not a string: ${Array.isArray(inBody) ? "an array" : typeof inBody}`})`,

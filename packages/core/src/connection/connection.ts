@@ -31,7 +31,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   readonly #onInternalError: ConnectOptions["onInternalError"];
   readonly #inFlight: InFlight;
   readonly #outbound: OutboundRequests;
-  readonly #subscriptions: Subscriptions;
+  // Made on first use: most connections (HTTP makes one per 2026-07-28 request) never subscribe, listen or attach.
+  #subscriptions: Subscriptions | undefined;
   readonly #eras: EraRouter;
   readonly #receiver: Receiver;
   #logLevel: LogLevel | undefined;
@@ -43,7 +44,6 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.#out = new Outlet(core, options.send);
     this.#inFlight = new InFlight(core, { core, connection: this });
     this.#outbound = new OutboundRequests(core, this.#out);
-    this.#subscriptions = new Subscriptions(core, this.#out);
     this.#onInternalError = options.onInternalError;
     this.#eras = new EraRouter(core, this.#inFlight, this, options.auth, options.extra);
     const boundary = new ErrorBoundary(core, this.#out, this.#eras, options.onInternalError);
@@ -104,7 +104,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   /** End every `subscriptions/listen` stream gracefully, with its result (a transport shutting down calls this). */
   endSubscriptions(): void {
-    this.#subscriptions.endAll();
+    this.#subscriptions?.endAll();
   }
 
   notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined, tag?: unknown): void {
@@ -153,20 +153,25 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   // ── Connection-scoped methods ──
 
+  #subs(): Subscriptions {
+    this.#subscriptions ??= new Subscriptions(this.#core, this.#out);
+    return this.#subscriptions;
+  }
+
   setLogLevel(level: LogLevel): void {
     this.#logLevel = level;
   }
 
   subscribe(uri: string, ctx: RequestContextImpl): void {
-    this.#subscriptions.subscribe(uri, ctx);
+    this.#subs().subscribe(uri, ctx);
   }
 
   unsubscribe(uri: string): void {
-    this.#subscriptions.unsubscribe(uri);
+    this.#subs().unsubscribe(uri);
   }
 
   listen(filter: ListenFilter, ctx: RequestContextImpl): Promise<Record<string, unknown>> {
-    const stream = this.#subscriptions.listen(filter, ctx);
+    const stream = this.#subs().listen(filter, ctx);
     this.#attach();
     return stream;
   }
@@ -174,10 +179,10 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   // ── What the server tells every connection ──
 
   listChanged(kind: ChangeKind, audience: Audience): void {
-    this.#subscriptions.listChanged(kind, this.#eras.listener, audience);
+    this.#subs().listChanged(kind, this.#eras.listener, audience);
   }
 
   resourceUpdated(uri: string): void {
-    this.#subscriptions.resourceUpdated(uri, this.#eras.operating);
+    this.#subs().resourceUpdated(uri, this.#eras.operating);
   }
 }

@@ -14,7 +14,8 @@ interface Pending {
 export class OutboundRequests {
   readonly #core: ServerCore;
   readonly #out: Outlet;
-  readonly #pending = new Map<number, Pending>();
+  // Made on the first request: most connections never ask the client anything (HTTP makes one per request).
+  #pending: Map<number, Pending> | undefined;
   #nextId = 0;
   #inputEnded = false;
 
@@ -25,7 +26,7 @@ export class OutboundRequests {
 
   /** How many are still unanswered. */
   get size(): number {
-    return this.#pending.size;
+    return this.#pending?.size ?? 0;
   }
 
   request(
@@ -38,6 +39,8 @@ export class OutboundRequests {
     if (this.#inputEnded) return Promise.reject(new Error(`Cannot ask ${method}: the client's input has ended`));
     const id = this.#nextId++;
     const timeoutMs = this.#core.clientRequestTimeoutMs;
+    this.#pending ??= new Map();
+    const pendings = this.#pending;
     return new Promise((resolve, reject) => {
       const cleanup = () => {
         clearTimeout(timer);
@@ -45,7 +48,7 @@ export class OutboundRequests {
       };
       // Abandoned (timed out, or the request it serves was cancelled): the client is told to stop.
       const abandon = (error: unknown, reason: string) => {
-        if (!this.#pending.delete(id)) return;
+        if (!pendings.delete(id)) return;
         cleanup();
         this.#out.notify("notifications/cancelled", { requestId: id, reason }, relatedTo, tag);
         reject(error);
@@ -61,7 +64,7 @@ export class OutboundRequests {
       );
       (timer as { unref?: () => void }).unref?.();
       signal.addEventListener("abort", onAbort, { once: true });
-      this.#pending.set(id, {
+      pendings.set(id, {
         end: () =>
           abandon(new Error(`The client's input ended before it answered ${method}`), "the client's input ended"),
         settle: (message) => {
@@ -93,9 +96,9 @@ export class OutboundRequests {
   settle(message: Record<string, unknown>): void {
     const id = message.id;
     if (typeof id !== "number") return;
-    const pending = this.#pending.get(id);
+    const pending = this.#pending?.get(id);
     if (!pending) return;
-    this.#pending.delete(id);
+    this.#pending?.delete(id);
     pending.settle(message);
   }
 
@@ -105,11 +108,12 @@ export class OutboundRequests {
    */
   endOfInput(): void {
     this.#inputEnded = true;
-    for (const request of [...this.#pending.values()]) request.end();
+    for (const request of [...(this.#pending?.values() ?? [])]) request.end();
   }
 
   /** Fail every unanswered one (the connection closed). */
   failAll(why: unknown): void {
+    if (!this.#pending) return;
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const request of pending) request.fail(why);
