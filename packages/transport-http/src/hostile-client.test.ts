@@ -1,8 +1,10 @@
-import { Agent, type IncomingMessage, request } from "node:http";
+import { Agent, createServer as createNodeServer, type IncomingMessage, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createServer, LATEST_HANDSHAKE_VERSION, MetaKey } from "@toolsmith/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { listen } from "./listen.js";
+import { createHttpHandler } from "./http-handler.js";
+import { listen, nodeListener } from "./listen.js";
 
 // Issue 15's hot-path changes attacked by a hostile client over real sockets against listen().
 
@@ -316,5 +318,33 @@ describe("a hostile client against listen()", () => {
       if (again.res.statusCode === 200) break;
       expect(again.res.statusCode).toBe(503);
     }
+  });
+
+  it("a fast 2026-07-28 call leaves no close listener on its response beyond node's own", async () => {
+    const s = createServer({ name: "hostile", version: "1" });
+    s.tool({ name: "fast", description: "fast", handler: () => "ok" });
+    const handler = createHttpHandler(s);
+    const inner = nodeListener(handler);
+    const counts: Record<string, number> = {};
+    const server = createNodeServer((req, res) => {
+      // Counted once the reply is written: a listener left then would outlive the request on a kept-alive socket.
+      res.once("finish", () => {
+        counts[req.url ?? ""] = res.listenerCount("close");
+      });
+      inner(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    cleanup.push(async () => {
+      handler.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    const port = (server.address() as AddressInfo).port;
+    const { headers, body } = call2026(1, "fast");
+    const baseline = await send(new URL(`http://127.0.0.1:${port}/elsewhere`), headers, body);
+    expect(baseline.status).toBe(404);
+    const answer = await send(new URL(`http://127.0.0.1:${port}/mcp`), headers, body);
+    expect(answer.status).toBe(200);
+    expect(counts["/mcp"]).toBe(counts["/elsewhere"]);
   });
 });
