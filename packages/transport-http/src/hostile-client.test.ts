@@ -347,4 +347,89 @@ describe("a hostile client against listen()", () => {
     expect(answer.status).toBe(200);
     expect(counts["/mcp"]).toBe(counts["/elsewhere"]);
   });
+
+  it("a 2025-11-25 call's stream, cut by its client, resumes by Last-Event-ID under its own key", async () => {
+    const url = await serve((s) =>
+      s.tool({
+        name: "ask",
+        description: "asks the client",
+        handler: async (_args, ctx) => (await ctx.elicit({ message: "Seat?", schema: { seat: z.string() } })).action,
+      }),
+    );
+    const opened = await send(
+      url,
+      JSON_ACCEPT,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: { elicitation: {} },
+          clientInfo: { name: "c", version: "1" },
+        },
+      }),
+    );
+    const sid = opened.headers["mcp-session-id"] as string;
+    const headers = { ...JSON_ACCEPT, "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25" };
+    await send(url, headers, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    // Read SSE events (id and data) from a response until `count` have come.
+    const eventsOf = (res: IncomingMessage) => {
+      res.setEncoding("utf8");
+      res.on("error", () => {});
+      let buffered = "";
+      const got: { id?: string; data: string }[] = [];
+      let wake: (() => void) | undefined;
+      res.on("data", (chunk: string) => {
+        buffered += chunk;
+        for (let end = buffered.indexOf("\n\n"); end >= 0; end = buffered.indexOf("\n\n")) {
+          const lines = buffered.slice(0, end).split("\n");
+          buffered = buffered.slice(end + 2);
+          const id = lines.find((l) => l.startsWith("id: "))?.slice(4);
+          const data = lines
+            .filter((l) => l.startsWith("data: ") || l === "data:")
+            .map((l) => l.slice(6))
+            .join("");
+          got.push(id === undefined ? { data } : { id, data });
+        }
+        wake?.();
+      });
+      return async (count: number) => {
+        while (got.length < count) await new Promise<void>((r) => (wake = r));
+        return got.slice(0, count);
+      };
+    };
+    const req = request(url, { method: "POST", headers });
+    req.on("error", () => {});
+    const res = await new Promise<IncomingMessage>((resolve) => {
+      req.on("response", resolve);
+      req.end(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "ask", arguments: {} } }));
+    });
+    const [priming, ask] = await eventsOf(res)(2);
+    expect(priming?.data).toBe("");
+    const asked = JSON.parse(ask?.data ?? "") as { id: number; method: string };
+    expect(asked.method).toBe("elicitation/create");
+    const cut = new Promise((resolve) => res.once("close", resolve));
+    req.destroy();
+    await cut;
+    const resumed = await new Promise<IncomingMessage>((resolve, reject) => {
+      const get = request(url, { method: "GET", headers: { ...headers, "last-event-id": priming?.id ?? "" } }, resolve);
+      get.on("error", reject);
+      get.end();
+    });
+    expect(resumed.statusCode).toBe(200);
+    const read = eventsOf(resumed);
+    expect(JSON.parse((await read(1))[0]?.data ?? "")).toMatchObject({ id: asked.id, method: "elicitation/create" });
+    const answered = await send(
+      url,
+      headers,
+      JSON.stringify({ jsonrpc: "2.0", id: asked.id, result: { action: "decline" } }),
+    );
+    expect(answered.status).toBe(202);
+    expect(JSON.parse((await read(2))[1]?.data ?? "")).toMatchObject({
+      id: 2,
+      result: { content: [{ text: "decline" }] },
+    });
+    resumed.destroy();
+  });
 });
