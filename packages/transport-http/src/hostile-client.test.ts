@@ -409,6 +409,18 @@ describe("a hostile client against listen()", () => {
     expect(priming?.data).toBe("");
     const asked = JSON.parse(ask?.data ?? "") as { id: number; method: string };
     expect(asked.method).toBe("elicitation/create");
+    // A second call in the same session has its own stream: resuming the first must not replay it.
+    const other = request(url, { method: "POST", headers });
+    other.on("error", () => {});
+    const otherRes = await new Promise<IncomingMessage>((resolve) => {
+      other.on("response", resolve);
+      other.end(
+        JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "ask", arguments: {} } }),
+      );
+    });
+    const [, otherAsk] = await eventsOf(otherRes)(2);
+    const otherId = (JSON.parse(otherAsk?.data ?? "") as { id: number }).id;
+    cleanup.push(async () => void other.destroy());
     const cut = new Promise((resolve) => res.once("close", resolve));
     req.destroy();
     await cut;
@@ -420,6 +432,7 @@ describe("a hostile client against listen()", () => {
     expect(resumed.statusCode).toBe(200);
     const read = eventsOf(resumed);
     expect(JSON.parse((await read(1))[0]?.data ?? "")).toMatchObject({ id: asked.id, method: "elicitation/create" });
+    expect(otherId).not.toBe(asked.id);
     const answered = await send(
       url,
       headers,
