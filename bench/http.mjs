@@ -6,14 +6,15 @@ import http from "node:http";
 import net from "node:net";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { benchOptions } from "./options.mjs";
 
-// pnpm hands the "--" of `pnpm bench -- --rounds 3` through to this script.
-const argv = process.argv.slice(2);
-const { values } = parseArgs({
-  args: argv[0] === "--" ? argv.slice(1) : argv,
-  options: {
-    rounds: { type: "string", default: "3" },
+const {
+  values,
+  only: ONLY,
+  profile: PROFILE,
+  extra,
+} = benchOptions(
+  {
     requests: { type: "string", default: "30000" },
     warmup: { type: "string", default: "3000" },
     connections: { type: "string", default: "50" },
@@ -21,20 +22,15 @@ const { values } = parseArgs({
     client: { type: "string", default: "raw" },
     // The Toolsmith memory soak; 0 skips it.
     seconds: { type: "string", default: "60" },
-    only: { type: "string" },
-    // --with "Toolsmith (before)=../wt-base/bench/servers/http-toolsmith.mjs": measure another build side by side.
-    with: { type: "string", multiple: true },
-    // --profile DIR: every server runs with `--cpu-prof` into DIR (read them with bench/profile-top.mjs).
-    profile: { type: "string" },
   },
-});
+  { rounds: "3" },
+);
 const ROUNDS = Number(values.rounds);
 const REQUESTS = Number(values.requests);
 const WARMUP = Number(values.warmup);
 const CONNECTIONS = Number(values.connections);
 const SECONDS = Number(values.seconds);
 const CLIENT = values.client;
-const PROFILE = values.profile && fileURLToPath(new URL(values.profile, `file://${process.cwd()}/`));
 if (CLIENT !== "http" && CLIENT !== "raw") throw new Error(`--client http|raw, not ${CLIENT}`);
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -56,18 +52,8 @@ const SERVERS = [
     eras: ["2025-11-25"],
   },
 ];
-for (const extra of values.with ?? []) {
-  const at = extra.indexOf("=");
-  if (at < 1) throw new Error(`--with takes name=path, not ${extra}`);
-  SERVERS.push({
-    name: extra.slice(0, at),
-    file: fileURLToPath(new URL(extra.slice(at + 1), `file://${process.cwd()}/`)),
-    args: [],
-    eras: ERAS,
-  });
-}
+for (const { name, file } of extra) SERVERS.push({ name, file, args: [], eras: ERAS });
 // --only "Toolsmith": measure just the named servers (the floor is always kept, as every ratio needs it).
-const ONLY = values.only?.split(",");
 const MEASURED = SERVERS.filter((server) => !ONLY || server.name === FLOOR || ONLY.includes(server.name));
 
 // With taskset, the server runs on core 0 and this load generator on core 1: less scheduler noise.

@@ -4,29 +4,25 @@ import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { benchOptions } from "./options.mjs";
 
-// pnpm hands the "--" of `pnpm bench -- --rounds 3` through to this script.
-const argv = process.argv.slice(2);
-const { values } = parseArgs({
-  args: argv[0] === "--" ? argv.slice(1) : argv,
-  options: {
-    rounds: { type: "string", default: "5" },
+const {
+  values,
+  only: ONLY,
+  profile: PROFILE,
+  extra,
+} = benchOptions(
+  {
     tools: { type: "string", default: "1000,5000" },
     lists: { type: "string", default: "3" },
     era: { type: "string", default: "2025-11-25" },
-    only: { type: "string" },
-    // --with "Toolsmith (before)=../wt-base/bench/servers/registration-toolsmith.mjs": another build side by side.
-    with: { type: "string", multiple: true },
-    // --profile DIR: every child runs with `node --cpu-prof` into DIR (read with bench/profile-top.mjs).
-    profile: { type: "string" },
   },
-});
+  { rounds: "5" },
+);
 const ROUNDS = Number(values.rounds);
 const SIZES = values.tools.split(",").map(Number);
 const LISTS = Number(values.lists);
 const ERA = values.era;
-const PROFILE = values.profile && fileURLToPath(new URL(values.profile, `file://${process.cwd()}/`));
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const OFFICIAL = "official SDK v2";
@@ -34,16 +30,8 @@ const SERVERS = [
   { name: "Toolsmith", file: here("./servers/registration-toolsmith.mjs") },
   { name: OFFICIAL, file: here("./servers/registration-official-sdk.mjs") },
 ];
-for (const extra of values.with ?? []) {
-  const at = extra.indexOf("=");
-  if (at < 1) throw new Error(`--with takes name=path, not ${extra}`);
-  SERVERS.push({
-    name: extra.slice(0, at),
-    file: fileURLToPath(new URL(extra.slice(at + 1), `file://${process.cwd()}/`)),
-  });
-}
+SERVERS.push(...extra);
 // --only "Toolsmith": measure just the named servers (the official SDK is always kept, as every ratio needs it).
-const ONLY = values.only?.split(",");
 const MEASURED = SERVERS.filter((server) => !ONLY || server.name === OFFICIAL || ONLY.includes(server.name));
 
 /** One sample: a fresh process registers `tools` tools, lists them, prints one JSON line and exits. */

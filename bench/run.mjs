@@ -4,29 +4,25 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { benchOptions } from "./options.mjs";
 
-// pnpm hands the "--" of `pnpm bench -- --rounds 3` through to this script.
-const argv = process.argv.slice(2);
-const { values } = parseArgs({
-  args: argv[0] === "--" ? argv.slice(1) : argv,
-  options: {
-    rounds: { type: "string", default: "5" },
+const {
+  values,
+  only: ONLY,
+  profile: PROFILE,
+  extra,
+} = benchOptions(
+  {
     calls: { type: "string", default: "30000" },
     inflight: { type: "string", default: "64" },
     warmup: { type: "string", default: "3000" },
-    only: { type: "string" },
-    // --with "Toolsmith (before)=../wt-base/bench/servers/toolsmith.mjs": measure another build side by side.
-    with: { type: "string", multiple: true },
-    // --profile DIR: every throughput run's server runs with `--cpu-prof` into DIR (read them with bench/profile-top.mjs).
-    profile: { type: "string" },
   },
-});
+  { rounds: "5" },
+);
 const ROUNDS = Number(values.rounds);
 const CALLS = Number(values.calls);
 const IN_FLIGHT = Number(values.inflight);
 const WARMUP = Number(values.warmup);
-const PROFILE = values.profile && fileURLToPath(new URL(values.profile, `file://${process.cwd()}/`));
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const SERVERS = [
@@ -36,20 +32,12 @@ const SERVERS = [
   { name: "Toolsmith + pass-through middleware", file: here("./servers/toolsmith-middleware.mjs") },
   { name: "official SDK v2", file: here("./servers/official-sdk.mjs") },
 ];
-for (const extra of values.with ?? []) {
-  const at = extra.indexOf("=");
-  if (at < 1) throw new Error(`--with takes name=path, not ${extra}`);
-  SERVERS.push({
-    name: extra.slice(0, at),
-    file: fileURLToPath(new URL(extra.slice(at + 1), `file://${process.cwd()}/`)),
-  });
-}
+SERVERS.push(...extra);
 const ERAS = ["2025-11-25", "2026-07-28"];
 
 // With taskset, the server runs on core 0 and this load generator on core 1: less scheduler noise.
 const PIN = spawnSync("taskset", ["-cp", "1", String(process.pid)], { stdio: "ignore" }).status === 0;
 // --only "Toolsmith": measure just the named servers (the floor is always kept, as every ratio needs it).
-const ONLY = values.only?.split(",");
 const MEASURED = SERVERS.filter((server) => !ONLY || server.name === "hand-written loop" || ONLY.includes(server.name));
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
