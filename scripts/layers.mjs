@@ -12,6 +12,7 @@ export const LAYERS = [
   "wire",
   "schema",
   "protocol",
+  "engine",
   "context",
   "middleware",
   "registry",

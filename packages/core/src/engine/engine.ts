@@ -1,0 +1,171 @@
+import type { LogLevel } from "../protocol/log-levels.js";
+import type { ProtocolVersion } from "../protocol/versions.js";
+import type { MaybePromise } from "../wire/maybe.js";
+import type { Implementation } from "../wire/types.js";
+
+// The engine: the state that must outlive one process. The in-memory engine (the default) answers synchronously,
+// so a server without a configured engine makes no promise for it; a shared one (@toolsmith/redis) answers later.
+// Every method that reaches a shared store rejects with `EngineUnavailable` within a bounded time when it cannot.
+
+/** A principal as the engine keeps it: who the caller is and what it may do, never a credential (no token). */
+export interface StoredPrincipal {
+  readonly subject: string;
+  readonly scopes: readonly string[];
+  readonly clientId?: string;
+}
+
+/** One handshake-era session: what `initialize` negotiated and what the client set since. */
+export interface SessionRecord {
+  readonly id: string;
+  /** The principal it is bound to; undefined for a session opened without authentication (its id alone). */
+  readonly principal: StoredPrincipal | undefined;
+  /** What keys the per-caller session limit (a subject, else an address), when known. */
+  readonly caller: string | undefined;
+  readonly version: ProtocolVersion;
+  readonly clientInfo: Implementation;
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  /** True once `notifications/initialized` came. */
+  readonly initialized: boolean;
+  /** `logging/setLevel`'s level. */
+  readonly logLevel: LogLevel | undefined;
+  /** The resource URIs it subscribed to. */
+  readonly subscriptions: readonly string[];
+}
+
+/** What a session's client changed after `initialize`. */
+export type SessionChange =
+  | { readonly kind: "initialized" }
+  | { readonly kind: "logLevel"; readonly level: LogLevel }
+  | { readonly kind: "subscribe"; readonly uri: string }
+  | { readonly kind: "unsubscribe"; readonly uri: string };
+
+/** Bounds on sessions: in all, per caller, and how long one may go unused. */
+export interface SessionLimits {
+  readonly max: number;
+  readonly perCaller: number;
+  readonly idleMs: number;
+}
+
+/** One server-sent event of a session, as kept for resumption. */
+export interface StoredEvent {
+  /** Unique within its session across every process; what `Last-Event-ID` names. */
+  readonly id: string;
+  /** The stream it belongs to: `get` (the session's GET stream) or a POST's stream key. */
+  readonly stream: string;
+  /** The JSON-RPC line; empty for a priming event. */
+  readonly data: string;
+}
+
+/** What travels on a session's channel to the processes following it. */
+export type SessionSignal =
+  /** An event was appended (by any process): whoever holds that stream live writes it. */
+  | { readonly type: "event"; readonly event: StoredEvent }
+  /** A client message for whichever process it concerns: its answer to a server request, or a cancellation. */
+  | { readonly type: "client"; readonly line: string; readonly from: string }
+  /** A stream was resumed by `holder`: any other process holding it closes its copy. */
+  | { readonly type: "taken"; readonly stream: string; readonly holder: string }
+  /** The session ended (DELETE or expiry): every process drops what it holds of it. */
+  | { readonly type: "ended" };
+
+/** What travels on the server's channel to every process of the server. */
+export type ServerSignal =
+  /** Items of a list changed (each process finds their audience by name in its own registry). */
+  | {
+      readonly type: "listChanged";
+      readonly kind: "tools" | "resources" | "prompts";
+      readonly names: readonly string[];
+    }
+  /** `server.resourceUpdated(uri)` on some process. */
+  | { readonly type: "resourceUpdated"; readonly uri: string }
+  /** A handle's enable, disable or remove, applied on every process (and on any that starts later). */
+  | {
+      readonly type: "handle";
+      readonly kind: "tools" | "resources" | "prompts" | "templates";
+      readonly name: string;
+      readonly op: "enable" | "disable" | "remove";
+    };
+
+/** A request served with an SSE reply, owned by a process until it answers or its lease lapses. */
+export interface RunningRequest {
+  readonly session: string;
+  /** The request's id exactly as the client wrote it (JSON text). */
+  readonly request: string;
+  /** The stream its reply goes on. */
+  readonly stream: string;
+}
+
+/** Stop hearing. */
+export type Unfollow = () => MaybePromise<void>;
+
+/**
+ * The state that must outlive one process: sessions, their events, the bus between processes, and leases. One engine
+ * per server process; `start` before use, `close` when done. Processes of one server share a `namespace`.
+ */
+export interface Engine {
+  /** This process's id among the server's processes (unique, made at start). */
+  readonly node: string;
+  /** True when the engine is shared between processes (a process may then never have seen a session it serves). */
+  readonly shared: boolean;
+  /**
+   * Connect and start the engine's own timers (leases, expiry); `server.name` namespaces its keys unless the
+   * engine was given a namespace. Idempotent.
+   */
+  start(server: { readonly name: string }): MaybePromise<void>;
+  /** Stop timers, drop subscriptions, disconnect; what this process owned lapses with its lease. */
+  close(): MaybePromise<void>;
+
+  // ── Sessions ──
+  /** Keep a new session within `limits`: "full" or "full-for-caller" when it may not be opened. */
+  createSession(record: SessionRecord, limits: SessionLimits): MaybePromise<"created" | "full" | "full-for-caller">;
+  /** The session, its idle expiry restarted; undefined when it ended, expired or never was. */
+  loadSession(id: string): MaybePromise<SessionRecord | undefined>;
+  /** Apply what its client changed; acknowledged when it returns (a later load anywhere sees it). */
+  changeSession(id: string, change: SessionChange): MaybePromise<void>;
+  /** End it (its events go too); `ended` travels on its channel. False when there was none. */
+  deleteSession(id: string): MaybePromise<boolean>;
+  /** The sessions subscribed to `uri`. */
+  subscribers(uri: string): MaybePromise<readonly string[]>;
+  /** Every open session's id (for a list change). */
+  sessionIds(): MaybePromise<readonly string[]>;
+
+  // ── Events ──
+  /** Keep an event of `stream` in the session (bounded per session) and signal it on the session's channel. */
+  append(session: string, stream: string, data: string): MaybePromise<StoredEvent>;
+  /**
+   * The events of the same stream after `lastEventId`, oldest first; undefined when the session no longer holds that
+   * id (too old, or never its own).
+   */
+  replay(session: string, lastEventId: string): MaybePromise<{ stream: string; events: StoredEvent[] } | undefined>;
+
+  // ── The bus ──
+  /** Say something to the processes following `session`. */
+  signal(session: string, signal: SessionSignal): MaybePromise<void>;
+  /** Hear a session's signals (every process following it hears each once, in order, its own included). */
+  follow(session: string, listener: (signal: SessionSignal) => void): MaybePromise<Unfollow>;
+  /** Say something to every process of the server (handle ops are also kept for processes that start later). */
+  broadcast(signal: ServerSignal): MaybePromise<void>;
+  /** Hear the server's signals from other processes (never this process's own). */
+  onBroadcast(listener: (signal: ServerSignal) => void): Unfollow;
+  /** The handle ops kept so far, in order (a process applies them at start). */
+  handleOps(): MaybePromise<readonly Extract<ServerSignal, { type: "handle" }>[]>;
+
+  // ── Leases ──
+  /** This process runs `request` (its lease covers it until `finished`). */
+  running(request: RunningRequest): MaybePromise<void>;
+  finished(session: string, request: string): MaybePromise<void>;
+  /**
+   * Hear of requests whose owning process's lease lapsed: each is given to exactly one process, once (which puts
+   * an error reply on its stream).
+   */
+  onOrphan(listener: (request: RunningRequest) => void): Unfollow;
+}
+
+/** The engine's store could not be reached (or answered too late): a transport answers 503 with `Retry-After`. */
+export class EngineUnavailable extends Error {
+  readonly retryAfterSeconds: number;
+  constructor(message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "EngineUnavailable";
+    this.retryAfterSeconds = options?.retryAfterSeconds ?? 2;
+  }
+}
