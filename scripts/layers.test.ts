@@ -53,9 +53,9 @@ it("lets a layer import itself and anything below, entries import anything, test
 });
 
 it("refuses a folder that is not a layer and an import out of the tree", () => {
-  const src = tree({ "engine/e.ts": "export const e = 1;\n", "wire/w.ts": 'import "../../elsewhere.js";\n' });
+  const src = tree({ "plugins/e.ts": "export const e = 1;\n", "wire/w.ts": 'import "../../elsewhere.js";\n' });
   expect(layerViolations(src)).toEqual([
-    "engine/ is not a layer: add it to LAYERS in scripts/layers.mjs, in its place",
+    "plugins/ is not a layer: add it to LAYERS in scripts/layers.mjs, in its place",
     "wire/w.ts imports ../../elsewhere.js: outside the layers",
   ]);
   expect(LAYERS[0]).toBe("wire");
