@@ -82,14 +82,25 @@ export async function eventually(check: () => Promise<boolean>, what: string, ev
   }
 }
 
-/** Wait until a session's follower heard a marker signalled after everything before it (so nothing is still due). */
-export async function flush(engine: Engine, session: string, heard: Heard<SessionSignal>): Promise<void> {
+/**
+ * Signal a marker on a session and wait until `heard` (and each of `others`) heard it: whatever was signalled before
+ * it has then arrived. The marker's stream name is returned.
+ */
+export async function flush(
+  engine: Engine,
+  session: string,
+  heard: Heard<SessionSignal>,
+  ...others: Heard<SessionSignal>[]
+): Promise<string> {
   const stream = `flush-${crypto.randomUUID()}`;
   await engine.signal(session, { type: "taken", stream, holder: engine.node });
-  await heard.until(
-    (items) => items.some((s) => s.type === "taken" && s.stream === stream),
-    `the flush marker ${stream}`,
-  );
+  for (const follower of [heard, ...others]) {
+    await follower.until(
+      (items) => items.some((s) => s.type === "taken" && s.stream === stream),
+      `the marker ${stream}`,
+    );
+  }
+  return stream;
 }
 
 /** The events a follower heard. */

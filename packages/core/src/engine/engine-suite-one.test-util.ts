@@ -48,6 +48,19 @@ export function engineSuiteInOneProcess({ open }: Opener): void {
       expect(await engine.loadSession("never")).toBeUndefined();
     });
 
+    it("starts afresh a session made again under an ended one's id: no subscriptions, no events", async () => {
+      const [engine] = (await open()) as [Engine];
+      const record = recordOf();
+      await engine.createSession(record, ROOMY);
+      await engine.changeSession(record.id, { kind: "subscribe", uri: "file:///old" });
+      const old = await engine.append(record.id, "get", "old");
+      await engine.deleteSession(record.id);
+      await engine.createSession(record, ROOMY);
+      expect(await engine.loadSession(record.id)).toEqual(record);
+      expect(await engine.subscribers("file:///old")).toEqual([]);
+      expect(await engine.replay(record.id, old.id)).toBeUndefined();
+    });
+
     it("applies each change: initialized, log level, subscribe (idempotent), unsubscribe (unknown: nothing)", async () => {
       const [engine] = (await open()) as [Engine];
       const record = recordOf();
@@ -202,8 +215,7 @@ export function engineSuiteInOneProcess({ open }: Opener): void {
         client,
         { type: "taken", stream: "get", holder: engine.node },
       ];
-      await flush(engine, id, first);
-      await second.until((items) => items.length >= 4, "the flush marker on the second follower");
+      await flush(engine, id, first, second);
       for (const heard of [first, second]) {
         expect(heard.items.slice(0, 3)).toEqual(expected);
         expect(heard.items.length).toBe(4);
