@@ -34,6 +34,7 @@ export {
   type StoredPrincipal,
   type Unfollow,
 } from "./engine/engine.js";
+export { createMemoryEngine, type MemoryEngine, type MemoryEngineOptions } from "./engine/memory.js";
 export type { Middleware, Operation, OperationKind } from "./middleware/compose.js";
 export type { CacheHint } from "./protocol/cache-hints.js";
 export type { Phase } from "./protocol/era.js";
