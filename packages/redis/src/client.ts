@@ -7,7 +7,8 @@ const TRANSIENT = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY|NOAUT
 
 /** The URL with its password (and user) hidden, for messages. */
 export function redacted(url: string): string {
-  return url.replace(/^(rediss?:\/\/)[^@/]*@/i, "$1***@");
+  // Up to the last "@": a password may hold "@" or "/" however carelessly it was written.
+  return url.replace(/^(rediss?:\/\/)[^?#]*@/i, "$1***@");
 }
 
 /** Whether an error from the client means Redis could not serve the call (down, restarting, too slow, refused us). */
@@ -41,9 +42,18 @@ export function createClient(url: string, commandTimeoutMs: number, name: string
     disableClientInfo: true,
   };
   const client = new Redis(url, options);
-  // Every failure reaches the call that met it; without a listener the client would log to the console.
-  client.on("error", () => {});
+  // Every failure reaches the call that met it; without a listener the client would log to the console. The last
+  // one is kept: a failed connect says only "Connection is closed", where the reason was e.g. WRONGPASS.
+  client.on("error", (error: Error) => lastErrors.set(client, error));
+  client.on("ready", () => lastErrors.delete(client));
   return client;
+}
+
+const lastErrors = new WeakMap<Redis, Error>();
+
+/** What the client last met while connecting (since it was last ready), if anything. */
+export function lastErrorOf(client: Redis): Error | undefined {
+  return lastErrors.get(client);
 }
 
 /** Run a script in one round trip (EVALSHA, or EVAL when Redis lost its script cache). */

@@ -13,7 +13,7 @@ import {
 } from "@toolsmith/core";
 import type { Redis } from "ioredis";
 import { Channels } from "./channels.js";
-import { asUnavailable, createClient, redacted, run } from "./client.js";
+import { asUnavailable, createClient, lastErrorOf, redacted, run } from "./client.js";
 import { decodeRecord, encodeFixed } from "./records.js";
 import * as scripts from "./scripts.js";
 
@@ -242,7 +242,8 @@ class RedisEngine implements Engine {
     } catch (error) {
       main.disconnect();
       subscriber.disconnect();
-      const reason = error instanceof Error ? error.message : String(error);
+      const met = lastErrorOf(main) ?? lastErrorOf(subscriber);
+      const reason = met?.message ?? (error instanceof Error ? error.message : String(error));
       throw new EngineUnavailable(`Could not start the Redis engine at ${this.#where}: ${reason}`, {
         cause: error,
         retryAfterSeconds: this.#settings.retryAfterSeconds,
