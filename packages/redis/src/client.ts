@@ -1,5 +1,7 @@
+import type { ConnectionOptions } from "node:tls";
 import { EngineUnavailable } from "@toolsmith/core";
 import { Redis, type RedisOptions } from "ioredis";
+import { GuardedConnector } from "./connector.js";
 import type { Script } from "./scripts.js";
 
 // Redis's answers that mean "not now" rather than "wrong": the engine is unavailable until they pass.
@@ -28,7 +30,7 @@ export function asUnavailable(error: unknown, where: string, retryAfterSeconds: 
  * A client that never waits for Redis: no offline queue (a call while disconnected fails at once), a command
  * timeout, one retry at most; it reconnects by itself, soon (at most a second apart).
  */
-export function createClient(url: string, commandTimeoutMs: number, name: string): Redis {
+export function createClient(url: string, commandTimeoutMs: number, name: string, tls?: ConnectionOptions): Redis {
   const options: RedisOptions = {
     lazyConnect: true,
     enableOfflineQueue: false,
@@ -40,8 +42,15 @@ export function createClient(url: string, commandTimeoutMs: number, name: string
     protocol: 2,
     connectionName: name,
     disableClientInfo: true,
+    Connector: GuardedConnector,
+    // Only for rediss://, where ioredis turns TLS on; extra options (a private CA) join it.
+    ...(tls !== undefined && /^rediss:/i.test(url) ? { tls } : {}),
   };
-  const client = new Redis(url, options);
+  // ioredis turns TLS on for a lower-case "rediss://" only.
+  const client = new Redis(
+    url.replace(/^rediss?:/i, (scheme) => scheme.toLowerCase()),
+    options,
+  );
   // Every failure reaches the call that met it; without a listener the client would log to the console. The last
   // one is kept: a failed connect says only "Connection is closed", where the reason was e.g. WRONGPASS.
   client.on("error", (error: Error) => lastErrors.set(client, error));

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { ConnectionOptions } from "node:tls";
 import {
   type Engine,
   EngineUnavailable,
@@ -31,6 +32,8 @@ export interface RedisEngineOptions {
   readonly commandTimeoutMs?: number;
   /** What `EngineUnavailable` tells clients to wait (a 503's `Retry-After`); default 2 s. */
   readonly retryAfterSeconds?: number;
+  /** TLS options for a `rediss://` URL beyond the system's CAs (e.g. `{ ca }` for a private CA). */
+  readonly tls?: ConnectionOptions;
 }
 
 type HandleOp = Extract<ServerSignal, { type: "handle" }>;
@@ -232,8 +235,9 @@ class RedisEngine implements Engine {
     const { url, commandTimeoutMs, leaseMs } = this.#settings;
     // Encoded, the namespace holds no ":", "{" or "}": it can neither end its hash tag early nor pose as a key type.
     const prefix = `ts:{${encodeURIComponent(namespace)}}:`;
-    const main = createClient(url, commandTimeoutMs, `toolsmith:${this.node}`);
-    const subscriber = createClient(url, commandTimeoutMs, `toolsmith:${this.node}:bus`);
+    const { tls } = this.#settings;
+    const main = createClient(url, commandTimeoutMs, `toolsmith:${this.node}`, tls);
+    const subscriber = createClient(url, commandTimeoutMs, `toolsmith:${this.node}:bus`, tls);
     const channels = new Channels(subscriber);
     try {
       await Promise.all([main.connect(), subscriber.connect()]);

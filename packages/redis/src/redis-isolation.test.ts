@@ -58,6 +58,32 @@ describe("a Redis URL with a password", () => {
   });
 });
 
+describe("a rediss:// URL (TLS)", () => {
+  it("works with the server's CA given, and fails start clearly without it", async () => {
+    const secure = await startRedis({ tls: true, password: PASSWORD });
+    try {
+      expect(secure.url.startsWith("rediss://")).toBe(true);
+      const engine = createRedisEngine({ url: secure.url, tls: { ca: secure.ca } });
+      engines.push(engine);
+      await engine.start({ name: "over-tls" });
+      const record = recordOf();
+      expect(await engine.createSession(record, ROOMY)).toBe("created");
+      expect(await engine.loadSession(record.id)).toEqual(record);
+      // Without the CA the certificate is refused (an upper-case scheme is TLS all the same).
+      const untrusting = createRedisEngine({ url: secure.url.replace("rediss:", "REDISS:"), commandTimeoutMs: 1000 });
+      engines.push(untrusting);
+      await expect(Promise.resolve(untrusting.start({ name: "over-tls" }))).rejects.toThrow(/certificate/i);
+      // Plain text to a TLS port is no way in either.
+      const plain = createRedisEngine({ url: secure.url.replace("rediss:", "redis:"), commandTimeoutMs: 1000 });
+      engines.push(plain);
+      await expect(Promise.resolve(plain.start({ name: "over-tls" }))).rejects.toBeInstanceOf(EngineUnavailable);
+    } finally {
+      await Promise.all(engines.splice(0).map((engine) => engine.close()));
+      await secure.stop();
+    }
+  });
+});
+
 describe("two servers on one Redis", () => {
   // Namespaces that would run into each other if written into keys as they are.
   const NAMES = ["app", "app}:s:", "{app", "app:"];
