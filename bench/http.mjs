@@ -22,6 +22,12 @@ const {
     client: { type: "string", default: "raw" },
     // The Toolsmith memory soak; 0 skips it.
     seconds: { type: "string", default: "60" },
+    // Which server the soak runs (default "Toolsmith").
+    soak: { type: "string", default: "Toolsmith" },
+    // Hold one 2026-07-28 subscriptions/listen stream open on each server while its 2026-07-28 calls are measured.
+    listen: { type: "boolean", default: false },
+    // The report's file name under bench/results.
+    out: { type: "string", default: "http-latest.md" },
   },
   { rounds: "3" },
 );
@@ -31,6 +37,10 @@ const WARMUP = Number(values.warmup);
 const CONNECTIONS = Number(values.connections);
 const SECONDS = Number(values.seconds);
 const CLIENT = values.client;
+const LISTEN = values.listen;
+const SOAKED = values.soak;
+// bench/engine.mjs adds Toolsmith on the Redis engine under this name, and gets its targets.
+const REDIS = "Toolsmith (Redis engine)";
 if (CLIENT !== "http" && CLIENT !== "raw") throw new Error(`--client http|raw, not ${CLIENT}`);
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -320,9 +330,50 @@ async function lanesFor(s, eraOf) {
   return lanes;
 }
 
+/**
+ * A 2026-07-28 `subscriptions/listen` stream held open (to every list and to one resource), resolved once its
+ * acknowledgement arrives: undefined when the server answers anything but a stream that says so.
+ */
+function openListen(s) {
+  const meta = JSON.parse(META);
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: "listen",
+    method: "subscriptions/listen",
+    params: {
+      notifications: { toolsListChanged: true, resourceSubscriptions: ["bench://never-updated"] },
+      _meta: meta,
+    },
+  });
+  const headers = {
+    "content-type": "application/json",
+    accept: ACCEPT,
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "subscriptions/listen",
+  };
+  return new Promise((resolve) => {
+    const request = http.request({ ...s.options, agent: false, headers }, (response) => {
+      let seen = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk) => {
+        seen += chunk;
+        if (seen.includes("notifications/subscriptions/acknowledged")) resolve(request);
+      });
+      response.on("end", () => resolve(undefined));
+    });
+    request.on("error", () => resolve(undefined));
+    request.end(body);
+  });
+}
+
 async function throughput(server, era, label = era) {
   const s = await start(server, { label });
+  let listening;
   try {
+    if (LISTEN && era === "2026-07-28") {
+      listening = await openListen(s);
+      if (!listening) process.stderr.write(`${server.name}: no listen stream (the server refused it)\n`);
+    }
     const lanes = await lanesFor(s, () => era);
     await drive(s, lanes, { count: WARMUP, first: 1_000_000 });
     const t0 = performance.now();
@@ -339,6 +390,7 @@ async function throughput(server, era, label = era) {
       peak: status(s.child.pid).peak,
     };
   } finally {
+    listening?.destroy();
     await s.stop();
   }
 }
@@ -403,10 +455,10 @@ for (let round = 1; round <= ROUNDS; round++) {
     }
   }
 }
-const toolsmith = SERVERS.find((server) => server.name === "Toolsmith");
+const toolsmith = SERVERS.find((server) => server.name === SOAKED);
 let memory;
-if (SECONDS > 0 && MEASURED.includes(toolsmith)) {
-  process.stderr.write(`soak: Toolsmith for ${SECONDS} s\n`);
+if (SECONDS > 0 && toolsmith && MEASURED.includes(toolsmith)) {
+  process.stderr.write(`soak: ${SOAKED} for ${SECONDS} s\n`);
   memory = await soak(toolsmith);
 }
 
@@ -456,6 +508,20 @@ for (const era of ERAS) {
     );
   }
 }
+for (const era of ERAS) {
+  // The engine's targets: the Redis engine at ≥ 0.5 of the memory engine, and still ≥ 3× the official SDK v2.
+  const redis = rateOf(era, REDIS);
+  const ours = rateOf(era, "Toolsmith");
+  if (redis === undefined || ours === undefined) continue;
+  const official = rateOf(era, era === "2026-07-28" ? OFFICIAL : OFFICIAL_SESSIONS);
+  const cpu = (name) => (perCpuOf(era, REDIS) / perCpuOf(era, name)).toFixed(2);
+  targets.push(
+    `- ${ERA_LABEL[era]}${LISTEN && era === "2026-07-28" ? " (a listen stream open)" : ""}: the Redis engine at ${(redis / ours).toFixed(2)} of the memory engine (${cpu("Toolsmith")} per CPU-second; target ≥ 0.5: ${check(redis / ours >= 0.5)})` +
+      (official === undefined
+        ? ""
+        : `, ${(redis / official).toFixed(2)}× the official SDK v2 (${cpu(era === "2026-07-28" ? OFFICIAL : OFFICIAL_SESSIONS)}× per CPU-second; target ≥ 3×: ${check(redis / official >= 3)})`),
+  );
+}
 if (memory) {
   // Flat: RSS at the end within 10% (or 8 MB) of RSS halfway through (the first seconds grow the heap to its
   // working size; a per-request leak keeps growing it after), and the heap left after full collections grown by
@@ -465,11 +531,11 @@ if (memory) {
   const flat = growth <= Math.max(8, 0.1 * memory.mid) && heapGrowth <= 2;
   const perCall = (mb) => `${((mb * 1024 * 1024) / memory.requests).toFixed(1)} bytes per call`;
   targets.push(
-    `- memory, Toolsmith for ${memory.seconds.toFixed(0)} s (${memory.requests} calls, ${(memory.requests / memory.seconds).toFixed(0)}/s, half the connections in each era): RSS ${memory.idle.toFixed(0)} MB idle, ${memory.start.toFixed(1)} MB at the start, ${memory.mid.toFixed(1)} MB halfway, ${memory.end.toFixed(1)} MB at the end (max ${memory.max.toFixed(1)} MB); heap after full collections ${memory.startHeap.toFixed(1)} → ${memory.endHeap.toFixed(1)} MB (${perCall(heapGrowth)}); flat: ${check(flat)}`,
+    `- memory, ${SOAKED} for ${memory.seconds.toFixed(0)} s (${memory.requests} calls, ${(memory.requests / memory.seconds).toFixed(0)}/s, half the connections in each era): RSS ${memory.idle.toFixed(0)} MB idle, ${memory.start.toFixed(1)} MB at the start, ${memory.mid.toFixed(1)} MB halfway, ${memory.end.toFixed(1)} MB at the end (max ${memory.max.toFixed(1)} MB); heap after full collections ${memory.startHeap.toFixed(1)} → ${memory.endHeap.toFixed(1)} MB (${perCall(heapGrowth)}); flat: ${check(flat)}`,
   );
 }
 if (targets.length > 0) lines.push("", "Targets:", "", ...targets);
 const report = lines.join("\n");
 mkdirSync(here("./results"), { recursive: true });
-writeFileSync(here("./results/http-latest.md"), `${report}\n`);
+writeFileSync(here(`./results/${values.out}`), `${report}\n`);
 process.stdout.write(`${report}\n`);
