@@ -235,10 +235,20 @@ class RedisEngine implements Engine {
     const main = createClient(url, commandTimeoutMs, `toolsmith:${this.node}`);
     const subscriber = createClient(url, commandTimeoutMs, `toolsmith:${this.node}:bus`);
     const channels = new Channels(subscriber);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // Each step has its own timeout, but a paused Redis can make them add up: the start as a whole gets one.
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${commandTimeoutMs} ms`)), commandTimeoutMs);
+    });
     try {
-      await Promise.all([main.connect(), subscriber.connect()]);
-      await channels.listen(`${prefix}bus`, (message) => this.#heard(message));
-      await run(main, scripts.TICK, prefix, [this.node, leaseMs, "0"]);
+      await Promise.race([
+        late,
+        (async () => {
+          await Promise.all([main.connect(), subscriber.connect()]);
+          await channels.listen(`${prefix}bus`, (message) => this.#heard(message));
+          await run(main, scripts.TICK, prefix, [this.node, leaseMs, "0"]);
+        })(),
+      ]);
     } catch (error) {
       main.disconnect();
       subscriber.disconnect();
@@ -247,11 +257,13 @@ class RedisEngine implements Engine {
         cause: error,
         retryAfterSeconds: this.#settings.retryAfterSeconds,
       });
+    } finally {
+      clearTimeout(timer);
     }
-    const timer = setInterval(() => void this.#tick(), Math.max(1, Math.floor(leaseMs / 3)));
+    const ticker = setInterval(() => void this.#tick(), Math.max(1, Math.floor(leaseMs / 3)));
     // Housekeeping must not keep a finished process alive.
-    timer.unref();
-    return { main, subscriber, channels, prefix, timer };
+    ticker.unref();
+    return { main, subscriber, channels, prefix, timer: ticker };
   }
 
   /** Renew the lease, end expired sessions, claim orphans (when someone here hears them). Failures wait for the next. */
