@@ -194,8 +194,8 @@ class RedisEngine implements Engine {
     const open = this.#started();
     const message = JSON.stringify({ from: this.node, signal });
     if (signal.type === "handle") {
-      const op: HandleOp = { type: "handle", kind: signal.kind, name: signal.name, op: signal.op };
-      await this.#run(scripts.HANDLE_OP, [JSON.stringify(op), message]);
+      const as = (op: HandleOp["op"]) => JSON.stringify({ type: "handle", kind: signal.kind, name: signal.name, op });
+      await this.#run(scripts.HANDLE_OP, [as(signal.op), message, as("enable"), as("disable")]);
     } else {
       await this.#call(() => open.main.publish(`${open.prefix}bus`, message));
     }

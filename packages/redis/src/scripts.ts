@@ -196,9 +196,17 @@ end
 return out
 `);
 
-/** ARGV: P, op JSON, bus message. Keeps a handle op for processes to come and tells those running now. */
+/**
+ * ARGV: P, op JSON, bus message, the same handle's enable JSON, disable JSON. Keeps a handle op for processes to come
+ * (after dropping that handle's earlier enable or disable, which it overrides: the list stays bounded by the handles)
+ * and tells those running now.
+ */
 export const HANDLE_OP = script(`
-redis.call('RPUSH', P .. 'ops', ARGV[2])
+local ops = P .. 'ops'
+redis.call('LREM', ops, 0, ARGV[4])
+redis.call('LREM', ops, 0, ARGV[5])
+if ARGV[2] ~= ARGV[4] and ARGV[2] ~= ARGV[5] then redis.call('LREM', ops, 0, ARGV[2]) end
+redis.call('RPUSH', ops, ARGV[2])
 redis.call('PUBLISH', P .. 'bus', ARGV[3])
 return 1
 `);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Engine, SessionRecord, SessionSignal, StoredEvent } from "./engine.js";
+import type { Engine, ServerSignal, SessionRecord, SessionSignal, StoredEvent } from "./engine.js";
 import { Heard, type Opener, ROOMY, recordOf } from "./engine-suite-helpers.test-util.js";
 
 /** What a careless or hostile caller hands an engine: every engine answers it the same, and keeps no secret. */
@@ -55,6 +55,24 @@ export function engineSuiteHostile({ open }: Opener): void {
       const second = await engine.append("__proto__", "__proto__", "two");
       expect(await engine.replay("__proto__", first.id)).toEqual({ stream: "__proto__", events: [second] });
       expect(await engine.deleteSession("__proto__")).toBe(true);
+    });
+
+    it("keeps handle ops bounded by the handles, however often one is toggled", async () => {
+      const [engine] = (await open()) as [Engine];
+      const op = (name: string, what: "enable" | "disable" | "remove"): ServerSignal =>
+        ({ type: "handle", kind: "tools", name, op: what }) as const;
+      for (let i = 0; i < 500; i++) await engine.broadcast(op("flag", i % 2 ? "enable" : "disable"));
+      await engine.broadcast(op("gone", "disable"));
+      await engine.broadcast(op("gone", "remove"));
+      await engine.broadcast(op("gone", "remove"));
+      await engine.broadcast(op("gone", "enable"));
+      await engine.broadcast({ type: "handle", kind: "prompts", name: "flag", op: "disable" });
+      expect(await engine.handleOps()).toEqual([
+        op("flag", "enable"),
+        op("gone", "remove"),
+        op("gone", "enable"),
+        { type: "handle", kind: "prompts", name: "flag", op: "disable" },
+      ]);
     });
 
     it("keeps and tells a 1 MB event exactly", async () => {
