@@ -40,6 +40,8 @@ const DEFAULTS = { leaseMs: 10_000, eventsPerSession: 512, commandTimeoutMs: 200
 const MAX_SESSION_SUBSCRIPTIONS = 10_000;
 // Keys outlive a session's idle time by this much, so the sweep (not Redis's expiry) ends it and tells its followers.
 const GRACE_MS = 60_000;
+// What a stopped process left running stays this long for another to claim (no client waits longer for its answer).
+const RUN_KEEP_MS = 3_600_000;
 // Last-Event-ID as a stream entry id: anything else names no event (and must not reach XRANGE as a range).
 const EVENT_ID = /^\d{1,19}-\d{1,19}$/;
 
@@ -215,7 +217,7 @@ class RedisEngine implements Engine {
   async running(request: RunningRequest): Promise<void> {
     const kept: RunningRequest = { session: request.session, request: request.request, stream: request.stream };
     const field = JSON.stringify([request.session, request.request]);
-    await this.#run(scripts.RUNNING, [this.node, this.#settings.leaseMs, field, JSON.stringify(kept)]);
+    await this.#run(scripts.RUNNING, [this.node, this.#settings.leaseMs, field, JSON.stringify(kept), RUN_KEEP_MS]);
   }
 
   async finished(session: string, request: string): Promise<void> {
@@ -246,7 +248,7 @@ class RedisEngine implements Engine {
         (async () => {
           await Promise.all([main.connect(), subscriber.connect()]);
           await channels.listen(`${prefix}bus`, (message) => this.#heard(message));
-          await run(main, scripts.TICK, prefix, [this.node, leaseMs, "0"]);
+          await run(main, scripts.TICK, prefix, [this.node, leaseMs, "0", RUN_KEEP_MS]);
         })(),
       ]);
     } catch (error) {
@@ -273,9 +275,12 @@ class RedisEngine implements Engine {
     this.#ticking = true;
     try {
       const claim = this.#orphanListeners.size > 0 ? "1" : "0";
-      const claimed = (await run(open.main, scripts.TICK, open.prefix, [this.node, this.#settings.leaseMs, claim])) as
-        | string[]
-        | undefined;
+      const claimed = (await run(open.main, scripts.TICK, open.prefix, [
+        this.node,
+        this.#settings.leaseMs,
+        claim,
+        RUN_KEEP_MS,
+      ])) as string[] | undefined;
       for (const text of claimed ?? []) {
         const request = JSON.parse(text) as RunningRequest;
         for (const listener of [...this.#orphanListeners]) {
