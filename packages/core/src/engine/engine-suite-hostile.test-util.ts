@@ -75,6 +75,15 @@ export function engineSuiteHostile({ open }: Opener): void {
       ]);
     });
 
+    it("takes limits without a bound on the count (Infinity) as no bound", async () => {
+      const [engine] = (await open()) as [Engine];
+      const limits = { max: Number.POSITIVE_INFINITY, perCaller: Number.POSITIVE_INFINITY, idleMs: 60_000 };
+      const record = recordOf();
+      expect(await engine.createSession(record, limits)).toBe("created");
+      expect(await engine.createSession(recordOf(), limits)).toBe("created");
+      expect((await engine.loadSession(record.id))?.id).toBe(record.id);
+    });
+
     it("keeps and tells a 1 MB event exactly", async () => {
       const [engine] = (await open()) as [Engine];
       const { id } = recordOf();
