@@ -7,7 +7,8 @@ const TRANSIENT = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY|NOAUT
 
 /** The URL with its password (and user) hidden, for messages. */
 export function redacted(url: string): string {
-  return url.replace(/^(rediss?:\/\/)[^@/]*@/i, "$1***@");
+  // Up to the last "@" before the path: a password may hold an unescaped "@" (URL parsers split at the last one).
+  return url.replace(/^(rediss?:\/\/)[^/]*@/i, "$1***@");
 }
 
 /** Whether an error from the client means Redis could not serve the call (down, restarting, too slow, refused us). */
