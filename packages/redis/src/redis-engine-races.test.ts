@@ -50,11 +50,10 @@ describe("the Redis engine under races between processes", () => {
     const limits: SessionLimits = { max: 7, perCaller: 3, idleMs: 60_000 };
     const callers = ["subject a", "subject b", "subject c", undefined];
     const outcomes = await Promise.all(
-      Array.from({ length: 80 }, (_, i) => {
+      Array.from({ length: 80 }, async (_, i) => {
         const caller = callers[i % callers.length];
-        return (all[i % all.length] as Engine)
-          .createSession(recordOf({ caller }), limits)
-          .then((outcome) => ({ caller, outcome }));
+        const outcome = await (all[i % all.length] as Engine).createSession(recordOf({ caller }), limits);
+        return { caller, outcome };
       }),
     );
     const created = outcomes.filter((o) => o.outcome === "created");

@@ -28,7 +28,7 @@ async function dump(): Promise<string> {
     else if (type === "hash") parts.push(JSON.stringify(await raw.hgetall(key)));
     else if (type === "list") parts.push(JSON.stringify(await raw.lrange(key, 0, -1)));
     else if (type === "set") parts.push(JSON.stringify(await raw.smembers(key)));
-    else if (type === "zset") parts.push(JSON.stringify(await raw.zrange(key, 0, -1)));
+    else if (type === "zset") parts.push(JSON.stringify(await raw.zrange(key, "0", "-1")));
     else if (type === "stream") parts.push(JSON.stringify(await raw.xrange(key, "-", "+")));
     else parts.push(`<${type}>`);
   }

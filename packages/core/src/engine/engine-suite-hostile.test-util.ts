@@ -32,7 +32,7 @@ export function engineSuiteHostile({ open }: Opener): void {
       const record = recordOf({ subscriptions: ["file:///a"] });
       const given = structuredClone(record) as { -readonly [K in keyof SessionRecord]: SessionRecord[K] };
       await engine.createSession(given, ROOMY);
-      (given.principal as { scopes: string[] }).scopes.push("admin");
+      (given.principal?.scopes as string[] | undefined)?.push("admin");
       (given.clientCapabilities as Record<string, unknown>).sampling = {};
       (given.subscriptions as string[]).push("file:///b");
       given.version = "2025-03-26";
