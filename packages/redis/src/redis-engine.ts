@@ -24,6 +24,8 @@ type HandleOp = Extract<ServerSignal, { type: "handle" }>;
 const MAX_SESSION_SUBSCRIPTIONS = 10_000;
 // Keys outlive a session's idle time by this much, so the sweep (not Redis's expiry) ends it and tells its followers.
 const GRACE_MS = 60_000;
+// What a stopped process left running stays this long for another to claim (no client waits longer for its answer).
+const RUN_KEEP_MS = 3_600_000;
 // Last-Event-ID as a stream entry id: anything else names no event (and must not reach XRANGE as a range).
 const EVENT_ID = /^\d{1,19}-\d{1,19}$/;
 
@@ -174,8 +176,8 @@ class RedisEngine implements Engine {
     const open = this.#started();
     const message = JSON.stringify({ from: this.node, signal });
     if (signal.type === "handle") {
-      const op: HandleOp = { type: "handle", kind: signal.kind, name: signal.name, op: signal.op };
-      await this.#run(scripts.HANDLE_OP, [JSON.stringify(op), message]);
+      const as = (op: HandleOp["op"]) => JSON.stringify({ type: "handle", kind: signal.kind, name: signal.name, op });
+      await this.#run(scripts.HANDLE_OP, [as(signal.op), message, as("enable"), as("disable")]);
     } else {
       await this.#call(() => open.main.publish(`${open.prefix}bus`, message));
     }
@@ -195,7 +197,7 @@ class RedisEngine implements Engine {
   async running(request: RunningRequest): Promise<void> {
     const kept: RunningRequest = { session: request.session, request: request.request, stream: request.stream };
     const field = JSON.stringify([request.session, request.request]);
-    await this.#run(scripts.RUNNING, [this.node, this.#settings.leaseMs, field, JSON.stringify(kept)]);
+    await this.#run(scripts.RUNNING, [this.node, this.#settings.leaseMs, field, JSON.stringify(kept), RUN_KEEP_MS]);
   }
 
   async finished(session: string, request: string): Promise<void> {
@@ -216,10 +218,20 @@ class RedisEngine implements Engine {
     const main = createClient(url, commandTimeoutMs, `toolsmith:${this.node}`, tls);
     const subscriber = createClient(url, commandTimeoutMs, `toolsmith:${this.node}:bus`, tls);
     const channels = new Channels(subscriber);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // Each step has its own timeout, but a paused Redis can make them add up: the start as a whole gets one.
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${commandTimeoutMs} ms`)), commandTimeoutMs);
+    });
     try {
-      await Promise.all([main.connect(), subscriber.connect()]);
-      await channels.listen(`${prefix}bus`, (message) => this.#heard(message));
-      await run(main, scripts.TICK, prefix, [this.node, leaseMs, "0"]);
+      await Promise.race([
+        late,
+        (async () => {
+          await Promise.all([main.connect(), subscriber.connect()]);
+          await channels.listen(`${prefix}bus`, (message) => this.#heard(message));
+          await run(main, scripts.TICK, prefix, [this.node, leaseMs, "0", RUN_KEEP_MS]);
+        })(),
+      ]);
     } catch (error) {
       main.disconnect();
       subscriber.disconnect();
@@ -229,11 +241,13 @@ class RedisEngine implements Engine {
         cause: error,
         retryAfterSeconds: this.#settings.retryAfterSeconds,
       });
+    } finally {
+      clearTimeout(timer);
     }
-    const timer = setInterval(() => void this.#tick(), Math.max(1, Math.floor(leaseMs / 3)));
+    const ticker = setInterval(() => void this.#tick(), Math.max(1, Math.floor(leaseMs / 3)));
     // Housekeeping must not keep a finished process alive.
-    timer.unref();
-    return { main, subscriber, channels, prefix, timer };
+    ticker.unref();
+    return { main, subscriber, channels, prefix, timer: ticker };
   }
 
   /** Renew the lease, end expired sessions, claim orphans (when someone here hears them). Failures wait for the next. */
@@ -243,9 +257,12 @@ class RedisEngine implements Engine {
     this.#ticking = true;
     try {
       const claim = this.#orphanListeners.size > 0 ? "1" : "0";
-      const claimed = (await run(open.main, scripts.TICK, open.prefix, [this.node, this.#settings.leaseMs, claim])) as
-        | string[]
-        | undefined;
+      const claimed = (await run(open.main, scripts.TICK, open.prefix, [
+        this.node,
+        this.#settings.leaseMs,
+        claim,
+        RUN_KEEP_MS,
+      ])) as string[] | undefined;
       for (const text of claimed ?? []) {
         const request = JSON.parse(text) as RunningRequest;
         for (const listener of [...this.#orphanListeners]) {

@@ -15,11 +15,12 @@ function script(body: string): Script {
   return { lua, sha: createHash("sha1").update(lua).digest("hex") };
 }
 
-// Keys (P = ARGV[1] = "ts:{<namespace>}:"): P.."sessions" (zset id → expiry ms), P.."s:"..id (hash: b = the record's
+// Keys (P = ARGV[1] = "ts:{<namespace>}:"): P.."sessions" (zset id → expiry ms; it outlives its sessions' keys), P.."s:"..id (hash: b = the record's
 // fixed part as JSON, c = caller, i = initialized, l = log level, t = idleMs, n = subscription counter),
 // P.."sub:"..id (zset uri → order), P.."u:"..uri (set of ids), P.."k:"..caller (zset id → expiry ms),
 // P.."e:"..id (stream: s = stream key, d = data), P.."ops" (list of handle ops), P.."node:"..node (lease, PX),
-// P.."run:"..node (hash of running requests), P.."nodes" (set of nodes that ran requests). Channels: P.."c:"..id
+// P.."run:"..node (hash of running requests), P.."nodes" (set of nodes that ran requests; both expire RUN_KEEP_MS after
+// their last renewal). Channels: P.."c:"..id
 // (a session's), P.."bus" (the server's). Every type ends at its first ":" and the namespace holds none, so no id,
 // URI or caller can make one key look like another.
 const PRELUDE = `
@@ -80,6 +81,7 @@ redis.call('HSET', rec, 'b', ARGV[3], 'i', ARGV[5], 't', ARGV[7], 'n', #ARGV - 1
 if ARGV[6] ~= '' then redis.call('HSET', rec, 'l', ARGV[6]) end
 redis.call('PEXPIRE', rec, keep)
 redis.call('ZADD', SESSIONS, ms(t + idle), id)
+extend(SESSIONS, keep)
 local subs = P .. 'sub:' .. id
 for i = 11, #ARGV do
   redis.call('ZADD', subs, 'NX', i - 10, ARGV[i])
@@ -103,6 +105,7 @@ for i = 1, #h, 2 do f[h[i]] = h[i + 1] end
 local idle = tonumber(f.t)
 local keep = idle + tonumber(ARGV[3])
 redis.call('ZADD', SESSIONS, ms(t + idle), id)
+extend(SESSIONS, keep)
 if f.c then
   redis.call('ZADD', P .. 'k:' .. f.c, ms(t + idle), id)
   extend(P .. 'k:' .. f.c, keep)
@@ -196,29 +199,42 @@ end
 return out
 `);
 
-/** ARGV: P, op JSON, bus message. Keeps a handle op for processes to come and tells those running now. */
+/**
+ * ARGV: P, op JSON, bus message, the same handle's enable JSON, disable JSON. Keeps a handle op for processes to come
+ * (after dropping that handle's earlier enable or disable, which it overrides: the list stays bounded by the handles)
+ * and tells those running now.
+ */
 export const HANDLE_OP = script(`
-redis.call('RPUSH', P .. 'ops', ARGV[2])
+local ops = P .. 'ops'
+redis.call('LREM', ops, 0, ARGV[4])
+redis.call('LREM', ops, 0, ARGV[5])
+if ARGV[2] ~= ARGV[4] and ARGV[2] ~= ARGV[5] then redis.call('LREM', ops, 0, ARGV[2]) end
+redis.call('RPUSH', ops, ARGV[2])
 redis.call('PUBLISH', P .. 'bus', ARGV[3])
 return 1
 `);
 
-/** ARGV: P, node, leaseMs, field, request JSON. This node runs it (its lease renewed with it). */
+/** ARGV: P, node, leaseMs, field, request JSON, keepMs. This node runs it (its lease renewed with it). */
 export const RUNNING = script(`
 redis.call('SET', P .. 'node:' .. ARGV[2], '1', 'PX', ARGV[3])
 redis.call('HSET', P .. 'run:' .. ARGV[2], ARGV[4], ARGV[5])
 redis.call('SADD', P .. 'nodes', ARGV[2])
+redis.call('PEXPIRE', P .. 'run:' .. ARGV[2], ARGV[6])
+redis.call('PEXPIRE', P .. 'nodes', ARGV[6])
 return 1
 `);
 
 /**
- * ARGV: P, node, leaseMs, claim (1/0). Renews this node's lease, ends expired sessions (telling their followers), and
- * when `claim`, takes the running requests of every node whose lease lapsed: atomically, so each goes to one caller.
+ * ARGV: P, node, leaseMs, claim (1/0), keepMs. Renews this node's lease (and keeps its running requests that long
+ * after it stopped, for a process to claim), ends expired sessions (telling their followers), and when `claim`, takes
+ * the running requests of every node whose lease lapsed: atomically, so each goes to one caller.
  */
 export const TICK = script(`
 local t = now()
 local node = ARGV[2]
 redis.call('SET', P .. 'node:' .. node, '1', 'PX', ARGV[3])
+redis.call('PEXPIRE', P .. 'run:' .. node, ARGV[5])
+redis.call('PEXPIRE', P .. 'nodes', ARGV[5])
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', SESSIONS, '-inf', ms(t), 'LIMIT', 0, 100)) do ending(id) end
 local claimed = {}
 if ARGV[4] == '1' then

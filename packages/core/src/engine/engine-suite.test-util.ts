@@ -1,5 +1,6 @@
 import { afterEach, describe } from "vitest";
 import type { MadeEngines, Opener } from "./engine-suite-helpers.test-util.js";
+import { engineSuiteHostile } from "./engine-suite-hostile.test-util.js";
 import { engineSuiteInOneProcess } from "./engine-suite-one.test-util.js";
 import { engineSuiteAcrossProcesses } from "./engine-suite-two.test-util.js";
 
@@ -42,6 +43,7 @@ export function engineSuite(name: string, make: () => Promise<MadeEngines>): voi
       },
     };
     engineSuiteInOneProcess(opener);
+    engineSuiteHostile(opener);
     engineSuiteAcrossProcesses(opener);
   });
 }

@@ -146,7 +146,10 @@ export interface Engine {
   broadcast(signal: ServerSignal): MaybePromise<void>;
   /** Hear the server's signals from other processes (never this process's own). */
   onBroadcast(listener: (signal: ServerSignal) => void): Unfollow;
-  /** The handle ops kept so far, in order (a process applies them at start). */
+  /**
+   * The handle ops kept so far, in order (a process applies them at start): a handle's last enable or disable and
+   * its remove, so they stay as many as the handles however often one is toggled.
+   */
   handleOps(): MaybePromise<readonly Extract<ServerSignal, { type: "handle" }>[]>;
 
   // ── Leases ──

@@ -54,7 +54,7 @@ export class SessionTable {
     if (record.caller !== undefined && this.#heldBy(record.caller) >= limits.perCaller) return "full-for-caller";
     const kept: Kept = {
       record: undefined,
-      base: record,
+      base: keptOf(record),
       initialized: record.initialized,
       logLevel: record.logLevel,
       subscriptions: new Set(),
@@ -214,4 +214,30 @@ export class SessionTable {
     ids?.delete(id);
     if (ids?.size === 0) this.#byUri.delete(uri);
   }
+}
+
+/**
+ * What of a record is kept: only what SessionRecord names (a principal by subject, scopes and client id, never a token
+ * or other claims a caller passed along), copied so the caller's later changes to its objects change nothing here.
+ */
+function keptOf(record: SessionRecord): SessionRecord {
+  const { principal } = record;
+  return {
+    id: record.id,
+    principal:
+      principal === undefined
+        ? undefined
+        : {
+            subject: principal.subject,
+            scopes: [...principal.scopes],
+            ...(principal.clientId === undefined ? {} : { clientId: principal.clientId }),
+          },
+    caller: record.caller,
+    version: record.version,
+    clientInfo: structuredClone(record.clientInfo),
+    clientCapabilities: structuredClone(record.clientCapabilities),
+    initialized: record.initialized,
+    logLevel: record.logLevel,
+    subscriptions: [],
+  };
 }

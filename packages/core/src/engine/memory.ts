@@ -163,7 +163,17 @@ class InMemoryEngine implements MemoryEngine {
   broadcast(signal: ServerSignal): void {
     this.#open();
     // No other process hears it; a handle op is still kept, as a shared engine keeps it for processes to come.
-    if (signal.type === "handle") this.#handleOps.push(signal);
+    if (signal.type !== "handle") return;
+    // A handle's op overrides its earlier enable or disable (and a second remove adds nothing): bounded by handles.
+    const ops = this.#handleOps;
+    let at = 0;
+    for (const op of ops) {
+      if (op.kind !== signal.kind || op.name !== signal.name || (op.op === "remove" && signal.op !== "remove")) {
+        ops[at++] = op;
+      }
+    }
+    ops.length = at;
+    ops.push({ type: "handle", kind: signal.kind, name: signal.name, op: signal.op });
   }
 
   onBroadcast(_listener: (signal: ServerSignal) => void): () => void {
