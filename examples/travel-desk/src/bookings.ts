@@ -1,0 +1,34 @@
+import type { Booking } from "./travel-desk.js";
+
+/**
+ * Where the desk keeps its bookings: this process's memory (the default), or a store every process of the desk
+ * shares (`redisBookings`), so a booking made on one process can be checked in on another.
+ */
+export interface BookingStore {
+  /** A new booking id, never given before by any process sharing the store. */
+  nextId(): Promise<string>;
+  get(id: string): Promise<Booking | undefined>;
+  /** Keep it (a new booking, or one whose status changed). */
+  put(booking: Booking): Promise<void>;
+  /** Every booking, oldest first. */
+  all(): Promise<Booking[]>;
+}
+
+/** Booking ids: TD-1001, TD-1002, … */
+export function bookingId(sequence: number): string {
+  return `TD-${1000 + sequence}`;
+}
+
+/** Bookings in this process's memory: gone when it stops, and unseen by any other process. */
+export function memoryBookings(): BookingStore {
+  const bookings = new Map<string, Booking>();
+  let made = 0;
+  return {
+    nextId: async () => bookingId(++made),
+    get: async (id) => bookings.get(id),
+    put: async (booking) => {
+      bookings.set(booking.id, booking);
+    },
+    all: async () => [...bookings.values()],
+  };
+}
