@@ -21,6 +21,20 @@ export type {
 export type { ClientLog, LogData, LogMethod } from "./context/client-log.js";
 export type { AuthInfo, Era, RequestContext } from "./context/context.js";
 export { type ErrorReport, type LogEntry, type Logger, textLogger } from "./context/logger.js";
+export {
+  type Engine,
+  EngineUnavailable,
+  type RunningRequest,
+  type ServerSignal,
+  type SessionChange,
+  type SessionLimits,
+  type SessionRecord,
+  type SessionSignal,
+  type StoredEvent,
+  type StoredPrincipal,
+  type Unfollow,
+} from "./engine/engine.js";
+export { createMemoryEngine, type MemoryEngine, type MemoryEngineOptions } from "./engine/memory.js";
 export type { Middleware, Operation, OperationKind } from "./middleware/compose.js";
 export type { CacheHint } from "./protocol/cache-hints.js";
 export type { Phase } from "./protocol/era.js";

@@ -2,6 +2,7 @@
  * `@toolsmith/core/internal`: what Toolsmith's own packages (decorators, transports, cli) share with core. Unstable:
  * it may change in any release, without notice; nothing outside this repository should import it.
  */
+export { isEngineUnavailable } from "./engine/engine.js";
 export { zodV4Adapter } from "./schema/schema-adapter.js";
 export { isUriTemplate } from "./schema/uri-template.js";
 export { isPlainObject } from "./wire/json-rpc.js";

@@ -1,5 +1,7 @@
 import type { AuthInfo } from "../context/context.js";
+import type { SessionChange, SessionRecord } from "../engine/engine.js";
 import type { RequestId } from "../wire/json-rpc.js";
+import type { MaybePromise } from "../wire/maybe.js";
 import type { Tool } from "../wire/types.js";
 import type { Route } from "./outlet.js";
 
@@ -19,6 +21,27 @@ export interface ConnectOptions {
    * The in-memory test client makes it the rejection's `cause`.
    */
   onInternalError?(error: unknown, requestId: RequestId): void;
+  /**
+   * Start as this handshake-era session (kept by the engine, perhaps made on another process): its version, client
+   * info and capabilities, log level, subscriptions, initialized or not; no `initialize` is needed, nor taken.
+   */
+  session?: SessionRecord;
+  /**
+   * Told of what the client changed in its session (`notifications/initialized`, `logging/setLevel`,
+   * `resources/subscribe`/`unsubscribe`) before the connection applies it; the causing request is answered only once
+   * this settles, and fails if it rejects (an `EngineUnavailable`: -32000 "Service unavailable").
+   */
+  onSessionChange?(change: SessionChange): MaybePromise<void>;
+  /**
+   * The server's own requests to the client get string ids `"<prefix>-<n>"` (unique across processes when the
+   * prefix is); without it, numbers from 0.
+   */
+  outboundIds?: string;
+  /**
+   * False: the server never tells this connection of list changes or resource updates (a transport that fans them
+   * out itself). Default true.
+   */
+  hearsChanges?: boolean;
 }
 
 /** What a transport knows about one incoming message. */

@@ -1,11 +1,12 @@
 import type { ContextPort, RequestContextImpl } from "../context/context.js";
+import type { SessionChange, SessionRecord } from "../engine/engine.js";
 import type { Phase } from "../protocol/era.js";
 import { schemas } from "../protocol/inbound.js";
 import type { LogLevel } from "../protocol/log-levels.js";
-import type { ProtocolVersion } from "../protocol/versions.js";
+import { isHandshakeVersion, type ProtocolVersion } from "../protocol/versions.js";
 import type { Audience, ChangeKind } from "../registry/router.js";
 import type { RequestId } from "../wire/json-rpc.js";
-import type { MaybePromise } from "../wire/maybe.js";
+import { isPromiseLike, type MaybePromise } from "../wire/maybe.js";
 import { rawParamsNumber, requestKey } from "../wire/raw-id.js";
 import type { ConnectOptions, ReceiveOptions } from "./connect-options.js";
 import { EraRouter } from "./era-routing.js";
@@ -35,6 +36,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   #subscriptions: Subscriptions | undefined;
   readonly #eras: EraRouter;
   readonly #receiver: Receiver;
+  readonly #onSessionChange: ConnectOptions["onSessionChange"];
+  readonly #hearsChanges: boolean;
   #logLevel: LogLevel | undefined;
   #attached = false;
   #closed = false;
@@ -43,14 +46,44 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.#core = core;
     this.#out = new Outlet(core, options.send);
     this.#inFlight = new InFlight(core, { core, connection: this });
-    this.#outbound = new OutboundRequests(core, this.#out);
+    this.#outbound = new OutboundRequests(core, this.#out, options.outboundIds);
     this.#onInternalError = options.onInternalError;
+    this.#onSessionChange = options.onSessionChange;
+    this.#hearsChanges = options.hearsChanges !== false;
     this.#eras = new EraRouter(core, this.#inFlight, this, options.auth, options.extra);
     const boundary = new ErrorBoundary(core, this.#out, this.#eras, options.onInternalError);
     // Made once per connection: what the client notifies is the connection's to act on.
     this.#receiver = new Receiver(this.#out, this.#outbound, this.#eras, boundary, (method, params, line) =>
       this.#notification(method, params, line),
     );
+    if (options.session) this.#restore(options.session);
+  }
+
+  // A session kept by the engine, perhaps opened on another process: this connection carries on as it.
+  #restore(record: SessionRecord): void {
+    const { version, clientInfo, clientCapabilities } = record;
+    if (!isHandshakeVersion(version)) {
+      throw new TypeError(
+        `session ${record.id} speaks ${version}, not a handshake-era revision: it cannot be restored`,
+      );
+    }
+    const caller = this.#eras.restore({ protocolVersion: version, clientInfo, clientCapabilities }, record.initialized);
+    this.#logLevel = record.logLevel;
+    if (record.subscriptions.length > 0) {
+      const subscriptions = this.#subs();
+      for (const uri of record.subscriptions) subscriptions.subscribe(uri, caller);
+    }
+    if (record.initialized) this.#attach();
+  }
+
+  // A session change is told first (so a later request on another process sees it), then applied here.
+  #tell(change: SessionChange, apply: () => void): MaybePromise<void> {
+    const told = this.#onSessionChange?.(change);
+    if (!isPromiseLike<void>(told)) {
+      apply();
+      return;
+    }
+    return Promise.resolve(told).then(apply);
   }
 
   /** `handshake` until the handshake era's `notifications/initialized` or the first stateless request. */
@@ -117,11 +150,28 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   // ── Notifications from the client ──
 
-  #notification(method: string, params: Params, line: string | undefined): void {
+  #notification(method: string, params: Params, line: string | undefined): MaybePromise<void> {
     if (method === "notifications/initialized") {
+      if (!this.#eras.handshaking) return;
       // In operation, the client hears of list changes.
-      if (this.#eras.initialized()) this.#attach();
-    } else if (method === "notifications/cancelled") {
+      const operate = () => {
+        if (this.#eras.initialized()) this.#attach();
+      };
+      let told: MaybePromise<void>;
+      try {
+        told = this.#tell({ kind: "initialized" }, operate);
+      } catch (error) {
+        told = Promise.reject(error);
+      }
+      if (!isPromiseLike<void>(told)) return;
+      // No reply carries the failure: it is logged, and `receive` rejects with it (a transport may answer 503).
+      return Promise.resolve(told).then(undefined, (error: unknown) => {
+        const message = `notifications/initialized could not be kept: ${String(error)}`;
+        this.#core.log({ level: "error", message, error, method });
+        throw error;
+      });
+    }
+    if (method === "notifications/cancelled") {
       const parsed = schemas().cancelledParams.safeParse(params ?? {});
       if (!parsed.success) return;
       const { requestId } = parsed.data;
@@ -135,7 +185,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   }
 
   #attach(): void {
-    if (this.#attached || this.#closed) return;
+    if (this.#attached || this.#closed || !this.#hearsChanges) return;
     this.#attached = true;
     this.#core.attach(this);
   }
@@ -158,16 +208,20 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     return this.#subscriptions;
   }
 
-  setLogLevel(level: LogLevel): void {
-    this.#logLevel = level;
+  setLogLevel(level: LogLevel): MaybePromise<void> {
+    return this.#tell({ kind: "logLevel", level }, () => {
+      this.#logLevel = level;
+    });
   }
 
-  subscribe(uri: string, ctx: RequestContextImpl): void {
-    this.#subs().subscribe(uri, ctx);
+  subscribe(uri: string, ctx: RequestContextImpl): MaybePromise<void> {
+    const subscriptions = this.#subs();
+    subscriptions.admit(uri);
+    return this.#tell({ kind: "subscribe", uri }, () => subscriptions.subscribe(uri, ctx));
   }
 
-  unsubscribe(uri: string): void {
-    this.#subs().unsubscribe(uri);
+  unsubscribe(uri: string): MaybePromise<void> {
+    return this.#tell({ kind: "unsubscribe", uri }, () => this.#subs().unsubscribe(uri));
   }
 
   listen(filter: ListenFilter, ctx: RequestContextImpl): Promise<Record<string, unknown>> {

@@ -79,6 +79,23 @@ export class EraRouter {
     return this.#state.kind === "operating" ? this.#caller : undefined;
   }
 
+  /** Whether `initialize` was answered and `notifications/initialized` has not come yet. */
+  get handshaking(): boolean {
+    return this.#state.kind === "handshaking";
+  }
+
+  /**
+   * Start as a session `initialize` opened elsewhere (another connection, another process), in operation or not;
+   * the caller as the connection's own auth shows it (whom a list change or resource update may reach).
+   */
+  restore(session: HandshakeSession, operating: boolean): RequestContextImpl {
+    const handshaking = initialize(FRESH, session);
+    this.#state = operating ? initialized(handshaking) : handshaking;
+    const caller = this.#sessionContext(session, featuresOf(session.protocolVersion), 0, "n0", undefined, undefined);
+    this.#caller = caller;
+    return caller;
+  }
+
   /** `notifications/initialized`: true when it took a handshaking connection into operation. */
   initialized(): boolean {
     const state = this.#state;

@@ -1,5 +1,6 @@
+import { isEngineUnavailable } from "../engine/engine.js";
 import { isMcpError, toWireError } from "../wire/errors.js";
-import type { RequestId } from "../wire/json-rpc.js";
+import { ErrorCode, type JsonRpcErrorObject, type RequestId } from "../wire/json-rpc.js";
 import { isPromiseLike, type MaybePromise } from "../wire/maybe.js";
 import { requestKey } from "../wire/raw-id.js";
 import type { ConnectOptions, ReceiveOptions } from "./connect-options.js";
@@ -63,6 +64,13 @@ export class ErrorBoundary {
     options: ReceiveOptions | undefined,
     respond: Respond,
   ): void {
+    if (isEngineUnavailable(error)) {
+      // A fault of the engine's store, not of the server: the client is told when to try again, never the details.
+      this.#core.log({ level: "error", message: `${method} failed: ${String(error)}`, error, method, requestId: id });
+      const wire = unavailable(error.retryAfterSeconds);
+      respond(this.#out.errorLine(text, wire), id, options?.tag, wire.code, error.retryAfterSeconds);
+      return;
+    }
     if (!isMcpError(error)) {
       this.#core.log({ level: "error", message: `${method} failed: ${String(error)}`, error, method, requestId: id });
       this.#onInternalError?.(error, id);
@@ -70,4 +78,13 @@ export class ErrorBoundary {
     const wire = toWireError(error);
     respond(this.#out.errorLine(text, wire), id, options?.tag, wire.code);
   }
+}
+
+/** The answer to a request the engine could not serve: -32000 "Service unavailable", with when to try again. */
+export function unavailable(retryAfterSeconds: number): JsonRpcErrorObject {
+  return {
+    code: ErrorCode.ServerError,
+    message: `Service unavailable: the server's state store cannot be reached; try again in ${retryAfterSeconds} s`,
+    data: { retryAfterSeconds },
+  };
 }

@@ -30,9 +30,10 @@ export interface ListenFilter {
 
 /** What the connection-scoped methods need from their connection. */
 export interface ConnectionControl {
-  setLogLevel(level: LogLevel): void;
-  subscribe(uri: string, ctx: RequestContextImpl): void;
-  unsubscribe(uri: string): void;
+  // A promise while the session change is told (`ConnectOptions.onSessionChange`): the reply waits for it.
+  setLogLevel(level: LogLevel): MaybePromise<void>;
+  subscribe(uri: string, ctx: RequestContextImpl): MaybePromise<void>;
+  unsubscribe(uri: string): MaybePromise<void>;
   /** Open a listen stream; resolves with its result when the server ends it. */
   listen(filter: ListenFilter, ctx: RequestContextImpl): Promise<Record<string, unknown>>;
 }
@@ -141,15 +142,13 @@ export const METHODS: Readonly<Record<string, Method>> = {
   "resources/subscribe": {
     capability: "resources",
     run(env, params, ctx) {
-      env.connection.subscribe(parse(ReadResourceParams, params).uri, ctx);
-      return {};
+      return andThen(env.connection.subscribe(parse(ReadResourceParams, params).uri, ctx), EMPTY);
     },
   },
   "resources/unsubscribe": {
     capability: "resources",
     run(env, params) {
-      env.connection.unsubscribe(parse(ReadResourceParams, params).uri);
-      return {};
+      return andThen(env.connection.unsubscribe(parse(ReadResourceParams, params).uri), EMPTY);
     },
   },
   "prompts/list": list("prompts", "prompts", (env, ctx, params) => env.core.router.listPrompts(ctx, params)),
@@ -179,8 +178,7 @@ export const METHODS: Readonly<Record<string, Method>> = {
       if (!isLogLevel(level)) {
         throw new McpError(ErrorCode.InvalidParams, `Invalid log level: ${shown(level)}`);
       }
-      env.connection.setLogLevel(level);
-      return {};
+      return andThen(env.connection.setLogLevel(level), EMPTY);
     },
   },
   "subscriptions/listen": {

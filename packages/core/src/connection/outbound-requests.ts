@@ -15,13 +15,16 @@ export class OutboundRequests {
   readonly #core: ServerCore;
   readonly #out: Outlet;
   // Made on the first request: most connections never ask the client anything (HTTP makes one per request).
-  #pending: Map<number, Pending> | undefined;
+  #pending: Map<RequestId, Pending> | undefined;
   #nextId = 0;
   #inputEnded = false;
+  readonly #prefix: string | undefined;
 
-  constructor(core: ServerCore, out: Outlet) {
+  /** `prefix`: ids are `"<prefix>-<n>"` strings (unique across a server's processes), else numbers. */
+  constructor(core: ServerCore, out: Outlet, prefix?: string) {
     this.#core = core;
     this.#out = out;
+    this.#prefix = prefix;
   }
 
   /** How many are still unanswered. */
@@ -37,7 +40,8 @@ export class OutboundRequests {
     const { relatedTo, tag, signal } = options;
     if (signal.aborted) return Promise.reject(signal.reason);
     if (this.#inputEnded) return Promise.reject(new Error(`Cannot ask ${method}: the client's input has ended`));
-    const id = this.#nextId++;
+    const n = this.#nextId++;
+    const id: RequestId = this.#prefix === undefined ? n : `${this.#prefix}-${n}`;
     const timeoutMs = this.#core.clientRequestTimeoutMs;
     this.#pending ??= new Map();
     const pendings = this.#pending;
@@ -92,10 +96,10 @@ export class OutboundRequests {
     });
   }
 
-  /** The client's answer to one of them; an answer to nothing pending is dropped. */
+  /** The client's answer to one of them; an answer to nothing pending (another process's, perhaps) is dropped. */
   settle(message: Record<string, unknown>): void {
     const id = message.id;
-    if (typeof id !== "number") return;
+    if (typeof id !== "number" && typeof id !== "string") return;
     const pending = this.#pending?.get(id);
     if (!pending) return;
     this.#pending?.delete(id);

@@ -12,10 +12,18 @@ export interface Route {
   readonly tag?: unknown;
   /** For an error response: its JSON-RPC error code (HTTP picks a status by it). */
   readonly error?: number;
+  /** For an error response to a request the engine could not serve (`EngineUnavailable`): when to try again. */
+  readonly retryAfterSeconds?: number;
 }
 
 export type Send = (line: string, route: Route) => void;
-export type Respond = (line: string, id: RequestId | null, tag: unknown, error?: number) => void;
+export type Respond = (
+  line: string,
+  id: RequestId | null,
+  tag: unknown,
+  error?: number,
+  retryAfterSeconds?: number,
+) => void;
 
 const INTERNAL_ERROR: JsonRpcErrorObject = { code: ErrorCode.InternalError, message: "Internal error" };
 
@@ -30,10 +38,17 @@ export class Outlet {
   }
 
   // Made once per connection: a batch swaps in its own collector, so replies go through a function.
-  readonly respond: Respond = (line, id, tag, error) => {
-    const route: { kind: "response"; relatedTo?: RequestId; tag?: unknown; error?: number } = { kind: "response", tag };
+  readonly respond: Respond = (line, id, tag, error, retryAfterSeconds) => {
+    const route: {
+      kind: "response";
+      relatedTo?: RequestId;
+      tag?: unknown;
+      error?: number;
+      retryAfterSeconds?: number;
+    } = { kind: "response", tag };
     if (id !== null) route.relatedTo = id;
     if (error !== undefined) route.error = error;
+    if (retryAfterSeconds !== undefined) route.retryAfterSeconds = retryAfterSeconds;
     this.#send(line, route);
   };
 

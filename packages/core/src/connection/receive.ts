@@ -10,8 +10,11 @@ import type { Params } from "./in-flight.js";
 import type { OutboundRequests } from "./outbound-requests.js";
 import type { Outlet, Respond } from "./outlet.js";
 
-/** What the connection does with a client's notification. */
-export type OnNotification = (method: string, params: Params, line: string | undefined) => void;
+/**
+ * What the connection does with a client's notification: a promise while a session change it caused is told (a
+ * rejection: that change failed, logged already; there is no reply to carry it).
+ */
+export type OnNotification = (method: string, params: Params, line: string | undefined) => MaybePromise<void>;
 
 // A response: the answer to one of the server's own requests, or to nothing (JSON-RPC never answers it).
 function isResponse(message: unknown): message is Record<string, unknown> {
@@ -92,7 +95,9 @@ export class Receiver {
           raw = raws[index];
         }
         const done = this.#single(entry, undefined, options, collect, raw);
-        if (isPromiseLike<void>(done)) return Promise.resolve(done).then(() => from(index + 1));
+        // Only a notification's session change rejects (logged where it failed): the batch's replies go on.
+        const next = () => from(index + 1);
+        if (isPromiseLike<void>(done)) return Promise.resolve(done).then(next, next);
       }
       if (replies.length > 0) this.#out.respond(`[${replies.join(",")}]`, null, options?.tag);
     };
@@ -127,10 +132,7 @@ export class Receiver {
       return;
     }
     const { id, method, params } = parsed.data;
-    if (id === undefined) {
-      this.#notified(method, params, line);
-      return;
-    }
+    if (id === undefined) return this.#notified(method, params, line);
     return this.#boundary.serve(id, rawId ?? idText(id, line), method, params, options, respond);
   }
 }

@@ -35,6 +35,12 @@ export class Subscriptions {
   }
 
   subscribe(uri: string, ctx: RequestContextImpl): void {
+    this.admit(uri);
+    this.#subscriptions.set(uri, ctx);
+  }
+
+  /** Throws what `subscribe` would refuse `uri` with (checked before a session change is told). */
+  admit(uri: string): void {
     // Kept for the connection's life: bounded, so a client cannot grow the server's memory by subscribing.
     if (uri.length > MAX_URI_LENGTH) {
       throw new McpError(ErrorCode.InvalidParams, `Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`);
@@ -45,7 +51,6 @@ export class Subscriptions {
         `Too many resource subscriptions on this connection (at most ${MAX_SUBSCRIPTIONS}); unsubscribe from one first`,
       );
     }
-    this.#subscriptions.set(uri, ctx);
   }
 
   unsubscribe(uri: string): void {

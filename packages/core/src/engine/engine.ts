@@ -169,3 +169,13 @@ export class EngineUnavailable extends Error {
     this.retryAfterSeconds = options?.retryAfterSeconds ?? 2;
   }
 }
+
+/** True for an `EngineUnavailable`, also from another copy of this package. */
+export function isEngineUnavailable(error: unknown): error is EngineUnavailable {
+  return (
+    error instanceof EngineUnavailable ||
+    (error instanceof Error &&
+      error.name === "EngineUnavailable" &&
+      typeof (error as EngineUnavailable).retryAfterSeconds === "number")
+  );
+}

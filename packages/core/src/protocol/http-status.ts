@@ -4,8 +4,14 @@ import { ErrorCode } from "../wire/json-rpc.js";
  * The HTTP status of a reply the core wrote (`code` undefined for a result), per era: 2026-07-28 gives each
  * refusal its status; the handshake era answers everything but unparseable input with 200. A handler's own
  * errors are answers, sent with 200. A transport's own refusals choose their status where they are made.
+ * `retryAfterSeconds` (the route's, set for a request the engine could not serve): 503, in either era.
  */
-export function httpStatusOf(code: number | undefined, era: "handshake" | "stateless"): number {
+export function httpStatusOf(
+  code: number | undefined,
+  era: "handshake" | "stateless",
+  retryAfterSeconds?: number,
+): number {
+  if (retryAfterSeconds !== undefined) return 503;
   if (era === "handshake") return code === ErrorCode.ParseError || code === ErrorCode.InvalidRequest ? 400 : 200;
   switch (code) {
     case ErrorCode.MethodNotFound:

@@ -2,6 +2,7 @@ import { InputRequired } from "../context/ask.js";
 import type { RequestContext } from "../context/context.js";
 import { UnfitAnswer } from "../context/elicit-answer.js";
 import type { LogEntry } from "../context/logger.js";
+import { isEngineUnavailable } from "../engine/engine.js";
 import { runOwn } from "../middleware/compose.js";
 import { errorResult, isCallToolResult, structured, toCallToolResult } from "../protocol/results.js";
 import { featuresOf, type RevisionFeatures } from "../protocol/revision.js";
@@ -142,7 +143,9 @@ function failed(
 ): CallToolResult {
   const { name } = tool.wire;
   // A protocol error is the call's own, but for an answer that does not fit its form: the tool's failure.
+  // The engine's store out of reach is the request's failure (-32000 "Service unavailable"), not the tool's.
   if ((isMcpError(error) && !(error instanceof UnfitAnswer)) || error instanceof InputRequired) throw error;
+  if (isEngineUnavailable(error)) throw error;
   // A tool reporting failure with a plain Error is expected: the model reads it; not an incident. A TypeError
   // and the like are more likely bugs: a warning.
   const expected = error instanceof Error && (error.constructor === Error || isMcpError(error));

@@ -1,0 +1,217 @@
+import { McpError } from "../wire/errors.js";
+import { ErrorCode } from "../wire/json-rpc.js";
+import type { SessionChange, SessionLimits, SessionRecord, StoredEvent } from "./engine.js";
+
+/** Resource subscriptions one session may hold (as many as one connection may: core's MAX_SUBSCRIPTIONS). */
+export const MAX_SESSION_SUBSCRIPTIONS = 10_000;
+
+// An event id is the text of a positive integer, exactly as this table writes it.
+const EVENT_ID = /^[1-9][0-9]{0,15}$/;
+
+/** One session as kept: its record (rebuilt only when read after a change), expiry, and its last events. */
+interface Kept {
+  record: SessionRecord | undefined;
+  readonly base: SessionRecord;
+  initialized: boolean;
+  logLevel: SessionRecord["logLevel"];
+  readonly subscriptions: Set<string>;
+  readonly idleMs: number;
+  expiresAt: number;
+  // A ring of the last events: event number n sits at n % capacity while n > appended - capacity.
+  readonly events: (StoredEvent | undefined)[];
+  appended: number;
+}
+
+/** The sessions of one process: bounded in all and per caller, expired when idle, each with its last events. */
+export class SessionTable {
+  readonly #sessions = new Map<string, Kept>();
+  // Live sessions per caller, given back when one ends.
+  readonly #callers = new Map<string, number>();
+  // uri → the sessions subscribed to it: `subscribers` reads it without a scan.
+  readonly #byUri = new Map<string, Set<string>>();
+  readonly #now: () => number;
+  readonly #capacity: number;
+  readonly #ended: (id: string) => void;
+
+  constructor(now: () => number, eventsPerSession: number, ended: (id: string) => void) {
+    this.#now = now;
+    this.#capacity = eventsPerSession;
+    this.#ended = ended;
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  create(record: SessionRecord, limits: SessionLimits): "created" | "full" | "full-for-caller" {
+    if (this.#sessions.has(record.id) && this.#live(record.id)) {
+      throw new Error(`A session with id ${JSON.stringify(record.id)} already exists`);
+    }
+    if (new Set(record.subscriptions).size > MAX_SESSION_SUBSCRIPTIONS) this.#tooMany();
+    // Expired sessions give their places back before counting.
+    if (this.#sessions.size >= limits.max || this.#heldBy(record.caller) >= limits.perCaller) this.sweep();
+    if (this.#sessions.size >= limits.max) return "full";
+    if (record.caller !== undefined && this.#heldBy(record.caller) >= limits.perCaller) return "full-for-caller";
+    const kept: Kept = {
+      record: undefined,
+      base: record,
+      initialized: record.initialized,
+      logLevel: record.logLevel,
+      subscriptions: new Set(),
+      idleMs: limits.idleMs,
+      expiresAt: this.#now() + limits.idleMs,
+      events: [],
+      appended: 0,
+    };
+    this.#sessions.set(record.id, kept);
+    if (record.caller !== undefined) this.#callers.set(record.caller, this.#heldBy(record.caller) + 1);
+    for (const uri of record.subscriptions) this.#subscribe(record.id, kept, uri);
+    return "created";
+  }
+
+  load(id: string): SessionRecord | undefined {
+    const kept = this.#live(id);
+    if (!kept) return undefined;
+    kept.expiresAt = this.#now() + kept.idleMs;
+    kept.record ??= {
+      ...kept.base,
+      initialized: kept.initialized,
+      logLevel: kept.logLevel,
+      subscriptions: [...kept.subscriptions],
+    };
+    return kept.record;
+  }
+
+  change(id: string, change: SessionChange): void {
+    const kept = this.#live(id);
+    if (!kept) return;
+    switch (change.kind) {
+      case "initialized":
+        kept.initialized = true;
+        break;
+      case "logLevel":
+        kept.logLevel = change.level;
+        break;
+      case "subscribe":
+        this.#subscribe(id, kept, change.uri);
+        break;
+      case "unsubscribe":
+        if (!kept.subscriptions.delete(change.uri)) return;
+        this.#unindex(id, change.uri);
+        break;
+    }
+    kept.record = undefined;
+  }
+
+  /** End a session: its events, subscriptions and place go; `ended` is told. False when there was none. */
+  delete(id: string): boolean {
+    const kept = this.#sessions.get(id);
+    if (!kept) return false;
+    this.#sessions.delete(id);
+    const { caller } = kept.base;
+    if (caller !== undefined) {
+      const held = this.#heldBy(caller) - 1;
+      if (held > 0) this.#callers.set(caller, held);
+      else this.#callers.delete(caller);
+    }
+    for (const uri of kept.subscriptions) this.#unindex(id, uri);
+    this.#ended(id);
+    return true;
+  }
+
+  subscribers(uri: string): string[] {
+    const ids = this.#byUri.get(uri);
+    if (!ids) return [];
+    const live: string[] = [];
+    for (const id of [...ids]) if (this.#live(id)) live.push(id);
+    return live;
+  }
+
+  ids(): string[] {
+    this.sweep();
+    return [...this.#sessions.keys()];
+  }
+
+  /** Keep an event in its session; undefined (nothing kept) when the session is gone. */
+  append(id: string, stream: string, data: string): StoredEvent | undefined {
+    const kept = this.#live(id);
+    if (!kept) return undefined;
+    kept.appended++;
+    const event: StoredEvent = { id: String(kept.appended), stream, data };
+    kept.events[kept.appended % this.#capacity] = event;
+    return event;
+  }
+
+  replay(id: string, lastEventId: string): { stream: string; events: StoredEvent[] } | undefined {
+    const kept = this.#live(id);
+    if (!kept || !EVENT_ID.test(lastEventId)) return undefined;
+    const last = Number(lastEventId);
+    const oldest = Math.max(1, kept.appended - this.#capacity + 1);
+    if (last < oldest || last > kept.appended) return undefined;
+    const { stream } = kept.events[last % this.#capacity] as StoredEvent;
+    const events: StoredEvent[] = [];
+    for (let n = last + 1; n <= kept.appended; n++) {
+      const event = kept.events[n % this.#capacity] as StoredEvent;
+      if (event.stream === stream) events.push(event);
+    }
+    return { stream, events };
+  }
+
+  /** End every expired session; the earliest expiry of those left (undefined when none is left). */
+  sweep(): number | undefined {
+    const now = this.#now();
+    let earliest: number | undefined;
+    for (const [id, kept] of this.#sessions) {
+      if (now > kept.expiresAt) this.delete(id);
+      else if (earliest === undefined || kept.expiresAt < earliest) earliest = kept.expiresAt;
+    }
+    return earliest;
+  }
+
+  /** Forget everything without telling anyone (the engine closed). */
+  clear(): void {
+    this.#sessions.clear();
+    this.#callers.clear();
+    this.#byUri.clear();
+  }
+
+  /** The session if it is live; an expired one ends here. */
+  #live(id: string): Kept | undefined {
+    const kept = this.#sessions.get(id);
+    if (kept && this.#now() > kept.expiresAt) {
+      this.delete(id);
+      return undefined;
+    }
+    return kept;
+  }
+
+  #heldBy(caller: string | undefined): number {
+    return caller === undefined ? 0 : (this.#callers.get(caller) ?? 0);
+  }
+
+  #subscribe(id: string, kept: Kept, uri: string): void {
+    if (kept.subscriptions.has(uri)) return;
+    // Kept for the session's life: bounded, so a client cannot grow the engine by subscribing.
+    if (kept.subscriptions.size >= MAX_SESSION_SUBSCRIPTIONS) this.#tooMany();
+    kept.subscriptions.add(uri);
+    let ids = this.#byUri.get(uri);
+    if (!ids) {
+      ids = new Set();
+      this.#byUri.set(uri, ids);
+    }
+    ids.add(id);
+  }
+
+  #tooMany(): never {
+    throw new McpError(
+      ErrorCode.ServerError,
+      `Too many resource subscriptions on this session (at most ${MAX_SESSION_SUBSCRIPTIONS}); unsubscribe from one first`,
+    );
+  }
+
+  #unindex(id: string, uri: string): void {
+    const ids = this.#byUri.get(uri);
+    ids?.delete(id);
+    if (ids?.size === 0) this.#byUri.delete(uri);
+  }
+}

@@ -1,0 +1,220 @@
+import type {
+  Engine,
+  RunningRequest,
+  ServerSignal,
+  SessionChange,
+  SessionLimits,
+  SessionRecord,
+  SessionSignal,
+  StoredEvent,
+} from "./engine.js";
+import { LocalBus } from "./memory-bus.js";
+import { SessionTable } from "./memory-sessions.js";
+
+/** Options of `createMemoryEngine`. */
+export interface MemoryEngineOptions {
+  /** Events kept per session for resumption (default 512): older ones are dropped, oldest first. */
+  readonly eventsPerSession?: number;
+  /** The clock, in milliseconds (default `Date.now`): what idle expiry reads. */
+  readonly now?: () => number;
+}
+
+type HandleOp = Extract<ServerSignal, { type: "handle" }>;
+
+/** The in-memory engine: the `Engine` of one process, every method answering at once (no promise is ever made). */
+export interface MemoryEngine extends Engine {
+  readonly shared: false;
+  start(server: { readonly name: string }): void;
+  close(): void;
+  createSession(record: SessionRecord, limits: SessionLimits): "created" | "full" | "full-for-caller";
+  loadSession(id: string): SessionRecord | undefined;
+  changeSession(id: string, change: SessionChange): void;
+  deleteSession(id: string): boolean;
+  subscribers(uri: string): readonly string[];
+  sessionIds(): readonly string[];
+  append(session: string, stream: string, data: string): StoredEvent;
+  replay(session: string, lastEventId: string): { stream: string; events: StoredEvent[] } | undefined;
+  signal(session: string, signal: SessionSignal): void;
+  follow(session: string, listener: (signal: SessionSignal) => void): () => void;
+  broadcast(signal: ServerSignal): void;
+  onBroadcast(listener: (signal: ServerSignal) => void): () => void;
+  handleOps(): readonly HandleOp[];
+  running(request: RunningRequest): void;
+  finished(session: string, request: string): void;
+  onOrphan(listener: (request: RunningRequest) => void): () => void;
+}
+
+const DEFAULT_EVENTS_PER_SESSION = 512;
+// Expired sessions are ended (and `ended` signalled) at most this late; a session read after expiry ends at once.
+const SWEEP_FLOOR_MS = 1000;
+// setTimeout's longest delay: a longer one would fire at once.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The default engine: sessions, events, the bus and leases held in this process's memory, for a server that runs as
+ * one process. Synchronous throughout; its only timer (idle expiry) does not keep the process alive.
+ * @example
+ * const engine = createMemoryEngine({ eventsPerSession: 1024 });
+ * const server = createServer({ name: "notes", version: "1.0.0", engine });
+ */
+export function createMemoryEngine(options: MemoryEngineOptions = {}): MemoryEngine {
+  const eventsPerSession = options.eventsPerSession ?? DEFAULT_EVENTS_PER_SESSION;
+  if (!Number.isInteger(eventsPerSession) || eventsPerSession < 1) {
+    throw new RangeError(`eventsPerSession must be a positive integer, not ${eventsPerSession}`);
+  }
+  return new InMemoryEngine(eventsPerSession, options.now ?? Date.now);
+}
+
+class InMemoryEngine implements MemoryEngine {
+  readonly node = crypto.randomUUID();
+  readonly shared = false as const;
+  readonly #now: () => number;
+  readonly #bus = new LocalBus<SessionSignal>();
+  readonly #sessions: SessionTable;
+  readonly #handleOps: HandleOp[] = [];
+  // session → request → what runs; kept only so the bookkeeping matches a shared engine's (no other process to orphan).
+  readonly #running = new Map<string, Map<string, RunningRequest>>();
+  #sweeper: ReturnType<typeof setTimeout> | undefined;
+  #shortestIdleMs = SWEEP_FLOOR_MS;
+  #closed = false;
+
+  constructor(eventsPerSession: number, now: () => number) {
+    this.#now = now;
+    this.#sessions = new SessionTable(now, eventsPerSession, (id) => {
+      this.#running.delete(id);
+      this.#bus.signal(id, { type: "ended" });
+    });
+  }
+
+  start(_server: { readonly name: string }): void {
+    this.#open();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#sweeper !== undefined) clearTimeout(this.#sweeper);
+    this.#sweeper = undefined;
+    this.#bus.close();
+    this.#sessions.clear();
+    this.#running.clear();
+    this.#handleOps.length = 0;
+  }
+
+  createSession(record: SessionRecord, limits: SessionLimits): "created" | "full" | "full-for-caller" {
+    this.#open();
+    const outcome = this.#sessions.create(record, limits);
+    if (outcome === "created") {
+      this.#shortestIdleMs = Math.min(this.#shortestIdleMs, limits.idleMs);
+      if (this.#sweeper === undefined) this.#schedule(limits.idleMs);
+    }
+    return outcome;
+  }
+
+  loadSession(id: string): SessionRecord | undefined {
+    this.#open();
+    return this.#sessions.load(id);
+  }
+
+  changeSession(id: string, change: SessionChange): void {
+    this.#open();
+    this.#sessions.change(id, change);
+  }
+
+  deleteSession(id: string): boolean {
+    this.#open();
+    return this.#sessions.delete(id);
+  }
+
+  subscribers(uri: string): readonly string[] {
+    this.#open();
+    return this.#sessions.subscribers(uri);
+  }
+
+  sessionIds(): readonly string[] {
+    this.#open();
+    return this.#sessions.ids();
+  }
+
+  append(session: string, stream: string, data: string): StoredEvent {
+    this.#open();
+    const event = this.#sessions.append(session, stream, data);
+    // A session that ended keeps nothing and tells no one: the event goes nowhere.
+    if (event === undefined) return { id: "", stream, data };
+    this.#bus.signal(session, { type: "event", event });
+    return event;
+  }
+
+  replay(session: string, lastEventId: string): { stream: string; events: StoredEvent[] } | undefined {
+    this.#open();
+    return this.#sessions.replay(session, lastEventId);
+  }
+
+  signal(session: string, signal: SessionSignal): void {
+    this.#open();
+    this.#bus.signal(session, signal);
+  }
+
+  follow(session: string, listener: (signal: SessionSignal) => void): () => void {
+    this.#open();
+    return this.#bus.follow(session, listener);
+  }
+
+  broadcast(signal: ServerSignal): void {
+    this.#open();
+    // No other process hears it; a handle op is still kept, as a shared engine keeps it for processes to come.
+    if (signal.type === "handle") this.#handleOps.push(signal);
+  }
+
+  onBroadcast(_listener: (signal: ServerSignal) => void): () => void {
+    this.#open();
+    // Only other processes' broadcasts are heard, and there is none.
+    return () => {};
+  }
+
+  handleOps(): readonly HandleOp[] {
+    this.#open();
+    return [...this.#handleOps];
+  }
+
+  running(request: RunningRequest): void {
+    this.#open();
+    let requests = this.#running.get(request.session);
+    if (!requests) {
+      requests = new Map();
+      this.#running.set(request.session, requests);
+    }
+    requests.set(request.request, request);
+  }
+
+  finished(session: string, request: string): void {
+    this.#open();
+    const requests = this.#running.get(session);
+    requests?.delete(request);
+    if (requests?.size === 0) this.#running.delete(session);
+  }
+
+  onOrphan(_listener: (request: RunningRequest) => void): () => void {
+    this.#open();
+    // One process: a request's owner stops only with the engine itself, so no request is ever orphaned.
+    return () => {};
+  }
+
+  #open(): void {
+    if (this.#closed) throw new Error("This memory engine is closed: a closed engine serves nothing (make a new one)");
+  }
+
+  #schedule(delayMs: number): void {
+    this.#sweeper = setTimeout(
+      () => {
+        this.#sweeper = undefined;
+        const earliest = this.#sessions.sweep();
+        if (earliest === undefined || this.#closed) return;
+        this.#schedule(Math.max(earliest - this.#now() + 1, Math.min(SWEEP_FLOOR_MS, this.#shortestIdleMs)));
+      },
+      Math.min(delayMs + 1, MAX_TIMER_MS),
+    );
+    // The sweep is housekeeping: it must not keep a finished process alive.
+    (this.#sweeper as { unref?: () => void }).unref?.();
+  }
+}
