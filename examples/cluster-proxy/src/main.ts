@@ -9,7 +9,9 @@ for (let i = 0; i < args.length; i++) {
   else backends.push(args[i] as string);
 }
 if (backends.length === 0 || !Number.isInteger(port)) {
-  process.stderr.write("usage: node dist/main.js [--port 3000] http://127.0.0.1:3001/mcp http://127.0.0.1:3002/mcp …\n");
+  process.stderr.write(
+    "usage: node dist/main.js [--port 3000] http://127.0.0.1:3001/mcp http://127.0.0.1:3002/mcp …\n",
+  );
   process.exit(2);
 }
 const proxy = await startProxy({ backends, port });

@@ -2,7 +2,7 @@ import { Agent, createServer, type IncomingMessage, request, type ServerResponse
 import type { AddressInfo } from "node:net";
 
 /** What `startProxy` takes. */
-export interface ProxyOptions {
+export interface RoundRobinOptions {
   /** The backends' MCP endpoints (`http://127.0.0.1:3001/mcp`); the proxy keeps each request's own path. */
   readonly backends: readonly string[];
   /** Default 0: a free port. */
@@ -24,7 +24,7 @@ export interface Routed {
 }
 
 /** A running proxy. */
-export interface Proxy {
+export interface RoundRobinProxy {
   /** The MCP endpoint clients use: `http://127.0.0.1:<port>/mcp`. */
   readonly url: string;
   /** Every request so far, in the order it came. */
@@ -60,7 +60,7 @@ function forwarded(headers: IncomingMessage["headers"], backend: URL): Record<st
  * const proxy = await startProxy({ backends: ["http://127.0.0.1:3001/mcp", "http://127.0.0.1:3002/mcp"] });
  * console.log(proxy.url);
  */
-export async function startProxy(options: ProxyOptions): Promise<Proxy> {
+export async function startProxy(options: RoundRobinOptions): Promise<RoundRobinProxy> {
   const backends = options.backends.map((url) => new URL(url));
   if (backends.length === 0) throw new Error("startProxy needs at least one backend");
   const out = new Set<number>();

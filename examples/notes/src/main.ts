@@ -11,10 +11,13 @@ const cluster = {
   ...(REDIS_URL ? { engine: createRedisEngine({ url: REDIS_URL }) } : {}),
   ...(TOOLSMITH_STATE_KEY ? { stateKey: TOOLSMITH_STATE_KEY } : {}),
 };
-const server = new Notes([
-  { title: "Groceries", body: "milk, eggs, bread", tags: ["errands"] },
-  { title: "Wiretap", body: "show the wire to the model", tags: ["ideas", "mcp"] },
-], cluster);
+const server = new Notes(
+  [
+    { title: "Groceries", body: "milk, eggs, bread", tags: ["errands"] },
+    { title: "Wiretap", body: "show the wire to the model", tags: ["ideas", "mcp"] },
+  ],
+  cluster,
+);
 if (http) {
   releaseStdout();
   await listen(server);

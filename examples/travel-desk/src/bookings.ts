@@ -1,4 +1,27 @@
-import type { Booking } from "./travel-desk.js";
+/** A fare search_flights found: its id is what book_flight takes. */
+export interface Offer {
+  id: string;
+  airline: string;
+  flight: string;
+  from: string;
+  to: string;
+  date: string;
+  departs: string;
+  price: { amount: number; currency: "EUR" };
+}
+
+export type Seat = "window" | "aisle" | "middle";
+export type Meal = "standard" | "vegetarian" | "vegan" | "none";
+
+/** A booked offer for one passenger. */
+export interface Booking {
+  id: string;
+  offer: Offer;
+  passenger: string;
+  seat: Seat;
+  meal: Meal;
+  status: "confirmed" | "checked-in" | "cancelled";
+}
 
 /**
  * Where the desk keeps its bookings: this process's memory (the default), or a store every process of the desk

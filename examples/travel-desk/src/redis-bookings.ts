@@ -1,6 +1,5 @@
 import { Redis } from "ioredis";
-import { type BookingStore, bookingId } from "./bookings.js";
-import type { Booking } from "./travel-desk.js";
+import { type Booking, type BookingStore, bookingId } from "./bookings.js";
 
 /**
  * Bookings in Redis, shared by every process of the desk: a hash of JSON bookings and a counter for their ids,
@@ -11,7 +10,11 @@ import type { Booking } from "./travel-desk.js";
  */
 export function redisBookings(url: string, prefix = "travel-desk"): BookingStore & { close(): Promise<void> } {
   const redis = new Redis(url, { lazyConnect: false });
-  const key = { bookings: `${prefix}:bookings`, sequence: `${prefix}:booking-sequence`, order: `${prefix}:booking-order` };
+  const key = {
+    bookings: `${prefix}:bookings`,
+    sequence: `${prefix}:booking-sequence`,
+    order: `${prefix}:booking-order`,
+  };
   return {
     nextId: async () => bookingId(await redis.incr(key.sequence)),
     get: async (id) => {

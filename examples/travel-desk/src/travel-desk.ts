@@ -7,7 +7,9 @@ import { type Completion, ErrorCode, isMcpError, type RequestContext } from "@to
 import { McpServer, type McpServerOptions, prompt, resource, tool } from "@toolsmith/decorators";
 import { z } from "zod";
 import { AIRPORTS } from "./airports.js";
-import { type BookingStore, memoryBookings } from "./bookings.js";
+import { type Booking, type BookingStore, memoryBookings, type Offer } from "./bookings.js";
+
+export type { Booking, Meal, Offer, Seat } from "./bookings.js";
 
 interface Airline {
   code: string;
@@ -29,29 +31,6 @@ const AIRLINES: readonly Airline[] = [
   // A broker that quotes charters by hand: slow, so only searched when asked for.
   { code: "PC", name: "Polar Charter", charter: true },
 ];
-
-export interface Offer {
-  id: string;
-  airline: string;
-  flight: string;
-  from: string;
-  to: string;
-  date: string;
-  departs: string;
-  price: { amount: number; currency: "EUR" };
-}
-
-export type Seat = "window" | "aisle" | "middle";
-export type Meal = "standard" | "vegetarian" | "vegan" | "none";
-
-export interface Booking {
-  id: string;
-  offer: Offer;
-  passenger: string;
-  seat: Seat;
-  meal: Meal;
-  status: "confirmed" | "checked-in" | "cancelled";
-}
 
 export interface SearchRecord {
   id: string;

@@ -1,13 +1,14 @@
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import { type Proxy, startProxy } from "@toolsmith/example-cluster-proxy";
+import { type RoundRobinProxy, startProxy } from "@toolsmith/example-cluster-proxy";
 import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
 import { end, exited } from "../../../scripts/child-processes.js";
 import { spawnHttp } from "../../../scripts/spawn-http.js";
 
 /** An example's built entry point, from the repository root (build first: `npx -y pnpm@12.4.2 run build`). */
-export const example = (name: string) => fileURLToPath(new URL(`../../../examples/${name}/dist/main.js`, import.meta.url));
+export const example = (name: string) =>
+  fileURLToPath(new URL(`../../../examples/${name}/dist/main.js`, import.meta.url));
 
 /** One process of the server: its own port, said on its stderr. */
 export interface Backend {
@@ -29,7 +30,7 @@ export interface ClusterOptions {
 /** A Redis of its own, N processes of one server sharing it and one state key, and a round-robin proxy in front. */
 export interface Cluster {
   readonly redis: RedisServer;
-  readonly proxy: Proxy;
+  readonly proxy: RoundRobinProxy;
   /** What clients use: the proxy's MCP endpoint. */
   readonly url: string;
   readonly backends: Backend[];

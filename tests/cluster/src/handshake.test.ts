@@ -26,7 +26,10 @@ afterAll(async () => {
 const backendsOf = (from: number) => cluster.proxy.routed.slice(from).map((routed) => routed.backend);
 
 async function book(passenger: string): Promise<string> {
-  const found = await peer.client.callTool({ name: "search_flights", arguments: { from: "LHR", to: "JFK", date: DATE } });
+  const found = await peer.client.callTool({
+    name: "search_flights",
+    arguments: { from: "LHR", to: "JFK", date: DATE },
+  });
   const [offer] = (found.structuredContent as { offers: { id: string }[] }).offers;
   const booked = await peer.client.callTool({ name: "book_flight", arguments: { offerId: offer?.id, passenger } });
   return (booked.structuredContent as { bookingId: string }).bookingId;
@@ -83,7 +86,10 @@ describe("three processes behind a round-robin proxy, handshake era", () => {
     const saved = await peer.client.callTool({ name: "save_itinerary", arguments: { bookingId: id } });
     expect(saved.structuredContent).toMatchObject({ saved: true });
     expect(existsSync(join(peer.root, "itineraries", `${id}.ics`))).toBe(true);
-    const asked = peer.heard.slice(mark).map((heard) => heard.method).filter((method) => !method.startsWith("notif"));
+    const asked = peer.heard
+      .slice(mark)
+      .map((heard) => heard.method)
+      .filter((method) => !method.startsWith("notif"));
     expect(asked).toEqual(["elicitation/create", "sampling/createMessage", "roots/list"]);
     // Each answer is a POST of its own: round robin sends it to another process than the one asking.
     const answers = peer.sent.filter((post) => post.methods.includes("(answer)"));

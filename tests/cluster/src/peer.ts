@@ -54,11 +54,17 @@ export async function connectPeer(
   mode: Mode,
   transportOptions: StreamableHTTPClientTransportOptions = {},
 ): Promise<Peer> {
-  const client = new Client({ name: "cluster-test", version: "1.0.0" }, { capabilities: {
-    elicitation: { form: {} },
-    sampling: {},
-    roots: { listChanged: true },
-  }, versionNegotiation: { mode } });
+  const client = new Client(
+    { name: "cluster-test", version: "1.0.0" },
+    {
+      capabilities: {
+        elicitation: { form: {} },
+        sampling: {},
+        roots: { listChanged: true },
+      },
+      versionNegotiation: { mode },
+    },
+  );
   const sent: Sent[] = [];
   // A tap on what the client POSTs, to tell which requests it made (a second initialize would show here).
   const tapped: typeof fetch = async (input, init) => {
