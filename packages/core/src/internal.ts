@@ -3,7 +3,10 @@
  * it may change in any release, without notice; nothing outside this repository should import it.
  */
 export { isEngineUnavailable } from "./engine/engine.js";
+export type { Audience } from "./registry/router.js";
 export { zodV4Adapter } from "./schema/schema-adapter.js";
 export { isUriTemplate } from "./schema/uri-template.js";
+export type { Announcement } from "./server/engine-link.js";
+export { mayHear, mayRead, onAnnounce } from "./server/server.js";
 export { isPlainObject } from "./wire/json-rpc.js";
 export { keyOf, rawBatchIds } from "./wire/raw-id.js";

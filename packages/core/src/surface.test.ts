@@ -147,8 +147,18 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
   },
   "@toolsmith/core/internal": {
     file: "./internal.ts",
-    values: ["isEngineUnavailable", "isPlainObject", "isUriTemplate", "keyOf", "rawBatchIds", "zodV4Adapter"],
-    types: [],
+    values: [
+      "isEngineUnavailable",
+      "isPlainObject",
+      "isUriTemplate",
+      "keyOf",
+      "mayHear",
+      "mayRead",
+      "onAnnounce",
+      "rawBatchIds",
+      "zodV4Adapter",
+    ],
+    types: ["Announcement", "Audience"],
   },
   "@toolsmith/core/zod-v3": {
     file: "./schema/zod-v3.ts",

@@ -36,6 +36,7 @@ import type {
   StaticResourceDefinition,
   ToolDefinition,
 } from "./definitions.js";
+import type { Guard } from "./guards.js";
 import { Modules, NO_PARAMS, type Params } from "./mounts.js";
 import { getPrompt, type PromptRouter } from "./prompts.js";
 import {
@@ -46,11 +47,22 @@ import {
   readResource,
   resourcesListCache,
 } from "./resources.js";
-import { type Audience, type ChangeKind, type Registered, type RegisteredKind, Table } from "./table.js";
+import {
+  type Audience,
+  type ChangeKind,
+  type HandleOp,
+  type OnChange,
+  type Registered,
+  type RegisteredKind,
+  Table,
+} from "./table.js";
 import { callTool, type ToolCheck, type ToolRouter } from "./tools.js";
 import { Views } from "./views.js";
 
-export type { Audience, ChangeKind, Registered, RegisteredKind } from "./table.js";
+export type { Audience, ChangeKind, HandleOp, OnChange, Registered, RegisteredKind } from "./table.js";
+
+/** Told of each handle's enable, disable or remove, in this router's tables (a module's keys as the module's own). */
+export type OnHandle = (kind: RegisteredKind, key: string, op: HandleOp) => void;
 
 /**
  * The registry of tools, resources and prompts, and the methods that serve them: its tables, the mounted modules,
@@ -73,34 +85,64 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
   // The hints derived from the modules' (built on first use, forgotten on any change here or in a module).
   readonly #listCache = new Map<ChangeKind, CacheHint>();
   #resourcesListCache: { hint: CacheHint | undefined } | undefined;
-  readonly #onChange: (kind: ChangeKind, audience: Audience) => void;
+  readonly #onChange: OnChange;
 
   constructor(
     report: (entry: LogEntry) => void = () => {},
-    onChange: (kind: ChangeKind, audience: Audience) => void = () => {},
+    onChange: OnChange = () => {},
     cache: Readonly<Record<CacheKind, CacheHint>> = serverCacheHints(undefined),
+    onHandle: OnHandle = () => {},
   ) {
     this.report = report;
     this.#onChange = onChange;
     this.cache = cache;
-    const changed = (kind: ChangeKind, audience: Audience) => this.#changed(kind, audience);
+    const changed: OnChange = (kind, audience, keys) => this.#changed(kind, audience, keys);
     // Every kind's table alike: a change clears what was derived, and a new key must suit the mounted modules.
     const table = <D, C extends { definition: unknown; key: string; wire: object }>(
       kind: RegisteredKind,
       compile: (d: D) => C,
-    ) => new Table(kind, compile, changed, (key) => this.modules.admit(kind, key));
+    ) =>
+      new Table(
+        kind,
+        compile,
+        changed,
+        (key) => this.modules.admit(kind, key),
+        (op, key) => onHandle(kind, key, op),
+      );
     this.tools = table("tool", compileTool);
     this.resources = table("resource", compileStaticResource);
     this.templates = table("resourceTemplate", compileTemplate);
     this.prompts = table("prompt", compilePrompt);
   }
 
-  #changed(kind: ChangeKind, audience: Audience): void {
+  #changed(kind: ChangeKind, audience: Audience, keys: readonly string[]): void {
     this.#views.clear();
     this.#capabilities = undefined;
     this.#listCache.clear();
     this.#resourcesListCache = undefined;
-    this.#onChange(kind, audience);
+    this.#onChange(kind, audience, keys);
+  }
+
+  /**
+   * The guard of what a change of `kind` under `key` (as this server names it, a module's included) concerns:
+   * undefined when unguarded, null when nothing here has that key.
+   */
+  guardOf(kind: ChangeKind, key: string): Guard | undefined | null {
+    const tables =
+      kind === "tools" ? [this.tools] : kind === "prompts" ? [this.prompts] : [this.resources, this.templates];
+    for (const table of tables) {
+      const guard = table.guardOf(key);
+      if (guard !== null) return guard;
+    }
+    if (kind !== "resources") {
+      const inModule = this.modules.find(key);
+      return inModule ? inModule.mount.router.guardOf(kind, inModule.rest) : null;
+    }
+    for (const mount of this.modules.list) {
+      const guard = mount.router.guardOf(kind, key);
+      if (guard !== null) return guard;
+    }
+    return null;
   }
 
   #table(kind: RegisteredKind): Table<never, never> {
@@ -227,12 +269,12 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
    */
   mount(prefix: string, router: Router, source: string, middleware: () => readonly Middleware[] = () => []): void {
     this.modules.add(prefix, router, router.modules, source, middleware);
-    for (const kind of ["tools", "resources", "prompts"] as const) this.#changed(kind, undefined);
+    for (const kind of ["tools", "resources", "prompts"] as const) this.#changed(kind, undefined, []);
   }
 
-  /** A mounted module changed: what this server shows changed with it, for the same audience. */
-  mountedChanged(kind: ChangeKind, audience: Audience): void {
-    this.#changed(kind, audience);
+  /** A mounted module changed: what this server shows changed with it, for the same audience (`keys` as named here). */
+  mountedChanged(kind: ChangeKind, audience: Audience, keys: readonly string[]): void {
+    this.#changed(kind, audience, keys);
   }
 
   /** `tools/call`; `params` as the request had them, `check` the transport's own (HTTP: `Mcp-Param-*` headers). */

@@ -39,6 +39,12 @@ export interface Registered<D> {
  */
 export type Audience = readonly Guard[] | undefined;
 
+/** What a handle did: what every process of a server applies alike (`@toolsmith/core`'s engine carries it). */
+export type HandleOp = "enable" | "disable" | "remove";
+
+/** Told of each change to a table: its list, who may hear of it, and the keys it changed. */
+export type OnChange = (kind: ChangeKind, audience: Audience, keys: readonly string[]) => void;
+
 // The audience of a change to an item with this definition (and, for an update, that one): everyone once one of
 // them is unguarded.
 function audienceOf(definition: unknown, other?: unknown): Audience {
@@ -89,9 +95,11 @@ export class Table<D, C extends Keyed> {
   constructor(
     kind: RegisteredKind,
     readonly compile: (definition: D) => C,
-    readonly changed: (kind: ChangeKind, audience: Audience) => void,
+    readonly changed: OnChange,
     /** Refuses a new key the server cannot take (it would be served twice through mounted modules). */
     readonly admit: (key: string) => void,
+    /** Told of each handle's enable, disable or remove that changed something. */
+    readonly handled: (op: HandleOp, key: string) => void = () => {},
   ) {
     const { list, twice } = KINDS[kind];
     this.changeKind = list;
@@ -102,6 +110,12 @@ export class Table<D, C extends Keyed> {
   guarded(): boolean {
     for (const entry of this.enabled()) if ((entry.definition as { guard?: Guard }).guard) return true;
     return false;
+  }
+
+  /** The guard of the entry under `key`, enabled or not: undefined when unguarded, null when there is none. */
+  guardOf(key: string): Guard | undefined | null {
+    const entry = this.map.get(key);
+    return entry === undefined ? null : (entry.compiled.definition as { guard?: Guard }).guard;
   }
 
   /** The enabled entry under `key`. */
@@ -121,7 +135,7 @@ export class Table<D, C extends Keyed> {
     this.admit(key);
     const entry: Entry<C> = { compiled, enabled: true };
     this.map.set(key, entry);
-    this.changed(this.changeKind, audienceOf(compiled.definition));
+    this.changed(this.changeKind, audienceOf(compiled.definition), [key]);
     return this.handle(entry);
   }
 
@@ -184,7 +198,7 @@ class Handle<D, C extends Keyed> implements Registered<D> {
     }
     const audience = entry.enabled ? audienceOf(entry.compiled.definition, compiled.definition) : [];
     entry.compiled = compiled;
-    table.changed(table.changeKind, audience);
+    table.changed(table.changeKind, audience, after === before ? [after] : [before, after]);
   }
 
   remove(): void {
@@ -192,8 +206,10 @@ class Handle<D, C extends Keyed> implements Registered<D> {
     this.#removed = true;
     const table = this.#table;
     const entry = this.#entry;
-    table.map.delete(entry.compiled.key);
-    table.changed(table.changeKind, entry.enabled ? audienceOf(entry.compiled.definition) : []);
+    const { key } = entry.compiled;
+    table.map.delete(key);
+    table.changed(table.changeKind, entry.enabled ? audienceOf(entry.compiled.definition) : [], [key]);
+    table.handled("remove", key);
   }
 
   #live(what: string): void {
@@ -204,6 +220,8 @@ class Handle<D, C extends Keyed> implements Registered<D> {
     this.#live(enabled ? "enable()" : "disable()");
     if (this.#entry.enabled === enabled) return;
     this.#entry.enabled = enabled;
-    this.#table.changed(this.#table.changeKind, audienceOf(this.#entry.compiled.definition));
+    const { key, definition } = this.#entry.compiled;
+    this.#table.changed(this.#table.changeKind, audienceOf(definition), [key]);
+    this.#table.handled(enabled ? "enable" : "disable", key);
   }
 }

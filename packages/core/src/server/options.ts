@@ -1,4 +1,5 @@
 import type { ErrorReport, Logger } from "../context/logger.js";
+import type { Engine } from "../engine/engine.js";
 import type { Middleware } from "../middleware/compose.js";
 import { type CacheHint, type CacheKind, serverCacheHints } from "../protocol/cache-hints.js";
 import { DefinitionError } from "../wire/errors.js";
@@ -34,6 +35,12 @@ export interface ServerOptions extends Implementation {
   onError?: (error: unknown, where: ErrorReport) => void;
   /** Middleware around every operation, outermost first (see `server.use`). */
   use?: readonly Middleware[];
+  /**
+   * The state that must outlive one process (handshake-era sessions, their events, the bus between processes): the
+   * default is an in-memory engine, made on first use; `createRedisEngine` (`@toolsmith/redis`) shares it between
+   * a server's processes.
+   */
+  engine?: Engine;
   /** Modules served under prefixes (see `server.mount`): `{ github: new GitHubTools() }`. */
   mount?: Readonly<Record<string, Servable>>;
 }

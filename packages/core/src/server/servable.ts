@@ -1,6 +1,7 @@
 import type { ConnectOptions } from "../connection/connect-options.js";
 import type { Connection } from "../connection/connection.js";
 import type { ErrorReport, LogEntry, Logger } from "../context/logger.js";
+import type { Engine } from "../engine/engine.js";
 import type { Middleware } from "../middleware/compose.js";
 import type {
   PromptDefinition,
@@ -10,6 +11,7 @@ import type {
 } from "../registry/definitions.js";
 import type { Registered } from "../registry/router.js";
 import type { InputSchema } from "../schema/schema-adapter.js";
+import type { MaybePromise } from "../wire/maybe.js";
 import type { Implementation, ServerCapabilities } from "../wire/types.js";
 
 /**
@@ -38,6 +40,14 @@ export interface Server {
   capabilities(): ServerCapabilities;
   /** A new connection: one dispatcher with its own era and requests in flight, writing through `send`. */
   connect(options: ConnectOptions): Connection;
+  /** Its engine (`ServerOptions.engine`, else an in-memory one made on first use). */
+  readonly engine: Engine;
+  /**
+   * Start the engine, once (later calls return the first's outcome): with a shared one, apply the handle ops the
+   * server's other processes made and hear their changes. Transports call it before serving; synchronous with the
+   * in-memory engine.
+   */
+  startEngine(): MaybePromise<void>;
   /** Tell every client subscribed to `uri` that it changed (handshake era subscriptions, 2026-07-28 listen streams). */
   resourceUpdated(uri: string): void;
   /**

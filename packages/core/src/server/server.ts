@@ -2,6 +2,7 @@ import type { ConnectOptions } from "../connection/connect-options.js";
 import { Connection } from "../connection/connection.js";
 import type { ConnectionListener, ServerCore } from "../connection/server-core.js";
 import type { ErrorReport, LogEntry, Logger } from "../context/logger.js";
+import type { Engine, StoredPrincipal } from "../engine/engine.js";
 import type { Middleware } from "../middleware/compose.js";
 import {
   type CacheHint,
@@ -18,17 +19,27 @@ import type {
   StaticResourceDefinition,
   ToolDefinition,
 } from "../registry/definitions.js";
-import { type Audience, type ChangeKind, type Registered, type RegisteredKind, Router } from "../registry/router.js";
+import { allows } from "../registry/guards.js";
+import {
+  type Audience,
+  type ChangeKind,
+  type HandleOp,
+  type Registered,
+  type RegisteredKind,
+  Router,
+} from "../registry/router.js";
 import type { InputSchema } from "../schema/schema-adapter.js";
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import { Sealer } from "../wire/seal.js";
 import type { Implementation, ServerCapabilities } from "../wire/types.js";
+import { type Announcement, EngineLink } from "./engine-link.js";
 import { ListChanges } from "./list-changes.js";
 import { type ServerOptions, settingsOf } from "./options.js";
 import { page } from "./pages.js";
 import { type Servable, type Server, toServer } from "./servable.js";
+import { principalContext } from "./stored-principal.js";
 
 class ServerImpl implements Server, ServerCore {
   readonly info: Implementation;
@@ -42,8 +53,13 @@ class ServerImpl implements Server, ServerCore {
   readonly #metaServerInfo: Record<string, unknown>;
   // What closes a 2026-07-28 result stamped only "complete": its resultType and this server's _meta, as JSON.
   #completeTail: string | undefined;
-  readonly #listChanges = new ListChanges();
+  readonly #listChanges = new ListChanges((kind, names, audience, at) =>
+    this.#link.announce({ type: "listChanged", kind, names, audience }, at),
+  );
   readonly #parents = new Set<ServerImpl>();
+  // Each mount of this server in another, with its prefix: how its keys are named there.
+  readonly #mountedAs: { parent: ServerImpl; prefix: string }[] = [];
+  readonly #link: EngineLink;
   readonly #middleware: Middleware[] = [];
   #logger: Logger | undefined;
   #onError: ((error: unknown, where: ErrorReport) => void) | undefined;
@@ -59,7 +75,19 @@ class ServerImpl implements Server, ServerCore {
     this.#onError = options.onError;
     this.#logger = options.logger;
     this.#metaServerInfo = { [MetaKey.serverInfo]: this.info };
-    this.router = new Router(this.log.bind(this), (kind, audience) => this.#changed(kind, audience), settings.cache);
+    this.router = new Router(
+      this.log.bind(this),
+      (kind, audience, keys) => this.#changed(kind, audience, keys),
+      settings.cache,
+      (kind, key, op) => this.#handled(kind, key, op),
+    );
+    const host = {
+      name: this.info.name,
+      router: this.router,
+      listChanges: this.#listChanges,
+      log: this.log.bind(this),
+    };
+    this.#link = new EngineLink(host, options.engine);
     if (options.use) this.use(...options.use);
     for (const [prefix, module] of Object.entries(options.mount ?? {})) this.mount(prefix, module);
   }
@@ -88,7 +116,21 @@ class ServerImpl implements Server, ServerCore {
       () => other.middleware,
     );
     other.#parents.add(this);
+    other.#mountedAs.push({ parent: this, prefix });
     return this;
+  }
+
+  get engine(): Engine {
+    return this.#link.engine;
+  }
+
+  startEngine(): MaybePromise<void> {
+    return this.#link.start();
+  }
+
+  /** See `onAnnounce`. */
+  onAnnounce(listener: (announcement: Announcement) => void): () => void {
+    return this.#link.listen(listener);
   }
 
   tool<I extends InputSchema | undefined>(definition: ToolDefinition<I>): Registered<ToolDefinition<I>> {
@@ -125,14 +167,25 @@ class ServerImpl implements Server, ServerCore {
     this.#listChanges.detach(listener);
   }
 
-  // A mounted module's changes are its parents' changes too.
-  #changed(kind: ChangeKind, audience: Audience): void {
-    for (const parent of this.#parents) parent.router.mountedChanged(kind, audience);
-    this.#listChanges.changed(kind, audience);
+  // A mounted module's changes are its parents' changes too; one heard from another process is told there.
+  #changed(kind: ChangeKind, audience: Audience, keys: readonly string[]): void {
+    for (const { parent, prefix } of this.#mountedAs) {
+      parent.router.mountedChanged(kind, audience, kind === "resources" ? keys : keys.map((key) => `${prefix}.${key}`));
+    }
+    if (!this.#link.hearing) this.#listChanges.changed(kind, audience, keys);
+  }
+
+  // A handle's op, here or in a mounted module (named as this server names it).
+  #handled(kind: RegisteredKind, key: string, op: HandleOp): void {
+    for (const { parent, prefix } of this.#mountedAs) {
+      parent.#handled(kind, kind === "tool" || kind === "prompt" ? `${prefix}.${key}` : key, op);
+    }
+    this.#link.handled(kind, key, op);
   }
 
   resourceUpdated(uri: string): void {
     this.#listChanges.resourceUpdated(uri);
+    this.#link.announce({ type: "resourceUpdated", uri });
     for (const parent of this.#parents) parent.resourceUpdated(uri);
   }
 
@@ -231,6 +284,33 @@ class ServerImpl implements Server, ServerCore {
     if (!heard) for (const parent of this.#parents) heard = parent.log(entry) || heard;
     return heard;
   }
+}
+
+function implOf(server: Server): ServerImpl {
+  if (!(server instanceof ServerImpl)) throw new TypeError("not a server made by createServer");
+  return server;
+}
+
+/**
+ * Hear each list change (kind, names, audience) and resource update made on this process, as its connections are
+ * told of it (after batching): what a transport fans out to sessions it keeps in the engine. Returns what stops it.
+ */
+export function onAnnounce(server: Server, listener: (announcement: Announcement) => void): () => void {
+  return implOf(server).onAnnounce(listener);
+}
+
+/** Whether a caller known by its stored principal may hear of a change for `audience` (as a connection's would). */
+export function mayHear(server: Server, audience: Audience, principal: StoredPrincipal | undefined): boolean {
+  if (audience === undefined) return true;
+  const impl = implOf(server);
+  const ctx = principalContext(principal);
+  const report = (entry: LogEntry) => impl.log(entry);
+  return audience.some((guard) => allows(guard, ctx, report));
+}
+
+/** Whether a caller known by its stored principal may read `uri` (and so hear of its updates). */
+export function mayRead(server: Server, uri: string, principal: StoredPrincipal | undefined): boolean {
+  return implOf(server).router.canRead(uri, principalContext(principal));
 }
 
 /**

@@ -1,0 +1,218 @@
+import type { LogEntry } from "../context/logger.js";
+import type { Engine, ServerSignal } from "../engine/engine.js";
+import { createMemoryEngine } from "../engine/memory.js";
+import type { Guard } from "../registry/guards.js";
+import type { Audience, ChangeKind, HandleOp, RegisteredKind, Router } from "../registry/router.js";
+import { isPromiseLike, type MaybePromise } from "../wire/maybe.js";
+import type { ListChanges } from "./list-changes.js";
+
+/** What a server announces of a change made on this process, as its connections are told of it. */
+export type Announcement =
+  | {
+      readonly type: "listChanged";
+      readonly kind: ChangeKind;
+      /** The names, URIs or URI templates it changed, as this server names them. */
+      readonly names: readonly string[];
+      readonly audience: Audience;
+    }
+  | { readonly type: "resourceUpdated"; readonly uri: string };
+
+type HandleSignal = Extract<ServerSignal, { type: "handle" }>;
+
+const SIGNAL_KIND: Record<RegisteredKind, HandleSignal["kind"]> = {
+  tool: "tools",
+  resource: "resources",
+  resourceTemplate: "templates",
+  prompt: "prompts",
+};
+const REGISTERED_KIND: Record<HandleSignal["kind"], RegisteredKind> = {
+  tools: "tool",
+  resources: "resource",
+  templates: "resourceTemplate",
+  prompts: "prompt",
+};
+// Guards of items removed by another process's handle, kept until its list change comes (bounded: it may never).
+const MAX_REMOVED = 10_000;
+
+/** What the link needs of its server. */
+export interface EngineHost {
+  readonly name: string;
+  readonly router: Router;
+  readonly listChanges: ListChanges;
+  log(entry: LogEntry): void;
+}
+
+/**
+ * A server's engine and what travels through it: its announcements (heard by `onAnnounce`), broadcast to the
+ * server's other processes when the engine is shared, and theirs applied and told here.
+ */
+export class EngineLink {
+  readonly #host: EngineHost;
+  #engine: Engine | undefined;
+  #started: true | Promise<void> | undefined;
+  // Started with a shared engine: changes made here from then on are broadcast.
+  #broadcasting = false;
+  // The list change count when broadcasting began: changes made before (registrations every process makes alike)
+  // are not broadcast, even when told after.
+  #since = 0;
+  // Set while another process's handle op is applied: it is neither announced nor broadcast again.
+  #hearing = false;
+  #listeners: Set<(announcement: Announcement) => void> | undefined;
+  readonly #removed = new Map<string, Guard | undefined>();
+
+  constructor(host: EngineHost, engine: Engine | undefined) {
+    this.#host = host;
+    this.#engine = engine;
+  }
+
+  /** The configured engine, else a memory engine made on first use. */
+  get engine(): Engine {
+    this.#engine ??= createMemoryEngine();
+    return this.#engine;
+  }
+
+  /** True while a change heard from another process is being applied. */
+  get hearing(): boolean {
+    return this.#hearing;
+  }
+
+  /** Start the engine once; with a shared one, apply the handle ops kept so far and hear the other processes. */
+  start(): MaybePromise<void> {
+    const started = this.#started;
+    if (started !== undefined) return started === true ? undefined : started;
+    const engine = this.engine;
+    const finish = (): MaybePromise<void> => {
+      if (!engine.shared) return;
+      // Heard first: an op made while the kept ones are read is not missed (applying one twice changes nothing).
+      engine.onBroadcast((signal) => this.#heard(signal));
+      this.#broadcasting = true;
+      this.#since = this.#host.listChanges.count;
+      const ops = engine.handleOps();
+      if (!isPromiseLike<readonly HandleSignal[]>(ops)) return this.#applyAll(ops);
+      return Promise.resolve(ops).then((kept) => this.#applyAll(kept));
+    };
+    const begun = engine.start({ name: this.#host.name });
+    const done = isPromiseLike<void>(begun) ? Promise.resolve(begun).then(finish) : finish();
+    if (!isPromiseLike<void>(done)) {
+      this.#started = true;
+      return;
+    }
+    const pending = Promise.resolve(done).then(
+      () => {
+        this.#started = true;
+      },
+      (error: unknown) => {
+        // A failed start may be tried again.
+        this.#started = undefined;
+        throw error;
+      },
+    );
+    this.#started = pending;
+    return pending;
+  }
+
+  /** Hear each announcement; returns what stops it. */
+  listen(listener: (announcement: Announcement) => void): () => void {
+    this.#listeners ??= new Set();
+    const listeners = this.#listeners;
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+    };
+  }
+
+  /**
+   * A change made here, as its connections were told of it: announced, and broadcast when shared (a list change
+   * only when made since, `at` being its change count).
+   */
+  announce(announcement: Announcement, at = Number.POSITIVE_INFINITY): void {
+    if (this.#listeners) {
+      for (const listener of [...this.#listeners]) {
+        try {
+          listener(announcement);
+        } catch (error) {
+          this.#host.log({ level: "error", message: `an announcement listener threw: ${String(error)}`, error });
+        }
+      }
+    }
+    if (!this.#broadcasting) return;
+    if (announcement.type === "resourceUpdated") this.#broadcast({ type: "resourceUpdated", uri: announcement.uri });
+    else if (at > this.#since)
+      this.#broadcast({ type: "listChanged", kind: announcement.kind, names: announcement.names });
+  }
+
+  /** A handle's op here (`key` as this server names it): broadcast when shared, unless it was heard. */
+  handled(kind: RegisteredKind, key: string, op: HandleOp): void {
+    if (!this.#broadcasting || this.#hearing) return;
+    this.#broadcast({ type: "handle", kind: SIGNAL_KIND[kind], name: key, op });
+  }
+
+  #broadcast(signal: ServerSignal): void {
+    const log = (error: unknown) =>
+      this.#host.log({
+        level: "error",
+        message: `a ${signal.type} broadcast could not be sent: ${String(error)}`,
+        error,
+      });
+    try {
+      const sent = this.engine.broadcast(signal);
+      if (isPromiseLike<void>(sent)) Promise.resolve(sent).then(undefined, log);
+    } catch (error) {
+      log(error);
+    }
+  }
+
+  #applyAll(ops: readonly HandleSignal[]): void {
+    for (const op of ops) this.#apply(op);
+  }
+
+  // Another process's handle op, applied here by name: its list change arrives as its own signal.
+  #apply(signal: HandleSignal): void {
+    const kind = REGISTERED_KIND[signal.kind];
+    const handle = this.#host.router.registered(kind, signal.name);
+    if (handle === undefined || handle.removed) return;
+    if (signal.op === "remove") {
+      const changeKind: ChangeKind = signal.kind === "templates" ? "resources" : signal.kind;
+      if (this.#removed.size >= MAX_REMOVED) this.#removed.clear();
+      this.#removed.set(
+        `${changeKind} ${signal.name}`,
+        this.#host.router.guardOf(changeKind, signal.name) ?? undefined,
+      );
+    }
+    this.#hearing = true;
+    try {
+      if (signal.op === "enable") handle.enable();
+      else if (signal.op === "disable") handle.disable();
+      else handle.remove();
+    } finally {
+      this.#hearing = false;
+    }
+  }
+
+  #heard(signal: ServerSignal): void {
+    try {
+      if (signal.type === "handle") this.#apply(signal);
+      else if (signal.type === "resourceUpdated") this.#host.listChanges.resourceUpdated(signal.uri);
+      else {
+        const audience = this.#audienceOf(signal.kind, signal.names);
+        if (audience === undefined || audience.length > 0) this.#host.listChanges.tell(signal.kind, audience);
+      }
+    } catch (error) {
+      this.#host.log({ level: "error", message: `a heard ${signal.type} failed: ${String(error)}`, error });
+    }
+  }
+
+  // Who here may hear of a change to these names: everyone once one is unguarded; a name unknown here tells no one.
+  #audienceOf(kind: ChangeKind, names: readonly string[]): Audience {
+    const guards: Guard[] = [];
+    for (const name of names) {
+      const removed = `${kind} ${name}`;
+      let guard = this.#host.router.guardOf(kind, name);
+      if (guard === null && this.#removed.has(removed)) guard = this.#removed.get(removed);
+      this.#removed.delete(removed);
+      if (guard === undefined) return undefined;
+      if (guard !== null) guards.push(guard);
+    }
+    return guards;
+  }
+}
