@@ -97,8 +97,8 @@ describe("the round-robin proxy", () => {
     const proxy = await proxyFor([sse]);
     const response = await fetch(proxy.url, { headers: { accept: "text/event-stream" } });
     expect(response.headers.get("mcp-session-id")).toBe("a");
-    const reader = (response.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
-    expect((await reader.read()).value).toBe("id: 1\ndata: from a\n\n");
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("id: 1\ndata: from a\n\n");
     sse.server.closeAllConnections();
     const end = await reader.read().then(
       (result) => (result.done ? "ended" : "more"),

@@ -79,8 +79,9 @@ export async function connectPeer(
   const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: tapped, ...transportOptions });
   const root = mkdtempSync(join(tmpdir(), "toolsmith-cluster-root-"));
   const peer: Peer = { client, transport, wire: [], heard: [], sent, root, hold: {}, errors: [] };
-  const hear = (method: string, params: unknown) =>
+  const hear = (method: string, params: unknown) => {
     peer.heard.push({ method, params: (params ?? {}) as Record<string, unknown> });
+  };
   client.setRequestHandler("elicitation/create", async (request) => {
     hear(request.method, request.params);
     await peer.hold.elicitation;
@@ -98,8 +99,14 @@ export async function connectPeer(
     hear(request.method, request.params);
     return { roots: [{ uri: pathToFileURL(root).href, name: "cluster root" }] };
   });
-  for (const method of NOTIFICATIONS) client.setNotificationHandler(method, (note) => hear(method, note.params));
-  client.onerror = (error) => peer.errors.push(error);
+  for (const method of NOTIFICATIONS) {
+    client.setNotificationHandler(method, (note) => {
+      hear(method, note.params);
+    });
+  }
+  client.onerror = (error) => {
+    peer.errors.push(error);
+  };
   transport.onmessage = (message) => {
     peer.wire.push(message);
   };
