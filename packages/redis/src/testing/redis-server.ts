@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,12 +14,16 @@ export interface StartRedisOptions {
   readonly binary?: string;
   /** How long to wait for "Ready to accept connections"; default 60 s. */
   readonly readyMs?: number;
+  /** Serve TLS only (a self-signed certificate for 127.0.0.1, made with `openssl`): the URL is `rediss://`. */
+  readonly tls?: boolean;
 }
 
 /** A redis-server of one's own, on 127.0.0.1, in a temporary folder of its own. */
 export interface RedisServer {
-  /** `redis://[:password@]127.0.0.1:<port>`. */
+  /** `redis://[:password@]127.0.0.1:<port>` (`rediss://` with `tls`). */
   readonly url: string;
+  /** With `tls`: the server's certificate (PEM), for a client to trust. */
+  readonly ca: string | undefined;
   readonly port: number;
   /** Its working folder (the append-only file lives there). */
   readonly dir: string;
@@ -49,6 +53,24 @@ function hookExit(): void {
     for (const child of running) child.kill("SIGKILL");
     for (const dir of folders) rmSync(dir, { recursive: true, force: true });
   });
+}
+
+/** A self-signed certificate for 127.0.0.1 in `dir` (cert.pem, key.pem); its PEM. */
+function selfSigned(dir: string): string {
+  const cert = join(dir, "cert.pem");
+  execFileSync(
+    "openssl",
+    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"].concat([
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      cert,
+    ]),
+    { stdio: "ignore" },
+  );
+  return readFileSync(cert, "utf8");
 }
 
 /** A port free on 127.0.0.1 right now (the kernel's pick; `--port 0` is not something Redis takes). */
@@ -121,9 +143,22 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
   const readyMs = options.readyMs ?? 60_000;
   const dir = mkdtempSync(join(tmpdir(), "toolsmith-redis-"));
   folders.add(dir);
+  const ca = options.tls ? selfSigned(dir) : undefined;
   const argsFor = (port: number) => [
-    "--port",
-    String(port),
+    ...(ca === undefined
+      ? ["--port", String(port)]
+      : [
+          "--port",
+          "0",
+          "--tls-port",
+          String(port),
+          "--tls-auth-clients",
+          "no",
+          ...["cert", "key", "ca-cert"].flatMap((kind) => [
+            `--tls-${kind}-file`,
+            join(dir, kind === "key" ? "key.pem" : "cert.pem"),
+          ]),
+        ]),
     "--bind",
     "127.0.0.1",
     "--dir",
@@ -152,7 +187,8 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
 
   const auth = options.password === undefined ? "" : `:${encodeURIComponent(options.password)}@`;
   const server: RedisServer = {
-    url: `redis://${auth}127.0.0.1:${port}`,
+    url: `${ca === undefined ? "redis" : "rediss"}://${auth}127.0.0.1:${port}`,
+    ca,
     port,
     dir,
     get pid() {
