@@ -42,6 +42,9 @@ describe("bookings in Redis", () => {
       { id: "TD-1002", passenger: "Grace", status: "confirmed" },
     ]);
     const read = await one.readResource("bookings://TD-1002");
-    expect(JSON.parse(String((read.contents[0] as { text?: string }).text))).toMatchObject({ passenger: "Grace", seat: "window" });
+    expect(JSON.parse(String((read.contents[0] as { text?: string }).text))).toMatchObject({
+      passenger: "Grace",
+      seat: "window",
+    });
   });
 });
