@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../../../scripts/wait.js";
@@ -19,6 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await peer?.client.close();
+  if (peer) rmSync(peer.root, { recursive: true, force: true });
   await cluster?.stop();
 });
 

@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../../../scripts/wait.js";
 import { type Cluster, example, startCluster } from "./cluster.js";
@@ -16,6 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await peer?.client.close();
+  if (peer) rmSync(peer.root, { recursive: true, force: true });
   await cluster?.stop();
 });
 

@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until, within } from "../../../scripts/wait.js";
@@ -27,6 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await peer?.client.close();
+  if (peer) rmSync(peer.root, { recursive: true, force: true });
   await cluster?.stop();
 });
 
