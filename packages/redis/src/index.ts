@@ -1,2 +1,3 @@
 // @toolsmith/redis: the engine (sessions, events, the bus, leases) on Redis, for a server run as several processes.
-export { createRedisEngine, type RedisEngineOptions } from "./redis-engine.js";
+export type { RedisEngineOptions } from "./options.js";
+export { createRedisEngine } from "./redis-engine.js";

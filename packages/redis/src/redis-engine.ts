@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { ConnectionOptions } from "node:tls";
 import {
   type Engine,
   EngineUnavailable,
@@ -15,30 +14,12 @@ import {
 import type { Redis } from "ioredis";
 import { Channels } from "./channels.js";
 import { asUnavailable, createClient, lastErrorOf, redacted, run } from "./client.js";
+import { bounded, DEFAULTS, type RedisEngineOptions, withoutUndefined } from "./options.js";
 import { decodeRecord, encodeFixed } from "./records.js";
 import * as scripts from "./scripts.js";
 
-/** Options of `createRedisEngine`. */
-export interface RedisEngineOptions {
-  /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://…` for TLS. */
-  readonly url: string;
-  /** What this server's keys are kept under (`ts:{<namespace>}:…`); default the server's name. */
-  readonly namespace?: string;
-  /** How long a process's lease on its running requests lasts unrenewed (renewed every third of it); default 10 s. */
-  readonly leaseMs?: number;
-  /** Events kept per session for resumption (default 512): older ones are dropped, oldest first. */
-  readonly eventsPerSession?: number;
-  /** How long a call may wait for Redis before it fails with `EngineUnavailable`; default 2000 ms. */
-  readonly commandTimeoutMs?: number;
-  /** What `EngineUnavailable` tells clients to wait (a 503's `Retry-After`); default 2 s. */
-  readonly retryAfterSeconds?: number;
-  /** TLS options for a `rediss://` URL beyond the system's CAs (e.g. `{ ca }` for a private CA). */
-  readonly tls?: ConnectionOptions;
-}
-
 type HandleOp = Extract<ServerSignal, { type: "handle" }>;
 
-const DEFAULTS = { leaseMs: 10_000, eventsPerSession: 512, commandTimeoutMs: 2000, retryAfterSeconds: 2 };
 /** Subscriptions one session may hold (as many as one connection may, and as the memory engine keeps). */
 const MAX_SESSION_SUBSCRIPTIONS = 10_000;
 // Keys outlive a session's idle time by this much, so the sweep (not Redis's expiry) ends it and tells its followers.
@@ -65,10 +46,6 @@ export function createRedisEngine(options: RedisEngineOptions): Engine {
     throw new TypeError("url must be a redis:// or rediss:// URL");
   }
   return new RedisEngine(settings);
-}
-
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 type Settings = typeof DEFAULTS & RedisEngineOptions;
@@ -135,9 +112,9 @@ class RedisEngine implements Engine {
       record.caller ?? "",
       record.initialized ? "1" : "0",
       record.logLevel ?? "",
-      Math.max(1, Math.ceil(limits.idleMs)),
-      limits.max,
-      limits.perCaller,
+      bounded(Math.max(1, Math.ceil(limits.idleMs))),
+      bounded(limits.max),
+      bounded(limits.perCaller),
       GRACE_MS,
       ...new Set(record.subscriptions),
     ]);

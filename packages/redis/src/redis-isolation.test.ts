@@ -188,3 +188,17 @@ describe("hostile session ids and stream keys", () => {
     expect(await engine.subscribers("{")).toEqual(["{"]);
   });
 });
+
+describe("limits without a bound", () => {
+  it("takes Infinity for the limits and the idle time", async () => {
+    const engine = await opened(redis.url, "unbounded");
+    const record = recordOf();
+    const limits = {
+      max: Number.POSITIVE_INFINITY,
+      perCaller: Number.POSITIVE_INFINITY,
+      idleMs: Number.POSITIVE_INFINITY,
+    };
+    expect(await engine.createSession(record, limits)).toBe("created");
+    expect(await engine.loadSession(record.id)).toEqual(record);
+  });
+});
