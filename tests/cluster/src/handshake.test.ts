@@ -23,8 +23,13 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-/** The backends the next `count` requests of this (only) client go to, so a test can say where a call runs. */
+/** The backends this (only) client's requests went to since `from`. */
 const backendsOf = (from: number) => cluster.proxy.routed.slice(from).map((routed) => routed.backend);
+
+/** Pings until the proxy's next request goes to process `backend`. */
+async function steerTo(backend: number): Promise<void> {
+  while (cluster.proxy.peek() !== backend) await peer.client.ping();
+}
 
 async function book(passenger: string): Promise<string> {
   const found = await peer.client.callTool({
@@ -53,8 +58,11 @@ describe("three processes behind a round-robin proxy, handshake era", () => {
   });
 
   it("sends each call's progress and logs, at the level logging/setLevel set on another process", async () => {
+    await steerTo(0);
     await peer.client.setLoggingLevel("warning");
-    const search = async () => {
+    const search = async (on: number) => {
+      await steerTo(on);
+      const from = cluster.proxy.routed.length;
       const mark = peer.heard.length;
       const progress: number[] = [];
       // Aurora Air does not fly to Reykjavik: one warning per search, and info lines as it goes.
@@ -62,20 +70,17 @@ describe("three processes behind a round-robin proxy, handshake era", () => {
         { name: "search_flights", arguments: { from: "LHR", to: "KEF", date: DATE } },
         { onprogress: (note) => progress.push(note.progress) },
       );
+      expect(backendsOf(from)[0], "where the search ran").toBe(on);
       const levels = heardSince(peer, "notifications/message", mark).map((log) => log.level);
       return { progress, levels };
     };
-    const from = cluster.proxy.routed.length;
-    const warned = [await search(), await search(), await search()];
-    // The three calls ran on three processes, none of them told of the level by its own client.
-    expect(new Set(backendsOf(from + 1))).toEqual(new Set([0, 1, 2]));
-    for (const { progress, levels } of warned) {
-      expect(progress).toEqual([0, 1, 2, 3, 4]);
-      expect(levels).toEqual(["warning"]);
-    }
+    // Process 0 was told the level; 1 and 2 were not, by this client.
+    const warned = [await search(0), await search(1), await search(2)];
+    expect(warned).toEqual([0, 1, 2].map(() => ({ progress: [0, 1, 2, 3, 4], levels: ["warning"] })));
+    await steerTo(2);
     await peer.client.setLoggingLevel("info");
-    const told = [await search(), await search(), await search()];
-    for (const { levels } of told) expect(levels).toEqual(["info", "warning"]);
+    const told = [await search(0), await search(1), await search(2)];
+    expect(told.map(({ levels }) => levels)).toEqual([0, 1, 2].map(() => ["info", "warning"]));
   });
 
   it("asks the client (elicitation, sampling, roots) from one process and hears its answer through another", async () => {

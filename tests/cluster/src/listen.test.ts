@@ -24,14 +24,13 @@ afterAll(async () => {
 /** The process holding the latest listen stream. */
 const listener = () => cluster.proxy.routed.findLast((routed) => routed.mcpMethod === "subscriptions/listen")?.backend;
 
-/** Pings until the proxy's next request goes to process `backend`. */
+/** Lists tools (2026-07-28 has no ping) until the proxy's next request goes to process `backend`. */
 async function steerTo(backend: number): Promise<void> {
-  while (cluster.proxy.peek() !== backend) await peer.client.ping();
+  while (cluster.proxy.peek() !== backend) await peer.client.listTools(undefined, { cacheMode: "bypass" });
 }
 
-/** Call a tool on process `backend` (the tool list fetched first: the client reads it before a call). */
+/** Call a tool on process `backend` (steering fetches the tool list, which the client reads before a call). */
 async function callOn(backend: number, name: string, args: Record<string, unknown>) {
-  await peer.client.listTools();
   await steerTo(backend);
   const from = cluster.proxy.routed.length;
   const result = await peer.client.callTool({ name, arguments: args });

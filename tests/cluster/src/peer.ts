@@ -42,8 +42,8 @@ export interface Peer {
 }
 
 const NOTIFICATIONS = [
+  // Not notifications/progress: the client routes it to each request's onprogress.
   "notifications/message",
-  "notifications/progress",
   "notifications/resources/updated",
   "notifications/tools/list_changed",
 ] as const;
