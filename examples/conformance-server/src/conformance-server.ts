@@ -9,7 +9,7 @@ import {
   type ToolDefinition,
   text,
 } from "@toolsmith/core";
-import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";
+import { McpServer, type McpServerOptions, prompt, resource, tool } from "@toolsmith/decorators";
 import { z } from "zod";
 import { DEFAULTS_FORM, ENUMS_FORM } from "./elicitation-schemas.js";
 import { JSON_SCHEMA_2020_12 } from "./json-schema.js";
@@ -21,6 +21,8 @@ export const WATCHED_URI = "test://watched-resource";
 export interface ConformanceServerOptions {
   /** Tell subscribers of test://watched-resource it changed, this often (default: never). */
   watchIntervalMs?: number;
+  /** Server options beyond the fixtures' own (an engine, a shared stateKey). */
+  server?: McpServerOptions;
 }
 
 const NAME_FORM = { name: z.string() };
@@ -40,11 +42,24 @@ function sampledText(content: unknown): string {
 export class ConformanceServer extends McpServer {
   name = "toolsmith-conformance-server";
   version = "1.0.0";
-  #dynamicTool: Registered<ToolDefinition> | undefined;
-  #dynamicPrompt: Registered<PromptDefinition> | undefined;
+  // Registered once, disabled: enable and disable travel to every process of a cluster, a new registration would not.
+  readonly #dynamicTool: Registered<ToolDefinition>;
+  readonly #dynamicPrompt: Registered<PromptDefinition>;
 
   constructor(options: ConformanceServerOptions = {}) {
-    super();
+    super(options.server);
+    this.#dynamicTool = this.toServer().tool({
+      name: "test_dynamic_tool",
+      description: "Listed while test_trigger_tool_change has turned it on",
+      handler: () => "Dynamic tool called",
+    });
+    this.#dynamicTool.disable();
+    this.#dynamicPrompt = this.toServer().prompt({
+      name: "test_dynamic_prompt",
+      description: "Listed while test_trigger_prompt_change has turned it on",
+      handler: () => "This is a dynamic prompt.",
+    });
+    this.#dynamicPrompt.disable();
     if (options.watchIntervalMs !== undefined) {
       setInterval(() => this.toServer().resourceUpdated(WATCHED_URI), options.watchIntervalMs).unref();
     }
@@ -150,36 +165,20 @@ export class ConformanceServer extends McpServer {
 
   // ── List changes ──
 
-  @tool({ name: "test_trigger_tool_change", description: "Adds or removes test_dynamic_tool: tools/list changes" })
+  @tool({ name: "test_trigger_tool_change", description: "Lists or unlists test_dynamic_tool: tools/list changes" })
   triggerToolChange() {
-    if (this.#dynamicTool) {
-      this.#dynamicTool.remove();
-      this.#dynamicTool = undefined;
-    } else {
-      this.#dynamicTool = this.toServer().tool({
-        name: "test_dynamic_tool",
-        description: "Registered by test_trigger_tool_change; calling that again removes it",
-        handler: () => "Dynamic tool called",
-      });
-    }
+    if (this.#dynamicTool.enabled) this.#dynamicTool.disable();
+    else this.#dynamicTool.enable();
     return "Mutation triggered";
   }
 
   @tool({
     name: "test_trigger_prompt_change",
-    description: "Adds or removes test_dynamic_prompt: prompts/list changes",
+    description: "Lists or unlists test_dynamic_prompt: prompts/list changes",
   })
   triggerPromptChange() {
-    if (this.#dynamicPrompt) {
-      this.#dynamicPrompt.remove();
-      this.#dynamicPrompt = undefined;
-    } else {
-      this.#dynamicPrompt = this.toServer().prompt({
-        name: "test_dynamic_prompt",
-        description: "Registered by test_trigger_prompt_change; calling that again removes it",
-        handler: () => "This is a dynamic prompt.",
-      });
-    }
+    if (this.#dynamicPrompt.enabled) this.#dynamicPrompt.disable();
+    else this.#dynamicPrompt.enable();
     return "Mutation triggered";
   }
 

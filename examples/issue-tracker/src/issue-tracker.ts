@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RequestContext } from "@toolsmith/core";
-import { type Args, McpServer, prompt, resource, tool } from "@toolsmith/decorators";
+import { type Args, McpServer, type McpServerOptions, prompt, resource, tool } from "@toolsmith/decorators";
 import { z } from "zod";
 
 export interface Issue {
@@ -17,6 +17,8 @@ export interface IssueTrackerOptions {
   readOnly?: boolean;
   /** How long importing one row takes (the real tracker's API is slow). */
   importDelayMs?: number;
+  /** Server options beyond the tracker's own (an engine, a shared stateKey). */
+  server?: McpServerOptions;
 }
 
 const Create = {
@@ -40,7 +42,7 @@ export class IssueTracker extends McpServer {
   #nextId = 1;
 
   constructor(options: IssueTrackerOptions = {}) {
-    super();
+    super(options.server);
     this.#readOnly = options.readOnly ?? false;
     this.#importDelayMs = options.importDelayMs ?? 0;
   }

@@ -1,5 +1,5 @@
 import { ErrorCode, McpError } from "@toolsmith/core";
-import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";
+import { McpServer, type McpServerOptions, prompt, resource, tool } from "@toolsmith/decorators";
 import { z } from "zod";
 import { TagIndex } from "./tag-index.js";
 
@@ -24,8 +24,9 @@ export class Notes extends McpServer {
   readonly #tags = new TagIndex();
   #nextId = 1;
 
-  constructor(initial: Note[] = []) {
-    super();
+  /** `server`: server options beyond the class's own (an engine, a shared stateKey). */
+  constructor(initial: Note[] = [], server: McpServerOptions = {}) {
+    super(server);
     for (const note of initial) this.#store(note);
   }
 

@@ -1,14 +1,18 @@
-import { createServer } from "@toolsmith/core";
+import { createServer, type ServerOptions } from "@toolsmith/core";
 import { z } from "zod";
 
-/** A small server written with core's plain definitions (no decorators): notes kept in memory. */
-export function createQuickstartServer() {
+/**
+ * A small server written with core's plain definitions (no decorators): notes kept in memory. `options`: server
+ * options beyond its own (an engine, a shared stateKey).
+ */
+export function createQuickstartServer(options: Partial<ServerOptions> = {}) {
   const notes = new Map<string, { title: string; body: string }>([
     ["1", { title: "Groceries", body: "milk, eggs, bread" }],
     ["2", { title: "Ideas", body: "a wiretap for MCP" }],
   ]);
 
   const server = createServer({
+    ...options,
     name: "quickstart",
     version: "0.1.0",
     title: "Toolsmith quickstart",

@@ -4,9 +4,12 @@ import { dirname, join, relative } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { type Completion, ErrorCode, isMcpError, type RequestContext } from "@toolsmith/core";
-import { McpServer, prompt, resource, tool } from "@toolsmith/decorators";
+import { McpServer, type McpServerOptions, prompt, resource, tool } from "@toolsmith/decorators";
 import { z } from "zod";
 import { AIRPORTS } from "./airports.js";
+import { type Booking, type BookingStore, memoryBookings, type Offer } from "./bookings.js";
+
+export type { Booking, Meal, Offer, Seat } from "./bookings.js";
 
 interface Airline {
   code: string;
@@ -29,29 +32,6 @@ const AIRLINES: readonly Airline[] = [
   { code: "PC", name: "Polar Charter", charter: true },
 ];
 
-export interface Offer {
-  id: string;
-  airline: string;
-  flight: string;
-  from: string;
-  to: string;
-  date: string;
-  departs: string;
-  price: { amount: number; currency: "EUR" };
-}
-
-export type Seat = "window" | "aisle" | "middle";
-export type Meal = "standard" | "vegetarian" | "vegan" | "none";
-
-export interface Booking {
-  id: string;
-  offer: Offer;
-  passenger: string;
-  seat: Seat;
-  meal: Meal;
-  status: "confirmed" | "checked-in" | "cancelled";
-}
-
 export interface SearchRecord {
   id: string;
   route: string;
@@ -66,6 +46,10 @@ export interface TravelDeskOptions {
   quoteLatencyMs?: number;
   /** How long the charter broker takes to quote (default 30 s). */
   charterLatencyMs?: number;
+  /** Where bookings live (default: this process's memory; `redisBookings` to share them between processes). */
+  bookings?: BookingStore;
+  /** Server options beyond the desk's own (an engine, a shared stateKey). */
+  server?: McpServerOptions;
 }
 
 const KNOWN = new Set(AIRPORTS.map((airport) => airport.code));
@@ -148,15 +132,16 @@ export class TravelDesk extends McpServer {
   version = "0.1.0";
   instructions =
     "Search flights with search_flights, then book an offer id with book_flight (the user confirms and picks a seat). bookings://{id} is live: subscribe to follow check-in and cancellation.";
-  readonly #bookings = new Map<string, Booking>();
+  readonly #bookings: BookingStore;
+  // Searches stay in this process's memory, even with shared bookings: travel://searches shows this process's.
   readonly #searches: SearchRecord[] = [];
   readonly #quoteLatencyMs: number;
   readonly #charterLatencyMs: number;
-  #nextBooking = 1001;
 
   constructor(options: TravelDeskOptions = {}) {
     // Five items a page, so clients that list tools and resources have to follow cursors.
-    super({ pageSize: 5 });
+    super({ pageSize: 5, ...options.server });
+    this.#bookings = options.bookings ?? memoryBookings();
     this.#quoteLatencyMs = options.quoteLatencyMs ?? 5;
     this.#charterLatencyMs = options.charterLatencyMs ?? 30_000;
     // Nothing to cancel yet: the tool appears with the first booking.
@@ -167,16 +152,17 @@ export class TravelDesk extends McpServer {
     return this.toServer().registered("tool", "cancel_booking");
   }
 
-  #booking(id: string): Booking {
-    const booking = this.#bookings.get(id);
+  async #booking(id: string): Promise<Booking> {
+    const booking = await this.#bookings.get(id);
     if (!booking) throw new Error(`There is no booking ${id}; list_bookings shows them`);
     return booking;
   }
 
-  #setStatus(booking: Booking, status: Booking["status"]): void {
+  async #setStatus(booking: Booking, status: Booking["status"]): Promise<void> {
     booking.status = status;
+    await this.#bookings.put(booking);
     this.toServer().resourceUpdated(`bookings://${booking.id}`);
-    const active = [...this.#bookings.values()].some((candidate) => candidate.status !== "cancelled");
+    const active = (await this.#bookings.all()).some((candidate) => candidate.status !== "cancelled");
     if (!active) this.#cancelTool()?.disable();
   }
 
@@ -254,14 +240,14 @@ export class TravelDesk extends McpServer {
       return `Not booked: the user ${answer.action === "decline" ? "declined the fare" : "closed the confirmation"}. Nothing was charged.`;
     }
     const booking: Booking = {
-      id: `TD-${this.#nextBooking++}`,
+      id: await this.#bookings.nextId(),
       offer,
       passenger,
       seat: answer.content.seat,
       meal: answer.content.meal ?? "standard",
       status: "confirmed",
     };
-    this.#bookings.set(booking.id, booking);
+    await this.#bookings.put(booking);
     this.#cancelTool()?.enable();
     ctx.log.info(`Booked ${booking.id}`);
     return {
@@ -279,10 +265,10 @@ export class TravelDesk extends McpServer {
   }
 
   @tool({ description: "Check a passenger in for a confirmed booking.", input: { bookingId: z.string() } })
-  check_in({ bookingId }: { bookingId: string }) {
-    const booking = this.#booking(bookingId);
+  async check_in({ bookingId }: { bookingId: string }) {
+    const booking = await this.#booking(bookingId);
     if (booking.status !== "confirmed") throw new Error(`Booking ${bookingId} is ${booking.status}`);
-    this.#setStatus(booking, "checked-in");
+    await this.#setStatus(booking, "checked-in");
     return `Checked in: ${booking.passenger}, ${booking.offer.flight}, ${booking.seat} seat`;
   }
 
@@ -291,17 +277,17 @@ export class TravelDesk extends McpServer {
     input: { bookingId: z.string() },
     annotations: { destructiveHint: true, idempotentHint: true },
   })
-  cancel_booking({ bookingId }: { bookingId: string }) {
-    const booking = this.#booking(bookingId);
+  async cancel_booking({ bookingId }: { bookingId: string }) {
+    const booking = await this.#booking(bookingId);
     if (booking.status === "cancelled") return `Booking ${bookingId} was already cancelled`;
-    this.#setStatus(booking, "cancelled");
+    await this.#setStatus(booking, "cancelled");
     return `Cancelled ${bookingId}; ${booking.offer.price.amount} ${booking.offer.price.currency} will be refunded`;
   }
 
   @tool({ description: "Every booking with its status.", annotations: { readOnlyHint: true } })
-  list_bookings() {
+  async list_bookings() {
     return {
-      bookings: [...this.#bookings.values()].map(({ id, offer, passenger, status }) => ({
+      bookings: (await this.#bookings.all()).map(({ id, offer, passenger, status }) => ({
         id,
         flight: offer.flight,
         date: offer.date,
@@ -317,7 +303,7 @@ export class TravelDesk extends McpServer {
     annotations: { readOnlyHint: true },
   })
   async trip_summary({ bookingId }: { bookingId: string }, ctx: RequestContext) {
-    const booking = this.#booking(bookingId);
+    const booking = await this.#booking(bookingId);
     try {
       const reply = await ctx.sample({
         systemPrompt: "You are a travel agent. Be warm and brief.",
@@ -350,7 +336,7 @@ export class TravelDesk extends McpServer {
     input: { bookingId: z.string() },
   })
   async save_itinerary({ bookingId }: { bookingId: string }, ctx: RequestContext) {
-    const booking = this.#booking(bookingId);
+    const booking = await this.#booking(bookingId);
     let roots: { uri: string; name?: string }[];
     try {
       roots = await ctx.roots();
@@ -383,8 +369,8 @@ export class TravelDesk extends McpServer {
     return this.#bookings.get(id);
   }
 
-  listBookings() {
-    return [...this.#bookings.values()].map((booking) => ({
+  async listBookings() {
+    return (await this.#bookings.all()).map((booking) => ({
       uri: `bookings://${booking.id}`,
       name: `${booking.id} ${booking.offer.flight} ${booking.offer.date}`,
       mimeType: "application/json",

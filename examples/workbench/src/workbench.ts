@@ -1,5 +1,5 @@
 import { type AuditRecord, audit, rateLimit } from "@toolsmith/core/middleware";
-import { McpServer, tool, use } from "@toolsmith/decorators";
+import { McpServer, type McpServerOptions, tool, use } from "@toolsmith/decorators";
 import { Notes } from "@toolsmith/example-notes";
 import { WordTools } from "@toolsmith/example-word-tools";
 import { z } from "zod";
@@ -25,9 +25,13 @@ export class Workbench extends McpServer {
   readonly #notes: Notes;
   readonly #words: WordTools;
 
-  constructor(notes = new Notes([{ title: "Welcome", body: "Composed from two example servers", tags: ["demo"] }])) {
+  /** `server`: server options beyond the class's own (an engine, a shared stateKey). */
+  constructor(
+    notes = new Notes([{ title: "Welcome", body: "Composed from two example servers", tags: ["demo"] }]),
+    server: McpServerOptions = {},
+  ) {
     const words = new WordTools();
-    super({ mount: { notes, words } });
+    super({ ...server, mount: { notes, words } });
     this.#notes = notes;
     this.#words = words;
   }

@@ -1,4 +1,4 @@
-import { type AuthInfo, ErrorCode, type Servable, toServer } from "@toolsmith/core";
+import { type AuthInfo, ErrorCode, errorLine, type MaybePromise, type Servable, toServer } from "@toolsmith/core";
 import { callerShare } from "./caller-limits.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "./exchange.js";
 import { idOf } from "./messages.js";
@@ -12,8 +12,10 @@ import {
   protectedResourceMetadata,
 } from "./protection.js";
 import { refuse } from "./refusals.js";
+import { fanOut } from "./fan-out.js";
+import { LiveSessions } from "./live-sessions.js";
+import { andThen, attempt } from "./maybe.js";
 import { SessionRequests } from "./session-requests.js";
-import { SessionStore } from "./sessions.js";
 import { StatelessRequests } from "./stateless.js";
 import { StreamLimits } from "./stream-limits.js";
 import { eraOf, noEra, VERSION_HEADER } from "./versions.js";
@@ -23,9 +25,12 @@ export interface HttpOptions extends ProtectionOptions, AuthOptions {
   path?: string;
   /** Largest accepted request body in bytes (default 4 MiB): larger is 413. */
   maxBodyBytes?: number;
-  /** Handshake-era sessions open at once (default 1000): more is 503. */
+  /** Handshake-era sessions open at once, across every process of the server (default 1000): more is 503. */
   maxSessions?: number;
-  /** Handshake-era sessions one caller may hold (default a quarter of `maxSessions`): more is 503. */
+  /**
+   * Handshake-era sessions one caller may hold, across every process (default a quarter of `maxSessions`): more is
+   * 503.
+   */
   maxSessionsPerCaller?: number;
   /** Long-lived SSE streams open at once (GET streams and 2026-07-28 listen streams; default 1000): more is 503. */
   maxStreams?: number;
@@ -37,9 +42,12 @@ export interface HttpOptions extends ProtectionOptions, AuthOptions {
    * this such callers share the global limits alone. Behind a proxy, read the address it forwards.
    */
   remoteAddress?: (request: Request) => string | undefined;
-  /** A handshake-era session unused this long ends (default 30 minutes). */
+  /** A handshake-era session unused this long ends (default 30 minutes); the server's engine ends it. */
   sessionIdleMs?: number;
-  /** SSE events kept per session for resumption with Last-Event-ID (default 512). */
+  /**
+   * @deprecated The engine keeps a session's events now: `createMemoryEngine({ eventsPerSession })` (default 512) or
+   * the Redis engine's `eventsPerSession`. Ignored.
+   */
   eventBufferSize?: number;
 }
 
@@ -47,8 +55,12 @@ export interface HttpOptions extends ProtectionOptions, AuthOptions {
 export interface HttpEngine {
   serve(request: Incoming): Outgoing | Promise<Outgoing>;
   close(): void;
+  /** Handshake-era sessions this process serves now (each with its live connection). */
   readonly sessions: number;
 }
+
+// What a request running on a process that stopped is answered with, by another process, once its lease lapses.
+const ORPHANED = "Internal error: the server process serving this request stopped before it answered; send it again";
 
 /** Build the engine that serves `servable`; `createHttpHandler` and `listen` put a front door on it. */
 export function createHttpEngine(servable: Servable, options: HttpOptions = {}): HttpEngine {
@@ -57,14 +69,64 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const maxStreams = options.maxStreams ?? 1000;
   const maxSessions = options.maxSessions ?? 1000;
-  const store = new SessionStore(
-    maxSessions,
-    options.sessionIdleMs ?? 30 * 60_000,
-    options.maxSessionsPerCaller ?? callerShare(maxSessions),
-  );
+  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const limits = { max: maxSessions, perCaller: options.maxSessionsPerCaller ?? callerShare(maxSessions), idleMs };
+  const engine = server.engine;
+  const onError = (error: unknown) => {
+    try {
+      server.logger?.({ level: "error", message: `HTTP transport: the engine failed: ${String(error)}` });
+    } catch {
+      // A failing logger must not take a request down with it.
+    }
+  };
+  const live = new LiveSessions(maxSessions, idleMs, engine, onError);
   const streams = new StreamLimits(maxStreams, options.maxStreamsPerCaller ?? callerShare(maxStreams));
   const stateless = new StatelessRequests(server, streams, options.remoteAddress);
-  const sessions = new SessionRequests(server, store, streams, options.eventBufferSize ?? 512, options.remoteAddress);
+  // The engine starts on the first request that needs it (`listen` starts it before serving); a failed start is
+  // tried again by the next request.
+  let started = false;
+  let starting: Promise<void> | undefined;
+  const ready = (): MaybePromise<void> => {
+    if (started) return;
+    if (starting) return starting;
+    const start = server.startEngine();
+    if (!(start instanceof Promise)) {
+      started = true;
+      return;
+    }
+    starting = start.then(
+      () => {
+        started = true;
+        starting = undefined;
+      },
+      (error: unknown) => {
+        starting = undefined;
+        throw error;
+      },
+    );
+    return starting;
+  };
+  const sessions = new SessionRequests({
+    server,
+    engine,
+    limits,
+    streams,
+    live,
+    remoteAddress: options.remoteAddress,
+    ready,
+    onError,
+  });
+  // A request whose process stopped is answered on its stream, where a resuming client finds it.
+  const stopOrphans = engine.onOrphan((orphan) => {
+    const line = errorLine(orphan.request, { code: ErrorCode.InternalError, message: ORPHANED });
+    try {
+      const appended = engine.append(orphan.session, orphan.stream, line);
+      if (appended instanceof Promise) appended.catch(onError);
+    } catch (error) {
+      onError(error);
+    }
+  });
+  const stopFanOut = fanOut(server, engine, live, onError);
   const checks: Guard = guard(options);
   // A principal without a subject is the authenticate hook's bug: told once, not on every request it refuses.
   let toldNoSubject = false;
@@ -118,23 +180,35 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     } catch {
       return refuse(400, null, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
     }
-    const session = sessions.find(request, auth, message, body);
-    if (isOutgoing(session)) return session;
-    if (session) return sessions.post(request, session, body, message, auth);
-    const era = eraOf(request.header(VERSION_HEADER), message);
-    if (era === "handshake") return sessions.initialize(request, body, message, auth);
-    if (era === "stateless") return stateless.serve(request, body, message, auth);
-    return noEra(idOf(message, body));
+    if (request.header("mcp-session-id") === null) {
+      const era = eraOf(request.header(VERSION_HEADER), message);
+      if (era === "handshake") return sessions.initialize(request, body, message, auth);
+      if (era === "stateless") {
+        // Never waits for the engine (a 2026-07-28 request needs nothing of it), but starts it for listen streams.
+        if (!started) void attempt(ready, onError);
+        return stateless.serve(request, body, message, auth);
+      }
+      return noEra(idOf(message, body));
+    }
+    return andThen(sessions.find(request, auth, message, body), (session) => {
+      if (isOutgoing(session) || !session) return session as Outgoing;
+      return sessions.post(request, session, body, message, auth);
+    });
   }
 
   return {
     serve,
     close() {
-      store.closeAll();
+      // One process alone: closing it ends its sessions. Shared: they live on, for the other processes.
+      const ids = live.ids();
+      live.closeAll();
+      if (!engine.shared) for (const id of ids) void attempt<unknown>(() => engine.deleteSession(id), onError);
+      void stopOrphans();
+      stopFanOut();
       stateless.close();
     },
     get sessions() {
-      return store.size;
+      return live.size;
     },
   };
 }

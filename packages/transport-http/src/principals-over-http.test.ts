@@ -1,9 +1,15 @@
-import { type AuthInfo, createServer, type LogEntry } from "@toolsmith/core";
+import {
+  type AuthInfo,
+  createServer,
+  LATEST_HANDSHAKE_VERSION,
+  type LogEntry,
+  type SessionRecord,
+} from "@toolsmith/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createHttpHandler } from "./http-handler.js";
 import { call2026, H, initialize, post, replyOf, URL_ } from "./requests.test-util.js";
-import { HttpSession } from "./sessions.js";
+import { ownedBy } from "./sessions.js";
 
 // Binding never succeeds on an absent identity: a principal without a subject gets nothing (401), and a
 // requestState is usable only by the caller it was issued to.
@@ -68,15 +74,25 @@ describe("sessions and requestState over HTTP are bound to the subject", () => {
   });
 
   it("a session opened without authentication is owned by no principal, and one without a subject owns nothing", () => {
-    const connection = app().server.connect({ send: () => {} });
-    const anonymous = new HttpSession("a", connection, undefined, 1);
-    expect(anonymous.ownedBy(undefined)).toBe(true);
-    expect(anonymous.ownedBy({ subject: "alice", scopes: [] })).toBe(false);
-    expect(anonymous.ownedBy({ scopes: [] } as unknown as AuthInfo)).toBe(false);
-    const alice = new HttpSession("b", connection, "alice", 1);
-    expect(alice.ownedBy({ subject: "alice", scopes: [] })).toBe(true);
-    expect(alice.ownedBy({ subject: "bob", scopes: [] })).toBe(false);
-    expect(alice.ownedBy(undefined)).toBe(false);
+    const record = (principal: SessionRecord["principal"]): SessionRecord => ({
+      id: "a",
+      principal,
+      caller: undefined,
+      version: LATEST_HANDSHAKE_VERSION,
+      clientInfo: { name: "c", version: "1" },
+      clientCapabilities: {},
+      initialized: true,
+      logLevel: undefined,
+      subscriptions: [],
+    });
+    const anonymous = record(undefined);
+    expect(ownedBy(anonymous, undefined)).toBe(true);
+    expect(ownedBy(anonymous, { subject: "alice", scopes: [] })).toBe(false);
+    expect(ownedBy(anonymous, { scopes: [] } as unknown as AuthInfo)).toBe(false);
+    const alice = record({ subject: "alice", scopes: [] });
+    expect(ownedBy(alice, { subject: "alice", scopes: [] })).toBe(true);
+    expect(ownedBy(alice, { subject: "bob", scopes: [] })).toBe(false);
+    expect(ownedBy(alice, undefined)).toBe(false);
   });
 
   it("a requestState minted for alice is refused for bob and for an anonymous caller; one minted anonymously for alice", async () => {

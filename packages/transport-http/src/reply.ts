@@ -1,21 +1,27 @@
 import type { Route } from "@toolsmith/core";
 import { EventStream, SSE_HEADERS } from "./event-stream.js";
 import { JSON_HEADERS, type Outgoing } from "./exchange.js";
+import { withRetryAfter } from "./faults.js";
+import { idOf, isRequest } from "./messages.js";
 
-/** Where a reply's SSE events are also kept, so a client that lost the stream can resume it (handshake era). */
+/**
+ * Where a reply's SSE events are kept (the session's engine), so a client that lost the stream can resume it on any
+ * process (handshake era). `request`: the id's JSON text of the POST's lone request, for its lease.
+ */
 export interface EventLog {
   /** Whether a stream opens with an event of empty data and an id (2025-11-25), so it can be resumed at once. */
   readonly priming: boolean;
   /** A new stream key, for a reply that becomes a stream. */
   nextKey(): string;
-  /** Keep one event of stream `key`; its id. */
-  record(key: string, data: string): string;
-  /** The stream a resumed GET now reads `key` from, if any. */
-  live(key: string): EventStream | undefined;
   /** Stream `key` is open: a GET may resume it until its reply is complete. */
-  opened(key: string): void;
-  /** The reply of stream `key` is complete. */
-  finished(key: string): void;
+  opened(key: string, request: string | undefined): void;
+  /**
+   * Keep one event of stream `key` (empty data: the priming event) and write it to `stream` with its id, in order;
+   * `last`: the reply is complete after it (the stream closes).
+   */
+  write(key: string, data: string, stream: EventStream, last: boolean, request: string | undefined): void;
+  /** The reply of stream `key` is complete without a last event (a notification's, a response's POST). */
+  finished(key: string, request: string | undefined, stream: EventStream): void;
 }
 
 export interface ReplyOptions {
@@ -44,9 +50,14 @@ export class Reply {
   // The stream's key in the event log, once the reply is a stream.
   #key = "";
   #done = false;
+  // The POST's lone request (its message and body), for the lease of its stream: its id is read only if it streams.
+  readonly #message: unknown;
+  readonly #body: string;
 
-  constructor(options: ReplyOptions) {
+  constructor(options: ReplyOptions, message?: unknown, body = "") {
     this.#options = options;
+    this.#message = message;
+    this.#body = body;
   }
 
   get done(): boolean {
@@ -73,27 +84,22 @@ export class Reply {
       this.#done = true;
       const options = this.#options;
       const extra = options.headers;
-      this.#settle({
-        status: options.status(route.error),
-        headers: options.jsonHeaders ?? (extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS),
-        body: line,
-      });
+      const status = options.status(route.error);
+      const headers = options.jsonHeaders ?? (extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS);
+      // 503 is core's "engine unavailable": the client is told when to try again.
+      this.#settle({ status, headers: status === 503 ? withRetryAfter(headers, line) : headers, body: line });
       return true;
     }
     const stream = this.#stream ?? this.#open();
+    const last = route.kind === "response";
+    if (last) this.#done = true;
     const log = this.#options.log;
     if (log) {
-      const id = log.record(this.#key, line);
-      stream.write(line, id);
-      log.live(this.#key)?.write(line, id);
-    } else {
-      stream.write(line);
+      log.write(this.#key, line, stream, last, this.#request());
+      return true;
     }
-    if (route.kind === "response") {
-      this.#done = true;
-      stream.close();
-      log?.finished(this.#key);
-    }
+    stream.write(line);
+    if (last) stream.close();
     return true;
   }
 
@@ -102,11 +108,17 @@ export class Reply {
     if (this.#done) return;
     this.#done = true;
     if (this.#stream) {
-      this.#stream.close();
-      this.#options.log?.finished(this.#key);
+      const log = this.#options.log;
+      if (log) log.finished(this.#key, this.#request(), this.#stream);
+      else this.#stream.close();
       return;
     }
     this.#settle({ status, headers: this.#options.headers ?? {} });
+  }
+
+  // The lone request's id text (a batch's stream has no single lease).
+  #request(): string | undefined {
+    return isRequest(this.#message) ? idOf(this.#message, this.#body) : undefined;
   }
 
   #open(): EventStream {
@@ -117,9 +129,9 @@ export class Reply {
     const log = this.#options.log;
     if (log) {
       this.#key = log.nextKey();
-      log.opened(this.#key);
+      log.opened(this.#key, this.#request());
       // 2025-11-25: an event with an id first, so a client can resume even before the first message.
-      if (log.priming) stream.prime(log.record(this.#key, ""));
+      if (log.priming) log.write(this.#key, "", stream, false, undefined);
     }
     this.#settle({ status: 200, headers: { ...SSE_HEADERS, ...this.#options.headers }, stream });
     return stream;

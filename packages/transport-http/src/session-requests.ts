@@ -1,12 +1,28 @@
-import { type AuthInfo, type Connection, ErrorCode, type Route, type Server } from "@toolsmith/core";
+import {
+  type AuthInfo,
+  type Connection,
+  type Engine,
+  ErrorCode,
+  type Implementation,
+  type MaybePromise,
+  type ProtocolVersion,
+  type Route,
+  type Server,
+  type SessionLimits,
+  type SessionRecord,
+} from "@toolsmith/core";
+import { isEngineUnavailable, isPlainObject } from "@toolsmith/core/internal";
 import { callerOf } from "./caller-limits.js";
 import { SSE_HEADERS } from "./event-stream.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "./exchange.js";
+import { unavailable } from "./faults.js";
+import type { LiveSessions } from "./live-sessions.js";
+import { andThen, attempt } from "./maybe.js";
 import { idOf, isRequest } from "./messages.js";
 import { accepts } from "./post-checks.js";
 import { handshakeStatus, refuse } from "./refusals.js";
 import { Reply } from "./reply.js";
-import { HttpSession, type SessionStore } from "./sessions.js";
+import { HttpSession, ownedBy } from "./sessions.js";
 import type { StreamLimits } from "./stream-limits.js";
 import { isHandshakeHeader, sessionVersionRefusal, VERSION_HEADER } from "./versions.js";
 
@@ -14,33 +30,49 @@ import { isHandshakeHeader, sessionVersionRefusal, VERSION_HEADER } from "./vers
 const SESSION_HEADER = "mcp-session-id";
 
 // A session's line goes to the POST it belongs to while that is open, else to the session's GET stream.
-function deliver(session: HttpSession | undefined, initializing: Reply, line: string, route: Route): void {
-  const reply = (route.tag as Reply | undefined) ?? initializing;
-  if (reply.deliver(line, route)) return;
-  session?.unrelated(line);
+function deliver(session: HttpSession, line: string, route: Route): void {
+  const reply = route.tag as Reply | undefined;
+  if (reply?.deliver(line, route)) return;
+  session.unrelated(line);
+}
+
+// What the client says that another process may be waiting for: its answer to a server request, a cancellation.
+function forOthers(message: unknown): boolean {
+  if (!isPlainObject(message)) return false;
+  if (message.method === undefined) return message.id !== undefined;
+  return message.method === "notifications/cancelled";
+}
+
+/** What a transport needs around the sessions: the engine, started, and where its errors are told. */
+export interface SessionContext {
+  readonly server: Server;
+  readonly engine: Engine;
+  readonly limits: SessionLimits;
+  readonly streams: StreamLimits;
+  readonly live: LiveSessions;
+  readonly remoteAddress: ((request: Request) => string | undefined) | undefined;
+  /** The engine started (once; later calls are free). */
+  ready(): MaybePromise<void>;
+  onError(error: unknown): void;
 }
 
 /** The handshake era over HTTP: `initialize` opens a session, later POSTs, a GET stream and DELETE use it. */
 export class SessionRequests {
-  readonly #server: Server;
-  readonly #store: SessionStore;
-  readonly #streams: StreamLimits;
-  readonly #keep: number;
-  readonly #remoteAddress: ((request: Request) => string | undefined) | undefined;
+  readonly #c: SessionContext;
+  // Live sessions being made here from their records (a shared engine answers later): made once.
+  readonly #making = new Map<string, Promise<HttpSession>>();
+  #connections = 0;
 
-  /** `keep`: SSE events kept per session for resumption. */
-  constructor(
-    server: Server,
-    store: SessionStore,
-    streams: StreamLimits,
-    keep: number,
-    remoteAddress: ((request: Request) => string | undefined) | undefined,
-  ) {
-    this.#server = server;
-    this.#store = store;
-    this.#streams = streams;
-    this.#keep = keep;
-    this.#remoteAddress = remoteAddress;
+  constructor(context: SessionContext) {
+    this.#c = context;
+  }
+
+  /** The engine's trouble as the 503 that answers a request (`id`: its id's JSON text); anything else rethrown. */
+  #fault(id: string | null): (error: unknown) => Outgoing {
+    return (error) => {
+      if (isEngineUnavailable(error)) return unavailable(id, error);
+      throw error;
+    };
   }
 
   /**
@@ -52,82 +84,212 @@ export class SessionRequests {
     auth: AuthInfo | undefined,
     message?: unknown,
     body = "",
-  ): HttpSession | Outgoing | undefined {
+  ): MaybePromise<HttpSession | Outgoing | undefined> {
     const id = request.header(SESSION_HEADER);
     if (id === null) return undefined;
-    const session = this.#store.get(id);
-    // A session is its creator's: another caller gets the same answer as for an unknown one.
-    if (!session?.ownedBy(auth)) {
-      return refuse(
-        404,
-        idOf(message, body),
-        ErrorCode.SessionNotFound,
-        "Session not found: it ended or expired; send initialize to start a new one",
-      );
-    }
-    return session;
+    const c = this.#c;
+    return attempt(
+      () =>
+        andThen(c.ready(), () =>
+          andThen(c.engine.loadSession(id), (record): MaybePromise<HttpSession | Outgoing> => {
+            // A session is its creator's: another caller gets the same answer as for an unknown one.
+            if (!record || !ownedBy(record, auth)) {
+              if (!record) c.live.drop(id, true);
+              return refuse(
+                404,
+                idOf(message, body),
+                ErrorCode.SessionNotFound,
+                "Session not found: it ended or expired; send initialize to start a new one",
+              );
+            }
+            return c.live.get(id) ?? this.#revive(record, auth);
+          }),
+        ),
+      this.#fault(message === undefined ? null : idOf(message, body)),
+    );
   }
 
-  /** `initialize`: a new session, kept only when the handshake succeeds. */
-  initialize(
-    request: Incoming,
-    body: string,
-    message: unknown,
+  // A connection of this process for a session: what its client changes is kept in the engine before its answer.
+  #connect(
+    id: string,
+    send: (line: string, route: Route) => void,
     auth: AuthInfo | undefined,
-  ): Promise<Outgoing> | Outgoing {
-    const sessions = this.#store;
-    if (sessions.full) {
-      return refuse(503, idOf(message, body), ErrorCode.ServerError, "Too many open sessions; try again later");
-    }
-    const caller = callerOf(request, auth, this.#remoteAddress);
-    if (sessions.fullFor(caller)) {
-      return refuse(
-        503,
-        idOf(message, body),
-        ErrorCode.ServerError,
-        `Too many open sessions for one caller (at most ${sessions.perCaller}); end one (DELETE) or try again later`,
-      );
-    }
-    const id = crypto.randomUUID();
-    let session: HttpSession | undefined;
-    const reply = new Reply({ status: handshakeStatus, headers: { "mcp-session-id": id } });
-    const connection: Connection = this.#server.connect({
-      send: (line, route) => deliver(session, reply, line, route),
+    initialized: () => void,
+    record?: SessionRecord,
+  ): Connection {
+    const { engine } = this.#c;
+    return this.#c.server.connect({
+      send,
+      onSessionChange: (change) =>
+        andThen(engine.changeSession(id, change), () => {
+          if (change.kind === "initialized") initialized();
+        }),
+      outboundIds: `${engine.node}-${++this.#connections}`,
+      hearsChanges: false,
+      ...(record ? { session: record } : {}),
       ...(auth ? { auth } : {}),
     });
-    session = new HttpSession(id, connection, auth?.subject, this.#keep);
-    const done = connection.receive(body, { tag: reply, parsed: message });
-    const settle = () => {
+  }
+
+  // The session's live connection here, made from its record (another process opened it, or this one let it go).
+  #revive(record: SessionRecord, auth: AuthInfo | undefined): MaybePromise<HttpSession> {
+    const making = this.#making.get(record.id);
+    if (making) return making;
+    const c = this.#c;
+    const session = new HttpSession(record, c.engine, c.onError);
+    session.connection = this.#connect(
+      record.id,
+      (line, route) => deliver(session, line, route),
+      auth,
+      () => {
+        session.initialized = true;
+      },
+      record,
+    );
+    const followed = attempt(
+      () => session.follow(() => c.live.drop(session.id, true)),
+      (error) => {
+        session.close(false);
+        throw error;
+      },
+    );
+    const made = andThen(followed, () => {
+      c.live.add(session);
+      return session;
+    });
+    if (made instanceof Promise) {
+      this.#making.set(record.id, made);
+      const done = () => this.#making.delete(record.id);
+      made.then(done, done);
+    }
+    return made;
+  }
+
+  /** `initialize`: a new session, kept (in the engine, within its limits) only when the handshake succeeds. */
+  initialize(request: Incoming, body: string, message: unknown, auth: AuthInfo | undefined): MaybePromise<Outgoing> {
+    return attempt(
+      () => andThen(this.#c.ready(), () => this.#initialize(request, body, message, auth)),
+      this.#fault(idOf(message, body)),
+    );
+  }
+
+  #initialize(request: Incoming, body: string, message: unknown, auth: AuthInfo | undefined): MaybePromise<Outgoing> {
+    const c = this.#c;
+    const id = crypto.randomUUID();
+    // The handshake's own lines wait until the session is kept: its reply says whether it was.
+    const said: [string, Route][] = [];
+    let session: HttpSession | undefined;
+    const connection = this.#connect(
+      id,
+      (line, route) => (session ? deliver(session, line, route) : void said.push([line, route])),
+      auth,
+      () => {
+        if (session) session.initialized = true;
+      },
+    );
+    const settle = (): MaybePromise<Outgoing> => {
+      const version = connection.negotiatedVersion;
       // Only a successful initialize opens a session.
-      if (connection.negotiatedVersion !== undefined && session) {
-        session.version = connection.negotiatedVersion;
-        sessions.add(session, caller);
+      if (version === undefined) {
+        connection.close();
+        return this.#said(said, id);
       }
+      const record = this.#record(id, request, message, auth, version);
+      return attempt(
+        () =>
+          andThen(c.engine.createSession(record, c.limits), (created): MaybePromise<Outgoing> => {
+            if (created !== "created") {
+              connection.close();
+              return refuse(503, idOf(message, body), ErrorCode.ServerError, this.#fullMessage(created));
+            }
+            const opened = new HttpSession(record, c.engine, c.onError);
+            opened.connection = connection;
+            session = opened;
+            return andThen(opened.follow(() => c.live.drop(id, true)), () => {
+              c.live.add(opened);
+              return this.#said(said, id);
+            });
+          }),
+        (error) => {
+          connection.close();
+          throw error;
+        },
+      );
     };
-    if (done === undefined) settle();
-    else done.then(settle, settle);
+    // Until it is kept, what the connection says is held back (its reply first of all).
+    const done = attempt(
+      () => connection.receive(body, { parsed: message }),
+      () => undefined,
+    );
+    return andThen(done, settle);
+  }
+
+  // The handshake's reply, from what its connection said.
+  #said(said: readonly [string, Route][], id: string): MaybePromise<Outgoing> {
+    const reply = new Reply({ status: handshakeStatus, headers: { "mcp-session-id": id } });
+    for (const [line, route] of said) reply.deliver(line, route);
+    reply.accept();
     return reply.answered();
   }
 
-  /** A POST in `session`: its reply is JSON, or an SSE stream kept for resumption. */
+  #record(
+    id: string,
+    request: Incoming,
+    message: unknown,
+    auth: AuthInfo | undefined,
+    version: ProtocolVersion,
+  ): SessionRecord {
+    const params = isPlainObject(message) && isPlainObject(message.params) ? message.params : {};
+    const principal = auth
+      ? {
+          subject: auth.subject,
+          scopes: [...auth.scopes],
+          ...(typeof auth.clientId === "string" ? { clientId: auth.clientId } : {}),
+        }
+      : undefined;
+    return {
+      id,
+      principal,
+      caller: callerOf(request, auth, this.#c.remoteAddress),
+      version,
+      clientInfo: (params.clientInfo ?? { name: "", version: "" }) as Implementation,
+      clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
+      initialized: false,
+      logLevel: undefined,
+      subscriptions: [],
+    };
+  }
+
+  #fullMessage(created: "full" | "full-for-caller"): string {
+    return created === "full"
+      ? "Too many open sessions; try again later"
+      : `Too many open sessions for one caller (at most ${this.#c.limits.perCaller}); end one (DELETE) or try again later`;
+  }
+
+  /** A POST in `session`: its reply is JSON, or an SSE stream kept (in the engine) for resumption. */
   post(
     request: Incoming,
     session: HttpSession,
     body: string,
     message: unknown,
     auth: AuthInfo | undefined,
-  ): Promise<Outgoing> | Outgoing {
+  ): MaybePromise<Outgoing> {
     const refused = sessionVersionRefusal(request.header(VERSION_HEADER), session.version, message, body);
     if (refused) return refused;
     const needsAnswer = Array.isArray(message) ? message.some(isRequest) : isRequest(message);
-    const reply = new Reply(session.replies);
+    const reply = new Reply(session.replies, message, body);
     const done = session.connection.receive(
       body,
       auth ? { auth, tag: reply, parsed: message } : { tag: reply, parsed: message },
     );
     if (!needsAnswer) {
+      const told = this.#tellOthers(session, body, message);
       reply.accept();
-      return reply.answered();
+      if (told === undefined) return reply.answered();
+      return attempt(
+        () => andThen(told, () => reply.answered()),
+        this.#fault(null),
+      );
     }
     if (done !== undefined)
       done.then(
@@ -138,46 +300,93 @@ export class SessionRequests {
     return reply.answered();
   }
 
-  /** GET: the session's stream for what belongs to no request, or a lost stream resumed from Last-Event-ID. */
-  get(request: Incoming, auth: AuthInfo | undefined): Outgoing {
-    const session = this.find(request, auth);
-    if (isOutgoing(session)) return session;
-    if (!session) {
-      if (isHandshakeHeader(request.header(VERSION_HEADER))) {
-        return refuse(400, null, ErrorCode.ServerError, "Bad Request: no MCP-Session-Id; send initialize first");
-      }
-      return answer(405, undefined, { allow: "POST" });
+  // The client's answers and cancellations also go to the other processes following the session: the one that
+  // asked (or runs the request) acts on it, the rest drop it. One process alone tells nobody.
+  #tellOthers(session: HttpSession, body: string, message: unknown): MaybePromise<void> | undefined {
+    const { engine } = this.#c;
+    if (!engine.shared) return undefined;
+    const lines = Array.isArray(message)
+      ? message.filter(forOthers).map((item) => JSON.stringify(item))
+      : forOthers(message)
+        ? [body]
+        : [];
+    if (lines.length === 0) return undefined;
+    let told: MaybePromise<void> = undefined;
+    for (const line of lines) {
+      told = andThen(told, () => engine.signal(session.id, { type: "client", line, from: engine.node }));
     }
+    return told;
+  }
+
+  /** GET: the session's stream for what belongs to no request, or a lost stream resumed from Last-Event-ID. */
+  get(request: Incoming, auth: AuthInfo | undefined): MaybePromise<Outgoing> {
+    return andThen(this.find(request, auth), (session) => {
+      if (isOutgoing(session)) return session;
+      if (!session) {
+        if (isHandshakeHeader(request.header(VERSION_HEADER))) {
+          return refuse(400, null, ErrorCode.ServerError, "Bad Request: no MCP-Session-Id; send initialize first");
+        }
+        return answer(405, undefined, { allow: "POST" });
+      }
+      return attempt(() => this.#stream(request, auth, session), this.#fault(null));
+    });
+  }
+
+  #stream(request: Incoming, auth: AuthInfo | undefined, session: HttpSession): MaybePromise<Outgoing> {
     if (!accepts(request, "text/event-stream")) {
       return refuse(406, null, ErrorCode.InvalidRequest, "Accept must list text/event-stream");
     }
     const lastEventId = request.header("last-event-id");
-    if (lastEventId === null && session.get && !session.get.closed) {
+    if (lastEventId === null && session.get) {
       return refuse(409, null, ErrorCode.InvalidRequest, "This session already has a GET stream open");
     }
-    const caller = callerOf(request, auth, this.#remoteAddress);
-    const refused = this.#streams.take(caller, null);
+    const c = this.#c;
+    const caller = callerOf(request, auth, c.remoteAddress);
+    const refused = c.streams.take(caller, null);
     if (refused) return refused;
-    const stream = this.#streams.open(caller);
-    if (lastEventId !== null) {
-      const resumed = session.resume(lastEventId, stream);
-      if (!resumed) {
-        stream.close();
-        return refuse(400, null, ErrorCode.InvalidRequest, `Unknown Last-Event-ID: ${lastEventId}`);
-      }
-    } else {
-      session.get = stream;
-      if (session.priming) stream.prime(session.record("get", ""));
+    const stream = c.streams.open(caller);
+    const opened: Outgoing = { status: 200, headers: { ...SSE_HEADERS, "mcp-session-id": session.id }, stream };
+    const { engine } = c;
+    // Whoever held this stream elsewhere lets go of it (the client has moved here).
+    const take = (key: string): MaybePromise<void> =>
+      engine.shared ? engine.signal(session.id, { type: "taken", stream: key, holder: engine.node }) : undefined;
+    const failed = (error: unknown): never => {
+      stream.close();
+      throw error;
+    };
+    if (lastEventId === null) {
+      session.holdGet(stream);
+      const primed = session.priming ? andThen(engine.append(session.id, "get", ""), () => undefined) : undefined;
+      return attempt(() => andThen(primed, () => andThen(take("get"), () => opened)), failed);
     }
-    return { status: 200, headers: { ...SSE_HEADERS, "mcp-session-id": session.id }, stream };
+    return attempt(
+      () =>
+        andThen(engine.replay(session.id, lastEventId), (replayed): MaybePromise<Outgoing> => {
+          if (!replayed) {
+            stream.close();
+            return refuse(400, null, ErrorCode.InvalidRequest, `Unknown Last-Event-ID: ${lastEventId}`);
+          }
+          session.resume(replayed.stream, replayed.events, stream);
+          return andThen(take(replayed.stream), () => opened);
+        }),
+      failed,
+    );
   }
 
-  /** DELETE: the session ends. */
-  remove(request: Incoming, auth: AuthInfo | undefined): Outgoing {
-    const session = this.find(request, auth);
-    if (isOutgoing(session)) return session;
-    if (!session) return answer(405, undefined, { allow: "POST" });
-    this.#store.delete(session.id);
-    return answer(204, undefined, {});
+  /** DELETE: the session ends, on every process. */
+  remove(request: Incoming, auth: AuthInfo | undefined): MaybePromise<Outgoing> {
+    return andThen(this.find(request, auth), (session) => {
+      if (isOutgoing(session)) return session;
+      if (!session) return answer(405, undefined, { allow: "POST" });
+      const { engine, live } = this.#c;
+      return attempt(
+        () =>
+          andThen(engine.deleteSession(session.id), () => {
+            live.drop(session.id, true);
+            return answer(204, undefined, {});
+          }),
+        this.#fault(null),
+      );
+    });
   }
 }

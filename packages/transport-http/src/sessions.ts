@@ -1,205 +1,270 @@
-import { type AuthInfo, type Connection, featuresOf, type ProtocolVersion } from "@toolsmith/core";
-import { CallerCounts } from "./caller-limits.js";
+import {
+  type AuthInfo,
+  type Connection,
+  type Engine,
+  featuresOf,
+  type ProtocolVersion,
+  type SessionRecord,
+  type SessionSignal,
+  type StoredEvent,
+  type StoredPrincipal,
+  type Unfollow,
+} from "@toolsmith/core";
+import type { MaybePromise } from "@toolsmith/core";
 import type { EventStream } from "./event-stream.js";
 import { JSON_HEADERS } from "./exchange.js";
 import { handshakeStatus } from "./refusals.js";
+import { andThen, attempt } from "./maybe.js";
 import type { EventLog, ReplyOptions } from "./reply.js";
 
-interface Recorded {
-  readonly seq: number;
-  readonly key: string;
-  readonly data: string;
+/** True for a record opened by `auth`'s caller (a session opened unauthenticated: an unauthenticated caller). */
+export function ownedBy(record: SessionRecord, auth: AuthInfo | undefined): boolean {
+  const subject = record.principal?.subject;
+  if (auth === undefined) return subject === undefined;
+  return typeof auth.subject === "string" && auth.subject.trim() !== "" && auth.subject === subject;
 }
 
-/** One handshake-era client: its connection, its standalone GET stream, and the events kept for resumption. */
+// A JSON-RPC response ends a POST's stream: no `method` at its top level (a request or notification has one).
+function isResponse(data: string): boolean {
+  if (data === "") return false;
+  try {
+    const message = JSON.parse(data) as Record<string, unknown>;
+    return typeof message === "object" && message !== null && !("method" in message);
+  } catch {
+    return false;
+  }
+}
+
+// A stream this process holds of another writer's events: written from the session's signals.
+interface Held {
+  readonly stream: EventStream;
+  // Events heard while its replay was still being read (a shared engine answers later); undefined once live.
+  pending: StoredEvent[] | undefined;
+  // A resumed POST stream closes after its response; the GET stream never does.
+  readonly closesOnResponse: boolean;
+}
+
+/**
+ * One handshake-era session as this process serves it: its live connection (made here, from the engine's record
+ * when another process opened it), the streams held here, and what it follows of the session's channel.
+ */
 export class HttpSession implements EventLog {
   readonly id: string;
-  readonly connection: Connection;
-  readonly subject: string | undefined;
-  version: ProtocolVersion | undefined;
+  readonly engine: Engine;
+  readonly version: ProtocolVersion;
+  /** Set once made (the connection's `send` needs the session first). */
+  connection!: Connection;
   /** What every POST's reply in this session is made with: made once, not per POST. */
   readonly replies: ReplyOptions;
+  readonly priming: boolean;
+  /** Its stored principal (who may hear what, for the changes told to it). */
+  readonly principal: StoredPrincipal | undefined;
+  /** Known initialized (it never goes back): list changes are told to it without loading its record. */
+  initialized: boolean;
   lastSeen = Date.now();
-  /** The standalone GET stream (server-to-client messages that belong to no request), if one is open. */
-  get: EventStream | undefined;
-  readonly #events: Recorded[] = [];
-  readonly #keep: number;
-  readonly #resumed = new Map<string, EventStream>();
+  readonly #onError: (error: unknown) => void;
+  // The POST streams opened here (this process writes them), open or not.
+  readonly #owned = new Set<string>();
   readonly #open = new Set<string>();
-  #seq = 0;
+  // Copies of this process's own POST streams resumed here: written along with the original.
+  readonly #resumed = new Map<string, EventStream>();
+  // Streams written from the session's signals: `get` and other processes' POST streams resumed here.
+  readonly #held = new Map<string, Held>();
+  #unfollow: Unfollow | undefined;
   #streams = 0;
+  #closed = false;
 
-  constructor(id: string, connection: Connection, subject: string | undefined, keep: number) {
+  constructor(record: SessionRecord, engine: Engine, onError: (error: unknown) => void) {
+    const { id, version } = record;
+    this.principal = record.principal;
+    this.initialized = record.initialized;
     this.id = id;
-    this.connection = connection;
-    this.subject = subject;
-    this.#keep = keep;
+    this.engine = engine;
+    this.version = version;
+    this.priming = featuresOf(version).ssePriming;
+    this.#onError = onError;
     const headers = { "mcp-session-id": id };
     this.replies = { status: handshakeStatus, headers, jsonHeaders: { ...JSON_HEADERS, ...headers }, log: this };
   }
 
-  /** Whether the session's revision opens an SSE stream with a priming event (2025-11-25). */
-  get priming(): boolean {
-    return this.version !== undefined && featuresOf(this.version).ssePriming;
+  /** Hear the session's channel (before serving anything of it); `onEnded` when the session ends anywhere. */
+  follow(onEnded: () => void): MaybePromise<void> {
+    return andThen(
+      this.engine.follow(this.id, (signal) => this.#heard(signal, onEnded)),
+      (unfollow) => {
+        if (this.#closed) void unfollow();
+        else this.#unfollow = unfollow;
+      },
+    );
   }
 
-  /**
-   * True for the caller who opened this session: the same subject, or, for a session opened unauthenticated, an
-   * unauthenticated caller. A principal without a subject owns nothing, not even a session opened by another such.
-   */
-  ownedBy(auth: AuthInfo | undefined): boolean {
-    if (auth === undefined) return this.subject === undefined;
-    return typeof auth.subject === "string" && auth.subject.trim() !== "" && auth.subject === this.subject;
+  /** The GET stream held here, if open. */
+  get get(): EventStream | undefined {
+    const held = this.#held.get("get");
+    return held && !held.stream.closed ? held.stream : undefined;
   }
 
-  /** A new stream key for a POST's SSE reply. */
+  /** True while something of the session is held open here (a stream, a request being served). */
+  get busy(): boolean {
+    if (this.#open.size > 0 || this.connection.pending > 0) return true;
+    for (const held of this.#held.values()) if (!held.stream.closed) return true;
+    return false;
+  }
+
+  // ── EventLog: the POST streams this process writes ──
+
   nextKey(): string {
-    return `post-${++this.#streams}`;
+    return `${this.engine.node}-${++this.#streams}`;
   }
 
-  opened(key: string): void {
+  opened(key: string, request: string | undefined): void {
+    this.#owned.add(key);
     this.#open.add(key);
+    if (request !== undefined) this.#quietly(() => this.engine.running({ session: this.id, request, stream: key }));
   }
 
-  record(key: string, data: string): string {
-    const seq = ++this.#seq;
-    this.#events.push({ seq, key, data });
-    if (this.#events.length > this.#keep) this.#events.shift();
-    return String(seq);
+  write(key: string, data: string, stream: EventStream, last: boolean, request: string | undefined): void {
+    const appended = attempt<StoredEvent | undefined>(
+      () => this.engine.append(this.id, key, data),
+      (error) => {
+        // Not kept for resumption, but the client still gets it on the stream it holds.
+        this.#onError(error);
+        return undefined;
+      },
+    );
+    andThen(appended, (event) => {
+      const copy = this.#resumed.get(key);
+      if (event === undefined) stream.write(data);
+      else if (data === "") stream.prime(event.id);
+      else {
+        stream.write(data, event.id);
+        copy?.write(data, event.id);
+      }
+      if (last) this.finished(key, request, stream);
+    });
   }
 
-  live(key: string): EventStream | undefined {
-    return key === "get" ? this.get : this.#resumed.get(key);
-  }
-
-  finished(key: string): void {
+  finished(key: string, request: string | undefined, stream: EventStream): void {
+    stream.close();
     this.#open.delete(key);
-    const resumed = this.#resumed.get(key);
-    if (resumed) {
+    const copy = this.#resumed.get(key);
+    if (copy) {
       this.#resumed.delete(key);
-      resumed.close();
+      copy.close();
     }
+    if (request !== undefined) this.#quietly(() => this.engine.finished(this.id, request));
   }
 
-  /** A message that belongs to no open request: on the GET stream if there is one (kept for resumption either way). */
+  /** A message that belongs to no open request: kept as an event of the GET stream, written by whoever holds it. */
   unrelated(line: string): void {
-    const id = this.record("get", line);
-    this.get?.write(line, id);
+    this.#quietly(() => andThen(this.engine.append(this.id, "get", line), () => undefined));
   }
 
-  /**
-   * Resume after `lastEventId`: replay the later events of the same stream into `into`, and send that stream's
-   * future events there too. False when the id is not one this session still holds.
-   */
-  resume(lastEventId: string, into: EventStream): boolean {
-    const seq = Number(lastEventId);
-    const from = this.#events.find((event) => event.seq === seq);
-    if (!Number.isSafeInteger(seq) || !from) return false;
-    for (const event of this.#events) {
-      if (event.key === from.key && event.seq > seq && event.data !== "") into.write(event.data, String(event.seq));
+  // ── Streams held here ──
+
+  /** A fresh GET stream: the session's messages that belong to no request go there from now on. */
+  holdGet(stream: EventStream): void {
+    this.#hold("get", { stream, pending: undefined, closesOnResponse: false });
+  }
+
+  /** Resume stream `key` into `into` after `events` (what it missed), then live until its reply is complete. */
+  resume(key: string, events: readonly StoredEvent[], into: EventStream): void {
+    const write = (event: StoredEvent) => {
+      if (event.data !== "") into.write(event.data, event.id);
+    };
+    if (this.#owned.has(key)) {
+      // This process writes it: the copy gets what the original gets, until its reply is complete.
+      for (const event of events) write(event);
+      if (!this.#open.has(key)) into.close();
+      else {
+        this.#resumed.get(key)?.close();
+        this.#resumed.set(key, into);
+      }
+      return;
     }
-    if (from.key === "get") {
-      this.get?.close();
-      this.get = into;
-    } else if (!this.#open.has(from.key)) {
+    const closesOnResponse = key !== "get";
+    if (closesOnResponse && events.some((event) => isResponse(event.data))) {
+      for (const event of events) write(event);
       into.close();
-    } else {
-      this.#resumed.get(from.key)?.close();
-      this.#resumed.set(from.key, into);
+      return;
     }
-    return true;
+    const held: Held = { stream: into, pending: [], closesOnResponse };
+    this.#hold(key, held);
+    for (const event of events) write(event);
+    const seen = new Set(events.map((event) => event.id));
+    const pending = held.pending ?? [];
+    held.pending = undefined;
+    for (const event of pending) if (!seen.has(event.id)) this.#writeHeld(key, held, event);
   }
 
-  close(): void {
-    this.connection.endSubscriptions();
-    this.connection.close(new Error("session ended"));
-    this.get?.close();
+  /** Another process took stream `key` over: this process's copy closes. */
+  #taken(key: string): void {
+    const held = this.#held.get(key);
+    if (held) {
+      this.#held.delete(key);
+      held.stream.close();
+    }
+    this.#resumed.get(key)?.close();
+    this.#resumed.delete(key);
+  }
+
+  #hold(key: string, held: Held): void {
+    this.#held.get(key)?.stream.close();
+    this.#held.set(key, held);
+  }
+
+  #writeHeld(key: string, held: Held, event: StoredEvent): void {
+    if (held.pending) {
+      held.pending.push(event);
+      return;
+    }
+    if (event.data === "") held.stream.prime(event.id);
+    else held.stream.write(event.data, event.id);
+    if (held.closesOnResponse && isResponse(event.data)) {
+      held.stream.close();
+      if (this.#held.get(key) === held) this.#held.delete(key);
+    }
+  }
+
+  #heard(signal: SessionSignal, onEnded: () => void): void {
+    switch (signal.type) {
+      case "event": {
+        const { event } = signal;
+        if (this.#owned.has(event.stream)) return;
+        const held = this.#held.get(event.stream);
+        if (!held) return;
+        if (held.stream.closed) this.#held.delete(event.stream);
+        else this.#writeHeld(event.stream, held, event);
+        return;
+      }
+      case "client":
+        // The client's answer or cancellation POSTed to another process: only the asker (or runner) acts on it.
+        if (signal.from !== this.engine.node) void attempt(() => this.connection.receive(signal.line), this.#onError);
+        return;
+      case "taken":
+        if (signal.holder !== this.engine.node) this.#taken(signal.stream);
+        return;
+      case "ended":
+        onEnded();
+        return;
+    }
+  }
+
+  #quietly(step: () => MaybePromise<void>): void {
+    const done = attempt(step, this.#onError);
+    if (done instanceof Promise) done.catch(this.#onError);
+  }
+
+  /** Drop what this process holds of the session (it ended, or this process lets it go). */
+  close(ended: boolean): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#unfollow) this.#quietly(this.#unfollow);
+    if (ended) this.connection.endSubscriptions();
+    this.connection.close(new Error(ended ? "session ended" : "session released by this process"));
+    for (const held of this.#held.values()) held.stream.close();
+    this.#held.clear();
     for (const stream of this.#resumed.values()) stream.close();
     this.#resumed.clear();
-  }
-}
-
-/** The open sessions: bounded in number, in all and per caller, ended when idle too long. */
-export class SessionStore {
-  readonly #sessions = new Map<string, HttpSession>();
-  readonly #max: number;
-  readonly #idleMs: number;
-  readonly #callers: CallerCounts;
-  // Which caller holds each session (by session id), given back when it ends.
-  readonly #holders = new Map<string, string>();
-  #sweeper: ReturnType<typeof setInterval> | undefined;
-
-  constructor(max: number, idleMs: number, perCaller: number) {
-    this.#max = max;
-    this.#idleMs = idleMs;
-    this.#callers = new CallerCounts(perCaller);
-  }
-
-  /** Sessions one caller may hold. */
-  get perCaller(): number {
-    return this.#callers.limit;
-  }
-
-  get size(): number {
-    return this.#sessions.size;
-  }
-
-  get full(): boolean {
-    this.#sweep();
-    return this.#sessions.size >= this.#max;
-  }
-
-  /** True when `caller` holds as many sessions as one caller may (expired ones are ended first). */
-  fullFor(caller: string | undefined): boolean {
-    this.#sweep();
-    return !this.#callers.has(caller);
-  }
-
-  get(id: string): HttpSession | undefined {
-    const session = this.#sessions.get(id);
-    if (!session) return undefined;
-    const now = Date.now();
-    if (now - session.lastSeen > this.#idleMs) {
-      this.delete(id);
-      return undefined;
-    }
-    session.lastSeen = now;
-    return session;
-  }
-
-  add(session: HttpSession, caller?: string): void {
-    this.#sessions.set(session.id, session);
-    if (caller !== undefined && this.#callers.take(caller)) this.#holders.set(session.id, caller);
-    if (!this.#sweeper) {
-      this.#sweeper = setInterval(() => this.#sweep(), Math.min(this.#idleMs, 60_000));
-      this.#sweeper.unref?.();
-    }
-  }
-
-  delete(id: string): boolean {
-    const session = this.#sessions.get(id);
-    if (!session) return false;
-    this.#sessions.delete(id);
-    this.#callers.release(this.#holders.get(id));
-    this.#holders.delete(id);
-    session.close();
-    if (this.#sessions.size === 0 && this.#sweeper) {
-      clearInterval(this.#sweeper);
-      this.#sweeper = undefined;
-    }
-    return true;
-  }
-
-  #sweep(): void {
-    const now = Date.now();
-    for (const [id, session] of this.#sessions) {
-      // A client holding its GET stream open is not idle.
-      if (session.get && !session.get.closed) session.lastSeen = now;
-      else if (now - session.lastSeen > this.#idleMs) this.delete(id);
-    }
-  }
-
-  closeAll(): void {
-    for (const id of [...this.#sessions.keys()]) this.delete(id);
   }
 }

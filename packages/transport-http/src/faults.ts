@@ -1,0 +1,32 @@
+import { errorLine } from "@toolsmith/core";
+import { JSON_HEADERS, type Outgoing } from "./exchange.js";
+
+// What the transport answers when the engine (a shared store: Redis) cannot be reached: 503 with Retry-After.
+
+function secondsOf(error: unknown): number {
+  const seconds = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  return typeof seconds === "number" && Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 2;
+}
+
+/** The 503 for a request (`id`: its id's JSON text, null without one) the engine could not serve. */
+export function unavailable(id: string | null, error: unknown, headers?: Readonly<Record<string, string>>): Outgoing {
+  const retryAfterSeconds = secondsOf(error);
+  const body = errorLine(id ?? "null", {
+    code: -32000,
+    message: "Service unavailable: the server's session store cannot be reached; try again shortly",
+    data: { retryAfterSeconds },
+  });
+  return { status: 503, headers: { ...JSON_HEADERS, ...headers, "retry-after": String(retryAfterSeconds) }, body };
+}
+
+/** `headers` with the Retry-After a 503 line's `error.data.retryAfterSeconds` asks for (2 s when it says none). */
+export function withRetryAfter(headers: Readonly<Record<string, string>>, line: string): Record<string, string> {
+  let seconds: unknown;
+  try {
+    seconds = (JSON.parse(line) as { error?: { data?: { retryAfterSeconds?: unknown } } }).error?.data
+      ?.retryAfterSeconds;
+  } catch {
+    seconds = undefined;
+  }
+  return { ...headers, "retry-after": String(secondsOf({ retryAfterSeconds: seconds })) };
+}

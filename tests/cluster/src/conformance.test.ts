@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  REQUIREMENT_SETS,
+  runConformance,
+} from "../../../examples/conformance-server/src/conformance-run.test-util.js";
+import { type Cluster, example, startCluster } from "./cluster.js";
+
+// Build first (npx -y pnpm@12.4.2 run build). The official conformance suite against three processes of the built
+// conformance server on one Redis, behind a round-robin proxy: the same expectations as against one process
+// (examples/conformance-server/src/conformance.test.ts).
+describe("the official conformance suite against three processes behind a round-robin proxy", () => {
+  let cluster: Cluster | undefined;
+
+  beforeAll(async () => {
+    cluster = await startCluster({ script: example("conformance-server") });
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it.each(REQUIREMENT_SETS)("passes every scored check of requirement set %s", async (set) => {
+    const { url, proxy } = cluster as Cluster;
+    const from = proxy.routed.length;
+    const { missing, failed, code, output } = await runConformance(url, set);
+    expect(missing, "scored scenarios that wrote no results").toEqual([]);
+    expect(failed, "scored checks that failed").toEqual([]);
+    expect(code, output).toBe(0);
+    // Every process served part of the run.
+    expect(new Set(proxy.routed.slice(from).map((routed) => routed.backend))).toEqual(new Set([0, 1, 2]));
+  });
+});
