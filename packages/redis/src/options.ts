@@ -1,0 +1,34 @@
+import type { ConnectionOptions } from "node:tls";
+
+/** Options of `createRedisEngine`. */
+export interface RedisEngineOptions {
+  /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://…` for TLS. */
+  readonly url: string;
+  /** What this server's keys are kept under (`ts:{<namespace>}:…`); default the server's name. */
+  readonly namespace?: string;
+  /** How long a process's lease on its running requests lasts unrenewed (renewed every third of it); default 10 s. */
+  readonly leaseMs?: number;
+  /** Events kept per session for resumption (default 512): older ones are dropped, oldest first. */
+  readonly eventsPerSession?: number;
+  /** How long a call may wait for Redis before it fails with `EngineUnavailable`; default 2000 ms. */
+  readonly commandTimeoutMs?: number;
+  /** What `EngineUnavailable` tells clients to wait (a 503's `Retry-After`); default 2 s. */
+  readonly retryAfterSeconds?: number;
+  /** TLS options for a `rediss://` URL beyond the system's CAs (e.g. `{ ca }` for a private CA). */
+  readonly tls?: ConnectionOptions;
+}
+
+/** What an option left out is. */
+export const DEFAULTS = { leaseMs: 10_000, eventsPerSession: 512, commandTimeoutMs: 2000, retryAfterSeconds: 2 };
+
+/** The options given (one set to undefined is left out). */
+export function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+// Lua reads numbers as doubles: "unbounded" (Infinity) becomes a century, exact in a double and to Redis.
+const CENTURY_MS = 100 * 365 * 24 * 3600 * 1000;
+/** A number Lua and Redis take exactly. */
+export function bounded(value: number): number {
+  return Number.isFinite(value) ? Math.min(value, CENTURY_MS) : CENTURY_MS;
+}

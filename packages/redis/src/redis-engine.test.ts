@@ -1,0 +1,18 @@
+import type { Engine } from "@toolsmith/core";
+import { afterAll, beforeAll } from "vitest";
+import { engineSuite } from "../../core/src/engine/engine-suite.test-util.js";
+import { createRedisEngine } from "./redis-engine.js";
+import { type RedisServer, startRedis } from "./testing/redis-server.js";
+
+// The shared suite against two Redis engines on one redis-server, as two processes of one server would hold them.
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(() => redis.stop());
+
+engineSuite("redis", async () => {
+  // A short lease: an orphan is noticed within about a second.
+  const engines: Engine[] = [0, 1].map(() => createRedisEngine({ url: redis.url, leaseMs: 600 }));
+  return { engines, cleanup: async () => void (await Promise.all(engines.map((engine) => engine.close()))) };
+});

@@ -1,0 +1,304 @@
+import { randomUUID } from "node:crypto";
+import {
+  type Engine,
+  EngineUnavailable,
+  McpError,
+  type RunningRequest,
+  type ServerSignal,
+  type SessionChange,
+  type SessionLimits,
+  type SessionRecord,
+  type SessionSignal,
+  type StoredEvent,
+} from "@toolsmith/core";
+import type { Redis } from "ioredis";
+import { Channels } from "./channels.js";
+import { asUnavailable, createClient, lastErrorOf, redacted, run } from "./client.js";
+import { bounded, DEFAULTS, type RedisEngineOptions, withoutUndefined } from "./options.js";
+import { decodeRecord, encodeFixed } from "./records.js";
+import * as scripts from "./scripts.js";
+
+type HandleOp = Extract<ServerSignal, { type: "handle" }>;
+
+/** Subscriptions one session may hold (as many as one connection may, and as the memory engine keeps). */
+const MAX_SESSION_SUBSCRIPTIONS = 10_000;
+// Keys outlive a session's idle time by this much, so the sweep (not Redis's expiry) ends it and tells its followers.
+const GRACE_MS = 60_000;
+// Last-Event-ID as a stream entry id: anything else names no event (and must not reach XRANGE as a range).
+const EVENT_ID = /^\d{1,19}-\d{1,19}$/;
+
+/**
+ * The engine on Redis, for a server that runs as several processes (or restarts without losing its sessions): any
+ * process serves any session, events replay anywhere, signals travel between processes, and a request whose process
+ * stopped is given to another. Every call fails with core's `EngineUnavailable` within about `commandTimeoutMs` when
+ * Redis cannot answer; the engine reconnects by itself.
+ * @example
+ * const engine = createRedisEngine({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" });
+ * const server = createServer({ name: "notes", version: "1.0.0", engine });
+ */
+export function createRedisEngine(options: RedisEngineOptions): Engine {
+  const settings: Settings = { ...DEFAULTS, ...withoutUndefined(options), url: options.url };
+  for (const key of ["leaseMs", "eventsPerSession", "commandTimeoutMs"] as const) {
+    const value = settings[key];
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`${key} must be a positive integer, not ${value}`);
+  }
+  if (typeof options.url !== "string" || !/^rediss?:\/\//i.test(options.url)) {
+    throw new TypeError("url must be a redis:// or rediss:// URL");
+  }
+  return new RedisEngine(settings);
+}
+
+type Settings = typeof DEFAULTS & RedisEngineOptions;
+
+/** The clients and names of a started engine. */
+interface Open {
+  readonly main: Redis;
+  readonly subscriber: Redis;
+  readonly channels: Channels;
+  readonly prefix: string;
+  readonly timer: ReturnType<typeof setInterval>;
+}
+
+class RedisEngine implements Engine {
+  readonly node = randomUUID();
+  readonly shared = true;
+  readonly #settings: Settings;
+  readonly #where: string;
+  readonly #broadcastListeners = new Set<(signal: ServerSignal) => void>();
+  readonly #orphanListeners = new Set<(request: RunningRequest) => void>();
+  #starting: Promise<Open> | undefined;
+  #open: Open | undefined;
+  #closed = false;
+  #ticking = false;
+
+  constructor(settings: Settings) {
+    this.#settings = settings;
+    this.#where = redacted(settings.url);
+  }
+
+  start(server: { readonly name: string }): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("This Redis engine is closed: make a new one"));
+    this.#starting ??= this.#connect(this.#settings.namespace ?? server.name).then(
+      (open) => {
+        this.#open = open;
+        return open;
+      },
+      (error) => {
+        this.#starting = undefined;
+        throw error;
+      },
+    );
+    return this.#starting.then(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const open = this.#open ?? (await this.#starting?.catch(() => undefined));
+    if (!open) return;
+    clearInterval(open.timer);
+    open.channels.clear();
+    // Our lease ends now, so another process answers what we left running without waiting for it to lapse.
+    await open.main.del(`${open.prefix}node:${this.node}`).catch(() => {});
+    open.main.disconnect();
+    open.subscriber.disconnect();
+  }
+
+  async createSession(record: SessionRecord, limits: SessionLimits): Promise<"created" | "full" | "full-for-caller"> {
+    if (new Set(record.subscriptions).size > MAX_SESSION_SUBSCRIPTIONS) tooManySubscriptions();
+    const outcome = await this.#run(scripts.CREATE, [
+      record.id,
+      encodeFixed(record),
+      record.caller ?? "",
+      record.initialized ? "1" : "0",
+      record.logLevel ?? "",
+      bounded(Math.max(1, Math.ceil(limits.idleMs))),
+      bounded(limits.max),
+      bounded(limits.perCaller),
+      GRACE_MS,
+      ...new Set(record.subscriptions),
+    ]);
+    if (outcome === "exists") throw new Error(`A session with id ${JSON.stringify(record.id)} already exists`);
+    return outcome as "created" | "full" | "full-for-caller";
+  }
+
+  async loadSession(id: string): Promise<SessionRecord | undefined> {
+    return decodeRecord(await this.#run(scripts.LOAD, [id, GRACE_MS]));
+  }
+
+  async changeSession(id: string, change: SessionChange): Promise<void> {
+    const value = change.kind === "logLevel" ? change.level : change.kind === "initialized" ? "" : change.uri;
+    const outcome = await this.#run(scripts.CHANGE, [id, change.kind, value, MAX_SESSION_SUBSCRIPTIONS]);
+    if (outcome === -1) tooManySubscriptions();
+  }
+
+  async deleteSession(id: string): Promise<boolean> {
+    return (await this.#run(scripts.DELETE, [id])) === 1;
+  }
+
+  async subscribers(uri: string): Promise<readonly string[]> {
+    return (await this.#run(scripts.SUBSCRIBERS, [uri])) as string[];
+  }
+
+  async sessionIds(): Promise<readonly string[]> {
+    return (await this.#run(scripts.SESSION_IDS, [])) as string[];
+  }
+
+  async append(session: string, stream: string, data: string): Promise<StoredEvent> {
+    const id = await this.#run(scripts.APPEND, [session, stream, data, this.#settings.eventsPerSession]);
+    // A session that ended keeps nothing and tells no one (as the memory engine).
+    return { id: typeof id === "string" ? id : "", stream, data };
+  }
+
+  async replay(session: string, lastEventId: string): Promise<{ stream: string; events: StoredEvent[] } | undefined> {
+    if (!EVENT_ID.test(lastEventId)) return undefined;
+    const reply = await this.#run(scripts.REPLAY, [session, lastEventId]);
+    if (!Array.isArray(reply)) return undefined;
+    const [stream, ...rest] = reply as string[];
+    const events: StoredEvent[] = [];
+    for (let i = 0; i < rest.length; i += 2) events.push({ id: rest[i]!, stream: stream!, data: rest[i + 1]! });
+    return { stream: stream!, events };
+  }
+
+  async signal(session: string, signal: SessionSignal): Promise<void> {
+    const open = this.#started();
+    await this.#call(() => open.main.publish(`${open.prefix}c:${session}`, JSON.stringify(signal)));
+  }
+
+  async follow(session: string, listener: (signal: SessionSignal) => void): Promise<() => Promise<void>> {
+    const open = this.#started();
+    return this.#call(() => open.channels.listen(`${open.prefix}c:${session}`, listener as (m: unknown) => void));
+  }
+
+  async broadcast(signal: ServerSignal): Promise<void> {
+    const open = this.#started();
+    const message = JSON.stringify({ from: this.node, signal });
+    if (signal.type === "handle") {
+      const op: HandleOp = { type: "handle", kind: signal.kind, name: signal.name, op: signal.op };
+      await this.#run(scripts.HANDLE_OP, [JSON.stringify(op), message]);
+    } else {
+      await this.#call(() => open.main.publish(`${open.prefix}bus`, message));
+    }
+  }
+
+  onBroadcast(listener: (signal: ServerSignal) => void): () => void {
+    this.#broadcastListeners.add(listener);
+    return () => void this.#broadcastListeners.delete(listener);
+  }
+
+  async handleOps(): Promise<readonly HandleOp[]> {
+    const open = this.#started();
+    const ops = await this.#call(() => open.main.lrange(`${open.prefix}ops`, 0, -1));
+    return ops.map((op) => JSON.parse(op) as HandleOp);
+  }
+
+  async running(request: RunningRequest): Promise<void> {
+    const kept: RunningRequest = { session: request.session, request: request.request, stream: request.stream };
+    const field = JSON.stringify([request.session, request.request]);
+    await this.#run(scripts.RUNNING, [this.node, this.#settings.leaseMs, field, JSON.stringify(kept)]);
+  }
+
+  async finished(session: string, request: string): Promise<void> {
+    const open = this.#started();
+    await this.#call(() => open.main.hdel(`${open.prefix}run:${this.node}`, JSON.stringify([session, request])));
+  }
+
+  onOrphan(listener: (request: RunningRequest) => void): () => void {
+    this.#orphanListeners.add(listener);
+    return () => void this.#orphanListeners.delete(listener);
+  }
+
+  async #connect(namespace: string): Promise<Open> {
+    const { url, commandTimeoutMs, leaseMs } = this.#settings;
+    // Encoded, the namespace holds no ":", "{" or "}": it can neither end its hash tag early nor pose as a key type.
+    const prefix = `ts:{${encodeURIComponent(namespace)}}:`;
+    const { tls } = this.#settings;
+    const main = createClient(url, commandTimeoutMs, `toolsmith:${this.node}`, tls);
+    const subscriber = createClient(url, commandTimeoutMs, `toolsmith:${this.node}:bus`, tls);
+    const channels = new Channels(subscriber);
+    try {
+      await Promise.all([main.connect(), subscriber.connect()]);
+      await channels.listen(`${prefix}bus`, (message) => this.#heard(message));
+      await run(main, scripts.TICK, prefix, [this.node, leaseMs, "0"]);
+    } catch (error) {
+      main.disconnect();
+      subscriber.disconnect();
+      const met = lastErrorOf(main) ?? lastErrorOf(subscriber);
+      const reason = met?.message ?? (error instanceof Error ? error.message : String(error));
+      throw new EngineUnavailable(`Could not start the Redis engine at ${this.#where}: ${reason}`, {
+        cause: error,
+        retryAfterSeconds: this.#settings.retryAfterSeconds,
+      });
+    }
+    const timer = setInterval(() => void this.#tick(), Math.max(1, Math.floor(leaseMs / 3)));
+    // Housekeeping must not keep a finished process alive.
+    timer.unref();
+    return { main, subscriber, channels, prefix, timer };
+  }
+
+  /** Renew the lease, end expired sessions, claim orphans (when someone here hears them). Failures wait for the next. */
+  async #tick(): Promise<void> {
+    const open = this.#open;
+    if (!open || this.#closed || this.#ticking) return;
+    this.#ticking = true;
+    try {
+      const claim = this.#orphanListeners.size > 0 ? "1" : "0";
+      const claimed = (await run(open.main, scripts.TICK, open.prefix, [this.node, this.#settings.leaseMs, claim])) as
+        | string[]
+        | undefined;
+      for (const text of claimed ?? []) {
+        const request = JSON.parse(text) as RunningRequest;
+        for (const listener of [...this.#orphanListeners]) {
+          try {
+            listener(request);
+          } catch {
+            // The listener's bug; the request was claimed regardless.
+          }
+        }
+      }
+      await open.channels.tidy();
+    } catch {
+      // Redis away: the next tick tries again.
+    } finally {
+      this.#ticking = false;
+    }
+  }
+
+  #heard(message: unknown): void {
+    const { from, signal } = message as { from?: unknown; signal?: ServerSignal };
+    if (from === this.node || typeof signal !== "object" || signal === null) return;
+    for (const listener of [...this.#broadcastListeners]) {
+      try {
+        listener(signal);
+      } catch {
+        // A failing listener is its owner's bug; the others still hear the signal.
+      }
+    }
+  }
+
+  #started(): Open {
+    if (this.#closed) throw new Error("This Redis engine is closed: make a new one");
+    if (!this.#open) throw new Error("Start the Redis engine first (engine.start, which server.startEngine calls)");
+    return this.#open;
+  }
+
+  #run(script: scripts.Script, args: readonly (string | number)[]): Promise<unknown> {
+    const open = this.#started();
+    return this.#call(() => run(open.main, script, open.prefix, args));
+  }
+
+  async #call<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw asUnavailable(error, this.#where, this.#settings.retryAfterSeconds);
+    }
+  }
+}
+
+function tooManySubscriptions(): never {
+  throw new McpError(
+    -32000,
+    `Too many resource subscriptions on this session (at most ${MAX_SESSION_SUBSCRIPTIONS}); unsubscribe from one first`,
+  );
+}

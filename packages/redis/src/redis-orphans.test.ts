@@ -1,0 +1,74 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Engine, RunningRequest } from "@toolsmith/core";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { exited, track } from "../../../scripts/child-processes.js";
+import { within } from "../../../scripts/wait.js";
+import { Heard, ROOMY, recordOf } from "../../core/src/engine/engine-suite-helpers.test-util.js";
+import { createRedisEngine } from "./redis-engine.js";
+import { type RedisServer, startRedis } from "./testing/redis-server.js";
+
+// A process killed with SIGKILL mid-request: once its lease lapses, exactly one other process hears the request.
+const CHILD = fileURLToPath(new URL("../test/kept-running.mjs", import.meta.url));
+const BUILT = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+const LEASE_MS = 600;
+// The lease, a tick to notice it, on a slow shared machine.
+const ORPHAN_DEADLINE_MS = 30_000;
+
+let redis: RedisServer;
+let raw: Redis;
+const engines: Engine[] = [];
+beforeAll(async () => {
+  redis = await startRedis();
+  raw = new Redis(redis.url, { protocol: 2 });
+});
+afterAll(async () => {
+  await Promise.all(engines.map((engine) => engine.close()));
+  raw.disconnect();
+  await redis.stop();
+});
+
+it("gives a killed process's running request to exactly one other process, once", async () => {
+  if (!existsSync(BUILT)) throw new Error(`${BUILT} is not built: npx -y pnpm@12.4.2 run build`);
+  const namespace = `orphans-${crypto.randomUUID()}`;
+  const others = [0, 1, 2].map(() => createRedisEngine({ url: redis.url, namespace, leaseMs: LEASE_MS }));
+  engines.push(...others);
+  const orphans = new Heard<{ node: string; request: RunningRequest }>();
+  for (const engine of others) {
+    await engine.start({ name: namespace });
+    engine.onOrphan((request) => orphans.push({ node: engine.node, request }));
+  }
+  const { id } = recordOf();
+  await others[0]!.createSession(recordOf({ id }), ROOMY);
+
+  const child = track(
+    spawn(process.execPath, [CHILD, redis.url, namespace, id, String(LEASE_MS)], { stdio: ["ignore", "pipe", "pipe"] }),
+  );
+  let said = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    said += chunk;
+  });
+  const node = await within(
+    new Promise<string>((resolve, reject) => {
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        said += chunk;
+        const found = /running (\S+)\n/.exec(said)?.[1];
+        if (found) resolve(found);
+      });
+      child.once("exit", (code) => reject(new Error(`the child exited (${code}) before running: ${said}`)));
+    }),
+    "the child to say it runs a request",
+  );
+  expect(await raw.hkeys(`ts:{${namespace}}:run:${node}`)).toHaveLength(1);
+  child.kill("SIGKILL");
+  await exited(child, "the killed child's exit");
+
+  const heard = await orphans.until((items) => items.length >= 1, "the orphaned request", ORPHAN_DEADLINE_MS);
+  expect(heard[0]?.request).toEqual({ session: id, request: '"left-1"', stream: "post-1" });
+  // Taken in the same script that answered it: nothing is left for any process to hear a second time.
+  expect(await raw.exists(`ts:{${namespace}}:run:${node}`)).toBe(0);
+  expect(await raw.sismember(`ts:{${namespace}}:nodes`, node)).toBe(0);
+  expect(orphans.items).toHaveLength(1);
+});

@@ -1,0 +1,235 @@
+import { createHash } from "node:crypto";
+
+// The engine's Lua scripts: each a single round trip that Redis runs atomically, so what several processes do at
+// once (limits, claims, an append and its signal) cannot interleave. ARGV[1] is the namespace's key prefix; KEYS[1]
+// (the sessions index) names the slot every key of the namespace hashes to (`{namespace}` is their hash tag).
+
+/** A Lua script with its SHA-1, run by EVALSHA (EVAL once when Redis does not know it yet, e.g. after a restart). */
+export interface Script {
+  readonly lua: string;
+  readonly sha: string;
+}
+
+function script(body: string): Script {
+  const lua = `${PRELUDE}\n${body}`;
+  return { lua, sha: createHash("sha1").update(lua).digest("hex") };
+}
+
+// Keys (P = ARGV[1] = "ts:{<namespace>}:"): P.."sessions" (zset id → expiry ms), P.."s:"..id (hash: b = the record's
+// fixed part as JSON, c = caller, i = initialized, l = log level, t = idleMs, n = subscription counter),
+// P.."sub:"..id (zset uri → order), P.."u:"..uri (set of ids), P.."k:"..caller (zset id → expiry ms),
+// P.."e:"..id (stream: s = stream key, d = data), P.."ops" (list of handle ops), P.."node:"..node (lease, PX),
+// P.."run:"..node (hash of running requests), P.."nodes" (set of nodes that ran requests). Channels: P.."c:"..id
+// (a session's), P.."bus" (the server's). Every type ends at its first ":" and the namespace holds none, so no id,
+// URI or caller can make one key look like another.
+const PRELUDE = `
+local P = ARGV[1]
+local SESSIONS = P .. 'sessions'
+local function now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function ms(n) return string.format('%d', n) end
+local function expiry(id)
+  local at = redis.call('ZSCORE', SESSIONS, id)
+  if at then return tonumber(at) end
+  return nil
+end
+local function ending(id)
+  local rec = P .. 's:' .. id
+  local caller = redis.call('HGET', rec, 'c')
+  if caller then redis.call('ZREM', P .. 'k:' .. caller, id) end
+  local subs = P .. 'sub:' .. id
+  for _, uri in ipairs(redis.call('ZRANGE', subs, 0, -1)) do redis.call('SREM', P .. 'u:' .. uri, id) end
+  redis.call('DEL', rec, subs, P .. 'e:' .. id)
+  redis.call('ZREM', SESSIONS, id)
+  redis.call('PUBLISH', P .. 'c:' .. id, '{"type":"ended"}')
+end
+local function live(id, t)
+  local at = expiry(id)
+  if at == nil then return false end
+  if at <= t then ending(id) return false end
+  return true
+end
+local function extend(key, ttl)
+  if ttl > 0 and redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
+end
+`;
+
+/** ARGV: P, id, fixed JSON, caller ("" = none), initialized (1/0), level ("" = none), idleMs, max, perCaller, grace, uri… */
+export const CREATE = script(`
+local t = now()
+local id, caller, idle, grace = ARGV[2], ARGV[4], tonumber(ARGV[7]), tonumber(ARGV[10])
+local at = expiry(id)
+if at ~= nil then
+  if at > t then return 'exists' end
+  ending(id)
+end
+if redis.call('ZCOUNT', SESSIONS, '(' .. ms(t), '+inf') >= tonumber(ARGV[8]) then return 'full' end
+local rec = P .. 's:' .. id
+local keep = idle + grace
+if caller ~= '' then
+  local mine = P .. 'k:' .. caller
+  redis.call('ZREMRANGEBYSCORE', mine, '-inf', ms(t))
+  if redis.call('ZCARD', mine) >= tonumber(ARGV[9]) then return 'full-for-caller' end
+  redis.call('ZADD', mine, ms(t + idle), id)
+  extend(mine, keep)
+  redis.call('HSET', rec, 'c', caller)
+end
+redis.call('HSET', rec, 'b', ARGV[3], 'i', ARGV[5], 't', ARGV[7], 'n', #ARGV - 10)
+if ARGV[6] ~= '' then redis.call('HSET', rec, 'l', ARGV[6]) end
+redis.call('PEXPIRE', rec, keep)
+redis.call('ZADD', SESSIONS, ms(t + idle), id)
+local subs = P .. 'sub:' .. id
+for i = 11, #ARGV do
+  redis.call('ZADD', subs, 'NX', i - 10, ARGV[i])
+  redis.call('SADD', P .. 'u:' .. ARGV[i], id)
+  extend(P .. 'u:' .. ARGV[i], keep)
+end
+if #ARGV > 10 then redis.call('PEXPIRE', subs, keep) end
+return 'created'
+`);
+
+/** ARGV: P, id, grace. The record's parts, its idle time restarted; nil when it is not live. */
+export const LOAD = script(`
+local t = now()
+local id = ARGV[2]
+if not live(id, t) then return false end
+local rec = P .. 's:' .. id
+local h = redis.call('HGETALL', rec)
+if #h == 0 then ending(id) return false end
+local f = {}
+for i = 1, #h, 2 do f[h[i]] = h[i + 1] end
+local idle = tonumber(f.t)
+local keep = idle + tonumber(ARGV[3])
+redis.call('ZADD', SESSIONS, ms(t + idle), id)
+if f.c then
+  redis.call('ZADD', P .. 'k:' .. f.c, ms(t + idle), id)
+  extend(P .. 'k:' .. f.c, keep)
+end
+local subs = P .. 'sub:' .. id
+redis.call('PEXPIRE', rec, keep)
+redis.call('PEXPIRE', subs, keep)
+redis.call('PEXPIRE', P .. 'e:' .. id, keep)
+return { f.b, f.i, f.l or '', redis.call('ZRANGE', subs, 0, -1) }
+`);
+
+/** ARGV: P, id, kind, value, most subscriptions. -1 when a subscription would pass the bound. */
+export const CHANGE = script(`
+local t = now()
+local id, kind, value = ARGV[2], ARGV[3], ARGV[4]
+if not live(id, t) then return 0 end
+local rec = P .. 's:' .. id
+if kind == 'initialized' then redis.call('HSET', rec, 'i', '1')
+elseif kind == 'logLevel' then redis.call('HSET', rec, 'l', value)
+else
+  local subs = P .. 'sub:' .. id
+  local index = P .. 'u:' .. value
+  if kind == 'subscribe' then
+    if redis.call('ZSCORE', subs, value) then return 1 end
+    if redis.call('ZCARD', subs) >= tonumber(ARGV[5]) then return -1 end
+    redis.call('ZADD', subs, redis.call('HINCRBY', rec, 'n', 1), value)
+    redis.call('SADD', index, id)
+    local ttl = redis.call('PTTL', rec)
+    extend(subs, ttl)
+    extend(index, ttl)
+  elseif redis.call('ZREM', subs, value) == 1 then
+    redis.call('SREM', index, id)
+  end
+end
+return 1
+`);
+
+/** ARGV: P, id. 1 when there was such a session (it ended now), else 0. */
+export const DELETE = script(`
+if expiry(ARGV[2]) == nil then return 0 end
+ending(ARGV[2])
+return 1
+`);
+
+/** ARGV: P, uri. The live sessions subscribed to it (those that ended are dropped from its index). */
+export const SUBSCRIBERS = script(`
+local t = now()
+local index = P .. 'u:' .. ARGV[2]
+local found = {}
+for _, id in ipairs(redis.call('SMEMBERS', index)) do
+  local at = expiry(id)
+  if at == nil then redis.call('SREM', index, id)
+  elseif at > t then table.insert(found, id) end
+end
+return found
+`);
+
+/** ARGV: P. Every live session's id. */
+export const SESSION_IDS = script(`
+return redis.call('ZRANGEBYSCORE', SESSIONS, '(' .. ms(now()), '+inf')
+`);
+
+/** ARGV: P, id, stream, data, most events. The new event's id (and its signal published); nil when not live. */
+export const APPEND = script(`
+local t = now()
+local id, stream, data = ARGV[2], ARGV[3], ARGV[4]
+if not live(id, t) then return false end
+local events = P .. 'e:' .. id
+local eid = redis.call('XADD', events, 'MAXLEN', ARGV[5], '*', 's', stream, 'd', data)
+extend(events, redis.call('PTTL', P .. 's:' .. id))
+redis.call('PUBLISH', P .. 'c:' .. id, cjson.encode({ type = 'event', event = { id = eid, stream = stream, data = data } }))
+return eid
+`);
+
+/** ARGV: P, id, last event id. { stream, id, data, id, data… } of that stream after it; nil when not held. */
+export const REPLAY = script(`
+local t = now()
+local id, last = ARGV[2], ARGV[3]
+if not live(id, t) then return false end
+local events = P .. 'e:' .. id
+local found = redis.call('XRANGE', events, last, last)
+if #found == 0 then return false end
+local stream = found[1][2][2]
+local out = { stream }
+for _, entry in ipairs(redis.call('XRANGE', events, '(' .. last, '+')) do
+  if entry[2][2] == stream then
+    table.insert(out, entry[1])
+    table.insert(out, entry[2][4])
+  end
+end
+return out
+`);
+
+/** ARGV: P, op JSON, bus message. Keeps a handle op for processes to come and tells those running now. */
+export const HANDLE_OP = script(`
+redis.call('RPUSH', P .. 'ops', ARGV[2])
+redis.call('PUBLISH', P .. 'bus', ARGV[3])
+return 1
+`);
+
+/** ARGV: P, node, leaseMs, field, request JSON. This node runs it (its lease renewed with it). */
+export const RUNNING = script(`
+redis.call('SET', P .. 'node:' .. ARGV[2], '1', 'PX', ARGV[3])
+redis.call('HSET', P .. 'run:' .. ARGV[2], ARGV[4], ARGV[5])
+redis.call('SADD', P .. 'nodes', ARGV[2])
+return 1
+`);
+
+/**
+ * ARGV: P, node, leaseMs, claim (1/0). Renews this node's lease, ends expired sessions (telling their followers), and
+ * when `claim`, takes the running requests of every node whose lease lapsed: atomically, so each goes to one caller.
+ */
+export const TICK = script(`
+local t = now()
+local node = ARGV[2]
+redis.call('SET', P .. 'node:' .. node, '1', 'PX', ARGV[3])
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', SESSIONS, '-inf', ms(t), 'LIMIT', 0, 100)) do ending(id) end
+local claimed = {}
+if ARGV[4] == '1' then
+  for _, other in ipairs(redis.call('SMEMBERS', P .. 'nodes')) do
+    if other ~= node and redis.call('EXISTS', P .. 'node:' .. other) == 0 then
+      local run = P .. 'run:' .. other
+      for _, request in ipairs(redis.call('HVALS', run)) do table.insert(claimed, request) end
+      redis.call('DEL', run)
+      redis.call('SREM', P .. 'nodes', other)
+    end
+  end
+end
+return claimed
+`);
