@@ -82,8 +82,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   const live = new LiveSessions(maxSessions, idleMs, engine, onError);
   const streams = new StreamLimits(maxStreams, options.maxStreamsPerCaller ?? callerShare(maxStreams));
   const stateless = new StatelessRequests(server, streams, options.remoteAddress);
-  // The engine starts on the first request that needs it (`listen` starts it before serving); a failed start is
-  // tried again by the next request.
+  // The engine starts once (`listen` starts it before serving); a failed start is tried again by the next request.
   let started = false;
   let starting: Promise<void> | undefined;
   const ready = (): MaybePromise<void> => {
@@ -106,6 +105,9 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     );
     return starting;
   };
+  // Started now, so what this process announces reaches the other processes before it serves anything; a request
+  // that needs the engine waits for it.
+  void attempt(ready, onError);
   const sessions = new SessionRequests({
     server,
     engine,
