@@ -40,7 +40,12 @@ function process_(namespace: string, url = redis.url, leaseMs?: number): Process
   const aborted = new Promise<void>((resolve) => {
     abort = resolve;
   });
-  server.tool({ name: "add", description: "Add", input: { a: z.number(), b: z.number() }, handler: ({ a, b }) => a + b });
+  server.tool({
+    name: "add",
+    description: "Add",
+    input: { a: z.number(), b: z.number() },
+    handler: ({ a, b }) => a + b,
+  });
   server.tool({ name: "other", description: "Another", handler: () => "other" });
   server.tool({
     name: "ask",
@@ -162,7 +167,9 @@ describe("a handshake-era session served by three processes", () => {
     const [a, b, c] = cluster();
     const session = await open(b!.handle);
     const headers = { ...H, "mcp-session-id": session };
-    await b!.handle(post({ jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri: "note://one" } }, headers));
+    await b!.handle(
+      post({ jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri: "note://one" } }, headers),
+    );
     const stream = await c!.handle(get({ accept: "text/event-stream", "mcp-session-id": session }));
     expect(stream.status).toBe(200);
     a!.server.registered("tool", "other")?.disable();

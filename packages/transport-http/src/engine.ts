@@ -1,6 +1,9 @@
 import { type AuthInfo, ErrorCode, errorLine, type MaybePromise, type Servable, toServer } from "@toolsmith/core";
 import { callerShare } from "./caller-limits.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "./exchange.js";
+import { fanOut } from "./fan-out.js";
+import { LiveSessions } from "./live-sessions.js";
+import { andThen, attempt } from "./maybe.js";
 import { idOf } from "./messages.js";
 import { postRefusal, tooLarge } from "./post-checks.js";
 import {
@@ -12,9 +15,6 @@ import {
   protectedResourceMetadata,
 } from "./protection.js";
 import { refuse } from "./refusals.js";
-import { fanOut } from "./fan-out.js";
-import { LiveSessions } from "./live-sessions.js";
-import { andThen, attempt } from "./maybe.js";
 import { SessionRequests } from "./session-requests.js";
 import { StatelessRequests } from "./stateless.js";
 import { StreamLimits } from "./stream-limits.js";

@@ -39,10 +39,7 @@ export function fanOut(server: Server, engine: Engine, live: LiveSessions, onErr
     };
     const ids = attempt(
       () =>
-        andThen(
-          announcement.type === "listChanged" ? engine.sessionIds() : engine.subscribers(announcement.uri),
-          each,
-        ),
+        andThen(announcement.type === "listChanged" ? engine.sessionIds() : engine.subscribers(announcement.uri), each),
       onError,
     );
     if (ids instanceof Promise) ids.catch(onError);

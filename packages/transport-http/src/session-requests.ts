@@ -205,10 +205,13 @@ export class SessionRequests {
             const opened = new HttpSession(record, c.engine, c.onError);
             opened.connection = connection;
             session = opened;
-            return andThen(opened.follow(() => c.live.drop(id, true)), () => {
-              c.live.add(opened);
-              return this.#said(said, id);
-            });
+            return andThen(
+              opened.follow(() => c.live.drop(id, true)),
+              () => {
+                c.live.add(opened);
+                return this.#said(said, id);
+              },
+            );
           }),
         (error) => {
           connection.close();
@@ -286,10 +289,7 @@ export class SessionRequests {
       const told = this.#tellOthers(session, body, message);
       reply.accept();
       if (told === undefined) return reply.answered();
-      return attempt(
-        () => andThen(told, () => reply.answered()),
-        this.#fault(null),
-      );
+      return attempt(() => andThen(told, () => reply.answered()), this.#fault(null));
     }
     if (done !== undefined)
       done.then(
@@ -311,11 +311,8 @@ export class SessionRequests {
         ? [body]
         : [];
     if (lines.length === 0) return undefined;
-    let told: MaybePromise<void> = undefined;
-    for (const line of lines) {
-      told = andThen(told, () => engine.signal(session.id, { type: "client", line, from: engine.node }));
-    }
-    return told;
+    const tell = (line: string) => engine.signal(session.id, { type: "client", line, from: engine.node });
+    return lines.reduce<MaybePromise<void>>((told, line) => andThen(told, () => tell(line)), undefined);
   }
 
   /** GET: the session's stream for what belongs to no request, or a lost stream resumed from Last-Event-ID. */

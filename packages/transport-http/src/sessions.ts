@@ -1,3 +1,4 @@
+import type { MaybePromise } from "@toolsmith/core";
 import {
   type AuthInfo,
   type Connection,
@@ -10,11 +11,10 @@ import {
   type StoredPrincipal,
   type Unfollow,
 } from "@toolsmith/core";
-import type { MaybePromise } from "@toolsmith/core";
 import type { EventStream } from "./event-stream.js";
 import { JSON_HEADERS } from "./exchange.js";
-import { handshakeStatus } from "./refusals.js";
 import { andThen, attempt } from "./maybe.js";
+import { handshakeStatus } from "./refusals.js";
 import type { EventLog, ReplyOptions } from "./reply.js";
 
 /** True for a record opened by `auth`'s caller (a session opened unauthenticated: an unauthenticated caller). */
