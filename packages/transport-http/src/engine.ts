@@ -1,4 +1,4 @@
-import { type AuthInfo, ErrorCode, errorLine, type MaybePromise, type Servable, toServer } from "@toolsmith/core";
+import { type AuthInfo, ErrorCode, type MaybePromise, type Servable, toServer } from "@toolsmith/core";
 import { callerShare } from "./caller-limits.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "./exchange.js";
 import { fanOut } from "./fan-out.js";
@@ -59,9 +59,6 @@ export interface HttpEngine {
   readonly sessions: number;
 }
 
-// What a request running on a process that stopped is answered with, by another process, once its lease lapses.
-const ORPHANED = "Internal error: the server process serving this request stopped before it answered; send it again";
-
 /** Build the engine that serves `servable`; `createHttpHandler` and `listen` put a front door on it. */
 export function createHttpEngine(servable: Servable, options: HttpOptions = {}): HttpEngine {
   const server = toServer(servable);
@@ -117,16 +114,6 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     remoteAddress: options.remoteAddress,
     ready,
     onError,
-  });
-  // A request whose process stopped is answered on its stream, where a resuming client finds it.
-  const stopOrphans = engine.onOrphan((orphan) => {
-    const line = errorLine(orphan.request, { code: ErrorCode.InternalError, message: ORPHANED });
-    try {
-      const appended = engine.append(orphan.session, orphan.stream, line);
-      if (appended instanceof Promise) appended.catch(onError);
-    } catch (error) {
-      onError(error);
-    }
   });
   const stopFanOut = fanOut(server, engine, live, onError);
   const checks: Guard = guard(options);
@@ -205,7 +192,6 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       const ids = live.ids();
       live.closeAll();
       if (!engine.shared) for (const id of ids) void attempt<unknown>(() => engine.deleteSession(id), onError);
-      void stopOrphans();
       stopFanOut();
       stateless.close();
     },
