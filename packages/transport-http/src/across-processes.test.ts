@@ -211,6 +211,27 @@ describe("a handshake-era session served by three processes", () => {
     expect(text).toContain('"text":"accept"');
   });
 
+  it("a GET stream resumed on B takes it from A: A's copy ends, B's goes on with what is said after", async () => {
+    const [a, b, c] = cluster();
+    const session = await open(a!.handle);
+    const headers = { ...H, "mcp-session-id": session };
+    const held = reading(await a!.handle(get({ accept: "text/event-stream", "mcp-session-id": session })));
+    const primed = /^id: (\S+)/.exec(await held.until(has("\n\n")))?.[1] as string;
+    const resumed = await b!.handle(
+      get({ accept: "text/event-stream", "mcp-session-id": session, "last-event-id": primed }),
+    );
+    expect(resumed.status).toBe(200);
+    await held.until(() => false);
+    expect(held.ended).toBe(true);
+    await c!.handle(
+      post({ jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri: "note://one" } }, headers),
+    );
+    c!.server.resourceUpdated("note://one");
+    const events = reading(resumed);
+    expect(await events.until(has("resources/updated"))).toContain('"uri":"note://one"');
+    await events.cancel();
+  });
+
   it("a call whose process's engine stopped is answered by another process on the resumed stream", async () => {
     const [a, b] = cluster(2, 600);
     const session = await open(a!.handle);

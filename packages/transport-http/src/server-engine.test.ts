@@ -56,6 +56,36 @@ describe("the engine's start", () => {
   });
 });
 
+describe("the engine failing a session change", () => {
+  it("logging/setLevel is 503 with the Retry-After core's -32000 asks for", async () => {
+    const engine = createMemoryEngine();
+    const failing = new Proxy(engine, {
+      get(target, property) {
+        if (property === "changeSession") {
+          return (id: string, change: { kind: string }) => {
+            if (change.kind === "logLevel") throw new EngineUnavailable("down", { retryAfterSeconds: 4 });
+            return target.changeSession(id, change as never);
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const handle = createHttpHandler(createServer({ name: "change", version: "1", engine: failing }));
+    const session = await openSession(handle);
+    const refused = await handle(
+      post(
+        { jsonrpc: "2.0", id: 3, method: "logging/setLevel", params: { level: "debug" } },
+        { ...H, "mcp-session-id": session },
+      ),
+    );
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("4");
+    expect(await refused.json()).toMatchObject({ id: 3, error: { code: -32000, data: { retryAfterSeconds: 4 } } });
+    handle.close();
+  });
+});
+
 describe("two HTTP handlers of one server (one engine)", () => {
   it("a list change reaches a session's GET stream once, whichever handler serves it", async () => {
     const server = createServer({ name: "twice", version: "1" });
