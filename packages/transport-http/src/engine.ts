@@ -3,7 +3,7 @@ import { callerShare } from "./caller-limits.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "./exchange.js";
 import { fanOut } from "./fan-out.js";
 import { LiveSessions } from "./live-sessions.js";
-import { andThen, attempt } from "./maybe.js";
+import { attempt } from "./maybe.js";
 import { idOf } from "./messages.js";
 import { postRefusal, tooLarge } from "./post-checks.js";
 import {
@@ -16,6 +16,7 @@ import {
 } from "./protection.js";
 import { refuse } from "./refusals.js";
 import { SessionRequests } from "./session-requests.js";
+import type { HttpSession } from "./sessions.js";
 import { StatelessRequests } from "./stateless.js";
 import { StreamLimits } from "./stream-limits.js";
 import { eraOf, noEra, VERSION_HEADER } from "./versions.js";
@@ -113,6 +114,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     live,
     remoteAddress: options.remoteAddress,
     ready,
+    started: () => started,
     onError,
   });
   const stopFanOut = fanOut(server, engine, live, onError);
@@ -179,10 +181,10 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       }
       return noEra(idOf(message, body));
     }
-    return andThen(sessions.find(request, auth, message, body), (session) => {
-      if (isOutgoing(session) || !session) return session as Outgoing;
-      return sessions.post(request, session, body, message, auth);
-    });
+    const found = sessions.find(request, auth, message, body);
+    const serve = (session: HttpSession | Outgoing | undefined) =>
+      isOutgoing(session) || !session ? (session as Outgoing) : sessions.post(request, session, body, message, auth);
+    return found instanceof Promise ? found.then(serve) : serve(found);
   }
 
   return {

@@ -53,6 +53,8 @@ export interface SessionContext {
   readonly remoteAddress: ((request: Request) => string | undefined) | undefined;
   /** The engine started (once; later calls are free). */
   ready(): MaybePromise<void>;
+  /** True once it has. */
+  started(): boolean;
   onError(error: unknown): void;
 }
 
@@ -88,25 +90,47 @@ export class SessionRequests {
     const id = request.header(SESSION_HEADER);
     if (id === null) return undefined;
     const c = this.#c;
-    return attempt(
-      () =>
-        andThen(c.ready(), () =>
-          andThen(c.engine.loadSession(id), (record): MaybePromise<HttpSession | Outgoing> => {
-            // A session is its creator's: another caller gets the same answer as for an unknown one.
-            if (!record || !ownedBy(record, auth)) {
-              if (!record) c.live.drop(id, true);
-              return refuse(
-                404,
-                idOf(message, body),
-                ErrorCode.SessionNotFound,
-                "Session not found: it ended or expired; send initialize to start a new one",
-              );
-            }
-            return c.live.get(id) ?? this.#revive(record, auth);
-          }),
-        ),
-      this.#fault(message === undefined ? null : idOf(message, body)),
-    );
+    // The engine's trouble is answered with the request's id, read only then.
+    const fault = (error: unknown) => this.#fault(message === undefined ? null : idOf(message, body))(error);
+    if (!c.started()) {
+      return attempt(
+        () =>
+          andThen(c.ready(), () =>
+            andThen(c.engine.loadSession(id), (record) => this.#found(id, record, auth, message, body)),
+          ),
+        fault,
+      );
+    }
+    // Started (every request but the first few): no closure or promise unless the engine answers later.
+    let loaded: MaybePromise<SessionRecord | undefined>;
+    try {
+      loaded = c.engine.loadSession(id);
+    } catch (error) {
+      return fault(error);
+    }
+    if (loaded instanceof Promise) return loaded.then((record) => this.#found(id, record, auth, message, body), fault);
+    return this.#found(id, loaded, auth, message, body);
+  }
+
+  #found(
+    id: string,
+    record: SessionRecord | undefined,
+    auth: AuthInfo | undefined,
+    message: unknown,
+    body: string,
+  ): MaybePromise<HttpSession | Outgoing> {
+    const c = this.#c;
+    // A session is its creator's: another caller gets the same answer as for an unknown one.
+    if (!record || !ownedBy(record, auth)) {
+      if (!record) c.live.drop(id, true);
+      return refuse(
+        404,
+        idOf(message, body),
+        ErrorCode.SessionNotFound,
+        "Session not found: it ended or expired; send initialize to start a new one",
+      );
+    }
+    return c.live.get(id) ?? this.#revive(record, auth);
   }
 
   // A connection of this process for a session: what its client changes is kept in the engine before its answer.
