@@ -3,9 +3,7 @@ import {
   type Connection,
   type Engine,
   ErrorCode,
-  type Implementation,
   type MaybePromise,
-  type ProtocolVersion,
   type Route,
   type Server,
   type SessionLimits,
@@ -20,8 +18,9 @@ import type { LiveSessions } from "./live-sessions.js";
 import { andThen, attempt } from "./maybe.js";
 import { idOf, isRequest } from "./messages.js";
 import { accepts } from "./post-checks.js";
-import { handshakeStatus, refuse } from "./refusals.js";
+import { refuse } from "./refusals.js";
 import { Reply } from "./reply.js";
+import { fullMessage, handshakeReply, recordOf } from "./session-record.js";
 import { HttpSession, ownedBy } from "./sessions.js";
 import type { StreamLimits } from "./stream-limits.js";
 import { isHandshakeHeader, sessionVersionRefusal, VERSION_HEADER } from "./versions.js";
@@ -216,15 +215,15 @@ export class SessionRequests {
       // Only a successful initialize opens a session.
       if (version === undefined) {
         connection.close();
-        return this.#said(said, id);
+        return handshakeReply(said, id);
       }
-      const record = this.#record(id, request, message, auth, version);
+      const record = recordOf(id, callerOf(request, auth, c.remoteAddress), message, auth, version);
       return attempt(
         () =>
           andThen(c.engine.createSession(record, c.limits), (created): MaybePromise<Outgoing> => {
             if (created !== "created") {
               connection.close();
-              return refuse(503, idOf(message, body), ErrorCode.ServerError, this.#fullMessage(created));
+              return refuse(503, idOf(message, body), ErrorCode.ServerError, fullMessage(created, c.limits.perCaller));
             }
             const opened = new HttpSession(record, c.engine, c.onError);
             opened.connection = connection;
@@ -233,7 +232,7 @@ export class SessionRequests {
               opened.follow(() => c.live.drop(id, true)),
               () => {
                 c.live.add(opened);
-                return this.#said(said, id);
+                return handshakeReply(said, id);
               },
             );
           }),
@@ -249,48 +248,6 @@ export class SessionRequests {
       () => undefined,
     );
     return andThen(done, settle);
-  }
-
-  // The handshake's reply, from what its connection said.
-  #said(said: readonly [string, Route][], id: string): MaybePromise<Outgoing> {
-    const reply = new Reply({ status: handshakeStatus, headers: { "mcp-session-id": id } });
-    for (const [line, route] of said) reply.deliver(line, route);
-    reply.accept();
-    return reply.answered();
-  }
-
-  #record(
-    id: string,
-    request: Incoming,
-    message: unknown,
-    auth: AuthInfo | undefined,
-    version: ProtocolVersion,
-  ): SessionRecord {
-    const params = isPlainObject(message) && isPlainObject(message.params) ? message.params : {};
-    const principal = auth
-      ? {
-          subject: auth.subject,
-          scopes: [...auth.scopes],
-          ...(typeof auth.clientId === "string" ? { clientId: auth.clientId } : {}),
-        }
-      : undefined;
-    return {
-      id,
-      principal,
-      caller: callerOf(request, auth, this.#c.remoteAddress),
-      version,
-      clientInfo: (params.clientInfo ?? { name: "", version: "" }) as Implementation,
-      clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
-      initialized: false,
-      logLevel: undefined,
-      subscriptions: [],
-    };
-  }
-
-  #fullMessage(created: "full" | "full-for-caller"): string {
-    return created === "full"
-      ? "Too many open sessions; try again later"
-      : `Too many open sessions for one caller (at most ${this.#c.limits.perCaller}); end one (DELETE) or try again later`;
   }
 
   /** A POST in `session`: its reply is JSON, or an SSE stream kept (in the engine) for resumption. */

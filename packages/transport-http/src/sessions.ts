@@ -35,6 +35,9 @@ function isResponse(data: string): boolean {
   }
 }
 
+// POST stream keys are `<node>-<n>`, n counted per process: a session let go here and made again never reuses one.
+let streams = 0;
+
 // A stream this process holds of another writer's events: written from the session's signals.
 interface Held {
   readonly stream: EventStream;
@@ -71,7 +74,6 @@ export class HttpSession implements EventLog {
   // Streams written from the session's signals: `get` and other processes' POST streams resumed here.
   readonly #held = new Map<string, Held>();
   #unfollow: Unfollow | undefined;
-  #streams = 0;
   #closed = false;
 
   constructor(record: SessionRecord, engine: Engine, onError: (error: unknown) => void) {
@@ -114,7 +116,7 @@ export class HttpSession implements EventLog {
   // ── EventLog: the POST streams this process writes ──
 
   nextKey(): string {
-    return `${this.engine.node}-${++this.#streams}`;
+    return `${this.engine.node}-${++streams}`;
   }
 
   opened(key: string, request: string | undefined): void {
