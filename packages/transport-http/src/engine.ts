@@ -1,6 +1,9 @@
-import { type AuthInfo, ErrorCode, errorLine, type MaybePromise, type Servable, toServer } from "@toolsmith/core";
+import { type AuthInfo, ErrorCode, type MaybePromise, type Servable, toServer } from "@toolsmith/core";
 import { callerShare } from "./caller-limits.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "./exchange.js";
+import { fanOut } from "./fan-out.js";
+import { LiveSessions } from "./live-sessions.js";
+import { attempt } from "./maybe.js";
 import { idOf } from "./messages.js";
 import { postRefusal, tooLarge } from "./post-checks.js";
 import {
@@ -12,10 +15,8 @@ import {
   protectedResourceMetadata,
 } from "./protection.js";
 import { refuse } from "./refusals.js";
-import { fanOut } from "./fan-out.js";
-import { LiveSessions } from "./live-sessions.js";
-import { andThen, attempt } from "./maybe.js";
 import { SessionRequests } from "./session-requests.js";
+import type { HttpSession } from "./sessions.js";
 import { StatelessRequests } from "./stateless.js";
 import { StreamLimits } from "./stream-limits.js";
 import { eraOf, noEra, VERSION_HEADER } from "./versions.js";
@@ -59,9 +60,6 @@ export interface HttpEngine {
   readonly sessions: number;
 }
 
-// What a request running on a process that stopped is answered with, by another process, once its lease lapses.
-const ORPHANED = "Internal error: the server process serving this request stopped before it answered; send it again";
-
 /** Build the engine that serves `servable`; `createHttpHandler` and `listen` put a front door on it. */
 export function createHttpEngine(servable: Servable, options: HttpOptions = {}): HttpEngine {
   const server = toServer(servable);
@@ -82,8 +80,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   const live = new LiveSessions(maxSessions, idleMs, engine, onError);
   const streams = new StreamLimits(maxStreams, options.maxStreamsPerCaller ?? callerShare(maxStreams));
   const stateless = new StatelessRequests(server, streams, options.remoteAddress);
-  // The engine starts on the first request that needs it (`listen` starts it before serving); a failed start is
-  // tried again by the next request.
+  // The engine starts once (`listen` starts it before serving); a failed start is tried again by the next request.
   let started = false;
   let starting: Promise<void> | undefined;
   const ready = (): MaybePromise<void> => {
@@ -106,6 +103,9 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     );
     return starting;
   };
+  // Started now, so what this process announces reaches the other processes before it serves anything; a request
+  // that needs the engine waits for it.
+  void attempt(ready, onError);
   const sessions = new SessionRequests({
     server,
     engine,
@@ -114,17 +114,8 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     live,
     remoteAddress: options.remoteAddress,
     ready,
+    started: () => started,
     onError,
-  });
-  // A request whose process stopped is answered on its stream, where a resuming client finds it.
-  const stopOrphans = engine.onOrphan((orphan) => {
-    const line = errorLine(orphan.request, { code: ErrorCode.InternalError, message: ORPHANED });
-    try {
-      const appended = engine.append(orphan.session, orphan.stream, line);
-      if (appended instanceof Promise) appended.catch(onError);
-    } catch (error) {
-      onError(error);
-    }
   });
   const stopFanOut = fanOut(server, engine, live, onError);
   const checks: Guard = guard(options);
@@ -190,10 +181,10 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       }
       return noEra(idOf(message, body));
     }
-    return andThen(sessions.find(request, auth, message, body), (session) => {
-      if (isOutgoing(session) || !session) return session as Outgoing;
-      return sessions.post(request, session, body, message, auth);
-    });
+    const found = sessions.find(request, auth, message, body);
+    const serve = (session: HttpSession | Outgoing | undefined) =>
+      isOutgoing(session) || !session ? (session as Outgoing) : sessions.post(request, session, body, message, auth);
+    return found instanceof Promise ? found.then(serve) : serve(found);
   }
 
   return {
@@ -203,7 +194,6 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       const ids = live.ids();
       live.closeAll();
       if (!engine.shared) for (const id of ids) void attempt<unknown>(() => engine.deleteSession(id), onError);
-      void stopOrphans();
       stopFanOut();
       stateless.close();
     },

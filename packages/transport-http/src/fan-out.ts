@@ -1,11 +1,17 @@
-import type { Engine, Server, SessionRecord, StoredPrincipal } from "@toolsmith/core";
+import { type Engine, ErrorCode, errorLine, type Server, type StoredPrincipal } from "@toolsmith/core";
 import { type Announcement, mayHear, mayRead, onAnnounce } from "@toolsmith/core/internal";
 import type { LiveSessions } from "./live-sessions.js";
 import { andThen, attempt } from "./maybe.js";
 
-// Handshake-era sessions hear of list changes and resource updates on their GET stream. The process where a change
-// is made tells every session of the server, on whichever process it lives: one append per session, kept for
-// resumption (exactly once, even when no GET stream is open). Core tells no session connection itself.
+// What a process does for every session of its server, once however many HTTP handlers serve it here:
+// - list changes and resource updates made on this process are told to every handshake-era session of the server,
+//   wherever it lives: one append to its GET stream per session, kept for resumption (exactly once, even when no
+//   GET stream is open; core tells no session connection itself);
+// - a request whose process stopped (its lease lapsed) is answered on its stream, where a resuming client finds it.
+
+/** What a request running on a process that stopped is answered with, by another process. */
+export const ORPHANED =
+  "Internal error: the server process serving this request stopped before it answered; send it again";
 
 function lineOf(announcement: Announcement): string {
   if (announcement.type === "listChanged") {
@@ -15,36 +21,74 @@ function lineOf(announcement: Announcement): string {
   return JSON.stringify({ jsonrpc: "2.0", method: "notifications/resources/updated", params });
 }
 
-/** Tell the sessions of `engine` what `server` announces on this process; stop with the function returned. */
-export function fanOut(server: Server, engine: Engine, live: LiveSessions, onError: (error: unknown) => void) {
-  return onAnnounce(server, (announcement) => {
+interface Link {
+  readonly caches: Set<LiveSessions>;
+  readonly stop: () => void;
+}
+
+const links = new WeakMap<Server, Link>();
+
+function swallow(step: () => unknown, onError: (error: unknown) => void): void {
+  const done = attempt(step as () => unknown, (error) => onError(error));
+  if (done instanceof Promise) done.catch(onError);
+}
+
+function link(server: Server, engine: Engine, caches: Set<LiveSessions>, onError: (error: unknown) => void): Link {
+  const stopAnnounce = onAnnounce(server, (announcement) => {
     const line = lineOf(announcement);
     const allowed = (principal: StoredPrincipal | undefined) =>
       announcement.type === "listChanged"
         ? mayHear(server, announcement.audience, principal)
         : mayRead(server, announcement.uri, principal);
-    const tell = (id: string, record: Pick<SessionRecord, "initialized" | "principal"> | undefined) => {
-      if (record?.initialized && allowed(record.principal)) return andThen(engine.append(id, "get", line), () => {});
+    const tell = (id: string, initialized: boolean, principal: StoredPrincipal | undefined) => {
+      if (initialized && allowed(principal)) return andThen(engine.append(id, "get", line), () => {});
     };
     const each = (ids: readonly string[]) => {
       for (const id of ids) {
         // A session served here and known initialized is told without loading (which would restart its idle time).
-        const here = live.peek(id);
-        const told = attempt(
-          () => (here?.initialized ? tell(id, here) : andThen(engine.loadSession(id), (record) => tell(id, record))),
+        let here: { initialized: boolean; principal: StoredPrincipal | undefined } | undefined;
+        for (const cache of caches) here ??= cache.peek(id);
+        swallow(
+          () =>
+            here?.initialized
+              ? tell(id, true, here.principal)
+              : andThen(engine.loadSession(id), (record) => record && tell(id, record.initialized, record.principal)),
           onError,
         );
-        if (told instanceof Promise) told.catch(onError);
       }
     };
-    const ids = attempt(
+    swallow(
       () =>
-        andThen(
-          announcement.type === "listChanged" ? engine.sessionIds() : engine.subscribers(announcement.uri),
-          each,
-        ),
+        andThen(announcement.type === "listChanged" ? engine.sessionIds() : engine.subscribers(announcement.uri), each),
       onError,
     );
-    if (ids instanceof Promise) ids.catch(onError);
   });
+  const stopOrphans = engine.onOrphan((orphan) => {
+    const line = errorLine(orphan.request, { code: ErrorCode.InternalError, message: ORPHANED });
+    swallow(() => engine.append(orphan.session, orphan.stream, line), onError);
+  });
+  return {
+    caches,
+    stop() {
+      stopAnnounce();
+      void stopOrphans();
+    },
+  };
+}
+
+/** Serve `server`'s sessions from this process (with `live`, the sessions one handler serves); stop with the function. */
+export function fanOut(server: Server, engine: Engine, live: LiveSessions, onError: (error: unknown) => void) {
+  let current = links.get(server);
+  if (!current) {
+    current = link(server, engine, new Set(), onError);
+    links.set(server, current);
+  }
+  const held = current;
+  held.caches.add(live);
+  return () => {
+    held.caches.delete(live);
+    if (held.caches.size > 0 || links.get(server) !== held) return;
+    links.delete(server);
+    held.stop();
+  };
 }

@@ -18,15 +18,3 @@ export function unavailable(id: string | null, error: unknown, headers?: Readonl
   });
   return { status: 503, headers: { ...JSON_HEADERS, ...headers, "retry-after": String(retryAfterSeconds) }, body };
 }
-
-/** `headers` with the Retry-After a 503 line's `error.data.retryAfterSeconds` asks for (2 s when it says none). */
-export function withRetryAfter(headers: Readonly<Record<string, string>>, line: string): Record<string, string> {
-  let seconds: unknown;
-  try {
-    seconds = (JSON.parse(line) as { error?: { data?: { retryAfterSeconds?: unknown } } }).error?.data
-      ?.retryAfterSeconds;
-  } catch {
-    seconds = undefined;
-  }
-  return { ...headers, "retry-after": String(secondsOf({ retryAfterSeconds: seconds })) };
-}

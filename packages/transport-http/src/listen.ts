@@ -183,6 +183,8 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? Number(process.env.PORT ?? 3000);
   const path = options.path ?? "/mcp";
+  // The engine (sessions, events, the bus) is ready before the first request: a shared one connects here.
+  await toServer(servable).startEngine();
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -1,4 +1,5 @@
 import type { Engine } from "@toolsmith/core";
+import { andThen, attempt } from "./maybe.js";
 import type { HttpSession } from "./sessions.js";
 
 /**
@@ -76,12 +77,14 @@ export class LiveSessions {
     for (const session of [...this.#sessions.values()]) {
       // A client holding its GET stream open is not idle: the engine is told so.
       if (session.get) {
-        try {
-          const touched = this.#engine.loadSession(session.id);
-          if (touched instanceof Promise) touched.catch(this.#onError);
-        } catch (error) {
-          this.#onError(error);
-        }
+        const touched = attempt(
+          () =>
+            andThen(this.#engine.loadSession(session.id), (record) => {
+              if (!record) this.drop(session.id, true);
+            }),
+          this.#onError,
+        );
+        if (touched instanceof Promise) touched.catch(this.#onError);
       } else if (now - session.lastSeen > this.#idleMs && !session.busy) this.drop(session.id, false);
     }
   }

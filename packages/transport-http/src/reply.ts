@@ -1,7 +1,6 @@
 import type { Route } from "@toolsmith/core";
 import { EventStream, SSE_HEADERS } from "./event-stream.js";
 import { JSON_HEADERS, type Outgoing } from "./exchange.js";
-import { withRetryAfter } from "./faults.js";
 import { idOf, isRequest } from "./messages.js";
 
 /**
@@ -84,10 +83,14 @@ export class Reply {
       this.#done = true;
       const options = this.#options;
       const extra = options.headers;
-      const status = options.status(route.error);
       const headers = options.jsonHeaders ?? (extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS);
-      // 503 is core's "engine unavailable": the client is told when to try again.
-      this.#settle({ status, headers: status === 503 ? withRetryAfter(headers, line) : headers, body: line });
+      const wait = route.retryAfterSeconds;
+      // Core could not reach the engine for it: 503, telling the client when to try again.
+      this.#settle(
+        wait === undefined
+          ? { status: options.status(route.error), headers, body: line }
+          : { status: 503, headers: { ...headers, "retry-after": String(Math.max(1, Math.ceil(wait))) }, body: line },
+      );
       return true;
     }
     const stream = this.#stream ?? this.#open();

@@ -3,9 +3,7 @@ import {
   type Connection,
   type Engine,
   ErrorCode,
-  type Implementation,
   type MaybePromise,
-  type ProtocolVersion,
   type Route,
   type Server,
   type SessionLimits,
@@ -20,8 +18,9 @@ import type { LiveSessions } from "./live-sessions.js";
 import { andThen, attempt } from "./maybe.js";
 import { idOf, isRequest } from "./messages.js";
 import { accepts } from "./post-checks.js";
-import { handshakeStatus, refuse } from "./refusals.js";
+import { refuse } from "./refusals.js";
 import { Reply } from "./reply.js";
+import { fullMessage, handshakeReply, recordOf } from "./session-record.js";
 import { HttpSession, ownedBy } from "./sessions.js";
 import type { StreamLimits } from "./stream-limits.js";
 import { isHandshakeHeader, sessionVersionRefusal, VERSION_HEADER } from "./versions.js";
@@ -53,6 +52,8 @@ export interface SessionContext {
   readonly remoteAddress: ((request: Request) => string | undefined) | undefined;
   /** The engine started (once; later calls are free). */
   ready(): MaybePromise<void>;
+  /** True once it has. */
+  started(): boolean;
   onError(error: unknown): void;
 }
 
@@ -88,25 +89,47 @@ export class SessionRequests {
     const id = request.header(SESSION_HEADER);
     if (id === null) return undefined;
     const c = this.#c;
-    return attempt(
-      () =>
-        andThen(c.ready(), () =>
-          andThen(c.engine.loadSession(id), (record): MaybePromise<HttpSession | Outgoing> => {
-            // A session is its creator's: another caller gets the same answer as for an unknown one.
-            if (!record || !ownedBy(record, auth)) {
-              if (!record) c.live.drop(id, true);
-              return refuse(
-                404,
-                idOf(message, body),
-                ErrorCode.SessionNotFound,
-                "Session not found: it ended or expired; send initialize to start a new one",
-              );
-            }
-            return c.live.get(id) ?? this.#revive(record, auth);
-          }),
-        ),
-      this.#fault(message === undefined ? null : idOf(message, body)),
-    );
+    // The engine's trouble is answered with the request's id, read only then.
+    const fault = (error: unknown) => this.#fault(message === undefined ? null : idOf(message, body))(error);
+    if (!c.started()) {
+      return attempt(
+        () =>
+          andThen(c.ready(), () =>
+            andThen(c.engine.loadSession(id), (record) => this.#found(id, record, auth, message, body)),
+          ),
+        fault,
+      );
+    }
+    // Started (every request but the first few): no closure or promise unless the engine answers later.
+    let loaded: MaybePromise<SessionRecord | undefined>;
+    try {
+      loaded = c.engine.loadSession(id);
+    } catch (error) {
+      return fault(error);
+    }
+    if (loaded instanceof Promise) return loaded.then((record) => this.#found(id, record, auth, message, body), fault);
+    return this.#found(id, loaded, auth, message, body);
+  }
+
+  #found(
+    id: string,
+    record: SessionRecord | undefined,
+    auth: AuthInfo | undefined,
+    message: unknown,
+    body: string,
+  ): MaybePromise<HttpSession | Outgoing> {
+    const c = this.#c;
+    // A session is its creator's: another caller gets the same answer as for an unknown one.
+    if (!record || !ownedBy(record, auth)) {
+      if (!record) c.live.drop(id, true);
+      return refuse(
+        404,
+        idOf(message, body),
+        ErrorCode.SessionNotFound,
+        "Session not found: it ended or expired; send initialize to start a new one",
+      );
+    }
+    return c.live.get(id) ?? this.#revive(record, auth);
   }
 
   // A connection of this process for a session: what its client changes is kept in the engine before its answer.
@@ -192,23 +215,26 @@ export class SessionRequests {
       // Only a successful initialize opens a session.
       if (version === undefined) {
         connection.close();
-        return this.#said(said, id);
+        return handshakeReply(said, id);
       }
-      const record = this.#record(id, request, message, auth, version);
+      const record = recordOf(id, callerOf(request, auth, c.remoteAddress), message, auth, version);
       return attempt(
         () =>
           andThen(c.engine.createSession(record, c.limits), (created): MaybePromise<Outgoing> => {
             if (created !== "created") {
               connection.close();
-              return refuse(503, idOf(message, body), ErrorCode.ServerError, this.#fullMessage(created));
+              return refuse(503, idOf(message, body), ErrorCode.ServerError, fullMessage(created, c.limits.perCaller));
             }
             const opened = new HttpSession(record, c.engine, c.onError);
             opened.connection = connection;
             session = opened;
-            return andThen(opened.follow(() => c.live.drop(id, true)), () => {
-              c.live.add(opened);
-              return this.#said(said, id);
-            });
+            return andThen(
+              opened.follow(() => c.live.drop(id, true)),
+              () => {
+                c.live.add(opened);
+                return handshakeReply(said, id);
+              },
+            );
           }),
         (error) => {
           connection.close();
@@ -222,48 +248,6 @@ export class SessionRequests {
       () => undefined,
     );
     return andThen(done, settle);
-  }
-
-  // The handshake's reply, from what its connection said.
-  #said(said: readonly [string, Route][], id: string): MaybePromise<Outgoing> {
-    const reply = new Reply({ status: handshakeStatus, headers: { "mcp-session-id": id } });
-    for (const [line, route] of said) reply.deliver(line, route);
-    reply.accept();
-    return reply.answered();
-  }
-
-  #record(
-    id: string,
-    request: Incoming,
-    message: unknown,
-    auth: AuthInfo | undefined,
-    version: ProtocolVersion,
-  ): SessionRecord {
-    const params = isPlainObject(message) && isPlainObject(message.params) ? message.params : {};
-    const principal = auth
-      ? {
-          subject: auth.subject,
-          scopes: [...auth.scopes],
-          ...(typeof auth.clientId === "string" ? { clientId: auth.clientId } : {}),
-        }
-      : undefined;
-    return {
-      id,
-      principal,
-      caller: callerOf(request, auth, this.#c.remoteAddress),
-      version,
-      clientInfo: (params.clientInfo ?? { name: "", version: "" }) as Implementation,
-      clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
-      initialized: false,
-      logLevel: undefined,
-      subscriptions: [],
-    };
-  }
-
-  #fullMessage(created: "full" | "full-for-caller"): string {
-    return created === "full"
-      ? "Too many open sessions; try again later"
-      : `Too many open sessions for one caller (at most ${this.#c.limits.perCaller}); end one (DELETE) or try again later`;
   }
 
   /** A POST in `session`: its reply is JSON, or an SSE stream kept (in the engine) for resumption. */
@@ -286,10 +270,7 @@ export class SessionRequests {
       const told = this.#tellOthers(session, body, message);
       reply.accept();
       if (told === undefined) return reply.answered();
-      return attempt(
-        () => andThen(told, () => reply.answered()),
-        this.#fault(null),
-      );
+      return attempt(() => andThen(told, () => reply.answered()), this.#fault(null));
     }
     if (done !== undefined)
       done.then(
@@ -311,11 +292,8 @@ export class SessionRequests {
         ? [body]
         : [];
     if (lines.length === 0) return undefined;
-    let told: MaybePromise<void> = undefined;
-    for (const line of lines) {
-      told = andThen(told, () => engine.signal(session.id, { type: "client", line, from: engine.node }));
-    }
-    return told;
+    const tell = (line: string) => engine.signal(session.id, { type: "client", line, from: engine.node });
+    return lines.reduce<MaybePromise<void>>((told, line) => andThen(told, () => tell(line)), undefined);
   }
 
   /** GET: the session's stream for what belongs to no request, or a lost stream resumed from Last-Event-ID. */

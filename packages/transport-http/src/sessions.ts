@@ -1,3 +1,4 @@
+import type { MaybePromise } from "@toolsmith/core";
 import {
   type AuthInfo,
   type Connection,
@@ -10,11 +11,10 @@ import {
   type StoredPrincipal,
   type Unfollow,
 } from "@toolsmith/core";
-import type { MaybePromise } from "@toolsmith/core";
 import type { EventStream } from "./event-stream.js";
 import { JSON_HEADERS } from "./exchange.js";
-import { handshakeStatus } from "./refusals.js";
 import { andThen, attempt } from "./maybe.js";
+import { handshakeStatus } from "./refusals.js";
 import type { EventLog, ReplyOptions } from "./reply.js";
 
 /** True for a record opened by `auth`'s caller (a session opened unauthenticated: an unauthenticated caller). */
@@ -34,6 +34,9 @@ function isResponse(data: string): boolean {
     return false;
   }
 }
+
+// POST stream keys are `<node>-<n>`, n counted per process: a session let go here and made again never reuses one.
+let streams = 0;
 
 // A stream this process holds of another writer's events: written from the session's signals.
 interface Held {
@@ -71,7 +74,6 @@ export class HttpSession implements EventLog {
   // Streams written from the session's signals: `get` and other processes' POST streams resumed here.
   readonly #held = new Map<string, Held>();
   #unfollow: Unfollow | undefined;
-  #streams = 0;
   #closed = false;
 
   constructor(record: SessionRecord, engine: Engine, onError: (error: unknown) => void) {
@@ -114,7 +116,7 @@ export class HttpSession implements EventLog {
   // ── EventLog: the POST streams this process writes ──
 
   nextKey(): string {
-    return `${this.engine.node}-${++this.#streams}`;
+    return `${this.engine.node}-${++streams}`;
   }
 
   opened(key: string, request: string | undefined): void {
