@@ -129,7 +129,11 @@ export class SessionRequests {
         "Session not found: it ended or expired; send initialize to start a new one",
       );
     }
-    return c.live.get(id) ?? this.#revive(record, auth);
+    const live = c.live.get(id);
+    if (live === undefined) return this.#revive(record, auth);
+    // Another process may have served the session's logging/setLevel since this one last did.
+    if (live.connection.logLevel !== record.logLevel) live.connection.sessionKept(record);
+    return live;
   }
 
   // A connection of this process for a session: what its client changes is kept in the engine before its answer.

@@ -208,6 +208,14 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     return this.#subscriptions;
   }
 
+  /**
+   * A kept session as the engine holds it now (another process may have served its `logging/setLevel`): its log
+   * level applied here, without telling the engine again.
+   */
+  sessionKept(record: SessionRecord): void {
+    this.#logLevel = record.logLevel;
+  }
+
   setLogLevel(level: LogLevel): MaybePromise<void> {
     return this.#tell({ kind: "logLevel", level }, () => {
       this.#logLevel = level;
