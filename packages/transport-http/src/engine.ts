@@ -1,4 +1,12 @@
-import { type AuthInfo, ErrorCode, type MaybePromise, type Servable, toServer } from "@toolsmith/core";
+import {
+  type AuthInfo,
+  createMemoryEngine,
+  ErrorCode,
+  type MaybePromise,
+  type Servable,
+  toServer,
+} from "@toolsmith/core";
+import { defaultEngine } from "@toolsmith/core/internal";
 import { callerShare } from "./caller-limits.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "./exchange.js";
 import { fanOut } from "./fan-out.js";
@@ -46,8 +54,9 @@ export interface HttpOptions extends ProtectionOptions, AuthOptions {
   /** A handshake-era session unused this long ends (default 30 minutes); the server's engine ends it. */
   sessionIdleMs?: number;
   /**
-   * @deprecated The engine keeps a session's events now: `createMemoryEngine({ eventsPerSession })` (default 512) or
-   * the Redis engine's `eventsPerSession`. Ignored.
+   * SSE events kept per session for resumption with Last-Event-ID (default 512), when the server has no engine of
+   * its own: the default memory engine's `eventsPerSession`. A configured engine keeps its own count (the Redis
+   * engine's `eventsPerSession`).
    */
   eventBufferSize?: number;
 }
@@ -69,7 +78,10 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   const maxSessions = options.maxSessions ?? 1000;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const limits = { max: maxSessions, perCaller: options.maxSessionsPerCaller ?? callerShare(maxSessions), idleMs };
-  const engine = server.engine;
+  // The memory engine's event buffer, when no engine was configured: the option kept its meaning.
+  const keep = options.eventBufferSize;
+  const engine =
+    keep === undefined ? server.engine : defaultEngine(server, () => createMemoryEngine({ eventsPerSession: keep }));
   const onError = (error: unknown) => {
     try {
       server.logger?.({ level: "error", message: `HTTP transport: the engine failed: ${String(error)}` });

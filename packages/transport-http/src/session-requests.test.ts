@@ -133,6 +133,29 @@ describe("the handshake era over HTTP: sessions", () => {
     expect(text).toContain('"text":"accept"');
   });
 
+  it("eventBufferSize bounds the events kept per session when the server has no engine of its own", async () => {
+    const handle = handler({ eventBufferSize: 2 });
+    const session = await openSession(handle);
+    const headers = { ...H, "mcp-session-id": session };
+    const response = await handle(
+      post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask" } }, headers),
+    );
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    let text = "";
+    while (!text.includes("elicitation/create")) text += new TextDecoder().decode((await reader.read()).value);
+    const primed = /^id: (\S+)/.exec(text)?.[1] as string;
+    const request = JSON.parse(text.slice(text.indexOf("data: {") + 6).split("\n")[0] as string) as { id: number };
+    await handle(
+      post({ jsonrpc: "2.0", id: request.id, result: { action: "accept", content: { ok: true } } }, headers),
+    );
+    while (!text.includes('"id":7')) text += new TextDecoder().decode((await reader.read()).value);
+    // Three events (priming, question, answer) and two kept: the priming event's id is no longer one to resume from.
+    const resumed = await handle(
+      get({ accept: "text/event-stream", "mcp-session-id": session, "last-event-id": primed }),
+    );
+    expect(resumed.status).toBe(400);
+  });
+
   it("a lost stream is resumed with Last-Event-ID on GET: later events replayed, then the rest live", async () => {
     const handle = handler();
     const session = await openSession(handle);

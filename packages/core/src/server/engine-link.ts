@@ -71,6 +71,15 @@ export class EngineLink {
     return this.#engine;
   }
 
+  /**
+   * The engine, made by `make` when none was configured nor made yet (a transport's default for the memory engine's
+   * options).
+   */
+  engineOr(make: () => Engine): Engine {
+    this.#engine ??= make();
+    return this.#engine;
+  }
+
   /** True while a change heard from another process is being applied. */
   get hearing(): boolean {
     return this.#hearing;

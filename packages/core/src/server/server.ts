@@ -128,6 +128,11 @@ class ServerImpl implements Server, ServerCore {
     return this.#link.start();
   }
 
+  /** See `defaultEngine`. */
+  engineOr(make: () => Engine): Engine {
+    return this.#link.engineOr(make);
+  }
+
   /** See `onAnnounce`. */
   onAnnounce(listener: (announcement: Announcement) => void): () => void {
     return this.#link.listen(listener);
@@ -297,6 +302,14 @@ function implOf(server: Server): ServerImpl {
  */
 export function onAnnounce(server: Server, listener: (announcement: Announcement) => void): () => void {
   return implOf(server).onAnnounce(listener);
+}
+
+/**
+ * The server's engine; when none was configured (nor made yet), `make`'s, in place of the default memory engine: a
+ * transport's own default, such as its event buffer's size.
+ */
+export function defaultEngine(server: Server, make: () => Engine): Engine {
+  return implOf(server).engineOr(make);
 }
 
 /** Whether a caller known by its stored principal may hear of a change for `audience` (as a connection's would). */
