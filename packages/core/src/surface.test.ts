@@ -148,6 +148,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
   "@toolsmith/core/internal": {
     file: "./internal.ts",
     values: [
+      "defaultEngine",
       "isEngineUnavailable",
       "isPlainObject",
       "isUriTemplate",
