@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { isAlive } from "../../../../scripts/child-processes.js";
-import { type RedisServer, startRedis } from "./redis-server.js";
+import { defaultRedisBinary, type RedisServer, startRedis } from "./redis-server.js";
 
 // A client that fails at once rather than queueing while the server is away.
 const client = (url: string) =>
@@ -10,6 +10,11 @@ const client = (url: string) =>
 describe("startRedis", () => {
   const started: RedisServer[] = [];
   afterAll(() => Promise.all(started.map((server) => server.stop())));
+
+  it("runs Debian's /usr/bin/redis-server, else the redis-server on the PATH (which .ci/run accepts)", () => {
+    expect(defaultRedisBinary((path) => path === "/usr/bin/redis-server")).toBe("/usr/bin/redis-server");
+    expect(defaultRedisBinary(() => false)).toBe("redis-server");
+  });
 
   it("starts a server on a free port that answers, and stop() ends the process", async () => {
     const server = await startRedis();

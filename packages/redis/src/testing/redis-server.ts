@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,7 +38,12 @@ export interface RedisServer {
 }
 
 const READY = "Ready to accept connections";
-const DEFAULT_BINARY = "/usr/bin/redis-server";
+const DEBIAN_BINARY = "/usr/bin/redis-server";
+
+/** Debian's redis-server when installed, else `redis-server` on the PATH (where `.ci/run` found one). */
+export function defaultRedisBinary(exists: (path: string) => boolean = existsSync): string {
+  return exists(DEBIAN_BINARY) ? DEBIAN_BINARY : "redis-server";
+}
 /** Tries at another free port when one was taken between finding it and Redis binding it. */
 const PORT_TRIES = 10;
 
@@ -139,7 +144,7 @@ function launch(
  */
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
   hookExit();
-  const binary = options.binary ?? DEFAULT_BINARY;
+  const binary = options.binary ?? defaultRedisBinary();
   const readyMs = options.readyMs ?? 60_000;
   const dir = mkdtempSync(join(tmpdir(), "toolsmith-redis-"));
   folders.add(dir);
