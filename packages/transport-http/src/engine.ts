@@ -92,9 +92,24 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   const live = new LiveSessions(maxSessions, idleMs, engine, onError);
   const streams = new StreamLimits(maxStreams, options.maxStreamsPerCaller ?? callerShare(maxStreams));
   const stateless = new StatelessRequests(server, streams, options.remoteAddress);
-  // The engine starts once (`listen` starts it before serving); a failed start is tried again by the next request.
+  // The engine starts once (`listen` starts it before serving). A failed start is tried again by the next request,
+  // and by itself after a while (up to every 10 s), so a process started while Redis was down recovers unasked.
   let started = false;
   let starting: Promise<void> | undefined;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let retries = 0;
+  let closed = false;
+  const again = () => {
+    if (retry !== undefined || closed) return;
+    retry = setTimeout(
+      () => {
+        retry = undefined;
+        void attempt(ready, () => undefined);
+      },
+      Math.min(10_000, 500 * 2 ** retries++),
+    );
+    (retry as { unref?: () => void }).unref?.();
+  };
   const ready = (): MaybePromise<void> => {
     if (started) return;
     if (starting) return starting;
@@ -107,9 +122,12 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       () => {
         started = true;
         starting = undefined;
+        if (retry !== undefined) clearTimeout(retry);
+        retry = undefined;
       },
       (error: unknown) => {
         starting = undefined;
+        again();
         throw error;
       },
     );
@@ -202,6 +220,8 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   return {
     serve,
     close() {
+      closed = true;
+      if (retry !== undefined) clearTimeout(retry);
       // One process alone: closing it ends its sessions. Shared: they live on, for the other processes.
       const ids = live.ids();
       live.closeAll();

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isLogLevel, type Servable, textLogger, toServer } from "@toolsmith/core";
+import { isEngineUnavailable } from "@toolsmith/core/internal";
 import { createHttpEngine, type HttpEngine, type HttpOptions } from "./engine.js";
 import type { Incoming, Outgoing } from "./exchange.js";
 import { isLoopbackHost } from "./protection.js";
@@ -183,8 +184,15 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? Number(process.env.PORT ?? 3000);
   const path = options.path ?? "/mcp";
-  // The engine (sessions, events, the bus) is ready before the first request: a shared one connects here.
-  await toServer(servable).startEngine();
+  // The engine (sessions, events, the bus) is ready before the first request: a shared one connects here. One that
+  // cannot be reached yet does not stop the process: it serves, 503 for what needs the engine, until it can.
+  let unavailable: unknown;
+  try {
+    await toServer(servable).startEngine();
+  } catch (error) {
+    if (!isEngineUnavailable(error)) throw error;
+    unavailable = error;
+  }
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -201,6 +209,12 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
     toServer(servable).log({
       level: "warning",
       message: `listening on ${host}, but only loopback Host names are accepted (DNS rebinding protection): set allowedHosts to the names clients use (allowedHosts: ["mcp.example.com"]), or allowedHosts: "any" when a proxy in front checks Host`,
+    });
+  }
+  if (unavailable !== undefined) {
+    toServer(servable).log({
+      level: "warning",
+      message: `the engine could not start (${(unavailable as Error).message}): serving anyway; requests that need it are answered 503 with Retry-After until it starts, which is tried again by itself`,
     });
   }
   const engine = createHttpEngine(servable, { ...options, path, allowedHosts });

@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 // A memory engine whose start answers later (as a shared one's does), failing while `failing` says so.
-function slowStarting(state: { started: boolean; failing: boolean }): Engine {
+function slowStarting(state: { started: boolean; failing: boolean; onStart?: () => void }): Engine {
   const engine = createMemoryEngine();
   return new Proxy(engine, {
     get(target, property) {
@@ -22,6 +22,7 @@ function slowStarting(state: { started: boolean; failing: boolean }): Engine {
           if (state.failing) throw new EngineUnavailable("not yet", { retryAfterSeconds: 3 });
           target.start(server);
           state.started = true;
+          state.onStart?.();
         };
       }
       const value = Reflect.get(target, property, target);
@@ -52,6 +53,42 @@ describe("the engine's start", () => {
     state.failing = false;
     const opened = await handle(post(initialize(6), H));
     expect(opened.status).toBe(200);
+    expect(state.started).toBe(true);
+  });
+});
+
+describe("an engine that cannot start yet", () => {
+  it("listen serves anyway (a session is 503 meanwhile), and the engine starts by itself once it can", async () => {
+    const state: { started: boolean; failing: boolean; onStart?: () => void } = { started: false, failing: true };
+    const logged: string[] = [];
+    const server = createServer({
+      name: "start",
+      version: "1",
+      engine: slowStarting(state),
+      logger: (entry) => logged.push(entry.message),
+    });
+    server.tool({ name: "one", description: "One", handler: () => "1" });
+    const listening = await listen(server, { port: 0, log: null });
+    open.push(listening);
+    expect(logged.join("\n")).toContain("the engine could not start");
+    const refused = await fetch(listening.url, {
+      method: "POST",
+      headers: { ...H, host: new URL(listening.url).host },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      }),
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("3");
+    // No request comes: the process tries again by itself (within seconds; the deadline is the test's own).
+    const started = new Promise<void>((resolve) => {
+      state.onStart = resolve;
+    });
+    state.failing = false;
+    await started;
     expect(state.started).toBe(true);
   });
 });
