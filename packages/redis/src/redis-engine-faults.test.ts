@@ -1,4 +1,4 @@
-import { type Engine, EngineUnavailable, type SessionSignal } from "@toolsmith/core";
+import { type Engine, EngineUnavailable, type ServerSignal, type SessionSignal } from "@toolsmith/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Heard, ROOMY, recordOf } from "../../core/src/engine/engine-suite-helpers.test-util.js";
 import { createRedisEngine } from "./redis-engine.js";
@@ -127,6 +127,25 @@ describe("the Redis engine when Redis fails", () => {
       await heard.until(told, "a signal after restart", 200).catch(() => {});
     }
     expect(await a.createSession(recordOf(), ROOMY)).toBe("created");
+  });
+
+  it("tells onResume once when it has Redis again after losing it, never at its start", async () => {
+    const [a, b] = (await engines(2)) as [Engine, Engine];
+    const resumed = new Heard<true>();
+    a.onResume(() => resumed.push(true));
+    await a.sessionIds();
+    expect(resumed.items).toEqual([]);
+    await redis.kill();
+    await redis.restart();
+    await resumed.until((items) => items.length === 1, "onResume after Redis came back", BACK_DEADLINE_MS);
+    // The bus is heard again by then; a round trip on each connection later, still heard once.
+    const heard = new Heard<ServerSignal>();
+    a.onBroadcast(heard.push);
+    await untilBack(b);
+    await b.broadcast({ type: "resourceUpdated", uri: "file:///after" });
+    await heard.until((items) => items.length === 1, "a broadcast after the resume");
+    await a.sessionIds();
+    expect(resumed.items).toEqual([true]);
   });
 
   it("fails with EngineUnavailable, not a hang, while Redis is paused, and answers once it resumes", async () => {

@@ -68,6 +68,9 @@ class RedisEngine implements Engine {
   readonly #where: string;
   readonly #broadcastListeners = new Set<(signal: ServerSignal) => void>();
   readonly #orphanListeners = new Set<(request: RunningRequest) => void>();
+  readonly #resumeListeners = new Set<() => void>();
+  // A connection closed since the engine started (or last resumed): its next ready is a resume.
+  #lost = false;
   #starting: Promise<Open> | undefined;
   #open: Open | undefined;
   #closed = false;
@@ -210,6 +213,11 @@ class RedisEngine implements Engine {
     return () => void this.#orphanListeners.delete(listener);
   }
 
+  onResume(listener: () => void): () => void {
+    this.#resumeListeners.add(listener);
+    return () => void this.#resumeListeners.delete(listener);
+  }
+
   async #connect(namespace: string): Promise<Open> {
     const { url, commandTimeoutMs, leaseMs } = this.#settings;
     // Encoded, the namespace holds no ":", "{" or "}": it can neither end its hash tag early nor pose as a key type.
@@ -243,6 +251,12 @@ class RedisEngine implements Engine {
       });
     } finally {
       clearTimeout(timer);
+    }
+    for (const client of [main, subscriber]) {
+      client.on("close", () => {
+        this.#lost = true;
+      });
+      client.on("ready", () => this.#ready());
     }
     const ticker = setInterval(() => void this.#tick(), Math.max(1, Math.floor(leaseMs / 3)));
     // Housekeeping must not keep a finished process alive.
@@ -279,6 +293,31 @@ class RedisEngine implements Engine {
     } finally {
       this.#ticking = false;
     }
+  }
+
+  /** Once both connections are ready again after a loss, and the bus re-subscribed, the engine has resumed. */
+  #ready(): void {
+    const open = this.#open;
+    if (!open || this.#closed || !this.#lost) return;
+    if (open.main.status !== "ready" || open.subscriber.status !== "ready") return;
+    this.#lost = false;
+    // Answered after ioredis's own re-subscription on that connection: the bus is heard again from here on.
+    Promise.all([open.subscriber.subscribe(`${open.prefix}bus`), open.main.ping()]).then(
+      () => {
+        if (this.#closed) return;
+        for (const listener of [...this.#resumeListeners]) {
+          try {
+            listener();
+          } catch {
+            // A failing listener is its owner's bug; the others still hear it.
+          }
+        }
+      },
+      () => {
+        // Lost again before it was sure: the next ready tries again.
+        this.#lost = true;
+      },
+    );
   }
 
   #heard(message: unknown): void {

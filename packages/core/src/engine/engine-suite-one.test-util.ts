@@ -290,6 +290,19 @@ export function engineSuiteInOneProcess({ open }: Opener): void {
       expect(own.items).toEqual([]);
     });
 
+    it("is not heard resuming at its start nor while its store is there all along", async () => {
+      const [engine] = (await open()) as [Engine];
+      let resumed = 0;
+      engine.onResume(() => resumed++);
+      const { id } = recordOf();
+      await engine.createSession(recordOf({ id }), ROOMY);
+      await engine.broadcast({ type: "resourceUpdated", uri: "file:///x" });
+      const marker = new Heard<SessionSignal>();
+      await engine.follow(id, marker.push);
+      await flush(engine, id, marker);
+      expect(resumed).toBe(0);
+    });
+
     it("takes running and finished requests, known or not, and closes twice without fault", async () => {
       const [engine] = (await open()) as [Engine];
       const { id } = recordOf();

@@ -147,6 +147,11 @@ export interface Engine {
   /** Hear the server's signals from other processes (never this process's own). */
   onBroadcast(listener: (signal: ServerSignal) => void): Unfollow;
   /**
+   * Hear when the engine had lost its store and has it again: what was broadcast meanwhile may have been missed (the
+   * bus keeps nothing), and what this process failed to say may be said now. Never at the first start.
+   */
+  onResume(listener: () => void): Unfollow;
+  /**
    * The handle ops kept so far, in order (a process applies them at start): a handle's last enable or disable and
    * its remove, so they stay as many as the handles however often one is toggled.
    */

@@ -53,6 +53,7 @@ describe("the memory engine", () => {
       engine.broadcast({ type: "resourceUpdated", uri: "file:///a" }),
       engine.onBroadcast(() => {}),
       engine.handleOps(),
+      engine.onResume(() => {}),
       engine.running({ session: id, request: "1", stream: "p" }),
       engine.finished(id, "1"),
       engine.onOrphan(() => {}),

@@ -39,6 +39,7 @@ export interface MemoryEngine extends Engine {
   broadcast(signal: ServerSignal): void;
   onBroadcast(listener: (signal: ServerSignal) => void): () => void;
   handleOps(): readonly HandleOp[];
+  onResume(listener: () => void): () => void;
   running(request: RunningRequest): void;
   finished(session: string, request: string): void;
   onOrphan(listener: (request: RunningRequest) => void): () => void;
@@ -179,6 +180,12 @@ class InMemoryEngine implements MemoryEngine {
   onBroadcast(_listener: (signal: ServerSignal) => void): () => void {
     this.#open();
     // Only other processes' broadcasts are heard, and there is none.
+    return () => {};
+  }
+
+  onResume(_listener: () => void): () => void {
+    this.#open();
+    // Its store is this process's memory: never lost, so never resumed.
     return () => {};
   }
 

@@ -145,6 +145,18 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
     return null;
   }
 
+  /**
+   * Who may hear of a change to any item of `kind`, modules' included: everyone once one is unguarded, else the
+   * callers one of their guards allows (so a change told to all of them reveals no guarded item).
+   */
+  audienceOfAll(kind: ChangeKind, guards = new Set<Guard>()): Audience {
+    const tables =
+      kind === "tools" ? [this.tools] : kind === "prompts" ? [this.prompts] : [this.resources, this.templates];
+    for (const table of tables) if (!table.guardsInto(guards)) return undefined;
+    for (const { router } of this.modules.list) if (router.audienceOfAll(kind, guards) === undefined) return undefined;
+    return [...guards];
+  }
+
   #table(kind: RegisteredKind): Table<never, never> {
     const table =
       kind === "tool"

@@ -118,6 +118,16 @@ export class Table<D, C extends Keyed> {
     return entry === undefined ? null : (entry.compiled.definition as { guard?: Guard }).guard;
   }
 
+  /** Adds every entry's guard (enabled or not) to `guards`; false once one is unguarded (everyone may hear). */
+  guardsInto(guards: Set<Guard>): boolean {
+    for (const entry of this.map.values()) {
+      const guard = (entry.compiled.definition as { guard?: Guard }).guard;
+      if (guard === undefined) return false;
+      guards.add(guard);
+    }
+    return true;
+  }
+
   /** The enabled entry under `key`. */
   get(key: string): C | undefined {
     const entry = this.map.get(key);

@@ -5,6 +5,7 @@ import type { Guard } from "../registry/guards.js";
 import type { Audience, ChangeKind, HandleOp, RegisteredKind, Router } from "../registry/router.js";
 import { isPromiseLike, type MaybePromise } from "../wire/maybe.js";
 import type { ListChanges } from "./list-changes.js";
+import { handleKey, Unsent } from "./unsent.js";
 
 /** What a server announces of a change made on this process, as its connections are told of it. */
 export type Announcement =
@@ -31,6 +32,7 @@ const REGISTERED_KIND: Record<HandleSignal["kind"], RegisteredKind> = {
   templates: "resourceTemplate",
   prompts: "prompt",
 };
+const KINDS: readonly ChangeKind[] = ["tools", "resources", "prompts"];
 // Guards of items removed by another process's handle, kept until its list change comes (bounded: it may never).
 const MAX_REMOVED = 10_000;
 
@@ -59,6 +61,11 @@ export class EngineLink {
   #hearing = false;
   #listeners: Set<(announcement: Announcement) => void> | undefined;
   readonly #removed = new Map<string, Guard | undefined>();
+  // What could not be broadcast (the engine away), said again once it is back.
+  readonly #unsent = new Unsent();
+  // A resume under way, and whether another came meanwhile (run again after it).
+  #resuming = false;
+  #again = false;
 
   constructor(host: EngineHost, engine: Engine | undefined) {
     this.#host = host;
@@ -94,6 +101,7 @@ export class EngineLink {
       if (!engine.shared) return;
       // Heard first: an op made while the kept ones are read is not missed (applying one twice changes nothing).
       engine.onBroadcast((signal) => this.#heard(signal));
+      engine.onResume(() => this.#resume());
       this.#broadcasting = true;
       this.#since = this.#host.listChanges.count;
       const ops = engine.handleOps();
@@ -135,19 +143,24 @@ export class EngineLink {
    * only when made since, `at` being its change count).
    */
   announce(announcement: Announcement, at = Number.POSITIVE_INFINITY): void {
-    if (this.#listeners) {
-      for (const listener of [...this.#listeners]) {
-        try {
-          listener(announcement);
-        } catch (error) {
-          this.#host.log({ level: "error", message: `an announcement listener threw: ${String(error)}`, error });
-        }
-      }
-    }
+    this.#tellListeners(announcement);
     if (!this.#broadcasting) return;
     if (announcement.type === "resourceUpdated") this.#broadcast({ type: "resourceUpdated", uri: announcement.uri });
-    else if (at > this.#since)
-      this.#broadcast({ type: "listChanged", kind: announcement.kind, names: announcement.names });
+    else if (at > this.#since) {
+      const signal: ServerSignal = { type: "listChanged", kind: announcement.kind, names: announcement.names };
+      this.#broadcast(signal, announcement.audience);
+    }
+  }
+
+  #tellListeners(announcement: Announcement): void {
+    if (!this.#listeners) return;
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(announcement);
+      } catch (error) {
+        this.#host.log({ level: "error", message: `an announcement listener threw: ${String(error)}`, error });
+      }
+    }
   }
 
   /** A handle's op here (`key` as this server names it): broadcast when shared, unless it was heard. */
@@ -156,18 +169,117 @@ export class EngineLink {
     this.#broadcast({ type: "handle", kind: SIGNAL_KIND[kind], name: key, op });
   }
 
-  #broadcast(signal: ServerSignal): void {
-    const log = (error: unknown) =>
+  // Sent, or kept to be sent once the engine is back (a success with something kept means it is: a resume missed).
+  #broadcast(signal: ServerSignal, audience?: Audience): void {
+    const failed = (error: unknown) => {
+      const whole = this.#unsent.keep(signal, audience);
+      const what = whole ? "kept to be sent again once the engine is back" : "the oldest kept one was dropped";
       this.#host.log({
         level: "error",
-        message: `a ${signal.type} broadcast could not be sent: ${String(error)}`,
+        message: `a ${signal.type} broadcast could not be sent (${what}): ${String(error)}`,
         error,
       });
+    };
+    const sent = () => {
+      if (!this.#unsent.empty) this.#resume();
+    };
     try {
-      const sent = this.engine.broadcast(signal);
-      if (isPromiseLike<void>(sent)) Promise.resolve(sent).then(undefined, log);
+      const outcome = this.engine.broadcast(signal);
+      if (isPromiseLike<void>(outcome)) Promise.resolve(outcome).then(sent, failed);
+      else sent();
     } catch (error) {
-      log(error);
+      failed(error);
+    }
+  }
+
+  /**
+   * The engine is back (or a broadcast got through with something kept): say what could not be said, ours first so
+   * the latest op wins everywhere, then apply what the others did meanwhile and tell whom it may concern.
+   */
+  #resume(): void {
+    if (this.#resuming) {
+      this.#again = true;
+      return;
+    }
+    this.#resuming = true;
+    const run = async (): Promise<void> => {
+      do {
+        this.#again = false;
+        await this.#sendUnsent();
+        await this.#catchUp();
+      } while (this.#again);
+    };
+    run()
+      .catch((error: unknown) =>
+        // What was not sent stays kept: the next resume or successful broadcast tries again.
+        this.#host.log({ level: "error", message: `catching up with the engine failed: ${String(error)}`, error }),
+      )
+      .finally(() => {
+        this.#resuming = false;
+      });
+  }
+
+  async #sendUnsent(): Promise<void> {
+    const engine = this.engine;
+    const unsent = this.#unsent;
+    for (const [key, signal] of [...unsent.handles]) {
+      await engine.broadcast(signal);
+      if (unsent.handles.get(key) === signal) unsent.handles.delete(key);
+    }
+    for (const [kind, change] of [...unsent.changes]) {
+      unsent.changes.delete(kind);
+      const announcement: Announcement = {
+        type: "listChanged",
+        kind,
+        names: [...change.names],
+        audience: change.audience && [...change.audience],
+      };
+      try {
+        await engine.broadcast({ type: "listChanged", kind, names: announcement.names });
+      } catch (error) {
+        unsent.keep({ type: "listChanged", kind, names: announcement.names }, announcement.audience);
+        throw error;
+      }
+      // Its first telling reached this process's connections, but not the sessions kept in the engine.
+      this.#tellListeners(announcement);
+    }
+    for (const uri of [...unsent.uris]) {
+      await engine.broadcast({ type: "resourceUpdated", uri });
+      unsent.uris.delete(uri);
+      this.#tellListeners({ type: "resourceUpdated", uri });
+    }
+  }
+
+  // The others' handle ops this process may have missed, applied; and since the bus keeps nothing, every listen
+  // stream here is told each kind may have changed, which may be spurious (harmless: a client lists again).
+  async #catchUp(): Promise<void> {
+    const changed = new Map<ChangeKind, { names: string[]; guards: Set<Guard> | undefined }>();
+    for (const op of await this.engine.handleOps()) {
+      // An op of ours not yet sent is newer than what the engine keeps.
+      if (this.#unsent.handles.has(handleKey(op))) continue;
+      const change = this.#apply(op);
+      if (!change) continue;
+      const kind: ChangeKind = op.kind === "templates" ? "resources" : op.kind;
+      let kept = changed.get(kind);
+      if (!kept) {
+        kept = { names: [], guards: new Set() };
+        changed.set(kind, kept);
+      }
+      kept.names.push(op.name);
+      if (change.guard === undefined) kept.guards = undefined;
+      else kept.guards?.add(change.guard);
+    }
+    for (const kind of KINDS) {
+      const mine = changed.get(kind);
+      // The guards of what is here now, and of what was just removed: it tells no caller of an item it may not see.
+      const audience = this.#host.router.audienceOfAll(kind, mine?.guards && new Set(mine.guards));
+      if (audience === undefined || audience.length > 0) this.#host.listChanges.tell(kind, audience);
+      // Sessions kept in the engine heard of the op from its originator, but may have listed here before it was
+      // applied: told of what it changed here.
+      if (mine) {
+        const guards = mine.guards && [...mine.guards];
+        this.#tellListeners({ type: "listChanged", kind, names: mine.names, audience: guards });
+      }
     }
   }
 
@@ -175,18 +287,20 @@ export class EngineLink {
     for (const op of ops) this.#apply(op);
   }
 
-  // Another process's handle op, applied here by name: its list change arrives as its own signal.
-  #apply(signal: HandleSignal): void {
+  /**
+   * Another process's handle op, applied here by name (its list change arrives as its own signal): the changed item's
+   * guard when it changed what a caller can see here.
+   */
+  #apply(signal: HandleSignal): { guard: Guard | undefined } | undefined {
     const kind = REGISTERED_KIND[signal.kind];
     const handle = this.#host.router.registered(kind, signal.name);
     if (handle === undefined || handle.removed) return;
+    const changeKind: ChangeKind = signal.kind === "templates" ? "resources" : signal.kind;
+    const guard = this.#host.router.guardOf(changeKind, signal.name) ?? undefined;
+    const visible = handle.enabled;
     if (signal.op === "remove") {
-      const changeKind: ChangeKind = signal.kind === "templates" ? "resources" : signal.kind;
       if (this.#removed.size >= MAX_REMOVED) this.#removed.clear();
-      this.#removed.set(
-        `${changeKind} ${signal.name}`,
-        this.#host.router.guardOf(changeKind, signal.name) ?? undefined,
-      );
+      this.#removed.set(`${changeKind} ${signal.name}`, guard);
     }
     this.#hearing = true;
     try {
@@ -196,6 +310,8 @@ export class EngineLink {
     } finally {
       this.#hearing = false;
     }
+    const now = !handle.removed && handle.enabled;
+    return now === visible ? undefined : { guard };
   }
 
   #heard(signal: ServerSignal): void {

@@ -35,6 +35,7 @@ function unused(node: string): Engine {
     broadcast: no("broadcast"),
     onBroadcast: no("onBroadcast"),
     handleOps: no("handleOps"),
+    onResume: no("onResume"),
     running: no("running"),
     finished: no("finished"),
     onOrphan: no("onOrphan"),
@@ -67,6 +68,7 @@ function sharedBus() {
         };
       },
       handleOps: () => [...ops],
+      onResume: () => () => {},
     };
     hearers.set(made, listeners);
     return made;
