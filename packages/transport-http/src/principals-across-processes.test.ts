@@ -147,7 +147,10 @@ it("a guarded change made on one process reaches only the sessions allowed, wher
   c.server.registered("tool", "refund")?.disable();
   // List changes go out batched: ada hears this one first, then a change both hear (what bob was told of ada's
   // changes went out on the same connection before it).
-  await within(adaStream.until((text) => text.includes("list_changed")), "ada's list change");
+  await within(
+    adaStream.until((text) => text.includes("list_changed")),
+    "ada's list change",
+  );
   c.server.resourceUpdated("note://public");
   const adaText = await within(
     adaStream.until((text) => text.includes("note://public")),
