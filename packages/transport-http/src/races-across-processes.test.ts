@@ -25,7 +25,8 @@ afterAll(async () => {
 
 type Process = HttpHandler & { server: ReturnType<typeof createServer> };
 
-function cluster(count: number): Process[] {
+// Up to three processes (destructure as many as asked for).
+function cluster(count: 2 | 3): [Process, Process, Process] {
   const namespace = `races-${crypto.randomUUID()}`;
   return Array.from({ length: count }, () => {
     const engine = createRedisEngine({ url: redis.url, namespace });
@@ -44,7 +45,7 @@ function cluster(count: number): Process[] {
     const handle = createHttpHandler(server);
     handlers.push(handle);
     return Object.assign(handle, { server });
-  });
+  }) as [Process, Process, Process];
 }
 
 function reading(response: Response) {
