@@ -45,6 +45,8 @@ interface Held {
   pending: StoredEvent[] | undefined;
   // A resumed POST stream closes after its response; the GET stream never does.
   readonly closesOnResponse: boolean;
+  // The id of the last event written on it: where a catch-up replays from.
+  last?: string;
 }
 
 /**
@@ -209,6 +211,7 @@ export class HttpSession implements EventLog {
     const held: Held = { stream: into, pending: [], closesOnResponse };
     this.#hold(key, held);
     for (const event of events) write(event);
+    held.last = events.at(-1)?.id;
     const seen = new Set(events.map((event) => event.id));
     const pending = held.pending ?? [];
     held.pending = undefined;
@@ -245,12 +248,30 @@ export class HttpSession implements EventLog {
       held.pending.push(event);
       return;
     }
+    held.last = event.id;
     if (event.data === "") held.stream.prime(event.id);
     else held.stream.write(event.data, event.id);
     if (held.closesOnResponse && isResponse(event.data)) {
       held.stream.close();
       if (this.#held.get(key) === held) this.#held.delete(key);
     }
+  }
+
+  /**
+   * Write on the GET stream held here what the session kept after its last event but this process never heard (a
+   * signal is heard at most once: one published while the bus reconnected is lost).
+   */
+  catchUp(): MaybePromise<void> {
+    const held = this.#held.get("get");
+    const from = held?.last;
+    if (!held || from === undefined || held.pending || held.stream.closed) return;
+    return andThen(this.engine.replay(this.id, from), (replayed) => {
+      if (!replayed || this.#held.get("get") !== held || held.stream.closed) return;
+      // Events heard live meanwhile were written already: only what comes after the last of them.
+      const after = held.last === from ? 0 : replayed.events.findIndex((event) => event.id === held.last) + 1;
+      if (after === 0 && held.last !== from) return;
+      for (const event of replayed.events.slice(after)) this.#writeHeld("get", held, event);
+    });
   }
 
   #heard(signal: SessionSignal, onEnded: () => void): void {
