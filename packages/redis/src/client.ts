@@ -26,6 +26,9 @@ export function asUnavailable(error: unknown, where: string, retryAfterSeconds: 
   return new EngineUnavailable(`Redis at ${where} is unavailable: ${reason}`, { cause: error, retryAfterSeconds });
 }
 
+/** The longest a client waits between two tries to reconnect. */
+export const RECONNECT_MAX_MS = 1000;
+
 /**
  * A client that never waits for Redis: no offline queue (a call while disconnected fails at once), a command
  * timeout, one retry at most; it reconnects by itself, soon (at most a second apart).
@@ -37,7 +40,7 @@ export function createClient(url: string, commandTimeoutMs: number, name: string
     maxRetriesPerRequest: 1,
     commandTimeout: commandTimeoutMs,
     connectTimeout: commandTimeoutMs,
-    retryStrategy: (times) => Math.min(times * 100, 1000),
+    retryStrategy: (times) => Math.min(times * 100, RECONNECT_MAX_MS),
     // RESP2: the long-standing path for a subscriber connection and for scripts.
     protocol: 2,
     connectionName: name,

@@ -13,7 +13,7 @@ import {
 } from "@toolsmith/core";
 import type { Redis } from "ioredis";
 import { Channels } from "./channels.js";
-import { asUnavailable, createClient, lastErrorOf, redacted, run } from "./client.js";
+import { asUnavailable, createClient, lastErrorOf, RECONNECT_MAX_MS, redacted, run } from "./client.js";
 import { bounded, DEFAULTS, type RedisEngineOptions, withoutUndefined } from "./options.js";
 import { decodeRecord, encodeFixed } from "./records.js";
 import * as scripts from "./scripts.js";
@@ -75,9 +75,14 @@ class RedisEngine implements Engine {
   #open: Open | undefined;
   #closed = false;
   #ticking = false;
+  // Since when this process has reached Redis without a break (undefined while it cannot).
+  #steadySince: number | undefined;
+  readonly #claimAfterMs: number;
 
   constructor(settings: Settings) {
     this.#settings = settings;
+    // Two leases and the longest reconnect wait: every living process has renewed by then.
+    this.#claimAfterMs = 2 * settings.leaseMs + RECONNECT_MAX_MS;
     this.#where = redacted(settings.url);
   }
 
@@ -261,6 +266,10 @@ class RedisEngine implements Engine {
     const ticker = setInterval(() => void this.#tick(), Math.max(1, Math.floor(leaseMs / 3)));
     // Housekeeping must not keep a finished process alive.
     ticker.unref();
+    main.on("close", () => {
+      this.#steadySince = undefined;
+    });
+    this.#steadySince = Date.now();
     return { main, subscriber, channels, prefix, timer: ticker };
   }
 
@@ -270,13 +279,17 @@ class RedisEngine implements Engine {
     if (!open || this.#closed || this.#ticking) return;
     this.#ticking = true;
     try {
-      const claim = this.#orphanListeners.size > 0 ? "1" : "0";
+      // Back from a break (Redis restarted, say), every living process gets time to renew its lease before this one
+      // takes a lapsed one's requests: their leases lapsed while Redis was away, not because they stopped.
+      const steady = this.#steadySince !== undefined && Date.now() - this.#steadySince >= this.#claimAfterMs;
+      const claim = this.#orphanListeners.size > 0 && steady ? "1" : "0";
       const claimed = (await run(open.main, scripts.TICK, open.prefix, [
         this.node,
         this.#settings.leaseMs,
         claim,
         RUN_KEEP_MS,
       ])) as string[] | undefined;
+      this.#steadySince ??= Date.now();
       for (const text of claimed ?? []) {
         const request = JSON.parse(text) as RunningRequest;
         for (const listener of [...this.#orphanListeners]) {
@@ -290,6 +303,7 @@ class RedisEngine implements Engine {
       await open.channels.tidy();
     } catch {
       // Redis away: the next tick tries again.
+      this.#steadySince = undefined;
     } finally {
       this.#ticking = false;
     }

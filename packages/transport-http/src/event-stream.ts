@@ -2,7 +2,17 @@
 export interface StreamSink {
   write(text: string): void;
   end(): void;
+  /** Bytes written but not yet taken by the client. */
+  unread(): number;
+  /** Drop the response at once, with what the client has not read. */
+  abort(): void;
 }
+
+/**
+ * A client that leaves this much unread is cut off (its events stay kept: it resumes with Last-Event-ID), so a
+ * stream whose client stopped reading cannot make the process buffer without bound.
+ */
+export const MAX_UNREAD_BYTES = 1024 * 1024;
 
 /** One server-sent-events response body: events written as they come, closed once. */
 export class EventStream {
@@ -39,8 +49,15 @@ export class EventStream {
 
   #emit(text: string): void {
     if (this.#closed) return;
-    if (this.#sink) this.#sink.write(text);
-    else this.#pending.push(text);
+    const sink = this.#sink;
+    if (!sink) this.#pending.push(text);
+    else {
+      sink.write(text);
+      if (sink.unread() > MAX_UNREAD_BYTES) {
+        this.cancel();
+        sink.abort();
+      }
+    }
   }
 
   /** One event: `data` is a JSON-RPC message (one line, as JSON never has raw newlines), `id` for resumption. */
@@ -66,17 +83,23 @@ const encoder = new TextEncoder();
 
 /** The stream as a web ReadableStream (the web-standard front door). */
 export function webBody(stream: EventStream): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      stream.attach({
-        write: (text) => controller.enqueue(encoder.encode(text)),
-        end: () => controller.close(),
-      });
+  // Counted in bytes, so the queue's desired size says how much the client left unread.
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        stream.attach({
+          write: (text) => controller.enqueue(encoder.encode(text)),
+          end: () => controller.close(),
+          unread: () => -(controller.desiredSize ?? 0),
+          abort: () => controller.error(new Error("the client read too slowly: resume with Last-Event-ID")),
+        });
+      },
+      cancel() {
+        stream.cancel();
+      },
     },
-    cancel() {
-      stream.cancel();
-    },
-  });
+    new ByteLengthQueuingStrategy({ highWaterMark: 0 }),
+  );
 }
 
 /** Headers of an SSE response (no buffering by proxies). */

@@ -130,7 +130,12 @@ function write(res: ServerResponse, outgoing: Outgoing): void {
   }
   res.flushHeaders();
   res.once("close", () => stream.cancel());
-  stream.attach({ write: (text) => void res.write(text), end: () => res.end() });
+  stream.attach({
+    write: (text) => void res.write(text),
+    end: () => res.end(),
+    unread: () => res.writableLength,
+    abort: () => res.destroy(),
+  });
 }
 
 /**

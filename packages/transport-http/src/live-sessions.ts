@@ -81,6 +81,8 @@ export class LiveSessions {
           () =>
             andThen(this.#engine.loadSession(session.id), (record) => {
               if (!record) this.drop(session.id, true);
+              // What it missed of the bus, if anything, is written on its GET stream now.
+              else return session.catchUp();
             }),
           this.#onError,
         );

@@ -330,16 +330,16 @@ export class SessionRequests {
     const opened: Outgoing = { status: 200, headers: { ...SSE_HEADERS, "mcp-session-id": session.id }, stream };
     const { engine } = c;
     // Whoever held this stream elsewhere lets go of it (the client has moved here).
-    const take = (key: string): MaybePromise<void> =>
-      engine.shared ? engine.signal(session.id, { type: "taken", stream: key, holder: engine.node }) : undefined;
+    const take = (key: string, holder: string): MaybePromise<void> =>
+      engine.shared ? engine.signal(session.id, { type: "taken", stream: key, holder }) : undefined;
     const failed = (error: unknown): never => {
       stream.close();
       throw error;
     };
     if (lastEventId === null) {
-      session.holdGet(stream);
+      const token = session.holdGet(stream);
       const primed = session.priming ? andThen(engine.append(session.id, "get", ""), () => undefined) : undefined;
-      return attempt(() => andThen(primed, () => andThen(take("get"), () => opened)), failed);
+      return attempt(() => andThen(primed, () => andThen(take("get", token), () => opened)), failed);
     }
     return attempt(
       () =>
@@ -348,8 +348,8 @@ export class SessionRequests {
             stream.close();
             return refuse(400, null, ErrorCode.InvalidRequest, `Unknown Last-Event-ID: ${lastEventId}`);
           }
-          session.resume(replayed.stream, replayed.events, stream);
-          return andThen(take(replayed.stream), () => opened);
+          const token = session.resume(replayed.stream, replayed.events, stream);
+          return andThen(take(replayed.stream, token), () => opened);
         }),
       failed,
     );

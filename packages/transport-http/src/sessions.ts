@@ -45,6 +45,8 @@ interface Held {
   pending: StoredEvent[] | undefined;
   // A resumed POST stream closes after its response; the GET stream never does.
   readonly closesOnResponse: boolean;
+  // The id of the last event written on it: where a catch-up replays from.
+  last?: string;
 }
 
 /**
@@ -73,6 +75,10 @@ export class HttpSession implements EventLog {
   readonly #resumed = new Map<string, EventStream>();
   // Streams written from the session's signals: `get` and other processes' POST streams resumed here.
   readonly #held = new Map<string, Held>();
+  // This process's latest take of each stream it holds here, and whether its `taken` signal came back yet: a take
+  // heard before our own predates it (two processes took the stream at once; the later one keeps it).
+  readonly #takes = new Map<string, { token: string; confirmed: boolean }>();
+  #taking = 0;
   #unfollow: Unfollow | undefined;
   #closed = false;
 
@@ -164,13 +170,25 @@ export class HttpSession implements EventLog {
 
   // ── Streams held here ──
 
-  /** A fresh GET stream: the session's messages that belong to no request go there from now on. */
-  holdGet(stream: EventStream): void {
+  /** A fresh GET stream: the session's messages that belong to no request go there from now on; the take's token. */
+  holdGet(stream: EventStream): string {
     this.#hold("get", { stream, pending: undefined, closesOnResponse: false });
+    return this.#take("get");
   }
 
-  /** Resume stream `key` into `into` after `events` (what it missed), then live until its reply is complete. */
-  resume(key: string, events: readonly StoredEvent[], into: EventStream): void {
+  // The token of this process's take of stream `key`, said as the `holder` of its `taken` signal.
+  #take(key: string): string {
+    const token = `${this.engine.node}#${++this.#taking}`;
+    this.#takes.set(key, { token, confirmed: false });
+    return token;
+  }
+
+  /**
+   * Resume stream `key` into `into` after `events` (what it missed), then live until its reply is complete; the
+   * take's token.
+   */
+  resume(key: string, events: readonly StoredEvent[], into: EventStream): string {
+    const token = this.#take(key);
     const write = (event: StoredEvent) => {
       if (event.data !== "") into.write(event.data, event.id);
     };
@@ -182,25 +200,35 @@ export class HttpSession implements EventLog {
         this.#resumed.get(key)?.close();
         this.#resumed.set(key, into);
       }
-      return;
+      return token;
     }
     const closesOnResponse = key !== "get";
     if (closesOnResponse && events.some((event) => isResponse(event.data))) {
       for (const event of events) write(event);
       into.close();
-      return;
+      return token;
     }
     const held: Held = { stream: into, pending: [], closesOnResponse };
     this.#hold(key, held);
     for (const event of events) write(event);
+    held.last = events.at(-1)?.id;
     const seen = new Set(events.map((event) => event.id));
     const pending = held.pending ?? [];
     held.pending = undefined;
     for (const event of pending) if (!seen.has(event.id)) this.#writeHeld(key, held, event);
+    return token;
   }
 
-  /** Another process took stream `key` over: this process's copy closes. */
-  #taken(key: string): void {
+  /** Stream `key` was taken by `holder`: by another process after this one's own take, this process's copy closes. */
+  #taken(key: string, holder: string): void {
+    const take = this.#takes.get(key);
+    if (take?.token === holder) {
+      take.confirmed = true;
+      return;
+    }
+    // An earlier take of this process's own (that copy is already replaced), or another's made before ours.
+    if (holder.startsWith(`${this.engine.node}#`) || (take && !take.confirmed)) return;
+    this.#takes.delete(key);
     const held = this.#held.get(key);
     if (held) {
       this.#held.delete(key);
@@ -220,12 +248,30 @@ export class HttpSession implements EventLog {
       held.pending.push(event);
       return;
     }
+    held.last = event.id;
     if (event.data === "") held.stream.prime(event.id);
     else held.stream.write(event.data, event.id);
     if (held.closesOnResponse && isResponse(event.data)) {
       held.stream.close();
       if (this.#held.get(key) === held) this.#held.delete(key);
     }
+  }
+
+  /**
+   * Write on the GET stream held here what the session kept after its last event but this process never heard (a
+   * signal is heard at most once: one published while the bus reconnected is lost).
+   */
+  catchUp(): MaybePromise<void> {
+    const held = this.#held.get("get");
+    const from = held?.last;
+    if (!held || from === undefined || held.pending || held.stream.closed) return;
+    return andThen(this.engine.replay(this.id, from), (replayed) => {
+      if (!replayed || this.#held.get("get") !== held || held.stream.closed) return;
+      // Events heard live meanwhile were written already: only what comes after the last of them.
+      const after = held.last === from ? 0 : replayed.events.findIndex((event) => event.id === held.last) + 1;
+      if (after === 0 && held.last !== from) return;
+      for (const event of replayed.events.slice(after)) this.#writeHeld("get", held, event);
+    });
   }
 
   #heard(signal: SessionSignal, onEnded: () => void): void {
@@ -244,7 +290,7 @@ export class HttpSession implements EventLog {
         if (signal.from !== this.engine.node) void attempt(() => this.connection.receive(signal.line), this.#onError);
         return;
       case "taken":
-        if (signal.holder !== this.engine.node) this.#taken(signal.stream);
+        this.#taken(signal.stream, signal.holder);
         return;
       case "ended":
         onEnded();
@@ -268,5 +314,6 @@ export class HttpSession implements EventLog {
     this.#held.clear();
     for (const stream of this.#resumed.values()) stream.close();
     this.#resumed.clear();
+    this.#takes.clear();
   }
 }
