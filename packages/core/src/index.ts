@@ -32,6 +32,11 @@ export {
   type SessionSignal,
   type StoredEvent,
   type StoredPrincipal,
+  type TaskChange,
+  type TaskInputRequest,
+  type TaskRecord,
+  type TaskSignal,
+  type TaskStatus,
   type Unfollow,
 } from "./engine/engine.js";
 export { createMemoryEngine, type MemoryEngine, type MemoryEngineOptions } from "./engine/memory.js";

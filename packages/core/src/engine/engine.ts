@@ -94,6 +94,67 @@ export interface RunningRequest {
   readonly stream: string;
 }
 
+/** A task's status (the tasks extension, `io.modelcontextprotocol/tasks`): the last three are terminal. */
+export type TaskStatus = "working" | "input_required" | "completed" | "cancelled" | "failed";
+
+/** One request a task waits on the client for (an elicitation, a sampling, a roots list), by its key. */
+export interface TaskInputRequest {
+  readonly method: string;
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+/** A task as the engine keeps it, readable from any process of the server until its TTL has passed. */
+export interface TaskRecord {
+  /** Unguessable (a random UUID). */
+  readonly id: string;
+  /** The subject of the principal that created it; undefined when created unauthenticated. */
+  readonly owner: string | undefined;
+  /** The process running its handler (the engine's `node`). */
+  readonly node: string;
+  /** The tool it runs. */
+  readonly tool: string;
+  readonly status: TaskStatus;
+  readonly statusMessage?: string;
+  /** Milliseconds since the epoch. */
+  readonly createdAt: number;
+  readonly lastUpdatedAt: number;
+  /** Kept at least this long after `createdAt`; null: until the server ends it. */
+  readonly ttlMs: number | null;
+  readonly pollIntervalMs: number;
+  /** What it waits on the client for, by key (keys unique over the task's life): non-empty exactly when `input_required`. */
+  readonly inputRequests: Readonly<Record<string, TaskInputRequest>>;
+  /** The tool's result, when `completed`. */
+  readonly result?: Readonly<Record<string, unknown>>;
+  /** The JSON-RPC error, when `failed`. */
+  readonly error?: { readonly code: number; readonly message: string; readonly data?: unknown };
+}
+
+/**
+ * A change to a task, applied atomically. A terminal task changes no more (every change to it is ignored and the
+ * task returned as it is).
+ */
+export type TaskChange =
+  /** Progress: a new status message (the task stays as it is otherwise). */
+  | { readonly kind: "message"; readonly statusMessage: string }
+  /** The handler asks the client: the request is added under `key`, the task is `input_required`. */
+  | { readonly kind: "ask"; readonly key: string; readonly request: TaskInputRequest }
+  /** A question is no longer asked (the handler gave up on it): removed; `working` again when none is left. */
+  | { readonly kind: "unask"; readonly key: string }
+  | { readonly kind: "complete"; readonly result: Readonly<Record<string, unknown>> }
+  | {
+      readonly kind: "fail";
+      readonly error: { readonly code: number; readonly message: string; readonly data?: unknown };
+      readonly statusMessage?: string;
+    }
+  | { readonly kind: "cancel"; readonly statusMessage?: string };
+
+/** What travels on a task's channel to the processes following it. */
+export type TaskSignal =
+  /** The client answered `key` (taken by `answerTask`): the handler waiting on it resumes. */
+  | { readonly type: "answer"; readonly key: string; readonly value: unknown }
+  /** The task changed (any change, cancellation included): its record as it is now. */
+  | { readonly type: "changed"; readonly task: TaskRecord };
+
 /** Stop hearing. */
 export type Unfollow = () => MaybePromise<void>;
 
@@ -156,6 +217,33 @@ export interface Engine {
    * its remove, so they stay as many as the handles however often one is toggled.
    */
   handleOps(): MaybePromise<readonly Extract<ServerSignal, { type: "handle" }>[]>;
+
+  // ── Tasks ──
+  /** Keep a new task: when this returns, a `loadTask` on any process finds it. */
+  createTask(task: TaskRecord): MaybePromise<void>;
+  /** The task, or undefined when unknown, or past its TTL and purged. */
+  loadTask(id: string): MaybePromise<TaskRecord | undefined>;
+  /**
+   * Apply a change atomically and signal `changed` on the task's channel; the task as it is after it (unchanged
+   * when it was terminal), or undefined when unknown.
+   */
+  changeTask(id: string, change: TaskChange): MaybePromise<TaskRecord | undefined>;
+  /**
+   * Take the client's answers to the task's outstanding questions (others are ignored): each taken one is removed
+   * from `inputRequests` and signalled as `answer`; the task is `working` again when none is left. Returns the keys
+   * taken.
+   */
+  answerTask(id: string, responses: Readonly<Record<string, unknown>>): MaybePromise<readonly string[]>;
+  /** Hear a task's signals (every process following it hears each once, in order). */
+  followTask(id: string, listener: (signal: TaskSignal) => void): MaybePromise<Unfollow>;
+  /** This process runs the task's handler (its lease covers it until `taskFinished`). */
+  taskRunning(id: string): MaybePromise<void>;
+  taskFinished(id: string): MaybePromise<void>;
+  /**
+   * Hear of tasks whose running process's lease lapsed while they were not terminal: each is given to exactly one
+   * process, once (which fails it, saying its process stopped).
+   */
+  onOrphanTask(listener: (id: string) => void): Unfollow;
 
   // ── Leases ──
   /** This process runs `request` (its lease covers it until `finished`). */

@@ -7,9 +7,13 @@ import type {
   SessionRecord,
   SessionSignal,
   StoredEvent,
+  TaskChange,
+  TaskRecord,
+  TaskSignal,
 } from "./engine.js";
 import { LocalBus } from "./memory-bus.js";
 import { SessionTable } from "./memory-sessions.js";
+import { TaskTable } from "./memory-tasks.js";
 
 /** Options of `createMemoryEngine`. */
 export interface MemoryEngineOptions {
@@ -43,6 +47,14 @@ export interface MemoryEngine extends Engine {
   running(request: RunningRequest): void;
   finished(session: string, request: string): void;
   onOrphan(listener: (request: RunningRequest) => void): () => void;
+  createTask(task: TaskRecord): void;
+  loadTask(id: string): TaskRecord | undefined;
+  changeTask(id: string, change: TaskChange): TaskRecord | undefined;
+  answerTask(id: string, responses: Readonly<Record<string, unknown>>): readonly string[];
+  followTask(id: string, listener: (signal: TaskSignal) => void): () => void;
+  taskRunning(id: string): void;
+  taskFinished(id: string): void;
+  onOrphanTask(listener: (id: string) => void): () => void;
 }
 
 const DEFAULT_EVENTS_PER_SESSION = 512;
@@ -73,6 +85,7 @@ class InMemoryEngine implements MemoryEngine {
   readonly #bus = new LocalBus<SessionSignal>();
   readonly #sessions: SessionTable;
   readonly #handleOps: HandleOp[] = [];
+  readonly #tasks: TaskTable;
   // session → request → what runs; kept only so the bookkeeping matches a shared engine's (no other process to orphan).
   readonly #running = new Map<string, Map<string, RunningRequest>>();
   #sweeper: ReturnType<typeof setTimeout> | undefined;
@@ -81,6 +94,7 @@ class InMemoryEngine implements MemoryEngine {
 
   constructor(eventsPerSession: number, now: () => number) {
     this.#now = now;
+    this.#tasks = new TaskTable(now);
     this.#sessions = new SessionTable(now, eventsPerSession, (id) => {
       this.#running.delete(id);
       this.#bus.signal(id, { type: "ended" });
@@ -100,6 +114,7 @@ class InMemoryEngine implements MemoryEngine {
     this.#sessions.clear();
     this.#running.clear();
     this.#handleOps.length = 0;
+    this.#tasks.clear();
   }
 
   createSession(record: SessionRecord, limits: SessionLimits): "created" | "full" | "full-for-caller" {
@@ -214,6 +229,45 @@ class InMemoryEngine implements MemoryEngine {
   onOrphan(_listener: (request: RunningRequest) => void): () => void {
     this.#open();
     // One process: a request's owner stops only with the engine itself, so no request is ever orphaned.
+    return () => {};
+  }
+
+  createTask(task: TaskRecord): void {
+    this.#open();
+    this.#tasks.create(task);
+  }
+
+  loadTask(id: string): TaskRecord | undefined {
+    this.#open();
+    return this.#tasks.load(id);
+  }
+
+  changeTask(id: string, change: TaskChange): TaskRecord | undefined {
+    this.#open();
+    return this.#tasks.change(id, change);
+  }
+
+  answerTask(id: string, responses: Readonly<Record<string, unknown>>): readonly string[] {
+    this.#open();
+    return this.#tasks.answer(id, responses);
+  }
+
+  followTask(id: string, listener: (signal: TaskSignal) => void): () => void {
+    this.#open();
+    return this.#tasks.follow(id, listener);
+  }
+
+  taskRunning(_id: string): void {
+    this.#open();
+  }
+
+  taskFinished(_id: string): void {
+    this.#open();
+  }
+
+  onOrphanTask(_listener: (id: string) => void): () => void {
+    this.#open();
+    // One process: a task's runner stops only with the engine itself, so no task is ever orphaned.
     return () => {};
   }
 
