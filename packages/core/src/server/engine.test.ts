@@ -39,6 +39,14 @@ function unused(node: string): Engine {
     running: no("running"),
     finished: no("finished"),
     onOrphan: no("onOrphan"),
+    createTask: no("createTask"),
+    loadTask: no("loadTask"),
+    changeTask: no("changeTask"),
+    answerTask: no("answerTask"),
+    followTask: no("followTask"),
+    taskRunning: no("taskRunning"),
+    taskFinished: no("taskFinished"),
+    onOrphanTask: no("onOrphanTask"),
   };
 }
 
