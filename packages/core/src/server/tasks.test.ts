@@ -330,3 +330,58 @@ describe("tasks/get, tasks/update, tasks/cancel", () => {
     expect((await rpcError(c.request("tasks/get", { taskId }))).code).toBe(-32602);
   });
 });
+
+describe("inside a task", () => {
+  it("cancel aborts ctx.signal; ctx.log goes to the server's log, never the client", async () => {
+    const logged: string[] = [];
+    const aborted = deferred<boolean>();
+    const server = createServer({ name: "inside", version: "1", logger: (entry) => logged.push(entry.message) });
+    server.tool({
+      name: "wait",
+      description: "Waits for its cancellation",
+      task: "required",
+      handler: (_args, ctx) =>
+        new Promise((resolve) => {
+          ctx.log.info("started");
+          ctx.signal.addEventListener("abort", () => {
+            aborted.resolve(ctx.signal.aborted);
+            resolve("late");
+          });
+        }),
+    });
+    const c = await client(server);
+    const { taskId } = await c.request("tools/call", {
+      name: "wait",
+      _meta: { [`io.modelcontextprotocol/logLevel`]: "debug" },
+    });
+    await c.request("tasks/cancel", { taskId });
+    expect(await aborted.promise).toBe(true);
+    expect((await c.request("tasks/get", { taskId })).status).toBe("cancelled");
+    expect(logged.some((line) => line.includes("started"))).toBe(true);
+    expect(c.notifications.filter((n) => n.method === "notifications/message")).toEqual([]);
+  });
+
+  it("detach manual: input rounds as a request, then ctx.detach() answers with the task, which completes", async () => {
+    const server = createServer({ name: "detach", version: "1" });
+    server.tool({
+      name: "compose",
+      description: "Asks, then detaches",
+      task: { support: "required", detach: "manual" },
+      handler: async (_args, ctx) => {
+        const who = await ctx.elicit({ message: "Name?", schema: { name: z.string() } });
+        await ctx.detach();
+        return `Hello ${who.action === "accept" ? who.content.name : "?"} from ${ctx.task?.id === undefined ? "a request" : "a task"}`;
+      },
+    });
+    const c = await client(server, { elicit: () => ({ action: "accept", content: { name: "Alice" } }) });
+    const created = await c.exchange("tools/call", { name: "compose" });
+    expect(created.rounds).toBe(1);
+    expect(created.result).toMatchObject({ resultType: "task", status: "working" });
+    expect(created.result).not.toHaveProperty("requestState");
+    const done = await until(
+      () => c.request("tasks/get", { taskId: created.result.taskId }),
+      (t) => t.status === "completed",
+    );
+    expect(done.result).toMatchObject({ content: [{ text: "Hello Alice from a task" }] });
+  });
+});
