@@ -60,6 +60,41 @@ export function engineSuiteTasks({ open }: Opener): void {
       await expect(async () => (engines[0] as Engine).createTask(task)).rejects.toThrow(/already exists/);
     });
 
+    it("keeps a task as it was given, whatever the caller does to its objects afterwards", async () => {
+      const engines = await open();
+      const [engine] = engines as [Engine];
+      const task = taskOf();
+      const given = structuredClone(task) as { -readonly [K in keyof TaskRecord]: TaskRecord[K] };
+      await engine.createTask(given);
+      given.status = "failed";
+      const heard = new Heard<TaskSignal>();
+      await (engines.at(-1) as Engine).followTask(task.id, heard.push);
+      const request = { method: "elicitation/create", params: { message: "Go on?" } };
+      await engine.changeTask(task.id, { kind: "ask", key: "elicit-1", request });
+      (request.params as Record<string, unknown>).message = "changed";
+      const answer = { action: "accept", content: { ok: true } };
+      await engine.answerTask(task.id, { "elicit-1": answer });
+      answer.action = "decline";
+      const result = { content: [{ type: "text", text: "done" }] };
+      await engine.changeTask(task.id, { kind: "complete", result });
+      result.content.push({ type: "text", text: "more" });
+      await heard.until((items) => items.length >= 4, "the ask, the answer, its change and the completion");
+      expect(heard.items[1]).toEqual({
+        type: "answer",
+        key: "elicit-1",
+        value: { action: "accept", content: { ok: true } },
+      });
+      expect((heard.items[0] as { task: TaskRecord }).task.inputRequests).toEqual({
+        "elicit-1": { method: "elicitation/create", params: { message: "Go on?" } },
+      });
+      for (const each of engines) {
+        expect(await each.loadTask(task.id)).toMatchObject({
+          status: "completed",
+          result: { content: [{ type: "text", text: "done" }] },
+        });
+      }
+    });
+
     it("answers undefined or nothing for a task that never was", async () => {
       const [engine] = (await open()) as [Engine];
       expect(await engine.loadTask("never")).toBeUndefined();

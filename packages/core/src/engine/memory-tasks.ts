@@ -99,7 +99,8 @@ export class TaskTable {
   change(id: string, change: TaskChange): TaskRecord | undefined {
     const task = this.load(id);
     if (task === undefined) return undefined;
-    const next = changed(task, change, this.#now());
+    // A copy: what the caller does to its objects afterwards must not reach the store (as with a shared engine's).
+    const next = changed(task, structuredClone(change), this.#now());
     if (next === task) return task;
     this.#tasks.set(id, next);
     this.#bus.signal(id, { type: "changed", task: next });
@@ -116,7 +117,7 @@ export class TaskTable {
     const status = Object.keys(inputRequests).length === 0 ? "working" : task.status;
     const next: TaskRecord = { ...task, status, inputRequests, lastUpdatedAt: this.#now() };
     this.#tasks.set(id, next);
-    for (const key of taken) this.#bus.signal(id, { type: "answer", key, value: responses[key] });
+    for (const key of taken) this.#bus.signal(id, { type: "answer", key, value: structuredClone(responses[key]) });
     this.#bus.signal(id, { type: "changed", task: next });
     return taken;
   }
