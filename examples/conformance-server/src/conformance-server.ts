@@ -14,6 +14,7 @@ import { z } from "zod";
 import { DEFAULTS_FORM, ENUMS_FORM } from "./elicitation-schemas.js";
 import { JSON_SCHEMA_2020_12 } from "./json-schema.js";
 import { PNG, WAV } from "./media.js";
+import { addTaskFixtures } from "./task-fixtures.js";
 
 /** The resource whose subscribers hear `notifications/resources/updated`. */
 export const WATCHED_URI = "test://watched-resource";
@@ -35,7 +36,8 @@ function sampledText(content: unknown): string {
 
 /**
  * Every fixture `@modelcontextprotocol/conformance` expects of a server, for requirement sets 2025-11-25 (handshake
- * era) and 2026-07-28 (stateless, answers through input_required), in one class.
+ * era) and 2026-07-28 (stateless, answers through input_required), in one class; the tasks extension's fixtures
+ * come from task-fixtures.ts.
  * @example
  * serveStdio(new ConformanceServer({ watchIntervalMs: 3000 }));
  */
@@ -60,6 +62,7 @@ export class ConformanceServer extends McpServer {
       handler: () => "This is a dynamic prompt.",
     });
     this.#dynamicPrompt.disable();
+    addTaskFixtures(this.toServer());
     if (options.watchIntervalMs !== undefined) {
       setInterval(() => this.toServer().resourceUpdated(WATCHED_URI), options.watchIntervalMs).unref();
     }

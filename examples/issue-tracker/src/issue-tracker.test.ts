@@ -113,6 +113,24 @@ describe.each(ERAS)("IssueTracker in memory (%s)", (protocolVersion) => {
     expect((await client.callTool("list_issues")).structuredContent).toEqual({ issues: [] });
   });
 
+  it("builds the report with progress, asks once whether to publish, and says what it found", async () => {
+    const asked: unknown[] = [];
+    const elicit: ClientHandler = (params) => {
+      asked.push(params.message);
+      return { action: "accept", content: { publish: true } };
+    };
+    const client = await createTestClient(new IssueTracker(), { protocolVersion, elicit });
+    await seeded(client);
+    const result = await client.callTool("build_report", { seconds: 0 });
+    expect(result.structuredContent).toEqual({
+      open: 3,
+      closed: 0,
+      byLabel: { bug: 1, auth: 1, build: 1, docs: 1 },
+      published: true,
+    });
+    expect(asked).toEqual(["The report is ready: 3 open, 0 closed. Publish it to the team?"]);
+  });
+
   it("a subscriber hears when its issue changes", async () => {
     const elicit: ClientHandler = () => ({ action: "accept", content: { reason: "not_planned" } });
     const client = await createTestClient(new IssueTracker(), { protocolVersion, elicit });

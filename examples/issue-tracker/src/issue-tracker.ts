@@ -28,6 +28,9 @@ const Create = {
 };
 const List = { state: z.enum(["open", "closed", "all"]).default("open"), label: z.string().optional() };
 const Close = { id: z.string() };
+const Report = {
+  seconds: z.number().min(0).max(600).default(60).describe("how long building the report takes (a real one: a minute)"),
+};
 const Import = { lines: z.array(z.string()).min(1).describe('one issue a line: "title | label, label"') };
 const Triage = { label: z.string().describe("which label to triage") };
 
@@ -35,7 +38,8 @@ const Triage = { label: z.string().describe("which label to triage") };
 export class IssueTracker extends McpServer {
   name = "issue-tracker";
   version = "0.1.0";
-  instructions = "Track issues: create_issue, list_issues, close_issue, import_issues. issues://{id} is one issue.";
+  instructions =
+    "Track issues: create_issue, list_issues, close_issue, import_issues, build_report. issues://{id} is one issue.";
   readonly issues = new Map<string, Issue>();
   readonly #readOnly: boolean;
   readonly #importDelayMs: number;
@@ -121,6 +125,33 @@ export class IssueTracker extends McpServer {
     }
     ctx.log.info("import done", { imported: ids.length });
     return { imported: ids };
+  }
+
+  @tool({
+    description: "Build the weekly report (about a minute): progress as it goes, then asks whether to publish it.",
+    input: Report,
+    // A client that speaks the tasks extension gets a task to poll; any other waits for the answer as usual.
+    task: "optional",
+  })
+  async build_report({ seconds }: Args<typeof Report>, ctx: RequestContext) {
+    const issues = [...this.issues.values()];
+    const steps = ["open issues", "closed issues", "labels", "trends", "summary"];
+    const byLabel: Record<string, number> = {};
+    for (const [index, step] of steps.entries()) {
+      ctx.progress(index, steps.length, `counting ${step}`);
+      // The slow part of a real report (queries, charts); a cancelled task stops here.
+      await sleep((seconds * 1000) / steps.length, undefined, { signal: ctx.signal });
+      if (step === "labels")
+        for (const issue of issues) for (const l of issue.labels) byLabel[l] = (byLabel[l] ?? 0) + 1;
+    }
+    ctx.progress(steps.length, steps.length, "report built");
+    const open = issues.filter((issue) => issue.state === "open").length;
+    const answer = await ctx.elicit({
+      message: `The report is ready: ${open} open, ${issues.length - open} closed. Publish it to the team?`,
+      schema: { publish: z.boolean().describe("post the report to the team channel") },
+    });
+    const published = answer.action === "accept" && answer.content.publish;
+    return { open, closed: issues.length - open, byLabel, published };
   }
 
   @resource("issues://{id}", {

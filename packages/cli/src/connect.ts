@@ -2,6 +2,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { LATEST_STATELESS_VERSION } from "@toolsmith/core";
 import { CliError, EXIT, usage } from "./exit-codes.js";
+import { type RawChannel, tapTransport } from "./raw-requests.js";
 import { describeTarget, type Target } from "./target.js";
 import { CLI_VERSION } from "./version.js";
 
@@ -21,6 +22,8 @@ export interface ConnectOptions {
 
 export interface Connection {
   client: Client;
+  /** Requests the official client cannot send (the tasks extension's), on the same connection. */
+  raw: RawChannel;
   /** The server's stderr so far, when kept. */
   stderr(): string;
   close(): Promise<void>;
@@ -59,13 +62,14 @@ export async function connect(target: Target, options: ConnectOptions): Promise<
       kept = (kept + chunk.toString("utf8")).slice(-4000);
     });
   }
+  const tapped = tapTransport(transport);
   try {
-    await client.connect(transport, { timeout: options.timeout });
+    await client.connect(tapped.transport, { timeout: options.timeout });
   } catch (error) {
     await client.close().catch(() => {});
     const why = error instanceof Error ? error.message : String(error);
     const tail = kept.trim() === "" ? "" : `\nthe server said on stderr:\n${kept.trimEnd()}`;
     throw new CliError(`could not connect to ${describeTarget(target)}: ${why}${tail}`, EXIT.connect);
   }
-  return { client, stderr: () => kept, close: () => client.close() };
+  return { client, raw: tapped.raw, stderr: () => kept, close: () => client.close() };
 }

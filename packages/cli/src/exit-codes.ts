@@ -8,6 +8,8 @@ export const EXIT = {
   usage: 2,
   /** Could not start, reach or initialize the server. */
   connect: 3,
+  /** Stopped by Ctrl-C (a running task was cancelled). */
+  interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

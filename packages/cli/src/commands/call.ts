@@ -1,18 +1,34 @@
+import { type Answerer, answerer } from "../answers.js";
 import { formatResult, parseArgsJson, parsePairs } from "../call.js";
 import { colorsFor } from "../colors.js";
 import { CliError, EXIT } from "../exit-codes.js";
+import { describeProgress, type ProgressLine, progressLine } from "../progress-line.js";
 import { splitCall } from "../target.js";
+import { callWithTasks, TASKS_EXTENSION } from "../task-call.js";
 import { addClientOptions, type ClientFlags, clientOptions, useClient } from "./client.js";
-import { type CommandRegistration, err, out } from "./context.js";
+import { type CliContext, type CommandRegistration, err, out } from "./context.js";
+
+interface CallFlags extends ClientFlags {
+  args?: string;
+  answer: string[];
+  wait: boolean;
+}
 
 /** `toolsmith call <server…> <tool> [key=value…]`: call one tool and print what it returned. */
 export const callCommand: CommandRegistration = (program, cli) => {
   addClientOptions(
     program
       .command("call")
-      .description("call one tool and print what it returned")
+      .description("call one tool and print what it returned (waiting for it when it runs as a task)")
       .argument("<server...>", "the server (a command or an http(s) URL), then the tool, then key=value arguments")
       .option("--args <json>", "the arguments as a JSON object (key=value pairs after the tool override its keys)")
+      .option(
+        "--answer <json>",
+        "the answer to the tool's next question, as the form's JSON (repeatable; in the order asked)",
+        (value: string, previous: string[]) => [...previous, value],
+        [] as string[],
+      )
+      .option("--no-wait", "when the call becomes a task, print the task and leave it running")
       .passThroughOptions(),
   )
     .addHelpText(
@@ -22,16 +38,19 @@ Options go before the server. The tool is the last word that is not key=value, o
   toolsmith call node dist/main.js add title=Milk body="2 litres"
   toolsmith call --args '{"tags":["errands"]}' http://127.0.0.1:3000/mcp add title=Milk body=x
   toolsmith call node server.js --flag=x -- add title=Milk
-A value is read as the tool's input schema says (text, number, true/false, JSON).`,
+A value is read as the tool's input schema says (text, number, true/false, JSON).
+When the server speaks the tasks extension, a long tool runs as a task: toolsmith shows its status and progress,
+asks its questions (or takes --answer), and Ctrl-C cancels it (exit 130).`,
     )
-    .action(async (words: string[], flags: ClientFlags & { args?: string }) => {
+    .action(async (words: string[], flags: CallFlags) => {
       const { target, tool, pairs } = splitCall(words);
       const base = parseArgsJson(flags.args);
       const options = clientOptions(flags);
+      const answer = answerer(flags.answer, process.stdin.isTTY === true && process.stderr.isTTY === true);
       await useClient(
         target,
         options,
-        async ({ client }, status) => {
+        async ({ client, raw }, status) => {
           const listed = client.getServerCapabilities()?.tools ? (await client.listTools()).tools : [];
           const definition = listed.find((t) => t.name === tool);
           if (!definition) {
@@ -39,26 +58,77 @@ A value is read as the tool's input schema says (text, number, true/false, JSON)
             throw new CliError(`the server has no tool "${tool}" (its tools: ${names})`);
           }
           const args = { ...base, ...parsePairs(pairs, definition.inputSchema) };
+          const progress = progressLine(process.stderr, colorsFor(process.stderr, cli.color()));
+          const discover = client.getDiscoverResult() as { capabilities?: { extensions?: Record<string, unknown> } };
           status.show(`calling ${tool}…`);
+          if (discover?.capabilities?.extensions?.[TASKS_EXTENSION] !== undefined) {
+            await callAsTask({ raw, tool, args, progress, answer, flags, cli });
+            return;
+          }
           const result = await client.callTool(
             { name: tool, arguments: args },
-            {
-              timeout: options.timeout,
-              onprogress: (p) =>
-                status.show(
-                  `${tool}: ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}${p.message ? ` ${p.message}` : ""}`,
-                ),
-            },
+            { timeout: options.timeout, onprogress: (p) => progress.show(describeProgress(tool, p)) },
           );
+          progress.clear();
           status.clear();
-          if (flags.json) out(`${JSON.stringify(result, null, 2)}\n`);
-          else out(formatResult(result as never, colorsFor(process.stdout, cli.color())));
-          if (result.isError) {
-            if (!flags.json) err(`${colorsFor(process.stderr, cli.color()).red("error:")} ${tool} returned isError\n`);
-            cli.setExitCode(EXIT.failed);
-          }
+          printResult(result as Record<string, unknown>, tool, flags, cli);
         },
         cli.color() && !flags.json,
       );
     });
 };
+
+function printResult(result: Record<string, unknown>, tool: string, flags: CallFlags, cli: CliContext): void {
+  if (flags.json) out(`${JSON.stringify(result, null, 2)}\n`);
+  else out(formatResult(result as never, colorsFor(process.stdout, cli.color())));
+  if (result.isError) {
+    if (!flags.json) err(`${colorsFor(process.stderr, cli.color()).red("error:")} ${tool} returned isError\n`);
+    cli.setExitCode(EXIT.failed);
+  }
+}
+
+interface TaskCall {
+  raw: Parameters<typeof callWithTasks>[0]["raw"];
+  tool: string;
+  args: Record<string, unknown>;
+  progress: ProgressLine;
+  answer: Answerer;
+  flags: CallFlags;
+  cli: CliContext;
+}
+
+/** The call through the tasks extension; Ctrl-C cancels the task it became. */
+async function callAsTask({ raw, tool, args, progress, answer, flags, cli }: TaskCall): Promise<void> {
+  const interrupt = new AbortController();
+  const onSigint = () => interrupt.abort();
+  process.on("SIGINT", onSigint);
+  let outcome: Awaited<ReturnType<typeof callWithTasks>>;
+  try {
+    outcome = await callWithTasks({
+      raw,
+      tool,
+      args,
+      progress,
+      answer,
+      interrupt: interrupt.signal,
+      noWait: !flags.wait,
+    });
+  } finally {
+    process.off("SIGINT", onSigint);
+    progress.clear();
+  }
+  const red = colorsFor(process.stderr, cli.color()).red;
+  if (outcome.kind === "complete") printResult(outcome.result, tool, flags, cli);
+  else if (outcome.kind === "created") out(`${JSON.stringify(outcome.task, null, 2)}\n`);
+  else if (outcome.kind === "failed") {
+    if (flags.json) out(`${JSON.stringify(outcome.error, null, 2)}\n`);
+    err(`${red("error:")} task ${outcome.taskId} failed with error ${outcome.error.code}: ${outcome.error.message}\n`);
+    cli.setExitCode(EXIT.failed);
+  } else if (outcome.byUs) {
+    err(`cancelled task ${outcome.taskId}\n`);
+    cli.setExitCode(EXIT.interrupted);
+  } else {
+    err(`${red("error:")} task ${outcome.taskId} was cancelled\n`);
+    cli.setExitCode(EXIT.failed);
+  }
+}

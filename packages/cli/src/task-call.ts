@@ -1,0 +1,155 @@
+import type { Answerer, InputRequest } from "./answers.js";
+import { MODERN_VERSION } from "./connect.js";
+import { CliError, EXIT } from "./exit-codes.js";
+import { describeProgress, type ProgressLine } from "./progress-line.js";
+import { type RawChannel, RawError } from "./raw-requests.js";
+import { CLI_VERSION } from "./version.js";
+
+/** The tasks extension (SEP-2663). */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** How a call through the tasks extension ended. */
+export type TaskCallOutcome =
+  | { kind: "complete"; result: Record<string, unknown> }
+  | { kind: "failed"; taskId: string; error: { code: number; message: string; data?: unknown } }
+  | { kind: "cancelled"; taskId: string; byUs: boolean };
+
+export interface TaskCallOptions {
+  raw: RawChannel;
+  tool: string;
+  args: Record<string, unknown>;
+  progress: ProgressLine;
+  answer: Answerer;
+  /** Aborted on Ctrl-C: a running task is cancelled (tasks/cancel). */
+  interrupt: AbortSignal;
+  /** Stop at the CreateTaskResult and return it. */
+  noWait?: boolean;
+}
+
+/** What the server is told on every request: the 2026 envelope, declaring the tasks extension and form questions. */
+function envelope(): Record<string, unknown> {
+  return {
+    "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} }, extensions: { [TASKS_EXTENSION]: {} } },
+    "io.modelcontextprotocol/clientInfo": { name: "toolsmith", version: CLI_VERSION },
+  };
+}
+
+/** The poll interval the server suggests, kept between 250 ms and 5 s. */
+export function pollInterval(suggested: unknown): number {
+  const ms = typeof suggested === "number" && Number.isFinite(suggested) ? suggested : 1000;
+  return Math.min(5000, Math.max(250, ms));
+}
+
+async function send(
+  raw: RawChannel,
+  method: string,
+  params: Record<string, unknown>,
+  onProgress?: Parameters<RawChannel["request"]>[2],
+) {
+  try {
+    return await raw.request(method, { ...params, _meta: envelope() }, onProgress);
+  } catch (error) {
+    if (error instanceof RawError)
+      throw new CliError(`the server answered ${method} with error ${error.code}: ${error.message}`);
+    throw error;
+  }
+}
+
+async function answerAll(requests: unknown, answer: Answerer, signal: AbortSignal) {
+  const responses: Record<string, unknown> = {};
+  for (const [key, request] of Object.entries((requests ?? {}) as Record<string, InputRequest>)) {
+    responses[key] = await answer(request, signal);
+  }
+  return responses;
+}
+
+/**
+ * `tools/call` declaring the tasks extension: input_required rounds are answered, a task is polled with tasks/get
+ * (its questions answered with tasks/update) until it ends, and an interrupt cancels it.
+ */
+export async function callWithTasks(
+  options: TaskCallOptions,
+): Promise<TaskCallOutcome | { kind: "created"; task: Record<string, unknown> }> {
+  const { raw, tool, args, progress, answer, interrupt } = options;
+  let params: Record<string, unknown> = { name: tool, arguments: args };
+  for (;;) {
+    const result = await interruptible(
+      send(raw, "tools/call", params, (p) => progress.show(describeProgress(tool, p))),
+      interrupt,
+    );
+    if (result.resultType === "input_required") {
+      const inputResponses = await answerAll(result.inputRequests, answer, interrupt);
+      params = { name: tool, arguments: args, inputResponses };
+      if (result.requestState !== undefined) params.requestState = result.requestState;
+      continue;
+    }
+    if (result.resultType !== "task") return { kind: "complete", result };
+    if (options.noWait) return { kind: "created", task: result };
+    return follow(options, result);
+  }
+}
+
+function describeTask(tool: string, task: Record<string, unknown>): string {
+  const message = typeof task.statusMessage === "string" ? ` ${task.statusMessage}` : "";
+  return `${tool}: ${String(task.status)}${message}`;
+}
+
+/** `promise`, or an exit-130 CliError as soon as `signal` aborts (before a task exists there is nothing to cancel). */
+function interruptible<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new CliError("interrupted", EXIT.interrupted));
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(new CliError("interrupted", EXIT.interrupted));
+    signal.addEventListener("abort", stop, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
+  });
+}
+
+/** Wait `ms`, or less when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}
+
+async function follow(options: TaskCallOptions, created: Record<string, unknown>): Promise<TaskCallOutcome> {
+  const { raw, tool, progress, answer, interrupt } = options;
+  const taskId = String(created.taskId);
+  let task = created;
+  for (;;) {
+    progress.show(describeTask(tool, task));
+    if (interrupt.aborted) {
+      await send(raw, "tasks/cancel", { taskId });
+      return { kind: "cancelled", taskId, byUs: true };
+    }
+    if (task.status === "completed")
+      return { kind: "complete", result: (task.result ?? {}) as Record<string, unknown> };
+    if (task.status === "failed") {
+      const error = (task.error ?? { code: -32603, message: "the task failed without saying why" }) as {
+        code: number;
+        message: string;
+      };
+      return { kind: "failed", taskId, error };
+    }
+    if (task.status === "cancelled") return { kind: "cancelled", taskId, byUs: false };
+    if (task.status === "input_required") {
+      let inputResponses: Record<string, unknown>;
+      try {
+        inputResponses = await answerAll(task.inputRequests, answer, interrupt);
+      } catch (error) {
+        // Nobody can answer: the task is cancelled rather than left waiting for an answer until it expires.
+        if (!interrupt.aborted) await send(raw, "tasks/cancel", { taskId }).catch(() => {});
+        if (interrupt.aborted) continue;
+        throw error;
+      }
+      await send(raw, "tasks/update", { taskId, inputResponses });
+    } else await pause(pollInterval(task.pollIntervalMs), interrupt);
+    if (!interrupt.aborted) task = await send(raw, "tasks/get", { taskId });
+  }
+}
