@@ -33,6 +33,14 @@ const TOOLS = [
   "test_input_required_result_multi_round",
   "test_input_required_result_tampered_state",
   "test_input_required_result_capabilities",
+  // The tasks extension's fixtures (task-fixtures.ts).
+  "greet",
+  "slow_compute",
+  "failing_job",
+  "protocol_error_job",
+  "confirm_delete",
+  "multi_input",
+  "test_tool_with_task",
 ];
 
 describe.each(ERAS)("tools over stdio with the official client (%s)", (_era, mode) => {

@@ -132,6 +132,8 @@ export class IssueTracker extends McpServer {
     input: Report,
     // A client that speaks the tasks extension gets a task to poll; any other waits for the answer as usual.
     task: "optional",
+    // It may publish: a read-only tracker does not offer it.
+    guard: "writable",
   })
   async build_report({ seconds }: Args<typeof Report>, ctx: RequestContext) {
     const issues = [...this.issues.values()];
