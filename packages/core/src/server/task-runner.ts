@@ -16,10 +16,11 @@ import {
 import { isTerminal } from "../engine/memory-tasks.js";
 import type { LogLevel } from "../protocol/log-levels.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
-import type { TaskPolicy } from "../protocol/tasks.js";
+import { declaresTasks, type TaskPolicy, tasksRequired } from "../protocol/tasks.js";
 import { isMcpError, McpError, messageOf } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
+import { MAX_LISTEN_TASKS, TaskWatch } from "./task-watch.js";
 import { checkedTaskId, createTaskResult, detailedTask, ownTask, taskNotFound } from "./task-wire.js";
 
 // The server's tasks: each task's handler runs here, under the task (not the request that made it, whose connection
@@ -119,6 +120,17 @@ export class TaskRunner implements TaskService {
       // Cancelled at once in the store; the process running it hears the change and aborts its handler.
       return andThen(engine.changeTask(id, { kind: "cancel" }), () => ({}));
     });
+  }
+
+  async watch(taskIds: readonly string[], ctx: RequestContextImpl): Promise<TaskWatch> {
+    if (!declaresTasks(ctx.revision, ctx.clientCapabilities)) throw tasksRequired("subscriptions/listen with taskIds");
+    if (taskIds.length > MAX_LISTEN_TASKS) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid params: notifications.taskIds lists ${taskIds.length} tasks; one listen follows at most ${MAX_LISTEN_TASKS}`,
+      );
+    }
+    return TaskWatch.open(this.#engine(), taskIds, ctx, this.#log);
   }
 }
 
