@@ -26,6 +26,8 @@ export interface ListenFilter {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /** The tasks extension: `notifications/tasks` for these tasks (the caller's own). */
+  taskIds?: string[];
 }
 
 /** What the connection-scoped methods need from their connection. */

@@ -20,6 +20,18 @@ export interface TaskService extends TaskHost {
   get(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>>;
   update(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>>;
   cancel(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>>;
+  /** A listen's `taskIds`: follow those that exist and are the caller's (-32021 without the extension). */
+  watch(taskIds: readonly string[], ctx: RequestContextImpl): Promise<TaskWatching>;
+}
+
+/** The tasks one listen stream follows. */
+export interface TaskWatching {
+  /** The ids acknowledged (the caller's, existing), in the order asked. */
+  readonly taskIds: readonly string[];
+  /** Tell each change as `notifications/tasks` params (the DetailedTask) from now on. */
+  start(send: (task: Record<string, unknown>) => void): void;
+  /** The stream ended: follow nothing more. */
+  stop(): void;
 }
 
 /** What a Connection needs from its server: shared by every connection, built once. */

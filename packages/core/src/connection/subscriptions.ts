@@ -58,7 +58,7 @@ export class Subscriptions {
   }
 
   /** Acknowledge what of the filter this server can honour, and keep the stream open until it ends. */
-  listen(filter: ListenFilter, ctx: RequestContextImpl): Promise<Record<string, unknown>> {
+  async listen(filter: ListenFilter, ctx: RequestContextImpl): Promise<Record<string, unknown>> {
     const capabilities = this.#core.router.capabilities();
     const honoured: ListenFilter = {};
     if (filter.toolsListChanged && capabilities.tools) honoured.toolsListChanged = true;
@@ -67,13 +67,23 @@ export class Subscriptions {
     if (filter.resourceSubscriptions && filter.resourceSubscriptions.length > 0 && capabilities.resources) {
       honoured.resourceSubscriptions = [...filter.resourceSubscriptions];
     }
+    // Followed before the acknowledgement, which names only the caller's own tasks that exist.
+    const tasks = filter.taskIds === undefined ? undefined : await this.#core.tasks.watch(filter.taskIds, ctx);
+    if (tasks && tasks.taskIds.length > 0) honoured.taskIds = [...tasks.taskIds];
     const id = ctx.requestId;
     const { key } = ctx;
     const meta = { [MetaKey.subscriptionId]: id };
+    if (ctx.signal.aborted) {
+      tasks?.stop();
+      return { _meta: meta };
+    }
     this.#out.notify("notifications/subscriptions/acknowledged", { _meta: meta, notifications: honoured }, id, ctx.tag);
+    // Only task changes on this stream for tasks: never their progress or logs.
+    tasks?.start((task) => this.#out.notify("notifications/tasks", { ...task, _meta: meta }, id, ctx.tag));
     return new Promise((resolve) => {
       // Ended by the server (its closing result) or by a cancellation (no reply): the stream stops either way.
       const end = () => {
+        tasks?.stop();
         if (this.#listens.get(key)?.filter === honoured) this.#listens.delete(key);
         resolve({ _meta: meta });
       };

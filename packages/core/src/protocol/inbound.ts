@@ -50,6 +50,7 @@ function build() {
           promptsListChanged: z.boolean().optional(),
           resourcesListChanged: z.boolean().optional(),
           resourceSubscriptions: z.array(z.string()).optional(),
+          taskIds: z.array(z.string()).optional(),
         })
         .optional(),
     }),

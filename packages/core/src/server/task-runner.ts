@@ -16,10 +16,11 @@ import {
 import { isTerminal } from "../engine/memory-tasks.js";
 import type { LogLevel } from "../protocol/log-levels.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
-import type { TaskPolicy } from "../protocol/tasks.js";
+import { declaresTasks, type TaskPolicy, tasksRequired } from "../protocol/tasks.js";
 import { isMcpError, McpError, messageOf } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
+import { MAX_LISTEN_TASKS, TaskWatch } from "./task-watch.js";
 import { checkedTaskId, createTaskResult, detailedTask, ownTask, taskNotFound } from "./task-wire.js";
 
 // The server's tasks: each task's handler runs here, under the task (not the request that made it, whose connection
@@ -37,15 +38,19 @@ export const ORPHAN_ERROR = {
 /** The server's task runner and its tasks/* methods. */
 export class TaskRunner implements TaskService {
   readonly #engine: () => Engine;
+  readonly #ready: () => MaybePromise<void>;
   readonly #defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number };
   readonly #log: (entry: LogEntry) => void;
 
+  /** `ready`: the engine started (a task request may come before the transport's start of it has finished). */
   constructor(
     engine: () => Engine,
+    ready: () => MaybePromise<void>,
     defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number },
     log: (entry: LogEntry) => void,
   ) {
     this.#engine = engine;
+    this.#ready = ready;
     this.#defaults = defaults;
     this.#log = log;
   }
@@ -62,8 +67,13 @@ export class TaskRunner implements TaskService {
     });
   }
 
+  // The engine once started: at once after the first time.
+  #started(): MaybePromise<Engine> {
+    return andThen(this.#ready(), () => this.#engine());
+  }
+
   async start(ctx: RequestContext, tool: string, policy: TaskPolicy, run: TaskRun): Promise<Record<string, unknown>> {
-    const engine = this.#engine();
+    const engine = await this.#started();
     const now = Date.now();
     const record: TaskRecord = {
       id: crypto.randomUUID(),
@@ -88,11 +98,13 @@ export class TaskRunner implements TaskService {
 
   get(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
     const id = checkedTaskId("tasks/get", params, ctx);
-    return andThen(this.#engine().loadTask(id), (found) => {
-      const task = ownTask(found, ctx);
-      if (task === undefined) throw taskNotFound();
-      return detailedTask(task);
-    });
+    return andThen(this.#started(), (engine) =>
+      andThen(engine.loadTask(id), (found) => {
+        const task = ownTask(found, ctx);
+        if (task === undefined) throw taskNotFound();
+        return detailedTask(task);
+      }),
+    );
   }
 
   update(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
@@ -101,24 +113,37 @@ export class TaskRunner implements TaskService {
     if (!isPlainObject(responses)) {
       throw new McpError(ErrorCode.InvalidParams, "Invalid params: inputResponses must be an object");
     }
-    const engine = this.#engine();
-    return andThen(engine.loadTask(id), (found) => {
-      if (ownTask(found, ctx) === undefined) throw taskNotFound();
-      // Answers to keys not outstanding are ignored (never issued, already answered).
-      return andThen(engine.answerTask(id, responses), () => ({}));
-    });
+    return andThen(this.#started(), (engine) =>
+      andThen(engine.loadTask(id), (found) => {
+        if (ownTask(found, ctx) === undefined) throw taskNotFound();
+        // Answers to keys not outstanding are ignored (never issued, already answered).
+        return andThen(engine.answerTask(id, responses), () => ({}));
+      }),
+    );
   }
 
   cancel(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
     const id = checkedTaskId("tasks/cancel", params, ctx);
-    const engine = this.#engine();
-    return andThen(engine.loadTask(id), (found) => {
-      const task = ownTask(found, ctx);
-      if (task === undefined) throw taskNotFound();
-      if (isTerminal(task.status)) return {};
-      // Cancelled at once in the store; the process running it hears the change and aborts its handler.
-      return andThen(engine.changeTask(id, { kind: "cancel" }), () => ({}));
-    });
+    return andThen(this.#started(), (engine) =>
+      andThen(engine.loadTask(id), (found) => {
+        const task = ownTask(found, ctx);
+        if (task === undefined) throw taskNotFound();
+        if (isTerminal(task.status)) return {};
+        // Cancelled at once in the store; the process running it hears the change and aborts its handler.
+        return andThen(engine.changeTask(id, { kind: "cancel" }), () => ({}));
+      }),
+    );
+  }
+
+  async watch(taskIds: readonly string[], ctx: RequestContextImpl): Promise<TaskWatch> {
+    if (!declaresTasks(ctx.revision, ctx.clientCapabilities)) throw tasksRequired("subscriptions/listen with taskIds");
+    if (taskIds.length > MAX_LISTEN_TASKS) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid params: notifications.taskIds lists ${taskIds.length} tasks; one listen follows at most ${MAX_LISTEN_TASKS}`,
+      );
+    }
+    return TaskWatch.open(await this.#started(), taskIds, ctx, this.#log);
   }
 }
 

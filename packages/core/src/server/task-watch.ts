@@ -1,0 +1,108 @@
+import type { TaskWatching } from "../connection/server-core.js";
+import type { RequestContextImpl } from "../context/context.js";
+import type { LogEntry } from "../context/logger.js";
+import type { Engine, TaskRecord, TaskSignal, Unfollow } from "../engine/engine.js";
+import { isTerminal } from "../engine/memory-tasks.js";
+import { messageOf } from "../wire/errors.js";
+import { detailedTask, ownTask } from "./task-wire.js";
+
+// `subscriptions/listen` with `taskIds` (the tasks extension): the caller's own tasks, followed on the engine (so a
+// task running on another process is heard too), each change told as the DetailedTask tasks/get would answer.
+
+/** At most this many task ids on one listen: each is followed on the engine while the stream is open. */
+export const MAX_LISTEN_TASKS = 100;
+
+/** The tasks one listen stream follows, from its acknowledgement until its end. */
+export class TaskWatch implements TaskWatching {
+  /** The ids acknowledged: those that exist and are the caller's, in the order asked. */
+  readonly taskIds: readonly string[];
+  readonly #unfollows: Map<string, Unfollow>;
+  readonly #log: (entry: LogEntry) => void;
+  // Changes heard before the acknowledgement went out; told right after it, in order.
+  #buffered: TaskRecord[] | undefined = [];
+  #send: ((task: Record<string, unknown>) => void) | undefined;
+
+  private constructor(taskIds: readonly string[], unfollows: Map<string, Unfollow>, log: (entry: LogEntry) => void) {
+    this.taskIds = taskIds;
+    this.#unfollows = unfollows;
+    this.#log = log;
+  }
+
+  /**
+   * Follow each id, then load it: a change after the listen arrived is never missed. Ids unknown or another caller's
+   * are unfollowed and left out, as silently for one as for the other.
+   */
+  static async open(
+    engine: Engine,
+    ids: readonly string[],
+    ctx: RequestContextImpl,
+    log: (entry: LogEntry) => void,
+  ): Promise<TaskWatch> {
+    const unique = [...new Set(ids)];
+    const unfollows = new Map<string, Unfollow>();
+    let watch: TaskWatch | undefined;
+    const early: { id: string; task: TaskRecord }[] = [];
+    const heard = (id: string) => (signal: TaskSignal) => {
+      if (signal.type !== "changed") return;
+      if (watch === undefined) early.push({ id, task: signal.task });
+      else watch.#heard(id, signal.task);
+    };
+    const followed = await Promise.allSettled(
+      unique.map(async (id) => {
+        unfollows.set(id, await engine.followTask(id, heard(id)));
+      }),
+    );
+    const loaded = await Promise.allSettled(unique.map((id) => engine.loadTask(id)));
+    const failure = [...followed, ...loaded].find((outcome) => outcome.status === "rejected");
+    const own = unique.filter((_, i) => {
+      const outcome = loaded[i];
+      return outcome?.status === "fulfilled" && ownTask(outcome.value, ctx) !== undefined;
+    });
+    watch = new TaskWatch(own, unfollows, log);
+    for (const id of unique) if (failure !== undefined || !own.includes(id)) await watch.#unfollow(id);
+    if (failure !== undefined) throw failure.reason;
+    for (const { id, task } of early) watch.#heard(id, task);
+    // A task already terminal changes no more: acknowledged, but nothing follows.
+    for (const [i, id] of unique.entries()) {
+      const outcome = loaded[i];
+      if (outcome?.status === "fulfilled" && outcome.value && isTerminal(outcome.value.status)) {
+        if (!early.some((change) => change.id === id)) await watch.#unfollow(id);
+      }
+    }
+    return watch;
+  }
+
+  /** Tell the changes from now on (those heard before the acknowledgement first). */
+  start(send: (task: Record<string, unknown>) => void): void {
+    const buffered = this.#buffered ?? [];
+    this.#buffered = undefined;
+    this.#send = send;
+    for (const task of buffered) send(detailedTask(task));
+  }
+
+  /** Unfollow every task still followed (the stream ended). */
+  stop(): void {
+    this.#send = undefined;
+    this.#buffered = undefined;
+    for (const id of [...this.#unfollows.keys()]) void this.#unfollow(id);
+  }
+
+  #heard(id: string, task: TaskRecord): void {
+    if (!this.#unfollows.has(id)) return;
+    if (this.#buffered !== undefined) this.#buffered.push(task);
+    else this.#send?.(detailedTask(task));
+    // Its last notification is on its way: nothing more can change.
+    if (isTerminal(task.status)) void this.#unfollow(id);
+  }
+
+  async #unfollow(id: string): Promise<void> {
+    const unfollow = this.#unfollows.get(id);
+    if (unfollow === undefined) return;
+    this.#unfollows.delete(id);
+    try {
+      await unfollow();
+    } catch (error) {
+      this.#log({ level: "warning", message: `could not stop following task ${id}: ${messageOf(error)}`, error });
+    }
+  }
+}

@@ -1,0 +1,158 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createMemoryEngine } from "../engine/memory.js";
+import { TASKS_EXTENSION } from "../protocol/tasks.js";
+import { MetaKey } from "../protocol/versions.js";
+import { createTestClient } from "../testing/client.js";
+import { rpcError } from "../testing/expect-errors.test-util.js";
+import type { TestSubscription } from "../testing/listen.js";
+import type { JsonRpcNotification } from "../wire/json-rpc.js";
+import { createServer } from "./server.js";
+import { MAX_LISTEN_TASKS } from "./task-watch.js";
+
+// subscriptions/listen with taskIds (the tasks extension): notifications/tasks for the caller's own tasks.
+
+const WITH_TASKS = { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } };
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+async function until(ok: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await ok())) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A server whose `job` waits for the test, reports progress, logs, asks once; its engine counts what is followed. */
+function listenServer() {
+  const engine = createMemoryEngine();
+  const counts = { following: 0 };
+  const follow = engine.followTask.bind(engine);
+  engine.followTask = (id, listener) => {
+    counts.following++;
+    const unfollow = follow(id, listener);
+    return () => {
+      counts.following--;
+      unfollow();
+    };
+  };
+  const logged: string[] = [];
+  const server = createServer({ name: "listen", version: "1", engine, logger: (entry) => logged.push(entry.message) });
+  const gate = deferred();
+  server.tool({
+    name: "job",
+    description: "Waits for the gate, then reports progress and asks once",
+    task: "optional",
+    handler: async (_args, ctx) => {
+      await gate.promise;
+      ctx.log.info("begun");
+      ctx.progress(1, 2, "half way");
+      const answer = await ctx.elicit({ message: "Go on?", schema: { go: z.boolean() } });
+      return answer.action === "accept" ? "finished" : "stopped";
+    },
+  });
+  server.tool({ name: "quick", description: "Done at once", task: "optional", handler: () => "quick" });
+  return { server, gate, counts, logged };
+}
+
+const alice = { capabilities: WITH_TASKS, auth: { subject: "alice", scopes: [] } };
+const mallory = { capabilities: WITH_TASKS, auth: { subject: "mallory", scopes: [] } };
+
+/** The next notification on the stream whose task is in `status`. */
+async function nextWith(stream: TestSubscription, status: string): Promise<JsonRpcNotification> {
+  for (;;) {
+    const notification = await stream.next();
+    if (notification.params?.status === status) return notification;
+  }
+}
+
+describe("subscriptions/listen with taskIds", () => {
+  it("needs the extension (-32021 with requiredCapabilities) and at most 100 ids (-32602)", async () => {
+    const { server } = listenServer();
+    const bare = await createTestClient(server);
+    const refused = await rpcError(bare.listen({ taskIds: ["x"] }));
+    expect(refused.code).toBe(-32021);
+    expect(refused.data).toEqual({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+    // A listen without taskIds needs nothing.
+    expect((await bare.listen({ toolsListChanged: true })).acknowledged).toEqual({ toolsListChanged: true });
+    const c = await createTestClient(server, alice);
+    const many = Array.from({ length: MAX_LISTEN_TASKS + 1 }, (_, i) => `t-${i}`);
+    const tooMany = await rpcError(c.listen({ taskIds: many }));
+    expect([tooMany.code, tooMany.message]).toEqual([
+      -32602,
+      `Invalid params: notifications.taskIds lists 101 tasks; one listen follows at most ${MAX_LISTEN_TASKS}`,
+    ]);
+  });
+
+  it("acknowledges only the caller's own tasks that exist: another's looks exactly like an unknown one", async () => {
+    const { server, counts } = listenServer();
+    const a = await createTestClient(server, alice);
+    const m = await createTestClient(server, mallory);
+    const mine = (await a.request("tools/call", { name: "job" })).taskId as string;
+    const theirs = (await m.request("tools/call", { name: "job" })).taskId as string;
+    const following = counts.following;
+    const stream = await a.listen({ taskIds: [theirs, mine, "tasks-nonexistent", mine] });
+    expect(stream.acknowledged).toEqual({ taskIds: [mine] });
+    expect(counts.following).toBe(following + 1);
+    const stolen = await m.listen({ taskIds: [mine] });
+    const unknown = await m.listen({ taskIds: ["tasks-nonexistent"] });
+    expect(stolen.acknowledged).toEqual(unknown.acknowledged);
+    expect(stolen.acknowledged).toEqual({});
+    expect(counts.following).toBe(following + 1);
+  });
+
+  it("tells each change as the DetailedTask tasks/get returns, tagged; the terminal one last, then unfollows", async () => {
+    const { server, gate, counts, logged } = listenServer();
+    const c = await createTestClient(server, alice);
+    const taskId = (await c.request("tools/call", { name: "job" })).taskId as string;
+    const stream = await c.listen({ taskIds: [taskId] });
+    expect(stream.acknowledged).toEqual({ taskIds: [taskId] });
+    gate.resolve();
+    const asking = await nextWith(stream, "input_required");
+    const asked = await c.request("tasks/get", { taskId });
+    const { resultType: _asked, _meta: _askedMeta, ...detailed } = asked;
+    expect(asking.params).toEqual({ ...detailed, _meta: { [MetaKey.subscriptionId]: stream.id } });
+    expect(asking.params?.inputRequests).toEqual({
+      "elicit-1": expect.objectContaining({ method: "elicitation/create" }),
+    });
+    await c.request("tasks/update", {
+      taskId,
+      inputResponses: { "elicit-1": { action: "accept", content: { go: true } } },
+    });
+    const completed = await nextWith(stream, "completed");
+    const { resultType: _done, _meta: _doneMeta, ...final } = await c.request("tasks/get", { taskId });
+    expect(completed.params).toEqual({ ...final, _meta: { [MetaKey.subscriptionId]: stream.id } });
+    expect(completed.params?.result).toMatchObject({ content: [{ type: "text", text: "finished" }] });
+    // Nothing follows a terminal task: the stream and the runner both let it go.
+    await until(() => counts.following === 0);
+    const told = stream.notifications.length;
+    await c.request("tasks/cancel", { taskId });
+    expect(stream.notifications.length).toBe(told);
+    expect(stream.notifications.at(-1)).toBe(completed);
+    // Only task changes on the stream, and nowhere a progress or log notification; the log went to the server's.
+    expect(new Set(stream.notifications.map((n) => n.method))).toEqual(new Set(["notifications/tasks"]));
+    expect(stream.notifications.some((n) => n.params?.statusMessage === "half way")).toBe(true);
+    const methods = c.notifications.map((n) => n.method);
+    expect(methods).not.toContain("notifications/progress");
+    expect(methods).not.toContain("notifications/message");
+    expect(logged.some((line) => line.includes("begun"))).toBe(true);
+  });
+
+  it("a task already terminal is acknowledged and not followed; the stream's end unfollows the rest", async () => {
+    const { server, counts } = listenServer();
+    const c = await createTestClient(server, alice);
+    const quick = (await c.request("tools/call", { name: "quick" })).taskId as string;
+    await until(async () => (await c.request("tasks/get", { taskId: quick })).status === "completed");
+    const job = (await c.request("tools/call", { name: "job" })).taskId as string;
+    const following = counts.following;
+    const stream = await c.listen({ taskIds: [quick, job] });
+    expect(stream.acknowledged).toEqual({ taskIds: [quick, job] });
+    expect(counts.following).toBe(following + 1);
+    await stream.close();
+    await until(() => counts.following === following);
+    expect(stream.notifications).toEqual([]);
+  });
+});

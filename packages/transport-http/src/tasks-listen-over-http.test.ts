@@ -1,0 +1,159 @@
+import { createServer, type Engine, LATEST_STATELESS_VERSION, MetaKey } from "@toolsmith/core";
+import { createRedisEngine } from "@toolsmith/redis";
+import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHttpHandler, type HttpHandler } from "./http-handler.js";
+import { headers2026, post, replyOf } from "./requests.test-util.js";
+
+// subscriptions/listen with taskIds over HTTP: the listen's process hears a task that runs on another process.
+
+const TASKS = "io.modelcontextprotocol/tasks";
+const META = {
+  [MetaKey.protocolVersion]: LATEST_STATELESS_VERSION,
+  [MetaKey.clientCapabilities]: { extensions: { [TASKS]: {} } },
+};
+
+let redis: RedisServer;
+const logged: { level: string; message: string }[] = [];
+const engines: Engine[] = [];
+const handlers: HttpHandler[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+}, 60_000);
+
+afterAll(async () => {
+  for (const handle of handlers) handle.close();
+  await Promise.all(engines.map((engine) => engine.close()));
+  await redis?.stop();
+});
+
+/** One process of the server: its own engine on the shared Redis; its `job` waits for `release`. */
+function process_(namespace: string, engine?: Engine) {
+  const server = createServer({
+    name: "tasks-listen",
+    version: "1",
+    logger: ({ level, message }) => logged.push({ level, message }),
+    ...(engine ? { engine } : {}),
+  });
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  server.tool({
+    name: "job",
+    description: "Waits for the test, then reports",
+    task: "optional",
+    handler: async (_args, ctx) => {
+      await gate;
+      ctx.progress(1, 1, "writing the report");
+      ctx.log.info("a log line the stream never carries");
+      return "report ready";
+    },
+  });
+  const handle = createHttpHandler(server);
+  handlers.push(handle);
+  return { handle, release, namespace };
+}
+
+function redisProcess(namespace: string) {
+  const engine = createRedisEngine({ url: redis.url, namespace });
+  engines.push(engine);
+  return process_(namespace, engine);
+}
+
+/** An SSE body read as it comes: `until(holds)` reads on until the text so far holds or the stream ends. */
+function reading(response: Response) {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  return {
+    async until(holds: (text: string) => boolean): Promise<string> {
+      while (!holds(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      return text;
+    },
+    cancel: () => reader.cancel(),
+  };
+}
+
+/** The JSON-RPC messages in SSE text so far. */
+const messages = (text: string) =>
+  text
+    .split("\n")
+    .filter((line) => line.startsWith("data: {"))
+    .map((line) => JSON.parse(line.slice(6)) as { method?: string; params?: Record<string, unknown> });
+
+const listen = (id: number, taskIds: string[], meta: Record<string, unknown> = META) =>
+  post(
+    { jsonrpc: "2.0", id, method: "subscriptions/listen", params: { notifications: { taskIds }, _meta: meta } },
+    headers2026("subscriptions/listen"),
+  );
+
+describe("subscriptions/listen with taskIds over HTTP", () => {
+  it("a listen on B hears the task created on A until it completes there, then nothing more", async () => {
+    const namespace = `tasks-listen-${Date.now()}`;
+    const a = redisProcess(namespace);
+    const b = redisProcess(namespace);
+    // Sent as soon as the handler is made: the task waits for the engine the transport is still starting.
+    const created = await replyOf(
+      await a.handle(
+        post(
+          { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "job", _meta: META } },
+          headers2026("tools/call", "job"),
+        ),
+      ),
+    );
+    const taskId = (created.result as { taskId: string }).taskId;
+    const response = await b.handle(listen(2, [taskId, "tasks-nonexistent"]));
+    expect(response.status).toBe(200);
+    const stream = reading(response);
+    const acked = await stream.until((text) => text.includes("notifications/subscriptions/acknowledged"));
+    expect(messages(acked)[0]?.params).toEqual({
+      _meta: { [MetaKey.subscriptionId]: 2 },
+      notifications: { taskIds: [taskId] },
+    });
+    a.release();
+    const text = await stream.until((so) => so.includes('"status":"completed"'));
+    const told = messages(text).slice(1);
+    expect(told.every((message) => message.method === "notifications/tasks")).toBe(true);
+    const last = told.at(-1)?.params;
+    expect(last).toMatchObject({
+      taskId,
+      status: "completed",
+      result: { content: [{ type: "text", text: "report ready" }] },
+      _meta: { [MetaKey.subscriptionId]: 2 },
+    });
+    // What B told is what tasks/get answers, on either process.
+    const got = await replyOf(
+      await b.handle(
+        post(
+          { jsonrpc: "2.0", id: 3, method: "tasks/get", params: { taskId, _meta: META } },
+          headers2026("tasks/get", taskId),
+        ),
+      ),
+    );
+    const { resultType: _type, _meta: _getMeta, ...detailed } = got.result as Record<string, unknown>;
+    const { _meta: _listenMeta, ...notified } = last as Record<string, unknown>;
+    expect(notified).toEqual(detailed);
+    await stream.cancel();
+    // The handler's log went to the server's own log, and no task or listen failed on either process.
+    expect(logged.map((entry) => entry.message).join("\n")).toContain("a log line the stream never carries");
+    expect(logged.filter((entry) => entry.level === "error" && /task|listen/i.test(entry.message))).toEqual([]);
+  });
+
+  it("asking for taskIds without the extension is -32021 (HTTP 400) naming it", async () => {
+    const { handle } = process_("memory");
+    const response = await handle(
+      listen(1, ["any"], { [MetaKey.protocolVersion]: LATEST_STATELESS_VERSION, [MetaKey.clientCapabilities]: {} }),
+    );
+    expect(response.status).toBe(400);
+    expect((await replyOf(response)).error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { extensions: { [TASKS]: {} } } },
+    });
+  });
+});
