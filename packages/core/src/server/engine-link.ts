@@ -143,7 +143,12 @@ export class EngineLink {
    * only when made since, `at` being its change count).
    */
   announce(announcement: Announcement, at = Number.POSITIVE_INFINITY): void {
-    this.#tellListeners(announcement);
+    // A shared engine not started yet, or a list change from before it started (the registrations every process
+    // makes alike at start), is no news for the server's sessions, which other processes may be serving.
+    const before =
+      this.#engine?.shared === true &&
+      (!this.#broadcasting || (announcement.type === "listChanged" && at <= this.#since));
+    if (!before) this.#tellListeners(announcement);
     if (!this.#broadcasting) return;
     if (announcement.type === "resourceUpdated") this.#broadcast({ type: "resourceUpdated", uri: announcement.uri });
     else if (at > this.#since) {

@@ -3,7 +3,7 @@ import type { AuthInfo } from "../context/context.js";
 import type { Engine, ServerSignal } from "../engine/engine.js";
 import type { Guard } from "../registry/guards.js";
 import { createTestClient } from "../testing/client.js";
-import type { Announcement } from "./engine-link.js";
+import type { Announcement, Announcement } from "./engine-link.js";
 import type { Server } from "./servable.js";
 import { createServer, mayHear, mayRead, onAnnounce } from "./server.js";
 
@@ -137,6 +137,26 @@ describe("server.engine and startEngine()", () => {
     const server = app(unused("untouchable"));
     const client = await createTestClient(server);
     expect((await client.callTool("alpha")).content).toEqual([{ type: "text", text: "a" }]);
+  });
+});
+
+describe("what a process announces to its sessions, with a shared engine", () => {
+  it("not the registrations it makes before its engine has started (every process makes them alike), only later changes", async () => {
+    const bus = sharedBus();
+    let started!: () => void;
+    const engine: Engine = { ...bus.engine("late"), start: () => new Promise<void>((resolve) => (started = resolve)) };
+    const server = app(engine);
+    const heard: Announcement[] = [];
+    onAnnounce(server, (announcement) => heard.push(announcement));
+    const starting = server.startEngine();
+    // The registrations' list change is told once the current task's changes are made: still before the start.
+    await Promise.resolve();
+    await Promise.resolve();
+    started();
+    await starting;
+    server.tool({ name: "gamma", description: "Gamma", handler: () => "g" });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(heard).toEqual([expect.objectContaining({ type: "listChanged", kind: "tools", names: ["gamma"] })]);
   });
 });
 
