@@ -3,7 +3,7 @@ import type { AuthInfo } from "../context/context.js";
 import type { Engine, ServerSignal } from "../engine/engine.js";
 import type { Guard } from "../registry/guards.js";
 import { createTestClient } from "../testing/client.js";
-import type { Announcement, Announcement } from "./engine-link.js";
+import type { Announcement } from "./engine-link.js";
 import type { Server } from "./servable.js";
 import { createServer, mayHear, mayRead, onAnnounce } from "./server.js";
 
