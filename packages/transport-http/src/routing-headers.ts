@@ -4,10 +4,14 @@ import { isPlainObject } from "@toolsmith/core/internal";
 // prompts/get, and Mcp-Param-{Name} for tool arguments whose schema says `x-mcp-header`. Each must agree with the
 // body, or the request is refused (-32020).
 
-const NAMED: Readonly<Record<string, "name" | "uri">> = {
+const NAMED: Readonly<Record<string, "name" | "uri" | "taskId">> = {
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",
+  // The tasks extension routes its task requests by the task's id.
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
 };
 
 /** A header value as the client wrote it: plain, or `=?base64?…?=` (undefined unless strict base64 of UTF-8). */

@@ -222,6 +222,7 @@ export class EraRouter {
       port: this.#port,
       inputs,
       tag: options?.tag,
+      tasks: this.#core.tasks,
       checkTool: options?.checkTool,
     });
   }

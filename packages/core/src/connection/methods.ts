@@ -181,6 +181,10 @@ export const METHODS: Readonly<Record<string, Method>> = {
       return andThen(env.connection.setLogLevel(level), EMPTY);
     },
   },
+  // The tasks extension (2026-07-28 only; the revision table removes them before).
+  "tasks/get": { run: (env, params, ctx) => env.core.tasks.get(params, ctx) },
+  "tasks/update": { run: (env, params, ctx) => env.core.tasks.update(params, ctx) },
+  "tasks/cancel": { run: (env, params, ctx) => env.core.tasks.cancel(params, ctx) },
   "subscriptions/listen": {
     run(env, params, ctx) {
       const { notifications } = parse(ListenParams, params);

@@ -1,3 +1,4 @@
+import type { RequestContextImpl, TaskHost } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import type { Middleware } from "../middleware/compose.js";
 import type { CacheHint, CacheKind, StampedResult } from "../protocol/cache-hints.js";
@@ -14,6 +15,13 @@ export interface ConnectionListener {
   resourceUpdated(uri: string): void;
 }
 
+/** The server's tasks as the connection's methods reach them: the runner, and `tasks/get|update|cancel`. */
+export interface TaskService extends TaskHost {
+  get(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>>;
+  update(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>>;
+  cancel(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>>;
+}
+
 /** What a Connection needs from its server: shared by every connection, built once. */
 export interface ServerCore {
   readonly router: Router;
@@ -24,6 +32,8 @@ export interface ServerCore {
   readonly requestStateTtlMs: number;
   /** How long a handshake-era request to the client may go unanswered. */
   readonly clientRequestTimeoutMs: number;
+  /** Its tasks (the tasks extension). */
+  readonly tasks: TaskService;
   serverInfo(version: ProtocolVersion): Implementation;
   discoverResult(): Record<string, unknown>;
   initializeResult(version: ProtocolVersion): Record<string, unknown>;

@@ -76,7 +76,17 @@ export interface AskingContext {
   readonly signal: AbortSignal;
   readonly tag: unknown;
   readonly inputs: InputRound | undefined;
+  /** Inside a task: how a question is put to the client (added to the task's `inputRequests`, awaited). */
+  readonly asker?: Asker | undefined;
 }
+
+/** Puts a question to the client and resolves with its answer: a task's way of asking (no replay). */
+export type Asker = (
+  method: string,
+  params: Record<string, unknown>,
+  prefix: string,
+  key: string | undefined,
+) => Promise<Record<string, unknown>>;
 
 /**
  * A 2026-07-28 retry's round, as the connection verified it: its `requestState` carried this server's seal, for
@@ -144,6 +154,7 @@ function askClient(
   prefix: string,
   key: string | undefined,
 ): Promise<Record<string, unknown>> {
+  if (ctx.asker !== undefined) return ctx.asker(method, params, prefix, key);
   if (ctx.revision.askVia === "requests") {
     return port.request(method, params, { relatedTo: ctx.requestId, tag: ctx.tag, signal: ctx.signal });
   }

@@ -1,9 +1,11 @@
 import type { CacheHint } from "../protocol/cache-hints.js";
 import { isLogLevel, type LogLevel, levelPasses } from "../protocol/log-levels.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
+import type { TaskPolicy } from "../protocol/tasks.js";
 import { MetaKey, type ProtocolVersion } from "../protocol/versions.js";
 import type { InferInput, InputSchema } from "../schema/schema-adapter.js";
 import { isPlainObject, type RequestId } from "../wire/json-rpc.js";
+import type { MaybePromise } from "../wire/maybe.js";
 import type { Implementation, Tool } from "../wire/types.js";
 import {
   type AskPort,
@@ -86,6 +88,22 @@ export interface RequestContext {
   sample(request: SampleRequest): Promise<SampleResult>;
   /** The client's filesystem roots (`key`: its name in a 2026-07-28 `inputRequests` map; default `roots-1`, …). */
   roots(options?: { key?: string }): Promise<Root[]>;
+  /** The task this call runs as (the tasks extension), or undefined when it is answered as a request. */
+  readonly task: { readonly id: string } | undefined;
+  /**
+   * A tool with `task: { detach: "manual" }`: become a task now (its reply is the task; the rest runs in the
+   * background). Does nothing for a request that cannot take a task, or one that is one already.
+   */
+  detach(options?: { statusMessage?: string }): Promise<void>;
+}
+
+/** What a task's handler runs: the tool (its middleware, arguments, handler) under the task's own context. */
+export type TaskRun = (ctx: RequestContext) => MaybePromise<unknown>;
+
+/** The server's task runner as a request sees it: where a tools/call becomes a task. */
+export interface TaskHost {
+  /** Make the task (durable before this resolves), run `run` under it in the background: the CreateTaskResult. */
+  start(ctx: RequestContext, tool: string, policy: TaskPolicy, run: TaskRun): Promise<Record<string, unknown>>;
 }
 
 /** What a context needs from its connection. */
@@ -115,6 +133,8 @@ export interface ContextInit {
   tag?: unknown;
   /** The transport's own check of a tools/call against the tool it reaches (see `ReceiveOptions.checkTool`). */
   checkTool?: ((tool: Tool) => void) | undefined;
+  /** The server's task runner, where a tools/call may become a task. */
+  tasks?: TaskHost | undefined;
 }
 
 /** A request's context; its AbortController and log object are made only when a handler asks for them. */
@@ -134,6 +154,12 @@ export class RequestContextImpl implements RequestContext {
   /** 2026-07-28: the caching hint of this request's result, unless its own says otherwise, when not the server's. */
   cacheHint: CacheHint | undefined;
   readonly checkTool: ((tool: Tool) => void) | undefined;
+  readonly tasks: TaskHost | undefined;
+  /** Set while a `detach: "manual"` tool runs: what `detach()` does. */
+  detacher: ((options: { statusMessage?: string } | undefined) => Promise<void>) | undefined;
+  #task: { readonly id: string } | undefined;
+  // Once detached: the task's context, which serves what the handler does from then on.
+  #delegate: RequestContext | undefined;
   readonly #port: ContextPort;
   #extra: Record<string, unknown> | undefined;
   #controller: AbortController | undefined;
@@ -155,12 +181,29 @@ export class RequestContextImpl implements RequestContext {
     this.inputs = init.inputs;
     this.tag = init.tag;
     this.checkTool = init.checkTool;
+    this.tasks = init.tasks;
     this.#port = init.port;
     this.#extra = init.extra;
   }
 
   get protocolVersion(): ProtocolVersion {
     return this.revision.version;
+  }
+
+  get task(): { readonly id: string } | undefined {
+    return this.#task;
+  }
+
+  detach(options?: { statusMessage?: string }): Promise<void> {
+    return this.detacher === undefined || this.#task !== undefined ? Promise.resolve() : this.detacher(options);
+  }
+
+  /** Detached: from now on the task's context serves this handler (its signal, questions, progress and log). */
+  adopt(task: RequestContext): void {
+    this.#task = task.task;
+    this.#delegate = task;
+    // A signal the handler took before detaching follows the task's, no longer the request's.
+    task.signal.addEventListener("abort", () => this.#controller?.abort(task.signal.reason), { once: true });
   }
 
   get era(): Era {
@@ -173,6 +216,7 @@ export class RequestContextImpl implements RequestContext {
   }
 
   get signal(): AbortSignal {
+    if (this.#delegate !== undefined && !this.#controller) return this.#delegate.signal;
     if (!this.#controller) {
       this.#controller = new AbortController();
       if (this.#aborted) this.#controller.abort(this.#abortReason);
@@ -196,7 +240,8 @@ export class RequestContextImpl implements RequestContext {
   }
 
   abort(reason: unknown): void {
-    if (this.#aborted) return;
+    // A detached handler outlives its request: only its task stops it.
+    if (this.#aborted || this.#delegate !== undefined) return;
     this.#aborted = true;
     this.#abortReason = reason;
     this.#controller?.abort(reason);
@@ -222,6 +267,10 @@ export class RequestContextImpl implements RequestContext {
       );
     }
     this.#lastProgress = done;
+    if (this.#delegate !== undefined) {
+      this.#delegate.progress(done, total, message);
+      return;
+    }
     const token = this.meta?.progressToken;
     if (this.#done || (typeof token !== "string" && typeof token !== "number")) return;
     const params: Record<string, unknown> = { progressToken: token, progress: done };
@@ -231,6 +280,7 @@ export class RequestContextImpl implements RequestContext {
   }
 
   get log(): ClientLog {
+    if (this.#delegate !== undefined) return this.#delegate.log;
     this.#log ??= clientLog(
       (level, first, second, logger) => this.#send(level, first, second, logger),
       undefined,
@@ -257,14 +307,18 @@ export class RequestContextImpl implements RequestContext {
   }
 
   elicit(request: ElicitForm | ElicitRawForm | ElicitUrl): Promise<ElicitResult<never>> {
+    if (this.#delegate !== undefined)
+      return this.#delegate.elicit(request as ElicitRawForm) as Promise<ElicitResult<never>>;
     return ask.elicit(this, this.#port, request) as Promise<ElicitResult<never>>;
   }
 
   sample(request: SampleRequest): Promise<SampleResult> {
+    if (this.#delegate !== undefined) return this.#delegate.sample(request);
     return ask.sample(this, this.#port, request);
   }
 
   roots(options?: { key?: string }): Promise<Root[]> {
+    if (this.#delegate !== undefined) return this.#delegate.roots(options);
     return ask.roots(this, this.#port, options?.key);
   }
 }

@@ -46,7 +46,14 @@ const HANDSHAKE_BASE = {
   askVia: "requests",
   logLevelFrom: "set-level",
   resultType: false,
-  removedMethods: new Set<string>(["server/discover", "subscriptions/listen"]),
+  // The tasks extension is not defined before 2026-07-28: its methods do not exist there.
+  removedMethods: new Set<string>([
+    "server/discover",
+    "subscriptions/listen",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+  ]),
 } as const;
 
 const REVISIONS: Record<ProtocolVersion, RevisionFeatures> = {

@@ -1,4 +1,5 @@
 import { type CacheHint, takeCacheHint } from "../protocol/cache-hints.js";
+import { type TaskPolicy, taskPolicyOf } from "../protocol/tasks.js";
 import { type CompiledSchema, compileSchema, type InputSchema } from "../schema/schema-adapter.js";
 import { isUriTemplate, parseUriTemplate, type UriTemplate } from "../schema/uri-template.js";
 import { DefinitionError } from "../wire/errors.js";
@@ -29,6 +30,8 @@ interface Compiled<D, W> {
 export interface CompiledTool extends Compiled<ToolDefinition, Tool> {
   readonly input: CompiledSchema | undefined;
   readonly output: CompiledSchema | undefined;
+  /** Whether and how it may run as a task (undefined: never); never listed. */
+  readonly task: TaskPolicy | undefined;
 }
 
 export interface CompiledResource extends Compiled<StaticResourceDefinition, Resource> {
@@ -138,7 +141,8 @@ export function compileTool(definition: ToolDefinition<InputSchema | undefined>)
   }
   const output =
     definition.output === undefined ? undefined : compileSchema(definition.output, "output", `Tool "${name}" output`);
-  return new ToolCompiled(definition as ToolDefinition, input, output);
+  const task = taskPolicyOf(`Tool "${name}"`, definition.task);
+  return new ToolCompiled(definition as ToolDefinition, input, output, task);
 }
 
 // A tool as listed is made on first need (its first list, call or describe()), with its JSON Schemas: registering
@@ -156,6 +160,7 @@ class ToolCompiled implements CompiledTool {
     readonly definition: ToolDefinition,
     readonly input: CompiledSchema | undefined,
     readonly output: CompiledSchema | undefined,
+    readonly task: TaskPolicy | undefined,
   ) {
     this.key = definition.name;
     this.#title = definition.title;

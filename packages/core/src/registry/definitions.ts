@@ -1,6 +1,7 @@
 import type { RequestContext } from "../context/context.js";
 import type { Middleware } from "../middleware/compose.js";
 import type { CacheHint } from "../protocol/cache-hints.js";
+import type { TaskOption } from "../protocol/tasks.js";
 import type { AnySchema, InferInput, InputSchema } from "../schema/schema-adapter.js";
 import type { UriVariables } from "../schema/uri-template.js";
 import type { MaybePromise } from "../wire/maybe.js";
@@ -54,6 +55,12 @@ export interface ToolDefinition<I extends InputSchema | undefined = InputSchema 
    * plus its JSON as text), content blocks, or a whole `CallToolResult`. A throw becomes an `isError` result.
    */
   handler: (args: InferInput<I>, ctx: RequestContext) => unknown;
+  /**
+   * Whether a call may run as a task (the tasks extension, 2026-07-28): "forbidden" (default), "optional" (a task
+   * when the client declared the extension), "required" (a client without it is refused -32021), or those with
+   * `detach`, `ttlMs`, `pollIntervalMs`. Server-side only: never listed.
+   */
+  task?: TaskOption;
 }
 
 /** What a resource and a resource template have besides their wire fields. */

@@ -82,6 +82,7 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
   readonly cache: Readonly<Record<CacheKind, CacheHint>>;
   readonly #views = new Views();
   #capabilities: ServerCapabilities | undefined;
+  #tasking: boolean | undefined;
   // The hints derived from the modules' (built on first use, forgotten on any change here or in a module).
   readonly #listCache = new Map<ChangeKind, CacheHint>();
   #resourcesListCache: { hint: CacheHint | undefined } | undefined;
@@ -118,6 +119,7 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
   #changed(kind: ChangeKind, audience: Audience, keys: readonly string[]): void {
     this.#views.clear();
     this.#capabilities = undefined;
+    this.#tasking = undefined;
     this.#listCache.clear();
     this.#resourcesListCache = undefined;
     this.#onChange(kind, audience, keys);
@@ -213,6 +215,14 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
       this.#capabilities = capabilities;
     }
     return capabilities;
+  }
+
+  /** Whether any tool here or in a module may run as a task (built once per change). */
+  tasking(): boolean {
+    this.#tasking ??=
+      [...this.tools.map.values()].some((entry) => entry.compiled.task !== undefined) ||
+      this.modules.list.some(({ router }) => router.tasking());
+    return this.#tasking;
   }
 
   listTools(ctx: RequestContext, params: Params = NO_PARAMS): MaybePromise<Tool[]> {

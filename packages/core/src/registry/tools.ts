@@ -1,5 +1,5 @@
 import { InputRequired } from "../context/ask.js";
-import type { RequestContext } from "../context/context.js";
+import { type RequestContext, RequestContextImpl, type TaskHost } from "../context/context.js";
 import { UnfitAnswer } from "../context/elicit-answer.js";
 import type { LogEntry } from "../context/logger.js";
 import { isEngineUnavailable } from "../engine/engine.js";
@@ -7,6 +7,7 @@ import { runOwn } from "../middleware/compose.js";
 import { errorResult, isCallToolResult, structured, toCallToolResult } from "../protocol/results.js";
 import { featuresOf, type RevisionFeatures } from "../protocol/revision.js";
 import { shapeToolResult } from "../protocol/revision-shape.js";
+import { declaresTasks, type TaskPolicy, tasksRequired } from "../protocol/tasks.js";
 import { type CompiledSchema, describeIssues } from "../schema/schema-adapter.js";
 import { isMcpError, McpError, messageOf } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
@@ -55,9 +56,69 @@ export function callTool(
   // Only once the tool is known to be this caller's: a refused one answers as unknown, whatever was sent.
   check?.(tool.wire);
   const { use } = tool.definition;
-  if (use === undefined) return runTool(tool, args, ctx, shown, router.report);
   const local = params === NO_PARAMS ? { name, arguments: args } : params;
-  return runOwn(use, "tools/call", "call", local, ctx, () => runTool(tool, args, ctx, shown, router.report));
+  const run = (inner: RequestContext): MaybePromise<CallToolResult> =>
+    use === undefined
+      ? runTool(tool, args, inner, shown, router.report)
+      : runOwn(use, "tools/call", "call", local, inner, () => runTool(tool, args, inner, shown, router.report));
+  // Decided before anything of the tool runs: a task, a refusal, or a request as any other.
+  if (tool.task !== undefined) {
+    const task = asTask(tool, tool.task, ctx, shown, run);
+    if (task !== undefined) return task;
+  }
+  return run(ctx);
+}
+
+// A call of a tool that may be a task: the CreateTaskResult when it becomes one; -32021 when it must be one and the
+// request cannot take it; undefined when it runs as a request.
+function asTask(
+  tool: CompiledTool,
+  policy: TaskPolicy,
+  ctx: RequestContext,
+  shown: string,
+  run: (inner: RequestContext) => MaybePromise<CallToolResult>,
+): MaybePromise<CallToolResult> | undefined {
+  const declared = declaresTasks(featuresOf(ctx.protocolVersion), ctx.clientCapabilities);
+  if (!declared) {
+    if (policy.support === "required") throw tasksRequired(`Tool "${shown}"`);
+    return undefined;
+  }
+  const host = ctx instanceof RequestContextImpl ? ctx.tasks : undefined;
+  if (host === undefined) return undefined;
+  if (policy.detach === "manual") return detachable(host, tool, policy, ctx as RequestContextImpl, run);
+  return host.start(ctx, tool.wire.name, policy, run) as unknown as Promise<CallToolResult>;
+}
+
+// `detach: "manual"`: a request until the handler calls `ctx.detach()`; from then its reply is the task, and what
+// the handler does next is the task's.
+function detachable(
+  host: TaskHost,
+  tool: CompiledTool,
+  policy: TaskPolicy,
+  ctx: RequestContextImpl,
+  run: (inner: RequestContext) => MaybePromise<CallToolResult>,
+): Promise<CallToolResult> {
+  return new Promise<CallToolResult>((resolve, reject) => {
+    let detached = false;
+    let finish: ((outcome: { result?: unknown; error?: unknown }) => void) | undefined;
+    ctx.detacher = async () => {
+      detached = true;
+      const created = host.start(ctx, tool.wire.name, policy, (task) => {
+        ctx.adopt(task);
+        return new Promise((done, fail) => {
+          finish = (outcome) => ("error" in outcome ? fail(outcome.error) : done(outcome.result));
+        });
+      });
+      created.then((result) => resolve(result as unknown as CallToolResult), reject);
+      await created;
+    };
+    Promise.resolve()
+      .then(() => run(ctx))
+      .then(
+        (result) => (detached ? finish?.({ result }) : resolve(result)),
+        (error: unknown) => (detached ? finish?.({ error }) : reject(error)),
+      );
+  });
 }
 
 // Run a tool the caller may use on the arguments it sent: checked against its input (a mismatch is an `isError`

@@ -26,6 +26,8 @@ function bus() {
       node,
       shared: true,
       start: () => {},
+      // A started server watches for orphaned tasks (a spread keeps no class methods).
+      onOrphanTask: () => () => {},
       broadcast(signal) {
         if (state.cut) return away();
         if (signal.type === "handle") {

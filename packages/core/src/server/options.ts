@@ -2,6 +2,7 @@ import type { ErrorReport, Logger } from "../context/logger.js";
 import type { Engine } from "../engine/engine.js";
 import type { Middleware } from "../middleware/compose.js";
 import { type CacheHint, type CacheKind, serverCacheHints } from "../protocol/cache-hints.js";
+import { type TaskDefaults, taskDefaultsOf } from "../protocol/tasks.js";
 import { DefinitionError } from "../wire/errors.js";
 import type { Implementation } from "../wire/types.js";
 import type { Servable } from "./servable.js";
@@ -41,6 +42,8 @@ export interface ServerOptions extends Implementation {
    * a server's processes.
    */
   engine?: Engine;
+  /** Defaults for tools that run as tasks (the tasks extension): `ttlMs` (default one hour; null: none), `pollIntervalMs` (default 1000). */
+  tasks?: TaskDefaults;
   /** Modules served under prefixes (see `server.mount`): `{ github: new GitHubTools() }`. */
   mount?: Readonly<Record<string, Servable>>;
 }
@@ -53,6 +56,7 @@ export interface Settings {
   readonly pageSize: number;
   readonly requestStateTtlMs: number;
   readonly clientRequestTimeoutMs: number;
+  readonly tasks: { readonly ttlMs: number | null; readonly pollIntervalMs: number };
 }
 
 /** `options` as the server keeps them; a DefinitionError for a setting it cannot serve with. */
@@ -72,5 +76,6 @@ export function settingsOf(options: ServerOptions): Settings {
     pageSize,
     requestStateTtlMs: options.requestStateTtlMs ?? 10 * 60_000,
     clientRequestTimeoutMs: options.clientRequestTimeoutMs ?? 5 * 60_000,
+    tasks: taskDefaultsOf(options.tasks),
   };
 }

@@ -12,6 +12,7 @@ import {
   stampsAsComplete,
 } from "../protocol/cache-hints.js";
 import { featuresOf } from "../protocol/revision.js";
+import { TASKS_EXTENSION } from "../protocol/tasks.js";
 import { HANDSHAKE_VERSIONS, MetaKey, type ProtocolVersion, STATELESS_VERSIONS } from "../protocol/versions.js";
 import type {
   PromptDefinition,
@@ -40,6 +41,7 @@ import { type ServerOptions, settingsOf } from "./options.js";
 import { page } from "./pages.js";
 import { type Servable, type Server, toServer } from "./servable.js";
 import { principalContext } from "./stored-principal.js";
+import { TaskRunner } from "./task-runner.js";
 
 class ServerImpl implements Server, ServerCore {
   readonly info: Implementation;
@@ -47,6 +49,7 @@ class ServerImpl implements Server, ServerCore {
   readonly sealer: Sealer;
   readonly requestStateTtlMs: number;
   readonly clientRequestTimeoutMs: number;
+  readonly tasks: TaskRunner;
   readonly #instructions: string | undefined;
   readonly #pageSize: number;
   readonly #serverInfo = new Map<ProtocolVersion, Implementation>();
@@ -62,6 +65,7 @@ class ServerImpl implements Server, ServerCore {
   readonly #link: EngineLink;
   readonly #middleware: Middleware[] = [];
   #logger: Logger | undefined;
+  #orphans: (() => unknown) | undefined;
   #onError: ((error: unknown, where: ErrorReport) => void) | undefined;
 
   constructor(options: ServerOptions) {
@@ -88,6 +92,7 @@ class ServerImpl implements Server, ServerCore {
       log: this.log.bind(this),
     };
     this.#link = new EngineLink(host, options.engine);
+    this.tasks = new TaskRunner(() => this.#link.engine, settings.tasks, this.log.bind(this));
     if (options.use) this.use(...options.use);
     for (const [prefix, module] of Object.entries(options.mount ?? {})) this.mount(prefix, module);
   }
@@ -125,7 +130,16 @@ class ServerImpl implements Server, ServerCore {
   }
 
   startEngine(): MaybePromise<void> {
-    return this.#link.start();
+    const started = this.#link.start();
+    if (this.#orphans === undefined) {
+      // Once per server, once started: the tasks of processes that stopped are failed by a survivor.
+      const watch = () => {
+        this.#orphans ??= this.tasks.watchOrphans();
+      };
+      if (started === undefined) watch();
+      else started.then(watch, () => {});
+    }
+    return started;
   }
 
   /** See `defaultEngine`. */
@@ -229,9 +243,11 @@ class ServerImpl implements Server, ServerCore {
   }
 
   discoverResult(): Record<string, unknown> {
+    const capabilities = this.router.capabilities();
     const result: Record<string, unknown> = {
       supportedVersions: [...STATELESS_VERSIONS, ...HANDSHAKE_VERSIONS],
-      capabilities: this.router.capabilities(),
+      // The tasks extension exists only in 2026-07-28, so only discover tells of it.
+      capabilities: this.router.tasking() ? { ...capabilities, extensions: { [TASKS_EXTENSION]: {} } } : capabilities,
     };
     if (this.#instructions !== undefined) result.instructions = this.#instructions;
     return result;

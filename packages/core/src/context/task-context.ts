@@ -1,0 +1,128 @@
+import type { LogLevel } from "../protocol/log-levels.js";
+import type { RevisionFeatures } from "../protocol/revision.js";
+import type { ProtocolVersion } from "../protocol/versions.js";
+import type { InferInput, InputSchema } from "../schema/schema-adapter.js";
+import type { RequestId } from "../wire/json-rpc.js";
+import type { Implementation } from "../wire/types.js";
+import {
+  type Asker,
+  ask,
+  type ElicitForm,
+  type ElicitRawForm,
+  type ElicitResult,
+  type ElicitUrl,
+  type Root,
+  type SampleRequest,
+  type SampleResult,
+} from "./ask.js";
+import { type ClientLog, clientLog } from "./client-log.js";
+import type { AuthInfo, Era, RequestContext } from "./context.js";
+
+/** What a task's context needs from its runner. */
+export interface TaskPort {
+  readonly id: string;
+  readonly signal: AbortSignal;
+  readonly ask: Asker;
+  /** Progress as the task's status message (the runner throttles it). */
+  message(text: string): void;
+  /** The server's own log (a task's log never reaches the client). */
+  log(level: LogLevel, first: unknown, second: unknown, logger: string | undefined): void;
+}
+
+/** What a task's handler gets: the creating request's identity, the task's own signal, asking and progress. */
+export class TaskContext implements RequestContext {
+  readonly requestId: RequestId;
+  readonly revision: RevisionFeatures;
+  readonly clientInfo: Implementation | undefined;
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  readonly meta: Readonly<Record<string, unknown>> | undefined;
+  readonly auth: AuthInfo | undefined;
+  readonly extra: Record<string, unknown>;
+  readonly task: { readonly id: string };
+  readonly tag: unknown = undefined;
+  readonly inputs = undefined;
+  readonly asker: Asker;
+  readonly #port: TaskPort;
+  readonly #logger: string | undefined;
+  #log: ClientLog | undefined;
+  #lastProgress = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    from: RequestContext & { readonly revision: RevisionFeatures },
+    port: TaskPort,
+    logger: string | undefined,
+  ) {
+    this.requestId = from.requestId;
+    this.revision = from.revision;
+    this.clientInfo = from.clientInfo;
+    this.clientCapabilities = from.clientCapabilities;
+    this.meta = from.meta;
+    this.auth = from.auth;
+    this.extra = { ...from.extra };
+    this.task = { id: port.id };
+    this.asker = port.ask;
+    this.#port = port;
+    this.#logger = logger;
+  }
+
+  get protocolVersion(): ProtocolVersion {
+    return this.revision.version;
+  }
+
+  get era(): Era {
+    return this.revision.era;
+  }
+
+  get signal(): AbortSignal {
+    return this.#port.signal;
+  }
+
+  /** Already a task: nothing to do. */
+  detach(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  progress(done: number, total?: number, message?: string): void {
+    if (typeof done !== "number" || !Number.isFinite(done)) {
+      throw new TypeError(`ctx.progress(done): done must be a finite number, not ${String(done)}`);
+    }
+    if (done <= this.#lastProgress) {
+      throw new RangeError(
+        `ctx.progress(${done}) after ctx.progress(${this.#lastProgress}): progress must increase with every call`,
+      );
+    }
+    this.#lastProgress = done;
+    this.#port.message(message ?? (total === undefined ? String(done) : `${done}/${total}`));
+  }
+
+  get log(): ClientLog {
+    this.#log ??= clientLog(
+      (level, first, second, logger) => this.#port.log(level, first, second, logger),
+      undefined,
+      () => this.#logger,
+    );
+    return this.#log;
+  }
+
+  elicit<S extends InputSchema>(request: ElicitForm<S>): Promise<ElicitResult<InferInput<S>>>;
+  elicit(request: ElicitRawForm): Promise<ElicitResult<Record<string, unknown>>>;
+  elicit(request: ElicitUrl): Promise<ElicitResult<undefined>>;
+  elicit(request: ElicitForm | ElicitRawForm | ElicitUrl): Promise<ElicitResult<never>> {
+    return ask.elicit(this, NO_PORT, request) as Promise<ElicitResult<never>>;
+  }
+
+  sample(request: SampleRequest): Promise<SampleResult> {
+    return ask.sample(this, NO_PORT, request);
+  }
+
+  roots(options?: { key?: string }): Promise<Root[]> {
+    return ask.roots(this, NO_PORT, options?.key);
+  }
+}
+
+// A task asks through its asker, never through a connection.
+const NO_PORT = {
+  request(): Promise<Record<string, unknown>> {
+    return Promise.reject(new Error("a task asks through its runner"));
+  },
+};

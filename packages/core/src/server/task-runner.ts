@@ -1,0 +1,290 @@
+import type { TaskService } from "../connection/server-core.js";
+import type { Asker } from "../context/ask.js";
+import { logData } from "../context/client-log.js";
+import type { RequestContext, RequestContextImpl, TaskRun } from "../context/context.js";
+import { UnfitAnswer } from "../context/elicit-answer.js";
+import type { LogEntry } from "../context/logger.js";
+import { TaskContext, type TaskPort } from "../context/task-context.js";
+import {
+  type Engine,
+  isEngineUnavailable,
+  type TaskChange,
+  type TaskRecord,
+  type TaskSignal,
+  type Unfollow,
+} from "../engine/engine.js";
+import { isTerminal } from "../engine/memory-tasks.js";
+import type { LogLevel } from "../protocol/log-levels.js";
+import type { RevisionFeatures } from "../protocol/revision.js";
+import type { TaskPolicy } from "../protocol/tasks.js";
+import { isMcpError, McpError, messageOf } from "../wire/errors.js";
+import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
+import { andThen, type MaybePromise } from "../wire/maybe.js";
+import { checkedTaskId, createTaskResult, detailedTask, ownTask, taskNotFound } from "./task-wire.js";
+
+// The server's tasks: each task's handler runs here, under the task (not the request that made it, whose connection
+// may close once it is answered), and every tasks/* request is answered from the engine, on any process.
+
+/** At most one status message per this long is written (the last one always is). */
+const MESSAGE_EVERY_MS = 250;
+
+/** What a task whose process stopped is failed with. */
+export const ORPHAN_ERROR = {
+  code: ErrorCode.InternalError,
+  message: "The server process running this task stopped before it finished",
+} as const;
+
+/** The server's task runner and its tasks/* methods. */
+export class TaskRunner implements TaskService {
+  readonly #engine: () => Engine;
+  readonly #defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number };
+  readonly #log: (entry: LogEntry) => void;
+
+  constructor(
+    engine: () => Engine,
+    defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number },
+    log: (entry: LogEntry) => void,
+  ) {
+    this.#engine = engine;
+    this.#defaults = defaults;
+    this.#log = log;
+  }
+
+  /** Fail the tasks of processes that stopped (those the engine gives this process). */
+  watchOrphans(): Unfollow {
+    const engine = this.#engine();
+    return engine.onOrphanTask((id) => {
+      Promise.resolve(
+        engine.changeTask(id, { kind: "fail", error: ORPHAN_ERROR, statusMessage: ORPHAN_ERROR.message }),
+      ).catch((error: unknown) =>
+        this.#log({ level: "error", message: `task ${id}: could not fail it: ${messageOf(error)}`, error }),
+      );
+    });
+  }
+
+  async start(ctx: RequestContext, tool: string, policy: TaskPolicy, run: TaskRun): Promise<Record<string, unknown>> {
+    const engine = this.#engine();
+    const now = Date.now();
+    const record: TaskRecord = {
+      id: crypto.randomUUID(),
+      owner: ctx.auth?.subject,
+      node: engine.node,
+      tool,
+      status: "working",
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: policy.ttlMs === undefined ? this.#defaults.ttlMs : policy.ttlMs,
+      pollIntervalMs: policy.pollIntervalMs ?? this.#defaults.pollIntervalMs,
+      inputRequests: {},
+    };
+    // Durable before the reply that announces it: a tasks/get anywhere finds it.
+    await engine.createTask(record);
+    await engine.taskRunning(record.id);
+    const task = new RunningTask(engine, record.id, tool, this.#log);
+    task.unfollow = await engine.followTask(record.id, (signal) => task.heard(signal));
+    void task.run(ctx as RequestContext & { revision: RevisionFeatures }, run);
+    return createTaskResult(record);
+  }
+
+  get(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
+    const id = checkedTaskId("tasks/get", params, ctx);
+    return andThen(this.#engine().loadTask(id), (found) => {
+      const task = ownTask(found, ctx);
+      if (task === undefined) throw taskNotFound();
+      return detailedTask(task);
+    });
+  }
+
+  update(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
+    const id = checkedTaskId("tasks/update", params, ctx);
+    const responses = params?.inputResponses;
+    if (!isPlainObject(responses)) {
+      throw new McpError(ErrorCode.InvalidParams, "Invalid params: inputResponses must be an object");
+    }
+    const engine = this.#engine();
+    return andThen(engine.loadTask(id), (found) => {
+      if (ownTask(found, ctx) === undefined) throw taskNotFound();
+      // Answers to keys not outstanding are ignored (never issued, already answered).
+      return andThen(engine.answerTask(id, responses), () => ({}));
+    });
+  }
+
+  cancel(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
+    const id = checkedTaskId("tasks/cancel", params, ctx);
+    const engine = this.#engine();
+    return andThen(engine.loadTask(id), (found) => {
+      const task = ownTask(found, ctx);
+      if (task === undefined) throw taskNotFound();
+      if (isTerminal(task.status)) return {};
+      // Cancelled at once in the store; the process running it hears the change and aborts its handler.
+      return andThen(engine.changeTask(id, { kind: "cancel" }), () => ({}));
+    });
+  }
+}
+
+/** One task's handler running on this process: its signal, its questions waiting for answers, its progress. */
+class RunningTask implements TaskPort {
+  readonly signal: AbortSignal;
+  unfollow: Unfollow | undefined;
+  readonly #controller = new AbortController();
+  readonly #engine: Engine;
+  readonly #tool: string;
+  readonly #log: (entry: LogEntry) => void;
+  readonly #waiting = new Map<
+    string,
+    { resolve: (answer: Record<string, unknown>) => void; reject: (why: unknown) => void }
+  >();
+  readonly #asked = new Set<string>();
+  readonly #counters: Record<string, number> = Object.create(null);
+  #cancelled = false;
+  #done = false;
+  #message: string | undefined;
+  #lastWrite = Number.NEGATIVE_INFINITY;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    engine: Engine,
+    readonly id: string,
+    tool: string,
+    log: (entry: LogEntry) => void,
+  ) {
+    this.#engine = engine;
+    this.#tool = tool;
+    this.#log = log;
+    this.signal = this.#controller.signal;
+  }
+
+  /** What the task's channel says: an answer to a question, or a change (a cancellation stops the handler). */
+  heard(signal: TaskSignal): void {
+    if (signal.type === "answer") {
+      const waiting = this.#waiting.get(signal.key);
+      if (waiting === undefined) return;
+      this.#waiting.delete(signal.key);
+      if (isPlainObject(signal.value)) waiting.resolve(signal.value);
+      else waiting.reject(new McpError(ErrorCode.InvalidParams, `inputResponses["${signal.key}"] must be an object`));
+    } else if (signal.task.status === "cancelled" && !this.#cancelled) {
+      this.#cancelled = true;
+      const why = new DOMException("The task was cancelled", "AbortError");
+      this.#controller.abort(why);
+      for (const waiting of this.#waiting.values()) waiting.reject(why);
+      this.#waiting.clear();
+    }
+  }
+
+  // Each question under a key never used before in this task; the handler waits for its answer (no replay).
+  readonly ask: Asker = (method, params, prefix, key) => {
+    if (this.signal.aborted) return Promise.reject(this.signal.reason);
+    let at = key;
+    if (at === undefined) {
+      do {
+        const n = (this.#counters[prefix] ?? 0) + 1;
+        this.#counters[prefix] = n;
+        at = `${prefix}-${n}`;
+      } while (this.#asked.has(at));
+    } else if (this.#asked.has(at)) {
+      return Promise.reject(new Error(`the key "${at}" was already asked in this task: a task never reuses a key`));
+    }
+    this.#asked.add(at);
+    const asked = at;
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(asked, { resolve, reject });
+      Promise.resolve(this.#engine.changeTask(this.id, { kind: "ask", key: asked, request: { method, params } })).catch(
+        (error: unknown) => {
+          this.#waiting.delete(asked);
+          reject(error);
+        },
+      );
+    });
+  };
+
+  message(text: string): void {
+    if (this.#done) return;
+    this.#message = text;
+    if (this.#timer !== undefined) return;
+    const wait = this.#lastWrite + MESSAGE_EVERY_MS - Date.now();
+    if (wait <= 0) void this.#writeMessage();
+    else
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        void this.#writeMessage();
+      }, wait);
+  }
+
+  async #writeMessage(): Promise<void> {
+    const statusMessage = this.#message;
+    if (statusMessage === undefined) return;
+    this.#message = undefined;
+    this.#lastWrite = Date.now();
+    try {
+      await this.#engine.changeTask(this.id, { kind: "message", statusMessage });
+    } catch (error) {
+      this.#report("warning", `could not keep its status message: ${messageOf(error)}`, error);
+    }
+  }
+
+  log(level: LogLevel, first: unknown, second: unknown, logger: string | undefined): void {
+    const data = logData(first, second);
+    const text = typeof data === "string" ? data : JSON.stringify(data);
+    this.#log({
+      level,
+      message: `task ${this.id} (${logger ?? this.#tool}): ${text}`,
+      method: "tools/call",
+      tool: this.#tool,
+    });
+  }
+
+  /** Run the handler to its outcome (the first part synchronously: a detached handler is adopted before the reply). */
+  async run(from: RequestContext & { revision: RevisionFeatures }, run: TaskRun): Promise<void> {
+    const ctx = new TaskContext(from, this, this.#tool);
+    let outcome: TaskChange;
+    try {
+      const result = await run(ctx);
+      outcome = { kind: "complete", result: result as Record<string, unknown> };
+    } catch (error) {
+      outcome = this.#failure(error);
+    }
+    this.#done = true;
+    clearTimeout(this.#timer);
+    try {
+      // After a cancellation, whatever the handler did is discarded.
+      if (!this.#cancelled) {
+        if (this.#message !== undefined) await this.#writeMessage();
+        await this.#engine.changeTask(this.id, outcome);
+      }
+    } catch (error) {
+      this.#report("error", `could not keep its outcome: ${messageOf(error)}`, error);
+    } finally {
+      for (const waiting of this.#waiting.values()) waiting.reject(new Error("the task ended"));
+      this.#waiting.clear();
+      try {
+        await this.unfollow?.();
+        await this.#engine.taskFinished(this.id);
+      } catch (error) {
+        this.#report("warning", `could not end its lease: ${messageOf(error)}`, error);
+      }
+    }
+  }
+
+  // A protocol error fails the task (its JSON-RPC error inlined); anything else is an internal error, logged.
+  #failure(error: unknown): TaskChange {
+    if (isMcpError(error) && !(error instanceof UnfitAnswer)) {
+      const failure: { code: number; message: string; data?: unknown } = { code: error.code, message: error.message };
+      if (error.data !== undefined) failure.data = error.data;
+      return { kind: "fail", error: failure, statusMessage: error.message };
+    }
+    if (!this.#cancelled) this.#report("error", `failed: ${messageOf(error)}`, error);
+    const code = isEngineUnavailable(error) ? ErrorCode.ServerError : ErrorCode.InternalError;
+    const message = code === ErrorCode.ServerError ? "Service unavailable" : "Internal error";
+    return { kind: "fail", error: { code, message }, statusMessage: message };
+  }
+
+  #report(level: LogLevel, message: string, error: unknown): void {
+    this.#log({
+      level,
+      message: `task ${this.id} (tool ${this.#tool}) ${message}`,
+      error,
+      method: "tools/call",
+      tool: this.#tool,
+    });
+  }
+}

@@ -1,0 +1,55 @@
+import type { RequestContextImpl } from "../context/context.js";
+import type { TaskRecord } from "../engine/engine.js";
+import { declaresTasks, tasksRequired } from "../protocol/tasks.js";
+import { McpError } from "../wire/errors.js";
+import { ErrorCode } from "../wire/json-rpc.js";
+
+// A task on the wire (the tasks extension): the flat Task of a CreateTaskResult, the DetailedTask of tasks/get and
+// notifications/tasks, and the checks every tasks/* request passes before its task is touched.
+
+/** The Task fields every shape has. */
+function taskFields(task: TaskRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = { taskId: task.id, status: task.status };
+  if (task.statusMessage !== undefined) out.statusMessage = task.statusMessage;
+  out.createdAt = new Date(task.createdAt).toISOString();
+  out.lastUpdatedAt = new Date(task.lastUpdatedAt).toISOString();
+  out.ttlMs = task.ttlMs;
+  out.pollIntervalMs = task.pollIntervalMs;
+  return out;
+}
+
+/** The `tools/call` reply that announces a task: flat, nothing of its outcome. */
+export function createTaskResult(task: TaskRecord): Record<string, unknown> {
+  return { resultType: "task", ...taskFields(task) };
+}
+
+/** The task as `tasks/get` and `notifications/tasks` show it: what its status has inlined. */
+export function detailedTask(task: TaskRecord): Record<string, unknown> {
+  const out = taskFields(task);
+  if (task.status === "input_required") out.inputRequests = task.inputRequests;
+  else if (task.status === "completed" && task.result !== undefined) out.result = task.result;
+  else if (task.status === "failed" && task.error !== undefined) out.error = task.error;
+  return out;
+}
+
+/** What a task unknown to this caller is answered: the same for another caller's and for one that never was. */
+export function taskNotFound(): McpError {
+  return new McpError(ErrorCode.InvalidParams, "Failed to retrieve task: Task not found");
+}
+
+/** tasks/*: -32021 for a request without the extension, then -32602 for a taskId that is not a string. */
+export function checkedTaskId(
+  method: string,
+  params: Record<string, unknown> | undefined,
+  ctx: RequestContextImpl,
+): string {
+  if (!declaresTasks(ctx.revision, ctx.clientCapabilities)) throw tasksRequired(method);
+  const id = params?.taskId;
+  if (typeof id !== "string") throw new McpError(ErrorCode.InvalidParams, "Invalid params: taskId must be a string");
+  return id;
+}
+
+/** The task when it exists and is this caller's (its principal's subject); else undefined. */
+export function ownTask(task: TaskRecord | undefined, ctx: RequestContextImpl): TaskRecord | undefined {
+  return task !== undefined && task.owner === ctx.auth?.subject ? task : undefined;
+}
