@@ -1,6 +1,7 @@
 import { type Engine, EngineUnavailable, type ServerSignal, type SessionSignal } from "@toolsmith/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Heard, ROOMY, recordOf } from "../../core/src/engine/engine-suite-helpers.test-util.js";
+import { taskOf } from "../../core/src/engine/engine-suite-tasks.test-util.js";
 import { createRedisEngine } from "./redis-engine.js";
 import { type RedisServer, startRedis } from "./testing/redis-server.js";
 
@@ -74,6 +75,13 @@ function everyCall(engine: Engine, id: string): [string, () => Promise<unknown>]
     ["handleOps", async () => engine.handleOps()],
     ["running", async () => engine.running({ session: id, request: "1", stream: "post-1" })],
     ["finished", async () => engine.finished(id, "1")],
+    ["createTask", async () => engine.createTask(taskOf())],
+    ["loadTask", async () => engine.loadTask(id)],
+    ["changeTask", async () => engine.changeTask(id, { kind: "message", statusMessage: "x" })],
+    ["answerTask", async () => engine.answerTask(id, { "elicit-1": {} })],
+    ["followTask", async () => engine.followTask(`${id}-new`, () => {})],
+    ["taskRunning", async () => engine.taskRunning(id)],
+    ["taskFinished", async () => engine.taskFinished(id)],
   ];
 }
 

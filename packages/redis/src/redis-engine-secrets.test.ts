@@ -1,7 +1,8 @@
-import type { Engine, SessionRecord } from "@toolsmith/core";
+import type { Engine, SessionRecord, TaskRecord } from "@toolsmith/core";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOMY, recordOf } from "../../core/src/engine/engine-suite-helpers.test-util.js";
+import { taskOf } from "../../core/src/engine/engine-suite-tasks.test-util.js";
 import { createRedisEngine } from "./redis-engine.js";
 import { type RedisServer, startRedis } from "./testing/redis-server.js";
 
@@ -58,8 +59,15 @@ describe("what the Redis engine keeps", () => {
       await engine.append(record.id, "get", '{"jsonrpc":"2.0","method":"notifications/x"}');
       await engine.running({ session: record.id, request: "1", stream: "post-1" });
       await engine.broadcast({ type: "handle", kind: "tools", name: "t", op: "disable" });
+      // A task keeps its owner as a subject, and only the fields a task and its questions name.
+      const task = taskOf({ owner: "user-1" });
+      await engine.createTask({ ...task, auth: { token: "TOKEN-8c2e" }, stateKey: "STATE-KEY-4b1d" } as TaskRecord);
+      const request = { method: "elicitation/create", params: {}, token: "TOKEN-8c2e" };
+      await engine.changeTask(task.id, { kind: "ask", key: "elicit-1", request });
+      await engine.taskRunning(task.id);
       const everything = await dump();
       expect(everything).toContain(record.id);
+      expect(everything).toContain(task.id);
       for (const secret of ["STATE-KEY-4b1d", "TOKEN-8c2e", "PASSWORD-77aa", "CLAIM-19fe"]) {
         expect(everything).not.toContain(secret);
       }

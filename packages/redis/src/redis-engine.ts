@@ -16,15 +16,13 @@ import {
 } from "@toolsmith/core";
 import type { Redis } from "ioredis";
 
-function notYet(): Promise<never> {
-  return Promise.reject(new Error("tasks are not kept on the Redis engine yet"));
-}
-
 import { Channels } from "./channels.js";
 import { asUnavailable, createClient, lastErrorOf, RECONNECT_MAX_MS, redacted, run } from "./client.js";
 import { bounded, DEFAULTS, type RedisEngineOptions, withoutUndefined } from "./options.js";
 import { decodeRecord, encodeFixed } from "./records.js";
 import * as scripts from "./scripts.js";
+import { answerArgs, changeArgs, createArgs, decodeTask } from "./task-records.js";
+import * as taskScripts from "./task-scripts.js";
 
 type HandleOp = Extract<ServerSignal, { type: "handle" }>;
 
@@ -76,6 +74,7 @@ class RedisEngine implements Engine {
   readonly #where: string;
   readonly #broadcastListeners = new Set<(signal: ServerSignal) => void>();
   readonly #orphanListeners = new Set<(request: RunningRequest) => void>();
+  readonly #orphanTaskListeners = new Set<(id: string) => void>();
   readonly #resumeListeners = new Set<() => void>();
   // A connection closed since the engine started (or last resumed): its next ready is a resume.
   #lost = false;
@@ -226,37 +225,40 @@ class RedisEngine implements Engine {
     return () => void this.#orphanListeners.delete(listener);
   }
 
-  // Tasks: not yet on Redis (issue #17 builds them); every call says so.
-  createTask(_task: TaskRecord): Promise<void> {
-    return notYet();
+  async createTask(task: TaskRecord): Promise<void> {
+    const outcome = await this.#run(taskScripts.CREATE_TASK, createArgs(task, Date.now()));
+    if (outcome === "exists") throw new Error(`A task with id ${JSON.stringify(task.id)} already exists`);
   }
 
-  loadTask(_id: string): Promise<TaskRecord | undefined> {
-    return notYet();
+  async loadTask(id: string): Promise<TaskRecord | undefined> {
+    return decodeTask(await this.#run(taskScripts.LOAD_TASK, [id, Date.now()]));
   }
 
-  changeTask(_id: string, _change: TaskChange): Promise<TaskRecord | undefined> {
-    return notYet();
+  async changeTask(id: string, change: TaskChange): Promise<TaskRecord | undefined> {
+    return decodeTask(await this.#run(taskScripts.CHANGE_TASK, [id, Date.now(), ...changeArgs(change)]));
   }
 
-  answerTask(_id: string, _responses: Readonly<Record<string, unknown>>): Promise<readonly string[]> {
-    return notYet();
+  async answerTask(id: string, responses: Readonly<Record<string, unknown>>): Promise<readonly string[]> {
+    return (await this.#run(taskScripts.ANSWER_TASK, [id, Date.now(), ...answerArgs(responses)])) as string[];
   }
 
-  followTask(_id: string, _listener: (signal: TaskSignal) => void): Promise<() => void> {
-    return notYet();
+  async followTask(id: string, listener: (signal: TaskSignal) => void): Promise<() => Promise<void>> {
+    const open = this.#started();
+    return this.#call(() => open.channels.listen(`${open.prefix}tc:${id}`, listener as (m: unknown) => void));
   }
 
-  taskRunning(_id: string): Promise<void> {
-    return notYet();
+  async taskRunning(id: string): Promise<void> {
+    await this.#run(taskScripts.TASK_RUNNING, [this.node, this.#settings.leaseMs, id, RUN_KEEP_MS]);
   }
 
-  taskFinished(_id: string): Promise<void> {
-    return notYet();
+  async taskFinished(id: string): Promise<void> {
+    const open = this.#started();
+    await this.#call(() => open.main.srem(`${open.prefix}rt:${this.node}`, id));
   }
 
-  onOrphanTask(_listener: (id: string) => void): () => void {
-    return () => {};
+  onOrphanTask(listener: (id: string) => void): () => void {
+    this.#orphanTaskListeners.add(listener);
+    return () => void this.#orphanTaskListeners.delete(listener);
   }
 
   onResume(listener: () => void): () => void {
@@ -283,7 +285,7 @@ class RedisEngine implements Engine {
         (async () => {
           await Promise.all([main.connect(), subscriber.connect()]);
           await channels.listen(`${prefix}bus`, (message) => this.#heard(message));
-          await run(main, scripts.TICK, prefix, [this.node, leaseMs, "0", RUN_KEEP_MS]);
+          await run(main, scripts.TICK, prefix, [this.node, leaseMs, "0", RUN_KEEP_MS, "0"]);
         })(),
       ]);
     } catch (error) {
@@ -324,23 +326,17 @@ class RedisEngine implements Engine {
       // takes a lapsed one's requests: their leases lapsed while Redis was away, not because they stopped.
       const steady = this.#steadySince !== undefined && Date.now() - this.#steadySince >= this.#claimAfterMs;
       const claim = this.#orphanListeners.size > 0 && steady ? "1" : "0";
-      const claimed = (await run(open.main, scripts.TICK, open.prefix, [
+      const claimTasks = this.#orphanTaskListeners.size > 0 && steady ? "1" : "0";
+      const [requests, tasks] = (await run(open.main, scripts.TICK, open.prefix, [
         this.node,
         this.#settings.leaseMs,
         claim,
         RUN_KEEP_MS,
-      ])) as string[] | undefined;
+        claimTasks,
+      ])) as [string[], string[]];
       this.#steadySince ??= Date.now();
-      for (const text of claimed ?? []) {
-        const request = JSON.parse(text) as RunningRequest;
-        for (const listener of [...this.#orphanListeners]) {
-          try {
-            listener(request);
-          } catch {
-            // The listener's bug; the request was claimed regardless.
-          }
-        }
-      }
+      for (const text of requests) tell(this.#orphanListeners, JSON.parse(text) as RunningRequest);
+      for (const id of tasks) tell(this.#orphanTaskListeners, id);
       await open.channels.tidy();
     } catch {
       // Redis away: the next tick tries again.
@@ -403,6 +399,17 @@ class RedisEngine implements Engine {
       return await call();
     } catch (error) {
       throw asUnavailable(error, this.#where, this.#settings.retryAfterSeconds);
+    }
+  }
+}
+
+/** Give `value` to each listener (a listener's failure is its owner's bug; what it was given was claimed regardless). */
+function tell<T>(listeners: ReadonlySet<(value: T) => void>, value: T): void {
+  for (const listener of [...listeners]) {
+    try {
+      listener(value);
+    } catch {
+      // The listener's bug.
     }
   }
 }

@@ -4,6 +4,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { until } from "../../../scripts/wait.js";
 import { ROOMY, recordOf } from "../../core/src/engine/engine-suite-helpers.test-util.js";
+import { taskOf } from "../../core/src/engine/engine-suite-tasks.test-util.js";
 import { createRedisEngine } from "./redis-engine.js";
 import { type RedisServer, startRedis } from "./testing/redis-server.js";
 
@@ -47,7 +48,7 @@ afterAll(async () => {
   await redis.stop();
 });
 
-it("a living process's running request is not orphaned when Redis comes back after more than a lease", async () => {
+it("a living process's running request and task are not orphaned when Redis comes back after more than a lease", async () => {
   const namespace = `outage-${crypto.randomUUID()}`;
   const port = (gate.address() as { port: number }).port;
   const a = createRedisEngine({ url: redis.url, namespace, leaseMs: LEASE_MS });
@@ -57,9 +58,14 @@ it("a living process's running request is not orphaned when Redis comes back aft
   await b.start({ name: namespace });
   const orphans: RunningRequest[] = [];
   a.onOrphan((request) => orphans.push(request));
+  const taskOrphans: string[] = [];
+  a.onOrphanTask((task) => taskOrphans.push(task));
   const { id } = recordOf();
   await a.createSession(recordOf({ id }), ROOMY);
   await b.running({ session: id, request: '"kept"', stream: `${b.node}-1` });
+  const task = taskOf({ node: b.node, ttlMs: null });
+  await b.createTask(task);
+  await b.taskRunning(task.id);
 
   await redis.kill();
   const down = Date.now();
@@ -75,6 +81,8 @@ it("a living process's running request is not orphaned when Redis comes back aft
     gateOpen = true;
     await until(async () => (await raw.exists(`ts:{${namespace}}:node:${b.node}`)) === 1, "B's lease renewed");
     expect(orphans).toEqual([]);
+    expect(taskOrphans).toEqual([]);
+    expect(await raw.smembers(`ts:{${namespace}}:rt:${b.node}`)).toEqual([task.id]);
     expect(await raw.hkeys(`ts:{${namespace}}:run:${b.node}`)).toEqual([JSON.stringify([id, '"kept"'])]);
   } finally {
     raw.disconnect();

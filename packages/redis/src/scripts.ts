@@ -10,7 +10,8 @@ export interface Script {
   readonly sha: string;
 }
 
-function script(body: string): Script {
+/** A script: the shared prelude, then `body`. */
+export function script(body: string): Script {
   const lua = `${PRELUDE}\n${body}`;
   return { lua, sha: createHash("sha1").update(lua).digest("hex") };
 }
@@ -19,9 +20,9 @@ function script(body: string): Script {
 // fixed part as JSON, c = caller, i = initialized, l = log level, t = idleMs, n = subscription counter),
 // P.."sub:"..id (zset uri → order), P.."u:"..uri (set of ids), P.."k:"..caller (zset id → expiry ms),
 // P.."e:"..id (stream: s = stream key, d = data), P.."ops" (list of handle ops), P.."node:"..node (lease, PX),
-// P.."run:"..node (hash of running requests), P.."nodes" (set of nodes that ran requests; both expire RUN_KEEP_MS after
-// their last renewal). Channels: P.."c:"..id
-// (a session's), P.."bus" (the server's). Every type ends at its first ":" and the namespace holds none, so no id,
+// P.."run:"..node (hash of running requests), P.."rt:"..node (set of its running tasks' ids), P.."nodes" (set of nodes
+// that ran requests or tasks; all three expire RUN_KEEP_MS after their last renewal), P.."t:"..id (a task, see
+// task-scripts.ts). Channels: P.."c:"..id (a session's), P.."tc:"..id (a task's), P.."bus" (the server's). Every type ends at its first ":" and the namespace holds none, so no id,
 // URI or caller can make one key look like another.
 const PRELUDE = `
 local P = ARGV[1]
@@ -225,27 +226,39 @@ return 1
 `);
 
 /**
- * ARGV: P, node, leaseMs, claim (1/0), keepMs. Renews this node's lease (and keeps its running requests that long
- * after it stopped, for a process to claim), ends expired sessions (telling their followers), and when `claim`, takes
- * the running requests of every node whose lease lapsed: atomically, so each goes to one caller.
+ * ARGV: P, node, leaseMs, claim requests (1/0), keepMs, claim tasks (1/0). Renews this node's lease (and keeps its
+ * running requests and tasks that long after it stopped, for a process to claim), ends expired sessions (telling their
+ * followers), and takes what every node whose lease lapsed left running: its requests, and its tasks that are still
+ * live and not terminal. Atomically, so each goes to one caller. Answers { requests, task ids }.
  */
 export const TICK = script(`
 local t = now()
 local node = ARGV[2]
 redis.call('SET', P .. 'node:' .. node, '1', 'PX', ARGV[3])
 redis.call('PEXPIRE', P .. 'run:' .. node, ARGV[5])
+redis.call('PEXPIRE', P .. 'rt:' .. node, ARGV[5])
 redis.call('PEXPIRE', P .. 'nodes', ARGV[5])
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', SESSIONS, '-inf', ms(t), 'LIMIT', 0, 100)) do ending(id) end
-local claimed = {}
-if ARGV[4] == '1' then
+local claimed, tasks = {}, {}
+if ARGV[4] == '1' or ARGV[6] == '1' then
   for _, other in ipairs(redis.call('SMEMBERS', P .. 'nodes')) do
     if other ~= node and redis.call('EXISTS', P .. 'node:' .. other) == 0 then
-      local run = P .. 'run:' .. other
-      for _, request in ipairs(redis.call('HVALS', run)) do table.insert(claimed, request) end
-      redis.call('DEL', run)
-      redis.call('SREM', P .. 'nodes', other)
+      local run, rt = P .. 'run:' .. other, P .. 'rt:' .. other
+      if ARGV[4] == '1' then
+        for _, request in ipairs(redis.call('HVALS', run)) do table.insert(claimed, request) end
+        redis.call('DEL', run)
+      end
+      if ARGV[6] == '1' then
+        for _, id in ipairs(redis.call('SMEMBERS', rt)) do
+          local f = redis.call('HMGET', P .. 't:' .. id, 's', 'x')
+          local live = f[1] and (f[2] == '' or tonumber(f[2]) >= t)
+          if live and f[1] ~= 'completed' and f[1] ~= 'cancelled' and f[1] ~= 'failed' then table.insert(tasks, id) end
+        end
+        redis.call('DEL', rt)
+      end
+      if redis.call('EXISTS', run, rt) == 0 then redis.call('SREM', P .. 'nodes', other) end
     end
   end
 end
-return claimed
+return { claimed, tasks }
 `);

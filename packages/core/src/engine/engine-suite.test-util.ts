@@ -2,6 +2,8 @@ import { afterEach, describe } from "vitest";
 import type { MadeEngines, Opener } from "./engine-suite-helpers.test-util.js";
 import { engineSuiteHostile } from "./engine-suite-hostile.test-util.js";
 import { engineSuiteInOneProcess } from "./engine-suite-one.test-util.js";
+import { engineSuiteTasks } from "./engine-suite-tasks.test-util.js";
+import { engineSuiteTasksAcrossProcesses } from "./engine-suite-tasks-two.test-util.js";
 import { engineSuiteAcrossProcesses } from "./engine-suite-two.test-util.js";
 
 export type { MadeEngines } from "./engine-suite-helpers.test-util.js";
@@ -45,5 +47,7 @@ export function engineSuite(name: string, make: () => Promise<MadeEngines>): voi
     engineSuiteInOneProcess(opener);
     engineSuiteHostile(opener);
     engineSuiteAcrossProcesses(opener);
+    engineSuiteTasks(opener);
+    engineSuiteTasksAcrossProcesses(opener);
   });
 }

@@ -2,6 +2,15 @@ import type { TaskChange, TaskRecord, TaskSignal } from "./engine.js";
 import { LocalBus } from "./memory-bus.js";
 
 const TERMINAL = new Set(["completed", "cancelled", "failed"]);
+// A sweep runs at most this often: tasks past their TTL are purged at most this late (a load never finds them).
+const SWEEP_FLOOR_MS = 1000;
+// setTimeout's longest delay: a longer one would fire at once.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** When a task may be purged (ms), or undefined when never. */
+function purgeAfter(task: TaskRecord): number | undefined {
+  return task.ttlMs === null ? undefined : task.createdAt + task.ttlMs;
+}
 
 /** True for a status a task never leaves. */
 export function isTerminal(status: TaskRecord["status"]): boolean {
@@ -50,11 +59,17 @@ export function changed(task: TaskRecord, change: TaskChange, now: number): Task
   }
 }
 
-/** The tasks of one process: kept until their TTL has passed (never purged before), signalled in process. */
+/**
+ * The tasks of one process: kept until their TTL has passed (never purged before), then purged by a sweep (a timer
+ * that does not hold the process open) or the next load; signalled in process.
+ */
 export class TaskTable {
   readonly #tasks = new Map<string, TaskRecord>();
   readonly #bus = new LocalBus<TaskSignal>();
   readonly #now: () => number;
+  #sweeper: ReturnType<typeof setTimeout> | undefined;
+  // When the planned sweep runs (ms), while one is planned.
+  #sweepAt: number | undefined;
 
   constructor(now: () => number) {
     this.#now = now;
@@ -63,6 +78,12 @@ export class TaskTable {
   create(task: TaskRecord): void {
     if (this.#tasks.has(task.id)) throw new Error(`a task with id ${task.id} already exists`);
     this.#tasks.set(task.id, structuredClone(task));
+    this.#plan(purgeAfter(task));
+  }
+
+  /** How many tasks it holds (purged ones not counted). */
+  get size(): number {
+    return this.#tasks.size;
   }
 
   load(id: string): TaskRecord | undefined {
@@ -78,7 +99,8 @@ export class TaskTable {
   change(id: string, change: TaskChange): TaskRecord | undefined {
     const task = this.load(id);
     if (task === undefined) return undefined;
-    const next = changed(task, change, this.#now());
+    // A copy: what the caller does to its objects afterwards must not reach the store (as with a shared engine's).
+    const next = changed(task, structuredClone(change), this.#now());
     if (next === task) return task;
     this.#tasks.set(id, next);
     this.#bus.signal(id, { type: "changed", task: next });
@@ -95,7 +117,7 @@ export class TaskTable {
     const status = Object.keys(inputRequests).length === 0 ? "working" : task.status;
     const next: TaskRecord = { ...task, status, inputRequests, lastUpdatedAt: this.#now() };
     this.#tasks.set(id, next);
-    for (const key of taken) this.#bus.signal(id, { type: "answer", key, value: responses[key] });
+    for (const key of taken) this.#bus.signal(id, { type: "answer", key, value: structuredClone(responses[key]) });
     this.#bus.signal(id, { type: "changed", task: next });
     return taken;
   }
@@ -104,13 +126,37 @@ export class TaskTable {
     return this.#bus.follow(id, listener);
   }
 
-  /** Drop the tasks whose TTL has passed. */
-  sweep(): void {
-    for (const id of [...this.#tasks.keys()]) this.load(id);
+  /** Drop the tasks whose TTL has passed; when the next one may be purged, if any. */
+  sweep(): number | undefined {
+    let earliest: number | undefined;
+    for (const id of [...this.#tasks.keys()]) {
+      const task = this.load(id);
+      const at = task === undefined ? undefined : purgeAfter(task);
+      if (at !== undefined && (earliest === undefined || at < earliest)) earliest = at;
+    }
+    return earliest;
   }
 
   clear(): void {
+    if (this.#sweeper !== undefined) clearTimeout(this.#sweeper);
+    this.#sweeper = undefined;
+    this.#sweepAt = undefined;
     this.#tasks.clear();
     this.#bus.close();
+  }
+
+  /** Sweep soon after `at` (unless a sweep is planned before it). */
+  #plan(at: number | undefined): void {
+    if (at === undefined || (this.#sweepAt !== undefined && this.#sweepAt <= at)) return;
+    if (this.#sweeper !== undefined) clearTimeout(this.#sweeper);
+    const delay = Math.min(Math.max(at - this.#now() + 1, SWEEP_FLOOR_MS), MAX_TIMER_MS);
+    this.#sweepAt = this.#now() + delay;
+    this.#sweeper = setTimeout(() => {
+      this.#sweeper = undefined;
+      this.#sweepAt = undefined;
+      this.#plan(this.sweep());
+    }, delay);
+    // The sweep is housekeeping: it must not keep a finished process alive.
+    (this.#sweeper as { unref?: () => void }).unref?.();
   }
 }

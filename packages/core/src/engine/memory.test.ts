@@ -5,6 +5,7 @@ import { isPromiseLike } from "../wire/maybe.js";
 import type { SessionLimits, SessionSignal } from "./engine.js";
 import { engineSuite } from "./engine-suite.test-util.js";
 import { Heard, ROOMY, recordOf } from "./engine-suite-helpers.test-util.js";
+import { taskOf } from "./engine-suite-tasks.test-util.js";
 import { createMemoryEngine, type MemoryEngine } from "./memory.js";
 import { MAX_SESSION_SUBSCRIPTIONS } from "./memory-sessions.js";
 
@@ -57,6 +58,14 @@ describe("the memory engine", () => {
       engine.running({ session: id, request: "1", stream: "p" }),
       engine.finished(id, "1"),
       engine.onOrphan(() => {}),
+      engine.createTask(taskOf({ id })),
+      engine.loadTask(id),
+      engine.changeTask(id, { kind: "message", statusMessage: "x" }),
+      engine.answerTask(id, {}),
+      engine.followTask(id, () => {}),
+      engine.taskRunning(id),
+      engine.taskFinished(id),
+      engine.onOrphanTask(() => {}),
       engine.deleteSession(id),
       engine.close(),
     ];

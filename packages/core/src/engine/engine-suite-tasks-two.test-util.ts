@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import type { Engine, TaskSignal } from "./engine.js";
+import { Heard, type Opener } from "./engine-suite-helpers.test-util.js";
+import { taskOf } from "./engine-suite-tasks.test-util.js";
+
+// What a lapsed lease may take to be noticed: the engine's lease time, its wait after connecting, and its check.
+const ORPHAN_DEADLINE_MS = 30_000;
+
+/** What engines of one server do with tasks together, as processes would (skipped when `make` gives one engine). */
+export function engineSuiteTasksAcrossProcesses({ two }: Opener): void {
+  describe("tasks across processes", () => {
+    it("gives a task its process left running to exactly one other process, once, unless finished or ended", {
+      timeout: ORPHAN_DEADLINE_MS + 10_000,
+    }, async (ctx) => {
+      const engines = await two(ctx);
+      const [owner, ...others] = engines as [Engine, ...Engine[]];
+      const orphans = new Heard<{ node: string; id: string }>();
+      for (const engine of others) engine.onOrphanTask((id) => orphans.push({ node: engine.node, id }));
+      const [left, asking, finished, ended, never] = [0, 1, 2, 3, 4].map(() => taskOf({ node: owner.node }));
+      for (const task of [left, asking, finished, ended, never]) await owner.createTask(task!);
+      for (const task of [left, asking, finished, ended]) await owner.taskRunning(task!.id);
+      await owner.changeTask(asking!.id, { kind: "ask", key: "elicit-1", request: { method: "x", params: {} } });
+      await owner.taskFinished(finished!.id);
+      await owner.changeTask(ended!.id, { kind: "complete", result: { content: [] } });
+      await owner.close();
+      const heard = await orphans.until((items) => items.length >= 2, "the two orphaned tasks", ORPHAN_DEADLINE_MS);
+      expect(heard.map((o) => o.id).sort()).toEqual([left!.id, asking!.id].sort());
+      // The survivor fails one; its signal comes after any second hearing of a claim made in the same tick.
+      const survivor = others[0] as Engine;
+      const changed = new Heard<TaskSignal>();
+      await survivor.followTask(left!.id, changed.push);
+      const error = { code: -32603, message: "The server process running this task stopped before it finished" };
+      await survivor.changeTask(left!.id, { kind: "fail", error });
+      await changed.until((items) => items.length >= 1, "the failed task's signal");
+      expect(await survivor.loadTask(left!.id)).toMatchObject({ status: "failed", error });
+      expect(orphans.items).toHaveLength(2);
+      expect(new Set(orphans.items.map((o) => o.id)).size).toBe(2);
+    });
+  });
+}

@@ -1,0 +1,77 @@
+import type { Engine } from "@toolsmith/core";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../../core/src/engine/engine-suite-helpers.test-util.js";
+import { taskOf } from "../../core/src/engine/engine-suite-tasks.test-util.js";
+import { createRedisEngine } from "./redis-engine.js";
+import { type RedisServer, startRedis } from "./testing/redis-server.js";
+
+// What a task holds in Redis: one hash under the namespace, expiring after its TTL (never before), or never.
+let redis: RedisServer;
+let raw: Redis;
+beforeAll(async () => {
+  redis = await startRedis();
+  raw = new Redis(redis.url, { protocol: 2 });
+});
+afterAll(async () => {
+  raw.disconnect();
+  await redis.stop();
+});
+
+const opened: Engine[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((engine) => engine.close()));
+});
+
+async function engine(): Promise<{ engine: Engine; prefix: string }> {
+  const namespace = `tasks-${crypto.randomUUID()}`;
+  const made = createRedisEngine({ url: redis.url, namespace });
+  opened.push(made);
+  await made.start({ name: namespace });
+  return { engine: made, prefix: `ts:{${namespace}}:` };
+}
+
+describe("a task in Redis", () => {
+  it("is one hash, expiring no sooner than its TTL and within its TTL plus the grace", async () => {
+    const { engine: e, prefix } = await engine();
+    const task = taskOf({ ttlMs: 120_000 });
+    await e.createTask(task);
+    const pttl = await raw.pttl(`${prefix}t:${task.id}`);
+    const left = task.createdAt + 120_000 - Date.now();
+    expect(pttl).toBeGreaterThanOrEqual(left);
+    expect(pttl).toBeLessThanOrEqual(120_000 + 60_000);
+    const keys = await raw.keys(`${prefix}*`);
+    expect(keys.filter((key) => key.includes(task.id))).toEqual([`${prefix}t:${task.id}`]);
+    // A change keeps the expiry it had (it counts from createdAt, not from the last change).
+    await e.changeTask(task.id, { kind: "message", statusMessage: "1/2" });
+    expect(await raw.pttl(`${prefix}t:${task.id}`)).toBeLessThanOrEqual(pttl);
+  });
+
+  it("never expires with ttlMs null", async () => {
+    const { engine: e, prefix } = await engine();
+    const task = taskOf({ ttlMs: null });
+    await e.createTask(task);
+    await e.changeTask(task.id, { kind: "complete", result: { content: [] } });
+    expect(await raw.pttl(`${prefix}t:${task.id}`)).toBe(-1);
+  });
+
+  it("is gone from Redis (not only from loads) once its TTL and grace have passed", async () => {
+    const { engine: e, prefix } = await engine();
+    const ttlMs = 300;
+    const task = taskOf({ ttlMs });
+    await e.createTask(task);
+    await eventually(
+      async () => (await raw.exists(`${prefix}t:${task.id}`)) === 0,
+      `the key of a task with a ${ttlMs} ms TTL to go`,
+    );
+    expect(Date.now()).toBeGreaterThan(task.createdAt + ttlMs);
+  });
+
+  it("publishes on a channel of its own under the namespace", async () => {
+    const { engine: e, prefix } = await engine();
+    const task = taskOf();
+    await e.createTask(task);
+    await e.followTask(task.id, () => {});
+    expect(await raw.pubsub("CHANNELS", `${prefix}tc:*`)).toEqual([`${prefix}tc:${task.id}`]);
+  });
+});
