@@ -43,6 +43,17 @@ function reports() {
   return { server, logged, gate, cancelled };
 }
 
+// The params of the n-th `method` request the client sent.
+function paramsSent(
+  client: Parameters<typeof sent>[0],
+  method: string,
+  n = 0,
+): Record<string, Record<string, unknown>> {
+  const record = sent(client, method)[n];
+  if (!record) throw new Error(`the client sent no ${method} #${n}`);
+  return (record.message as unknown as { params: Record<string, Record<string, unknown>> }).params;
+}
+
 const acceptDrafts = () => ({ action: "accept", content: { drafts: true } });
 
 describe("the test client's tasks", () => {
@@ -73,8 +84,8 @@ describe("the test client's tasks", () => {
     ]);
 
     // The wire: the call declared the extension; the question went back with tasks/update, under its key.
-    const call = sent(client, "tools/call")[0]?.message as { params: { _meta: Record<string, unknown> } };
-    expect(call.params._meta["io.modelcontextprotocol/clientCapabilities"]).toMatchObject({
+    const call = paramsSent(client, "tools/call");
+    expect(call._meta?.["io.modelcontextprotocol/clientCapabilities"]).toMatchObject({
       extensions: { [TASKS]: {} },
     });
     const updates = sent(client, "tasks/update").map((record) => (record.message as { params: unknown }).params);
@@ -136,8 +147,8 @@ describe("the test client's tasks", () => {
     expect(notification.method).toBe("notifications/tasks");
     expect(notification.params).toMatchObject({ taskId: task.taskId });
     await stream.close();
-    const listened = sent(client, "subscriptions/listen")[0]?.message as { params: { notifications: unknown } };
-    expect(listened.params.notifications).toEqual({ taskIds: [task.taskId, "someone-elses"] });
+    const listened = paramsSent(client, "subscriptions/listen");
+    expect(listened.notifications).toEqual({ taskIds: [task.taskId, "someone-elses"] });
   });
 
   it("task() says why when the call was answered without a task", async () => {
@@ -148,8 +159,8 @@ describe("the test client's tasks", () => {
     await expect(client.task("report", { month: "2026-11" })).rejects.toThrow(
       /answered without a task.*extensions: \{ tasks: true \}/,
     );
-    const call = sent(client, "tools/call")[0]?.message as { params: { _meta: Record<string, unknown> } };
-    expect(call.params._meta["io.modelcontextprotocol/clientCapabilities"]).not.toHaveProperty("extensions");
+    const call = paramsSent(client, "tools/call");
+    expect(call._meta?.["io.modelcontextprotocol/clientCapabilities"]).not.toHaveProperty("extensions");
   });
 
   it("declares the extension on 2026-07-28 only, beside the capabilities given", async () => {
@@ -159,12 +170,12 @@ describe("the test client's tasks", () => {
       capabilities: { extensions: { "example.com/other": { x: 1 } } },
     });
     await stateless.listTools();
-    const list = sent(stateless, "tools/list")[0]?.message as { params: { _meta: Record<string, unknown> } };
-    expect(list.params._meta["io.modelcontextprotocol/clientCapabilities"]).toEqual({
+    const list = paramsSent(stateless, "tools/list");
+    expect(list._meta?.["io.modelcontextprotocol/clientCapabilities"]).toEqual({
       extensions: { "example.com/other": { x: 1 }, [TASKS]: {} },
     });
     const handshake = await createTestClient(server, { protocolVersion: "2025-11-25", extensions: { tasks: true } });
-    const init = sent(handshake, "initialize")[0]?.message as { params: { capabilities: unknown } };
-    expect(init.params.capabilities).toEqual({});
+    const init = paramsSent(handshake, "initialize");
+    expect(init.capabilities).toEqual({});
   });
 });
