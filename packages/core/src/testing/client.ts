@@ -1,6 +1,7 @@
 import type { ListenFilter } from "../connection/methods.js";
 import type { AuthInfo, Era } from "../context/context.js";
 import type { LogLevel } from "../protocol/log-levels.js";
+import { TASKS_EXTENSION } from "../protocol/tasks.js";
 import { isStatelessVersion, LATEST_STATELESS_VERSION, type ProtocolVersion } from "../protocol/versions.js";
 import { type Servable, toServer } from "../server/servable.js";
 import { isPlainObject, type JsonRpcNotification } from "../wire/json-rpc.js";
@@ -16,7 +17,7 @@ import type {
 } from "../wire/types.js";
 import { type AskHandlers, Asks, impliedCapabilities } from "./asks.js";
 import { listen, type TestSubscription } from "./listen.js";
-import { TASKS_EXTENSION, type TaskHandle, taskHandle } from "./tasks.js";
+import { type TaskHandle, taskHandle } from "./tasks.js";
 import { type CallOptions, type Exchange, Wire, type WireRecord } from "./wire.js";
 
 // The test client itself: the handshake or discovery, then one typed method per MCP request.

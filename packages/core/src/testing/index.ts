@@ -9,7 +9,6 @@ export {
 export type { TestSubscription } from "./listen.js";
 export type {
   TaskHandle,
-  TaskInputRequest,
   TaskWaitOptions,
   TestDetailedTask,
   TestTask,

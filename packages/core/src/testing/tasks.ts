@@ -1,12 +1,10 @@
+import type { TaskInputRequest } from "../engine/engine.js";
 import { isPlainObject } from "../wire/json-rpc.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import type { CallToolResult } from "../wire/types.js";
 
 // The tasks extension (io.modelcontextprotocol/tasks) seen from the test client: a task's handle, and the polling
 // that drives it to its end while answering what it asks.
-
-/** The extension's id, declared in `_meta` client capabilities' `extensions` on each 2026-07-28 request. */
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /** Where a task stands; the last three are terminal. */
 export type TestTaskStatus = "working" | "input_required" | "completed" | "cancelled" | "failed";
@@ -23,12 +21,6 @@ export interface TestTask {
   ttlMs: number | null;
   pollIntervalMs?: number;
   [key: string]: unknown;
-}
-
-/** One question a task waits on (a `tasks/get` answer's `inputRequests` entry). */
-export interface TaskInputRequest {
-  method: string;
-  params?: Record<string, unknown>;
 }
 
 /** The `tasks/get` answer: the task, with what its status carries inlined. */
@@ -129,7 +121,7 @@ async function drive(
         if (answered.has(key)) continue;
         responses[key] = answer
           ? await answer(request, key)
-          : await port.answer(request.method, request.params ?? {}, signal);
+          : await port.answer(request.method, { ...request.params }, signal);
         answered.add(key);
       }
       if (Object.keys(responses).length > 0) {
