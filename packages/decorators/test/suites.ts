@@ -11,6 +11,7 @@ const SHARED = [
   "./use-modules-suite.js",
   "./use-method-suite.js",
   "./issue-tracker.js",
+  "./tasks-suite.js",
 ];
 
 /** Import every shared suite, their titles naming `dialect`, then `only`: the suites of that dialect alone. */

@@ -121,6 +121,11 @@ export class Asks implements Answerer {
     return retry;
   }
 
+  /** One question answered by the test's handler, outside a round (a task's `inputRequests` entry). */
+  answerOne(method: string, params: Record<string, unknown>, signal: AbortSignal | undefined): Promise<unknown> {
+    return this.#answerInRound(method, params, signal);
+  }
+
   /** The client closed: every round being answered is aborted with `error`, as is every later one. */
   stop(error: Error): void {
     this.#stopped = error;

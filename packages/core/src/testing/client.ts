@@ -1,9 +1,10 @@
 import type { ListenFilter } from "../connection/methods.js";
 import type { AuthInfo, Era } from "../context/context.js";
 import type { LogLevel } from "../protocol/log-levels.js";
+import { TASKS_EXTENSION } from "../protocol/tasks.js";
 import { isStatelessVersion, LATEST_STATELESS_VERSION, type ProtocolVersion } from "../protocol/versions.js";
 import { type Servable, toServer } from "../server/servable.js";
-import type { JsonRpcNotification } from "../wire/json-rpc.js";
+import { isPlainObject, type JsonRpcNotification } from "../wire/json-rpc.js";
 import type {
   CallToolResult,
   GetPromptResult,
@@ -16,6 +17,7 @@ import type {
 } from "../wire/types.js";
 import { type AskHandlers, Asks, impliedCapabilities } from "./asks.js";
 import { listen, type TestSubscription } from "./listen.js";
+import { type TaskHandle, taskHandle } from "./tasks.js";
 import { type CallOptions, type Exchange, Wire, type WireRecord } from "./wire.js";
 
 // The test client itself: the handshake or discovery, then one typed method per MCP request.
@@ -34,7 +36,15 @@ export interface TestClientOptions extends AskHandlers {
   followInputRequired?: boolean;
   /** The caller, as an authenticating transport would give it. */
   auth?: AuthInfo;
+  /**
+   * Extensions to declare on every 2026-07-28 request (in `_meta` client capabilities' `extensions`): `tasks`
+   * declares `io.modelcontextprotocol/tasks`, so that a task tool's call becomes a task (see `task()`).
+   */
+  extensions?: { tasks?: boolean };
 }
+
+/** A `subscriptions/listen` filter; `taskIds` asks for `notifications/tasks` about those tasks (the tasks extension). */
+export type TestListenFilter = ListenFilter & { taskIds?: string[] };
 
 /**
  * A client that talks to a server in memory, through the same JSON text a transport would carry.
@@ -67,7 +77,17 @@ export interface TestClient {
   listTools(options?: CallOptions): Promise<Tool[]>;
   /** One page of `tools/list`: the first, or the one `cursor` names. */
   listToolsPage(cursor?: string, options?: CallOptions): Promise<ListPage<"tools", Tool>>;
+  /** `tools/call`; a call the server made a task answers its `CreateTaskResult` as is (`resultType: "task"`). */
   callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
+  /**
+   * 2026-07-28 with `extensions: { tasks: true }`: call a task tool and get its task's handle (`get`, `update`,
+   * `cancel`, `wait`); rejects when the server answered without a task. Input asked before the task exists is
+   * answered in rounds as for `callTool`.
+   * @example
+   * const task = await client.task("report", { month: "2026-11" });
+   * const done = await task.wait(); // answers its questions with the client's `elicit`
+   */
+  task(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<TaskHandle>;
   /** Every resource (static and listed by templates), through every page. */
   listResources(options?: CallOptions): Promise<Resource[]>;
   listResourcesPage(cursor?: string, options?: CallOptions): Promise<ListPage<"resources", Resource>>;
@@ -92,7 +112,7 @@ export interface TestClient {
   /** Handshake era: `logging/setLevel`. */
   setLogLevel(level: LogLevel): Promise<void>;
   /** 2026-07-28: open a `subscriptions/listen` stream; aborting `signal` closes it (`next()` then rejects). */
-  listen(filter: ListenFilter, options?: CallOptions): Promise<TestSubscription>;
+  listen(filter: TestListenFilter, options?: CallOptions): Promise<TestSubscription>;
   /**
    * Close the connection: every call still waiting is cancelled and rejects (so is every later one), every open
    * stream ends, and what still runs on the server side is aborted.
@@ -110,7 +130,7 @@ export async function createTestClient(servable: Servable, options: TestClientOp
   const protocolVersion = options.protocolVersion ?? LATEST_STATELESS_VERSION;
   const era: Era = isStatelessVersion(protocolVersion) ? "stateless" : "handshake";
   const clientInfo = options.clientInfo ?? { name: "toolsmith-test-client", version: "0.0.0" };
-  const capabilities = options.capabilities ?? impliedCapabilities(options);
+  const capabilities = withExtensions(options.capabilities ?? impliedCapabilities(options), era, options.extensions);
   const follow = options.followInputRequired ?? true;
   const asks = new Asks(options);
   const wire = new Wire(toServer(servable), { era, protocolVersion, clientInfo, capabilities }, options.auth, asks);
@@ -226,6 +246,12 @@ export async function createTestClient(servable: Servable, options: TestClientOp
     setLogLevel: async (level) => {
       await request("logging/setLevel", { level });
     },
+    task: async (name, args, options) =>
+      taskHandle(
+        { request: (method, params) => request(method, params), answer: (m, p, s) => asks.answerOne(m, p, s) },
+        name,
+        await request("tools/call", named(name, args), options),
+      ),
     listen: (filter, options) => listen(wire, filter, options?.signal),
     close: () => {
       if (wire.closed) return;
@@ -235,6 +261,17 @@ export async function createTestClient(servable: Servable, options: TestClientOp
       wire.close(closed);
     },
   };
+}
+
+// The capabilities with the extensions declared: on 2026-07-28 only, where the tasks extension is defined.
+function withExtensions(
+  capabilities: Record<string, unknown>,
+  era: Era,
+  extensions: TestClientOptions["extensions"],
+): Record<string, unknown> {
+  if (era !== "stateless" || !extensions?.tasks) return capabilities;
+  const declared = isPlainObject(capabilities.extensions) ? capabilities.extensions : {};
+  return { ...capabilities, extensions: { ...declared, [TASKS_EXTENSION]: {} } };
 }
 
 // The params of tools/call and prompts/get: the name, and the arguments when there are any.

@@ -21,7 +21,7 @@ export interface TestSubscription {
 /** Open a stream on `wire`; resolves once the server acknowledged it, rejects if it refused. */
 export async function listen(
   wire: Wire,
-  filter: ListenFilter,
+  filter: ListenFilter & { taskIds?: string[] },
   signal: AbortSignal | undefined,
 ): Promise<TestSubscription> {
   if (wire.closed) throw wire.closed;
