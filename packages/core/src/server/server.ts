@@ -92,7 +92,12 @@ class ServerImpl implements Server, ServerCore {
       log: this.log.bind(this),
     };
     this.#link = new EngineLink(host, options.engine);
-    this.tasks = new TaskRunner(() => this.#link.engine, settings.tasks, this.log.bind(this));
+    this.tasks = new TaskRunner(
+      () => this.#link.engine,
+      () => this.startEngine(),
+      settings.tasks,
+      this.log.bind(this),
+    );
     if (options.use) this.use(...options.use);
     for (const [prefix, module] of Object.entries(options.mount ?? {})) this.mount(prefix, module);
   }

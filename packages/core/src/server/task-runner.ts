@@ -37,15 +37,19 @@ export const ORPHAN_ERROR = {
 /** The server's task runner and its tasks/* methods. */
 export class TaskRunner implements TaskService {
   readonly #engine: () => Engine;
+  readonly #ready: () => MaybePromise<void>;
   readonly #defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number };
   readonly #log: (entry: LogEntry) => void;
 
+  /** `ready` starts the engine (once): a 2026-07-28 request may be a fresh process's first, and tasks need it. */
   constructor(
     engine: () => Engine,
+    ready: () => MaybePromise<void>,
     defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number },
     log: (entry: LogEntry) => void,
   ) {
     this.#engine = engine;
+    this.#ready = ready;
     this.#defaults = defaults;
     this.#log = log;
   }
@@ -63,6 +67,7 @@ export class TaskRunner implements TaskService {
   }
 
   async start(ctx: RequestContext, tool: string, policy: TaskPolicy, run: TaskRun): Promise<Record<string, unknown>> {
+    await this.#ready();
     const engine = this.#engine();
     const now = Date.now();
     const record: TaskRecord = {
@@ -88,11 +93,13 @@ export class TaskRunner implements TaskService {
 
   get(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
     const id = checkedTaskId("tasks/get", params, ctx);
-    return andThen(this.#engine().loadTask(id), (found) => {
-      const task = ownTask(found, ctx);
-      if (task === undefined) throw taskNotFound();
-      return detailedTask(task);
-    });
+    return andThen(this.#ready(), () =>
+      andThen(this.#engine().loadTask(id), (found) => {
+        const task = ownTask(found, ctx);
+        if (task === undefined) throw taskNotFound();
+        return detailedTask(task);
+      }),
+    );
   }
 
   update(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
@@ -101,23 +108,27 @@ export class TaskRunner implements TaskService {
     if (!isPlainObject(responses)) {
       throw new McpError(ErrorCode.InvalidParams, "Invalid params: inputResponses must be an object");
     }
-    const engine = this.#engine();
-    return andThen(engine.loadTask(id), (found) => {
-      if (ownTask(found, ctx) === undefined) throw taskNotFound();
-      // Answers to keys not outstanding are ignored (never issued, already answered).
-      return andThen(engine.answerTask(id, responses), () => ({}));
+    return andThen(this.#ready(), () => {
+      const engine = this.#engine();
+      return andThen(engine.loadTask(id), (found) => {
+        if (ownTask(found, ctx) === undefined) throw taskNotFound();
+        // Answers to keys not outstanding are ignored (never issued, already answered).
+        return andThen(engine.answerTask(id, responses), () => ({}));
+      });
     });
   }
 
   cancel(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
     const id = checkedTaskId("tasks/cancel", params, ctx);
-    const engine = this.#engine();
-    return andThen(engine.loadTask(id), (found) => {
-      const task = ownTask(found, ctx);
-      if (task === undefined) throw taskNotFound();
-      if (isTerminal(task.status)) return {};
-      // Cancelled at once in the store; the process running it hears the change and aborts its handler.
-      return andThen(engine.changeTask(id, { kind: "cancel" }), () => ({}));
+    return andThen(this.#ready(), () => {
+      const engine = this.#engine();
+      return andThen(engine.loadTask(id), (found) => {
+        const task = ownTask(found, ctx);
+        if (task === undefined) throw taskNotFound();
+        if (isTerminal(task.status)) return {};
+        // Cancelled at once in the store; the process running it hears the change and aborts its handler.
+        return andThen(engine.changeTask(id, { kind: "cancel" }), () => ({}));
+      });
     });
   }
 }
