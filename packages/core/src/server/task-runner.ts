@@ -149,6 +149,7 @@ class RunningTask implements TaskPort {
   readonly #counters: Record<string, number> = Object.create(null);
   #cancelled = false;
   #done = false;
+  #released: Promise<void> | undefined;
   #message: string | undefined;
   #lastWrite = Number.NEGATIVE_INFINITY;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -179,7 +180,22 @@ class RunningTask implements TaskPort {
       this.#controller.abort(why);
       for (const waiting of this.#waiting.values()) waiting.reject(why);
       this.#waiting.clear();
+      // Its outcome is discarded: the lease ends now, even for a handler that never settles.
+      void this.#release();
     }
+  }
+
+  // Once: stop following the task and end its lease.
+  #release(): Promise<void> {
+    this.#released ??= (async () => {
+      try {
+        await this.unfollow?.();
+        await this.#engine.taskFinished(this.id);
+      } catch (error) {
+        this.#report("warning", `could not end its lease: ${messageOf(error)}`, error);
+      }
+    })();
+    return this.#released;
   }
 
   // Each question under a key never used before in this task; the handler waits for its answer (no replay).
@@ -267,12 +283,7 @@ class RunningTask implements TaskPort {
     } finally {
       for (const waiting of this.#waiting.values()) waiting.reject(new Error("the task ended"));
       this.#waiting.clear();
-      try {
-        await this.unfollow?.();
-        await this.#engine.taskFinished(this.id);
-      } catch (error) {
-        this.#report("warning", `could not end its lease: ${messageOf(error)}`, error);
-      }
+      await this.#release();
     }
   }
 
