@@ -38,14 +38,16 @@ export const ORPHAN_ERROR = {
 export class TaskRunner implements TaskService {
   readonly #engine: () => Engine;
   readonly #ready: () => MaybePromise<void>;
-  readonly #defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number };
+  readonly #defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number; readonly maxPerCaller: number };
   readonly #log: (entry: LogEntry) => void;
+  // How many tasks each caller (by subject; "" for the unauthenticated) has running here: bounded by maxPerCaller.
+  readonly #running = new Map<string, number>();
 
   /** `ready` starts the engine (once): a 2026-07-28 request may be a fresh process's first, and tasks need it. */
   constructor(
     engine: () => Engine,
     ready: () => MaybePromise<void>,
-    defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number },
+    defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number; readonly maxPerCaller: number },
     log: (entry: LogEntry) => void,
   ) {
     this.#engine = engine;
@@ -67,7 +69,37 @@ export class TaskRunner implements TaskService {
   }
 
   async start(ctx: RequestContext, tool: string, policy: TaskPolicy, run: TaskRun): Promise<Record<string, unknown>> {
-    await this.#ready();
+    const caller = ctx.auth?.subject ?? "";
+    const running = this.#running.get(caller) ?? 0;
+    if (running >= this.#defaults.maxPerCaller) {
+      throw new McpError(
+        ErrorCode.ServerError,
+        `Too many tasks running for one caller (at most ${this.#defaults.maxPerCaller}); wait for one to end, cancel one (tasks/cancel), or try again later`,
+      );
+    }
+    // Counted before anything is awaited: calls at once cannot pass the bound together.
+    this.#running.set(caller, running + 1);
+    const ended = () => {
+      const left = (this.#running.get(caller) ?? 1) - 1;
+      if (left <= 0) this.#running.delete(caller);
+      else this.#running.set(caller, left);
+    };
+    try {
+      await this.#ready();
+      return await this.#begin(ctx, tool, policy, run, ended);
+    } catch (error) {
+      ended();
+      throw error;
+    }
+  }
+
+  async #begin(
+    ctx: RequestContext,
+    tool: string,
+    policy: TaskPolicy,
+    run: TaskRun,
+    ended: () => void,
+  ): Promise<Record<string, unknown>> {
     const engine = this.#engine();
     const now = Date.now();
     const record: TaskRecord = {
@@ -85,7 +117,7 @@ export class TaskRunner implements TaskService {
     // Durable before the reply that announces it: a tasks/get anywhere finds it.
     await engine.createTask(record);
     await engine.taskRunning(record.id);
-    const task = new RunningTask(engine, record.id, tool, this.#log);
+    const task = new RunningTask(engine, record.id, tool, this.#log, ended);
     task.unfollow = await engine.followTask(record.id, (signal) => task.heard(signal));
     void task.run(ctx as RequestContext & { revision: RevisionFeatures }, run);
     return createTaskResult(record);
@@ -150,6 +182,7 @@ class RunningTask implements TaskPort {
   #cancelled = false;
   #done = false;
   #released: Promise<void> | undefined;
+  readonly #ended: () => void;
   #message: string | undefined;
   #lastWrite = Number.NEGATIVE_INFINITY;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -159,7 +192,9 @@ class RunningTask implements TaskPort {
     readonly id: string,
     tool: string,
     log: (entry: LogEntry) => void,
+    ended: () => void,
   ) {
+    this.#ended = ended;
     this.#engine = engine;
     this.#tool = tool;
     this.#log = log;
@@ -188,6 +223,7 @@ class RunningTask implements TaskPort {
   // Once: stop following the task and end its lease.
   #release(): Promise<void> {
     this.#released ??= (async () => {
+      this.#ended();
       try {
         await this.unfollow?.();
         await this.#engine.taskFinished(this.id);

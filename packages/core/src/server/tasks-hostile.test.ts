@@ -255,3 +255,53 @@ describe("ctx.detach() misused", () => {
     expect(started).toEqual([]);
   });
 });
+
+describe("tasks per caller", () => {
+  it("at most maxPerCaller running at once per caller (-32000 past it); one ending or cancelled frees its place", async () => {
+    const server = createServer({ name: "bounded", version: "1", tasks: { maxPerCaller: 2 } });
+    const gates: (() => void)[] = [];
+    server.tool({
+      name: "job",
+      description: "Ends when let",
+      task: "optional",
+      handler: () =>
+        new Promise<string>((resolve) => {
+          gates.push(() => resolve("done"));
+        }),
+    });
+    const as = (subject: string) =>
+      createTestClient(server, {
+        capabilities: WITH_TASKS,
+        auth: { subject, scopes: [], token: subject },
+      });
+    const ada = await as("ada");
+    const bob = await as("bob");
+    const first = await ada.request("tools/call", { name: "job" });
+    await ada.request("tools/call", { name: "job" });
+    const refused = await rpcError(ada.request("tools/call", { name: "job" }));
+    expect(refused.code).toBe(-32000);
+    expect(refused.message).toMatch(/at most 2/);
+    // Another caller has places of its own.
+    expect((await bob.request("tools/call", { name: "job" })).resultType).toBe("task");
+    await ada.request("tasks/cancel", { taskId: first.taskId });
+    const third = await ada.request("tools/call", { name: "job" });
+    expect(third.resultType).toBe("task");
+    for (const open of gates) open();
+    await until(
+      () => ada.request("tasks/get", { taskId: third.taskId }),
+      (t) => t.status === "completed",
+    );
+    await until(
+      async () =>
+        await ada.exchange("tools/call", { name: "job" }).then(
+          () => true,
+          () => false,
+        ),
+      (made) => made,
+    );
+  });
+
+  it("is checked at creation: a positive integer", () => {
+    expect(() => createServer({ name: "b", version: "1", tasks: { maxPerCaller: 0 } })).toThrow(/maxPerCaller/);
+  });
+});
