@@ -28,6 +28,10 @@ import { checkedTaskId, createTaskResult, detailedTask, ownTask, taskNotFound } 
 /** At most one status message per this long is written (the last one always is). */
 const MESSAGE_EVERY_MS = 250;
 
+/** An outcome the store could not take is tried again after this long, doubling up to the most. */
+const KEEP_RETRY_MS = 250;
+const KEEP_RETRY_MAX_MS = 10_000;
+
 /** What a task whose process stopped is failed with. */
 export const ORPHAN_ERROR = {
   code: ErrorCode.InternalError,
@@ -309,17 +313,34 @@ class RunningTask implements TaskPort {
     this.#done = true;
     clearTimeout(this.#timer);
     try {
-      // After a cancellation, whatever the handler did is discarded.
-      if (!this.#cancelled) {
-        if (this.#message !== undefined) await this.#writeMessage();
-        await this.#engine.changeTask(this.id, outcome);
-      }
-    } catch (error) {
-      this.#report("error", `could not keep its outcome: ${messageOf(error)}`, error);
+      if (this.#message !== undefined && !this.#cancelled) await this.#writeMessage();
+      await this.#keep(outcome);
     } finally {
       for (const waiting of this.#waiting.values()) waiting.reject(new Error("the task ended"));
       this.#waiting.clear();
       await this.#release();
+    }
+  }
+
+  // The outcome, kept once the store can take it: a task whose outcome was lost would stay working while its process
+  // lives (its lease held). After a cancellation, whatever the handler did is discarded.
+  async #keep(outcome: TaskChange): Promise<void> {
+    for (let attempt = 0; !this.#cancelled; attempt++) {
+      try {
+        await this.#engine.changeTask(this.id, outcome);
+        return;
+      } catch (error) {
+        if (!isEngineUnavailable(error)) {
+          this.#report("error", `could not keep its outcome: ${messageOf(error)}`, error);
+          return;
+        }
+        if (attempt === 0)
+          this.#report("warning", `could not keep its outcome yet (trying again): ${messageOf(error)}`, error);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(KEEP_RETRY_MAX_MS, KEEP_RETRY_MS * 2 ** attempt));
+          (timer as { unref?: () => void }).unref?.();
+        });
+      }
     }
   }
 
