@@ -17,6 +17,7 @@ import { isTerminal } from "../engine/memory-tasks.js";
 import type { LogLevel } from "../protocol/log-levels.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
 import type { TaskPolicy } from "../protocol/tasks.js";
+import { tooDeep, tooDeepText } from "../wire/depth.js";
 import { isMcpError, McpError, messageOf } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
@@ -144,6 +145,10 @@ export class TaskRunner implements TaskService {
     if (!isPlainObject(responses)) {
       throw new McpError(ErrorCode.InvalidParams, "Invalid params: inputResponses must be an object");
     }
+    // Answers are copied and kept as JSON by the engine: a walk that deep would overflow the stack.
+    const deep = tooDeep(responses);
+    if (deep)
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${tooDeepText("params.inputResponses", deep)}`);
     return andThen(this.#ready(), () => {
       const engine = this.#engine();
       return andThen(engine.loadTask(id), (found) => {
