@@ -32,6 +32,8 @@ const MESSAGE_EVERY_MS = 250;
 /** An outcome the store could not take is tried again after this long, doubling up to the most. */
 const KEEP_RETRY_MS = 250;
 const KEEP_RETRY_MAX_MS = 10_000;
+// setTimeout's longest delay: a task kept longer is not stopped by a timer (it would fire at once).
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** What a task whose process stopped is failed with. */
 export const ORPHAN_ERROR = {
@@ -124,6 +126,7 @@ export class TaskRunner implements TaskService {
     await engine.taskRunning(record.id);
     const task = new RunningTask(engine, record.id, tool, this.#log, ended);
     task.unfollow = await engine.followTask(record.id, (signal) => task.heard(signal));
+    task.expireAfter(record.ttlMs);
     void task.run(ctx as RequestContext & { revision: RevisionFeatures }, run);
     return createTaskResult(record);
   }
@@ -192,6 +195,7 @@ class RunningTask implements TaskPort {
   #done = false;
   #released: Promise<void> | undefined;
   readonly #ended: () => void;
+  #expiry: ReturnType<typeof setTimeout> | undefined;
   #message: string | undefined;
   #lastWrite = Number.NEGATIVE_INFINITY;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -218,21 +222,34 @@ class RunningTask implements TaskPort {
       this.#waiting.delete(signal.key);
       if (isPlainObject(signal.value)) waiting.resolve(signal.value);
       else waiting.reject(new McpError(ErrorCode.InvalidParams, `inputResponses["${signal.key}"] must be an object`));
-    } else if (signal.task.status === "cancelled" && !this.#cancelled) {
-      this.#cancelled = true;
-      const why = new DOMException("The task was cancelled", "AbortError");
-      this.#controller.abort(why);
-      for (const waiting of this.#waiting.values()) waiting.reject(why);
-      this.#waiting.clear();
-      // Its outcome is discarded: the lease ends now, even for a handler that never settles.
-      void this.#release();
+    } else if (signal.task.status === "cancelled") {
+      this.#stop(new DOMException("The task was cancelled", "AbortError"));
     }
+  }
+
+  /** Past its TTL the task is purged: its handler is stopped as by a cancellation (nothing is left to keep). */
+  expireAfter(ttlMs: number | null): void {
+    if (ttlMs === null || ttlMs > MAX_TIMER_MS) return;
+    this.#expiry = setTimeout(() => this.#stop(new DOMException("The task expired", "AbortError")), ttlMs);
+    (this.#expiry as { unref?: () => void }).unref?.();
+  }
+
+  // Abort the handler and its questions; its outcome is discarded, and the lease ends now, even for a handler that
+  // never settles.
+  #stop(why: DOMException): void {
+    if (this.#cancelled) return;
+    this.#cancelled = true;
+    this.#controller.abort(why);
+    for (const waiting of this.#waiting.values()) waiting.reject(why);
+    this.#waiting.clear();
+    void this.#release();
   }
 
   // Once: stop following the task and end its lease.
   #release(): Promise<void> {
     this.#released ??= (async () => {
       this.#ended();
+      clearTimeout(this.#expiry);
       try {
         await this.unfollow?.();
         await this.#engine.taskFinished(this.id);

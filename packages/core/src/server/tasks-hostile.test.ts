@@ -80,7 +80,10 @@ describe("hostile task ids and answers", () => {
     let deep: unknown = {};
     for (let i = 0; i < 1000; i++) deep = { deep };
     const hostile = JSON.parse('{"__proto__": {"polluted": true}, "constructor": 1, "toString": 2}');
-    for (const inputResponses of [hostile, { deep }, { big: "x".repeat(1 << 20) }]) {
+    expect((await rpcError(c.request("tasks/update", { taskId, inputResponses: { "elicit-1": deep } }))).code).toBe(
+      -32602,
+    );
+    for (const inputResponses of [hostile, { big: "x".repeat(1 << 20) }]) {
       await c.request("tasks/update", { taskId, inputResponses });
       expect((await c.request("tasks/get", { taskId })).status).toBe("input_required");
     }
@@ -303,5 +306,43 @@ describe("tasks per caller", () => {
 
   it("is checked at creation: a positive integer", () => {
     expect(() => createServer({ name: "b", version: "1", tasks: { maxPerCaller: 0 } })).toThrow(/maxPerCaller/);
+  });
+});
+
+describe("a task past its TTL", () => {
+  it("stops its handler (ctx.signal aborts) and ends its lease; it is then unknown", async () => {
+    const engine = createMemoryEngine();
+    const finished = deferred<string>();
+    const { taskFinished } = engine;
+    engine.taskFinished = (id) => {
+      finished.resolve(id);
+      return taskFinished.call(engine, id);
+    };
+    const server = createServer({ name: "ttl", version: "1", engine });
+    const aborted = deferred<unknown>();
+    server.tool({
+      name: "endless",
+      description: "Runs until stopped",
+      task: { support: "optional", ttlMs: 30 },
+      handler: (_args, ctx) =>
+        new Promise((resolve) =>
+          ctx.signal.addEventListener("abort", () => {
+            aborted.resolve(ctx.signal.reason);
+            resolve("too late");
+          }),
+        ),
+    });
+    const c = await client(server);
+    const created = await c.request("tools/call", { name: "endless" });
+    expect(await aborted.promise).toMatchObject({ name: "AbortError", message: "The task expired" });
+    expect(await finished.promise).toBe(created.taskId);
+    await until(
+      () =>
+        c.exchange("tasks/get", { taskId: created.taskId }).then(
+          () => false,
+          () => true,
+        ),
+      (gone) => gone,
+    );
   });
 });
