@@ -35,6 +35,9 @@ const KEEP_RETRY_MAX_MS = 10_000;
 // setTimeout's longest delay: a task kept longer is not stopped by a timer (it would fire at once).
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** What a task that could not be started after it was stored is failed with. */
+const UNSTARTED_ERROR = { code: ErrorCode.ServerError, message: "The task could not be started" } as const;
+
 /** What a task whose process stopped is failed with. */
 export const ORPHAN_ERROR = {
   code: ErrorCode.InternalError,
@@ -123,9 +126,18 @@ export class TaskRunner implements TaskService {
     };
     // Durable before the reply that announces it: a tasks/get anywhere finds it.
     await engine.createTask(record);
-    await engine.taskRunning(record.id);
     const task = new RunningTask(engine, record.id, tool, this.#log, ended);
-    task.unfollow = await engine.followTask(record.id, (signal) => task.heard(signal));
+    try {
+      await engine.taskRunning(record.id);
+      task.unfollow = await engine.followTask(record.id, (signal) => task.heard(signal));
+    } catch (error) {
+      // Never announced, never to run: failed (if the store takes it) rather than left working, and not held.
+      await Promise.allSettled([
+        engine.changeTask(record.id, { kind: "fail", error: UNSTARTED_ERROR, statusMessage: UNSTARTED_ERROR.message }),
+        engine.taskFinished(record.id),
+      ]);
+      throw error;
+    }
     task.expireAfter(record.ttlMs);
     void task.run(ctx as RequestContext & { revision: RevisionFeatures }, run);
     return createTaskResult(record);

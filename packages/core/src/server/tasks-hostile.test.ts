@@ -346,3 +346,30 @@ describe("a task past its TTL", () => {
     );
   });
 });
+
+describe("a task the store took but could not start", () => {
+  it("is failed and not held when following it fails; the call gets the error", async () => {
+    const engine = createMemoryEngine();
+    const made: string[] = [];
+    const finished: string[] = [];
+    const { createTask, taskFinished } = engine;
+    engine.createTask = (task) => {
+      made.push(task.id);
+      return createTask.call(engine, task);
+    };
+    engine.taskFinished = (id) => {
+      finished.push(id);
+      return taskFinished.call(engine, id);
+    };
+    engine.followTask = () => {
+      throw new Error("the channel is down");
+    };
+    const server = createServer({ name: "unstarted", version: "1", engine });
+    server.tool({ name: "job", description: "Never starts", task: "optional", handler: () => "ran" });
+    const c = await client(server);
+    expect((await rpcError(c.request("tools/call", { name: "job" }))).code).toBe(-32603);
+    expect(made).toHaveLength(1);
+    expect(finished).toEqual(made);
+    expect(engine.loadTask(made[0] as string)).toMatchObject({ status: "failed" });
+  });
+});
