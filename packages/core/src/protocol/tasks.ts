@@ -39,6 +39,11 @@ export interface TaskDefaults {
   readonly ttlMs?: number | null;
   /** How often a client should poll `tasks/get` (default 1000 ms). */
   readonly pollIntervalMs?: number;
+  /**
+   * How many tasks one caller (its principal's subject; all unauthenticated callers together) may have running on
+   * this process at once (default 100); one more is refused with -32000 until one ends or is cancelled.
+   */
+  readonly maxPerCaller?: number;
 }
 
 function positiveInteger(value: unknown): boolean {
@@ -75,16 +80,19 @@ export function taskPolicyOf(what: string, option: TaskOption | undefined): Task
 export function taskDefaultsOf(defaults: TaskDefaults | undefined): {
   ttlMs: number | null;
   pollIntervalMs: number;
+  maxPerCaller: number;
 } {
   const ttlMs = defaults?.ttlMs === undefined ? 3_600_000 : defaults.ttlMs;
   const pollIntervalMs = defaults?.pollIntervalMs ?? 1000;
+  const maxPerCaller = defaults?.maxPerCaller ?? 100;
   if (ttlMs !== null && !positiveInteger(ttlMs)) {
     throw new DefinitionError("tasks.ttlMs must be a positive integer (milliseconds) or null");
   }
   if (!positiveInteger(pollIntervalMs)) {
     throw new DefinitionError("tasks.pollIntervalMs must be a positive integer (milliseconds)");
   }
-  return { ttlMs, pollIntervalMs };
+  if (!positiveInteger(maxPerCaller)) throw new DefinitionError("tasks.maxPerCaller must be a positive integer");
+  return { ttlMs, pollIntervalMs, maxPerCaller };
 }
 
 /** Whether this request declared the extension (2026-07-28 only: it is not defined in the handshake era). */

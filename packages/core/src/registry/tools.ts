@@ -99,24 +99,36 @@ function detachable(
   run: (inner: RequestContext) => MaybePromise<CallToolResult>,
 ): Promise<CallToolResult> {
   return new Promise<CallToolResult>((resolve, reject) => {
-    let detached = false;
+    let detached: Promise<void> | undefined;
+    let returned = false;
+    // The handler's outcome, kept when it comes before the task has started to wait for it.
+    let outcome: { result?: unknown; error?: unknown } | undefined;
     let finish: ((outcome: { result?: unknown; error?: unknown }) => void) | undefined;
-    ctx.detacher = async () => {
-      detached = true;
+    const settle = (done: { result?: unknown; error?: unknown }) => {
+      returned = true;
+      if (detached === undefined) return "error" in done ? reject(done.error) : resolve(done.result as CallToolResult);
+      if (finish === undefined) outcome = done;
+      else finish(done);
+    };
+    // One task however often it is called; none once the handler has answered as a request.
+    ctx.detacher = () => {
+      if (detached !== undefined || returned) return detached ?? Promise.resolve();
       const created = host.start(ctx, tool.wire.name, policy, (task) => {
         ctx.adopt(task);
         return new Promise((done, fail) => {
-          finish = (outcome) => ("error" in outcome ? fail(outcome.error) : done(outcome.result));
+          finish = (ended) => ("error" in ended ? fail(ended.error) : done(ended.result));
+          if (outcome !== undefined) finish(outcome);
         });
       });
       created.then((result) => resolve(result as unknown as CallToolResult), reject);
-      await created;
+      detached = created.then(() => {});
+      return detached;
     };
     Promise.resolve()
       .then(() => run(ctx))
       .then(
-        (result) => (detached ? finish?.({ result }) : resolve(result)),
-        (error: unknown) => (detached ? finish?.({ error }) : reject(error)),
+        (result) => settle({ result }),
+        (error: unknown) => settle({ error }),
       );
   });
 }

@@ -42,7 +42,10 @@ export interface ServerOptions extends Implementation {
    * a server's processes.
    */
   engine?: Engine;
-  /** Defaults for tools that run as tasks (the tasks extension): `ttlMs` (default one hour; null: none), `pollIntervalMs` (default 1000). */
+  /**
+   * Defaults for tools that run as tasks (the tasks extension): `ttlMs` (default one hour; null: none),
+   * `pollIntervalMs` (default 1000), `maxPerCaller` (tasks one caller may have running on a process; default 100).
+   */
   tasks?: TaskDefaults;
   /** Modules served under prefixes (see `server.mount`): `{ github: new GitHubTools() }`. */
   mount?: Readonly<Record<string, Servable>>;
@@ -56,7 +59,7 @@ export interface Settings {
   readonly pageSize: number;
   readonly requestStateTtlMs: number;
   readonly clientRequestTimeoutMs: number;
-  readonly tasks: { readonly ttlMs: number | null; readonly pollIntervalMs: number };
+  readonly tasks: { readonly ttlMs: number | null; readonly pollIntervalMs: number; readonly maxPerCaller: number };
 }
 
 /** `options` as the server keeps them; a DefinitionError for a setting it cannot serve with. */

@@ -17,6 +17,7 @@ import { isTerminal } from "../engine/memory-tasks.js";
 import type { LogLevel } from "../protocol/log-levels.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
 import { declaresTasks, type TaskPolicy, tasksRequired } from "../protocol/tasks.js";
+import { tooDeep, tooDeepText } from "../wire/depth.js";
 import { isMcpError, McpError, messageOf } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
@@ -29,6 +30,15 @@ import { checkedTaskId, createTaskResult, detailedTask, ownTask, taskNotFound } 
 /** At most one status message per this long is written (the last one always is). */
 const MESSAGE_EVERY_MS = 250;
 
+/** An outcome the store could not take is tried again after this long, doubling up to the most. */
+const KEEP_RETRY_MS = 250;
+const KEEP_RETRY_MAX_MS = 10_000;
+// setTimeout's longest delay: a task kept longer is not stopped by a timer (it would fire at once).
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** What a task that could not be started after it was stored is failed with. */
+const UNSTARTED_ERROR = { code: ErrorCode.ServerError, message: "The task could not be started" } as const;
+
 /** What a task whose process stopped is failed with. */
 export const ORPHAN_ERROR = {
   code: ErrorCode.InternalError,
@@ -39,14 +49,16 @@ export const ORPHAN_ERROR = {
 export class TaskRunner implements TaskService {
   readonly #engine: () => Engine;
   readonly #ready: () => MaybePromise<void>;
-  readonly #defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number };
+  readonly #defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number; readonly maxPerCaller: number };
   readonly #log: (entry: LogEntry) => void;
+  // How many tasks each caller (by subject; "" for the unauthenticated) has running here: bounded by maxPerCaller.
+  readonly #running = new Map<string, number>();
 
-  /** `ready`: the engine started (a task request may come before the transport's start of it has finished). */
+  /** `ready` starts the engine (once): a 2026-07-28 request may be a fresh process's first, and tasks need it. */
   constructor(
     engine: () => Engine,
     ready: () => MaybePromise<void>,
-    defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number },
+    defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number; readonly maxPerCaller: number },
     log: (entry: LogEntry) => void,
   ) {
     this.#engine = engine;
@@ -67,13 +79,39 @@ export class TaskRunner implements TaskService {
     });
   }
 
-  // The engine once started: at once after the first time.
-  #started(): MaybePromise<Engine> {
-    return andThen(this.#ready(), () => this.#engine());
+  async start(ctx: RequestContext, tool: string, policy: TaskPolicy, run: TaskRun): Promise<Record<string, unknown>> {
+    const caller = ctx.auth?.subject ?? "";
+    const running = this.#running.get(caller) ?? 0;
+    if (running >= this.#defaults.maxPerCaller) {
+      throw new McpError(
+        ErrorCode.ServerError,
+        `Too many tasks running for one caller (at most ${this.#defaults.maxPerCaller}); wait for one to end, cancel one (tasks/cancel), or try again later`,
+      );
+    }
+    // Counted before anything is awaited: calls at once cannot pass the bound together.
+    this.#running.set(caller, running + 1);
+    const ended = () => {
+      const left = (this.#running.get(caller) ?? 1) - 1;
+      if (left <= 0) this.#running.delete(caller);
+      else this.#running.set(caller, left);
+    };
+    try {
+      await this.#ready();
+      return await this.#begin(ctx, tool, policy, run, ended);
+    } catch (error) {
+      ended();
+      throw error;
+    }
   }
 
-  async start(ctx: RequestContext, tool: string, policy: TaskPolicy, run: TaskRun): Promise<Record<string, unknown>> {
-    const engine = await this.#started();
+  async #begin(
+    ctx: RequestContext,
+    tool: string,
+    policy: TaskPolicy,
+    run: TaskRun,
+    ended: () => void,
+  ): Promise<Record<string, unknown>> {
+    const engine = this.#engine();
     const now = Date.now();
     const record: TaskRecord = {
       id: crypto.randomUUID(),
@@ -89,17 +127,27 @@ export class TaskRunner implements TaskService {
     };
     // Durable before the reply that announces it: a tasks/get anywhere finds it.
     await engine.createTask(record);
-    await engine.taskRunning(record.id);
-    const task = new RunningTask(engine, record.id, tool, this.#log);
-    task.unfollow = await engine.followTask(record.id, (signal) => task.heard(signal));
+    const task = new RunningTask(engine, record.id, tool, this.#log, ended);
+    try {
+      await engine.taskRunning(record.id);
+      task.unfollow = await engine.followTask(record.id, (signal) => task.heard(signal));
+    } catch (error) {
+      // Never announced, never to run: failed (if the store takes it) rather than left working, and not held.
+      await Promise.allSettled([
+        engine.changeTask(record.id, { kind: "fail", error: UNSTARTED_ERROR, statusMessage: UNSTARTED_ERROR.message }),
+        engine.taskFinished(record.id),
+      ]);
+      throw error;
+    }
+    task.expireAfter(record.ttlMs);
     void task.run(ctx as RequestContext & { revision: RevisionFeatures }, run);
     return createTaskResult(record);
   }
 
   get(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
     const id = checkedTaskId("tasks/get", params, ctx);
-    return andThen(this.#started(), (engine) =>
-      andThen(engine.loadTask(id), (found) => {
+    return andThen(this.#ready(), () =>
+      andThen(this.#engine().loadTask(id), (found) => {
         const task = ownTask(found, ctx);
         if (task === undefined) throw taskNotFound();
         return detailedTask(task);
@@ -113,26 +161,32 @@ export class TaskRunner implements TaskService {
     if (!isPlainObject(responses)) {
       throw new McpError(ErrorCode.InvalidParams, "Invalid params: inputResponses must be an object");
     }
-    return andThen(this.#started(), (engine) =>
-      andThen(engine.loadTask(id), (found) => {
+    // Answers are copied and kept as JSON by the engine: a walk that deep would overflow the stack.
+    const deep = tooDeep(responses);
+    if (deep)
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${tooDeepText("params.inputResponses", deep)}`);
+    return andThen(this.#ready(), () => {
+      const engine = this.#engine();
+      return andThen(engine.loadTask(id), (found) => {
         if (ownTask(found, ctx) === undefined) throw taskNotFound();
         // Answers to keys not outstanding are ignored (never issued, already answered).
         return andThen(engine.answerTask(id, responses), () => ({}));
-      }),
-    );
+      });
+    });
   }
 
   cancel(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
     const id = checkedTaskId("tasks/cancel", params, ctx);
-    return andThen(this.#started(), (engine) =>
-      andThen(engine.loadTask(id), (found) => {
+    return andThen(this.#ready(), () => {
+      const engine = this.#engine();
+      return andThen(engine.loadTask(id), (found) => {
         const task = ownTask(found, ctx);
         if (task === undefined) throw taskNotFound();
         if (isTerminal(task.status)) return {};
         // Cancelled at once in the store; the process running it hears the change and aborts its handler.
         return andThen(engine.changeTask(id, { kind: "cancel" }), () => ({}));
-      }),
-    );
+      });
+    });
   }
 
   async watch(taskIds: readonly string[], ctx: RequestContextImpl): Promise<TaskWatch> {
@@ -143,7 +197,8 @@ export class TaskRunner implements TaskService {
         `Invalid params: notifications.taskIds lists ${taskIds.length} tasks; one listen follows at most ${MAX_LISTEN_TASKS}`,
       );
     }
-    return TaskWatch.open(await this.#started(), taskIds, ctx, this.#log);
+    await this.#ready();
+    return TaskWatch.open(this.#engine(), taskIds, ctx, this.#log);
   }
 }
 
@@ -163,6 +218,9 @@ class RunningTask implements TaskPort {
   readonly #counters: Record<string, number> = Object.create(null);
   #cancelled = false;
   #done = false;
+  #released: Promise<void> | undefined;
+  readonly #ended: () => void;
+  #expiry: ReturnType<typeof setTimeout> | undefined;
   #message: string | undefined;
   #lastWrite = Number.NEGATIVE_INFINITY;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -172,7 +230,9 @@ class RunningTask implements TaskPort {
     readonly id: string,
     tool: string,
     log: (entry: LogEntry) => void,
+    ended: () => void,
   ) {
+    this.#ended = ended;
     this.#engine = engine;
     this.#tool = tool;
     this.#log = log;
@@ -187,13 +247,42 @@ class RunningTask implements TaskPort {
       this.#waiting.delete(signal.key);
       if (isPlainObject(signal.value)) waiting.resolve(signal.value);
       else waiting.reject(new McpError(ErrorCode.InvalidParams, `inputResponses["${signal.key}"] must be an object`));
-    } else if (signal.task.status === "cancelled" && !this.#cancelled) {
-      this.#cancelled = true;
-      const why = new DOMException("The task was cancelled", "AbortError");
-      this.#controller.abort(why);
-      for (const waiting of this.#waiting.values()) waiting.reject(why);
-      this.#waiting.clear();
+    } else if (signal.task.status === "cancelled") {
+      this.#stop(new DOMException("The task was cancelled", "AbortError"));
     }
+  }
+
+  /** Past its TTL the task is purged: its handler is stopped as by a cancellation (nothing is left to keep). */
+  expireAfter(ttlMs: number | null): void {
+    if (ttlMs === null || ttlMs > MAX_TIMER_MS) return;
+    this.#expiry = setTimeout(() => this.#stop(new DOMException("The task expired", "AbortError")), ttlMs);
+    (this.#expiry as { unref?: () => void }).unref?.();
+  }
+
+  // Abort the handler and its questions; its outcome is discarded, and the lease ends now, even for a handler that
+  // never settles.
+  #stop(why: DOMException): void {
+    if (this.#cancelled) return;
+    this.#cancelled = true;
+    this.#controller.abort(why);
+    for (const waiting of this.#waiting.values()) waiting.reject(why);
+    this.#waiting.clear();
+    void this.#release();
+  }
+
+  // Once: stop following the task and end its lease.
+  #release(): Promise<void> {
+    this.#released ??= (async () => {
+      this.#ended();
+      clearTimeout(this.#expiry);
+      try {
+        await this.unfollow?.();
+        await this.#engine.taskFinished(this.id);
+      } catch (error) {
+        this.#report("warning", `could not end its lease: ${messageOf(error)}`, error);
+      }
+    })();
+    return this.#released;
   }
 
   // Each question under a key never used before in this task; the handler waits for its answer (no replay).
@@ -271,21 +360,33 @@ class RunningTask implements TaskPort {
     this.#done = true;
     clearTimeout(this.#timer);
     try {
-      // After a cancellation, whatever the handler did is discarded.
-      if (!this.#cancelled) {
-        if (this.#message !== undefined) await this.#writeMessage();
-        await this.#engine.changeTask(this.id, outcome);
-      }
-    } catch (error) {
-      this.#report("error", `could not keep its outcome: ${messageOf(error)}`, error);
+      if (this.#message !== undefined && !this.#cancelled) await this.#writeMessage();
+      await this.#keep(outcome);
     } finally {
       for (const waiting of this.#waiting.values()) waiting.reject(new Error("the task ended"));
       this.#waiting.clear();
+      await this.#release();
+    }
+  }
+
+  // The outcome, kept once the store can take it: a task whose outcome was lost would stay working while its process
+  // lives (its lease held). After a cancellation, whatever the handler did is discarded.
+  async #keep(outcome: TaskChange): Promise<void> {
+    for (let attempt = 0; !this.#cancelled; attempt++) {
       try {
-        await this.unfollow?.();
-        await this.#engine.taskFinished(this.id);
+        await this.#engine.changeTask(this.id, outcome);
+        return;
       } catch (error) {
-        this.#report("warning", `could not end its lease: ${messageOf(error)}`, error);
+        if (!isEngineUnavailable(error)) {
+          this.#report("error", `could not keep its outcome: ${messageOf(error)}`, error);
+          return;
+        }
+        if (attempt === 0)
+          this.#report("warning", `could not keep its outcome yet (trying again): ${messageOf(error)}`, error);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(KEEP_RETRY_MAX_MS, KEEP_RETRY_MS * 2 ** attempt));
+          (timer as { unref?: () => void }).unref?.();
+        });
       }
     }
   }
