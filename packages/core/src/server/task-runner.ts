@@ -1,40 +1,20 @@
 import type { TaskService } from "../connection/server-core.js";
-import type { Asker } from "../context/ask.js";
-import { logData } from "../context/client-log.js";
 import type { RequestContext, RequestContextImpl, TaskRun } from "../context/context.js";
-import { UnfitAnswer } from "../context/elicit-answer.js";
 import type { LogEntry } from "../context/logger.js";
-import { TaskContext, type TaskPort } from "../context/task-context.js";
-import {
-  type Engine,
-  isEngineUnavailable,
-  type TaskChange,
-  type TaskRecord,
-  type TaskSignal,
-  type Unfollow,
-} from "../engine/engine.js";
+import type { Engine, TaskRecord, Unfollow } from "../engine/engine.js";
 import { isTerminal } from "../engine/memory-tasks.js";
-import type { LogLevel } from "../protocol/log-levels.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
 import { declaresTasks, type TaskPolicy, tasksRequired } from "../protocol/tasks.js";
 import { tooDeep, tooDeepText } from "../wire/depth.js";
-import { isMcpError, McpError, messageOf } from "../wire/errors.js";
+import { McpError, messageOf } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
+import { RunningTask } from "./running-task.js";
 import { MAX_LISTEN_TASKS, TaskWatch } from "./task-watch.js";
 import { checkedTaskId, createTaskResult, detailedTask, ownTask, taskNotFound } from "./task-wire.js";
 
 // The server's tasks: each task's handler runs here, under the task (not the request that made it, whose connection
 // may close once it is answered), and every tasks/* request is answered from the engine, on any process.
-
-/** At most one status message per this long is written (the last one always is). */
-const MESSAGE_EVERY_MS = 250;
-
-/** An outcome the store could not take is tried again after this long, doubling up to the most. */
-const KEEP_RETRY_MS = 250;
-const KEEP_RETRY_MAX_MS = 10_000;
-// setTimeout's longest delay: a task kept longer is not stopped by a timer (it would fire at once).
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** What a task that could not be started after it was stored is failed with. */
 const UNSTARTED_ERROR = { code: ErrorCode.ServerError, message: "The task could not be started" } as const;
@@ -199,218 +179,5 @@ export class TaskRunner implements TaskService {
     }
     await this.#ready();
     return TaskWatch.open(this.#engine(), taskIds, ctx, this.#log);
-  }
-}
-
-/** One task's handler running on this process: its signal, its questions waiting for answers, its progress. */
-class RunningTask implements TaskPort {
-  readonly signal: AbortSignal;
-  unfollow: Unfollow | undefined;
-  readonly #controller = new AbortController();
-  readonly #engine: Engine;
-  readonly #tool: string;
-  readonly #log: (entry: LogEntry) => void;
-  readonly #waiting = new Map<
-    string,
-    { resolve: (answer: Record<string, unknown>) => void; reject: (why: unknown) => void }
-  >();
-  readonly #asked = new Set<string>();
-  readonly #counters: Record<string, number> = Object.create(null);
-  #cancelled = false;
-  #done = false;
-  #released: Promise<void> | undefined;
-  readonly #ended: () => void;
-  #expiry: ReturnType<typeof setTimeout> | undefined;
-  #message: string | undefined;
-  #lastWrite = Number.NEGATIVE_INFINITY;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-
-  constructor(
-    engine: Engine,
-    readonly id: string,
-    tool: string,
-    log: (entry: LogEntry) => void,
-    ended: () => void,
-  ) {
-    this.#ended = ended;
-    this.#engine = engine;
-    this.#tool = tool;
-    this.#log = log;
-    this.signal = this.#controller.signal;
-  }
-
-  /** What the task's channel says: an answer to a question, or a change (a cancellation stops the handler). */
-  heard(signal: TaskSignal): void {
-    if (signal.type === "answer") {
-      const waiting = this.#waiting.get(signal.key);
-      if (waiting === undefined) return;
-      this.#waiting.delete(signal.key);
-      if (isPlainObject(signal.value)) waiting.resolve(signal.value);
-      else waiting.reject(new McpError(ErrorCode.InvalidParams, `inputResponses["${signal.key}"] must be an object`));
-    } else if (signal.task.status === "cancelled") {
-      this.#stop(new DOMException("The task was cancelled", "AbortError"));
-    }
-  }
-
-  /** Past its TTL the task is purged: its handler is stopped as by a cancellation (nothing is left to keep). */
-  expireAfter(ttlMs: number | null): void {
-    if (ttlMs === null || ttlMs > MAX_TIMER_MS) return;
-    this.#expiry = setTimeout(() => this.#stop(new DOMException("The task expired", "AbortError")), ttlMs);
-    (this.#expiry as { unref?: () => void }).unref?.();
-  }
-
-  // Abort the handler and its questions; its outcome is discarded, and the lease ends now, even for a handler that
-  // never settles.
-  #stop(why: DOMException): void {
-    if (this.#cancelled) return;
-    this.#cancelled = true;
-    this.#controller.abort(why);
-    for (const waiting of this.#waiting.values()) waiting.reject(why);
-    this.#waiting.clear();
-    void this.#release();
-  }
-
-  // Once: stop following the task and end its lease.
-  #release(): Promise<void> {
-    this.#released ??= (async () => {
-      this.#ended();
-      clearTimeout(this.#expiry);
-      try {
-        await this.unfollow?.();
-        await this.#engine.taskFinished(this.id);
-      } catch (error) {
-        this.#report("warning", `could not end its lease: ${messageOf(error)}`, error);
-      }
-    })();
-    return this.#released;
-  }
-
-  // Each question under a key never used before in this task; the handler waits for its answer (no replay).
-  readonly ask: Asker = (method, params, prefix, key) => {
-    if (this.signal.aborted) return Promise.reject(this.signal.reason);
-    let at = key;
-    if (at === undefined) {
-      do {
-        const n = (this.#counters[prefix] ?? 0) + 1;
-        this.#counters[prefix] = n;
-        at = `${prefix}-${n}`;
-      } while (this.#asked.has(at));
-    } else if (this.#asked.has(at)) {
-      return Promise.reject(new Error(`the key "${at}" was already asked in this task: a task never reuses a key`));
-    }
-    this.#asked.add(at);
-    const asked = at;
-    return new Promise((resolve, reject) => {
-      this.#waiting.set(asked, { resolve, reject });
-      Promise.resolve(this.#engine.changeTask(this.id, { kind: "ask", key: asked, request: { method, params } })).catch(
-        (error: unknown) => {
-          this.#waiting.delete(asked);
-          reject(error);
-        },
-      );
-    });
-  };
-
-  message(text: string): void {
-    if (this.#done) return;
-    this.#message = text;
-    if (this.#timer !== undefined) return;
-    const wait = this.#lastWrite + MESSAGE_EVERY_MS - Date.now();
-    if (wait <= 0) void this.#writeMessage();
-    else
-      this.#timer = setTimeout(() => {
-        this.#timer = undefined;
-        void this.#writeMessage();
-      }, wait);
-  }
-
-  async #writeMessage(): Promise<void> {
-    const statusMessage = this.#message;
-    if (statusMessage === undefined) return;
-    this.#message = undefined;
-    this.#lastWrite = Date.now();
-    try {
-      await this.#engine.changeTask(this.id, { kind: "message", statusMessage });
-    } catch (error) {
-      this.#report("warning", `could not keep its status message: ${messageOf(error)}`, error);
-    }
-  }
-
-  log(level: LogLevel, first: unknown, second: unknown, logger: string | undefined): void {
-    const data = logData(first, second);
-    const text = typeof data === "string" ? data : JSON.stringify(data);
-    this.#log({
-      level,
-      message: `task ${this.id} (${logger ?? this.#tool}): ${text}`,
-      method: "tools/call",
-      tool: this.#tool,
-    });
-  }
-
-  /** Run the handler to its outcome (the first part synchronously: a detached handler is adopted before the reply). */
-  async run(from: RequestContext & { revision: RevisionFeatures }, run: TaskRun): Promise<void> {
-    const ctx = new TaskContext(from, this, this.#tool);
-    let outcome: TaskChange;
-    try {
-      const result = await run(ctx);
-      outcome = { kind: "complete", result: result as Record<string, unknown> };
-    } catch (error) {
-      outcome = this.#failure(error);
-    }
-    this.#done = true;
-    clearTimeout(this.#timer);
-    try {
-      if (this.#message !== undefined && !this.#cancelled) await this.#writeMessage();
-      await this.#keep(outcome);
-    } finally {
-      for (const waiting of this.#waiting.values()) waiting.reject(new Error("the task ended"));
-      this.#waiting.clear();
-      await this.#release();
-    }
-  }
-
-  // The outcome, kept once the store can take it: a task whose outcome was lost would stay working while its process
-  // lives (its lease held). After a cancellation, whatever the handler did is discarded.
-  async #keep(outcome: TaskChange): Promise<void> {
-    for (let attempt = 0; !this.#cancelled; attempt++) {
-      try {
-        await this.#engine.changeTask(this.id, outcome);
-        return;
-      } catch (error) {
-        if (!isEngineUnavailable(error)) {
-          this.#report("error", `could not keep its outcome: ${messageOf(error)}`, error);
-          return;
-        }
-        if (attempt === 0)
-          this.#report("warning", `could not keep its outcome yet (trying again): ${messageOf(error)}`, error);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.min(KEEP_RETRY_MAX_MS, KEEP_RETRY_MS * 2 ** attempt));
-          (timer as { unref?: () => void }).unref?.();
-        });
-      }
-    }
-  }
-
-  // A protocol error fails the task (its JSON-RPC error inlined); anything else is an internal error, logged.
-  #failure(error: unknown): TaskChange {
-    if (isMcpError(error) && !(error instanceof UnfitAnswer)) {
-      const failure: { code: number; message: string; data?: unknown } = { code: error.code, message: error.message };
-      if (error.data !== undefined) failure.data = error.data;
-      return { kind: "fail", error: failure, statusMessage: error.message };
-    }
-    if (!this.#cancelled) this.#report("error", `failed: ${messageOf(error)}`, error);
-    const code = isEngineUnavailable(error) ? ErrorCode.ServerError : ErrorCode.InternalError;
-    const message = code === ErrorCode.ServerError ? "Service unavailable" : "Internal error";
-    return { kind: "fail", error: { code, message }, statusMessage: message };
-  }
-
-  #report(level: LogLevel, message: string, error: unknown): void {
-    this.#log({
-      level,
-      message: `task ${this.id} (tool ${this.#tool}) ${message}`,
-      error,
-      method: "tools/call",
-      tool: this.#tool,
-    });
   }
 }
