@@ -148,7 +148,20 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
   "@toolsmith/core/testing": {
     file: "./testing/index.ts",
     values: ["createTestClient"],
-    types: ["ClientHandler", "Exchange", "TestClient", "TestClientOptions", "TestSubscription", "WireRecord"],
+    types: [
+      "ClientHandler",
+      "Exchange",
+      "TaskHandle",
+      "TaskWaitOptions",
+      "TestClient",
+      "TestClientOptions",
+      "TestDetailedTask",
+      "TestListenFilter",
+      "TestSubscription",
+      "TestTask",
+      "TestTaskStatus",
+      "WireRecord",
+    ],
   },
   "@toolsmith/core/internal": {
     file: "./internal.ts",
