@@ -1,10 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import type { LogEntry } from "../context/logger.js";
 import { createServer } from "../index.js";
 import { createTestClient } from "./client.js";
 import { aborted, deferred, sent } from "./fixtures.test-util.js";
-import type { TestDetailedTask } from "./tasks.js";
+import { type TestDetailedTask, taskHandle } from "./tasks.js";
 
 // The test client and the tasks extension: a task handler unit-tested without a transport (its progress, one
 // question, its cancellation), and what the client puts on the wire for it.
@@ -177,5 +177,66 @@ describe("the test client's tasks", () => {
     const handshake = await createTestClient(server, { protocolVersion: "2025-11-25", extensions: { tasks: true } });
     const init = paramsSent(handshake, "initialize");
     expect(init.capabilities).toEqual({});
+  });
+});
+
+describe("a task handle's wait()", () => {
+  // A server scripted as the answers of tasks/get in turn, the requests it was sent recorded.
+  function scripted(states: Partial<TestDetailedTask>[]) {
+    const calls: { method: string; params: Record<string, unknown> }[] = [];
+    let at = 0;
+    const port = {
+      request: async (method: string, params: Record<string, unknown>) => {
+        calls.push({ method, params });
+        if (method !== "tasks/get") return { resultType: "complete" };
+        const state = states[Math.min(at++, states.length - 1)];
+        return { resultType: "complete", taskId: "t", pollIntervalMs: 0, ...state };
+      },
+      answer: async (method: string) => ({ action: "accept", content: { from: method } }),
+    };
+    const handle = taskHandle(port, "tool", { resultType: "task", taskId: "t", status: "working" });
+    return { calls, handle };
+  }
+
+  it("answers each key once, even while a poll still shows it open, and tells each change once", async () => {
+    const ask = { method: "elicitation/create", params: { message: "?" } };
+    const { calls, handle } = scripted([
+      { status: "working" },
+      { status: "working" },
+      { status: "input_required", inputRequests: { "elicit-1": ask } },
+      { status: "input_required", inputRequests: { "elicit-1": ask } },
+      { status: "working", statusMessage: "2/3" },
+      { status: "completed", result: { content: [] } },
+    ]);
+    const seen: string[] = [];
+    const done = await handle.wait({ onStatus: (task) => seen.push(`${task.status} ${task.statusMessage ?? ""}`) });
+    expect(done.status).toBe("completed");
+    expect(seen).toEqual(["working ", "input_required ", "working 2/3", "completed "]);
+    expect(calls.filter((call) => call.method === "tasks/update")).toEqual([
+      {
+        method: "tasks/update",
+        params: { taskId: "t", inputResponses: { "elicit-1": { action: "accept", content: { from: ask.method } } } },
+      },
+    ]);
+  });
+
+  it("polls at the task's pollIntervalMs with setTimeout (fake timers drive it), and stops when aborted", async () => {
+    vi.useFakeTimers();
+    try {
+      const { calls, handle } = scripted([{ status: "working", pollIntervalMs: 1000 }]);
+      const stop = new AbortController();
+      const waiting = handle.wait({ signal: stop.signal });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(calls).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(calls).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(calls).toHaveLength(2);
+      stop.abort(new Error("enough"));
+      await expect(waiting).rejects.toThrow("enough");
+      expect(calls.every((call) => call.method === "tasks/get")).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
