@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exited, track } from "../../../scripts/child-processes.js";
@@ -91,5 +92,28 @@ describe("toolsmith call, the issue tracker's report as a task over stdio", () =
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).structuredContent).toEqual({ open: 0, closed: 0, byLabel: {}, published: true });
     expect(run.stderr).toContain("build_report: working");
+  });
+
+  it("Ctrl-C after the stdio server died (a terminal interrupts both) still exits 130", async () => {
+    const child = track(
+      spawn(process.execPath, [BIN, "call", "node", ISSUES, "build_report", "seconds=60"], {
+        env: { ...process.env, NO_COLOR: "1" },
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+    );
+    let stderr = "";
+    await new Promise<void>((resolve) => {
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString("utf8");
+        if (stderr.includes("build_report: working")) resolve();
+      });
+    });
+    // The server goes first (Linux names a process's children in /proc), so tasks/cancel can never be answered.
+    const server = Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(" ")[0]);
+    process.kill(server, "SIGKILL");
+    child.kill("SIGINT");
+    const { code } = await exited(child, "the CLI after Ctrl-C");
+    expect(code).toBe(130);
+    expect(stderr).toMatch(/interrupted; task \S+ not cancelled/);
   });
 });

@@ -69,8 +69,23 @@ export function tapTransport<T extends Transport>(transport: T): { transport: T;
     }
     clientReceive?.(message, extra);
   };
+  // A connection that closes (a stdio server that died) answers what it left unanswered, so no caller waits forever.
+  const closed = () => {
+    for (const waiting of pending.values()) waiting.reject(new Error("the connection to the server closed"));
+    pending.clear();
+  };
+  let clientClose: (() => void) | undefined;
+  transport.onclose = closed;
   const tapped = new Proxy(transport, {
     set(target, key, value) {
+      if (key === "onclose") {
+        clientClose = value as (() => void) | undefined;
+        (target as Transport).onclose = () => {
+          closed();
+          clientClose?.();
+        };
+        return true;
+      }
       if (key === "onmessage") {
         clientReceive = value as Receive | undefined;
         (target as Transport).onmessage = receive as Transport["onmessage"];
@@ -80,6 +95,7 @@ export function tapTransport<T extends Transport>(transport: T): { transport: T;
     },
     get(target, key) {
       if (key === "onmessage") return clientReceive;
+      if (key === "onclose") return clientClose;
       const value = Reflect.get(target, key, target);
       return typeof value === "function" ? value.bind(target) : value;
     },

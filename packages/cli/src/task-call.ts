@@ -125,7 +125,12 @@ async function follow(options: TaskCallOptions, created: Record<string, unknown>
   for (;;) {
     progress.show(describeTask(tool, task));
     if (interrupt.aborted) {
-      await send(raw, "tasks/cancel", { taskId });
+      try {
+        await send(raw, "tasks/cancel", { taskId });
+      } catch (error) {
+        // Ctrl-C at a terminal interrupts a stdio server too: its tasks ended with it, and the exit is still 130.
+        throw new CliError(`interrupted; task ${taskId} not cancelled: ${(error as Error).message}`, EXIT.interrupted);
+      }
       return { kind: "cancelled", taskId, byUs: true };
     }
     if (task.status === "completed")
