@@ -225,9 +225,11 @@ class RedisEngine implements Engine {
     return () => void this.#orphanListeners.delete(listener);
   }
 
-  async createTask(task: TaskRecord): Promise<void> {
-    const outcome = await this.#run(taskScripts.CREATE_TASK, createArgs(task, Date.now()));
+  async createTask(task: TaskRecord, limit?: { readonly perOwner: number }): Promise<"created" | "full"> {
+    const perOwner = limit === undefined ? undefined : bounded(limit.perOwner);
+    const outcome = await this.#run(taskScripts.CREATE_TASK, createArgs(task, Date.now(), perOwner));
     if (outcome === "exists") throw new Error(`A task with id ${JSON.stringify(task.id)} already exists`);
+    return outcome as "created" | "full";
   }
 
   async loadTask(id: string): Promise<TaskRecord | undefined> {

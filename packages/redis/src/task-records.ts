@@ -28,8 +28,8 @@ function json(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** CREATE_TASK's arguments after the id (`now` the caller's clock). */
-export function createArgs(task: TaskRecord, now: number): (string | number)[] {
+/** CREATE_TASK's arguments after the id (`now` the caller's clock; `perOwner` the limit, if any). */
+export function createArgs(task: TaskRecord, now: number, perOwner?: number): (string | number)[] {
   const purgeAfter = task.ttlMs === null ? undefined : task.createdAt + task.ttlMs;
   const keepMs =
     purgeAfter === undefined || task.ttlMs === null
@@ -46,6 +46,8 @@ export function createArgs(task: TaskRecord, now: number): (string | number)[] {
     task.error === undefined ? "" : json(task.error),
     purgeAfter === undefined ? "" : purgeAfter,
     keepMs,
+    JSON.stringify(task.owner ?? null),
+    perOwner ?? "",
   ];
   for (const key of Object.keys(task.inputRequests)) {
     args.push(key, entryOf(key, task.inputRequests[key] as TaskInputRequest));

@@ -7,8 +7,30 @@ import { taskOf } from "./engine-suite-tasks.test-util.js";
 const ORPHAN_DEADLINE_MS = 30_000;
 
 /** What engines of one server do with tasks together, as processes would (skipped when `make` gives one engine). */
-export function engineSuiteTasksAcrossProcesses({ two }: Opener): void {
+export function engineSuiteTasksAcrossProcesses({ open, two }: Opener): void {
   describe("tasks across processes", () => {
+    it("keeps at most perOwner tasks per owner over every engine: full past it, others apart, a purged one frees", async () => {
+      const engines = await open();
+      const [first, last] = [engines[0] as Engine, engines.at(-1) as Engine];
+      const limit = { perOwner: 2 };
+      for (const owner of ["ada", undefined]) {
+        expect(await first.createTask(taskOf({ owner }), limit)).toBe("created");
+        expect(await last.createTask(taskOf({ owner, ttlMs: null }), limit)).toBe("created");
+        const over = taskOf({ owner });
+        expect(await last.createTask(over, limit)).toBe("full");
+        expect(await first.loadTask(over.id)).toBeUndefined();
+      }
+      // Another owner's bucket (the empty subject too) is its own.
+      expect(await last.createTask(taskOf({ owner: "" }), limit)).toBe("created");
+      expect(await first.createTask(taskOf({ owner: "bob" }), limit)).toBe("created");
+      // A task past its TTL is purged and frees its place.
+      const past = taskOf({ owner: "cy", createdAt: Date.now() - 10_000, ttlMs: 5000 });
+      expect(await first.createTask(past, limit)).toBe("created");
+      expect(await last.createTask(taskOf({ owner: "cy" }), limit)).toBe("created");
+      expect(await first.createTask(taskOf({ owner: "cy" }), limit)).toBe("created");
+      expect(await last.createTask(taskOf({ owner: "cy" }), limit)).toBe("full");
+    });
+
     it("gives a task its process left running to exactly one other process, once, unless finished or ended", {
       timeout: ORPHAN_DEADLINE_MS + 10_000,
     }, async (ctx) => {

@@ -219,8 +219,11 @@ export interface Engine {
   handleOps(): MaybePromise<readonly Extract<ServerSignal, { type: "handle" }>[]>;
 
   // ── Tasks ──
-  /** Keep a new task: when this returns, a `loadTask` on any process finds it. */
-  createTask(task: TaskRecord): MaybePromise<void>;
+  /**
+   * Keep a new task: when this returns, a `loadTask` on any process finds it. With `limit`, "full" (and nothing kept)
+   * when its owner (all ownerless tasks together) already has `perOwner` tasks stored, over every process.
+   */
+  createTask(task: TaskRecord, limit?: { readonly perOwner: number }): MaybePromise<"created" | "full">;
   /** The task, or undefined when unknown, or past its TTL and purged. */
   loadTask(id: string): MaybePromise<TaskRecord | undefined>;
   /**

@@ -65,6 +65,8 @@ export function changed(task: TaskRecord, change: TaskChange, now: number): Task
  */
 export class TaskTable {
   readonly #tasks = new Map<string, TaskRecord>();
+  // The ids each owner has stored (undefined: the ownerless), for the per-owner limit; released when purged.
+  readonly #owned = new Map<string | undefined, Set<string>>();
   readonly #bus = new LocalBus<TaskSignal>();
   readonly #now: () => number;
   #sweeper: ReturnType<typeof setTimeout> | undefined;
@@ -75,10 +77,20 @@ export class TaskTable {
     this.#now = now;
   }
 
-  create(task: TaskRecord): void {
+  /** Keep it, unless its owner already has `perOwner` tasks stored ("full"). */
+  create(task: TaskRecord, perOwner?: number): "created" | "full" {
     if (this.#tasks.has(task.id)) throw new Error(`a task with id ${task.id} already exists`);
+    const owned = this.#owned.get(task.owner) ?? new Set<string>();
+    if (perOwner !== undefined && owned.size >= perOwner) {
+      // Those past their TTL but not yet swept do not count.
+      for (const id of [...owned]) this.load(id);
+      if (owned.size >= perOwner) return "full";
+    }
     this.#tasks.set(task.id, structuredClone(task));
+    owned.add(task.id);
+    this.#owned.set(task.owner, owned);
     this.#plan(purgeAfter(task));
+    return "created";
   }
 
   /** How many tasks it holds (purged ones not counted). */
@@ -91,6 +103,9 @@ export class TaskTable {
     if (task === undefined) return undefined;
     if (task.ttlMs !== null && this.#now() > task.createdAt + task.ttlMs) {
       this.#tasks.delete(id);
+      const owned = this.#owned.get(task.owner);
+      owned?.delete(id);
+      if (owned?.size === 0) this.#owned.delete(task.owner);
       return undefined;
     }
     return task;
@@ -142,6 +157,7 @@ export class TaskTable {
     this.#sweeper = undefined;
     this.#sweepAt = undefined;
     this.#tasks.clear();
+    this.#owned.clear();
     this.#bus.close();
   }
 

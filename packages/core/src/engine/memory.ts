@@ -47,7 +47,7 @@ export interface MemoryEngine extends Engine {
   running(request: RunningRequest): void;
   finished(session: string, request: string): void;
   onOrphan(listener: (request: RunningRequest) => void): () => void;
-  createTask(task: TaskRecord): void;
+  createTask(task: TaskRecord, limit?: { readonly perOwner: number }): "created" | "full";
   loadTask(id: string): TaskRecord | undefined;
   changeTask(id: string, change: TaskChange): TaskRecord | undefined;
   answerTask(id: string, responses: Readonly<Record<string, unknown>>): readonly string[];
@@ -232,9 +232,9 @@ class InMemoryEngine implements MemoryEngine {
     return () => {};
   }
 
-  createTask(task: TaskRecord): void {
+  createTask(task: TaskRecord, limit?: { readonly perOwner: number }): "created" | "full" {
     this.#open();
-    this.#tasks.create(task);
+    return this.#tasks.create(task, limit?.perOwner);
   }
 
   loadTask(id: string): TaskRecord | undefined {

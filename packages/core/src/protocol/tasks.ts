@@ -44,6 +44,11 @@ export interface TaskDefaults {
    * this process at once (default 100); one more is refused with -32000 until one ends or is cancelled.
    */
   readonly maxPerCaller?: number;
+  /**
+   * How many tasks one caller may have stored (finished ones too, until their TTL passes), over every process of the
+   * server (default 1000); one more is refused with -32000.
+   */
+  readonly maxStoredPerCaller?: number;
 }
 
 function positiveInteger(value: unknown): boolean {
@@ -81,10 +86,12 @@ export function taskDefaultsOf(defaults: TaskDefaults | undefined): {
   ttlMs: number | null;
   pollIntervalMs: number;
   maxPerCaller: number;
+  maxStoredPerCaller: number;
 } {
   const ttlMs = defaults?.ttlMs === undefined ? 3_600_000 : defaults.ttlMs;
   const pollIntervalMs = defaults?.pollIntervalMs ?? 1000;
   const maxPerCaller = defaults?.maxPerCaller ?? 100;
+  const maxStoredPerCaller = defaults?.maxStoredPerCaller ?? 1000;
   if (ttlMs !== null && !positiveInteger(ttlMs)) {
     throw new DefinitionError("tasks.ttlMs must be a positive integer (milliseconds) or null");
   }
@@ -92,7 +99,10 @@ export function taskDefaultsOf(defaults: TaskDefaults | undefined): {
     throw new DefinitionError("tasks.pollIntervalMs must be a positive integer (milliseconds)");
   }
   if (!positiveInteger(maxPerCaller)) throw new DefinitionError("tasks.maxPerCaller must be a positive integer");
-  return { ttlMs, pollIntervalMs, maxPerCaller };
+  if (!positiveInteger(maxStoredPerCaller)) {
+    throw new DefinitionError("tasks.maxStoredPerCaller must be a positive integer");
+  }
+  return { ttlMs, pollIntervalMs, maxPerCaller, maxStoredPerCaller };
 }
 
 /** Whether this request declared the extension (2026-07-28 only: it is not defined in the handshake era). */

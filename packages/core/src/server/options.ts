@@ -44,7 +44,8 @@ export interface ServerOptions extends Implementation {
   engine?: Engine;
   /**
    * Defaults for tools that run as tasks (the tasks extension): `ttlMs` (default one hour; null: none),
-   * `pollIntervalMs` (default 1000), `maxPerCaller` (tasks one caller may have running on a process; default 100).
+   * `pollIntervalMs` (default 1000), `maxPerCaller` (tasks one caller may have running on a process; default 100),
+   * `maxStoredPerCaller` (tasks one caller may have stored, finished ones until their TTL passes; default 1000).
    */
   tasks?: TaskDefaults;
   /** Modules served under prefixes (see `server.mount`): `{ github: new GitHubTools() }`. */
@@ -59,7 +60,12 @@ export interface Settings {
   readonly pageSize: number;
   readonly requestStateTtlMs: number;
   readonly clientRequestTimeoutMs: number;
-  readonly tasks: { readonly ttlMs: number | null; readonly pollIntervalMs: number; readonly maxPerCaller: number };
+  readonly tasks: {
+    readonly ttlMs: number | null;
+    readonly pollIntervalMs: number;
+    readonly maxPerCaller: number;
+    readonly maxStoredPerCaller: number;
+  };
 }
 
 /** `options` as the server keeps them; a DefinitionError for a setting it cannot serve with. */

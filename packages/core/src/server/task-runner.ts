@@ -4,7 +4,7 @@ import type { LogEntry } from "../context/logger.js";
 import type { Engine, TaskRecord, Unfollow } from "../engine/engine.js";
 import { isTerminal } from "../engine/memory-tasks.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
-import { declaresTasks, type TaskPolicy, tasksRequired } from "../protocol/tasks.js";
+import { declaresTasks, type TaskPolicy, type taskDefaultsOf, tasksRequired } from "../protocol/tasks.js";
 import { tooDeep, tooDeepText } from "../wire/depth.js";
 import { McpError, messageOf } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
@@ -25,11 +25,13 @@ export const ORPHAN_ERROR = {
   message: "The server process running this task stopped before it finished",
 } as const;
 
+type TaskSettings = ReturnType<typeof taskDefaultsOf>;
+
 /** The server's task runner and its tasks/* methods. */
 export class TaskRunner implements TaskService {
   readonly #engine: () => Engine;
   readonly #ready: () => MaybePromise<void>;
-  readonly #defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number; readonly maxPerCaller: number };
+  readonly #defaults: TaskSettings;
   readonly #log: (entry: LogEntry) => void;
   // How many tasks each caller (by subject; "" for the unauthenticated) has running here: bounded by maxPerCaller.
   readonly #running = new Map<string, number>();
@@ -38,7 +40,7 @@ export class TaskRunner implements TaskService {
   constructor(
     engine: () => Engine,
     ready: () => MaybePromise<void>,
-    defaults: { readonly ttlMs: number | null; readonly pollIntervalMs: number; readonly maxPerCaller: number },
+    defaults: TaskSettings,
     log: (entry: LogEntry) => void,
   ) {
     this.#engine = engine;
@@ -106,7 +108,13 @@ export class TaskRunner implements TaskService {
       inputRequests: {},
     };
     // Durable before the reply that announces it: a tasks/get anywhere finds it.
-    await engine.createTask(record);
+    const max = this.#defaults.maxStoredPerCaller;
+    if ((await engine.createTask(record, { perOwner: max })) === "full") {
+      throw new McpError(
+        ErrorCode.ServerError,
+        `Too many tasks kept for one caller (at most ${max}, finished ones included); they are kept until their TTL passes; try again later`,
+      );
+    }
     const task = new RunningTask(engine, record.id, tool, this.#log, ended);
     try {
       await engine.taskRunning(record.id);

@@ -304,8 +304,40 @@ describe("tasks per caller", () => {
     );
   });
 
+  it("at most maxStoredPerCaller kept per caller, finished ones too (-32000 past it, no task made)", async () => {
+    const server = createServer({ name: "kept", version: "1", tasks: { maxStoredPerCaller: 2 } });
+    server.tool({ name: "quick", description: "Ends at once", task: "optional", handler: () => "done" });
+    const engine = server.engine;
+    const createTask = engine.createTask;
+    const outcomes: unknown[] = [];
+    engine.createTask = (task, limit) => {
+      const outcome = createTask.call(engine, task, limit);
+      outcomes.push(outcome);
+      return outcome;
+    };
+    const as = (subject: string) =>
+      createTestClient(server, { capabilities: WITH_TASKS, auth: { subject, scopes: [], token: subject } });
+    const ada = await as("ada");
+    for (let i = 0; i < 2; i++) {
+      const made = await ada.request("tools/call", { name: "quick" });
+      await until(
+        () => ada.request("tasks/get", { taskId: made.taskId }),
+        (t) => t.status === "completed",
+      );
+    }
+    const refused = await rpcError(ada.request("tools/call", { name: "quick" }));
+    expect(refused.code).toBe(-32000);
+    expect(refused.message).toMatch(/^Too many tasks kept for one caller \(at most 2\b.*try again later$/);
+    expect(outcomes).toEqual(["created", "created", "full"]);
+    // Another caller has places of its own.
+    expect((await (await as("bob")).request("tools/call", { name: "quick" })).resultType).toBe("task");
+  });
+
   it("is checked at creation: a positive integer", () => {
     expect(() => createServer({ name: "b", version: "1", tasks: { maxPerCaller: 0 } })).toThrow(/maxPerCaller/);
+    expect(() => createServer({ name: "b", version: "1", tasks: { maxStoredPerCaller: 1.5 } })).toThrow(
+      /maxStoredPerCaller/,
+    );
   });
 });
 
