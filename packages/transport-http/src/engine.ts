@@ -32,6 +32,11 @@ import { eraOf, noEra, VERSION_HEADER } from "./versions.js";
 export interface HttpOptions extends ProtectionOptions, AuthOptions {
   /** The MCP endpoint's path (default `/mcp`); other paths are 404, but for the protected-resource metadata. */
   path?: string;
+  /**
+   * The health route (default `/healthz`; false: none): GET and HEAD answer 200 "ok" without touching MCP, before the
+   * Host/Origin checks (a load balancer probes by address; the answer reveals nothing); other methods are 405.
+   */
+  healthPath?: string | false;
   /** Largest accepted request body in bytes (default 4 MiB): larger is 413. */
   maxBodyBytes?: number;
   /** Handshake-era sessions open at once, across every process of the server (default 1000): more is 503. */
@@ -61,6 +66,18 @@ export interface HttpOptions extends ProtectionOptions, AuthOptions {
   eventBufferSize?: number;
 }
 
+const HEALTH_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/plain; charset=utf-8",
+  "cache-control": "no-store",
+};
+
+// The health route's answer: the process serves HTTP (nothing else is checked, so nothing else is told).
+function healthy(method: string): Outgoing {
+  if (method === "GET") return answer(200, "ok\n", HEALTH_HEADERS);
+  if (method === "HEAD") return answer(200, undefined, HEALTH_HEADERS);
+  return answer(405, undefined, { allow: "GET, HEAD" });
+}
+
 /** The engine both front doors share: one Incoming in, one Outgoing out. */
 export interface HttpEngine {
   serve(request: Incoming): Outgoing | Promise<Outgoing>;
@@ -73,6 +90,7 @@ export interface HttpEngine {
 export function createHttpEngine(servable: Servable, options: HttpOptions = {}): HttpEngine {
   const server = toServer(servable);
   const path = options.path ?? "/mcp";
+  const health = options.healthPath === undefined ? "/healthz" : options.healthPath;
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const maxStreams = options.maxStreams ?? 1000;
   const maxSessions = options.maxSessions ?? 1000;
@@ -163,6 +181,8 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   };
 
   function serve(request: Incoming): Outgoing | Promise<Outgoing> {
+    // Before the Host/Origin checks: load balancers probe by address, and the answer reveals nothing.
+    if (request.path === health && request.path !== path) return healthy(request.method);
     const refused = checks(request);
     if (refused) return refused;
     if (request.path !== path) {
