@@ -20,6 +20,7 @@ import {
   type SampleResult,
 } from "./ask.js";
 import { type ClientLog, clientLog, logData } from "./client-log.js";
+import { nextProgress } from "./progress.js";
 
 /** Which protocol era a request arrived in. */
 export type Era = "handshake" | "stateless";
@@ -258,15 +259,7 @@ export class RequestContextImpl implements RequestContext {
   }
 
   progress(done: number, total?: number, message?: string): void {
-    if (typeof done !== "number" || !Number.isFinite(done)) {
-      throw new TypeError(`ctx.progress(done): done must be a finite number, not ${String(done)}`);
-    }
-    if (done <= this.#lastProgress) {
-      throw new RangeError(
-        `ctx.progress(${done}) after ctx.progress(${this.#lastProgress}): progress must increase with every call`,
-      );
-    }
-    this.#lastProgress = done;
+    this.#lastProgress = nextProgress(done, this.#lastProgress);
     if (this.#delegate !== undefined) {
       this.#delegate.progress(done, total, message);
       return;

@@ -17,6 +17,7 @@ import {
 } from "./ask.js";
 import { type ClientLog, clientLog } from "./client-log.js";
 import type { AuthInfo, Era, RequestContext } from "./context.js";
+import { nextProgress } from "./progress.js";
 
 /** What a task's context needs from its runner. */
 export interface TaskPort {
@@ -83,15 +84,7 @@ export class TaskContext implements RequestContext {
   }
 
   progress(done: number, total?: number, message?: string): void {
-    if (typeof done !== "number" || !Number.isFinite(done)) {
-      throw new TypeError(`ctx.progress(done): done must be a finite number, not ${String(done)}`);
-    }
-    if (done <= this.#lastProgress) {
-      throw new RangeError(
-        `ctx.progress(${done}) after ctx.progress(${this.#lastProgress}): progress must increase with every call`,
-      );
-    }
-    this.#lastProgress = done;
+    this.#lastProgress = nextProgress(done, this.#lastProgress);
     this.#port.message(message ?? (total === undefined ? String(done) : `${done}/${total}`));
   }
 
