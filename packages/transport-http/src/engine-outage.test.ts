@@ -1,11 +1,11 @@
-import { createServer, type Engine } from "@toolsmith/core";
+import { createServer } from "@toolsmith/core";
 import { createRedisEngine } from "@toolsmith/redis";
-import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { z } from "zod";
 import { until, within } from "../../../scripts/wait.js";
 import { createHttpHandler, type HttpHandler } from "./http-handler.js";
 import { get, H, initialize, post } from "./requests.test-util.js";
+import { sharedRedis } from "./shared-redis.test-util.js";
 
 // Redis killed while a client holds a GET stream on A and a call runs on B, then started again: requests meanwhile
 // are 503 + Retry-After (none hangs), and afterwards the same session works on both with nothing done by its client.
@@ -13,18 +13,7 @@ const LEASE_MS = 300;
 // A 503 comes within the engine's command timeout (2 s); this is only how long a hang takes to be named.
 const REFUSED_WITHIN_MS = 15_000;
 
-let redis: RedisServer;
-const engines: Engine[] = [];
-const handlers: HttpHandler[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-}, 60_000);
-afterAll(async () => {
-  for (const handle of handlers) handle.close();
-  await Promise.all(engines.map((engine) => engine.close()));
-  await redis?.stop();
-});
+const { redis, engines, handlers } = sharedRedis();
 
 function process_(namespace: string): HttpHandler {
   const engine = createRedisEngine({ url: redis.url, namespace, leaseMs: LEASE_MS });

@@ -1,28 +1,17 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { createServer, type Engine } from "@toolsmith/core";
+import { createServer } from "@toolsmith/core";
 import { createRedisEngine } from "@toolsmith/redis";
-import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { until } from "../../../scripts/wait.js";
 import { createHttpHandler, type HttpHandler } from "./http-handler.js";
 import { H, initialize, post, URL_ } from "./requests.test-util.js";
+import { sharedRedis } from "./shared-redis.test-util.js";
 
 // Many sessions opened on A and used once on B: what B keeps live (connections, followed channels) stays within its
 // maxSessions, and goes when the sessions end.
 
-let redis: RedisServer;
-const engines: Engine[] = [];
-const handlers: HttpHandler[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-}, 60_000);
-afterAll(async () => {
-  for (const handle of handlers) handle.close();
-  await Promise.all(engines.map((engine) => engine.close()));
-  await redis?.stop();
-});
+const { redis, engines, handlers } = sharedRedis();
 
 function process_(namespace: string, maxSessions: number): HttpHandler {
   const engine = createRedisEngine({ url: redis.url, namespace });

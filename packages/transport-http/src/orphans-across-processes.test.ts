@@ -1,28 +1,17 @@
 import { createServer, type Engine, ErrorCode } from "@toolsmith/core";
 import { createRedisEngine } from "@toolsmith/redis";
-import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { z } from "zod";
 import { within } from "../../../scripts/wait.js";
 import { createHttpHandler, type HttpHandler } from "./http-handler.js";
 import { get, H, initialize, post } from "./requests.test-util.js";
+import { sharedRedis } from "./shared-redis.test-util.js";
 
 // A process stops mid-call (its engine closes: its lease ends) with three survivors: the call's stream gets exactly
 // one error response, whichever survivor the client resumes on.
 const LEASE_MS = 300;
 
-let redis: RedisServer;
-const engines: Engine[] = [];
-const handlers: HttpHandler[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-}, 60_000);
-afterAll(async () => {
-  for (const handle of handlers) handle.close();
-  await Promise.all(engines.map((engine) => engine.close()));
-  await redis?.stop();
-});
+const { redis, engines, handlers } = sharedRedis();
 
 function process_(namespace: string): { handle: HttpHandler; engine: Engine } {
   const engine = createRedisEngine({ url: redis.url, namespace, leaseMs: LEASE_MS });

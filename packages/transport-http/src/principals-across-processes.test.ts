@@ -1,10 +1,10 @@
-import { createServer, type Engine, type RequestContext } from "@toolsmith/core";
+import { createServer, type RequestContext } from "@toolsmith/core";
 import { createRedisEngine } from "@toolsmith/redis";
-import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { within } from "../../../scripts/wait.js";
 import { createHttpHandler, type HttpHandler } from "./http-handler.js";
 import { get, H, initialize, post, URL_ } from "./requests.test-util.js";
+import { sharedRedis } from "./shared-redis.test-util.js";
 
 // Two callers of one server run as two processes on one Redis: a session is its opener's on every process, and what
 // is told to sessions (list changes, resource updates) reaches only the sessions whose principal may hear it.
@@ -15,18 +15,7 @@ const TOKENS: Record<string, { subject: string; scopes: string[] }> = {
 };
 const scoped = (scope: string) => (ctx: RequestContext) => ctx.auth?.scopes.includes(scope) === true;
 
-let redis: RedisServer;
-const engines: Engine[] = [];
-const handlers: HttpHandler[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-}, 60_000);
-afterAll(async () => {
-  for (const handle of handlers) handle.close();
-  await Promise.all(engines.map((engine) => engine.close()));
-  await redis?.stop();
-});
+const { redis, engines, handlers } = sharedRedis();
 
 type Process = HttpHandler & { server: ReturnType<typeof createServer> };
 

@@ -3,13 +3,13 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createServer, type Engine, LATEST_STATELESS_VERSION, MetaKey } from "@toolsmith/core";
 import { createRedisEngine } from "@toolsmith/redis";
-import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { exited, track } from "../../../scripts/child-processes.js";
 import { until, within } from "../../../scripts/wait.js";
 import { createHttpHandler, type HttpHandler } from "./http-handler.js";
 import { headers2026, post } from "./requests.test-util.js";
+import { sharedRedis } from "./shared-redis.test-util.js";
 
 // Tasks served by three processes of one server (three handlers on three Redis engines sharing one namespace): a
 // task runs where it was made and is read, answered and cancelled through any process; a killed process's task fails.
@@ -29,18 +29,7 @@ function expectAck(ack: Record<string, unknown>): void {
   for (const key of ["taskId", "status", "result", "error", "inputRequests"]) expect(ack).not.toHaveProperty(key);
 }
 
-let redis: RedisServer;
-const engines: Engine[] = [];
-const handlers: HttpHandler[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-}, 60_000);
-afterAll(async () => {
-  for (const handle of handlers) handle.close();
-  await Promise.all(engines.map((engine) => engine.close()));
-  await redis?.stop();
-});
+const { redis, engines, handlers } = sharedRedis();
 
 interface Process {
   readonly handle: HttpHandler;

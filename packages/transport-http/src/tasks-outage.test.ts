@@ -1,10 +1,10 @@
-import { createServer, type Engine, LATEST_STATELESS_VERSION, type LogEntry, MetaKey } from "@toolsmith/core";
+import { createServer, LATEST_STATELESS_VERSION, type LogEntry, MetaKey } from "@toolsmith/core";
 import { createRedisEngine } from "@toolsmith/redis";
-import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { until, within } from "../../../scripts/wait.js";
 import { createHttpHandler, type HttpHandler } from "./http-handler.js";
 import { headers2026, post } from "./requests.test-util.js";
+import { sharedRedis } from "./shared-redis.test-util.js";
 
 // Redis killed while a task runs on A: task requests meanwhile are 503 (none hangs), the handler's progress and
 // outcome writes fail without crashing anything, and once Redis is back the task ends clearly on every process.
@@ -16,18 +16,7 @@ const META = {
   [MetaKey.clientCapabilities]: { extensions: { [TASKS]: {} } },
 };
 
-let redis: RedisServer;
-const engines: Engine[] = [];
-const handlers: HttpHandler[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-}, 60_000);
-afterAll(async () => {
-  for (const handle of handlers) handle.close();
-  await Promise.all(engines.map((engine) => engine.close()));
-  await redis?.stop();
-});
+const { redis, engines, handlers } = sharedRedis();
 
 function deferred() {
   let resolve!: () => void;
