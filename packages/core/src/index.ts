@@ -21,6 +21,7 @@ export type {
 export type { ClientLog, LogData, LogMethod } from "./context/client-log.js";
 export type { AuthInfo, Era, RequestContext } from "./context/context.js";
 export { type ErrorReport, type LogEntry, type Logger, textLogger } from "./context/logger.js";
+export type { TraceContext } from "./context/trace.js";
 export {
   type Engine,
   EngineUnavailable,

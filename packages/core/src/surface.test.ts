@@ -141,6 +141,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "Tool",
       "ToolAnnotations",
       "ToolDefinition",
+      "TraceContext",
       "Unfollow",
       "ValidationIssue",
     ],

@@ -21,6 +21,7 @@ import {
 } from "./ask.js";
 import { type ClientLog, clientLog, logData } from "./client-log.js";
 import { nextProgress } from "./progress.js";
+import { type TraceContext, traceOf } from "./trace.js";
 
 /** Which protocol era a request arrived in. */
 export type Era = "handshake" | "stateless";
@@ -67,6 +68,11 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** The request's raw `params._meta`, if any. */
   readonly meta: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * The client's W3C trace context from `_meta` (`traceparent`, `tracestate`, `baggage`), well-formed values only;
+   * undefined when it sent none. A task's handler sees the trace of the tools/call that made it.
+   */
+  readonly trace: TraceContext | undefined;
   /** The authenticated caller; undefined on stdio (the HTTP transport fills it). */
   readonly auth: AuthInfo | undefined;
   /** Room for transports and middleware to attach what they know about this request. */
@@ -170,6 +176,8 @@ export class RequestContextImpl implements RequestContext {
   #cancelled = false;
   #done = false;
   #lastProgress = Number.NEGATIVE_INFINITY;
+  // Read from `meta` on first use only: a handler or middleware that never asks costs nothing.
+  #trace: TraceContext | undefined | null = null;
 
   constructor(init: ContextInit) {
     this.requestId = init.requestId;
@@ -193,6 +201,11 @@ export class RequestContextImpl implements RequestContext {
 
   get task(): { readonly id: string } | undefined {
     return this.#task;
+  }
+
+  get trace(): TraceContext | undefined {
+    if (this.#trace === null) this.#trace = traceOf(this.meta);
+    return this.#trace;
   }
 
   detach(options?: { statusMessage?: string }): Promise<void> {

@@ -18,6 +18,7 @@ import {
 import { type ClientLog, clientLog } from "./client-log.js";
 import type { AuthInfo, Era, RequestContext } from "./context.js";
 import { nextProgress } from "./progress.js";
+import type { TraceContext } from "./trace.js";
 
 /** What a task's context needs from its runner. */
 export interface TaskPort {
@@ -37,6 +38,7 @@ export class TaskContext implements RequestContext {
   readonly clientInfo: Implementation | undefined;
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
   readonly meta: Readonly<Record<string, unknown>> | undefined;
+  readonly trace: TraceContext | undefined;
   readonly auth: AuthInfo | undefined;
   readonly extra: Record<string, unknown>;
   readonly task: { readonly id: string };
@@ -58,6 +60,7 @@ export class TaskContext implements RequestContext {
     this.clientInfo = from.clientInfo;
     this.clientCapabilities = from.clientCapabilities;
     this.meta = from.meta;
+    this.trace = from.trace;
     this.auth = from.auth;
     this.extra = { ...from.extra };
     this.task = { id: port.id };
