@@ -2,6 +2,7 @@
  * `@toolsmith/core/internal`: what Toolsmith's own packages (decorators, transports, cli) share with core. Unstable:
  * it may change in any release, without notice; nothing outside this repository should import it.
  */
+export { InputRequired } from "./context/ask.js";
 export { isEngineUnavailable } from "./engine/engine.js";
 export type { Audience } from "./registry/router.js";
 export { zodV4Adapter } from "./schema/schema-adapter.js";

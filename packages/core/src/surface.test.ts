@@ -167,6 +167,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
   "@toolsmith/core/internal": {
     file: "./internal.ts",
     values: [
+      "InputRequired",
       "defaultEngine",
       "isEngineUnavailable",
       "isPlainObject",

@@ -1,0 +1,1 @@
+export { INSTRUMENTATION_NAME, type OpenTelemetryOptions, openTelemetry } from "./open-telemetry.js";
