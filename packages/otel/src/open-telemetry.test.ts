@@ -45,16 +45,19 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("in %s", (protocolVersion) 
 
   it("a malformed traceparent: a new root trace (never a child of it), and the call works", async () => {
     const c = await client();
-    const bad = `00-${TRACE_ID}-0000000000000000-01`;
-    const result = await c.request("tools/call", {
-      name: "add",
-      arguments: { a: 1, b: 1 },
-      _meta: { traceparent: bad },
-    });
-    expect(result).toMatchObject({ content: [{ text: "2" }] });
-    const span = await tracing.span("tools/call add");
-    expect(span.parentSpanContext).toBeUndefined();
-    expect(span.spanContext().traceId).not.toBe(TRACE_ID);
+    // The second is one OpenTelemetry's own W3C propagator would take (it trims a header's spaces); _meta is no header.
+    for (const bad of [`00-${TRACE_ID}-0000000000000000-01`, ` ${TRACEPARENT}`, TRACEPARENT.toUpperCase()]) {
+      tracing.reset();
+      const result = await c.request("tools/call", {
+        name: "add",
+        arguments: { a: 1, b: 1 },
+        _meta: { traceparent: bad, tracestate: "rojo=1" },
+      });
+      expect(result).toMatchObject({ content: [{ text: "2" }] });
+      const span = await tracing.span("tools/call add");
+      expect(span.parentSpanContext, bad).toBeUndefined();
+      expect(span.spanContext().traceId).not.toBe(TRACE_ID);
+    }
   });
 
   it("tracestate and baggage travel with the parent", async () => {
@@ -144,6 +147,33 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("in %s", (protocolVersion) 
       });
       expect((await tracing.span(method)).kind).toBe(SpanKind.SERVER);
     }
+  });
+});
+
+describe("a task", () => {
+  it("starts under the tools/call span that made it, and sees that call's trace", async () => {
+    const c = await createTestClient(tracedServer(tracing.provider), { extensions: { tasks: true } });
+    const created = await c.request("tools/call", { name: "later", _meta: { traceparent: TRACEPARENT } });
+    expect(created.resultType).toBe("task");
+    const task = await c.task("later");
+    await task.wait();
+    for (;;) {
+      const got = await c.request("tasks/get", { taskId: created.taskId });
+      if (got.status === "completed") {
+        expect(got.result).toMatchObject({ content: [{ text: TRACEPARENT }] });
+        break;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const calls = (await tracing.spans()).filter((span) => span.name === "tools/call later");
+    const inner = (await tracing.spans()).filter((span) => span.name === "later.inner");
+    expect(calls).toHaveLength(2);
+    expect(inner).toHaveLength(2);
+    const traced = calls.find((span) => span.spanContext().traceId === TRACE_ID);
+    expect(traced?.parentSpanContext?.spanId).toBe(CLIENT_SPAN);
+    expect(inner.map((span) => span.parentSpanContext?.spanId).sort()).toEqual(
+      calls.map((span) => span.spanContext().spanId).sort(),
+    );
   });
 });
 

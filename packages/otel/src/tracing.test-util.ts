@@ -67,6 +67,16 @@ export function tracedServer(provider: TracerProvider, options: OpenTelemetryOpt
     },
   });
   server.tool({
+    name: "later",
+    description: "A task, in a span of its own",
+    task: "optional",
+    handler: async (_args, ctx) => {
+      await Promise.resolve();
+      user.startSpan("later.inner").end();
+      return ctx.trace?.traceparent ?? "none";
+    },
+  });
+  server.tool({
     name: "broken",
     description: "Throws: an isError result",
     handler: () => {
