@@ -3,7 +3,7 @@ import type { CallToolResult, ContentBlock } from "../wire/types.js";
 import type { RevisionFeatures } from "./revision.js";
 
 // Drop what an older revision does not define; the full form is the newest revision's.
-export function shape<T extends { title?: unknown; icons?: unknown; outputSchema?: unknown }>(
+export function shape<T extends { title?: unknown; icons?: unknown; outputSchema?: unknown; arguments?: unknown }>(
   item: T,
   features: RevisionFeatures,
 ): T {
@@ -12,12 +12,20 @@ export function shape<T extends { title?: unknown; icons?: unknown; outputSchema
   if (!features.titlesAndStructuredOutput) {
     delete copy.title;
     delete copy.outputSchema;
+    // A prompt's arguments have titles from 2025-06-18 on, as the prompt itself does.
+    if (Array.isArray(copy.arguments)) copy.arguments = copy.arguments.map(untitled);
   }
   if (!features.icons) delete copy.icons;
   if (!features.anyStructuredContent && isPlainObject(copy.outputSchema) && copy.outputSchema.type !== "object") {
     delete copy.outputSchema;
   }
   return copy;
+}
+
+function untitled(argument: unknown): unknown {
+  if (!isPlainObject(argument) || !("title" in argument)) return argument;
+  const { title: _dropped, ...rest } = argument;
+  return rest;
 }
 
 // 2025-03-26 has no resource_link: a link is told as text, so the model still sees where to look.

@@ -105,7 +105,7 @@ function server() {
     description: "A prompt",
     icons,
     _meta: meta,
-    args: { who: z.string().describe("whom"), tone: z.string().optional() },
+    args: { who: z.string().meta({ title: "Who" }).describe("whom"), tone: z.string().optional() },
     complete: { who: (value) => ({ values: [`${value}da`], total: 9, hasMore: true }) },
     handler: ({ who }) => ({
       description: "A greeting",
@@ -238,7 +238,7 @@ describe("the 2026-07-28 schema's server-side fields on the wire", () => {
         icons,
         _meta: meta,
         arguments: [
-          { name: "who", description: "whom", required: true },
+          { name: "who", title: "Who", description: "whom", required: true },
           { name: "tone", required: false },
         ],
       },
