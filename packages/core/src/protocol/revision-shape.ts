@@ -1,5 +1,5 @@
 import { isPlainObject } from "../wire/json-rpc.js";
-import type { CallToolResult, ContentBlock } from "../wire/types.js";
+import type { CallToolResult, ContentBlock, GetPromptResult } from "../wire/types.js";
 import type { RevisionFeatures } from "./revision.js";
 
 // Drop what an older revision does not define; the full form is the newest revision's.
@@ -32,6 +32,14 @@ function untitled(argument: unknown): unknown {
 function linkAsText(block: ContentBlock): ContentBlock {
   if (block.type !== "resource_link") return block;
   return { type: "text", text: `${block.name}: ${block.uri}${block.description ? ` (${block.description})` : ""}` };
+}
+
+/** A prompt's result as the revision has it: a message's resource link is told as text where there is none. */
+export function shapePromptResult(result: GetPromptResult, features: RevisionFeatures): GetPromptResult {
+  if (features.titlesAndStructuredOutput || !result.messages.some((m) => m.content.type === "resource_link")) {
+    return result;
+  }
+  return { ...result, messages: result.messages.map((m) => ({ ...m, content: linkAsText(m.content) })) };
 }
 
 // structuredContent is an object before 2026-07-28 and absent before 2025-06-18; its JSON text stays either way.

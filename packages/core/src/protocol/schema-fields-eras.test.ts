@@ -24,6 +24,11 @@ function server() {
     args: { who: z.string().meta({ title: "Who" }).describe("whom") },
     handler: ({ who }) => `hi ${who}`,
   });
+  s.prompt({
+    name: "linked",
+    description: "A prompt whose message links a resource",
+    handler: () => [{ role: "user", content: { type: "resource_link", uri: "docs://a", name: "a", description: "A" } }],
+  });
   return s;
 }
 
@@ -66,5 +71,23 @@ describe("a prompt argument's title (BaseMetadata from 2025-06-18 on)", () => {
   it("2025-03-26: left out, as that revision has no titles", async () => {
     const client = await createTestClient(server(), { protocolVersion: "2025-03-26" });
     expect((await client.listPrompts())[0]?.arguments).toEqual([{ name: "who", description: "whom", required: true }]);
+  });
+});
+
+describe("a prompt message's resource_link (2025-06-18 on)", () => {
+  for (const protocolVersion of ["2025-06-18", "2025-11-25", "2026-07-28"] as const) {
+    it(`${protocolVersion}: sent as the link`, async () => {
+      const client = await createTestClient(server(), { protocolVersion });
+      expect((await client.getPrompt("linked")).messages).toEqual([
+        { role: "user", content: { type: "resource_link", uri: "docs://a", name: "a", description: "A" } },
+      ]);
+    });
+  }
+
+  it("2025-03-26: told as text, as a tool result's link is, since that revision has no resource_link", async () => {
+    const client = await createTestClient(server(), { protocolVersion: "2025-03-26" });
+    expect((await client.getPrompt("linked")).messages).toEqual([
+      { role: "user", content: { type: "text", text: "a: docs://a (A)" } },
+    ]);
   });
 });
