@@ -277,12 +277,12 @@ export function compilePrompt(definition: PromptDefinition<InputSchema | undefin
         `Prompt "${name}" argument "${argName}" is not a string schema; prompt arguments are strings on the wire, so use z.string() or z.enum([...])`,
       );
     }
-    const description =
-      isPlainObject(property) && typeof property.description === "string" ? property.description : undefined;
+    const text = (key: "title" | "description") =>
+      isPlainObject(property) && typeof property[key] === "string" ? property[key] : undefined;
     return optional<PromptArgument>({
       name: argName,
-      title: undefined,
-      description,
+      title: text("title"),
+      description: text("description"),
       required: required.includes(argName),
     });
   });

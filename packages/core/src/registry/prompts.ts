@@ -2,6 +2,8 @@ import type { RequestContext } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import { runOwn } from "../middleware/compose.js";
 import { toGetPromptResult } from "../protocol/results.js";
+import { featuresOf } from "../protocol/revision.js";
+import { shapePromptResult } from "../protocol/revision-shape.js";
 import { describeIssues } from "../schema/schema-adapter.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
@@ -55,7 +57,9 @@ function runPrompt(
 ): MaybePromise<GetPromptResult> {
   const { definition } = prompt;
   const run = (value: unknown) =>
-    andThen(definition.handler(value as never, ctx), (raw) => toGetPromptResult(raw, definition.description));
+    andThen(definition.handler(value as never, ctx), (raw) =>
+      shapePromptResult(toGetPromptResult(raw, definition.description), featuresOf(ctx.protocolVersion)),
+    );
   if (!prompt.args) return run(args ?? {});
   const missing = prompt.required.filter((argName) => args === undefined || !Object.hasOwn(args, argName));
   if (missing.length > 0) {
