@@ -149,6 +149,23 @@ describe("MCP Apps definitions", () => {
   });
 });
 
+describe("MCP Apps in a mounted module", () => {
+  it("the parent declares the extension and serves the module's app to who sees its tool", async () => {
+    const module = createServer({ name: "charts", version: "1" });
+    module.tool({ name: "chart", description: "Chart", guard: isAdmin, ui: { html: PAGE }, handler: () => 1 });
+    const app = createServer({ name: "app", version: "1" }).mount("charts", module);
+    expect(app.capabilities().extensions).toEqual({ "io.modelcontextprotocol/ui": { mimeTypes: [MIME] } });
+    const asAdmin = await createTestClient(app, { protocolVersion: "2026-07-28", auth: admin });
+    const [tool] = await asAdmin.listTools();
+    expect(tool).toMatchObject({ name: "charts.chart", _meta: { ui: { resourceUri: "ui://chart/app.html" } } });
+    expect((await asAdmin.readResource("ui://chart/app.html")).contents).toMatchObject([{ text: PAGE }]);
+    const asReader = await createTestClient(app, { protocolVersion: "2026-07-28", auth: reader });
+    expect((await rpcError(asReader.readResource("ui://chart/app.html"))).message).toBe(
+      "Resource not found: ui://chart/app.html",
+    );
+  });
+});
+
 describe("MCP Apps with tasks", () => {
   it("server/discover keeps the apps extension beside the tasks one", async () => {
     const s = createServer({ name: "x", version: "1" });
