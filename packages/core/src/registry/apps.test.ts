@@ -149,6 +149,22 @@ describe("MCP Apps definitions", () => {
   });
 });
 
+describe("MCP Apps and a tool's handle", () => {
+  it("update() keeps the link through new _meta, and refuses a new ui", () => {
+    const s = createServer({ name: "x", version: "1" });
+    const handle = s.tool({ name: "a", description: "A", ui: { html: PAGE }, handler: () => 1 });
+    handle.update({ _meta: { mine: true }, description: "A, again" });
+    expect(handle.describe()._meta).toEqual({
+      mine: true,
+      ui: { resourceUri: "ui://a/app.html" },
+      "ui/resourceUri": "ui://a/app.html",
+    });
+    expect(definitionError(() => handle.update({ ui: { html: "<p>new</p>" } })).message).toContain(
+      "fixed at registration",
+    );
+  });
+});
+
 describe("MCP Apps in a mounted module", () => {
   it("the parent declares the extension and serves the module's app to who sees its tool", async () => {
     const module = createServer({ name: "charts", version: "1" });

@@ -204,6 +204,16 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
       record.source = ui;
       record.resource = this.resources.add(appResource(record, ui, this.report));
     }
+    // The link outlives update(): new _meta keeps it, and the app itself is fixed at registration.
+    const update = handle.update.bind(handle);
+    handle.update = (changes) => {
+      if ("ui" in changes) {
+        throw new DefinitionError(
+          `Tool "${handle.key}" ui is fixed at registration: remove the tool and register it again to change its app`,
+        );
+      }
+      update("_meta" in changes ? { ...changes, _meta: linkedTool({ ...definition, ...changes }, ui)._meta } : changes);
+    };
     // Removing the last tool that links an app removes the app.
     const remove = handle.remove.bind(handle);
     handle.remove = () => {
