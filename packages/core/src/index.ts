@@ -65,6 +65,7 @@ export {
   STATELESS_VERSIONS,
   type StatelessVersion,
 } from "./protocol/versions.js";
+export type { ToolUi, UiCsp, UiPermissions } from "./registry/app-options.js";
 export {
   type Completer,
   type Completion,

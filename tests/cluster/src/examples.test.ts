@@ -13,6 +13,7 @@ const CALLS: Record<string, { name: string; arguments: Record<string, unknown> }
   notes: { name: "search", arguments: { query: "note" } },
   "issue-tracker": { name: "list_issues", arguments: {} },
   workbench: { name: "words.word_count", arguments: { text: "one two" } },
+  poll: { name: "show_poll", arguments: {} },
 };
 const MODES: Mode[] = ["legacy", { pin: "2026-07-28" }];
 

@@ -6,6 +6,7 @@ import type { AnySchema, InferInput, InputSchema } from "../schema/schema-adapte
 import type { UriVariables } from "../schema/uri-template.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "../wire/types.js";
+import type { ToolUi } from "./app-options.js";
 import type { Guard } from "./guards.js";
 
 /** What a completer may answer: values, or values with the total and whether there are more. */
@@ -61,6 +62,12 @@ export interface ToolDefinition<I extends InputSchema | undefined = InputSchema 
    * `detach`, `ttlMs`, `pollIntervalMs`. Server-side only: never listed.
    */
   task?: TaskOption;
+  /**
+   * An MCP App for the tool: registers its `ui://` resource (`text/html;profile=mcp-app`), links it from the tool's
+   * `_meta.ui` and declares the `io.modelcontextprotocol/ui` extension. Its resource is seen only by who sees a tool
+   * that links it.
+   */
+  ui?: ToolUi;
 }
 
 /** What a resource and a resource template have besides their wire fields. */

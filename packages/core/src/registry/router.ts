@@ -2,6 +2,7 @@ import type { RequestContext } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import type { Middleware } from "../middleware/compose.js";
 import { type CacheHint, type CacheKind, narrower, serverCacheHints } from "../protocol/cache-hints.js";
+import { DefinitionError } from "../wire/errors.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import type {
   CallToolResult,
@@ -12,6 +13,8 @@ import type {
   ServerCapabilities,
   Tool,
 } from "../wire/types.js";
+import { UI_EXTENSION, UI_MIME_TYPE } from "./app-options.js";
+import { type AppRecord, appResource, checkUi, linkedTool, sameApp } from "./apps.js";
 import {
   type CompiledPrompt,
   type CompiledResource,
@@ -81,6 +84,8 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
   /** Its server's own caching hints (`createServer({ cache })` over the defaults). */
   readonly cache: Readonly<Record<CacheKind, CacheHint>>;
   readonly #views = new Views();
+  // MCP Apps by ui:// URI: the tools linking each, and its resource.
+  readonly #apps = new Map<string, AppRecord>();
   #capabilities: ServerCapabilities | undefined;
   #tasking: boolean | undefined;
   // The hints derived from the modules' (built on first use, forgotten on any change here or in a module).
@@ -172,7 +177,59 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
   }
 
   addTool(definition: ToolDefinition): Registered<ToolDefinition> {
-    return this.tools.add(definition);
+    if (definition.ui === undefined) return this.tools.add(definition);
+    return this.#addAppTool(definition);
+  }
+
+  // A tool with an app: the tool linked to it, and the app's resource registered by the first tool that gives its page.
+  #addAppTool(definition: ToolDefinition): Registered<ToolDefinition> {
+    const ui = checkUi(String(definition.name), definition.ui);
+    const record: AppRecord = this.#apps.get(ui.uri) ?? { uri: ui.uri, linkers: [] };
+    const registers = ui.html !== undefined && record.source === undefined;
+    if (ui.html !== undefined && record.source !== undefined && !sameApp(record.source, ui)) {
+      throw new DefinitionError(
+        `Tool "${definition.name}" ui uri "${ui.uri}" is another tool's app with other html or metadata; give both tools the same ui object to share it`,
+      );
+    }
+    if (registers && this.resources.map.has(ui.uri)) {
+      throw new DefinitionError(
+        `Tool "${definition.name}" ui uri "${ui.uri}" is already a resource; pick another ui:// URI`,
+      );
+    }
+    const handle = this.tools.add(linkedTool(definition, ui));
+    const linker = { handle, guard: definition.guard };
+    record.linkers.push(linker);
+    this.#apps.set(ui.uri, record);
+    if (registers) {
+      record.source = ui;
+      record.resource = this.resources.add(appResource(record, ui, this.report));
+    }
+    // The link outlives update(): new _meta keeps it, and the app itself is fixed at registration.
+    const update = handle.update.bind(handle);
+    handle.update = (changes) => {
+      if ("ui" in changes) {
+        throw new DefinitionError(
+          `Tool "${handle.key}" ui is fixed at registration: remove the tool and register it again to change its app`,
+        );
+      }
+      update("_meta" in changes ? { ...changes, _meta: linkedTool({ ...definition, ...changes }, ui)._meta } : changes);
+    };
+    // Removing the last tool that links an app removes the app.
+    const remove = handle.remove.bind(handle);
+    handle.remove = () => {
+      remove();
+      record.linkers.splice(record.linkers.indexOf(linker) >>> 0, 1);
+      if (record.linkers.length > 0) return;
+      this.#apps.delete(ui.uri);
+      if (record.resource && !record.resource.removed) record.resource.remove();
+      this.#capabilities = undefined;
+    };
+    return handle;
+  }
+
+  /** True when a tool here or in a mounted module links an MCP App (the extension is declared). */
+  hasApps(): boolean {
+    return this.#apps.size > 0 || this.modules.list.some(({ router }) => router.hasApps());
   }
 
   addResource(definition: StaticResourceDefinition): Registered<StaticResourceDefinition>;
@@ -205,6 +262,7 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
         capabilities.resources = { subscribe: true, listChanged: true };
       }
       if (this.tools.map.size > 0) capabilities.tools = { listChanged: true };
+      if (this.hasApps()) capabilities.extensions = { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } };
       for (const { router } of this.modules.list) {
         const theirs = router.capabilities();
         if (theirs.completions) capabilities.completions = {};

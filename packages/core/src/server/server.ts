@@ -252,7 +252,9 @@ class ServerImpl implements Server, ServerCore {
     const result: Record<string, unknown> = {
       supportedVersions: [...STATELESS_VERSIONS, ...HANDSHAKE_VERSIONS],
       // The tasks extension exists only in 2026-07-28, so only discover tells of it.
-      capabilities: this.router.tasking() ? { ...capabilities, extensions: { [TASKS_EXTENSION]: {} } } : capabilities,
+      capabilities: this.router.tasking()
+        ? { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } }
+        : capabilities,
     };
     if (this.#instructions !== undefined) result.instructions = this.#instructions;
     return result;
