@@ -73,9 +73,27 @@ export function vendorOf(value: unknown): string {
 
 const TARGET = { target: "draft-2020-12" } as const;
 
+function unrepresentable(context: { code?: unknown }): never {
+  throw new Error(`ArkType's ${String(context.code)} cannot be represented in JSON Schema`);
+}
+
+// ArkType's Standard JSON Schema writes {} (anything) for a Date, a morph's output, a non-JSON value: a listed schema
+// promising what the validator then rejects. Asked to throw instead, as zod's conversion does.
+const OPTIONS: Readonly<Record<string, StandardJsonSchemaOptions>> = {
+  arktype: {
+    ...TARGET,
+    libraryOptions: {
+      fallback: Object.fromEntries(
+        ["date", "domain", "morph", "proto", "symbolKey", "unit"].map((code) => [code, unrepresentable]),
+      ),
+    },
+  },
+};
+
 /** A Standard JSON Schema's JSON Schema, 2020-12, without its `$schema` line. */
 export function standardJsonSchema(schema: StandardJsonSchema, io: "input" | "output"): Record<string, unknown> {
-  const converted = schema["~standard"].jsonSchema[io](TARGET);
+  const props = schema["~standard"];
+  const converted = props.jsonSchema[io](OPTIONS[props.vendor] ?? TARGET);
   if (!isPlainObject(converted)) throw new Error(`its ${io} JSON Schema is not an object`);
   const { $schema: _dialect, ...rest } = converted;
   return rest;
