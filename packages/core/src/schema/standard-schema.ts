@@ -131,9 +131,11 @@ function child(parent: unknown, key: PropertyKey): unknown {
   return isPlainObject(parent) || Array.isArray(parent) ? (parent as Record<PropertyKey, unknown>)[key] : undefined;
 }
 
+// zod names an integer's type "number" when the value is of another type: so do we.
 function typeText(type: unknown): string | undefined {
-  if (typeof type === "string") return type;
-  return Array.isArray(type) && type.every((one) => typeof one === "string") ? type.join(" | ") : undefined;
+  const types = Array.isArray(type) ? type : [type];
+  if (types.length === 0 || !types.every((one) => typeof one === "string")) return undefined;
+  return [...new Set(types.map((one) => (one === "integer" ? "number" : one)))].join(" | ");
 }
 
 /**
