@@ -2,6 +2,7 @@ import { z } from "zod";
 import type * as z3 from "zod/v3";
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
+import { isPromiseLike } from "../wire/maybe.js";
 import { Compiled, type CompiledSchema, type Validation, type ValidationIssue } from "./compiled-schema.js";
 import {
   isStandardJsonSchema,
@@ -9,7 +10,6 @@ import {
   outcomeOf,
   type StandardJsonSchema,
   type StandardOutput,
-  type StandardResult,
   type StandardSchema,
   standardJsonSchema,
   vendorOf,
@@ -147,22 +147,6 @@ export const zodV4Adapter: SchemaAdapter = {
   surely: surelyV4 as SchemaAdapter["surely"],
 };
 
-// The input JSON Schema a failed validation's issues are read against, made on the first failure.
-const ISSUE_SCHEMAS = new WeakMap<object, unknown>();
-
-function issueSchema(schema: StandardJsonSchema): unknown {
-  if (!ISSUE_SCHEMAS.has(schema)) {
-    let jsonSchema: unknown;
-    try {
-      jsonSchema = standardJsonSchema(schema, "input");
-    } catch {
-      // Without it the library's own messages are told as they are.
-    }
-    ISSUE_SCHEMAS.set(schema, jsonSchema);
-  }
-  return ISSUE_SCHEMAS.get(schema);
-}
-
 /** Any Standard Schema with a JSON Schema side (ArkType, Valibot's `toStandardJsonSchema` …); after zod v4's own. */
 export const standardSchemaAdapter: SchemaAdapter = {
   accepts: isStandardJsonSchema,
@@ -173,8 +157,8 @@ export const standardSchemaAdapter: SchemaAdapter = {
   validate(schema, value) {
     const standard = schema as StandardJsonSchema;
     const result = standard["~standard"].validate(value);
-    const read = (done: StandardResult<unknown>) => outcomeOf(done, value, () => issueSchema(standard), listIssues);
-    return result instanceof Promise ? result.then(read) : read(result);
+    if (!isPromiseLike(result)) return outcomeOf(standard, result, value, listIssues);
+    return Promise.resolve(result).then((settled) => outcomeOf(standard, settled, value, listIssues));
   },
 };
 

@@ -105,6 +105,15 @@ describe("Standard Schema validation", () => {
     expect(checked).toEqual({ ok: false, issues: [{ path: "where.city", message: "required (expected string)" }] });
   });
 
+  it("a value that is no object at all is told at (root), from ArkType's own issue list", async () => {
+    for (const schema of [ARK, VALI]) {
+      expect(await compile(schema).validate("text")).toEqual({
+        ok: false,
+        issues: [{ path: "(root)", message: "expected object, received string" }],
+      });
+    }
+  });
+
   it("drops a message's leading repeat of its path (ArkType's)", async () => {
     const checked = await compile(type({ name: "string >= 3" })).validate({ name: "ab" });
     expect(checked).toEqual({ ok: false, issues: [{ path: "name", message: expect.stringMatching(/^must be /) }] });

@@ -144,7 +144,8 @@ function typeText(type: unknown): string | undefined {
  * library wrote), any other the library's own message without a leading repeat of its path.
  */
 export function readIssue(issue: StandardIssue, value: unknown, jsonSchema: unknown): ValidationIssue {
-  const keys = (issue.path ?? []).map((segment) =>
+  // Array.from, not map: a path may be an Array subclass (ArkType's) whose map makes one of its own kind.
+  const keys = Array.from(issue.path ?? [], (segment) =>
     typeof segment === "object" && segment !== null ? segment.key : segment,
   );
   const path = keys.length === 0 ? "(root)" : keys.map(String).join(".");
@@ -163,15 +164,30 @@ export function readIssue(issue: StandardIssue, value: unknown, jsonSchema: unkn
   return { path, message };
 }
 
+// The input JSON Schema a failed validation's issues are read against, made on the first failure.
+const ISSUE_SCHEMAS = new WeakMap<object, unknown>();
+
+function issueSchema(schema: StandardJsonSchema): unknown {
+  if (!ISSUE_SCHEMAS.has(schema)) {
+    let jsonSchema: unknown;
+    try {
+      jsonSchema = standardJsonSchema(schema, "input");
+    } catch {
+      // Without it the library's own messages are told as they are.
+    }
+    ISSUE_SCHEMAS.set(schema, jsonSchema);
+  }
+  return ISSUE_SCHEMAS.get(schema);
+}
+
 /** Turn a Standard Schema's result into a Validation; issues are read against the value and the JSON Schema. */
 export function outcomeOf(
+  schema: StandardJsonSchema,
   result: StandardResult<unknown>,
   value: unknown,
-  jsonSchema: () => unknown,
   list: (issues: readonly StandardIssue[], read: (issue: StandardIssue) => ValidationIssue) => ValidationIssue[],
 ): Validation {
   if (!result.issues) return { ok: true, value: result.value };
-  const schema = jsonSchema();
-  // A plain copy: a library's issue list may be an Array subclass (ArkType's) whose slice and map make its own kind.
-  return { ok: false, issues: list(Array.from(result.issues), (issue) => readIssue(issue, value, schema)) };
+  const jsonSchema = issueSchema(schema);
+  return { ok: false, issues: list(result.issues, (issue) => readIssue(issue, value, jsonSchema)) };
 }
