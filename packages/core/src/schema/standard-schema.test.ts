@@ -114,6 +114,18 @@ describe("Standard Schema validation", () => {
     }
   });
 
+  it("a missing field named like an Object.prototype member is 'required' too", async () => {
+    for (const schema of [
+      type({ constructor: "string" }),
+      toStandardJsonSchema(v.object({ constructor: v.string() })),
+    ]) {
+      expect(await compile(schema).validate({})).toEqual({
+        ok: false,
+        issues: [{ path: "constructor", message: "required (expected string)" }],
+      });
+    }
+  });
+
   it("drops a message's leading repeat of its path (ArkType's)", async () => {
     const checked = await compile(type({ name: "string >= 3" })).validate({ name: "ab" });
     expect(checked).toEqual({ ok: false, issues: [{ path: "name", message: expect.stringMatching(/^must be /) }] });
