@@ -8,7 +8,7 @@ export declare const BRAND: unique symbol;
 /** The instance type of a schema class: the schema's output type, marked as coming from one. */
 export type SchemaInstance = { readonly [BRAND]?: AnySchema };
 
-/** A class that carries a zod schema; its instances have the schema's output type. */
+/** A class that carries a schema (zod, ArkType, any Standard JSON Schema); its instances have its output type. */
 export interface SchemaClass<S extends AnySchema = AnySchema> {
   new (): Infer<S> & { readonly [BRAND]?: S };
   readonly [SCHEMA]: S;

@@ -3,6 +3,7 @@
 import { createServer, type LogEntry, type RequestContext } from "@toolsmith/core";
 import { createTestClient } from "@toolsmith/core/testing";
 import { McpServer, schemaClass, tool } from "@toolsmith/decorators";
+import { type } from "arktype";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 
@@ -26,6 +27,32 @@ describe("legacy decorators: schema classes", () => {
     });
     expect(await client.callTool("add", { a: 2, b: 3 })).toMatchObject({ content: [{ type: "text", text: "5" }] });
     expect(await client.callTool("add", { a: "2" })).toMatchObject({ isError: true });
+  });
+});
+
+class TripInput extends schemaClass(type({ to: "string", "seats?": "number.integer" })) {}
+
+class Desk extends McpServer {
+  @tool({ description: "Book a trip" })
+  book({ to, seats }: TripInput) {
+    return `${seats ?? 1} to ${to}`;
+  }
+}
+
+describe("legacy decorators: a schema class of another library", () => {
+  it("an ArkType schema class supplies the input schema and validates as zod's does", async () => {
+    const client = await createTestClient(new Desk());
+    const [book] = await client.listTools();
+    expect(book?.inputSchema).toEqual({
+      type: "object",
+      properties: { to: { type: "string" }, seats: { type: "integer" } },
+      required: ["to"],
+    });
+    expect(await client.callTool("book", { to: "Oslo" })).toMatchObject({ content: [{ text: "1 to Oslo" }] });
+    expect(await client.callTool("book", {})).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: 'Invalid arguments for tool "book":\n- to: required (expected string)' }],
+    });
   });
 });
 

@@ -13,6 +13,7 @@ const SHARED = [
   "./issue-tracker.js",
   "./tasks-suite.js",
   "./apps-suite.js",
+  "./standard-schema-suite.js",
 ];
 
 /** Import every shared suite, their titles naming `dialect`, then `only`: the suites of that dialect alone. */
