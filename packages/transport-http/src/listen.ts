@@ -1,10 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { pipeline, Readable } from "node:stream";
 import { isLogLevel, type Servable, textLogger, toServer } from "@toolsmith/core";
 import { isEngineUnavailable } from "@toolsmith/core/internal";
 import { createHttpEngine, type HttpEngine, type HttpOptions } from "./engine.js";
 import type { Incoming, Outgoing } from "./exchange.js";
 import { isLoopbackHost } from "./protection.js";
+import { reservedPaths, UserRoutes } from "./routes.js";
 
 export interface ListenOptions extends HttpOptions {
   /** Default: `PORT` from the environment, else 3000; 0 picks a free port. */
@@ -66,7 +68,15 @@ class NodeIncoming implements Incoming {
     return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
   }
 
-  text(limit: number): Promise<string | undefined> {
+  async text(limit: number): Promise<string | undefined> {
+    const body = await this.body(limit);
+    if (body === undefined) return undefined;
+    // A leading byte order mark is dropped, as the web-standard front door's TextDecoder does.
+    const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+    return body.toString("utf8", bom ? 3 : 0);
+  }
+
+  body(limit: number): Promise<Buffer | undefined> {
     const req = this.#req;
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -84,11 +94,7 @@ class NodeIncoming implements Incoming {
         } else chunks.push(chunk);
       });
       req.on("end", () => {
-        if (over) return;
-        const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-        // A leading byte order mark is dropped, as the web-standard front door's TextDecoder does.
-        const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
-        resolve(body.toString("utf8", bom ? 3 : 0));
+        if (!over) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
       });
       req.on("error", reject);
     });
@@ -112,8 +118,29 @@ class NodeIncoming implements Incoming {
   }
 }
 
+// A user route's Response, as it is: its status, headers (each Set-Cookie kept apart) and body, streamed.
+function writeResponse(res: ServerResponse, response: Response): void {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== "set-cookie") headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers["set-cookie"] = cookies;
+  res.writeHead(response.status, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  // A body that never ends holds nothing once its client (or close()) ends the connection: pipeline cancels it.
+  pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), res, () => undefined);
+}
+
 function write(res: ServerResponse, outgoing: Outgoing): void {
-  const { stream, body } = outgoing;
+  const { stream, body, response } = outgoing;
+  if (response) {
+    writeResponse(res, response);
+    return;
+  }
   if (body !== undefined) {
     // One writeHead with every header (Content-Length included) and one end: node:http's cheapest way to answer.
     const head: string[] = [];
@@ -189,6 +216,8 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? Number(process.env.PORT ?? 3000);
   const path = options.path ?? "/mcp";
+  // A route that shadows the MCP endpoint (or another's) is refused before anything starts or binds.
+  if (options.routes) new UserRoutes(options.routes, reservedPaths(options), 0);
   // The engine (sessions, events, the bus) is ready before the first request: a shared one connects here. One that
   // cannot be reached yet does not stop the process: it serves, 503 for what needs the engine, until it can.
   let unavailable: unknown;

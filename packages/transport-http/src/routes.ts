@@ -1,0 +1,166 @@
+import { DefinitionError, type Server } from "@toolsmith/core";
+import { answer, type Incoming, type Outgoing } from "./exchange.js";
+import type { Guard } from "./protection.js";
+
+// The user's own routes beside the MCP endpoint: exact paths (or a `/*` prefix), web-standard handlers, checked
+// once at definition, served without MCP or the engine.
+
+/** A route's handler: the request (its body read whole, up to the route's limit) in, a Response out. */
+export type RouteHandler = (request: Request) => Response | Promise<Response>;
+
+/** A route with options. */
+export interface RouteOptions {
+  handler: RouteHandler;
+  /**
+   * Serve this route whatever the `Host` and `Origin` (skip the DNS-rebinding checks), for what is probed by address
+   * or called cross-site on purpose (a webhook from a known sender). Default false: the checks run, as for `/mcp`.
+   */
+  anyHost?: boolean;
+  /** Largest body this route reads (default the server's `maxBodyBytes`): larger is 413 and the handler never runs. */
+  maxBodyBytes?: number;
+}
+
+/**
+ * Routes keyed `"METHOD /path"`: `"GET /status"`, `"POST /hooks/github"`, or `"GET /static/*"` for every path under
+ * `/static/`. A GET route answers HEAD too (without the body) unless a HEAD route is given.
+ */
+export type Routes = Readonly<Record<string, RouteHandler | RouteOptions>>;
+
+interface Route {
+  readonly key: string;
+  readonly handler: RouteHandler;
+  readonly anyHost: boolean;
+  readonly maxBodyBytes: number;
+}
+
+// The methods at one path (or prefix); HEAD falls back to GET.
+type Table = Map<string, Route>;
+
+const KEY = /^([A-Z]+) (\/[^\s?#]*)$/;
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+const TEXT = { "content-type": "text/plain; charset=utf-8" };
+
+/** The paths a user route may not shadow: the MCP endpoint, the health route, the protected-resource metadata. */
+export interface Reserved {
+  readonly path: string;
+  readonly health: string | false;
+  readonly metadata: boolean;
+}
+
+/** What the options reserve (their defaults as the engine applies them). */
+export function reservedPaths(options: {
+  path?: string;
+  healthPath?: string | false;
+  resourceMetadata?: unknown;
+}): Reserved {
+  const health = options.healthPath === undefined ? "/healthz" : options.healthPath;
+  return { path: options.path ?? "/mcp", health, metadata: options.resourceMetadata !== undefined };
+}
+
+function shadows(reserved: Reserved, path: string, prefix: boolean): string | undefined {
+  const taken = [reserved.path, ...(reserved.health === false ? [] : [reserved.health])];
+  if (reserved.metadata)
+    taken.push("/.well-known/oauth-protected-resource", `/.well-known/oauth-protected-resource${reserved.path}`);
+  return taken.find((used) => (prefix ? used.startsWith(`${path}/`) : used === path));
+}
+
+/** The user's routes, compiled: `serve` answers a request for one of them, or undefined for any other path. */
+export class UserRoutes {
+  readonly #exact = new Map<string, Table>();
+  // Longest prefix first: the most specific route wins.
+  readonly #prefixes: [string, Table][] = [];
+  readonly #server: Server | undefined;
+
+  constructor(routes: Routes, reserved: Reserved, maxBodyBytes: number, server?: Server) {
+    this.#server = server;
+    const prefixes = new Map<string, Table>();
+    for (const [key, value] of Object.entries(routes)) {
+      const match = KEY.exec(key);
+      const method = match?.[1];
+      const written = match?.[2] ?? "";
+      const prefix = written.endsWith("/*");
+      // "/static/*": every path under /static/ ("/*": every path).
+      const path = prefix ? written.slice(0, -2) : written;
+      if (!match || !method || !METHODS.has(method) || path.includes("*")) {
+        throw new DefinitionError(
+          `Route "${key}": write it "METHOD /path" (GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS; a path without query or spaces, optionally ending in /* for a prefix), e.g. "GET /status"`,
+        );
+      }
+      const taken = shadows(reserved, path, prefix);
+      if (taken !== undefined) {
+        throw new DefinitionError(
+          `Route "${key}" would shadow ${taken}, which the server answers itself: choose another path`,
+        );
+      }
+      const route = typeof value === "function" ? { handler: value } : value;
+      if (typeof route?.handler !== "function") {
+        throw new DefinitionError(`Route "${key}": give a handler, (request: Request) => Response`);
+      }
+      const tables = prefix ? prefixes : this.#exact;
+      const table = tables.get(path) ?? new Map<string, Route>();
+      tables.set(path, table);
+      table.set(method, {
+        key,
+        handler: route.handler,
+        anyHost: route.anyHost === true,
+        maxBodyBytes: route.maxBodyBytes ?? maxBodyBytes,
+      });
+    }
+    this.#prefixes = [...prefixes].sort(([a], [b]) => b.length - a.length);
+  }
+
+  /** The answer for a request to one of the routes' paths, or undefined for another path. */
+  serve(incoming: Incoming, checks: Guard): Promise<Outgoing> | Outgoing | undefined {
+    const table =
+      this.#exact.get(incoming.path) ?? this.#prefixes.find(([path]) => incoming.path.startsWith(`${path}/`))?.[1];
+    if (!table) return undefined;
+    const method = incoming.method;
+    const route = table.get(method) ?? (method === "HEAD" ? table.get("GET") : undefined);
+    // The checks run unless the route (or, for a 405, every route at the path) opted out.
+    const open = route ? route.anyHost : [...table.values()].every((each) => each.anyHost);
+    const refused = open ? undefined : checks(incoming);
+    if (refused) return refused;
+    if (!route) {
+      const allow = [...table.keys()];
+      if (table.has("GET") && !table.has("HEAD")) allow.push("HEAD");
+      return answer(405, undefined, { allow: allow.join(", ") });
+    }
+    return this.#run(incoming, route);
+  }
+
+  async #run(incoming: Incoming, route: Route): Promise<Outgoing> {
+    const head = incoming.method === "HEAD";
+    let request = incoming.request();
+    if (incoming.method !== "GET" && !head) {
+      const declared = Number(incoming.header("content-length") ?? Number.NaN);
+      const body = declared > route.maxBodyBytes ? undefined : await incoming.body(route.maxBodyBytes);
+      if (body === undefined) return answer(413, `Request body over ${route.maxBodyBytes} bytes\n`, TEXT);
+      request = new Request(request, { body: body as Uint8Array<ArrayBuffer> });
+    }
+    let response: unknown;
+    try {
+      response = await route.handler(request);
+      if (!(response instanceof Response))
+        throw new TypeError(`the handler returned ${typeof response}, not a Response`);
+    } catch (error) {
+      this.#failed(route, error);
+      return answer(500, "Internal Server Error\n", TEXT);
+    }
+    if (head && response.body) {
+      // HEAD: the GET's status and headers, never its body.
+      await response.body.cancel().catch(() => undefined);
+      return { status: response.status, headers: {}, response: new Response(null, response) };
+    }
+    return { status: response.status, headers: {}, response };
+  }
+
+  #failed(route: Route, error: unknown): void {
+    const why = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    try {
+      this.#server?.logger?.({ level: "error", message: `Route "${route.key}" failed (answered 500): ${why}` });
+    } catch {
+      // A failing logger must not take the answer down with it.
+    }
+  }
+}
