@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { connect } from "node:net";
 import { createServer, DefinitionError, type LogEntry } from "@toolsmith/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpHandler } from "./http-handler.js";
@@ -248,6 +249,49 @@ describe("listen's routes", () => {
     await gone;
   });
 
+  it("an anyHost route answers a Host that is no host name 400, and one without Host (HTTP/1.0) as localhost", async () => {
+    const base = await serve({ "GET /any": { handler: (request) => ok(request.url), anyHost: true } });
+    const port = Number(base.port);
+    for (const host of ["a b", "user@evil.example.com"]) {
+      expect(await raw(port, `GET /any HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).toMatch(
+        /^HTTP\/1\.1 400 [\s\S]*\r\n\r\nBad Request: the Host header is not a host name\n$/,
+      );
+    }
+    expect(await raw(port, "GET /any HTTP/1.0\r\n\r\n")).toMatch(/\r\n\r\nhttp:\/\/localhost\/any$/);
+  });
+
+  it("a path with dot segments is matched as the handler reads it, so it never slips under a prefix", async () => {
+    const base = await serve({ "GET /static/*": (request) => ok(new URL(request.url).pathname) });
+    const port = Number(base.port);
+    const at = (path: string) => raw(port, `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+    expect(await at("/static/a/../b")).toMatch(/\r\n\r\n[0-9a-f]+\r\n\/static\/b\r\n/);
+    for (const path of ["/static/../mcp", "/static/%2e%2e/etc/passwd", "/static/.%2E/x"]) {
+      expect(await at(path)).toMatch(/^HTTP\/1\.1 404 /);
+    }
+  });
+
+  it("the handler's request.signal aborts when its client goes away", async () => {
+    let started!: () => void;
+    const waiting = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const aborted = new Promise<void>((resolve) => {
+      void serve({
+        "POST /long": (request) => {
+          request.signal.addEventListener("abort", () => resolve());
+          started();
+          return new Promise<Response>(() => undefined);
+        },
+      }).then((base) => {
+        const req = httpRequest({ host: base.hostname, port: base.port, method: "POST", path: "/long" });
+        req.on("error", () => undefined);
+        req.end("x");
+        void waiting.then(() => req.destroy());
+      });
+    });
+    await aborted;
+  });
+
   it("a route may not shadow the MCP endpoint, the health route or the metadata: a DefinitionError before binding", async () => {
     const refused = async (routes: ListenOptions["routes"], options: ListenOptions = {}) => {
       const error = await listen(mcp(), { port: 0, log: null, routes, ...options }).then(
@@ -291,3 +335,15 @@ describe("listen's routes", () => {
     handle.close();
   });
 });
+
+// One request on its own connection, its whole answer as text (the connection is closed by the server).
+async function raw(port: number, request: string): Promise<string> {
+  const socket = connect(port, "127.0.0.1");
+  let text = "";
+  socket.on("data", (chunk: Buffer) => {
+    text += chunk.toString("latin1");
+  });
+  socket.write(request);
+  await once(socket, "close");
+  return text;
+}

@@ -39,6 +39,9 @@ type Table = Map<string, Route>;
 const KEY = /^([A-Z]+) (\/[^\s?#]*)$/;
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
+// A "." or ".." segment, maybe percent-encoded, which URL parsing resolves.
+const DOT_SEGMENT = /\/(?:\.|%2e)/i;
+
 const TEXT = { "content-type": "text/plain; charset=utf-8" };
 
 /** The paths a user route may not shadow: the MCP endpoint, the health route, the protected-resource metadata. */
@@ -48,14 +51,26 @@ export interface Reserved {
   readonly metadata: boolean;
 }
 
-/** What the options reserve (their defaults as the engine applies them). */
+/** What the options reserve (their defaults as the engine applies them); a DefinitionError for paths that clash. */
 export function reservedPaths(options: {
   path?: string;
   healthPath?: string | false;
   resourceMetadata?: unknown;
 }): Reserved {
+  const path = options.path ?? "/mcp";
   const health = options.healthPath === undefined ? "/healthz" : options.healthPath;
-  return { path: options.path ?? "/mcp", health, metadata: options.resourceMetadata !== undefined };
+  for (const [name, value] of [
+    ["path", path],
+    ["healthPath", health],
+  ] as const) {
+    if (value !== false && (typeof value !== "string" || !value.startsWith("/"))) {
+      throw new DefinitionError(`${name} must be a path starting with "/" (got ${JSON.stringify(value)})`);
+    }
+  }
+  if (health === path) {
+    throw new DefinitionError(`healthPath and path are both ${path}: give the health route another path, or false`);
+  }
+  return { path, health, metadata: options.resourceMetadata !== undefined };
 }
 
 function shadows(reserved: Reserved, path: string, prefix: boolean): string | undefined {
@@ -112,8 +127,9 @@ export class UserRoutes {
 
   /** The answer for a request to one of the routes' paths, or undefined for another path. */
   serve(incoming: Incoming, checks: Guard): Promise<Outgoing> | Outgoing | undefined {
-    const table =
-      this.#exact.get(incoming.path) ?? this.#prefixes.find(([path]) => incoming.path.startsWith(`${path}/`))?.[1];
+    // Matched as the handler's request.url will read it: "/static/../mcp" is "/mcp", not under /static/.
+    const path = DOT_SEGMENT.test(incoming.path) ? new URL(incoming.path, "http://h").pathname : incoming.path;
+    const table = this.#exact.get(path) ?? this.#prefixes.find(([prefix]) => path.startsWith(`${prefix}/`))?.[1];
     if (!table) return undefined;
     const method = incoming.method;
     const route = table.get(method) ?? (method === "HEAD" ? table.get("GET") : undefined);
@@ -131,13 +147,23 @@ export class UserRoutes {
 
   async #run(incoming: Incoming, route: Route): Promise<Outgoing> {
     const head = incoming.method === "HEAD";
-    let request = incoming.request();
+    let request: Request;
+    try {
+      request = incoming.request();
+    } catch {
+      // No URL can be made of it: a Host that is no host name ("a b", "user@host"), which RFC 9112 answers 400.
+      return answer(400, "Bad Request: the Host header is not a host name\n", TEXT);
+    }
+    // The handler's request.signal aborts when its client goes away (or the server closes the connection).
+    const aborted = new AbortController();
+    incoming.onAbort(() => aborted.abort());
+    let body: Uint8Array | undefined;
     if (incoming.method !== "GET" && !head) {
       const declared = Number(incoming.header("content-length") ?? Number.NaN);
-      const body = declared > route.maxBodyBytes ? undefined : await incoming.body(route.maxBodyBytes);
+      body = declared > route.maxBodyBytes ? undefined : await incoming.body(route.maxBodyBytes);
       if (body === undefined) return answer(413, `Request body over ${route.maxBodyBytes} bytes\n`, TEXT);
-      request = new Request(request, { body: body as Uint8Array<ArrayBuffer> });
     }
+    request = new Request(request, { signal: aborted.signal, body: body as Uint8Array<ArrayBuffer> | undefined });
     let response: unknown;
     try {
       response = await route.handler(request);
