@@ -97,11 +97,11 @@ export interface HttpEngine {
 /** Build the engine that serves `servable`; `createHttpHandler` and `listen` put a front door on it. */
 export function createHttpEngine(servable: Servable, options: HttpOptions = {}): HttpEngine {
   const server = toServer(servable);
-  const path = options.path ?? "/mcp";
-  const health = options.healthPath === undefined ? "/healthz" : options.healthPath;
+  // Before anything starts: paths that clash (a route shadowing /mcp) throw here, leaving nothing running.
+  const reserved = reservedPaths(options);
+  const { path, health } = reserved;
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
-  // Before anything starts: a route that shadows another throws here, leaving nothing running.
-  const routes = options.routes && new UserRoutes(options.routes, reservedPaths(options), maxBodyBytes, server);
+  const routes = options.routes && new UserRoutes(options.routes, reserved, maxBodyBytes, server);
   const maxStreams = options.maxStreams ?? 1000;
   const maxSessions = options.maxSessions ?? 1000;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
@@ -192,7 +192,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
 
   function serve(request: Incoming): Outgoing | Promise<Outgoing> {
     // Before the Host/Origin checks: load balancers probe by address, and the answer reveals nothing.
-    if (request.path === health && request.path !== path) return healthy(request.method);
+    if (request.path === health) return healthy(request.method);
     if (routes !== undefined && request.path !== path) {
       const served = routes.serve(request, checks);
       if (served !== undefined) return served;

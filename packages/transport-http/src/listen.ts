@@ -37,6 +37,17 @@ function loopbackHosts(port: number, bound: string): string[] {
   return names.flatMap((name) => [name, `${name}:${port}`]);
 }
 
+// A request target in absolute form ("http://host/mcp?x", which RFC 9112 says a server must accept) as its path and
+// query; the usual origin form ("/mcp?x") as it is.
+function target(url: string): string {
+  if (url.charCodeAt(0) === 47 || url === "*") return url;
+  const authority = url.indexOf("//");
+  const path = authority < 0 ? -1 : url.slice(authority + 2).search(/[/?]/);
+  if (path < 0) return "/";
+  const rest = url.slice(authority + 2 + path);
+  return rest.startsWith("?") ? `/${rest}` : rest;
+}
+
 // node:http's request as the engine reads it: no Request, no web streams, the body collected from its chunks. A
 // class: its methods are shared, where an object literal made five closures per request.
 class NodeIncoming implements Incoming {
@@ -47,12 +58,15 @@ class NodeIncoming implements Incoming {
   readonly remoteAddress: string | undefined;
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
+  // The target in origin form: path and query.
+  readonly #url: string;
 
   constructor(req: IncomingMessage, res: ServerResponse) {
-    const url = req.url ?? "/";
+    const url = target(req.url ?? "/");
     const query = url.indexOf("?");
     this.method = req.method ?? "GET";
     this.path = query < 0 ? url : url.slice(0, query);
+    this.#url = url;
     this.remoteAddress = req.socket.remoteAddress;
     this.#req = req;
     this.#res = res;
@@ -114,7 +128,7 @@ class NodeIncoming implements Incoming {
       if (Array.isArray(value)) for (const item of value) headers.append(name, item);
       else if (value !== undefined) headers.set(name, value);
     }
-    return new Request(`${this.origin}${req.url ?? "/"}`, { method: this.method, headers });
+    return new Request(`${this.origin}${this.#url}`, { method: this.method, headers });
   }
 }
 
@@ -215,9 +229,10 @@ function installLogger(servable: Servable, log: NodeJS.WritableStream | null | u
 export async function listen(servable: Servable, options: ListenOptions = {}): Promise<HttpServer> {
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? Number(process.env.PORT ?? 3000);
-  const path = options.path ?? "/mcp";
-  // A route that shadows the MCP endpoint (or another's) is refused before anything starts or binds.
-  if (options.routes) new UserRoutes(options.routes, reservedPaths(options), 0);
+  // Paths that clash (a route shadowing the MCP endpoint) are refused before anything starts or binds.
+  const reserved = reservedPaths(options);
+  const path = reserved.path;
+  if (options.routes) new UserRoutes(options.routes, reserved, 0);
   // The engine (sessions, events, the bus) is ready before the first request: a shared one connects here. One that
   // cannot be reached yet does not stop the process: it serves, 503 for what needs the engine, until it can.
   let unavailable: unknown;
