@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { connect } from "node:net";
-import { createServer, DefinitionError, type LogEntry } from "@toolsmith/core";
+import { createMemoryEngine, createServer, DefinitionError, EngineUnavailable, type LogEntry } from "@toolsmith/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpHandler } from "./http-handler.js";
 import { type HttpServer, type ListenOptions, listen } from "./listen.js";
@@ -333,6 +333,37 @@ describe("listen's routes", () => {
     expect((await handle(new Request("http://evil.example.com/status"))).status).toBe(403);
     expect(handle.sessions).toBe(0);
     handle.close();
+  });
+});
+
+describe("listen's routes and the engine", () => {
+  it("answer while the engine is down, and never call it", async () => {
+    const calls: string[] = [];
+    const memory = createMemoryEngine();
+    // An engine that cannot start, and says what else is asked of it.
+    const engine = new Proxy(memory, {
+      get(target, name, receiver) {
+        if (name === "start") return () => Promise.reject(new EngineUnavailable("down for the test"));
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          calls.push(String(name));
+          return (value as (...args: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const server = createServer({ name: "down", version: "1", engine, logger: () => undefined });
+    const listening = await listen(server, {
+      port: 0,
+      log: null,
+      routes: { "GET /status": () => ok("up"), "POST /echo": async (request) => ok(await request.text()) },
+    });
+    open.push(listening);
+    const base = new URL(listening.url);
+    const before = calls.length;
+    expect((await send(base, "GET", "/status")).body).toBe("up");
+    expect((await send(base, "POST", "/echo", {}, "hi")).body).toBe("hi");
+    expect(calls.slice(before)).toEqual([]);
   });
 });
 
