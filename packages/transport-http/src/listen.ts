@@ -42,10 +42,17 @@ function loopbackHosts(port: number, bound: string): string[] {
 function target(url: string): string {
   if (url.charCodeAt(0) === 47 || url === "*") return url;
   const authority = url.indexOf("//");
-  const path = authority < 0 ? -1 : url.slice(authority + 2).search(/[/?]/);
+  if (authority < 0) return url;
+  const path = url.slice(authority + 2).search(/[/?]/);
   if (path < 0) return "/";
   const rest = url.slice(authority + 2 + path);
   return rest.startsWith("?") ? `/${rest}` : rest;
+}
+
+// A body as text; a leading byte order mark is dropped, as the web-standard front door's TextDecoder does.
+function utf8(body: Buffer): string {
+  const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+  return body.toString("utf8", bom ? 3 : 0);
 }
 
 // node:http's request as the engine reads it: no Request, no web streams, the body collected from its chunks. A
@@ -82,15 +89,16 @@ class NodeIncoming implements Incoming {
     return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
   }
 
-  async text(limit: number): Promise<string | undefined> {
-    const body = await this.body(limit);
-    if (body === undefined) return undefined;
-    // A leading byte order mark is dropped, as the web-standard front door's TextDecoder does.
-    const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
-    return body.toString("utf8", bom ? 3 : 0);
+  text(limit: number): Promise<string | undefined> {
+    return this.#read(limit, utf8);
   }
 
   body(limit: number): Promise<Buffer | undefined> {
+    return this.#read(limit, (body) => body);
+  }
+
+  // The body collected from its chunks, bounded: undefined past `limit`, as the 413 goes out.
+  #read<T>(limit: number, done: (body: Buffer) => T): Promise<T | undefined> {
     const req = this.#req;
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -108,7 +116,7 @@ class NodeIncoming implements Incoming {
         } else chunks.push(chunk);
       });
       req.on("end", () => {
-        if (!over) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+        if (!over) resolve(done(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
       });
       req.on("error", reject);
     });
