@@ -148,13 +148,18 @@ function writeResponse(res: ServerResponse, response: Response): void {
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
-  res.writeHead(response.status, headers);
-  if (!response.body) {
-    res.end();
-    return;
+  try {
+    res.writeHead(response.status, headers);
+    if (!response.body) {
+      res.end();
+      return;
+    }
+    // A body that never ends holds nothing once its client (or close()) ends the connection: pipeline cancels it.
+    pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), res, () => undefined);
+  } catch {
+    // What node:http cannot send (a header it refuses) cuts the connection: the request is never left hanging.
+    res.destroy();
   }
-  // A body that never ends holds nothing once its client (or close()) ends the connection: pipeline cancels it.
-  pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), res, () => undefined);
 }
 
 function write(res: ServerResponse, outgoing: Outgoing): void {

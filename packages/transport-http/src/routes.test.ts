@@ -171,7 +171,7 @@ describe("listen's routes", () => {
     expect((await send(base, "POST", "/big", {}, "x".repeat(65))).status).toBe(413);
   });
 
-  it("a throwing, rejecting or non-Response handler is 500 with a generic body, logged through the server's logger", async () => {
+  it("a throwing, rejecting or non-Response handler (or an error or spent Response) is 500 with a generic body, logged through the server's logger", async () => {
     const logged: LogEntry[] = [];
     const base = await serve(
       {
@@ -180,12 +180,18 @@ describe("listen's routes", () => {
         },
         "GET /rejects": async () => Promise.reject(new Error("async secret")),
         "GET /nothing": (() => undefined) as never,
+        "GET /error": () => Response.error(),
+        "GET /used": async () => {
+          const used = new Response("read already");
+          await used.text();
+          return used;
+        },
         "GET /status": () => ok("up"),
       },
       {},
       logged,
     );
-    for (const path of ["/throws", "/rejects", "/nothing"]) {
+    for (const path of ["/throws", "/rejects", "/nothing", "/error", "/used"]) {
       const failed = await send(base, "GET", path);
       expect([failed.status, failed.body]).toEqual([500, "Internal Server Error\n"]);
     }
@@ -196,8 +202,25 @@ describe("listen's routes", () => {
         "error",
         'Route "GET /nothing" failed (answered 500): TypeError: the handler returned undefined, not a Response',
       ],
+      ["error", 'Route "GET /error" failed (answered 500): TypeError: the handler returned Response.error()'],
+      [
+        "error",
+        'Route "GET /used" failed (answered 500): TypeError: the handler returned a Response whose body was read',
+      ],
     ]);
     // The server lives on.
+    expect((await send(base, "GET", "/status")).body).toBe("up");
+  });
+
+  it("a Response node:http refuses to send (a DEL in a header) cuts that connection, never hangs it", async () => {
+    const base = await serve({
+      "GET /bad": () => new Response("x", { headers: { "x-bad": "a\u007fb" } }),
+      "GET /status": () => ok("up"),
+    });
+    const req = httpRequest({ host: base.hostname, port: base.port, path: "/bad" });
+    req.end();
+    const [error] = (await once(req, "error")) as [Error];
+    expect(error.message).toMatch(/socket hang up/);
     expect((await send(base, "GET", "/status")).body).toBe("up");
   });
 

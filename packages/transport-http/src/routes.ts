@@ -169,6 +169,9 @@ export class UserRoutes {
       response = await route.handler(request);
       if (!(response instanceof Response))
         throw new TypeError(`the handler returned ${typeof response}, not a Response`);
+      // Neither can be sent: an error Response has status 0, a read body has nothing left.
+      if (response.type === "error") throw new TypeError("the handler returned Response.error()");
+      if (response.bodyUsed) throw new TypeError("the handler returned a Response whose body was read");
     } catch (error) {
       this.#failed(route, error);
       return answer(500, "Internal Server Error\n", TEXT);
