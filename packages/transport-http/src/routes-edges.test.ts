@@ -75,6 +75,9 @@ describe("listen's routes, at their edges", () => {
       expect(await refused({ [key]: () => ok("") })).toMatch(/write it "METHOD \/path"/);
     }
     expect(await refused({ "GET /x": {} as never })).toMatch(/give a handler/);
+    for (const maxBodyBytes of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(await refused({ "POST /x": { handler: () => ok(""), maxBodyBytes } })).toMatch(/maxBodyBytes must be/);
+    }
     // Without the health route, its path is the user's.
     const base = await serve({ "GET /healthz": () => ok("mine") }, { healthPath: false });
     expect((await send(base, "GET", "/healthz")).body).toBe("mine");

@@ -117,6 +117,10 @@ export class UserRoutes {
       if (typeof route?.handler !== "function") {
         throw new DefinitionError(`Route "${key}": give a handler, (request: Request) => Response`);
       }
+      const limit = route.maxBodyBytes;
+      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0)) {
+        throw new DefinitionError(`Route "${key}": maxBodyBytes must be a whole number of bytes, not ${String(limit)}`);
+      }
       const tables = prefix ? prefixes : this.#exact;
       const table = tables.get(path) ?? new Map<string, Route>();
       tables.set(path, table);
