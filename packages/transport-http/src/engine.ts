@@ -23,6 +23,7 @@ import {
   protectedResourceMetadata,
 } from "./protection.js";
 import { refuse } from "./refusals.js";
+import { type Routes, reservedPaths, UserRoutes } from "./routes.js";
 import { SessionRequests } from "./session-requests.js";
 import type { HttpSession } from "./sessions.js";
 import { StatelessRequests } from "./stateless.js";
@@ -37,6 +38,13 @@ export interface HttpOptions extends ProtectionOptions, AuthOptions {
    * Host/Origin checks (a load balancer probes by address; the answer reveals nothing); other methods are 405.
    */
   healthPath?: string | false;
+  /**
+   * The user's own routes beside the MCP endpoint, keyed `"METHOD /path"` (`"GET /status"`, `"POST /hooks/github"`,
+   * `"GET /static/*"` for a prefix): web-standard handlers, behind the Host/Origin checks unless `anyHost`, their
+   * body read whole up to `maxBodyBytes`; never MCP, never the engine. A route shadowing `path`, the health route or
+   * the protected-resource metadata is a DefinitionError.
+   */
+  routes?: Routes;
   /** Largest accepted request body in bytes (default 4 MiB): larger is 413. */
   maxBodyBytes?: number;
   /** Handshake-era sessions open at once, across every process of the server (default 1000): more is 503. */
@@ -89,9 +97,11 @@ export interface HttpEngine {
 /** Build the engine that serves `servable`; `createHttpHandler` and `listen` put a front door on it. */
 export function createHttpEngine(servable: Servable, options: HttpOptions = {}): HttpEngine {
   const server = toServer(servable);
-  const path = options.path ?? "/mcp";
-  const health = options.healthPath === undefined ? "/healthz" : options.healthPath;
+  // Before anything starts: paths that clash (a route shadowing /mcp) throw here, leaving nothing running.
+  const reserved = reservedPaths(options);
+  const { path, health } = reserved;
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const routes = options.routes && new UserRoutes(options.routes, reserved, maxBodyBytes, server);
   const maxStreams = options.maxStreams ?? 1000;
   const maxSessions = options.maxSessions ?? 1000;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
@@ -182,7 +192,11 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
 
   function serve(request: Incoming): Outgoing | Promise<Outgoing> {
     // Before the Host/Origin checks: load balancers probe by address, and the answer reveals nothing.
-    if (request.path === health && request.path !== path) return healthy(request.method);
+    if (request.path === health) return healthy(request.method);
+    if (routes !== undefined && request.path !== path) {
+      const served = routes.serve(request, checks);
+      if (served !== undefined) return served;
+    }
     const refused = checks(request);
     if (refused) return refused;
     if (request.path !== path) {

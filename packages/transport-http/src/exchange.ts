@@ -15,18 +15,22 @@ export interface Incoming {
   header(name: string): string | null;
   /** The body as text; undefined when it is over `limit` bytes. */
   text(limit: number): Promise<string | undefined>;
+  /** The body's bytes, read whole; undefined when it is over `limit` bytes (for the user's routes). */
+  body(limit: number): Promise<Uint8Array | undefined>;
   /** Call `listener` if the client goes away before the answer is complete. */
   onAbort(listener: () => void): void;
   /** The request as a web-standard Request (headers, no body), for the authenticate hook. */
   request(): Request;
 }
 
-/** An HTTP answer: a body of text, or an SSE stream. */
+/** An HTTP answer: a body of text, an SSE stream, or a user route's own Response (its headers and body). */
 export interface Outgoing {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string | undefined;
   readonly stream?: EventStream | undefined;
+  /** A user route's Response: written as it is (status, headers, body streamed), `status` and `headers` aside. */
+  readonly response?: Response | undefined;
 }
 
 export const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/json" };

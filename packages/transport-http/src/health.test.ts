@@ -1,4 +1,6 @@
-import { createServer } from "@toolsmith/core";
+import { once } from "node:events";
+import { connect } from "node:net";
+import { createServer, DefinitionError } from "@toolsmith/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpHandler } from "./http-handler.js";
 import { type HttpServer, listen } from "./listen.js";
@@ -55,4 +57,59 @@ describe("GET /healthz", () => {
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
   });
+
+  it("is exact and bare over node:http: a query is ignored, a trailing slash or another method is not the route", async () => {
+    const listening = await listen(server(), { port: 0, log: null });
+    open.push(listening);
+    const port = Number(new URL(listening.url).port);
+    const at = async (head: string) => raw(port, `${head}\r\nConnection: close\r\n\r\n`);
+    expect(await at("GET /healthz?probe=1 HTTP/1.1\r\nHost: 10.1.2.3")).toMatch(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\nok\n$/);
+    // A load balancer speaking HTTP/1.0 sends no Host at all.
+    expect(await at("GET /healthz HTTP/1.0")).toMatch(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\nok\n$/);
+    const head = await at("HEAD /healthz HTTP/1.1\r\nHost: 10.1.2.3");
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head.endsWith("\r\n\r\n")).toBe(true);
+    for (const method of ["OPTIONS", "TRACE", "PUT", "DELETE", "PATCH", "PROPFIND"]) {
+      expect(await at(`${method} /healthz HTTP/1.1\r\nHost: 10.1.2.3`)).toMatch(
+        /^HTTP\/1\.1 405 [\s\S]*allow: GET, HEAD\r\n/i,
+      );
+    }
+    // Not the health route: behind the checks like any other path.
+    expect(await at("GET /healthz/ HTTP/1.1\r\nHost: 10.1.2.3")).toMatch(/^HTTP\/1\.1 403 /);
+  });
+
+  it("is found in an absolute-form request target (RFC 9112: a server must accept it)", async () => {
+    const listening = await listen(server(), { port: 0, log: null });
+    open.push(listening);
+    const port = Number(new URL(listening.url).port);
+    const probed = await raw(
+      port,
+      "GET http://10.1.2.3:8080/healthz?x HTTP/1.1\r\nHost: 10.1.2.3:8080\r\nConnection: close\r\n\r\n",
+    );
+    expect(probed).toMatch(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\nok\n$/);
+    // And the MCP endpoint alike (a loopback Host, so the checks let it through to the endpoint's own 405).
+    const mcp = await raw(
+      port,
+      `PUT http://localhost:${port}/mcp HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(mcp).toMatch(/^HTTP\/1\.1 405 /);
+  });
+
+  it("may not be the MCP endpoint, and is a path", () => {
+    expect(() => createHttpHandler(server(), { healthPath: "/mcp" })).toThrow(DefinitionError);
+    expect(() => createHttpHandler(server(), { path: "/healthz" })).toThrow(/healthPath and path are both \/healthz/);
+    expect(() => createHttpHandler(server(), { healthPath: "healthz" })).toThrow(/healthPath must be a path/);
+  });
 });
+
+// One request on its own connection, its whole answer as text (the connection is closed by the server).
+async function raw(port: number, request: string): Promise<string> {
+  const socket = connect(port, "127.0.0.1");
+  let text = "";
+  socket.on("data", (chunk: Buffer) => {
+    text += chunk.toString("latin1");
+  });
+  socket.write(request);
+  await once(socket, "close");
+  return text;
+}

@@ -16,6 +16,25 @@ export interface HttpHandler {
   readonly engine: HttpEngine;
 }
 
+// The body's bytes, read whole; undefined past `limit`.
+async function readBody(request: Request, limit: number): Promise<Uint8Array | undefined> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
+}
+
 function fromRequest(request: Request): Incoming {
   const url = new URL(request.url);
   return {
@@ -25,28 +44,17 @@ function fromRequest(request: Request): Incoming {
     // A Request made in code may have no Host header: its URL says which host it was addressed to.
     header: (name) => request.headers.get(name) ?? (name === "host" ? url.host : null),
     async text(limit) {
-      if (!request.body) return "";
-      const reader = request.body.getReader();
-      const chunks: Uint8Array[] = [];
-      let size = 0;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        size += value.byteLength;
-        if (size > limit) {
-          await reader.cancel();
-          return undefined;
-        }
-        chunks.push(value);
-      }
-      return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+      const body = await readBody(request, limit);
+      return body === undefined ? undefined : new TextDecoder().decode(body);
     },
+    body: (limit) => readBody(request, limit),
     onAbort: (listener) => request.signal.addEventListener("abort", listener, { once: true }),
     request: () => request,
   };
 }
 
 function toResponse(outgoing: Outgoing): Response {
+  if (outgoing.response) return outgoing.response;
   const body = outgoing.stream ? webBody(outgoing.stream) : (outgoing.body ?? null);
   return new Response(body, { status: outgoing.status, headers: outgoing.headers });
 }

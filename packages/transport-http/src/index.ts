@@ -3,3 +3,4 @@ export type { Incoming, Outgoing } from "./exchange.js";
 export { createHttpHandler, type HttpHandler } from "./http-handler.js";
 export { type HttpServer, type ListenOptions, listen, nodeListener } from "./listen.js";
 export { AuthError, type AuthOptions, type ProtectionOptions } from "./protection.js";
+export type { RouteHandler, RouteOptions, Routes } from "./routes.js";

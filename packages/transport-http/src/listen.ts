@@ -1,10 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { pipeline, Readable } from "node:stream";
 import { isLogLevel, type Servable, textLogger, toServer } from "@toolsmith/core";
 import { isEngineUnavailable } from "@toolsmith/core/internal";
 import { createHttpEngine, type HttpEngine, type HttpOptions } from "./engine.js";
 import type { Incoming, Outgoing } from "./exchange.js";
 import { isLoopbackHost } from "./protection.js";
+import { reservedPaths, UserRoutes } from "./routes.js";
 
 export interface ListenOptions extends HttpOptions {
   /** Default: `PORT` from the environment, else 3000; 0 picks a free port. */
@@ -35,6 +37,24 @@ function loopbackHosts(port: number, bound: string): string[] {
   return names.flatMap((name) => [name, `${name}:${port}`]);
 }
 
+// A request target in absolute form ("http://host/mcp?x", which RFC 9112 says a server must accept) as its path and
+// query; the usual origin form ("/mcp?x") as it is.
+function target(url: string): string {
+  if (url.charCodeAt(0) === 47 || url === "*") return url;
+  const authority = url.indexOf("//");
+  if (authority < 0) return url;
+  const path = url.slice(authority + 2).search(/[/?]/);
+  if (path < 0) return "/";
+  const rest = url.slice(authority + 2 + path);
+  return rest.startsWith("?") ? `/${rest}` : rest;
+}
+
+// A body as text; a leading byte order mark is dropped, as the web-standard front door's TextDecoder does.
+function utf8(body: Buffer): string {
+  const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+  return body.toString("utf8", bom ? 3 : 0);
+}
+
 // node:http's request as the engine reads it: no Request, no web streams, the body collected from its chunks. A
 // class: its methods are shared, where an object literal made five closures per request.
 class NodeIncoming implements Incoming {
@@ -45,12 +65,15 @@ class NodeIncoming implements Incoming {
   readonly remoteAddress: string | undefined;
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
+  // The target in origin form: path and query.
+  readonly #url: string;
 
   constructor(req: IncomingMessage, res: ServerResponse) {
-    const url = req.url ?? "/";
+    const url = target(req.url ?? "/");
     const query = url.indexOf("?");
     this.method = req.method ?? "GET";
     this.path = query < 0 ? url : url.slice(0, query);
+    this.#url = url;
     this.remoteAddress = req.socket.remoteAddress;
     this.#req = req;
     this.#res = res;
@@ -67,6 +90,15 @@ class NodeIncoming implements Incoming {
   }
 
   text(limit: number): Promise<string | undefined> {
+    return this.#read(limit, utf8);
+  }
+
+  body(limit: number): Promise<Buffer | undefined> {
+    return this.#read(limit, (body) => body);
+  }
+
+  // The body collected from its chunks, bounded: undefined past `limit`, as the 413 goes out.
+  #read<T>(limit: number, done: (body: Buffer) => T): Promise<T | undefined> {
     const req = this.#req;
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -84,11 +116,7 @@ class NodeIncoming implements Incoming {
         } else chunks.push(chunk);
       });
       req.on("end", () => {
-        if (over) return;
-        const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-        // A leading byte order mark is dropped, as the web-standard front door's TextDecoder does.
-        const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
-        resolve(body.toString("utf8", bom ? 3 : 0));
+        if (!over) resolve(done(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
       });
       req.on("error", reject);
     });
@@ -108,12 +136,38 @@ class NodeIncoming implements Incoming {
       if (Array.isArray(value)) for (const item of value) headers.append(name, item);
       else if (value !== undefined) headers.set(name, value);
     }
-    return new Request(`${this.origin}${req.url ?? "/"}`, { method: this.method, headers });
+    return new Request(`${this.origin}${this.#url}`, { method: this.method, headers });
+  }
+}
+
+// A user route's Response, as it is: its status, headers (each Set-Cookie kept apart) and body, streamed.
+function writeResponse(res: ServerResponse, response: Response): void {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== "set-cookie") headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers["set-cookie"] = cookies;
+  try {
+    res.writeHead(response.status, headers);
+    if (!response.body) {
+      res.end();
+      return;
+    }
+    // A body that never ends holds nothing once its client (or close()) ends the connection: pipeline cancels it.
+    pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), res, () => undefined);
+  } catch {
+    // What node:http cannot send (a header it refuses) cuts the connection: the request is never left hanging.
+    res.destroy();
   }
 }
 
 function write(res: ServerResponse, outgoing: Outgoing): void {
-  const { stream, body } = outgoing;
+  const { stream, body, response } = outgoing;
+  if (response) {
+    writeResponse(res, response);
+    return;
+  }
   if (body !== undefined) {
     // One writeHead with every header (Content-Length included) and one end: node:http's cheapest way to answer.
     const head: string[] = [];
@@ -188,7 +242,10 @@ function installLogger(servable: Servable, log: NodeJS.WritableStream | null | u
 export async function listen(servable: Servable, options: ListenOptions = {}): Promise<HttpServer> {
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? Number(process.env.PORT ?? 3000);
-  const path = options.path ?? "/mcp";
+  // Paths that clash (a route shadowing the MCP endpoint) are refused before anything starts or binds.
+  const reserved = reservedPaths(options);
+  const path = reserved.path;
+  if (options.routes) new UserRoutes(options.routes, reserved, 0);
   // The engine (sessions, events, the bus) is ready before the first request: a shared one connects here. One that
   // cannot be reached yet does not stop the process: it serves, 503 for what needs the engine, until it can.
   let unavailable: unknown;

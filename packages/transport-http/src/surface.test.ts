@@ -14,6 +14,9 @@ const TYPES = [
   "ListenOptions",
   "Outgoing",
   "ProtectionOptions",
+  "RouteHandler",
+  "RouteOptions",
+  "Routes",
 ];
 
 describe("@toolsmith/transport-http's public surface", () => {
