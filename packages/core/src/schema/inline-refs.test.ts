@@ -126,6 +126,35 @@ describe("reused sub-schemas are inlined", () => {
   });
 });
 
+describe("an elicitation form with a reused field", () => {
+  it.each(REVISIONS)(
+    "asks with the field inlined in each place (%s): a zod v3 form once had a $ref, which no form may hold",
+    async (protocolVersion) => {
+      const seat = z3.enum(["aisle", "window"]);
+      const server = createServer({ name: "ask", version: "1.0.0" });
+      server.tool({
+        name: "book",
+        description: "d",
+        handler: async (_args, ctx) => {
+          const answer = await ctx.elicit({ message: "Seats?", schema: { first: seat, second: seat } });
+          return answer.action === "accept" ? `${answer.content.first}+${answer.content.second}` : answer.action;
+        },
+      });
+      const client = await createTestClient(server, {
+        protocolVersion,
+        elicit: async () => ({ action: "accept", content: { first: "aisle", second: "window" } }),
+      });
+      const exchange = await client.exchange("tools/call", { name: "book", arguments: {} });
+      expect(exchange.result.content).toEqual([{ type: "text", text: "aisle+window" }]);
+      const choice = { type: "string", enum: ["aisle", "window"] };
+      expect(exchange.requests[0]?.params).toMatchObject({
+        requestedSchema: { type: "object", properties: { first: choice, second: choice } },
+      });
+      expect(refsIn(exchange.requests[0]?.params)).toEqual([]);
+    },
+  );
+});
+
 describe("only recursion keeps $defs and $ref", () => {
   const Node4: z.ZodType = z.object({
     value: z.number(),
