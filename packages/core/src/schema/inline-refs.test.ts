@@ -126,6 +126,31 @@ describe("reused sub-schemas are inlined", () => {
   });
 });
 
+describe("a hand-written JSON Schema (a verbatim adapter)", () => {
+  it("is listed as written, its $defs and $ref kept, and still counted against the bound", () => {
+    class Written {
+      constructor(readonly schema: Record<string, unknown>) {}
+    }
+    registerSchemaAdapter({
+      accepts: (schema) => schema instanceof Written,
+      object: () => {
+        throw new Error("no shapes");
+      },
+      toJsonSchema: (schema) => (schema as unknown as Written).schema,
+      validate: (_schema, value) => ({ ok: true, value }),
+      verbatim: true,
+    });
+    const given = {
+      type: "object",
+      properties: { address: { $ref: "#/$defs/address" } },
+      $defs: { address: { $anchor: "addressDef", type: "object" } },
+    };
+    const compiled = compileSchema(new Written(given) as never, "input", "x");
+    expect(compiled.jsonSchema).toBe(given);
+    expect(compiled.nodes).toBe(3);
+  });
+});
+
 describe("an elicitation form with a reused field", () => {
   it.each(REVISIONS)(
     "asks with the field inlined in each place (%s): a zod v3 form once had a $ref, which no form may hold",

@@ -49,15 +49,36 @@ function eachChild(node: Record<string, unknown>, visit: (child: unknown) => voi
   }
 }
 
-function hasRefs(node: unknown): boolean {
-  if (!isPlainObject(node)) return false;
-  for (const key in node) if (key === "$ref" || key === "$dynamicRef" || key === "$recursiveRef") return true;
-  for (const key in node) if (DEFINITIONS.has(key)) return true;
-  let found = false;
-  eachChild(node, (child) => {
-    found ||= hasRefs(child);
-  });
-  return found;
+const REFERENCES = new Set(["$ref", "$dynamicRef", "$recursiveRef", "$defs", "definitions"]);
+
+// One walk for the common case: the schema's size in nodes, or -1 when it holds a reference or definitions.
+function plainSize(node: unknown, memo: Map<object, number>): number {
+  if (!isPlainObject(node)) return 1;
+  const known = memo.get(node);
+  if (known !== undefined) return known;
+  let count = 1;
+  for (const key in node) {
+    if (REFERENCES.has(key)) return -1;
+    const value = node[key];
+    let size = 0;
+    if (SCHEMA_ONE.has(key) && !Array.isArray(value)) size = plainSize(value, memo);
+    else if (SCHEMA_MAPS.has(key) && isPlainObject(value)) size = sizes(Object.values(value), memo);
+    else if ((SCHEMA_LISTS.has(key) || key === "items") && Array.isArray(value)) size = sizes(value, memo);
+    if (size < 0) return -1;
+    count += size;
+  }
+  memo.set(node, count);
+  return count;
+}
+
+function sizes(nodes: readonly unknown[], memo: Map<object, number>): number {
+  let count = 0;
+  for (const one of nodes) {
+    const size = plainSize(one, memo);
+    if (size < 0) return -1;
+    count += size;
+  }
+  return count;
 }
 
 // A JSON Pointer fragment ("#", "#/properties/a~1b") resolved against the root.
@@ -79,7 +100,8 @@ function resolve(root: Record<string, unknown>, ref: string): Schema {
 
 /** `root` with every non-recursive reference inlined, recursive ones into `$defs`; and its size in schema nodes. */
 export function inlineRefs(root: Record<string, unknown>): Inlined {
-  if (!hasRefs(root)) return { schema: root, nodes: countNodes(root, new Map()) };
+  const plain = plainSize(root, new Map());
+  if (plain >= 0) return { schema: root, nodes: plain };
   const targets = new Map<object, string>();
   const refsOf = (node: unknown, into: Set<object>): Set<object> => {
     if (!isPlainObject(node)) return into;
