@@ -1,5 +1,6 @@
 import { type CacheHint, takeCacheHint } from "../protocol/cache-hints.js";
 import { type TaskPolicy, taskPolicyOf } from "../protocol/tasks.js";
+import { DEFERRED_NODES } from "../schema/compiled-schema.js";
 import { type CompiledSchema, compileSchema, type InputSchema } from "../schema/schema-adapter.js";
 import { isUriTemplate, parseUriTemplate, type UriTemplate } from "../schema/uri-template.js";
 import { DefinitionError } from "../wire/errors.js";
@@ -124,7 +125,24 @@ function checkHandler(what: string, handler: unknown, guard?: unknown, use?: unk
   }
 }
 
-export function compileTool(definition: ToolDefinition<InputSchema | undefined>): CompiledTool {
+/** The default bound on a listed tool schema's size: schema nodes once reused parts are inlined. */
+export const MAX_SCHEMA_NODES = 10_000;
+
+// Inlining reused parts may grow a schema exponentially (a part used twice per level): past the bound it is refused
+// here, at registration. A deferred schema is surely within any bound of at least DEFERRED_NODES, so stays deferred.
+function checkSize(schema: CompiledSchema | undefined, what: string, bound: number): void {
+  if (schema === undefined || (schema.deferred && bound >= DEFERRED_NODES)) return;
+  const { nodes } = schema;
+  if (nodes <= bound) return;
+  throw new DefinitionError(
+    `${what}'s JSON Schema lists ${nodes.toLocaleString("en-US")} schema nodes once its reused parts are inlined, over the bound of ${bound.toLocaleString("en-US")}; reuse fewer sub-schemas, or raise createServer({ maxSchemaNodes })`,
+  );
+}
+
+export function compileTool(
+  definition: ToolDefinition<InputSchema | undefined>,
+  maxSchemaNodes = MAX_SCHEMA_NODES,
+): CompiledTool {
   const name = checkName("Tool", definition.name);
   if (typeof definition.description !== "string" || definition.description.trim() === "") {
     throw new DefinitionError(
@@ -141,6 +159,8 @@ export function compileTool(definition: ToolDefinition<InputSchema | undefined>)
   }
   const output =
     definition.output === undefined ? undefined : compileSchema(definition.output, "output", `Tool "${name}" output`);
+  checkSize(input, `Tool "${name}" input`, maxSchemaNodes);
+  checkSize(output, `Tool "${name}" output`, maxSchemaNodes);
   const task = taskPolicyOf(`Tool "${name}"`, definition.task);
   return new ToolCompiled(definition as ToolDefinition, input, output, task);
 }

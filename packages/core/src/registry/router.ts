@@ -98,6 +98,7 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
     onChange: OnChange = () => {},
     cache: Readonly<Record<CacheKind, CacheHint>> = serverCacheHints(undefined),
     onHandle: OnHandle = () => {},
+    maxSchemaNodes?: number,
   ) {
     this.report = report;
     this.#onChange = onChange;
@@ -115,7 +116,7 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
         (key) => this.modules.admit(kind, key),
         (op, key) => onHandle(kind, key, op),
       );
-    this.tools = table("tool", compileTool);
+    this.tools = table("tool", (definition: ToolDefinition) => compileTool(definition, maxSchemaNodes));
     this.resources = table("resource", compileStaticResource);
     this.templates = table("resourceTemplate", compileTemplate);
     this.prompts = table("prompt", compilePrompt);

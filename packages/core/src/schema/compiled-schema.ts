@@ -1,6 +1,7 @@
 import { MAX_DEPTH, tooDeep } from "../wire/depth.js";
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
+import { asGiven, inlineRefs, RefError } from "./inline-refs.js";
 
 // A compiled schema: its JSON Schema made at once or on first read, and a validator chosen by that JSON Schema.
 
@@ -18,6 +19,13 @@ export interface CompiledSchema {
   readonly jsonSchema: Record<string, unknown>;
   /** True when the JSON Schema is `type: "object"`, known without making it. */
   readonly isObject: boolean;
+  /** How many schema nodes the JSON Schema lists (an inlined part once per place); makes it when not made yet. */
+  readonly nodes: number;
+  /**
+   * True when the JSON Schema is not made yet and surely lists at most `DEFERRED_NODES` nodes (registration deferred
+   * it: see `SchemaAdapter.surely`).
+   */
+  readonly deferred: boolean;
   validate(value: unknown): Validation | Promise<Validation>;
 }
 
@@ -26,18 +34,36 @@ export interface Library {
   object(shape: never): unknown;
   toJsonSchema(schema: never, io: "input" | "output"): Record<string, unknown>;
   validate(schema: never, value: unknown): Validation | Promise<Validation>;
+  verbatim?: boolean;
 }
 
 const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
 
+/**
+ * The most schema nodes a JSON Schema made on first use may list: an adapter's `surely` promises it (per field of a
+ * raw shape, `SURELY_NODES`; a shape of more than `DEFERRED_NODES / SURELY_NODES - 1` fields is converted at once).
+ */
+export const SURELY_NODES = 96;
+export const DEFERRED_NODES = 64 * SURELY_NODES;
+
 // True when a value the JSON Schema accepts may nest without bound: a reference (recursion), or a place where anything
 // goes (`{}`, `true`, an array without `items`, `additionalProperties` that takes anything). Keys zod strips do not
 // count: an object's unlisted keys never reach the handler unless `additionalProperties` says so.
-function admitsDeep(node: unknown): boolean {
+function admitsDeep(node: unknown, memo = new Map<object, boolean>()): boolean {
   if (node === true) return true;
   if (!isPlainObject(node)) return false;
+  // Inlined parts are shared objects: each is asked once.
+  const known = memo.get(node);
+  if (known !== undefined) return known;
+  memo.set(node, false);
+  const answer = admitsDeepNode(node, (child) => admitsDeep(child, memo));
+  memo.set(node, answer);
+  return answer;
+}
+
+function admitsDeepNode(node: Record<string, unknown>, deep: (child: unknown) => boolean): boolean {
   if ("$ref" in node || "$dynamicRef" in node || "$recursiveRef" in node) return true;
-  if (SCHEMA_LISTS.some((key) => Array.isArray(node[key]) && (node[key] as unknown[]).some(admitsDeep))) return true;
+  if (SCHEMA_LISTS.some((key) => Array.isArray(node[key]) && (node[key] as unknown[]).some(deep))) return true;
   const types: unknown[] | undefined = Array.isArray(node.type)
     ? node.type
     : node.type === undefined
@@ -45,12 +71,12 @@ function admitsDeep(node: unknown): boolean {
       : [node.type];
   if (types === undefined) return !SCHEMA_LISTS.some((key) => key in node) && !("enum" in node) && !("const" in node);
   if (types.includes("array")) {
-    if (node.items === undefined ? !Array.isArray(node.prefixItems) : admitsDeep(node.items)) return true;
+    if (node.items === undefined ? !Array.isArray(node.prefixItems) : deep(node.items)) return true;
   }
   if (types.includes("object")) {
     const maps = [node.properties, node.patternProperties].filter(isPlainObject);
-    if (maps.some((map) => Object.values(map).some(admitsDeep))) return true;
-    if (node.additionalProperties !== undefined && admitsDeep(node.additionalProperties)) return true;
+    if (maps.some((map) => Object.values(map).some(deep))) return true;
+    if (node.additionalProperties !== undefined && deep(node.additionalProperties)) return true;
   }
   return false;
 }
@@ -68,6 +94,7 @@ export class Compiled implements CompiledSchema {
   readonly #what: string;
   #schema: unknown;
   #jsonSchema: Record<string, unknown> | undefined;
+  #nodes = 0;
 
   constructor(
     adapter: Library,
@@ -98,6 +125,15 @@ export class Compiled implements CompiledSchema {
     return this.#jsonSchema;
   }
 
+  get nodes(): number {
+    this.jsonSchema;
+    return this.#nodes;
+  }
+
+  get deferred(): boolean {
+    return this.#jsonSchema === undefined;
+  }
+
   /** The validator this schema swaps in for `firstValidate`. */
   built(): Validate {
     return validatorOf(this.#adapter, this.#zod(), this.jsonSchema);
@@ -110,13 +146,23 @@ export class Compiled implements CompiledSchema {
   }
 
   #convert(): Record<string, unknown> {
+    let converted: Record<string, unknown>;
     try {
-      return this.#adapter.toJsonSchema(this.#zod() as never, this.#io);
+      converted = this.#adapter.toJsonSchema(this.#zod() as never, this.#io);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new DefinitionError(
         `${this.#what} cannot be expressed as JSON Schema (${reason}); use JSON-representable types`,
       );
+    }
+    try {
+      // Once per schema: reused parts inlined, only recursion kept as a reference (into `$defs`, or `#`).
+      const { schema, nodes } = this.#adapter.verbatim ? asGiven(converted) : inlineRefs(converted);
+      this.#nodes = nodes;
+      return schema;
+    } catch (error) {
+      if (!(error instanceof RefError)) throw error;
+      throw new DefinitionError(`${this.#what}'s JSON Schema ${error.message}; strict clients need it self-contained`);
     }
   }
 }

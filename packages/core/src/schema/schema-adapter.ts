@@ -3,7 +3,14 @@ import type * as z3 from "zod/v3";
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
 import { isPromiseLike } from "../wire/maybe.js";
-import { Compiled, type CompiledSchema, type Validation, type ValidationIssue } from "./compiled-schema.js";
+import {
+  Compiled,
+  type CompiledSchema,
+  DEFERRED_NODES,
+  SURELY_NODES,
+  type Validation,
+  type ValidationIssue,
+} from "./compiled-schema.js";
 import {
   isStandardJsonSchema,
   isStandardSchema,
@@ -69,9 +76,16 @@ export interface SchemaAdapter {
    * Optional, for speed: true when a cheap walk shows that `toJsonSchema` surely succeeds on `schema` (with
    * `object`: and gives `type: "object"`; a raw shape's fields are asked without, and `object(shape)` of sure fields
    * must surely be an object). Its JSON Schema is then made on first use instead of at registration; false leaves
-   * the conversion at registration, to report what it cannot represent.
+   * the conversion at registration, to report what it cannot represent. True also promises a JSON Schema of at most
+   * `SURELY_NODES` (96) schema nodes once its reused parts are inlined (each counted where it is used), so a deferred
+   * schema never exceeds a tool's size bound at its first list.
    */
   surely?(schema: AnySchema, object: boolean): boolean;
+  /**
+   * True for JSON Schema written by hand (a raw JSON Schema adapter): listed as written, its `$ref`s and `$defs`
+   * included, where a library's output has its reused parts inlined and only recursion kept as a reference.
+   */
+  verbatim?: boolean;
 }
 
 function isZodV4(schema: unknown): schema is ZodV4Schema {
@@ -119,16 +133,18 @@ export function withoutDialect(schema: Record<string, unknown>): Record<string, 
   return rest;
 }
 
-/** zod v4 through zod's own JSON Schema generator (2020-12). */
+/** zod v4 through zod's own JSON Schema generator (2020-12; a reused part as a reference, which Toolsmith inlines). */
 export const zodV4Adapter: SchemaAdapter = {
   accepts: isZodV4,
   object: (shape) => z.object(shape as Record<string, z.core.$ZodType>),
   toJsonSchema(schema, io) {
     return withoutDialect(
-      z.toJSONSchema(schema as ZodV4Schema, { target: "draft-2020-12", io, unrepresentable: "throw" }) as Record<
-        string,
-        unknown
-      >,
+      z.toJSONSchema(schema as ZodV4Schema, {
+        target: "draft-2020-12",
+        io,
+        unrepresentable: "throw",
+        reused: "ref",
+      }) as Record<string, unknown>,
     );
   },
   validate(schema, value) {
@@ -217,7 +233,10 @@ function shapeOf(input: InputSchema, what: string): ShapeOf | undefined {
   if (!isPlainObject(input) || isSchema(input)) return undefined;
   let adapter: SchemaAdapter | undefined;
   let mistake: string | undefined;
-  let surely = Object.getOwnPropertySymbols(input).length === 0;
+  // Each sure field lists at most SURELY_NODES nodes: a deferred shape stays within DEFERRED_NODES.
+  let surely =
+    Object.getOwnPropertySymbols(input).length === 0 &&
+    Object.keys(input).length < Math.floor(DEFERRED_NODES / SURELY_NODES);
   for (const field of Object.values(input)) {
     const own = ownerOf(field);
     if (!own && !isZodV3(field) && !isStandardSchema(field)) return undefined;

@@ -1,6 +1,7 @@
 import * as z3 from "zod/v3";
 import { ignoreOverride, zodToJsonSchema } from "zod-to-json-schema";
 import { isPlainObject } from "../wire/json-rpc.js";
+import { SURELY_NODES } from "./compiled-schema.js";
 import {
   isZodV3,
   listIssues,
@@ -30,30 +31,52 @@ const SCHEMAS = new Set([
   "propertyNames",
 ]);
 
-function toDraft2020(node: unknown): unknown {
+function toDraft2020(node: unknown, root: unknown): unknown {
   if (!isPlainObject(node)) return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === "items" && Array.isArray(value)) {
-      out.prefixItems = value.map(toDraft2020);
+      out.prefixItems = value.map((one) => toDraft2020(one, root));
       if (!("additionalItems" in node)) out.items = false;
     } else if (key === "additionalItems") {
-      out.items = toDraft2020(value);
+      out.items = toDraft2020(value, root);
     } else if (key === "$ref" && typeof value === "string") {
-      out.$ref = value.replace(/^#\/definitions\//, "#/$defs/");
+      out.$ref = pointerIn2020(value, root);
     } else if (SCHEMA_MAPS.has(key) && isPlainObject(value)) {
       const map: Record<string, unknown> = {};
-      for (const [name, schema] of Object.entries(value)) map[name] = toDraft2020(schema);
+      for (const [name, schema] of Object.entries(value)) map[name] = toDraft2020(schema, root);
       out[key === "definitions" ? "$defs" : key] = map;
     } else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) {
-      out[key] = value.map(toDraft2020);
+      out[key] = value.map((one) => toDraft2020(one, root));
     } else if (SCHEMAS.has(key)) {
-      out[key] = toDraft2020(value);
+      out[key] = toDraft2020(value, root);
     } else {
       out[key] = value;
     }
   }
   return out;
+}
+
+// A reference into the draft-07 document (zod-to-json-schema points at a reused schema's first place), as the same
+// place in the rewritten one: a tuple's `items/<n>` is `prefixItems/<n>`, `additionalItems` is `items`.
+function pointerIn2020(ref: string, root: unknown): string {
+  if (!ref.startsWith("#/")) return ref;
+  let node: unknown = root;
+  let inMap = false;
+  const out = ref
+    .slice(2)
+    .split("/")
+    .map((segment) => {
+      const key = segment.replace(/~1/g, "/").replace(/~0/g, "~");
+      const schema = !inMap && isPlainObject(node) ? node : undefined;
+      node = isPlainObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined;
+      inMap = schema !== undefined && SCHEMA_MAPS.has(key);
+      if (schema === undefined) return segment;
+      if (key === "items" && Array.isArray(schema.items)) return "prefixItems";
+      if (key === "additionalItems") return "items";
+      return key === "definitions" ? "$defs" : segment;
+    });
+  return `#/${out.join("/")}`;
 }
 
 /** zod v3 through zod-to-json-schema, rewritten to JSON Schema 2020-12. */
@@ -67,7 +90,7 @@ export const zodV3Adapter: SchemaAdapter = {
       pipeStrategy: io,
       override: (def) => unrepresentable(def) ?? ignoreOverride,
     }) as Record<string, unknown>;
-    return withoutDialect(toDraft2020(converted) as Record<string, unknown>);
+    return withoutDialect(toDraft2020(converted, converted) as Record<string, unknown>);
   },
   validate(schema, value) {
     const v3 = schema as ZodV3Schema;
@@ -82,7 +105,7 @@ export const zodV3Adapter: SchemaAdapter = {
   surely(schema, object) {
     if (object && (schema as ZodV3Schema)._def.typeName !== "ZodObject") return false;
     try {
-      return represents(schema as ZodV3Schema, new Set());
+      return represents(schema as ZodV3Schema, new Set(), { left: Math.floor(SURELY_NODES / 3) });
     } catch {
       // A getter that throws (a shape's, a default's) is for the conversion to report, at registration.
       return false;
@@ -93,9 +116,11 @@ export const zodV3Adapter: SchemaAdapter = {
 type Def = z3.ZodTypeDef & Record<string, unknown> & { typeName?: string };
 
 // What zod-to-json-schema surely converts, told by walking the definition: the common types, none of them a date or a
-// bigint (which `unrepresentable` refuses) or anything that runs code of the schema's (lazy, effects, catch).
-function represents(schema: ZodV3Schema, seen: Set<ZodV3Schema>): boolean {
-  if (seen.has(schema)) return true;
+// bigint (which `unrepresentable` refuses) or anything that runs code of the schema's (lazy, effects, catch); each
+// lists as at most three schema nodes, within SURELY_NODES over the walk.
+function represents(schema: ZodV3Schema, seen: Set<ZodV3Schema>, walk: { left: number }): boolean {
+  // Met again (reused, or a cycle through getters) or past the budget: converted at registration to measure it.
+  if (seen.has(schema) || --walk.left < 0) return false;
   seen.add(schema);
   const def = schema?._def as Def | undefined;
   switch (def?.typeName) {
@@ -113,29 +138,29 @@ function represents(schema: ZodV3Schema, seen: Set<ZodV3Schema>): boolean {
     case "ZodOptional":
     case "ZodNullable":
     case "ZodReadonly":
-      return represents(def.innerType as ZodV3Schema, seen);
+      return represents(def.innerType as ZodV3Schema, seen, walk);
     case "ZodDefault":
       // The conversion calls it too: one that throws is the conversion's to report.
       // One JSON cannot hold (a BigInt) throws here: converted at registration, which refuses it.
       JSON.stringify((def.defaultValue as () => unknown)());
-      return represents(def.innerType as ZodV3Schema, seen);
+      return represents(def.innerType as ZodV3Schema, seen, walk);
     case "ZodArray":
-      return represents(def.type as ZodV3Schema, seen);
+      return represents(def.type as ZodV3Schema, seen, walk);
     case "ZodTuple":
       return (
-        (def.items as ZodV3Schema[]).every((item) => represents(item, seen)) &&
-        (def.rest == null || represents(def.rest as ZodV3Schema, seen))
+        (def.items as ZodV3Schema[]).every((item) => represents(item, seen, walk)) &&
+        (def.rest == null || represents(def.rest as ZodV3Schema, seen, walk))
       );
     case "ZodUnion":
     case "ZodDiscriminatedUnion":
-      return [...(def.options as Iterable<ZodV3Schema>)].every((option) => represents(option, seen));
+      return [...(def.options as Iterable<ZodV3Schema>)].every((option) => represents(option, seen, walk));
     case "ZodRecord":
-      return represents(def.keyType as ZodV3Schema, seen) && represents(def.valueType as ZodV3Schema, seen);
+      return represents(def.keyType as ZodV3Schema, seen, walk) && represents(def.valueType as ZodV3Schema, seen, walk);
     case "ZodObject": {
       const shape = (def.shape as () => Record<string, ZodV3Schema>)();
       const catchall = def.catchall as ZodV3Schema;
-      if (catchall._def.typeName !== "ZodNever" && !represents(catchall, seen)) return false;
-      return Object.values(shape).every((field) => represents(field, seen));
+      if (catchall._def.typeName !== "ZodNever" && !represents(catchall, seen, walk)) return false;
+      return Object.values(shape).every((field) => represents(field, seen, walk));
     }
     default:
       return false;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SURELY_NODES } from "./compiled-schema.js";
 
 // Whether zod's JSON Schema generator surely succeeds on a schema, told by walking its definition instead of
 // converting it (a few µs against a conversion's ~100): the common types only, each checked for what would make the
@@ -16,6 +17,7 @@ const META: Readonly<Record<string, string>> = { description: "string", title: "
  */
 export function surelyV4(schema: Node, object: boolean): boolean {
   if (object && schema._zod.def.type !== "object") return false;
+  left = WALKED;
   try {
     return represents(schema, undefined);
   } catch {
@@ -24,9 +26,15 @@ export function surelyV4(schema: Node, object: boolean): boolean {
   }
 }
 
+// A walked type lists as at most three schema nodes (a nullable's anyOf: itself, its type and null); a reused part is
+// walked (and counted) each time, as it will be inlined each time. Past the budget: not sure, converted at once.
+const WALKED = Math.floor(SURELY_NODES / 3);
+let left = 0;
+
 // `seen` holds the objects on the way: only an object (a getter in its shape) can lead back to itself. One function
 // for the common types, as it runs a few times per field, cold, at registration.
 function represents(schema: Node, seen: Set<Node> | undefined): boolean {
+  if (--left < 0) return false;
   const internals = schema?._zod;
   if (typeof internals !== "object" || internals === null) return false;
   const def = internals.def as unknown as Def;
@@ -93,6 +101,8 @@ function objectRepresents(schema: Node, def: Def, seen: Set<Node>): boolean {
   // The generator refuses symbol keys; `for…in` reads the fields as it does.
   if (Object.getOwnPropertySymbols(shape).length > 0) return false;
   for (const key in shape) if (!represents(shape[key] as Node, seen)) return false;
+  // Off the way again: met later, it is reused, not recursive.
+  seen.delete(schema);
   return true;
 }
 

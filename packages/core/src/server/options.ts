@@ -48,6 +48,11 @@ export interface ServerOptions extends Implementation {
    * `maxStoredPerCaller` (tasks one caller may have stored, finished ones until their TTL passes; default 1000).
    */
   tasks?: TaskDefaults;
+  /**
+   * The most schema nodes a tool's listed input or output JSON Schema may hold once its reused sub-schemas are inlined
+   * (default 10,000); a tool past it is refused at registration with a DefinitionError.
+   */
+  maxSchemaNodes?: number;
   /** Modules served under prefixes (see `server.mount`): `{ github: new GitHubTools() }`. */
   mount?: Readonly<Record<string, Servable>>;
 }
@@ -60,6 +65,7 @@ export interface Settings {
   readonly pageSize: number;
   readonly requestStateTtlMs: number;
   readonly clientRequestTimeoutMs: number;
+  readonly maxSchemaNodes: number | undefined;
   readonly tasks: {
     readonly ttlMs: number | null;
     readonly pollIntervalMs: number;
@@ -78,6 +84,10 @@ export function settingsOf(options: ServerOptions): Settings {
   if (icons !== undefined) info.icons = icons;
   const pageSize = options.pageSize ?? Number.POSITIVE_INFINITY;
   if (!(pageSize >= 1)) throw new DefinitionError(`pageSize must be at least 1, not ${pageSize}`);
+  const { maxSchemaNodes } = options;
+  if (maxSchemaNodes !== undefined && !(maxSchemaNodes >= 1)) {
+    throw new DefinitionError(`maxSchemaNodes must be at least 1, not ${maxSchemaNodes}`);
+  }
   return {
     info,
     instructions: options.instructions,
@@ -85,6 +95,7 @@ export function settingsOf(options: ServerOptions): Settings {
     pageSize,
     requestStateTtlMs: options.requestStateTtlMs ?? 10 * 60_000,
     clientRequestTimeoutMs: options.clientRequestTimeoutMs ?? 5 * 60_000,
+    maxSchemaNodes,
     tasks: taskDefaultsOf(options.tasks),
   };
 }

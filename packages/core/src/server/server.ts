@@ -84,6 +84,7 @@ class ServerImpl implements Server, ServerCore {
       (kind, audience, keys) => this.#changed(kind, audience, keys),
       settings.cache,
       (kind, key, op) => this.#handled(kind, key, op),
+      settings.maxSchemaNodes,
     );
     const host = {
       name: this.info.name,
