@@ -91,6 +91,7 @@ export {
   type SchemaAdapter,
   type ValidationIssue,
 } from "./schema/schema-adapter.js";
+export type { StandardJsonSchema, StandardSchema } from "./schema/standard-schema.js";
 export type { ServerOptions } from "./server/options.js";
 export { type Servable, type Server, toServer } from "./server/servable.js";
 export { createServer } from "./server/server.js";

@@ -4,7 +4,7 @@
  */
 export { isEngineUnavailable } from "./engine/engine.js";
 export type { Audience } from "./registry/router.js";
-export { zodV4Adapter } from "./schema/schema-adapter.js";
+export { standardSchemaAdapter, zodV4Adapter } from "./schema/schema-adapter.js";
 export { isUriTemplate } from "./schema/uri-template.js";
 export type { Announcement } from "./server/engine-link.js";
 export { defaultEngine, mayHear, mayRead, onAnnounce } from "./server/server.js";

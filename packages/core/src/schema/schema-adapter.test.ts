@@ -142,7 +142,8 @@ describe("compileSchema: definition mistakes", () => {
   });
 
   it("something that is not a zod schema throws a DefinitionError that says what it must be", () => {
-    const message = 'test input must be a zod schema (zod v4, or zod v3 from "zod/v3") or a shape of them';
+    const message =
+      'test input must be a zod schema (zod v4, or zod v3 from "zod/v3"), a shape of zod fields, or a Standard Schema with a JSON Schema side (ArkType, Valibot via toStandardJsonSchema)';
     expect(definitionError(() => compile("nope" as never)).message).toBe(message);
     expect(definitionError(() => compile({ a: "string" } as never)).message).toBe(message);
   });

@@ -3,21 +3,38 @@ import type * as z3 from "zod/v3";
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
 import { Compiled, type CompiledSchema, type Validation, type ValidationIssue } from "./compiled-schema.js";
+import {
+  isStandardJsonSchema,
+  isStandardSchema,
+  outcomeOf,
+  type StandardJsonSchema,
+  type StandardOutput,
+  type StandardResult,
+  type StandardSchema,
+  standardJsonSchema,
+  vendorOf,
+} from "./standard-schema.js";
 import { surelyV4 } from "./zod-v4-walk.js";
 
 /** A zod v4 schema (classic or mini). */
 export type ZodV4Schema = z.core.$ZodType;
 /** A zod v3 schema (`zod/v3`, or the zod 3 package). */
 export type ZodV3Schema = z3.ZodTypeAny;
-/** Any schema Toolsmith takes. */
-export type AnySchema = ZodV4Schema | ZodV3Schema;
-/** A raw shape: `{ title: z.string() }`, taken as an object of those fields. */
-export type RawShape = { readonly [key: string]: AnySchema };
+/** Any schema Toolsmith takes: zod, or any library's Standard Schema with a JSON Schema side (ArkType, Valibot …). */
+export type AnySchema = ZodV4Schema | ZodV3Schema | StandardJsonSchema;
+/** A raw shape: `{ title: z.string() }`, taken as an object of those zod fields (other libraries: their object). */
+export type RawShape = { readonly [key: string]: ZodV4Schema | ZodV3Schema };
 /** What a definition's `input` may be: an object schema or a raw shape. */
 export type InputSchema = AnySchema | RawShape;
 
-/** The output type of a schema, zod v3 or v4. */
-export type Infer<S> = S extends z.core.$ZodType ? z.output<S> : S extends z3.ZodTypeAny ? z3.output<S> : never;
+/** The output type of a schema: zod v3 or v4, or any Standard Schema. */
+export type Infer<S> = S extends z.core.$ZodType
+  ? z.output<S>
+  : S extends z3.ZodTypeAny
+    ? z3.output<S>
+    : S extends StandardSchema
+      ? StandardOutput<S>
+      : never;
 
 type OptionalKeys<T> = { [K in keyof T]: undefined extends T[K] ? K : never }[keyof T];
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
@@ -130,7 +147,38 @@ export const zodV4Adapter: SchemaAdapter = {
   surely: surelyV4 as SchemaAdapter["surely"],
 };
 
-const ADAPTERS: SchemaAdapter[] = [zodV4Adapter];
+// The input JSON Schema a failed validation's issues are read against, made on the first failure.
+const ISSUE_SCHEMAS = new WeakMap<object, unknown>();
+
+function issueSchema(schema: StandardJsonSchema): unknown {
+  if (!ISSUE_SCHEMAS.has(schema)) {
+    let jsonSchema: unknown;
+    try {
+      jsonSchema = standardJsonSchema(schema, "input");
+    } catch {
+      // Without it the library's own messages are told as they are.
+    }
+    ISSUE_SCHEMAS.set(schema, jsonSchema);
+  }
+  return ISSUE_SCHEMAS.get(schema);
+}
+
+/** Any Standard Schema with a JSON Schema side (ArkType, Valibot's `toStandardJsonSchema` …); after zod v4's own. */
+export const standardSchemaAdapter: SchemaAdapter = {
+  accepts: isStandardJsonSchema,
+  object() {
+    throw new DefinitionError("a raw shape takes zod fields only; wrap other libraries' fields in their own object");
+  },
+  toJsonSchema: (schema, io) => standardJsonSchema(schema as StandardJsonSchema, io),
+  validate(schema, value) {
+    const standard = schema as StandardJsonSchema;
+    const result = standard["~standard"].validate(value);
+    const read = (done: StandardResult<unknown>) => outcomeOf(done, value, () => issueSchema(standard), listIssues);
+    return result instanceof Promise ? result.then(read) : read(result);
+  },
+};
+
+const ADAPTERS: SchemaAdapter[] = [zodV4Adapter, standardSchemaAdapter];
 
 /**
  * Teach Toolsmith another schema library. `import "@toolsmith/core/zod-v3"` calls this for zod v3,
@@ -164,9 +212,13 @@ function adapterFor(schema: unknown, what: string): SchemaAdapter {
 }
 
 function notASchema(schema: unknown, what: string): string {
-  return isZodV3(schema)
-    ? `${what} is a zod v3 schema: add import "@toolsmith/core/zod-v3" once, before defining it (zod v4-only servers skip loading zod-to-json-schema)`
-    : `${what} must be a zod schema (zod v4, or zod v3 from "zod/v3") or a shape of them`;
+  if (isZodV3(schema)) {
+    return `${what} is a zod v3 schema: add import "@toolsmith/core/zod-v3" once, before defining it (zod v4-only servers skip loading zod-to-json-schema)`;
+  }
+  if (isStandardSchema(schema)) {
+    return `${what} is a Standard Schema (vendor "${vendorOf(schema)}") without a JSON Schema side (~standard.jsonSchema), which MCP lists; wrap it in its library's Standard JSON Schema converter (Valibot: toStandardJsonSchema(schema) from "@valibot/to-json-schema") or use a library that has one (zod v4, ArkType)`;
+  }
+  return `${what} must be a zod schema (zod v4, or zod v3 from "zod/v3"), a shape of zod fields, or a Standard Schema with a JSON Schema side (ArkType, Valibot via toStandardJsonSchema)`;
 }
 
 /** A raw shape's adapter (every field must come from the same zod version), and whether its JSON Schema is sure. */
@@ -184,10 +236,12 @@ function shapeOf(input: InputSchema, what: string): ShapeOf | undefined {
   let surely = Object.getOwnPropertySymbols(input).length === 0;
   for (const field of Object.values(input)) {
     const own = ownerOf(field);
-    if (!own && !isZodV3(field)) return undefined;
+    if (!own && !isZodV3(field) && !isStandardSchema(field)) return undefined;
     if (mistake !== undefined) continue;
     if (!own) mistake = notASchema(field, what);
-    else if (adapter !== undefined && own !== adapter) {
+    else if (own === standardSchemaAdapter) {
+      mistake = `${what} is a raw shape with a ${vendorOf(field)} field; a raw shape takes zod fields only: wrap the fields in ${vendorOf(field)}'s object (ArkType: type({ … }), Valibot: toStandardJsonSchema(v.object({ … })))`;
+    } else if (adapter !== undefined && own !== adapter) {
       mistake = `${what} mixes zod v3 and zod v4 schemas; use one version per shape`;
     } else {
       adapter = own;

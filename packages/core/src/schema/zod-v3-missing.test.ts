@@ -23,6 +23,8 @@ describe("zod v3 without its adapter", () => {
 
   it("a field that is no schema at all outranks it: the shape is no shape", () => {
     const error = definitionError(() => compileSchema({ a: z3.string(), b: 1 } as never, "input", "x"));
-    expect(error.message).toBe('x must be a zod schema (zod v4, or zod v3 from "zod/v3") or a shape of them');
+    expect(error.message).toBe(
+      'x must be a zod schema (zod v4, or zod v3 from "zod/v3"), a shape of zod fields, or a Standard Schema with a JSON Schema side (ArkType, Valibot via toStandardJsonSchema)',
+    );
   });
 });
