@@ -12,6 +12,7 @@ const SHARED = [
   "./use-method-suite.js",
   "./issue-tracker.js",
   "./tasks-suite.js",
+  "./json-schema-suite.js",
 ];
 
 /** Import every shared suite, their titles naming `dialect`, then `only`: the suites of that dialect alone. */

@@ -113,6 +113,9 @@ export class Compiled implements CompiledSchema {
     try {
       return this.#adapter.toJsonSchema(this.#zod() as never, this.#io);
     } catch (error) {
+      // A schema's own definition mistake (a raw JSON Schema's) already says what to change: told as it is.
+      if (error instanceof DefinitionError)
+        throw new DefinitionError(`${this.#what}: ${error.message}`, { cause: error });
       const reason = error instanceof Error ? error.message : String(error);
       throw new DefinitionError(
         `${this.#what} cannot be expressed as JSON Schema (${reason}); use JSON-representable types`,
