@@ -55,6 +55,15 @@ function server() {
     handler: () => "taken",
   });
   s.tool({
+    name: "rawUnique",
+    description: "Unique objects (raw JSON Schema)",
+    input: jsonSchema({
+      type: "object",
+      properties: { list: { type: "array", items: { type: "object" }, uniqueItems: true } },
+    }),
+    handler: () => "unique",
+  });
+  s.tool({
     name: "rawDefault",
     description: "A default (raw JSON Schema)",
     input: jsonSchema({ type: "object", properties: { text: { type: "string", default: "kept" } } }),
@@ -168,6 +177,11 @@ const modern: Shape[] = [
   [
     "an argument a raw JSON Schema takes as anything",
     (d) => request("s", "tools/call", `"name":"rawAnything","arguments":{"data":${arrays(d)}}`, true),
+    (r) => expectToolError(r, DEEP),
+  ],
+  [
+    "items a raw JSON Schema's uniqueItems compares",
+    (d) => request("s", "tools/call", `"name":"rawUnique","arguments":{"list":[${objects(d)},${objects(d)}]}`, true),
     (r) => expectToolError(r, DEEP),
   ],
   [

@@ -30,13 +30,16 @@ export interface Library {
 
 const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
 
-// True when a value the JSON Schema accepts may nest without bound: a reference (recursion), or a place where anything
-// goes (`{}`, `true`, an array without `items`, `additionalProperties` that takes anything). Keys zod strips do not
-// count: an object's unlisted keys never reach the handler unless `additionalProperties` says so.
+// True when a value the JSON Schema accepts may nest without bound, or is compared to any depth: a reference
+// (recursion), `uniqueItems`, or a place where anything goes (`{}`, `true`, an array without `items`,
+// `additionalProperties` that takes anything). Keys zod strips do not count: an object's unlisted keys are not walked
+// (zod drops them; a raw JSON Schema passes them on unread).
 function admitsDeep(node: unknown): boolean {
   if (node === true) return true;
   if (!isPlainObject(node)) return false;
   if ("$ref" in node || "$dynamicRef" in node || "$recursiveRef" in node) return true;
+  // Telling items apart compares them all the way down (a raw JSON Schema's `uniqueItems`, through Ajv).
+  if (node.uniqueItems === true) return true;
   if (SCHEMA_LISTS.some((key) => Array.isArray(node[key]) && (node[key] as unknown[]).some(admitsDeep))) return true;
   const types: unknown[] | undefined = Array.isArray(node.type)
     ? node.type
