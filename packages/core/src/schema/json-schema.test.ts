@@ -95,6 +95,8 @@ describe("jsonSchema: Standard Schema and Standard JSON Schema", () => {
     });
     expect(lines(run(schema, { email: "nope" }))).toEqual(['email: must match format "email"']);
     expect(lines(run(schema, { email: "a@b.co", note: "n", other: 1 }))).toEqual(['(root): unrecognized key "other"']);
+    const iri = jsonSchema({ type: "string", format: "iri" });
+    expect(run(iri, "not an iri at all").issues).toBeUndefined();
   });
 
   it("validates a recursive schema through its own $defs", () => {
