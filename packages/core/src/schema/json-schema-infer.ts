@@ -1,8 +1,8 @@
 // The TypeScript type of the values a raw JSON Schema accepts, read from the schema's literal type (`as const`, or
 // `jsonSchema`'s const type parameter). It covers what tool inputs use; anything else is `unknown`, never a guess.
 
-/** A JSON Schema as an object literal: any keywords, read-only as `as const` makes them. */
-export type JsonSchemaObject = { readonly [keyword: string]: unknown };
+/** A JSON Schema as an object: a literal (read-only as `as const` makes it), or a value of any schema type. */
+export type JsonSchemaObject = object;
 
 /** Whether the type is of what a schema accepts (`"input"`) or what validation hands on, defaults filled (`"output"`). */
 export type SchemaSide = "input" | "output";

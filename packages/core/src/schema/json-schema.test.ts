@@ -179,6 +179,13 @@ describe("jsonSchema: types from the schema", () => {
   it("lets jsonSchema<T>(schema) state the type, and admits extra keys only when the schema does", () => {
     const stated = jsonSchema<{ when: Date }>({ type: "object" });
     expectTypeOf<Out<typeof stated>>().toEqualTypeOf<{ when: Date }>();
+    // A schema typed by an interface (no index signature) is taken too; its type says nothing literal: unknown.
+    interface Typed {
+      type?: string;
+      required?: string[];
+    }
+    const typed: Typed = { type: "object" };
+    expectTypeOf<Out<ReturnType<typeof jsonSchema<never, typeof typed>>>>().toEqualTypeOf<unknown>();
     const open = jsonSchema({ type: "object", properties: { a: { type: "number" } }, additionalProperties: true });
     expectTypeOf<Out<typeof open>>().toEqualTypeOf<{ [key: string]: unknown; a?: number }>();
   });
