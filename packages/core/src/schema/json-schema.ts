@@ -125,7 +125,7 @@ function copied(value: unknown, levels: number, bare: object[] | undefined): unk
   return copy;
 }
 
-function describe(error: unknown): string {
+function reasonOf(error: unknown): string {
   if (error instanceof MissingRefError) {
     return `refers to "${error.missingRef}", which is not inside it: remote references are never fetched; put the schema under $defs and refer to it as "#/$defs/…"`;
   }
@@ -200,7 +200,7 @@ export function jsonSchema<T = never, const S extends JsonSchemaObject = JsonSch
     built = build(schema);
   } catch (error) {
     // Told where the schema is registered, which names what it belongs to.
-    failure = new DefinitionError(`the JSON Schema ${describe(error)}`, { cause: error });
+    failure = new DefinitionError(`the JSON Schema ${reasonOf(error)}`, { cause: error });
   }
   const jsonSchemaFor = (options: { readonly target: string }): Record<string, unknown> => {
     if (!built) throw failure;
