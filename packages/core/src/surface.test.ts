@@ -192,6 +192,19 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
     values: ["zodV3Adapter"],
     types: [],
   },
+  "@toolsmith/core/json-schema": {
+    file: "./schema/json-schema.ts",
+    values: ["jsonSchema"],
+    types: [
+      "FromJsonSchema",
+      "JsonSchema",
+      "JsonSchemaConverter",
+      "JsonSchemaIssue",
+      "JsonSchemaObject",
+      "JsonSchemaResult",
+      "SchemaSide",
+    ],
+  },
   "@toolsmith/core/middleware": {
     file: "./middleware/kit/index.ts",
     values: ["RATE_LIMITED", "TimeoutError", "audit", "callerOf", "principalOf", "rateLimit", "requestLog", "timeout"],

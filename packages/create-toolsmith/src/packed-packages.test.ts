@@ -86,11 +86,18 @@ import { isPlainObject } from "@toolsmith/core/internal";
 import { timeout } from "@toolsmith/core/middleware";
 import { createTestClient } from "@toolsmith/core/testing";
 import "@toolsmith/core/zod-v3";
+import { jsonSchema } from "@toolsmith/core/json-schema";
 import * as z3 from "zod/v3";
 const server = createServer({ name: "entries", version: "1.0.0" });
 server.tool({ name: "v3", description: "v3", input: z3.object({ s: z3.string() }), handler: ({ s }) => s });
+const raw = jsonSchema({ type: "object", properties: { s: { type: "string" } }, required: ["s"] });
+server.tool({ name: "raw", description: "raw", input: raw, handler: ({ s }) => s });
 const client = await createTestClient(server);
 const [listed] = await client.listTools();
+const refused = await client.callTool("raw", {});
+if (!refused.isError || refused.content[0]?.text !== 'Invalid arguments for tool "raw":\\n- s: required (expected string)') {
+  throw new Error("the raw JSON Schema tool did not refuse as core does");
+}
 const unknown = await client.request("no/such-method").catch((error) => error);
 const operation = { kind: "read", method: "resources/read", abort() {} };
 const late = await timeout(1)(operation, () => new Promise(() => {})).catch((error) => error);
@@ -116,6 +123,9 @@ describe("core and transport-stdio, installed from their tarballs outside the wo
           "@toolsmith/core": "file:./core.tgz",
           "@toolsmith/transport-stdio": "file:./transport-stdio.tgz",
           zod: "4.6.7",
+          // core's optional peers, for its ./json-schema entry.
+          ajv: "8.20.0",
+          "ajv-formats": "3.0.1",
         },
       }),
     );

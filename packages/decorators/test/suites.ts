@@ -14,6 +14,7 @@ const SHARED = [
   "./tasks-suite.js",
   "./apps-suite.js",
   "./standard-schema-suite.js",
+  "./json-schema-suite.js",
 ];
 
 /** Import every shared suite, their titles naming `dialect`, then `only`: the suites of that dialect alone. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as z3 from "zod/v3";
 import { createServer, MetaKey } from "../index.js";
+import { jsonSchema } from "../schema/json-schema.js";
 import type { Connection } from "./connection.js";
 import { connectLines, receiveLine, replyTo, sentOn } from "./connection.test-util.js";
 import "../schema/zod-v3.js";
@@ -39,6 +40,35 @@ function server() {
   s.tool({ name: "anything", description: "Takes anything", input: { data: z.unknown() }, handler: () => "taken" });
   s.tool({ name: "tree", description: "Recursive (zod v4)", input: { tree: Node }, handler: () => "tree" });
   s.tool({ name: "tree3", description: "Recursive (zod v3)", input: z3.object({ tree: Node3 }), handler: () => "3" });
+  // The same, as raw JSON Schemas: a recursive one, one that admits anything, one with a default (copied to fill in).
+  const rawNode = { anyOf: [{ type: "object", properties: { a: { $ref: "#/$defs/node" } } }, { type: "string" }] };
+  s.tool({
+    name: "rawTree",
+    description: "Recursive (raw JSON Schema)",
+    input: jsonSchema({ type: "object", properties: { tree: { $ref: "#/$defs/node" } }, $defs: { node: rawNode } }),
+    handler: () => "tree",
+  });
+  s.tool({
+    name: "rawAnything",
+    description: "Takes anything (raw JSON Schema)",
+    input: jsonSchema({ type: "object", properties: { data: {} } }),
+    handler: () => "taken",
+  });
+  s.tool({
+    name: "rawUnique",
+    description: "Unique objects (raw JSON Schema)",
+    input: jsonSchema({
+      type: "object",
+      properties: { list: { type: "array", items: { type: "object" }, uniqueItems: true } },
+    }),
+    handler: () => "unique",
+  });
+  s.tool({
+    name: "rawDefault",
+    description: "A default (raw JSON Schema)",
+    input: jsonSchema({ type: "object", properties: { text: { type: "string", default: "kept" } } }),
+    handler: ({ text }) => text,
+  });
   s.tool({
     name: "asks",
     description: "Elicits",
@@ -138,6 +168,26 @@ const modern: Shape[] = [
     "a recursive zod v3 argument",
     (d) => request("s", "tools/call", `"name":"tree3","arguments":{"tree":${objects(d)}}`, true),
     (r) => expectToolError(r, DEEP),
+  ],
+  [
+    "a recursive raw JSON Schema argument",
+    (d) => request("s", "tools/call", `"name":"rawTree","arguments":{"tree":${objects(d)}}`, true),
+    (r) => expectToolError(r, DEEP),
+  ],
+  [
+    "an argument a raw JSON Schema takes as anything",
+    (d) => request("s", "tools/call", `"name":"rawAnything","arguments":{"data":${arrays(d)}}`, true),
+    (r) => expectToolError(r, DEEP),
+  ],
+  [
+    "items a raw JSON Schema's uniqueItems compares",
+    (d) => request("s", "tools/call", `"name":"rawUnique","arguments":{"list":[${objects(d)},${objects(d)}]}`, true),
+    (r) => expectToolError(r, DEEP),
+  ],
+  [
+    "an argument a raw JSON Schema with a default does not list (passed on unread)",
+    (d) => request("s", "tools/call", `"name":"rawDefault","arguments":{"extra":${objects(d)}}`, true),
+    (r) => expect(r.result?.content).toEqual([{ type: "text", text: "kept" }]),
   ],
   [
     "an eliciting tool's arguments (the requestState digest)",

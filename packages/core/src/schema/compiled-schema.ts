@@ -46,9 +46,10 @@ const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
 export const SURELY_NODES = 96;
 export const DEFERRED_NODES = 64 * SURELY_NODES;
 
-// True when a value the JSON Schema accepts may nest without bound: a reference (recursion), or a place where anything
-// goes (`{}`, `true`, an array without `items`, `additionalProperties` that takes anything). Keys zod strips do not
-// count: an object's unlisted keys never reach the handler unless `additionalProperties` says so.
+// True when a value the JSON Schema accepts may nest without bound, or is compared to any depth: a reference
+// (recursion), `uniqueItems`, or a place where anything goes (`{}`, `true`, an array without `items`,
+// `additionalProperties` that takes anything). Keys zod strips do not count: an object's unlisted keys are not walked
+// (zod drops them; a raw JSON Schema passes them on unread).
 function admitsDeep(node: unknown, memo = new Map<object, boolean>()): boolean {
   if (node === true) return true;
   if (!isPlainObject(node)) return false;
@@ -63,6 +64,8 @@ function admitsDeep(node: unknown, memo = new Map<object, boolean>()): boolean {
 
 function admitsDeepNode(node: Record<string, unknown>, deep: (child: unknown) => boolean): boolean {
   if ("$ref" in node || "$dynamicRef" in node || "$recursiveRef" in node) return true;
+  // Telling items apart compares them all the way down (a raw JSON Schema's `uniqueItems`, through Ajv).
+  if (node.uniqueItems === true) return true;
   if (SCHEMA_LISTS.some((key) => Array.isArray(node[key]) && (node[key] as unknown[]).some(deep))) return true;
   const types: unknown[] | undefined = Array.isArray(node.type)
     ? node.type
@@ -150,6 +153,9 @@ export class Compiled implements CompiledSchema {
     try {
       converted = this.#adapter.toJsonSchema(this.#zod() as never, this.#io);
     } catch (error) {
+      // A schema's own definition mistake (a raw JSON Schema's) already says what to change: told as it is.
+      if (error instanceof DefinitionError)
+        throw new DefinitionError(`${this.#what}: ${error.message}`, { cause: error });
       const reason = error instanceof Error ? error.message : String(error);
       throw new DefinitionError(
         `${this.#what} cannot be expressed as JSON Schema (${reason}); use JSON-representable types`,
