@@ -6,7 +6,7 @@ import { isEngineUnavailable } from "@toolsmith/core/internal";
 import { createHttpEngine, type HttpEngine, type HttpOptions } from "./engine.js";
 import type { Incoming, Outgoing } from "./exchange.js";
 import { isLoopbackHost } from "./protection.js";
-import { reservedPaths, UserRoutes } from "./routes.js";
+import { bodyLimit, reservedPaths, UserRoutes } from "./routes.js";
 
 export interface ListenOptions extends HttpOptions {
   /** Default: `PORT` from the environment, else 3000; 0 picks a free port. */
@@ -245,6 +245,7 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
   // Paths that clash (a route shadowing the MCP endpoint) are refused before anything starts or binds.
   const reserved = reservedPaths(options);
   const path = reserved.path;
+  bodyLimit(options.maxBodyBytes);
   if (options.routes) new UserRoutes(options.routes, reserved, 0);
   // The engine (sessions, events, the bus) is ready before the first request: a shared one connects here. One that
   // cannot be reached yet does not stop the process: it serves, 503 for what needs the engine, until it can.

@@ -1,6 +1,6 @@
 import { DefinitionError, type Server } from "@toolsmith/core";
 import { answer, type Incoming, type Outgoing } from "./exchange.js";
-import type { Guard } from "./protection.js";
+import { BAD_HOST, type Guard, isHostName } from "./protection.js";
 
 // The user's own routes beside the MCP endpoint: exact paths (or a `/*` prefix), web-standard handlers, checked
 // once at definition, served without MCP or the engine.
@@ -78,6 +78,17 @@ export function reservedPaths(options: {
   return { path, health, metadata: options.resourceMetadata !== undefined };
 }
 
+/**
+ * The server's `maxBodyBytes` (default 4 MiB), or a DefinitionError for what is no whole number of bytes (NaN, -1,
+ * 1.5, Infinity), which would refuse every body or none.
+ */
+export function bodyLimit(limit: number | undefined, route?: string): number {
+  if (limit === undefined) return 4 * 1024 * 1024;
+  if (Number.isSafeInteger(limit) && limit >= 0) return limit;
+  const where = route === undefined ? "" : `Route "${route}": `;
+  throw new DefinitionError(`${where}maxBodyBytes must be a whole number of bytes, not ${String(limit)}`);
+}
+
 function shadows(reserved: Reserved, path: string, prefix: boolean): string | undefined {
   const taken = [reserved.path, ...(reserved.health === false ? [] : [reserved.health])];
   if (reserved.metadata)
@@ -117,10 +128,7 @@ export class UserRoutes {
       if (typeof route?.handler !== "function") {
         throw new DefinitionError(`Route "${key}": give a handler, (request: Request) => Response`);
       }
-      const limit = route.maxBodyBytes;
-      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0)) {
-        throw new DefinitionError(`Route "${key}": maxBodyBytes must be a whole number of bytes, not ${String(limit)}`);
-      }
+      const limit = route.maxBodyBytes === undefined ? maxBodyBytes : bodyLimit(route.maxBodyBytes, key);
       const tables = prefix ? prefixes : this.#exact;
       const table = tables.get(path) ?? new Map<string, Route>();
       tables.set(path, table);
@@ -128,7 +136,7 @@ export class UserRoutes {
         key,
         handler: route.handler,
         anyHost: route.anyHost === true,
-        maxBodyBytes: route.maxBodyBytes ?? maxBodyBytes,
+        maxBodyBytes: limit,
       });
     }
     this.#prefixes = [...prefixes].sort(([a], [b]) => b.length - a.length);
@@ -156,13 +164,17 @@ export class UserRoutes {
 
   async #run(incoming: Incoming, route: Route): Promise<Outgoing> {
     const head = incoming.method === "HEAD";
-    let request: Request;
-    try {
-      request = incoming.request();
-    } catch {
-      // No URL can be made of it: a Host that is no host name ("a b", "user@host"), which RFC 9112 answers 400.
-      return answer(400, "Bad Request: the Host header is not a host name\n", TEXT);
+    let request: Request | undefined;
+    // A Host that is no host name ("a b", "user@host", "x/../etc#" that would move the handler's URL), RFC 9112: 400.
+    const host = incoming.header("host");
+    if (host === null || isHostName(host)) {
+      try {
+        request = incoming.request();
+      } catch {
+        // No URL could be made of it after all.
+      }
     }
+    if (request === undefined) return answer(400, `${BAD_HOST}\n`, TEXT);
     // The handler's request.signal aborts when its client goes away (or the server closes the connection).
     const aborted = new AbortController();
     incoming.onAbort(() => aborted.abort());

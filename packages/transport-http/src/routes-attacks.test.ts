@@ -1,0 +1,123 @@
+import { createServer, DefinitionError } from "@toolsmith/core";
+import { describe, expect, it } from "vitest";
+import { createHttpHandler } from "./http-handler.js";
+import { type ListenOptions, listen } from "./listen.js";
+import { mcp, ok, open, raw, serve } from "./routes.test-util.js";
+
+// What an attack on the routes, the health route and the Host check found: each case failed before its fix.
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+});
+
+// A POST to the MCP endpoint with the Host given, its whole answer as text.
+const post = (port: number, host: string) =>
+  raw(
+    port,
+    `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${INITIALIZE.length}\r\nConnection: close\r\n\r\n${INITIALIZE}`,
+  );
+
+describe("the health route while closing", () => {
+  it("answers 503 to GET and HEAD once the web-standard handler's close() has begun", async () => {
+    const handle = createHttpHandler(mcp());
+    expect((await handle(new Request("http://10.0.0.1/healthz"))).status).toBe(200);
+    handle.close();
+    const got = await handle(new Request("http://10.0.0.1/healthz"));
+    expect([got.status, got.headers.get("cache-control"), await got.text()]).toEqual([503, "no-store", "closing\n"]);
+    const head = await handle(new Request("http://10.0.0.1/healthz", { method: "HEAD" }));
+    expect([head.status, await head.text()]).toEqual([503, ""]);
+    expect((await handle(new Request("http://10.0.0.1/healthz", { method: "POST" }))).status).toBe(405);
+  });
+
+  it("answers 503 over node:http once listen's engine is closing", async () => {
+    const base = await serve({});
+    const port = Number(base.port);
+    const probe = () => raw(port, "GET /healthz HTTP/1.1\r\nHost: 10.0.0.1\r\nConnection: close\r\n\r\n");
+    expect(await probe()).toMatch(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\nok\n$/);
+    // What the HttpServer's close() does first, before it stops accepting connections.
+    open[0]?.engine.close();
+    expect(await probe()).toMatch(/^HTTP\/1\.1 503 [\s\S]*\r\n\r\nclosing\n$/);
+  });
+});
+
+describe("a Host that is no host name, where Host is not checked against a list", () => {
+  it("is 400 at the MCP endpoint with allowedHosts 'any' and authenticate, never an empty 500", async () => {
+    let authenticated = 0;
+    const authenticate = () => {
+      authenticated++;
+      return { subject: "alice", scopes: [] };
+    };
+    const base = await serve({}, { allowedHosts: "any", authenticate });
+    const port = Number(base.port);
+    for (const host of ["a b", "user@example.com", "1.2.3.999", "example.com/x?", 'x", error="forged']) {
+      expect(await post(port, host)).toMatch(
+        /^HTTP\/1\.1 400 [\s\S]*\r\n\r\n\{"jsonrpc":"2\.0","id":null,"error":\{"code":-32600,"message":"Bad Request: the Host header is not a host name"\}\}$/,
+      );
+    }
+    expect(authenticated).toBe(0);
+    // A host name with a port, an IPv6 literal: served as before.
+    expect(await post(port, "mcp.example.com:8443")).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await post(port, "[::1]:80")).toMatch(/^HTTP\/1\.1 200 /);
+    expect(authenticated).toBe(2);
+  });
+
+  it("is 400 with a remoteAddress hook too (it is given a Request made from the Host)", async () => {
+    const base = await serve({}, { allowedHosts: "any", remoteAddress: () => "10.0.0.9" });
+    expect(await post(Number(base.port), "a b")).toMatch(/^HTTP\/1\.1 400 /);
+  });
+
+  it("never moves a route handler's URL off the path that was matched (a Host carrying a path)", async () => {
+    const seen: string[] = [];
+    const handler = (request: Request) => {
+      seen.push(request.url);
+      return ok(new URL(request.url).pathname);
+    };
+    const base = await serve(
+      { "GET /static/*": handler, "GET /hook": { anyHost: true, handler } },
+      { allowedHosts: "any" },
+    );
+    const port = Number(base.port);
+    const at = (path: string, host: string) =>
+      raw(port, `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    expect(await at("/static/a.txt", "x/../../etc/passwd#")).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await at("/hook", "x/admin?")).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await at("/hook", "x\\admin")).toMatch(/^HTTP\/1\.1 400 /);
+    expect(seen).toEqual([]);
+    expect(await at("/static/a.txt", "files.example.com")).toMatch(/\r\n\/static\/a\.txt\r\n/);
+    expect(seen).toEqual(["http://files.example.com/static/a.txt"]);
+  });
+});
+
+describe("the server's maxBodyBytes", () => {
+  it("is a DefinitionError unless a whole number of bytes, in listen and createHttpHandler alike", async () => {
+    for (const maxBodyBytes of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "1024" as unknown as number]) {
+      const options: ListenOptions = { port: 0, log: null, maxBodyBytes };
+      expect(() => createHttpHandler(mcp(), options)).toThrow(DefinitionError);
+      const error = await listen(mcp(), options).then(
+        (listening) => {
+          open.push(listening);
+          return undefined;
+        },
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(DefinitionError);
+      expect((error as Error).message).toBe(
+        `maxBodyBytes must be a whole number of bytes, not ${String(maxBodyBytes)}`,
+      );
+    }
+    // Zero is a limit: every body is refused.
+    const zero = createHttpHandler(createServer({ name: "z", version: "1" }), { maxBodyBytes: 0 });
+    const refused = await zero(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: INITIALIZE,
+      }),
+    );
+    expect(refused.status).toBe(413);
+    zero.close();
+  });
+});
