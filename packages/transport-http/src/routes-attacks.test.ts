@@ -121,3 +121,76 @@ describe("the server's maxBodyBytes", () => {
     zero.close();
   });
 });
+
+// The responses in what a connection received, read by HTTP/1.1's framing (RFC 9112 section 6): Content-Length,
+// chunked, or to the end; `cut` for one the connection ended inside. A body that runs into the next response shows.
+function frames(received: string): { status: string; framing: string; body: string; cut?: boolean }[] {
+  const found: { status: string; framing: string; body: string; cut?: boolean }[] = [];
+  let text = received;
+  while (text.length > 0) {
+    const end = text.indexOf("\r\n\r\n");
+    const head = text.slice(0, end).split("\r\n");
+    const status = head[0] ?? "";
+    const header = (name: string) =>
+      head
+        .find((line) => line.toLowerCase().startsWith(`${name}:`))
+        ?.slice(name.length + 1)
+        .trim();
+    const [length, coding] = [header("content-length"), header("transfer-encoding")];
+    const framing = [length && `length ${length}`, coding && `coding ${coding}`].filter(Boolean).join(", ");
+    text = text.slice(end + 4);
+    let body = "";
+    let cut = end < 0;
+    if (coding === "chunked") {
+      for (let size = -1; size !== 0 && !cut; ) {
+        const line = text.indexOf("\r\n");
+        size = Number.parseInt(text.slice(0, line), 16);
+        cut = line < 0 || Number.isNaN(size) || text.length < line + 4 + size;
+        body += text.slice(line + 2, line + 2 + size);
+        text = text.slice(line + 4 + size);
+      }
+    } else {
+      body = length === undefined ? text : text.slice(0, Number(length));
+      text = text.slice(body.length);
+      cut ||= length !== undefined && body.length < Number(length);
+    }
+    found.push(cut ? { status, framing, body, cut } : { status, framing, body });
+    if (cut) break;
+  }
+  return found;
+}
+
+describe("a route's Response on node:http, framed by node alone", () => {
+  it("never lets a body run past its Content-Length or into the next response on the connection", async () => {
+    const base = await serve({
+      "GET /ok": () => new Response("hello", { headers: { "content-length": "5" } }),
+      "GET /short": () => new Response("hello", { headers: { "content-length": "100" } }),
+      "GET /long": () => new Response("hello world", { headers: { "content-length": "2" } }),
+      "GET /none": () => new Response(null, { headers: { "content-length": "100" } }),
+      "GET /both": () => new Response("hello", { headers: { "transfer-encoding": "chunked", "content-length": "5" } }),
+      "GET /gzip": () => new Response("hello", { headers: { "transfer-encoding": "gzip" } }),
+      "GET /twice": () => new Response("hello", { headers: { "content-length": "5, 5" } }),
+    });
+    const port = Number(base.port);
+    // Two requests on one connection: the first's answer must end where its framing says.
+    const pipelined = (path: string) =>
+      raw(
+        port,
+        `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\nGET /ok HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+      ).then((received) => frames(received).map(({ status, framing, body, cut }) => [status, framing, body, cut]));
+    const ok = ["HTTP/1.1 200 OK", "length 5", "hello", undefined];
+    expect(await pipelined("/ok")).toEqual([ok, ok]);
+    // A body shorter than its length cuts the connection (the client sees it cut), never waits on the next answer.
+    expect(await pipelined("/short")).toEqual([["HTTP/1.1 200 OK", "length 100", "hello", true]]);
+    // Longer: cut before a byte past the length is sent.
+    expect(await pipelined("/long")).toEqual([]);
+    // No body, or a length that is no whole number, or a Transfer-Encoding of the handler's: node frames it itself.
+    expect(await pipelined("/none")).toEqual([["HTTP/1.1 200 OK", "coding chunked", "", undefined], ok]);
+    expect(await pipelined("/both")).toEqual([ok, ok]);
+    expect(await pipelined("/gzip")).toEqual([["HTTP/1.1 200 OK", "coding chunked", "hello", undefined], ok]);
+    expect(await pipelined("/twice")).toEqual([["HTTP/1.1 200 OK", "coding chunked", "hello", undefined], ok]);
+    // HEAD keeps the GET's Content-Length: it sends no body, so it promises none.
+    const head = await raw(port, "HEAD /short HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    expect(head).toMatch(/^HTTP\/1\.1 200 [\s\S]*content-length: 100\r\n[\s\S]*\r\n\r\n$/);
+  });
+});
