@@ -91,6 +91,26 @@ describe("a Host that is no host name, where Host is not checked against a list"
   });
 });
 
+describe("a path with backslashes", () => {
+  it("is matched as the handler's URL reads it (a backslash is a slash), so it never slips under a prefix", async () => {
+    const seen: string[] = [];
+    const base = await serve({
+      "GET /static/*": (request) => {
+        seen.push(new URL(request.url).pathname);
+        return ok("file");
+      },
+    });
+    const at = (path: string) =>
+      raw(Number(base.port), `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+    expect(await at("/static/x\\..\\..\\etc\\passwd")).toMatch(/^HTTP\/1\.1 404 /);
+    expect(await at("/static/x\\..\\..\\mcp")).toMatch(/^HTTP\/1\.1 404 /);
+    expect(seen).toEqual([]);
+    // Under the prefix once resolved: served, the handler reading the same path.
+    expect(await at("/static\\a\\b")).toMatch(/^HTTP\/1\.1 200 /);
+    expect(seen).toEqual(["/static/a/b"]);
+  });
+});
+
 describe("the server's maxBodyBytes", () => {
   it("is a DefinitionError unless a whole number of bytes, in listen and createHttpHandler alike", async () => {
     for (const maxBodyBytes of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "1024" as unknown as number]) {

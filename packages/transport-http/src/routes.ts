@@ -44,8 +44,8 @@ type Table = Map<string, Route>;
 const KEY = /^([A-Z]+) (\/[^\s?#]*)$/;
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-// A "." or ".." segment, maybe percent-encoded, which URL parsing resolves.
-const DOT_SEGMENT = /\/(?:\.|%2e)/i;
+// A "." or ".." segment, maybe percent-encoded, or a backslash (a "/" to URL parsing): what URL parsing resolves.
+const DOT_SEGMENT = /[/\\](?:\.|%2e)|\\/i;
 
 const TEXT = { "content-type": "text/plain; charset=utf-8" };
 
