@@ -192,23 +192,35 @@ export class UserRoutes {
         throw new TypeError(`the handler returned ${typeof response}, not a Response`);
       // Neither can be sent: an error Response has status 0, a read body has nothing left.
       if (response.type === "error") throw new TypeError("the handler returned Response.error()");
-      if (response.bodyUsed) throw new TypeError("the handler returned a Response whose body was read");
+      if (response.bodyUsed || response.body?.locked)
+        throw new TypeError("the handler returned a Response whose body was read");
     } catch (error) {
-      this.#failed(route, error);
+      this.#failed(route, error, "failed (answered 500)");
       return answer(500, "Internal Server Error\n", TEXT);
     }
-    if (head && response.body) {
-      // HEAD: the GET's status and headers, never its body.
-      await response.body.cancel().catch(() => undefined);
+    if (!response.body) return { status: response.status, headers: {}, response };
+    if (head) {
+      // HEAD: the GET's status and headers, never its body (cancelled, not awaited: a cancel that never settles).
+      response.body.cancel().catch(() => undefined);
       return { status: response.status, headers: {}, response: new Response(null, response) };
     }
-    return { status: response.status, headers: {}, response };
+    return { status: response.status, headers: {}, response: this.#watched(route, response, aborted.signal) };
   }
 
-  #failed(route: Route, error: unknown): void {
+  // The body as it is, but a failure midway (the status is sent: the connection is cut) is logged, as a throw is;
+  // not a cancel because the client left.
+  #watched(route: Route, response: Response, left: AbortSignal): Response {
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    (response.body as ReadableStream<Uint8Array>).pipeTo(writable).catch((error: unknown) => {
+      if (!left.aborted) this.#failed(route, error, "failed midway through its body (connection cut)");
+    });
+    return new Response(readable, response);
+  }
+
+  #failed(route: Route, error: unknown, what: string): void {
     const why = error instanceof Error ? (error.stack ?? error.message) : String(error);
     try {
-      this.#server?.logger?.({ level: "error", message: `Route "${route.key}" failed (answered 500): ${why}` });
+      this.#server?.logger?.({ level: "error", message: `Route "${route.key}" ${what}: ${why}` });
     } catch {
       // A failing logger must not take the answer down with it.
     }
