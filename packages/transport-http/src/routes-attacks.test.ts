@@ -109,6 +109,21 @@ describe("a path with backslashes", () => {
     expect(await at("/static\\a\\b")).toMatch(/^HTTP\/1\.1 200 /);
     expect(seen).toEqual(["/static/a/b"]);
   });
+
+  it("is a DefinitionError in a route's key, as is a dot segment: such a route would never be matched", () => {
+    for (const [key, read] of [
+      ["GET /a/../status", "/status"],
+      ["GET /a\\b", "/a/b"],
+      ["GET /files/%2e%2e/*", "/"],
+    ] as const) {
+      expect(() => createHttpHandler(mcp(), { routes: { [key]: () => ok("") } })).toThrow(
+        `Route "${key}": write the path as a URL reads it (${read}), or it is never matched`,
+      );
+    }
+    // A dot that is no segment is a path like any other.
+    const handle = createHttpHandler(mcp(), { routes: { "GET /.well-known/security.txt": () => ok("contact") } });
+    handle.close();
+  });
 });
 
 describe("the server's maxBodyBytes", () => {

@@ -118,6 +118,11 @@ export class UserRoutes {
           `Route "${key}": write it "METHOD /path" (GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS; a path without query or spaces, optionally ending in /* for a prefix), e.g. "GET /status"`,
         );
       }
+      // Requests are matched with dot segments and backslashes resolved: a key written with them is never matched.
+      const read = DOT_SEGMENT.test(path) ? new URL(path, "http://h").pathname : path;
+      if (read !== path) {
+        throw new DefinitionError(`Route "${key}": write the path as a URL reads it (${read}), or it is never matched`);
+      }
       const taken = shadows(reserved, path, prefix);
       if (taken !== undefined) {
         throw new DefinitionError(
