@@ -85,6 +85,8 @@ describe("a Host that is no host name, where Host is not checked against a list"
     expect(await at("/static/a.txt", "x/../../etc/passwd#")).toMatch(/^HTTP\/1\.1 400 /);
     expect(await at("/hook", "x/admin?")).toMatch(/^HTTP\/1\.1 400 /);
     expect(await at("/hook", "x\\admin")).toMatch(/^HTTP\/1\.1 400 /);
+    // Empty: "http://" + "" + "/hook" would be read as host "hook", path "/".
+    expect(await at("/hook", "")).toMatch(/^HTTP\/1\.1 400 /);
     expect(seen).toEqual([]);
     expect(await at("/static/a.txt", "files.example.com")).toMatch(/\r\n\/static\/a\.txt\r\n/);
     expect(seen).toEqual(["http://files.example.com/static/a.txt"]);
