@@ -13,6 +13,7 @@ import { fanOut } from "./fan-out.js";
 import { LiveSessions } from "./live-sessions.js";
 import { attempt } from "./maybe.js";
 import { idOf } from "./messages.js";
+import { checkLimits } from "./option-checks.js";
 import { postRefusal, tooLarge } from "./post-checks.js";
 import {
   type AuthOptions,
@@ -103,6 +104,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   const reserved = reservedPaths(options);
   const { path, health } = reserved;
   const maxBodyBytes = bodyLimit(options.maxBodyBytes);
+  checkLimits(options);
   const routes = options.routes && new UserRoutes(options.routes, reserved, maxBodyBytes, server);
   const maxStreams = options.maxStreams ?? 1000;
   const maxSessions = options.maxSessions ?? 1000;

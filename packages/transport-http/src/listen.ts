@@ -4,6 +4,7 @@ import { isLogLevel, type Servable, textLogger, toServer } from "@toolsmith/core
 import { isEngineUnavailable } from "@toolsmith/core/internal";
 import { createHttpEngine, type HttpEngine, type HttpOptions } from "./engine.js";
 import type { Incoming, Outgoing } from "./exchange.js";
+import { checkLimits } from "./option-checks.js";
 import { isLoopbackHost } from "./protection.js";
 import { bodyLimit, reservedPaths, UserRoutes } from "./routes.js";
 import { writeResponse } from "./write-response.js";
@@ -224,6 +225,7 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
   const reserved = reservedPaths(options);
   const path = reserved.path;
   bodyLimit(options.maxBodyBytes);
+  checkLimits(options);
   if (options.routes) new UserRoutes(options.routes, reserved, 0);
   // The engine (sessions, events, the bus) is ready before the first request: a shared one connects here. One that
   // cannot be reached yet does not stop the process: it serves, 503 for what needs the engine, until it can.

@@ -128,6 +128,31 @@ describe("a path with backslashes", () => {
   });
 });
 
+describe("the session and stream limits", () => {
+  it("are a DefinitionError unless whole numbers (NaN would be no limit at all), before listen binds", async () => {
+    for (const [name, value] of [
+      ["maxSessions", Number.NaN],
+      ["maxSessionsPerCaller", -1],
+      ["maxStreams", 2.5],
+      ["maxStreamsPerCaller", Number.POSITIVE_INFINITY],
+      ["sessionIdleMs", 0],
+      ["sessionIdleMs", Number.NaN],
+    ] as const) {
+      const options: ListenOptions = { port: 0, log: null, [name]: value };
+      expect(() => createHttpHandler(mcp(), options)).toThrow(DefinitionError);
+      const error = await listen(mcp(), options).then(
+        (listening) => {
+          open.push(listening);
+          return undefined;
+        },
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(DefinitionError);
+      expect((error as Error).message).toMatch(new RegExp(`^${name} must be a whole number`));
+    }
+  });
+});
+
 describe("the server's maxBodyBytes", () => {
   it("is a DefinitionError unless a whole number of bytes, in listen and createHttpHandler alike", async () => {
     for (const maxBodyBytes of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "1024" as unknown as number]) {
