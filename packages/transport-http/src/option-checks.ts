@@ -1,5 +1,4 @@
 import { DefinitionError } from "@toolsmith/core";
-import type { HttpOptions } from "./engine.js";
 
 // The limits' options, checked once when the server is defined: NaN (`Number(process.env.UNSET)`) compares false
 // with everything, so a limit given as NaN would be no limit at all.
@@ -7,7 +6,7 @@ import type { HttpOptions } from "./engine.js";
 const COUNTS = ["maxSessions", "maxSessionsPerCaller", "maxStreams", "maxStreamsPerCaller"] as const;
 
 /** A DefinitionError for a session or stream limit that is no whole number, or an idle time that is not above 0. */
-export function checkLimits(options: HttpOptions): void {
+export function checkLimits(options: { readonly [name in (typeof COUNTS)[number] | "sessionIdleMs"]?: number }): void {
   for (const name of COUNTS) {
     const value = options[name];
     if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
