@@ -13,6 +13,7 @@ import { fanOut } from "./fan-out.js";
 import { LiveSessions } from "./live-sessions.js";
 import { attempt } from "./maybe.js";
 import { idOf } from "./messages.js";
+import { checkLimits } from "./option-checks.js";
 import { postRefusal, tooLarge } from "./post-checks.js";
 import {
   type AuthOptions,
@@ -23,7 +24,7 @@ import {
   protectedResourceMetadata,
 } from "./protection.js";
 import { refuse } from "./refusals.js";
-import { type Routes, reservedPaths, UserRoutes } from "./routes.js";
+import { bodyLimit, type Routes, reservedPaths, UserRoutes } from "./routes.js";
 import { SessionRequests } from "./session-requests.js";
 import type { HttpSession } from "./sessions.js";
 import { StatelessRequests } from "./stateless.js";
@@ -35,7 +36,8 @@ export interface HttpOptions extends ProtectionOptions, AuthOptions {
   path?: string;
   /**
    * The health route (default `/healthz`; false: none): GET and HEAD answer 200 "ok" without touching MCP, before the
-   * Host/Origin checks (a load balancer probes by address; the answer reveals nothing); other methods are 405.
+   * Host/Origin checks (a load balancer probes by address; the answer reveals nothing), and 503 once `close()` has
+   * begun (a draining process leaves the rotation); other methods are 405.
    */
   healthPath?: string | false;
   /**
@@ -45,7 +47,7 @@ export interface HttpOptions extends ProtectionOptions, AuthOptions {
    * the protected-resource metadata is a DefinitionError.
    */
   routes?: Routes;
-  /** Largest accepted request body in bytes (default 4 MiB): larger is 413. */
+  /** Largest accepted request body in bytes (default 4 MiB): larger is 413. Not a whole number: DefinitionError. */
   maxBodyBytes?: number;
   /** Handshake-era sessions open at once, across every process of the server (default 1000): more is 503. */
   maxSessions?: number;
@@ -79,11 +81,12 @@ const HEALTH_HEADERS: Readonly<Record<string, string>> = {
   "cache-control": "no-store",
 };
 
-// The health route's answer: the process serves HTTP (nothing else is checked, so nothing else is told).
-function healthy(method: string): Outgoing {
-  if (method === "GET") return answer(200, "ok\n", HEALTH_HEADERS);
-  if (method === "HEAD") return answer(200, undefined, HEALTH_HEADERS);
-  return answer(405, undefined, { allow: "GET, HEAD" });
+// The health route's answer: the process serves HTTP (nothing else is checked, so nothing else is told). Once
+// closing, 503: a load balancer takes a draining process out of rotation.
+function healthy(method: string, closing: boolean): Outgoing {
+  if (method !== "GET" && method !== "HEAD") return answer(405, undefined, { allow: "GET, HEAD" });
+  const [status, body] = closing ? [503, "closing\n"] : [200, "ok\n"];
+  return answer(status, method === "GET" ? body : undefined, HEALTH_HEADERS);
 }
 
 /** The engine both front doors share: one Incoming in, one Outgoing out. */
@@ -100,7 +103,8 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   // Before anything starts: paths that clash (a route shadowing /mcp) throw here, leaving nothing running.
   const reserved = reservedPaths(options);
   const { path, health } = reserved;
-  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxBodyBytes = bodyLimit(options.maxBodyBytes);
+  checkLimits(options);
   const routes = options.routes && new UserRoutes(options.routes, reserved, maxBodyBytes, server);
   const maxStreams = options.maxStreams ?? 1000;
   const maxSessions = options.maxSessions ?? 1000;
@@ -192,7 +196,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
 
   function serve(request: Incoming): Outgoing | Promise<Outgoing> {
     // Before the Host/Origin checks: load balancers probe by address, and the answer reveals nothing.
-    if (request.path === health) return healthy(request.method);
+    if (request.path === health) return healthy(request.method, closed);
     if (routes !== undefined && request.path !== path) {
       const served = routes.serve(request, checks);
       if (served !== undefined) return served;

@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { pipeline, Readable } from "node:stream";
 import { isLogLevel, type Servable, textLogger, toServer } from "@toolsmith/core";
 import { isEngineUnavailable } from "@toolsmith/core/internal";
 import { createHttpEngine, type HttpEngine, type HttpOptions } from "./engine.js";
 import type { Incoming, Outgoing } from "./exchange.js";
+import { checkLimits } from "./option-checks.js";
 import { isLoopbackHost } from "./protection.js";
-import { reservedPaths, UserRoutes } from "./routes.js";
+import { bodyLimit, reservedPaths, UserRoutes } from "./routes.js";
+import { writeResponse } from "./write-response.js";
 
 export interface ListenOptions extends HttpOptions {
   /** Default: `PORT` from the environment, else 3000; 0 picks a free port. */
@@ -140,28 +141,6 @@ class NodeIncoming implements Incoming {
   }
 }
 
-// A user route's Response, as it is: its status, headers (each Set-Cookie kept apart) and body, streamed.
-function writeResponse(res: ServerResponse, response: Response): void {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    if (name !== "set-cookie") headers[name] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers["set-cookie"] = cookies;
-  try {
-    res.writeHead(response.status, headers);
-    if (!response.body) {
-      res.end();
-      return;
-    }
-    // A body that never ends holds nothing once its client (or close()) ends the connection: pipeline cancels it.
-    pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), res, () => undefined);
-  } catch {
-    // What node:http cannot send (a header it refuses) cuts the connection: the request is never left hanging.
-    res.destroy();
-  }
-}
-
 function write(res: ServerResponse, outgoing: Outgoing): void {
   const { stream, body, response } = outgoing;
   if (response) {
@@ -245,6 +224,8 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
   // Paths that clash (a route shadowing the MCP endpoint) are refused before anything starts or binds.
   const reserved = reservedPaths(options);
   const path = reserved.path;
+  bodyLimit(options.maxBodyBytes);
+  checkLimits(options);
   if (options.routes) new UserRoutes(options.routes, reserved, 0);
   // The engine (sessions, events, the bus) is ready before the first request: a shared one connects here. One that
   // cannot be reached yet does not stop the process: it serves, 503 for what needs the engine, until it can.

@@ -56,6 +56,27 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_HOST.test(host);
 }
 
+// A host name or bracketed IP literal with an optional port: nothing ("/", "?", "#", "@", a space) that would move
+// into the path, query or user info of a URL made from it.
+const HOST_NAME = /^(?:[a-z0-9\-._~]+|\[[0-9a-f:.]+\])(?::\d{0,5})?$/i;
+// The last Host checked, and its verdict: a client sends the same one on every request.
+let lastHost = "";
+let lastHostOk = false;
+
+/**
+ * True for a `Host` value a URL can be made of without it changing the path: `http://${host}${target}` keeps the
+ * request's own path and query (`evil/../x#` would not), and parses (`1.2.3.999` would not).
+ */
+export function isHostName(host: string): boolean {
+  if (host === lastHost) return lastHostOk;
+  lastHost = host;
+  lastHostOk = HOST_NAME.test(host) && URL.canParse(`http://${host}/`);
+  return lastHostOk;
+}
+
+/** The 400 of a `Host` that is no host name (RFC 9112), in JSON-RPC as the MCP endpoint answers. */
+export const BAD_HOST = "Bad Request: the Host header is not a host name";
+
 function forbidden(message: string): Outgoing {
   return refuse(403, null, ErrorCode.ServerError, message);
 }
@@ -70,6 +91,8 @@ export function guard(options: ProtectionOptions): Guard {
   const origins = options.allowedOrigins;
   return (request) => {
     const host = request.header("host");
+    // Not checked against a list, so checked for what a URL is made of (the authenticate hook's, a route's).
+    if (anyHost && host !== null && !isHostName(host)) return refuse(400, null, ErrorCode.InvalidRequest, BAD_HOST);
     if (!anyHost && (host === null || !(hosts ? hosts.has(host.toLowerCase()) : LOOPBACK_HOST.test(host)))) {
       return forbidden(
         `Host not allowed: ${host ?? "(none)"}. Set the allowedHosts option to the names clients use (by default only loopback names are accepted: DNS rebinding protection), or to "any" when a proxy in front checks Host`,

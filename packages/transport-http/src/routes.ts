@@ -1,6 +1,6 @@
 import { DefinitionError, type Server } from "@toolsmith/core";
 import { answer, type Incoming, type Outgoing } from "./exchange.js";
-import type { Guard } from "./protection.js";
+import { BAD_HOST, type Guard, isHostName } from "./protection.js";
 
 // The user's own routes beside the MCP endpoint: exact paths (or a `/*` prefix), web-standard handlers, checked
 // once at definition, served without MCP or the engine.
@@ -44,8 +44,8 @@ type Table = Map<string, Route>;
 const KEY = /^([A-Z]+) (\/[^\s?#]*)$/;
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-// A "." or ".." segment, maybe percent-encoded, which URL parsing resolves.
-const DOT_SEGMENT = /\/(?:\.|%2e)/i;
+// A "." or ".." segment, maybe percent-encoded, or a backslash (a "/" to URL parsing): what URL parsing resolves.
+const DOT_SEGMENT = /[/\\](?:\.|%2e)|\\/i;
 
 const TEXT = { "content-type": "text/plain; charset=utf-8" };
 
@@ -78,6 +78,17 @@ export function reservedPaths(options: {
   return { path, health, metadata: options.resourceMetadata !== undefined };
 }
 
+/**
+ * The server's `maxBodyBytes` (default 4 MiB), or a DefinitionError for what is no whole number of bytes (NaN, -1,
+ * 1.5, Infinity), which would refuse every body or none.
+ */
+export function bodyLimit(limit: number | undefined, route?: string): number {
+  if (limit === undefined) return 4 * 1024 * 1024;
+  if (Number.isSafeInteger(limit) && limit >= 0) return limit;
+  const where = route === undefined ? "" : `Route "${route}": `;
+  throw new DefinitionError(`${where}maxBodyBytes must be a whole number of bytes, not ${String(limit)}`);
+}
+
 function shadows(reserved: Reserved, path: string, prefix: boolean): string | undefined {
   const taken = [reserved.path, ...(reserved.health === false ? [] : [reserved.health])];
   if (reserved.metadata)
@@ -107,6 +118,11 @@ export class UserRoutes {
           `Route "${key}": write it "METHOD /path" (GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS; a path without query or spaces, optionally ending in /* for a prefix), e.g. "GET /status"`,
         );
       }
+      // Requests are matched with dot segments and backslashes resolved: a key written with them is never matched.
+      const read = DOT_SEGMENT.test(path) ? new URL(path, "http://h").pathname : path;
+      if (read !== path) {
+        throw new DefinitionError(`Route "${key}": write the path as a URL reads it (${read}), or it is never matched`);
+      }
       const taken = shadows(reserved, path, prefix);
       if (taken !== undefined) {
         throw new DefinitionError(
@@ -117,10 +133,7 @@ export class UserRoutes {
       if (typeof route?.handler !== "function") {
         throw new DefinitionError(`Route "${key}": give a handler, (request: Request) => Response`);
       }
-      const limit = route.maxBodyBytes;
-      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0)) {
-        throw new DefinitionError(`Route "${key}": maxBodyBytes must be a whole number of bytes, not ${String(limit)}`);
-      }
+      const limit = route.maxBodyBytes === undefined ? maxBodyBytes : bodyLimit(route.maxBodyBytes, key);
       const tables = prefix ? prefixes : this.#exact;
       const table = tables.get(path) ?? new Map<string, Route>();
       tables.set(path, table);
@@ -128,7 +141,7 @@ export class UserRoutes {
         key,
         handler: route.handler,
         anyHost: route.anyHost === true,
-        maxBodyBytes: route.maxBodyBytes ?? maxBodyBytes,
+        maxBodyBytes: limit,
       });
     }
     this.#prefixes = [...prefixes].sort(([a], [b]) => b.length - a.length);
@@ -156,13 +169,17 @@ export class UserRoutes {
 
   async #run(incoming: Incoming, route: Route): Promise<Outgoing> {
     const head = incoming.method === "HEAD";
-    let request: Request;
-    try {
-      request = incoming.request();
-    } catch {
-      // No URL can be made of it: a Host that is no host name ("a b", "user@host"), which RFC 9112 answers 400.
-      return answer(400, "Bad Request: the Host header is not a host name\n", TEXT);
+    let request: Request | undefined;
+    // A Host that is no host name ("a b", "user@host", "x/../etc#" that would move the handler's URL), RFC 9112: 400.
+    const host = incoming.header("host");
+    if (host === null || isHostName(host)) {
+      try {
+        request = incoming.request();
+      } catch {
+        // No URL could be made of it after all.
+      }
     }
+    if (request === undefined) return answer(400, `${BAD_HOST}\n`, TEXT);
     // The handler's request.signal aborts when its client goes away (or the server closes the connection).
     const aborted = new AbortController();
     incoming.onAbort(() => aborted.abort());
@@ -180,23 +197,35 @@ export class UserRoutes {
         throw new TypeError(`the handler returned ${typeof response}, not a Response`);
       // Neither can be sent: an error Response has status 0, a read body has nothing left.
       if (response.type === "error") throw new TypeError("the handler returned Response.error()");
-      if (response.bodyUsed) throw new TypeError("the handler returned a Response whose body was read");
+      if (response.bodyUsed || response.body?.locked)
+        throw new TypeError("the handler returned a Response whose body was read");
     } catch (error) {
-      this.#failed(route, error);
+      this.#failed(route, error, "failed (answered 500)");
       return answer(500, "Internal Server Error\n", TEXT);
     }
-    if (head && response.body) {
-      // HEAD: the GET's status and headers, never its body.
-      await response.body.cancel().catch(() => undefined);
+    if (!response.body) return { status: response.status, headers: {}, response };
+    if (head) {
+      // HEAD: the GET's status and headers, never its body (cancelled, not awaited: a cancel that never settles).
+      response.body.cancel().catch(() => undefined);
       return { status: response.status, headers: {}, response: new Response(null, response) };
     }
-    return { status: response.status, headers: {}, response };
+    return { status: response.status, headers: {}, response: this.#watched(route, response, aborted.signal) };
   }
 
-  #failed(route: Route, error: unknown): void {
+  // The body as it is, but a failure midway (the status is sent: the connection is cut) is logged, as a throw is;
+  // not a cancel because the client left.
+  #watched(route: Route, response: Response, left: AbortSignal): Response {
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    (response.body as ReadableStream<Uint8Array>).pipeTo(writable).catch((error: unknown) => {
+      if (!left.aborted) this.#failed(route, error, "failed midway through its body (connection cut)");
+    });
+    return new Response(readable, response);
+  }
+
+  #failed(route: Route, error: unknown, what: string): void {
     const why = error instanceof Error ? (error.stack ?? error.message) : String(error);
     try {
-      this.#server?.logger?.({ level: "error", message: `Route "${route.key}" failed (answered 500): ${why}` });
+      this.#server?.logger?.({ level: "error", message: `Route "${route.key}" ${what}: ${why}` });
     } catch {
       // A failing logger must not take the answer down with it.
     }
