@@ -1,11 +1,12 @@
 import { propagation, type Span, SpanStatusCode, type TextMapPropagator, type Tracer } from "@opentelemetry/api";
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { createServer, type Middleware } from "@toolsmith/core";
-import { timeout } from "@toolsmith/core/middleware";
+import { rateLimit, timeout } from "@toolsmith/core/middleware";
 import { createTestClient } from "@toolsmith/core/testing";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { openTelemetry } from "./open-telemetry.js";
-import { TRACEPARENT, tracedServer, useTracing } from "./tracing.test-util.js";
+import { TRACE_ID, TRACEPARENT, tracedServer, useTracing } from "./tracing.test-util.js";
 
 // Tracing never changes what the client gets, whatever the tracer, propagator or hook does; and every operation's
 // span ends exactly once, even when its handler never settles.
@@ -164,5 +165,51 @@ describe("a handler that never settles: its span still ends, once", () => {
     finish();
     await done;
     expect(ends).toEqual(["tools/call late"]);
+  });
+});
+
+describe("spans per round and beside the kit", () => {
+  const otel = () => openTelemetry({ tracerProvider: tracing.provider });
+
+  it("2026-07-28: each input_required round is a span of its own, none an error", async () => {
+    const server = createServer({ name: "ask", version: "1" });
+    server.use(otel());
+    server.tool({
+      name: "ask",
+      description: "Asks twice",
+      handler: async (_args, ctx) => {
+        const first = await ctx.elicit({ message: "one?", schema: { a: z.string() } });
+        const second = await ctx.elicit({ message: "two?", schema: { b: z.string() } });
+        return `${first.action} ${second.action}`;
+      },
+    });
+    const c = await createTestClient(server, { elicit: () => ({ action: "decline" }) });
+    const params = { name: "ask", arguments: {}, _meta: { traceparent: TRACEPARENT } };
+    expect(await c.request("tools/call", params)).toMatchObject({ content: [{ text: "decline decline" }] });
+    const rounds = (await tracing.spans()).filter((span) => span.name === "tools/call ask");
+    expect(rounds).toHaveLength(3);
+    expect(rounds.map((span) => span.status.code)).toEqual([
+      SpanStatusCode.UNSET,
+      SpanStatusCode.UNSET,
+      SpanStatusCode.UNSET,
+    ]);
+    expect(rounds.every((span) => span.spanContext().traceId === TRACE_ID)).toBe(true);
+  });
+
+  it.each(["outside", "inside"] as const)("a rate limit %s it: a refusal is one span, with its code", async (where) => {
+    const server = createServer({ name: "limited", version: "1" });
+    const limit = rateLimit({ capacity: 1, perSecond: 0.001 });
+    for (const middleware of where === "outside" ? [limit, otel()] : [otel(), limit]) server.use(middleware);
+    server.tool({ name: "ping", description: "Pings", handler: () => "pong" });
+    const c = await createTestClient(server);
+    await c.callTool("ping");
+    const refused = await c.callTool("ping").catch((error: { code: number }) => error);
+    const spans = (await tracing.spans()).filter((span) => span.name === "tools/call ping");
+    // Outside, the refused call never reaches the middleware: one span; inside, the refusal is the second's outcome.
+    expect(spans).toHaveLength(where === "outside" ? 1 : 2);
+    if (where === "inside") {
+      const code = String((refused as { code: number }).code);
+      expect(spans[1]?.attributes["error.type"]).toBe(code);
+    }
   });
 });

@@ -149,3 +149,21 @@ describe.each(["2025-03-26", "2025-06-18"] as const)("%s receives only the field
     }
   });
 });
+
+describe("an MCP App in 2025-03-26", () => {
+  it("is neither declared nor linked, since that revision has no _meta on tools", async () => {
+    const s = createServer({ name: "apps", version: "1" });
+    s.tool({
+      name: "chart",
+      description: "Chart",
+      ui: { uri: "ui://c/v.html", html: "<p>c</p>" },
+      handler: () => "ok",
+    });
+    const march = await createTestClient(s, { protocolVersion: "2025-03-26" });
+    expect(march.serverResult.capabilities).not.toHaveProperty("extensions");
+    expect(await march.listTools()).toEqual([{ name: "chart", description: "Chart", inputSchema: expect.any(Object) }]);
+    const june = await createTestClient(s, { protocolVersion: "2025-06-18" });
+    expect(june.serverResult.capabilities).toHaveProperty(["extensions", "io.modelcontextprotocol/ui"]);
+    expect((await june.listTools())[0]?._meta).toHaveProperty("ui");
+  });
+});
