@@ -213,3 +213,36 @@ describe("spans per round and beside the kit", () => {
     }
   });
 });
+
+describe.each(["2026-07-28", "2025-11-25"] as const)("hostile trace _meta in %s", (protocolVersion) => {
+  const valid = TRACEPARENT;
+  const hostile: Record<string, unknown>[] = [
+    { traceparent: [valid] },
+    { traceparent: { valid } },
+    { traceparent: 7 },
+    { traceparent: `${valid}${"0".repeat(1_000_000)}` },
+    { traceparent: valid.toUpperCase() },
+    { traceparent: `ff-${valid.slice(3)}` },
+    { traceparent: `00-${"0".repeat(32)}-${valid.slice(36)}` },
+    { traceparent: valid.replace("0af7", "0áf7") },
+    { traceparent: "\u0000".repeat(55) },
+    { traceparent: valid, tracestate: Array.from({ length: 5000 }, (_, i) => `k${i}=v`).join(",") },
+    { traceparent: valid, tracestate: ["a=b"] },
+    { traceparent: valid, baggage: "k=v\u0000\r\nx: y" },
+    { baggage: Array.from({ length: 3000 }, (_, i) => `k${i}=v`).join(",") },
+  ];
+
+  it("never changes the reply; the span continues the trace only from a well-formed traceparent", async () => {
+    const c = await createTestClient(tracedServer(tracing.provider), { protocolVersion });
+    for (const meta of hostile) {
+      tracing.reset();
+      const result = await c.request("tools/call", { name: "add", arguments: { a: 1, b: 2 }, _meta: meta });
+      expect(result).toMatchObject({ content: [{ type: "text", text: "3" }], isError: false });
+      const span = await tracing.span("tools/call add");
+      const continued = meta.traceparent === valid;
+      expect(span.spanContext().traceId === TRACE_ID, JSON.stringify(meta).slice(0, 80)).toBe(continued);
+      // A tracestate over W3C's bound is dropped whole, never passed on in part.
+      if (continued) expect(span.spanContext().traceState?.serialize() ?? "").toBe("");
+    }
+  });
+});
