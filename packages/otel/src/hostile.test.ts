@@ -1,4 +1,14 @@
-import { propagation, type Span, SpanStatusCode, type TextMapPropagator, type Tracer } from "@opentelemetry/api";
+import {
+  type ContextManager,
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanStatusCode,
+  type TextMapPropagator,
+  type Tracer,
+} from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { createServer, type Middleware } from "@toolsmith/core";
 import { rateLimit, timeout } from "@toolsmith/core/middleware";
@@ -51,6 +61,28 @@ describe("a faulty tracing setup changes nothing the client gets", () => {
       propagation.setGlobalPropagator(
         new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
       );
+    }
+  });
+
+  it("a context manager whose with throws", async () => {
+    const faulty: ContextManager = {
+      active: () => ROOT_CONTEXT,
+      with: broken,
+      bind: (_context, target) => target,
+      enable() {
+        return this;
+      },
+      disable() {
+        return this;
+      },
+    };
+    context.disable();
+    context.setGlobalContextManager(faulty);
+    try {
+      await call({});
+    } finally {
+      context.disable();
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     }
   });
 

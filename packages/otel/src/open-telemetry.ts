@@ -87,8 +87,9 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Middleware {
         return next();
       });
     } catch (error) {
+      // The context manager failed before the operation ran: it runs untraced, its span closed unmarked.
       if (!ran) {
-        end(() => {});
+        end((open) => open.end());
         return next();
       }
       end((open) => failed(open, error));
