@@ -62,39 +62,84 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Middleware {
   const recordUri = options.resourceUri !== false;
   const hook = options.attributes;
   return (operation, next) => {
-    const { ctx } = operation;
-    const ambient = context.active();
-    // 2026-07-28 requests always carry _meta; without it there is nothing to extract.
-    const parent = ctx.meta === undefined ? ambient : propagation.extract(ambient, ctx, META_GETTER);
-    const attributes = attributesOf(operation, recordUri);
-    if (hook !== undefined) addOwn(attributes, hook, operation);
-    const links = ambientLink(ambient, parent);
-    const span = tracer.startSpan(
-      spanName(operation),
-      links === undefined ? { kind: SpanKind.SERVER, attributes } : { kind: SpanKind.SERVER, attributes, links },
-      parent,
-    );
+    let span: Span;
+    let parent: Context;
+    try {
+      const ambient = context.active();
+      parent = parentOf(ambient, operation.ctx);
+      const attributes = attributesOf(operation, recordUri);
+      if (hook !== undefined) addOwn(attributes, hook, operation);
+      const links = ambientLink(ambient, parent);
+      const options = { kind: SpanKind.SERVER, attributes };
+      span = tracer.startSpan(spanName(operation), links === undefined ? options : { ...options, links }, parent);
+      // The handler's own spans ask it for their parent: one that cannot answer must not reach them.
+      span.spanContext();
+    } catch {
+      // A tracer's failure is its own: the operation runs as it would untraced.
+      return next();
+    }
+    const end = ender(span);
+    let ran = false;
     let result: ReturnType<typeof next>;
     try {
-      result = context.with(trace.setSpan(parent, span), next);
+      result = context.with(trace.setSpan(parent, span), () => {
+        ran = true;
+        return next();
+      });
     } catch (error) {
-      failed(span, error);
+      // The context manager failed before the operation ran: it runs untraced, its span closed unmarked.
+      if (!ran) {
+        end((open) => open.end());
+        return next();
+      }
+      end((open) => failed(open, error));
       throw error;
     }
     if (!(result instanceof Promise)) {
-      succeeded(span, result);
+      end((open) => succeeded(open, result));
       return result;
     }
+    // A handler may never settle (it ignores its aborted signal): the span ends when its request is abandoned.
+    const { signal } = operation.ctx;
+    if (signal.aborted) end((open) => abandoned(open, signal.reason));
+    const onAbort = () => end((open) => abandoned(open, signal.reason));
+    signal.addEventListener("abort", onAbort, { once: true });
     return result.then(
       (value) => {
-        succeeded(span, value);
+        signal.removeEventListener("abort", onAbort);
+        end((open) => succeeded(open, value));
         return value;
       },
       (error: unknown) => {
-        failed(span, error);
+        signal.removeEventListener("abort", onAbort);
+        end((open) => failed(open, error));
         throw error;
       },
     );
+  };
+}
+
+// The client's context from _meta (2026-07-28 requests always carry it); a propagator's failure leaves the ambient.
+function parentOf(ambient: Context, ctx: RequestContext): Context {
+  if (ctx.meta === undefined) return ambient;
+  try {
+    return propagation.extract(ambient, ctx, META_GETTER);
+  } catch {
+    return ambient;
+  }
+}
+
+// The span's one ending, by whichever comes first; what the tracer throws there never reaches the client.
+function ender(span: Span): (how: (span: Span) => void) => void {
+  let open = true;
+  return (how) => {
+    if (!open) return;
+    open = false;
+    try {
+      how(span);
+    } catch {
+      // Tracing never changes what the client gets.
+    }
   };
 }
 
@@ -133,7 +178,9 @@ function attributesOf(operation: Operation, recordUri: boolean): Attributes {
 
 function addOwn(attributes: Attributes, hook: (operation: Operation) => Attributes | undefined, op: Operation): void {
   try {
-    Object.assign(attributes, hook(op));
+    const own: unknown = hook(op);
+    // Only an object's own entries: a string's characters are no attributes.
+    if (typeof own === "object" && own !== null) Object.assign(attributes, own);
   } catch {
     // The hook's failure is its own: the operation runs as it would untraced.
   }
@@ -152,6 +199,14 @@ function succeeded(span: Span, result: Record<string, unknown>): void {
     span.setAttribute("error.type", "tool_error");
     span.setStatus({ code: SpanStatusCode.ERROR });
   }
+  span.end();
+}
+
+// The request was cancelled, timed out or lost its connection before the operation settled.
+function abandoned(span: Span, reason: unknown): void {
+  const timedOut = reason instanceof Error && reason.name === "TimeoutError";
+  span.setAttribute("error.type", timedOut ? "timeout" : "cancelled");
+  span.setStatus({ code: SpanStatusCode.ERROR, message: timedOut ? reason.message : "The request was abandoned" });
   span.end();
 }
 

@@ -44,7 +44,8 @@ describe("every request gets its one reply, even when the result cannot be seria
   server.tool({ name: "ok", description: "fine", handler: () => "fine" });
   server.resource({
     uri: "bad://big",
-    handler: () => ({ contents: [{ uri: "bad://big", text: "t", _meta: { n: 1n } }] }),
+    // In the result's `_meta`, which every revision has (2025-03-26 drops a contents' `_meta`).
+    handler: () => ({ contents: [{ uri: "bad://big", text: "t" }], _meta: { n: 1n } }),
   });
 
   it("a BigInt or a cycle in a result becomes -32603 for that id", async () => {

@@ -11,7 +11,9 @@ export interface RevisionFeatures {
   readonly era: "handshake" | "stateless";
   /** `title`, `outputSchema`, `structuredContent`, `resource_link` (2025-06-18+). */
   readonly titlesAndStructuredOutput: boolean;
-  /** `icons` on tools, resources and prompts, and `description`/`websiteUrl` on the server's identity (2025-11-25+). */
+  /** `_meta` on tools, resources, prompts, content blocks and resource contents; `annotations.lastModified` (2025-06-18+). */
+  readonly itemMeta: boolean;
+  /** `icons` on tools, resources, prompts and resource links, and `description`/`websiteUrl` on the server's identity (2025-11-25+). */
   readonly icons: boolean;
   /** Argument validation failures are `isError` results rather than -32602 (2025-11-25+). */
   readonly validationErrorsAsResults: boolean;
@@ -62,6 +64,7 @@ const REVISIONS: Record<ProtocolVersion, RevisionFeatures> = {
     version: "2025-03-26",
     ssePriming: false,
     titlesAndStructuredOutput: false,
+    itemMeta: false,
     icons: false,
     validationErrorsAsResults: false,
     batches: true,
@@ -74,6 +77,7 @@ const REVISIONS: Record<ProtocolVersion, RevisionFeatures> = {
     version: "2025-06-18",
     ssePriming: false,
     titlesAndStructuredOutput: true,
+    itemMeta: true,
     icons: false,
     validationErrorsAsResults: false,
     batches: false,
@@ -86,6 +90,7 @@ const REVISIONS: Record<ProtocolVersion, RevisionFeatures> = {
     version: "2025-11-25",
     ssePriming: true,
     titlesAndStructuredOutput: true,
+    itemMeta: true,
     icons: true,
     validationErrorsAsResults: true,
     batches: false,
@@ -97,6 +102,7 @@ const REVISIONS: Record<ProtocolVersion, RevisionFeatures> = {
     version: "2026-07-28",
     era: "stateless",
     titlesAndStructuredOutput: true,
+    itemMeta: true,
     icons: true,
     validationErrorsAsResults: true,
     anyStructuredContent: true,

@@ -37,6 +37,7 @@ const blocks = [
     type: "resource",
     resource: { uri: "test://e", mimeType: "text/plain", text: "e", _meta: meta },
     annotations,
+    _meta: meta,
   },
   { type: "resource", resource: { uri: "test://b", mimeType: "application/octet-stream", blob: "AAE=" } },
 ];

@@ -2,8 +2,10 @@ import type { RequestContext } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import type { Middleware } from "../middleware/compose.js";
 import { type CacheHint, type CacheKind, narrower, serverCacheHints } from "../protocol/cache-hints.js";
+import { featuresOf } from "../protocol/revision.js";
+import { shapeReadResult } from "../protocol/revision-shape.js";
 import { DefinitionError } from "../wire/errors.js";
-import type { MaybePromise } from "../wire/maybe.js";
+import { andThen, type MaybePromise } from "../wire/maybe.js";
 import type {
   CallToolResult,
   GetPromptResult,
@@ -375,7 +377,10 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
   }
 
   readResource(uri: string, ctx: RequestContext, params: Params = NO_PARAMS): MaybePromise<ReadOutcome> {
-    return readResource(this, uri, ctx, params);
+    const features = featuresOf(ctx.protocolVersion);
+    const read = readResource(this, uri, ctx, params);
+    // Only 2025-03-26 has anything to drop from a read (contents' `_meta`).
+    return features.itemMeta ? read : andThen(read, (result) => shapeReadResult(result, features));
   }
 
   getPrompt(

@@ -262,9 +262,15 @@ class ServerImpl implements Server, ServerCore {
   }
 
   initializeResult(version: ProtocolVersion): Record<string, unknown> {
+    let capabilities = this.router.capabilities();
+    // 2025-03-26 has no `_meta` on tools, so no tool can link an MCP App: its extension is not declared there.
+    if (!featuresOf(version).itemMeta && capabilities.extensions !== undefined) {
+      const { extensions: _dropped, ...rest } = capabilities;
+      capabilities = rest;
+    }
     const result: Record<string, unknown> = {
       protocolVersion: version,
-      capabilities: this.router.capabilities(),
+      capabilities,
       serverInfo: this.serverInfo(version),
     };
     if (this.#instructions !== undefined) result.instructions = this.#instructions;
