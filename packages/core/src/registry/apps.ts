@@ -122,8 +122,9 @@ export function linkedTool(definition: ToolDefinition, ui: CheckedUi): ToolDefin
   return { ...definition, _meta: { ...definition._meta, ui: link, "ui/resourceUri": ui.uri } };
 }
 
-interface Linker {
-  handle: Registered<ToolDefinition>;
+/** A tool that links an app, and its guard as it is now. */
+export interface Linker {
+  readonly handle: Registered<ToolDefinition>;
   guard: Guard | undefined;
 }
 
@@ -133,6 +134,27 @@ export interface AppRecord {
   readonly linkers: Linker[];
   source?: CheckedUi;
   resource?: Registered<StaticResourceDefinition>;
+  /** The resource's guard: a caller sees the app while one of its enabled tools is theirs to see. */
+  access?: Guard;
+}
+
+/** True when the app shows alike to every caller: an enabled tool linking it is unguarded, or none is guarded. */
+export function callerFree(record: AppRecord): boolean {
+  const { linkers } = record;
+  return (
+    linkers.some(({ handle, guard }) => guard === undefined && handle.enabled) ||
+    linkers.every(({ guard }) => guard === undefined)
+  );
+}
+
+/**
+ * Who may hear of a change to the app: anyone once a tool linking it is unguarded, else whom one of their guards
+ * allows (enabled or not, so a caller who just lost the app hears of it too).
+ */
+export function appAudience(linkers: readonly Linker[], report: (entry: LogEntry) => void): Guard | undefined {
+  if (linkers.some(({ guard }) => guard === undefined)) return undefined;
+  const guards = linkers.map(({ guard }) => guard);
+  return (ctx) => guards.some((guard) => allows(guard, ctx, report));
 }
 
 /**
@@ -151,13 +173,14 @@ export function appResource(
     ],
   });
   const make = html as (ctx: RequestContext) => MaybePromise<string>;
+  record.access = (ctx) => record.linkers.some(({ handle, guard }) => handle.enabled && allows(guard, ctx, report));
   return {
     uri,
     name: ui.name ?? uri,
     ...(ui.description !== undefined ? { description: ui.description } : {}),
     mimeType: UI_MIME_TYPE,
     ...(meta ? { _meta: { ui: meta } } : {}),
-    guard: (ctx) => record.linkers.some(({ handle, guard }) => handle.enabled && allows(guard, ctx, report)),
+    guard: record.access,
     handler: (ctx) => {
       if (typeof html === "string") return content(html);
       const text = make(ctx);
