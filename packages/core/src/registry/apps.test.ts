@@ -194,3 +194,25 @@ describe("MCP Apps with tasks", () => {
     ]);
   });
 });
+
+describe("an app's html function", () => {
+  it("one that throws or makes no text is an internal error, logged for the author, never a page", async () => {
+    const logged: string[] = [];
+    const s = createServer({ name: "x", version: "1", logger: (entry) => logged.push(entry.message) });
+    const make = (name: string, html: unknown) =>
+      s.tool({ name, description: name, ui: { html: html as () => string }, handler: () => 1 });
+    make("throws", () => {
+      throw new Error("boom");
+    });
+    make("number", () => 42);
+    make("nothing", async () => undefined);
+    make("object", () => ({ contents: [{ uri: "file:///etc/passwd", text: "x" }] }));
+    const client = await createTestClient(s, { protocolVersion: "2026-07-28" });
+    for (const name of ["throws", "number", "nothing", "object"]) {
+      const error = await rpcError(client.readResource(`ui://${name}/app.html`));
+      expect({ code: error.code, message: error.message }).toEqual({ code: -32603, message: "Internal error" });
+    }
+    expect(logged.join("\n")).toContain('the ui html function of app "ui://nothing/app.html" returned undefined');
+    expect(await client.listResources()).toHaveLength(4);
+  });
+});

@@ -2,7 +2,7 @@ import type { RequestContext } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
-import type { MaybePromise } from "../wire/maybe.js";
+import { andThen, type MaybePromise } from "../wire/maybe.js";
 import { type ToolUi, UI_MIME_TYPE } from "./app-options.js";
 import type { StaticResourceDefinition, ToolDefinition } from "./definitions.js";
 import { allows, type Guard } from "./guards.js";
@@ -183,8 +183,13 @@ export function appResource(
     guard: record.access,
     handler: (ctx) => {
       if (typeof html === "string") return content(html);
-      const text = make(ctx);
-      return text instanceof Promise ? text.then(content) : content(text);
+      return andThen(make(ctx), (text: unknown) => {
+        // Anything else would reach the host as a page it cannot render: the author's fault, told as one.
+        if (typeof text !== "string") {
+          throw new TypeError(`the ui html function of app "${uri}" returned ${typeof text}, not the page's HTML text`);
+        }
+        return content(text);
+      });
     },
   };
 }
