@@ -147,6 +147,19 @@ describe("MCP Apps definitions", () => {
     expect(s.registered("tool", "b")).toBeUndefined();
     expect(s.registered("tool", "c")).toBeUndefined();
   });
+
+  it("refuses an app URI a mounted module serves, leaving no tool nor extension behind", () => {
+    const module = createServer({ name: "docs", version: "1" });
+    module.resource({ uri: "ui://docs/app.html", handler: () => "theirs" });
+    const s = createServer({ name: "x", version: "1" }).mount("docs", module);
+    expect(
+      definitionError(() =>
+        s.tool({ name: "mine", description: "M", ui: { html: PAGE, uri: "ui://docs/app.html" }, handler: () => 1 }),
+      ).message,
+    ).toContain('server "docs" (mounted at "docs") serves it already');
+    expect(s.registered("tool", "mine")).toBeUndefined();
+    expect(s.capabilities().extensions).toBeUndefined();
+  });
 });
 
 describe("MCP Apps and a tool's handle", () => {

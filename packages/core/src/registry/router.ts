@@ -218,19 +218,25 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
         `Tool "${definition.name}" ui uri "${ui.uri}" is another tool's app with other html or metadata; give both tools the same ui object to share it`,
       );
     }
-    if (registers && this.resources.map.has(ui.uri)) {
-      throw new DefinitionError(
-        `Tool "${definition.name}" ui uri "${ui.uri}" is already a resource; pick another ui:// URI`,
-      );
+    const resource = registers ? appResource(record, ui, this.report) : undefined;
+    if (resource) {
+      if (this.resources.map.has(ui.uri)) {
+        throw new DefinitionError(
+          `Tool "${definition.name}" ui uri "${ui.uri}" is already a resource; pick another ui:// URI`,
+        );
+      }
+      // Checked before the tool is added: an app refused leaves no tool behind.
+      this.resources.compile(resource);
+      this.modules.admit("resource", ui.uri);
     }
     const handle = this.tools.add(linkedTool(definition, ui));
     const linker: Linker = { handle, guard: definition.guard };
     record.linkers.push(linker);
     this.#apps.set(ui.uri, record);
     this.#goneApps.delete(ui.uri);
-    if (registers) {
+    if (resource) {
       record.source = ui;
-      record.resource = this.resources.add(appResource(record, ui, this.report));
+      record.resource = this.resources.add(resource);
     }
     this.#wrapAppHandle(record, linker, definition, ui);
     return handle;
