@@ -119,7 +119,9 @@ describe("an app tool's handle op on another process", () => {
         },
         onBroadcast(listener) {
           hear.add(listener);
-          return () => hear.delete(listener);
+          return () => {
+            hear.delete(listener);
+          };
         },
         handleOps: () => [...ops],
         onResume: () => () => {},
