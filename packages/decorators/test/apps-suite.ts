@@ -66,4 +66,23 @@ describe(`@tool({ ui }) (${DIALECT})`, () => {
       await expect(client.readResource("ui://referee/app.html")).rejects.toThrow("Resource not found");
     });
   }
+
+  it("disabling a guarded app tool hides its app and tells only whom the guard (a method's name) allows", async () => {
+    const server = new Board().toServer();
+    const referee = await (await createTestClient(server, { auth: { subject: "ref", scopes: [] } })).listen({
+      resourcesListChanged: true,
+    });
+    const fan = await (await createTestClient(server, { auth: { subject: "fan", scopes: [] } })).listen({
+      resourcesListChanged: true,
+    });
+    // List changes are told once the current task's changes are made: one turn of the event loop later.
+    const told = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      return [referee, fan].map((stream) => stream.notifications.map((one) => one.method));
+    };
+    server.registered("tool", "referee")?.disable();
+    expect(await told()).toEqual([["notifications/resources/list_changed"], []]);
+    const asReferee = await createTestClient(server, { auth: { subject: "ref", scopes: [] } });
+    await expect(asReferee.readResource("ui://referee/app.html")).rejects.toThrow("Resource not found");
+  });
 });

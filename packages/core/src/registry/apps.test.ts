@@ -147,6 +147,19 @@ describe("MCP Apps definitions", () => {
     expect(s.registered("tool", "b")).toBeUndefined();
     expect(s.registered("tool", "c")).toBeUndefined();
   });
+
+  it("refuses an app URI a mounted module serves, leaving no tool nor extension behind", () => {
+    const module = createServer({ name: "docs", version: "1" });
+    module.resource({ uri: "ui://docs/app.html", handler: () => "theirs" });
+    const s = createServer({ name: "x", version: "1" }).mount("docs", module);
+    expect(
+      definitionError(() =>
+        s.tool({ name: "mine", description: "M", ui: { html: PAGE, uri: "ui://docs/app.html" }, handler: () => 1 }),
+      ).message,
+    ).toContain('server "docs" (mounted at "docs") serves it already');
+    expect(s.registered("tool", "mine")).toBeUndefined();
+    expect(s.capabilities().extensions).toBeUndefined();
+  });
 });
 
 describe("MCP Apps and a tool's handle", () => {
@@ -192,5 +205,27 @@ describe("MCP Apps with tasks", () => {
       "io.modelcontextprotocol/tasks",
       "io.modelcontextprotocol/ui",
     ]);
+  });
+});
+
+describe("an app's html function", () => {
+  it("one that throws or makes no text is an internal error, logged for the author, never a page", async () => {
+    const logged: string[] = [];
+    const s = createServer({ name: "x", version: "1", logger: (entry) => logged.push(entry.message) });
+    const make = (name: string, html: unknown) =>
+      s.tool({ name, description: name, ui: { html: html as () => string }, handler: () => 1 });
+    make("throws", () => {
+      throw new Error("boom");
+    });
+    make("number", () => 42);
+    make("nothing", async () => undefined);
+    make("object", () => ({ contents: [{ uri: "file:///etc/passwd", text: "x" }] }));
+    const client = await createTestClient(s, { protocolVersion: "2026-07-28" });
+    for (const name of ["throws", "number", "nothing", "object"]) {
+      const error = await rpcError(client.readResource(`ui://${name}/app.html`));
+      expect({ code: error.code, message: error.message }).toEqual({ code: -32603, message: "Internal error" });
+    }
+    expect(logged.join("\n")).toContain('the ui html function of app "ui://nothing/app.html" returned undefined');
+    expect(await client.listResources()).toHaveLength(4);
   });
 });

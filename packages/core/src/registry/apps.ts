@@ -2,7 +2,7 @@ import type { RequestContext } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
-import type { MaybePromise } from "../wire/maybe.js";
+import { andThen, type MaybePromise } from "../wire/maybe.js";
 import { type ToolUi, UI_MIME_TYPE } from "./app-options.js";
 import type { StaticResourceDefinition, ToolDefinition } from "./definitions.js";
 import { allows, type Guard } from "./guards.js";
@@ -122,8 +122,9 @@ export function linkedTool(definition: ToolDefinition, ui: CheckedUi): ToolDefin
   return { ...definition, _meta: { ...definition._meta, ui: link, "ui/resourceUri": ui.uri } };
 }
 
-interface Linker {
-  handle: Registered<ToolDefinition>;
+/** A tool that links an app, and its guard as it is now. */
+export interface Linker {
+  readonly handle: Registered<ToolDefinition>;
   guard: Guard | undefined;
 }
 
@@ -133,6 +134,27 @@ export interface AppRecord {
   readonly linkers: Linker[];
   source?: CheckedUi;
   resource?: Registered<StaticResourceDefinition>;
+  /** The resource's guard: a caller sees the app while one of its enabled tools is theirs to see. */
+  access?: Guard;
+}
+
+/** True when the app shows alike to every caller: an enabled tool linking it is unguarded, or none is guarded. */
+export function callerFree(record: AppRecord): boolean {
+  const { linkers } = record;
+  return (
+    linkers.some(({ handle, guard }) => guard === undefined && handle.enabled) ||
+    linkers.every(({ guard }) => guard === undefined)
+  );
+}
+
+/**
+ * Who may hear of a change to the app: anyone once a tool linking it is unguarded, else whom one of their guards
+ * allows (enabled or not, so a caller who just lost the app hears of it too).
+ */
+export function appAudience(linkers: readonly Linker[], report: (entry: LogEntry) => void): Guard | undefined {
+  if (linkers.some(({ guard }) => guard === undefined)) return undefined;
+  const guards = linkers.map(({ guard }) => guard);
+  return (ctx) => guards.some((guard) => allows(guard, ctx, report));
 }
 
 /**
@@ -151,17 +173,23 @@ export function appResource(
     ],
   });
   const make = html as (ctx: RequestContext) => MaybePromise<string>;
+  record.access = (ctx) => record.linkers.some(({ handle, guard }) => handle.enabled && allows(guard, ctx, report));
   return {
     uri,
     name: ui.name ?? uri,
     ...(ui.description !== undefined ? { description: ui.description } : {}),
     mimeType: UI_MIME_TYPE,
     ...(meta ? { _meta: { ui: meta } } : {}),
-    guard: (ctx) => record.linkers.some(({ handle, guard }) => handle.enabled && allows(guard, ctx, report)),
+    guard: record.access,
     handler: (ctx) => {
       if (typeof html === "string") return content(html);
-      const text = make(ctx);
-      return text instanceof Promise ? text.then(content) : content(text);
+      return andThen(make(ctx), (text: unknown) => {
+        // Anything else would reach the host as a page it cannot render: the author's fault, told as one.
+        if (typeof text !== "string") {
+          throw new TypeError(`the ui html function of app "${uri}" returned ${typeof text}, not the page's HTML text`);
+        }
+        return content(text);
+      });
     },
   };
 }

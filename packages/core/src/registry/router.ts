@@ -16,7 +16,17 @@ import type {
   Tool,
 } from "../wire/types.js";
 import { UI_EXTENSION, UI_MIME_TYPE } from "./app-options.js";
-import { type AppRecord, appResource, checkUi, linkedTool, sameApp } from "./apps.js";
+import {
+  type AppRecord,
+  appAudience,
+  appResource,
+  type CheckedUi,
+  callerFree,
+  checkUi,
+  type Linker,
+  linkedTool,
+  sameApp,
+} from "./apps.js";
 import {
   type CompiledPrompt,
   type CompiledResource,
@@ -64,6 +74,9 @@ import {
 import { callTool, type ToolCheck, type ToolRouter } from "./tools.js";
 import { Views } from "./views.js";
 
+// How many removed apps' audiences are kept for a list change heard from another process.
+const MAX_GONE_APPS = 1000;
+
 export type { Audience, ChangeKind, HandleOp, OnChange, Registered, RegisteredKind } from "./table.js";
 
 /** Told of each handle's enable, disable or remove, in this router's tables (a module's keys as the module's own). */
@@ -88,6 +101,8 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
   readonly #views = new Views();
   // MCP Apps by ui:// URI: the tools linking each, and its resource.
   readonly #apps = new Map<string, AppRecord>();
+  // Who could see an app removed with its last tool, for a list change another process tells of it (bounded).
+  readonly #goneApps = new Map<string, Guard | undefined>();
   #capabilities: ServerCapabilities | undefined;
   #tasking: boolean | undefined;
   // The hints derived from the modules' (built on first use, forgotten on any change here or in a module).
@@ -138,6 +153,9 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
    * undefined when unguarded, null when nothing here has that key.
    */
   guardOf(kind: ChangeKind, key: string): Guard | undefined | null {
+    // An app's change concerns whoever its tools' guards allow, whether a tool is enabled or not.
+    const app = kind === "resources" ? this.#apps.get(key) : undefined;
+    if (app?.resource && !app.resource.removed) return appAudience(app.linkers, this.report);
     const tables =
       kind === "tools" ? [this.tools] : kind === "prompts" ? [this.prompts] : [this.resources, this.templates];
     for (const table of tables) {
@@ -152,7 +170,7 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
       const guard = mount.router.guardOf(kind, key);
       if (guard !== null) return guard;
     }
-    return null;
+    return this.#goneApps.has(key) ? this.#goneApps.get(key) : null;
   }
 
   /**
@@ -163,6 +181,14 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
     const tables =
       kind === "tools" ? [this.tools] : kind === "prompts" ? [this.prompts] : [this.resources, this.templates];
     for (const table of tables) if (!table.guardsInto(guards)) return undefined;
+    if (kind === "resources") {
+      for (const { linkers, resource } of this.#apps.values()) {
+        if (!resource || resource.removed) continue;
+        const audience = appAudience(linkers, this.report);
+        if (audience === undefined) return undefined;
+        guards.add(audience);
+      }
+    }
     for (const { router } of this.modules.list) if (router.audienceOfAll(kind, guards) === undefined) return undefined;
     return [...guards];
   }
@@ -194,18 +220,40 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
         `Tool "${definition.name}" ui uri "${ui.uri}" is another tool's app with other html or metadata; give both tools the same ui object to share it`,
       );
     }
-    if (registers && this.resources.map.has(ui.uri)) {
-      throw new DefinitionError(
-        `Tool "${definition.name}" ui uri "${ui.uri}" is already a resource; pick another ui:// URI`,
-      );
+    const resource = registers ? appResource(record, ui, this.report) : undefined;
+    if (resource) {
+      if (this.resources.map.has(ui.uri)) {
+        throw new DefinitionError(
+          `Tool "${definition.name}" ui uri "${ui.uri}" is already a resource; pick another ui:// URI`,
+        );
+      }
+      // Checked before the tool is added: an app refused leaves no tool behind.
+      this.resources.compile(resource);
+      this.modules.admit("resource", ui.uri);
     }
     const handle = this.tools.add(linkedTool(definition, ui));
-    const linker = { handle, guard: definition.guard };
+    const linker: Linker = { handle, guard: definition.guard };
     record.linkers.push(linker);
     this.#apps.set(ui.uri, record);
-    if (registers) {
+    this.#goneApps.delete(ui.uri);
+    if (resource) {
       record.source = ui;
-      record.resource = this.resources.add(appResource(record, ui, this.report));
+      record.resource = this.resources.add(resource);
+    }
+    this.#wrapAppHandle(record, linker, definition, ui);
+    return handle;
+  }
+
+  // An app tool's handle: what it does to the tool, it does to who sees the app (told as a resources list change).
+  #wrapAppHandle(record: AppRecord, linker: Linker, definition: ToolDefinition, ui: CheckedUi): void {
+    const { handle } = linker;
+    for (const op of ["enable", "disable"] as const) {
+      const apply = handle[op].bind(handle);
+      handle[op] = () => {
+        const was = handle.enabled;
+        apply();
+        if (handle.enabled !== was) this.#appChanged(record, [linker.guard]);
+      };
     }
     // The link outlives update(): new _meta keeps it, and the app itself is fixed at registration.
     const update = handle.update.bind(handle);
@@ -216,18 +264,38 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
         );
       }
       update("_meta" in changes ? { ...changes, _meta: linkedTool({ ...definition, ...changes }, ui)._meta } : changes);
+      if (!("guard" in changes) || changes.guard === linker.guard) return;
+      // A new guard decides who sees the app from now on; both sides hear of it.
+      const before = linker.guard;
+      linker.guard = changes.guard;
+      if (handle.enabled) this.#appChanged(record, [before, linker.guard]);
     };
     // Removing the last tool that links an app removes the app.
     const remove = handle.remove.bind(handle);
     handle.remove = () => {
+      if (handle.removed) return;
+      const was = handle.enabled;
+      const audience = appAudience(record.linkers, this.report);
       remove();
       record.linkers.splice(record.linkers.indexOf(linker) >>> 0, 1);
+      if (was) this.#appChanged(record, [linker.guard]);
       if (record.linkers.length > 0) return;
       this.#apps.delete(ui.uri);
-      if (record.resource && !record.resource.removed) record.resource.remove();
+      if (record.resource && !record.resource.removed) {
+        if (this.#goneApps.size >= MAX_GONE_APPS) this.#goneApps.clear();
+        this.#goneApps.set(ui.uri, audience);
+        record.resource.remove();
+      }
       this.#capabilities = undefined;
     };
-    return handle;
+  }
+
+  // Who sees the app changed for whom `guards` allow (anyone when one is undefined).
+  #appChanged(record: AppRecord, guards: readonly (Guard | undefined)[]): void {
+    const { resource } = record;
+    if (!resource || resource.removed) return;
+    const audience = guards.includes(undefined) ? undefined : (guards as Guard[]);
+    this.#changed("resources", audience, [record.uri]);
   }
 
   /** True when a tool here or in a mounted module links an MCP App (the extension is declared). */
@@ -340,8 +408,17 @@ export class Router implements ToolRouter, ResourceRouter, PromptRouter, Complet
    * template's `list`, given the caller's context, makes `resources/list` private through `resourcesListCache`.)
    */
   dependsOnCaller(kind: ChangeKind): boolean {
-    for (const table of [this.tools, this.resources, this.templates, this.prompts]) {
+    for (const table of [this.tools, this.templates, this.prompts]) {
       if (table.changeKind === kind && table.guarded()) return true;
+    }
+    // An app's resource is guarded by its tools, which may not be: then every caller sees it alike.
+    if (kind === "resources") {
+      for (const { key, definition } of this.resources.enabled()) {
+        const { guard } = definition;
+        if (guard === undefined) continue;
+        const app = this.#apps.get(key);
+        if (app === undefined || app.access !== guard || !callerFree(app)) return true;
+      }
     }
     return this.modules.list.some((mount) => mount.middleware().length > 0 || mount.router.dependsOnCaller(kind));
   }
