@@ -33,7 +33,7 @@ export interface CompiledSchema {
 export interface Library {
   object(shape: never): unknown;
   toJsonSchema(schema: never, io: "input" | "output"): Record<string, unknown>;
-  validate(schema: never, value: unknown): Validation | Promise<Validation>;
+  validate(schema: never, value: unknown, listed: Record<string, unknown>): Validation | Promise<Validation>;
   verbatim?: boolean;
 }
 
@@ -184,9 +184,13 @@ function validatorOf(adapter: Library, schema: unknown, jsonSchema: Record<strin
   // prototype and rejects it; such schemas validate a prototype-free copy of the object.
   const properties = isPlainObject(jsonSchema.properties) ? Object.keys(jsonSchema.properties) : [];
   const validate: Validate = !properties.some((name) => name in Object.prototype)
-    ? (value) => adapter.validate(schema as never, value)
+    ? (value) => adapter.validate(schema as never, value, jsonSchema)
     : (value) =>
-        adapter.validate(schema as never, isPlainObject(value) ? Object.assign(Object.create(null), value) : value);
+        adapter.validate(
+          schema as never,
+          isPlainObject(value) ? Object.assign(Object.create(null), value) : value,
+          jsonSchema,
+        );
   // A schema whose values may nest without bound is walked that deep (a recursive one) or lets the value through
   // (`z.unknown()`): those values are bounded first. Any other schema bounds them itself, at no cost here.
   if (!admitsDeep(jsonSchema)) return validate;

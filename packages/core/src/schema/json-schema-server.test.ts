@@ -180,6 +180,45 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("a raw JSON Schema through 
   });
 });
 
+describe("a raw JSON Schema's references", () => {
+  // The json-schema-2020-12 conformance scenario's shape: a definition reused, one reached through an $anchor.
+  const ADDRESS = {
+    type: "object",
+    $defs: {
+      address: { $anchor: "addressDef", type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+    properties: { home: { $ref: "#/$defs/address" }, work: { $ref: "#addressDef" } },
+    required: ["home"],
+  } as const;
+
+  it.each(["2026-07-28", "2025-11-25"] as const)(
+    "are listed as written, $defs and anchors kept, and followed by validation (%s)",
+    async (protocolVersion) => {
+      const server = createServer({ name: "post", version: "1" });
+      server.tool({ name: "send", description: "Send", input: jsonSchema(ADDRESS), handler: () => "sent" });
+      const client = await createTestClient(server, { protocolVersion });
+      expect((await client.listTools())[0]?.inputSchema).toEqual(ADDRESS);
+      expect((await client.callTool("send", { home: { city: "Oslo" } })).content).toEqual([
+        { type: "text", text: "sent" },
+      ]);
+      const wrong = await client.callTool("send", { home: { city: "Oslo" }, work: { city: 3 } });
+      expect((wrong.content[0] as { text: string }).text).toBe(
+        'Invalid arguments for tool "send":\n- work.city: must be string',
+      );
+    },
+  );
+
+  it("still count against maxSchemaNodes, $defs included", () => {
+    const small = createServer({ name: "small", version: "1", maxSchemaNodes: 4 });
+    const define = () =>
+      small.tool({ name: "send", description: "Send", input: jsonSchema(ADDRESS), handler: () => "" });
+    // Five nodes: the root, home, work, the definition and its city (counted where written, not per use).
+    expect(definitionError(define).message).toMatch(/^Tool "send" input's JSON Schema lists 5 schema nodes/);
+    const roomy = createServer({ name: "roomy", version: "1", maxSchemaNodes: 5 });
+    roomy.tool({ name: "send", description: "Send", input: jsonSchema(ADDRESS), handler: () => "" });
+  });
+});
+
 describe("a raw JSON Schema's definition mistakes", () => {
   it("is a DefinitionError at registration naming the tool, and nothing is fetched", () => {
     const server = createServer({ name: "bad", version: "1" });

@@ -163,6 +163,37 @@ describe("Standard Schema validation", () => {
     expect((await client.listTools())[0]?.inputSchema).toEqual(schema);
   });
 
+  it("reads an output's issues against the output JSON Schema, not the input's", async () => {
+    // A library whose input takes a count as text and outputs it as a number (a transform, as Valibot's).
+    const counted: StandardJsonSchema = {
+      "~standard": {
+        version: 1,
+        vendor: "hand",
+        validate: (value) =>
+          typeof (value as { count?: unknown }).count === "number"
+            ? { value }
+            : { issues: [{ message: "bad count", path: ["count"] }] },
+        jsonSchema: {
+          input: () => ({ type: "object", properties: { count: { type: "string" } }, required: ["count"] }),
+          output: () => ({ type: "object", properties: { count: { type: "number" } }, required: ["count"] }),
+        },
+      },
+    };
+    const s = createServer({ name: "std", version: "1" });
+    s.tool({
+      name: "count",
+      description: "Counts",
+      output: counted,
+      handler: (args: Record<string, unknown>) => (args.give === "text" ? { count: "3" } : ({} as never)),
+      input: type({ "give?": "string" }),
+    });
+    const client = await createTestClient(s);
+    const text = async (give?: string) =>
+      ((await client.callTool("count", give ? { give } : {})).content[0] as { text: string }).text;
+    expect(await text()).toMatch(/\n- count: required \(expected number\)$/);
+    expect(await text("text")).toMatch(/\n- count: expected number, received string$/);
+  });
+
   it("is checked after zod v4's own adapter: zod keeps its path", () => {
     expect(standardSchemaAdapter.accepts(ZOD)).toBe(true);
     expect(compile(ZOD).jsonSchema.properties).toHaveProperty("count.maximum", Number.MAX_SAFE_INTEGER);

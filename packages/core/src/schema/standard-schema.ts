@@ -71,6 +71,9 @@ export function vendorOf(value: unknown): string {
   return typeof vendor === "string" ? vendor : "unknown";
 }
 
+/** The vendor `jsonSchema(…)` of `@toolsmith/core/json-schema` names itself by: its schemas are listed as written. */
+export const RAW_JSON_SCHEMA_VENDOR = "toolsmith-json-schema";
+
 const TARGET = { target: "draft-2020-12" } as const;
 
 function unrepresentable(context: { code?: unknown }): never {
@@ -164,30 +167,16 @@ export function readIssue(issue: StandardIssue, value: unknown, jsonSchema: unkn
   return { path, message };
 }
 
-// The input JSON Schema a failed validation's issues are read against, made on the first failure.
-const ISSUE_SCHEMAS = new WeakMap<object, unknown>();
-
-function issueSchema(schema: StandardJsonSchema): unknown {
-  if (!ISSUE_SCHEMAS.has(schema)) {
-    let jsonSchema: unknown;
-    try {
-      jsonSchema = standardJsonSchema(schema, "input");
-    } catch {
-      // Without it the library's own messages are told as they are.
-    }
-    ISSUE_SCHEMAS.set(schema, jsonSchema);
-  }
-  return ISSUE_SCHEMAS.get(schema);
-}
-
-/** Turn a Standard Schema's result into a Validation; issues are read against the value and the JSON Schema. */
+/**
+ * Turn a Standard Schema's result into a Validation; issues are read against the value and `listed`, the JSON Schema
+ * listed for the side validated (an output's issues against the output schema).
+ */
 export function outcomeOf(
-  schema: StandardJsonSchema,
   result: StandardResult<unknown>,
   value: unknown,
+  listed: unknown,
   list: (issues: readonly StandardIssue[], read: (issue: StandardIssue) => ValidationIssue) => ValidationIssue[],
 ): Validation {
   if (!result.issues) return { ok: true, value: result.value };
-  const jsonSchema = issueSchema(schema);
-  return { ok: false, issues: list(result.issues, (issue) => readIssue(issue, value, jsonSchema)) };
+  return { ok: false, issues: list(result.issues, (issue) => readIssue(issue, value, listed)) };
 }
