@@ -183,6 +183,7 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("a raw JSON Schema through 
 describe("a raw JSON Schema's references", () => {
   // The json-schema-2020-12 conformance scenario's shape: a definition reused, one reached through an $anchor.
   const ADDRESS = {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
     type: "object",
     $defs: {
       address: { $anchor: "addressDef", type: "object", properties: { city: { type: "string" } }, required: ["city"] },
@@ -192,7 +193,7 @@ describe("a raw JSON Schema's references", () => {
   } as const;
 
   it.each(["2026-07-28", "2025-11-25"] as const)(
-    "are listed as written, $defs and anchors kept, and followed by validation (%s)",
+    "are listed as written, $schema, $defs and anchors kept, and followed by validation (%s)",
     async (protocolVersion) => {
       const server = createServer({ name: "post", version: "1" });
       server.tool({ name: "send", description: "Send", input: jsonSchema(ADDRESS), handler: () => "sent" });

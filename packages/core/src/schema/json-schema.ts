@@ -163,8 +163,8 @@ function build(schema: unknown): Built {
   const shape: Shape = { annotations: new Set(), depth: 0, prototypeNames: false, refs: false };
   walk(schema, 0, shape, 0);
   for (const keyword of shape.annotations) if (!compiler.getKeyword(keyword)) compiler.addKeyword({ keyword });
-  // The listed schema is the user's, without `$schema`, and a copy: a later change to the object changes nothing.
-  const { $schema: _dialect, ...listed } = structuredClone(schema);
+  // The listed schema is the user's (its `$schema` too, 2020-12 if any), and a copy: a later change changes nothing.
+  const listed = structuredClone(schema);
   const check: ValidateFunction = compiler.compile(listed);
   // The compiled function keeps what it needs; the instance need not hold every schema ever given.
   compiler.removeSchema(listed);

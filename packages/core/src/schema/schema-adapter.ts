@@ -181,11 +181,13 @@ export const standardSchemaAdapter: SchemaAdapter = {
 
 /**
  * A raw JSON Schema from `@toolsmith/core/json-schema`: validated as any Standard Schema, but listed as its author
- * wrote it (`$defs`, `$ref`, `$anchor` kept), since its references are the author's choice; still counted for size.
+ * wrote it (`$schema`, `$defs`, `$ref`, `$anchor` kept), since its references are the author's choice; still counted
+ * for size.
  */
 export const rawJsonSchemaAdapter: SchemaAdapter = {
   ...standardSchemaAdapter,
   accepts: (schema) => isStandardJsonSchema(schema) && vendorOf(schema) === RAW_JSON_SCHEMA_VENDOR,
+  toJsonSchema: (schema, io) => standardJsonSchema(schema as StandardJsonSchema, io, true),
   verbatim: true,
 };
 

@@ -93,11 +93,16 @@ const OPTIONS: Readonly<Record<string, StandardJsonSchemaOptions>> = {
   },
 };
 
-/** A Standard JSON Schema's JSON Schema, 2020-12, without its `$schema` line. */
-export function standardJsonSchema(schema: StandardJsonSchema, io: "input" | "output"): Record<string, unknown> {
+/** A Standard JSON Schema's JSON Schema, 2020-12, without its `$schema` line (unless `asWritten`). */
+export function standardJsonSchema(
+  schema: StandardJsonSchema,
+  io: "input" | "output",
+  asWritten = false,
+): Record<string, unknown> {
   const props = schema["~standard"];
   const converted = props.jsonSchema[io](OPTIONS[props.vendor] ?? TARGET);
   if (!isPlainObject(converted)) throw new Error(`its ${io} JSON Schema is not an object`);
+  if (asWritten) return converted;
   const { $schema: _dialect, ...rest } = converted;
   return rest;
 }
