@@ -167,6 +167,10 @@ export class Compiled implements CompiledSchema {
       this.#nodes = nodes;
       return schema;
     } catch (error) {
+      // A library's JSON Schema that holds itself (no JSON can) would otherwise overflow the stack unnamed.
+      if (error instanceof RangeError) {
+        throw new DefinitionError(`${this.#what}'s JSON Schema contains itself or nests too deep to list`);
+      }
       if (!(error instanceof RefError)) throw error;
       throw new DefinitionError(`${this.#what}'s JSON Schema ${error.message}; strict clients need it self-contained`);
     }

@@ -19,6 +19,7 @@ import {
   type StandardJsonSchema,
   type StandardOutput,
   type StandardSchema,
+  segmentText,
   standardJsonSchema,
   vendorOf,
 } from "./standard-schema.js";
@@ -106,7 +107,7 @@ export function isZodV3(schema: unknown): schema is ZodV3Schema {
 }
 
 function pathText(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? "(root)" : path.map(String).join(".");
+  return path.length === 0 ? "(root)" : path.map(segmentText).join(".");
 }
 
 // zod v4 says "Invalid input: expected string, received undefined" for a missing field; say "required".

@@ -275,3 +275,43 @@ describe("Standard Schema types", () => {
     });
   });
 });
+
+describe("a hostile or buggy Standard Schema library", () => {
+  function server(input: StandardJsonSchema) {
+    const s = createServer({ name: "std", version: "1" });
+    const calls: unknown[] = [];
+    s.tool({ name: "t", description: "d", input, handler: (args) => (calls.push(args), "called") });
+    return { s, calls };
+  }
+
+  it.each([
+    ["a number", 42],
+    ["null", null],
+    ["issues that are no list", { issues: "wrong" }],
+  ])("a validate answering %s fails closed: an internal error, the handler never called", async (_label, answer) => {
+    const { s, calls } = server(handMade(() => answer, { type: "object" }));
+    for (const protocolVersion of ["2026-07-28", "2025-11-25"] as const) {
+      const client = await createTestClient(s, { protocolVersion });
+      await expect(client.callTool("t", {})).rejects.toThrow(/Internal error/);
+    }
+    expect(calls).toEqual([]);
+  });
+
+  it("a path's huge key is cut, not echoed; other segments are told as text", async () => {
+    const key = "k".repeat(100_000);
+    const { s } = server(
+      handMade(() => ({ issues: [{ message: "bad", path: [key, { key: 2 }] }] }), { type: "object" }),
+    );
+    const client = await createTestClient(s);
+    const text = ((await client.callTool("t", {})).content[0] as { text: string }).text;
+    expect(text).toBe(`Invalid arguments for tool "t":\n- ${"k".repeat(64)}….2: bad`);
+  });
+
+  it("a JSON Schema that contains itself is a DefinitionError naming the tool", () => {
+    const cyclic: Record<string, unknown> = { type: "object" };
+    cyclic.properties = { a: cyclic };
+    expect(definitionError(() => server(handMade((value) => ({ value }), cyclic))).message).toBe(
+      'Tool "t" input\'s JSON Schema contains itself or nests too deep to list',
+    );
+  });
+});

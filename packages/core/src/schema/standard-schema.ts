@@ -146,6 +146,15 @@ function typeText(type: unknown): string | undefined {
   return [...new Set(types.map((one) => (one === "integer" ? "number" : one)))].join(" | ");
 }
 
+// A client's key in a path is cut to this many characters: a megabyte-long key is told of, not echoed.
+const SEGMENT_TEXT = 64;
+
+/** One path segment as text, cut to SEGMENT_TEXT characters. */
+export function segmentText(segment: unknown): string {
+  const text = String(segment);
+  return text.length > SEGMENT_TEXT ? `${text.slice(0, SEGMENT_TEXT)}…` : text;
+}
+
 /**
  * One Standard Schema issue read as zod's read: a missing field says "required (expected string)", a value of the
  * wrong JSON type "expected string, received number" (both told from the value and the JSON Schema, whatever the
@@ -156,7 +165,7 @@ export function readIssue(issue: StandardIssue, value: unknown, jsonSchema: unkn
   const keys = Array.from(issue.path ?? [], (segment) =>
     typeof segment === "object" && segment !== null ? segment.key : segment,
   );
-  const path = keys.length === 0 ? "(root)" : keys.map(String).join(".");
+  const path = keys.length === 0 ? "(root)" : keys.map(segmentText).join(".");
   const parent = keys.slice(0, -1).reduce<unknown>(child, value);
   const last = keys[keys.length - 1];
   const node = nodeAt(jsonSchema, keys);
@@ -182,6 +191,11 @@ export function outcomeOf(
   listed: unknown,
   list: (issues: readonly StandardIssue[], read: (issue: StandardIssue) => ValidationIssue) => ValidationIssue[],
 ): Validation {
-  if (!result.issues) return { ok: true, value: result.value };
+  // A library's malformed answer fails closed (an internal error), never a call with whatever it held.
+  if (typeof result !== "object" || result === null)
+    throw new TypeError("a Standard Schema's validate returned no result object");
+  if (result.issues === undefined) return { ok: true, value: result.value };
+  if (!Array.isArray(result.issues))
+    throw new TypeError("a Standard Schema's validate returned issues that are no list");
   return { ok: false, issues: list(result.issues, (issue) => readIssue(issue, value, listed)) };
 }
