@@ -280,7 +280,15 @@ describe("a hostile or buggy Standard Schema library", () => {
   function server(input: StandardJsonSchema) {
     const s = createServer({ name: "std", version: "1" });
     const calls: unknown[] = [];
-    s.tool({ name: "t", description: "d", input, handler: (args) => (calls.push(args), "called") });
+    s.tool({
+      name: "t",
+      description: "d",
+      input,
+      handler: (args) => {
+        calls.push(args);
+        return "called";
+      },
+    });
     return { s, calls };
   }
 
