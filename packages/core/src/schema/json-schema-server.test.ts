@@ -209,6 +209,38 @@ describe("a raw JSON Schema's references", () => {
     },
   );
 
+  it("are inlined in an elicitation form, which holds no $ref", async () => {
+    const server = createServer({ name: "seats", version: "1" });
+    const form = jsonSchema({
+      type: "object",
+      $defs: { seat: { type: "string", enum: ["aisle", "window"] } },
+      properties: { first: { $ref: "#/$defs/seat" }, second: { $ref: "#/$defs/seat", title: "Second" } },
+      required: ["first"],
+    });
+    let asked: unknown;
+    server.tool({
+      name: "book",
+      description: "Book seats",
+      handler: async (_args, ctx) => {
+        const answer = await ctx.elicit({ message: "Which seats?", schema: form });
+        return answer.action === "accept" ? JSON.stringify(answer.content) : answer.action;
+      },
+    });
+    const client = await createTestClient(server, {
+      elicit: (params) => {
+        asked = params.requestedSchema;
+        return { action: "accept", content: { first: "window" } };
+      },
+    });
+    expect((await client.callTool("book", {})).content).toEqual([{ type: "text", text: '{"first":"window"}' }]);
+    const seat = { type: "string", enum: ["aisle", "window"] };
+    expect(asked).toEqual({
+      type: "object",
+      properties: { first: seat, second: { ...seat, title: "Second" } },
+      required: ["first"],
+    });
+  });
+
   it("still count against maxSchemaNodes, $defs included", () => {
     const small = createServer({ name: "small", version: "1", maxSchemaNodes: 4 });
     const define = () =>
