@@ -241,6 +241,27 @@ describe("a raw JSON Schema's references", () => {
     });
   });
 
+  it("are followed for a prompt's arguments: described, and refused when not strings", async () => {
+    const server = createServer({ name: "notes", version: "1" });
+    const args = (topic: Record<string, unknown>) =>
+      jsonSchema({ type: "object", $defs: { topic }, properties: { topic: { $ref: "#/$defs/topic" } } });
+    server.prompt({
+      name: "summarize",
+      description: "Summarize",
+      args: args({ type: "string", description: "What about" }),
+      handler: () => "ok",
+    });
+    const client = await createTestClient(server);
+    expect((await client.listPrompts())[0]?.arguments).toEqual([
+      { name: "topic", description: "What about", required: false },
+    ]);
+    expect(
+      definitionError(() =>
+        server.prompt({ name: "count", description: "Count", args: args({ type: "number" }), handler: () => "" }),
+      ).message,
+    ).toMatch(/^Prompt "count" argument "topic" is not a string schema/);
+  });
+
   it("still count against maxSchemaNodes, $defs included", () => {
     const small = createServer({ name: "small", version: "1", maxSchemaNodes: 4 });
     const define = () =>
