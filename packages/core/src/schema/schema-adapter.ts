@@ -89,6 +89,11 @@ export interface SchemaAdapter {
    * included, where a library's output has its reused parts inlined and only recursion kept as a reference.
    */
   verbatim?: boolean;
+  /**
+   * True when validation hands an object's unlisted keys on to the handler, unread (ArkType, a raw JSON Schema):
+   * such values are then bounded in depth before validation, as a field that takes anything is.
+   */
+  keepsUnlisted?: boolean;
 }
 
 function isZodV4(schema: unknown): schema is ZodV4Schema {
@@ -173,6 +178,8 @@ export const standardSchemaAdapter: SchemaAdapter = {
     throw new DefinitionError("a raw shape takes zod fields only; wrap other libraries' fields in their own object");
   },
   toJsonSchema: (schema, io) => standardJsonSchema(schema as StandardJsonSchema, io),
+  // Unknown libraries may (ArkType does) hand unlisted keys on.
+  keepsUnlisted: true,
   validate(schema, value, listed) {
     const result = (schema as StandardJsonSchema)["~standard"].validate(value);
     if (!isPromiseLike(result)) return outcomeOf(result, value, listed, listIssues);

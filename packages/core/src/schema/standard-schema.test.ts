@@ -8,6 +8,7 @@ import type { AnySchema, Infer, InferInput, InputSchema, StandardJsonSchema } fr
 import { createServer } from "../server/server.js";
 import { createTestClient } from "../testing/client.js";
 import { definitionError } from "../testing/expect-errors.test-util.js";
+import { jsonSchema } from "./json-schema.js";
 import { compileSchema, LISTED_ISSUES, standardSchemaAdapter } from "./schema-adapter.js";
 
 // The same tool in zod, ArkType and Valibot (through its Standard JSON Schema wrapper): listed alike, refused alike.
@@ -314,6 +315,31 @@ describe("a hostile or buggy Standard Schema library", () => {
     const text = ((await client.callTool("t", {})).content[0] as { text: string }).text;
     expect(text).toBe(`Invalid arguments for tool "t":\n- ${"k".repeat(64)}….2: bad`);
   });
+
+  it.each([
+    ["ArkType", type({ a: "string" })],
+    ["a raw JSON Schema", jsonSchema({ type: "object", properties: { a: { type: "string" } } })],
+  ] as const)(
+    "%s hands unlisted keys on: a value nested past the bound is refused, not handed on",
+    async (_l, input) => {
+      const s = createServer({ name: "std", version: "1" });
+      s.tool({ name: "t", description: "d", input: input as never, handler: (args) => Object.keys(args).join() });
+      let deep: unknown = 1;
+      for (let level = 0; level < 100; level++) deep = [deep];
+      for (const protocolVersion of ["2026-07-28", "2025-11-25"] as const) {
+        const client = await createTestClient(s, { protocolVersion });
+        expect((await client.callTool("t", { a: "x", extra: deep })).content).toEqual([
+          {
+            type: "text",
+            text: 'Invalid arguments for tool "t":\n- extra: nests deeper than 64 levels of arrays and objects',
+          },
+        ]);
+        expect((await client.callTool("t", { a: "x", extra: [[1]] })).content).toEqual([
+          { type: "text", text: "a,extra" },
+        ]);
+      }
+    },
+  );
 
   it("a JSON Schema that contains itself is a DefinitionError naming the tool", () => {
     const cyclic: Record<string, unknown> = { type: "object" };
