@@ -1,7 +1,7 @@
 import { MAX_DEPTH, tooDeep } from "../wire/depth.js";
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
-import { asGiven, inlineRefs, RefError } from "./inline-refs.js";
+import { asGiven, inlineRefs, RefError, readable } from "./inline-refs.js";
 
 // A compiled schema: its JSON Schema made at once or on first read, and a validator chosen by that JSON Schema.
 
@@ -190,7 +190,9 @@ function firstValidate(this: Compiled, value: unknown): Validation | Promise<Val
   return this.validate(value);
 }
 
-function validatorOf(adapter: Library, schema: unknown, jsonSchema: Record<string, unknown>): Validate {
+function validatorOf(adapter: Library, schema: unknown, listed: Record<string, unknown>): Validate {
+  // Issues are read against the schema with a verbatim one's references followed (once, here).
+  const jsonSchema = adapter.verbatim ? readable(listed) : listed;
   // zod reads a missing optional field named like an Object.prototype member ("constructor", "toString") from the
   // prototype and rejects it; such schemas validate a prototype-free copy of the object.
   const properties = isPlainObject(jsonSchema.properties) ? Object.keys(jsonSchema.properties) : [];

@@ -73,7 +73,7 @@ export interface SchemaAdapter {
   /** Wrap a raw shape of this adapter's schemas into an object schema. */
   object(shape: RawShape): AnySchema;
   toJsonSchema(schema: AnySchema, io: "input" | "output"): Record<string, unknown>;
-  /** `listed` is the JSON Schema listed for this side (input or output), to read issues against. */
+  /** `listed` is the JSON Schema listed for this side (input or output; its references followed), to read issues. */
   validate(schema: AnySchema, value: unknown, listed: Record<string, unknown>): Validation | Promise<Validation>;
   /**
    * Optional, for speed: true when a cheap walk shows that `toJsonSchema` surely succeeds on `schema` (with
