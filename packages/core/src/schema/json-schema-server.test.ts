@@ -311,6 +311,9 @@ describe("a raw JSON Schema's definition mistakes", () => {
       /^Tool "x" input: the JSON Schema is not valid JSON Schema 2020-12: schema\/properties\/a\/type/,
     );
     expect(definitionError(define({ type: "string" })).message).toMatch(/^Tool "x" input must be an object schema/);
+    expect(definitionError(define({ type: "object", default: {} })).message).toBe(
+      `Tool "x" input: the JSON Schema is refused by Ajv's strict mode: default is ignored in the schema root`,
+    );
     expect(server.registered("tool", "x")).toBeUndefined();
   });
 
