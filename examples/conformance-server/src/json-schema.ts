@@ -1,33 +1,7 @@
-import { type AnySchema, registerSchemaAdapter, type SchemaAdapter } from "@toolsmith/core";
+import { jsonSchema } from "@toolsmith/core/json-schema";
 
-// A tool input given as JSON Schema itself, through core's SchemaAdapter seam: the json-schema-2020-12 scenario
-// lists keywords ($anchor, if/then/else, $schema) that no zod schema produces.
-
-class RawJsonSchema {
-  constructor(readonly schema: Readonly<Record<string, unknown>>) {}
-}
-
-const rawJsonSchemaAdapter: SchemaAdapter = {
-  accepts: (schema) => schema instanceof RawJsonSchema,
-  object: () => {
-    throw new Error("a raw JSON Schema is a whole input schema, not a field of a shape");
-  },
-  toJsonSchema: (schema) => ({ ...(schema as unknown as RawJsonSchema).schema }),
-  // Written by hand: listed as written, its $defs and $ref kept (the scenario checks them), not inlined.
-  verbatim: true,
-  // Listed for the suite to read, not enforced: the fixture accepts any object of arguments.
-  validate: (_schema, value) =>
-    typeof value === "object" && value !== null && !Array.isArray(value)
-      ? { ok: true, value }
-      : { ok: false, issues: [{ path: "(root)", message: "expected an object of arguments" }] },
-};
-
-registerSchemaAdapter(rawJsonSchemaAdapter);
-
-/** `schema` as a tool's `input`, listed verbatim. */
-export function jsonSchema(schema: Readonly<Record<string, unknown>>): AnySchema {
-  return new RawJsonSchema(schema) as unknown as AnySchema;
-}
+// The json-schema-2020-12 scenario lists keywords ($schema, $anchor, if/then/else) no zod schema produces: written as
+// raw JSON Schema, which core lists as written ($defs and $ref kept) and validates with Ajv.
 
 /** The inputSchema the json-schema-2020-12 scenario expects of `json_schema_2020_12_tool`, keyword for keyword. */
 export const JSON_SCHEMA_2020_12 = jsonSchema({

@@ -1,6 +1,7 @@
 import { type CacheHint, takeCacheHint } from "../protocol/cache-hints.js";
 import { type TaskPolicy, taskPolicyOf } from "../protocol/tasks.js";
 import { DEFERRED_NODES } from "../schema/compiled-schema.js";
+import { readable } from "../schema/inline-refs.js";
 import { type CompiledSchema, compileSchema, type InputSchema } from "../schema/schema-adapter.js";
 import { isUriTemplate, parseUriTemplate, type UriTemplate } from "../schema/uri-template.js";
 import { DefinitionError } from "../wire/errors.js";
@@ -289,8 +290,10 @@ export function compilePrompt(definition: PromptDefinition<InputSchema | undefin
   checkHandler(`Prompt "${name}"`, definition.handler, definition.guard, definition.use);
   const args =
     definition.args === undefined ? undefined : compileSchema(definition.args, "input", `Prompt "${name}" args`);
-  const properties = isPlainObject(args?.jsonSchema.properties) ? args.jsonSchema.properties : {};
-  const required = Array.isArray(args?.jsonSchema.required) ? (args.jsonSchema.required as string[]) : [];
+  // A raw JSON Schema's `$ref`s followed, so an argument defined under `$defs` is checked and described too.
+  const read = args ? readable(args.jsonSchema) : undefined;
+  const properties = isPlainObject(read?.properties) ? read.properties : {};
+  const required = Array.isArray(read?.required) ? (read.required as string[]) : [];
   const argumentList: PromptArgument[] = Object.entries(properties).map(([argName, property]) => {
     if (isPlainObject(property) && property.type !== undefined && property.type !== "string") {
       throw new DefinitionError(

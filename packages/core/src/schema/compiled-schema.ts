@@ -1,7 +1,7 @@
 import { MAX_DEPTH, tooDeep } from "../wire/depth.js";
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
-import { asGiven, inlineRefs, RefError } from "./inline-refs.js";
+import { asGiven, inlineRefs, RefError, readable } from "./inline-refs.js";
 
 // A compiled schema: its JSON Schema made at once or on first read, and a validator chosen by that JSON Schema.
 
@@ -33,8 +33,9 @@ export interface CompiledSchema {
 export interface Library {
   object(shape: never): unknown;
   toJsonSchema(schema: never, io: "input" | "output"): Record<string, unknown>;
-  validate(schema: never, value: unknown): Validation | Promise<Validation>;
+  validate(schema: never, value: unknown, listed: Record<string, unknown>): Validation | Promise<Validation>;
   verbatim?: boolean;
+  keepsUnlisted?: boolean;
 }
 
 const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
@@ -48,21 +49,25 @@ export const DEFERRED_NODES = 64 * SURELY_NODES;
 
 // True when a value the JSON Schema accepts may nest without bound, or is compared to any depth: a reference
 // (recursion), `uniqueItems`, or a place where anything goes (`{}`, `true`, an array without `items`,
-// `additionalProperties` that takes anything). Keys zod strips do not count: an object's unlisted keys are not walked
-// (zod drops them; a raw JSON Schema passes them on unread).
-function admitsDeep(node: unknown, memo = new Map<object, boolean>()): boolean {
+// `additionalProperties` that takes anything). An object's unlisted keys count only for a library that hands them on
+// (`keepsUnlisted`: ArkType, a raw JSON Schema), unread; zod drops them.
+function admitsDeep(node: unknown, keepsUnlisted: boolean, memo = new Map<object, boolean>()): boolean {
   if (node === true) return true;
   if (!isPlainObject(node)) return false;
   // Inlined parts are shared objects: each is asked once.
   const known = memo.get(node);
   if (known !== undefined) return known;
   memo.set(node, false);
-  const answer = admitsDeepNode(node, (child) => admitsDeep(child, memo));
+  const answer = admitsDeepNode(node, keepsUnlisted, (child) => admitsDeep(child, keepsUnlisted, memo));
   memo.set(node, answer);
   return answer;
 }
 
-function admitsDeepNode(node: Record<string, unknown>, deep: (child: unknown) => boolean): boolean {
+function admitsDeepNode(
+  node: Record<string, unknown>,
+  keepsUnlisted: boolean,
+  deep: (child: unknown) => boolean,
+): boolean {
   if ("$ref" in node || "$dynamicRef" in node || "$recursiveRef" in node) return true;
   // Telling items apart compares them all the way down (a raw JSON Schema's `uniqueItems`, through Ajv).
   if (node.uniqueItems === true) return true;
@@ -80,6 +85,8 @@ function admitsDeepNode(node: Record<string, unknown>, deep: (child: unknown) =>
     const maps = [node.properties, node.patternProperties].filter(isPlainObject);
     if (maps.some((map) => Object.values(map).some(deep))) return true;
     if (node.additionalProperties !== undefined && deep(node.additionalProperties)) return true;
+    const closed = node.additionalProperties === false || node.unevaluatedProperties === false;
+    if (keepsUnlisted && node.additionalProperties === undefined && !closed) return true;
   }
   return false;
 }
@@ -167,6 +174,10 @@ export class Compiled implements CompiledSchema {
       this.#nodes = nodes;
       return schema;
     } catch (error) {
+      // A library's JSON Schema that holds itself (no JSON can) would otherwise overflow the stack unnamed.
+      if (error instanceof RangeError) {
+        throw new DefinitionError(`${this.#what}'s JSON Schema contains itself or nests too deep to list`);
+      }
       if (!(error instanceof RefError)) throw error;
       throw new DefinitionError(`${this.#what}'s JSON Schema ${error.message}; strict clients need it self-contained`);
     }
@@ -179,17 +190,23 @@ function firstValidate(this: Compiled, value: unknown): Validation | Promise<Val
   return this.validate(value);
 }
 
-function validatorOf(adapter: Library, schema: unknown, jsonSchema: Record<string, unknown>): Validate {
+function validatorOf(adapter: Library, schema: unknown, listed: Record<string, unknown>): Validate {
+  // Issues are read against the schema with a verbatim one's references followed (once, here).
+  const jsonSchema = adapter.verbatim ? readable(listed) : listed;
   // zod reads a missing optional field named like an Object.prototype member ("constructor", "toString") from the
   // prototype and rejects it; such schemas validate a prototype-free copy of the object.
   const properties = isPlainObject(jsonSchema.properties) ? Object.keys(jsonSchema.properties) : [];
   const validate: Validate = !properties.some((name) => name in Object.prototype)
-    ? (value) => adapter.validate(schema as never, value)
+    ? (value) => adapter.validate(schema as never, value, jsonSchema)
     : (value) =>
-        adapter.validate(schema as never, isPlainObject(value) ? Object.assign(Object.create(null), value) : value);
+        adapter.validate(
+          schema as never,
+          isPlainObject(value) ? Object.assign(Object.create(null), value) : value,
+          jsonSchema,
+        );
   // A schema whose values may nest without bound is walked that deep (a recursive one) or lets the value through
   // (`z.unknown()`): those values are bounded first. Any other schema bounds them itself, at no cost here.
-  if (!admitsDeep(jsonSchema)) return validate;
+  if (!admitsDeep(jsonSchema, adapter.keepsUnlisted === true)) return validate;
   return (value) => {
     const deep = tooDeep(value);
     if (!deep) return validate(value);

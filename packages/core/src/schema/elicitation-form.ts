@@ -1,4 +1,5 @@
 import { isPlainObject } from "../wire/json-rpc.js";
+import { inlineRefs, RefError } from "./inline-refs.js";
 
 // What an elicitation form may ask (the spec's PrimitiveSchemaDefinition): a flat object whose fields are strings
 // (a format, an enum, or oneOf of titled consts), numbers, integers, booleans, or multi-select enums (an array whose
@@ -164,7 +165,8 @@ function withoutIntegerRange(kept: Record<string, unknown>): Record<string, unkn
 }
 
 /** The `requestedSchema` for a form written in zod (its JSON Schema): the keywords a form knows, nothing else. */
-export function formFromJsonSchema(jsonSchema: Record<string, unknown>): Record<string, unknown> {
+export function formFromJsonSchema(listed: Record<string, unknown>): Record<string, unknown> {
+  const jsonSchema = selfContained(listed);
   const out: Record<string, unknown> = {};
   for (const [name, property] of Object.entries(fields(jsonSchema, "ctx.elicit schema"))) {
     const shaped = field(name, property);
@@ -176,6 +178,17 @@ export function formFromJsonSchema(jsonSchema: Record<string, unknown>): Record<
   const schema: Record<string, unknown> = { type: "object", properties: out };
   if (Array.isArray(jsonSchema.required)) schema.required = jsonSchema.required;
   return schema;
+}
+
+// A raw JSON Schema is listed as written: its references into `$defs` are inlined here, as a form holds none.
+function selfContained(listed: Record<string, unknown>): Record<string, unknown> {
+  if (!("$defs" in listed) && !("definitions" in listed)) return listed;
+  try {
+    return inlineRefs(listed).schema;
+  } catch (error) {
+    if (!(error instanceof RefError)) throw error;
+    throw new TypeError(`ctx.elicit schema ${error.message}; an elicitation form is flat: ${ALLOWED}`);
+  }
 }
 
 /** Check a form written as raw JSON Schema; it is sent as written (every keyword kept) when it is flat. */

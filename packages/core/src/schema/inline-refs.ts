@@ -179,6 +179,20 @@ export function inlineRefs(root: Record<string, unknown>): Inlined {
   return { schema, nodes: countNodes(schema, new Map()) };
 }
 
+/**
+ * `schema` to read (not to list): a raw JSON Schema's references into its definitions inlined, where it has any and
+ * they can be; else `schema` as it is.
+ */
+export function readable(schema: Record<string, unknown>): Record<string, unknown> {
+  if (!("$defs" in schema) && !("definitions" in schema)) return schema;
+  try {
+    return inlineRefs(schema).schema;
+  } catch (error) {
+    if (error instanceof RefError) return schema;
+    throw error;
+  }
+}
+
 /** A hand-written JSON Schema as its author wrote it (its `$ref`s and `$defs` too), and its size in schema nodes. */
 export function asGiven(schema: Record<string, unknown>): Inlined {
   return { schema, nodes: countNodes(schema, new Map()) };

@@ -180,6 +180,120 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("a raw JSON Schema through 
   });
 });
 
+describe("a raw JSON Schema's references", () => {
+  // The json-schema-2020-12 conformance scenario's shape: a definition reused, one reached through an $anchor.
+  const ADDRESS = {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    type: "object",
+    $defs: {
+      address: { $anchor: "addressDef", type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+    properties: { home: { $ref: "#/$defs/address" }, work: { $ref: "#addressDef" } },
+    required: ["home"],
+  } as const;
+
+  it.each(["2026-07-28", "2025-11-25"] as const)(
+    "are listed as written, $schema, $defs and anchors kept, and followed by validation (%s)",
+    async (protocolVersion) => {
+      const server = createServer({ name: "post", version: "1" });
+      server.tool({ name: "send", description: "Send", input: jsonSchema(ADDRESS), handler: () => "sent" });
+      const client = await createTestClient(server, { protocolVersion });
+      expect((await client.listTools())[0]?.inputSchema).toEqual(ADDRESS);
+      expect((await client.callTool("send", { home: { city: "Oslo" } })).content).toEqual([
+        { type: "text", text: "sent" },
+      ]);
+      const text = async (args: Record<string, unknown>) =>
+        ((await client.callTool("send", args)).content[0] as { text: string }).text;
+      // Ajv's own words where a reference is an anchor, which the message reading does not follow.
+      expect(await text({ home: { city: "Oslo" }, work: { city: 3 } })).toBe(
+        'Invalid arguments for tool "send":\n- work.city: must be string',
+      );
+    },
+  );
+
+  it("are followed when issues are read: zod's words, as for an inlined schema", async () => {
+    const server = createServer({ name: "post", version: "1" });
+    const input = jsonSchema({
+      type: "object",
+      $defs: { address: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+      properties: { home: { $ref: "#/$defs/address" } },
+    });
+    server.tool({ name: "send", description: "Send", input, handler: () => "sent" });
+    const client = await createTestClient(server);
+    const text = async (args: Record<string, unknown>) =>
+      ((await client.callTool("send", args)).content[0] as { text: string }).text;
+    expect(await text({ home: {} })).toBe(
+      'Invalid arguments for tool "send":\n- home.city: required (expected string)',
+    );
+    expect(await text({ home: { city: 3 } })).toBe(
+      'Invalid arguments for tool "send":\n- home.city: expected string, received number',
+    );
+  });
+
+  it("are inlined in an elicitation form, which holds no $ref", async () => {
+    const server = createServer({ name: "seats", version: "1" });
+    const form = jsonSchema({
+      type: "object",
+      $defs: { seat: { type: "string", enum: ["aisle", "window"] } },
+      properties: { first: { $ref: "#/$defs/seat" }, second: { $ref: "#/$defs/seat", title: "Second" } },
+      required: ["first"],
+    });
+    let asked: unknown;
+    server.tool({
+      name: "book",
+      description: "Book seats",
+      handler: async (_args, ctx) => {
+        const answer = await ctx.elicit({ message: "Which seats?", schema: form });
+        return answer.action === "accept" ? JSON.stringify(answer.content) : answer.action;
+      },
+    });
+    const client = await createTestClient(server, {
+      elicit: (params) => {
+        asked = params.requestedSchema;
+        return { action: "accept", content: { first: "window" } };
+      },
+    });
+    expect((await client.callTool("book", {})).content).toEqual([{ type: "text", text: '{"first":"window"}' }]);
+    const seat = { type: "string", enum: ["aisle", "window"] };
+    expect(asked).toEqual({
+      type: "object",
+      properties: { first: seat, second: { ...seat, title: "Second" } },
+      required: ["first"],
+    });
+  });
+
+  it("are followed for a prompt's arguments: described, and refused when not strings", async () => {
+    const server = createServer({ name: "notes", version: "1" });
+    const args = (topic: Record<string, unknown>) =>
+      jsonSchema({ type: "object", $defs: { topic }, properties: { topic: { $ref: "#/$defs/topic" } } });
+    server.prompt({
+      name: "summarize",
+      description: "Summarize",
+      args: args({ type: "string", description: "What about" }),
+      handler: () => "ok",
+    });
+    const client = await createTestClient(server);
+    expect((await client.listPrompts())[0]?.arguments).toEqual([
+      { name: "topic", description: "What about", required: false },
+    ]);
+    expect(
+      definitionError(() =>
+        server.prompt({ name: "count", description: "Count", args: args({ type: "number" }), handler: () => "" }),
+      ).message,
+    ).toMatch(/^Prompt "count" argument "topic" is not a string schema/);
+  });
+
+  it("still count against maxSchemaNodes, $defs included", () => {
+    const small = createServer({ name: "small", version: "1", maxSchemaNodes: 4 });
+    const define = () =>
+      small.tool({ name: "send", description: "Send", input: jsonSchema(ADDRESS), handler: () => "" });
+    // Five nodes: the root, home, work, the definition and its city (counted where written, not per use).
+    expect(definitionError(define).message).toMatch(/^Tool "send" input's JSON Schema lists 5 schema nodes/);
+    const roomy = createServer({ name: "roomy", version: "1", maxSchemaNodes: 5 });
+    roomy.tool({ name: "send", description: "Send", input: jsonSchema(ADDRESS), handler: () => "" });
+  });
+});
+
 describe("a raw JSON Schema's definition mistakes", () => {
   it("is a DefinitionError at registration naming the tool, and nothing is fetched", () => {
     const server = createServer({ name: "bad", version: "1" });
@@ -197,6 +311,9 @@ describe("a raw JSON Schema's definition mistakes", () => {
       /^Tool "x" input: the JSON Schema is not valid JSON Schema 2020-12: schema\/properties\/a\/type/,
     );
     expect(definitionError(define({ type: "string" })).message).toMatch(/^Tool "x" input must be an object schema/);
+    expect(definitionError(define({ type: "object", default: {} })).message).toBe(
+      `Tool "x" input: the JSON Schema is refused by Ajv's strict mode: default is ignored in the schema root`,
+    );
     expect(server.registered("tool", "x")).toBeUndefined();
   });
 

@@ -5,6 +5,7 @@ import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
 import type { FromJsonSchema, JsonSchemaObject } from "./json-schema-infer.js";
 import { issuesOf, type JsonSchemaIssue } from "./json-schema-issues.js";
+import { RAW_JSON_SCHEMA_VENDOR } from "./standard-schema.js";
 
 // `@toolsmith/core/json-schema`: a raw JSON Schema 2020-12 as a Standard Schema, validated by Ajv (an optional peer:
 // only a server that imports this entry loads it).
@@ -66,6 +67,8 @@ function instances(): { meta: Ajv2020; compiler: Ajv2020 } {
   formats.default(compiler);
   // 2020-12's internationalized formats, which ajv-formats lacks, are annotations (as the spec allows), not mistakes.
   for (const name of ["iri", "iri-reference", "idn-email", "idn-hostname"]) compiler.addFormat(name, true);
+  // Ajv resolves `#name` through `$anchor` but, strict, calls the keyword itself unknown: a core 2020-12 keyword.
+  compiler.addKeyword("$anchor");
   ajvs = { meta: new Ajv2020({ logger: false }), compiler };
   return ajvs;
 }
@@ -133,6 +136,8 @@ function reasonOf(error: unknown): string {
   if (message.startsWith("strict mode: unknown keyword")) {
     return `${message.replace("strict mode: ", "has an ")} (a typo? start annotations of your own with "x-")`;
   }
+  // Ajv's other strict-mode refusals (a `default` it would never apply, at the root or in a union's branch).
+  if (message.startsWith("strict mode: ")) return `is refused by Ajv's strict mode: ${message.slice(13)}`;
   return message;
 }
 
@@ -158,8 +163,8 @@ function build(schema: unknown): Built {
   const shape: Shape = { annotations: new Set(), depth: 0, prototypeNames: false, refs: false };
   walk(schema, 0, shape, 0);
   for (const keyword of shape.annotations) if (!compiler.getKeyword(keyword)) compiler.addKeyword({ keyword });
-  // The listed schema is the user's, without `$schema`, and a copy: a later change to the object changes nothing.
-  const { $schema: _dialect, ...listed } = structuredClone(schema);
+  // The listed schema is the user's (its `$schema` too, 2020-12 if any), and a copy: a later change changes nothing.
+  const listed = structuredClone(schema);
   const check: ValidateFunction = compiler.compile(listed);
   // The compiled function keeps what it needs; the instance need not hold every schema ever given.
   compiler.removeSchema(listed);
@@ -212,7 +217,7 @@ export function jsonSchema<T = never, const S extends JsonSchemaObject = JsonSch
   return {
     "~standard": {
       version: 1,
-      vendor: "toolsmith-json-schema",
+      vendor: RAW_JSON_SCHEMA_VENDOR,
       validate: built
         ? (built.validate as never)
         : () => {

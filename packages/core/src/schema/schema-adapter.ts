@@ -15,9 +15,11 @@ import {
   isStandardJsonSchema,
   isStandardSchema,
   outcomeOf,
+  RAW_JSON_SCHEMA_VENDOR,
   type StandardJsonSchema,
   type StandardOutput,
   type StandardSchema,
+  segmentText,
   standardJsonSchema,
   vendorOf,
 } from "./standard-schema.js";
@@ -71,7 +73,8 @@ export interface SchemaAdapter {
   /** Wrap a raw shape of this adapter's schemas into an object schema. */
   object(shape: RawShape): AnySchema;
   toJsonSchema(schema: AnySchema, io: "input" | "output"): Record<string, unknown>;
-  validate(schema: AnySchema, value: unknown): Validation | Promise<Validation>;
+  /** `listed` is the JSON Schema listed for this side (input or output; its references followed), to read issues. */
+  validate(schema: AnySchema, value: unknown, listed: Record<string, unknown>): Validation | Promise<Validation>;
   /**
    * Optional, for speed: true when a cheap walk shows that `toJsonSchema` surely succeeds on `schema` (with
    * `object`: and gives `type: "object"`; a raw shape's fields are asked without, and `object(shape)` of sure fields
@@ -86,6 +89,11 @@ export interface SchemaAdapter {
    * included, where a library's output has its reused parts inlined and only recursion kept as a reference.
    */
   verbatim?: boolean;
+  /**
+   * True when validation hands an object's unlisted keys on to the handler, unread (ArkType, a raw JSON Schema):
+   * such values are then bounded in depth before validation, as a field that takes anything is.
+   */
+  keepsUnlisted?: boolean;
 }
 
 function isZodV4(schema: unknown): schema is ZodV4Schema {
@@ -104,7 +112,7 @@ export function isZodV3(schema: unknown): schema is ZodV3Schema {
 }
 
 function pathText(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? "(root)" : path.map(String).join(".");
+  return path.length === 0 ? "(root)" : path.map(segmentText).join(".");
 }
 
 // zod v4 says "Invalid input: expected string, received undefined" for a missing field; say "required".
@@ -170,15 +178,28 @@ export const standardSchemaAdapter: SchemaAdapter = {
     throw new DefinitionError("a raw shape takes zod fields only; wrap other libraries' fields in their own object");
   },
   toJsonSchema: (schema, io) => standardJsonSchema(schema as StandardJsonSchema, io),
-  validate(schema, value) {
-    const standard = schema as StandardJsonSchema;
-    const result = standard["~standard"].validate(value);
-    if (!isPromiseLike(result)) return outcomeOf(standard, result, value, listIssues);
-    return Promise.resolve(result).then((settled) => outcomeOf(standard, settled, value, listIssues));
+  // Unknown libraries may (ArkType does) hand unlisted keys on.
+  keepsUnlisted: true,
+  validate(schema, value, listed) {
+    const result = (schema as StandardJsonSchema)["~standard"].validate(value);
+    if (!isPromiseLike(result)) return outcomeOf(result, value, listed, listIssues);
+    return Promise.resolve(result).then((settled) => outcomeOf(settled, value, listed, listIssues));
   },
 };
 
-const ADAPTERS: SchemaAdapter[] = [zodV4Adapter, standardSchemaAdapter];
+/**
+ * A raw JSON Schema from `@toolsmith/core/json-schema`: validated as any Standard Schema, but listed as its author
+ * wrote it (`$schema`, `$defs`, `$ref`, `$anchor` kept), since its references are the author's choice; still counted
+ * for size.
+ */
+export const rawJsonSchemaAdapter: SchemaAdapter = {
+  ...standardSchemaAdapter,
+  accepts: (schema) => isStandardJsonSchema(schema) && vendorOf(schema) === RAW_JSON_SCHEMA_VENDOR,
+  toJsonSchema: (schema, io) => standardJsonSchema(schema as StandardJsonSchema, io, true),
+  verbatim: true,
+};
+
+const ADAPTERS: SchemaAdapter[] = [zodV4Adapter, rawJsonSchemaAdapter, standardSchemaAdapter];
 
 /**
  * Teach Toolsmith another schema library. `import "@toolsmith/core/zod-v3"` calls this for zod v3,
@@ -242,7 +263,7 @@ function shapeOf(input: InputSchema, what: string): ShapeOf | undefined {
     if (!own && !isZodV3(field) && !isStandardSchema(field)) return undefined;
     if (mistake !== undefined) continue;
     if (!own) mistake = notASchema(field, what);
-    else if (own === standardSchemaAdapter) {
+    else if (own === standardSchemaAdapter || own === rawJsonSchemaAdapter) {
       mistake = `${what} is a raw shape with a ${vendorOf(field)} field; a raw shape takes zod fields only: wrap the fields in ${vendorOf(field)}'s object (ArkType: type({ … }), Valibot: toStandardJsonSchema(v.object({ … })))`;
     } else if (adapter !== undefined && own !== adapter) {
       mistake = `${what} mixes zod v3 and zod v4 schemas; use one version per shape`;

@@ -8,6 +8,7 @@ import type { AnySchema, Infer, InferInput, InputSchema, StandardJsonSchema } fr
 import { createServer } from "../server/server.js";
 import { createTestClient } from "../testing/client.js";
 import { definitionError } from "../testing/expect-errors.test-util.js";
+import { jsonSchema } from "./json-schema.js";
 import { compileSchema, LISTED_ISSUES, standardSchemaAdapter } from "./schema-adapter.js";
 
 // The same tool in zod, ArkType and Valibot (through its Standard JSON Schema wrapper): listed alike, refused alike.
@@ -163,6 +164,37 @@ describe("Standard Schema validation", () => {
     expect((await client.listTools())[0]?.inputSchema).toEqual(schema);
   });
 
+  it("reads an output's issues against the output JSON Schema, not the input's", async () => {
+    // A library whose input takes a count as text and outputs it as a number (a transform, as Valibot's).
+    const counted: StandardJsonSchema = {
+      "~standard": {
+        version: 1,
+        vendor: "hand",
+        validate: (value) =>
+          typeof (value as { count?: unknown }).count === "number"
+            ? { value }
+            : { issues: [{ message: "bad count", path: ["count"] }] },
+        jsonSchema: {
+          input: () => ({ type: "object", properties: { count: { type: "string" } }, required: ["count"] }),
+          output: () => ({ type: "object", properties: { count: { type: "number" } }, required: ["count"] }),
+        },
+      },
+    };
+    const s = createServer({ name: "std", version: "1" });
+    s.tool({
+      name: "count",
+      description: "Counts",
+      output: counted,
+      handler: (args: Record<string, unknown>) => (args.give === "text" ? { count: "3" } : ({} as never)),
+      input: type({ "give?": "string" }),
+    });
+    const client = await createTestClient(s);
+    const text = async (give?: string) =>
+      ((await client.callTool("count", give ? { give } : {})).content[0] as { text: string }).text;
+    expect(await text()).toMatch(/\n- count: required \(expected number\)$/);
+    expect(await text("text")).toMatch(/\n- count: expected number, received string$/);
+  });
+
   it("is checked after zod v4's own adapter: zod keeps its path", () => {
     expect(standardSchemaAdapter.accepts(ZOD)).toBe(true);
     expect(compile(ZOD).jsonSchema.properties).toHaveProperty("count.maximum", Number.MAX_SAFE_INTEGER);
@@ -242,5 +274,78 @@ describe("Standard Schema types", () => {
         return args.text;
       },
     });
+  });
+});
+
+describe("a hostile or buggy Standard Schema library", () => {
+  function server(input: StandardJsonSchema) {
+    const s = createServer({ name: "std", version: "1" });
+    const calls: unknown[] = [];
+    s.tool({
+      name: "t",
+      description: "d",
+      input,
+      handler: (args) => {
+        calls.push(args);
+        return "called";
+      },
+    });
+    return { s, calls };
+  }
+
+  it.each([
+    ["a number", 42],
+    ["null", null],
+    ["issues that are no list", { issues: "wrong" }],
+  ])("a validate answering %s fails closed: an internal error, the handler never called", async (_label, answer) => {
+    const { s, calls } = server(handMade(() => answer, { type: "object" }));
+    for (const protocolVersion of ["2026-07-28", "2025-11-25"] as const) {
+      const client = await createTestClient(s, { protocolVersion });
+      await expect(client.callTool("t", {})).rejects.toThrow(/Internal error/);
+    }
+    expect(calls).toEqual([]);
+  });
+
+  it("a path's huge key is cut, not echoed; other segments are told as text", async () => {
+    const key = "k".repeat(100_000);
+    const { s } = server(
+      handMade(() => ({ issues: [{ message: "bad", path: [key, { key: 2 }] }] }), { type: "object" }),
+    );
+    const client = await createTestClient(s);
+    const text = ((await client.callTool("t", {})).content[0] as { text: string }).text;
+    expect(text).toBe(`Invalid arguments for tool "t":\n- ${"k".repeat(64)}….2: bad`);
+  });
+
+  it.each([
+    ["ArkType", type({ a: "string" })],
+    ["a raw JSON Schema", jsonSchema({ type: "object", properties: { a: { type: "string" } } })],
+  ] as const)(
+    "%s hands unlisted keys on: a value nested past the bound is refused, not handed on",
+    async (_l, input) => {
+      const s = createServer({ name: "std", version: "1" });
+      s.tool({ name: "t", description: "d", input: input as never, handler: (args) => Object.keys(args).join() });
+      let deep: unknown = 1;
+      for (let level = 0; level < 100; level++) deep = [deep];
+      for (const protocolVersion of ["2026-07-28", "2025-11-25"] as const) {
+        const client = await createTestClient(s, { protocolVersion });
+        expect((await client.callTool("t", { a: "x", extra: deep })).content).toEqual([
+          {
+            type: "text",
+            text: 'Invalid arguments for tool "t":\n- extra: nests deeper than 64 levels of arrays and objects',
+          },
+        ]);
+        expect((await client.callTool("t", { a: "x", extra: [[1]] })).content).toEqual([
+          { type: "text", text: "a,extra" },
+        ]);
+      }
+    },
+  );
+
+  it("a JSON Schema that contains itself is a DefinitionError naming the tool", () => {
+    const cyclic: Record<string, unknown> = { type: "object" };
+    cyclic.properties = { a: cyclic };
+    expect(definitionError(() => server(handMade((value) => ({ value }), cyclic))).message).toBe(
+      'Tool "t" input\'s JSON Schema contains itself or nests too deep to list',
+    );
   });
 });

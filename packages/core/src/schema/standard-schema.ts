@@ -71,6 +71,9 @@ export function vendorOf(value: unknown): string {
   return typeof vendor === "string" ? vendor : "unknown";
 }
 
+/** The vendor `jsonSchema(…)` of `@toolsmith/core/json-schema` names itself by: its schemas are listed as written. */
+export const RAW_JSON_SCHEMA_VENDOR = "toolsmith-json-schema";
+
 const TARGET = { target: "draft-2020-12" } as const;
 
 function unrepresentable(context: { code?: unknown }): never {
@@ -90,11 +93,16 @@ const OPTIONS: Readonly<Record<string, StandardJsonSchemaOptions>> = {
   },
 };
 
-/** A Standard JSON Schema's JSON Schema, 2020-12, without its `$schema` line. */
-export function standardJsonSchema(schema: StandardJsonSchema, io: "input" | "output"): Record<string, unknown> {
+/** A Standard JSON Schema's JSON Schema, 2020-12, without its `$schema` line (unless `asWritten`). */
+export function standardJsonSchema(
+  schema: StandardJsonSchema,
+  io: "input" | "output",
+  asWritten = false,
+): Record<string, unknown> {
   const props = schema["~standard"];
   const converted = props.jsonSchema[io](OPTIONS[props.vendor] ?? TARGET);
   if (!isPlainObject(converted)) throw new Error(`its ${io} JSON Schema is not an object`);
+  if (asWritten) return converted;
   const { $schema: _dialect, ...rest } = converted;
   return rest;
 }
@@ -138,6 +146,15 @@ function typeText(type: unknown): string | undefined {
   return [...new Set(types.map((one) => (one === "integer" ? "number" : one)))].join(" | ");
 }
 
+// A client's key in a path is cut to this many characters: a megabyte-long key is told of, not echoed.
+const SEGMENT_TEXT = 64;
+
+/** One path segment as text, cut to SEGMENT_TEXT characters. */
+export function segmentText(segment: unknown): string {
+  const text = String(segment);
+  return text.length > SEGMENT_TEXT ? `${text.slice(0, SEGMENT_TEXT)}…` : text;
+}
+
 /**
  * One Standard Schema issue read as zod's read: a missing field says "required (expected string)", a value of the
  * wrong JSON type "expected string, received number" (both told from the value and the JSON Schema, whatever the
@@ -148,7 +165,7 @@ export function readIssue(issue: StandardIssue, value: unknown, jsonSchema: unkn
   const keys = Array.from(issue.path ?? [], (segment) =>
     typeof segment === "object" && segment !== null ? segment.key : segment,
   );
-  const path = keys.length === 0 ? "(root)" : keys.map(String).join(".");
+  const path = keys.length === 0 ? "(root)" : keys.map(segmentText).join(".");
   const parent = keys.slice(0, -1).reduce<unknown>(child, value);
   const last = keys[keys.length - 1];
   const node = nodeAt(jsonSchema, keys);
@@ -164,30 +181,21 @@ export function readIssue(issue: StandardIssue, value: unknown, jsonSchema: unkn
   return { path, message };
 }
 
-// The input JSON Schema a failed validation's issues are read against, made on the first failure.
-const ISSUE_SCHEMAS = new WeakMap<object, unknown>();
-
-function issueSchema(schema: StandardJsonSchema): unknown {
-  if (!ISSUE_SCHEMAS.has(schema)) {
-    let jsonSchema: unknown;
-    try {
-      jsonSchema = standardJsonSchema(schema, "input");
-    } catch {
-      // Without it the library's own messages are told as they are.
-    }
-    ISSUE_SCHEMAS.set(schema, jsonSchema);
-  }
-  return ISSUE_SCHEMAS.get(schema);
-}
-
-/** Turn a Standard Schema's result into a Validation; issues are read against the value and the JSON Schema. */
+/**
+ * Turn a Standard Schema's result into a Validation; issues are read against the value and `listed`, the JSON Schema
+ * listed for the side validated (an output's issues against the output schema).
+ */
 export function outcomeOf(
-  schema: StandardJsonSchema,
   result: StandardResult<unknown>,
   value: unknown,
+  listed: unknown,
   list: (issues: readonly StandardIssue[], read: (issue: StandardIssue) => ValidationIssue) => ValidationIssue[],
 ): Validation {
-  if (!result.issues) return { ok: true, value: result.value };
-  const jsonSchema = issueSchema(schema);
-  return { ok: false, issues: list(result.issues, (issue) => readIssue(issue, value, jsonSchema)) };
+  // A library's malformed answer fails closed (an internal error), never a call with whatever it held.
+  if (typeof result !== "object" || result === null)
+    throw new TypeError("a Standard Schema's validate returned no result object");
+  if (result.issues === undefined) return { ok: true, value: result.value };
+  if (!Array.isArray(result.issues))
+    throw new TypeError("a Standard Schema's validate returned issues that are no list");
+  return { ok: false, issues: list(result.issues, (issue) => readIssue(issue, value, listed)) };
 }
