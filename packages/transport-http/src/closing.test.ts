@@ -117,7 +117,7 @@ afterEach(async () => {
 });
 
 describe("listen (node:http) once close() has begun", () => {
-  it("answers the request in flight, then 503 to an initialize pipelined behind it on the same connection", async () => {
+  it("answers the request in flight, and 503 to a 2026-07-28 request and an initialize sent after close() on its connection", async () => {
     const { server, running, release } = gated();
     const served = await listen(server, { port: 0, log: null });
     const port = Number(new URL(served.url).port);
@@ -140,17 +140,32 @@ describe("listen (node:http) once close() has begun", () => {
     socket.on("data", (chunk: Buffer) => {
       text += chunk.toString("latin1");
     });
-    // Two requests at once on one kept-alive connection: node:http answers them in turn.
-    socket.write(head(headers2026("tools/call", "slow"), call) + head({ ...H, connection: "close" }, init));
+    socket.write(head(headers2026("tools/call", "slow"), call));
     await running;
     const closed = served.close();
+    // The kept-alive connection is busy, so it stays: a request sent on it now reaches the closing server.
+    let seen = 0;
+    const parsed = new Promise<void>((resolve) => {
+      served.server.on("request", () => {
+        if (++seen === 2) resolve();
+      });
+    });
+    const later = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "one", _meta: META } });
+    socket.write(head(headers2026("tools/call", "one"), later) + head({ ...H, connection: "close" }, init));
+    await parsed;
     release();
     await once(socket, "close");
     await closed;
-    const [first, second] = text.split(/(?=HTTP\/1\.1 )/);
+    const [first, ...after] = text.split(/(?=HTTP\/1\.1 )/);
     expect(first).toMatch(/^HTTP\/1\.1 200 [\s\S]*"done"/);
-    expect(second).toMatch(/^HTTP\/1\.1 503 [\s\S]*retry-after: 1\r\n/i);
-    expect(second).toMatch(/\r\n\r\n\{"jsonrpc":"2\.0","id":2,"error":\{"code":-32000,/);
+    expect(after).toHaveLength(2);
+    for (const [answer, id] of [
+      [after[0], 3],
+      [after[1], 2],
+    ] as const) {
+      expect(answer).toMatch(/^HTTP\/1\.1 503 [\s\S]*retry-after: 1\r\n/i);
+      expect(answer).toMatch(new RegExp(`\\r\\n\\r\\n\\{"jsonrpc":"2\\.0","id":${id},"error":\\{"code":-32000,`));
+    }
     expect(served.engine.sessions).toBe(0);
   });
 });
