@@ -10,6 +10,7 @@ import { defaultEngine } from "@toolsmith/core/internal";
 import { callerShare } from "./caller-limits.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "./exchange.js";
 import { fanOut } from "./fan-out.js";
+import { shuttingDown } from "./faults.js";
 import { LiveSessions } from "./live-sessions.js";
 import { attempt } from "./maybe.js";
 import { idOf } from "./messages.js";
@@ -32,7 +33,10 @@ import { StreamLimits } from "./stream-limits.js";
 import { eraOf, noEra, VERSION_HEADER } from "./versions.js";
 
 export interface HttpOptions extends ProtectionOptions, AuthOptions {
-  /** The MCP endpoint's path (default `/mcp`); other paths are 404, but for the protected-resource metadata. */
+  /**
+   * The MCP endpoint's path (default `/mcp`); other paths are 404, but for the protected-resource metadata. Holding
+   * `?` or `#` (never matched): DefinitionError.
+   */
   path?: string;
   /**
    * The health route (default `/healthz`; false: none): GET and HEAD answer 200 "ok" without touching MCP, before the
@@ -218,10 +222,11 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     switch (request.method) {
       case "POST":
         return post(request, auth);
+      // Once closing, nothing new starts here (a session made now would outlive close): 503, to retry elsewhere.
       case "GET":
-        return sessions.get(request, auth);
+        return closed ? shuttingDown(null) : sessions.get(request, auth);
       case "DELETE":
-        return sessions.remove(request, auth);
+        return closed ? shuttingDown(null) : sessions.remove(request, auth);
       default:
         return answer(405, undefined, { allow: "POST, GET, DELETE" });
     }
@@ -239,6 +244,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     } catch {
       return refuse(400, null, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
     }
+    if (closed) return shuttingDown(idOf(message, body));
     if (request.header("mcp-session-id") === null) {
       const era = eraOf(request.header(VERSION_HEADER), message);
       if (era === "handshake") return sessions.initialize(request, body, message, auth);

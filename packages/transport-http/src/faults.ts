@@ -18,3 +18,19 @@ export function unavailable(id: string | null, error: unknown, headers?: Readonl
   });
   return { status: 503, headers: { ...JSON_HEADERS, ...headers, "retry-after": String(retryAfterSeconds) }, body };
 }
+
+/** Thrown where a request meets a handler whose `close()` has begun: answered by `shuttingDown`. */
+export class ShuttingDown extends Error {}
+
+/**
+ * The 503 for new work (a session, a 2026-07-28 request, a session's request) once `close()` has begun: the client
+ * retries, and its load balancer, which the health route told, sends it to another process.
+ */
+export function shuttingDown(id: string | null): Outgoing {
+  const body = errorLine(id ?? "null", {
+    code: -32000,
+    message: "Service unavailable: this server is shutting down; try again shortly",
+    data: { retryAfterSeconds: 1 },
+  });
+  return { status: 503, headers: { ...JSON_HEADERS, "retry-after": "1" }, body };
+}

@@ -100,6 +100,18 @@ describe("GET /healthz", () => {
     expect(() => createHttpHandler(server(), { path: "/healthz" })).toThrow(/healthPath and path are both \/healthz/);
     expect(() => createHttpHandler(server(), { healthPath: "healthz" })).toThrow(/healthPath must be a path/);
   });
+
+  it("is a path alone, as path is: one holding ? or # (never matched) is a DefinitionError", async () => {
+    for (const options of [
+      { healthPath: "/healthz?probe" },
+      { healthPath: "/healthz#x" },
+      { path: "/mcp?v=1" },
+      { path: "/mcp#top" },
+    ]) {
+      expect(() => createHttpHandler(server(), options)).toThrow(DefinitionError);
+      await expect(listen(server(), { ...options, port: 0, log: null })).rejects.toThrow(/holds "\?" or "#"/);
+    }
+  });
 });
 
 // One request on its own connection, its whole answer as text (the connection is closed by the server).

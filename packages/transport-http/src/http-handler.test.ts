@@ -41,15 +41,18 @@ describe("createHttpHandler", () => {
   });
 
   it("sessions counts the open sessions; close() ends them all", async () => {
-    const handle = handler();
+    const made = server();
+    const handle = createHttpHandler(made);
     const session = await openSession(handle);
     await openSession(handle);
     expect(handle.sessions).toBe(2);
     handle.close();
     expect(handle.sessions).toBe(0);
+    expect(await made.engine.loadSession(session)).toBeUndefined();
+    // Closing, the handler serves nothing more (closing.test.ts): 503, to retry on another process.
     const after = await handle(
       post({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { ...H, "mcp-session-id": session }),
     );
-    expect(after.status).toBe(404);
+    expect(after.status).toBe(503);
   });
 });

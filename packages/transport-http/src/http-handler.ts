@@ -8,7 +8,7 @@ import type { Incoming, Outgoing } from "./exchange.js";
 /** A web-standard MCP endpoint: mount it in node:http (`listen`), Hono, Express, Fastify, Bun or Deno. */
 export interface HttpHandler {
   (request: Request): Promise<Response>;
-  /** End every session and stream (a server shutting down). */
+  /** End every session and stream, and answer new MCP requests 503 with Retry-After (a server shutting down). */
   close(): void;
   /** Handshake-era sessions open now. */
   readonly sessions: number;

@@ -13,6 +13,7 @@ export class LiveSessions {
   readonly #engine: Engine;
   readonly #onError: (error: unknown) => void;
   #sweeper: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
 
   constructor(max: number, idleMs: number, engine: Engine, onError: (error: unknown) => void) {
     this.#max = max;
@@ -41,7 +42,12 @@ export class LiveSessions {
     return [...this.#sessions.keys()];
   }
 
-  add(session: HttpSession): void {
+  /** Keep `session` here; false (and the session closed) once `closeAll` has run: nothing outlives it. */
+  add(session: HttpSession): boolean {
+    if (this.#closed) {
+      session.close(true);
+      return false;
+    }
     if (this.#sessions.size >= this.#max) this.#evict();
     this.#sessions.set(session.id, session);
     if (!this.#sweeper) {
@@ -49,6 +55,7 @@ export class LiveSessions {
       this.#sweeper = setInterval(() => this.#sweep(), Math.max(1, Math.min(this.#idleMs / 2, 60_000)));
       this.#sweeper.unref?.();
     }
+    return true;
   }
 
   /** Let go of a session here; `ended`: it ended everywhere (listen streams get their closing result). */
@@ -91,7 +98,9 @@ export class LiveSessions {
     }
   }
 
+  /** Let go of every session, for good: one made later (a request in flight) is closed as it comes. */
   closeAll(): void {
+    this.#closed = true;
     for (const id of this.ids()) this.drop(id, true);
   }
 }

@@ -71,6 +71,12 @@ export function reservedPaths(options: {
     if (value !== false && (typeof value !== "string" || !value.startsWith("/"))) {
       throw new DefinitionError(`${name} must be a path starting with "/" (got ${JSON.stringify(value)})`);
     }
+    // A request's path never holds them (they start its query or fragment): such a path would never match.
+    if (value !== false && /[?#]/.test(value)) {
+      throw new DefinitionError(
+        `${name} ${JSON.stringify(value)} holds "?" or "#", which no request path does: give the path alone`,
+      );
+    }
   }
   if (health === path) {
     throw new DefinitionError(`healthPath and path are both ${path}: give the health route another path, or false`);

@@ -13,7 +13,7 @@ import { isEngineUnavailable, isPlainObject } from "@toolsmith/core/internal";
 import { callerOf } from "./caller-limits.js";
 import { SSE_HEADERS } from "./event-stream.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "./exchange.js";
-import { unavailable } from "./faults.js";
+import { ShuttingDown, shuttingDown, unavailable } from "./faults.js";
 import type { LiveSessions } from "./live-sessions.js";
 import { andThen, attempt } from "./maybe.js";
 import { idOf, isRequest } from "./messages.js";
@@ -61,7 +61,7 @@ export interface SessionContext {
 export class SessionRequests {
   readonly #c: SessionContext;
   // Live sessions being made here from their records (a shared engine answers later): made once.
-  readonly #making = new Map<string, Promise<HttpSession>>();
+  readonly #making = new Map<string, Promise<HttpSession | undefined>>();
   #connections = 0;
 
   constructor(context: SessionContext) {
@@ -72,6 +72,7 @@ export class SessionRequests {
   #fault(id: string | null): (error: unknown) => Outgoing {
     return (error) => {
       if (isEngineUnavailable(error)) return unavailable(id, error);
+      if (error instanceof ShuttingDown) return shuttingDown(id);
       throw error;
     };
   }
@@ -130,7 +131,9 @@ export class SessionRequests {
       );
     }
     const live = c.live.get(id);
-    if (live === undefined) return this.#revive(record, auth);
+    if (live === undefined) {
+      return andThen(this.#revive(record, auth), (revived) => revived ?? shuttingDown(idOf(message, body)));
+    }
     // Another process may have served the session's logging/setLevel since this one last did.
     if (live.connection.logLevel !== record.logLevel) live.connection.sessionKept(record);
     return live;
@@ -159,7 +162,7 @@ export class SessionRequests {
   }
 
   // The session's live connection here, made from its record (another process opened it, or this one let it go).
-  #revive(record: SessionRecord, auth: AuthInfo | undefined): MaybePromise<HttpSession> {
+  #revive(record: SessionRecord, auth: AuthInfo | undefined): MaybePromise<HttpSession | undefined> {
     const making = this.#making.get(record.id);
     if (making) return making;
     const c = this.#c;
@@ -181,8 +184,8 @@ export class SessionRequests {
       },
     );
     const made = andThen(followed, () => {
-      c.live.add(session);
-      return session;
+      // Revived as close() ran: not kept (undefined), and the request is refused like any other after it.
+      return c.live.add(session) ? session : undefined;
     });
     if (made instanceof Promise) {
       this.#making.set(record.id, made);
@@ -235,8 +238,11 @@ export class SessionRequests {
             return andThen(
               opened.follow(() => c.live.drop(id, true)),
               () => {
-                c.live.add(opened);
-                return handshakeReply(said, id);
+                if (c.live.add(opened)) return handshakeReply(said, id);
+                // Made as close() ran: no client knows its id, so it ends at once and the initialize is refused.
+                return andThen(c.engine.deleteSession(id), () => {
+                  throw new ShuttingDown();
+                });
               },
             );
           }),
