@@ -73,7 +73,7 @@ describe("registration mistakes throw a DefinitionError that says what to change
     it(`prompt argument that is not a string schema: ${label}`, () => {
       const error = definitionError(() => newServer().prompt({ name: "p", args, handler: noop }));
       expect(error.message).toMatch(/Prompt "p" argument "count" is not a string schema/);
-      expect(error.message).toMatch(/use z\.string\(\)/);
+      expect(error.message).toMatch(/zod: z\.string\(\)/);
     });
   }
 

@@ -297,7 +297,7 @@ export function compilePrompt(definition: PromptDefinition<InputSchema | undefin
   const argumentList: PromptArgument[] = Object.entries(properties).map(([argName, property]) => {
     if (isPlainObject(property) && property.type !== undefined && property.type !== "string") {
       throw new DefinitionError(
-        `Prompt "${name}" argument "${argName}" is not a string schema; prompt arguments are strings on the wire, so use z.string() or z.enum([...])`,
+        `Prompt "${name}" argument "${argName}" is not a string schema; prompt arguments are strings on the wire, so use a string schema (zod: z.string() or z.enum([...]); ArkType: "string"; Valibot: v.string(); JSON Schema: { type: "string" })`,
       );
     }
     const text = (key: "title" | "description") =>
