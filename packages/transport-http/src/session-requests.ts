@@ -132,7 +132,12 @@ export class SessionRequests {
     }
     const live = c.live.get(id);
     if (live === undefined) {
-      return andThen(this.#revive(record, auth), (revived) => revived ?? shuttingDown(idOf(message, body)));
+      // Rare (a session first served here): the engine failing the revival is an outage, as a failed load is.
+      const id_ = () => idOf(message, body);
+      return attempt(
+        () => andThen(this.#revive(record, auth), (revived) => revived ?? shuttingDown(id_())),
+        (error) => this.#fault(id_())(error),
+      );
     }
     // Another process may have served the session's logging/setLevel since this one last did.
     if (live.connection.logLevel !== record.logLevel) live.connection.sessionKept(record);
