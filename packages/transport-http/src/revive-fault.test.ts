@@ -10,7 +10,7 @@ import { sharedRedis } from "./shared-redis.test-util.js";
 
 const { redis, engines, handlers } = sharedRedis();
 
-function process_(namespace: string, engine: Engine): HttpHandler {
+function process_(engine: Engine): HttpHandler {
   engines.push(engine);
   const server = createServer({ name: "revive", version: "1", engine });
   server.tool({ name: "one", description: "One", handler: () => "1" });
@@ -37,11 +37,11 @@ function failingFollow(engine: Engine, state: { failing: boolean }): Engine {
 
 it("a session revived on another process whose engine fails to follow it is 503 with Retry-After, then served", async () => {
   const namespace = `revive-${crypto.randomUUID()}`;
-  const a = process_(namespace, createRedisEngine({ url: redis.url, namespace }));
+  const a = process_(createRedisEngine({ url: redis.url, namespace }));
   const state = { failing: true };
   const inner = createRedisEngine({ url: redis.url, namespace });
   engines.push(inner);
-  const b = process_(namespace, failingFollow(inner, state));
+  const b = process_(failingFollow(inner, state));
   const session = await openSession(a);
   const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "one", arguments: {} } };
   const refused = await b(post(call, { ...H, "mcp-session-id": session }));
