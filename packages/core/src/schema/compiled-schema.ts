@@ -32,7 +32,7 @@ export interface CompiledSchema {
 /** What a compiled schema asks of its schema library: a `SchemaAdapter`, seen from here. */
 export interface Library {
   object(shape: never): unknown;
-  toJsonSchema(schema: never, io: "input" | "output"): Record<string, unknown>;
+  toJsonSchema(schema: never, io: "input" | "output", small?: boolean): Record<string, unknown>;
   validate(schema: never, value: unknown, listed: Record<string, unknown>): Validation | Promise<Validation>;
   verbatim?: boolean;
   keepsUnlisted?: boolean;
@@ -105,6 +105,8 @@ export class Compiled implements CompiledSchema {
   #schema: unknown;
   #jsonSchema: Record<string, unknown> | undefined;
   #nodes = 0;
+  // Registration's walk proved it small (`surely`): its library may inline reused parts itself.
+  readonly #small: boolean;
 
   constructor(
     adapter: Library,
@@ -121,6 +123,7 @@ export class Compiled implements CompiledSchema {
     this.#schema = schema;
     this.#io = io;
     this.#what = what;
+    this.#small = lazy;
     if (lazy) {
       this.isObject = true;
       this.validate = firstValidate;
@@ -158,7 +161,7 @@ export class Compiled implements CompiledSchema {
   #convert(): Record<string, unknown> {
     let converted: Record<string, unknown>;
     try {
-      converted = this.#adapter.toJsonSchema(this.#zod() as never, this.#io);
+      converted = this.#adapter.toJsonSchema(this.#zod() as never, this.#io, this.#small);
     } catch (error) {
       // A schema's own definition mistake (a raw JSON Schema's) already says what to change: told as it is.
       if (error instanceof DefinitionError)
@@ -170,7 +173,7 @@ export class Compiled implements CompiledSchema {
     }
     try {
       // Once per schema: reused parts inlined, only recursion kept as a reference (into `$defs`, or `#`).
-      const { schema, nodes } = this.#adapter.verbatim ? asGiven(converted) : inlineRefs(converted);
+      const { schema, nodes } = this.#adapter.verbatim ? asGiven(converted) : inlineRefs(converted, this.#small);
       this.#nodes = nodes;
       return schema;
     } catch (error) {

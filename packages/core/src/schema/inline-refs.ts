@@ -71,6 +71,35 @@ function plainSize(node: unknown, memo: Map<object, number>): number {
   return count;
 }
 
+// The same walk without a memo, for a schema registration proved small (a tree of at most `DEFERRED_NODES` nodes,
+// each visited once anyway): no map to fill on the first `tools/list` of many tools.
+function treeSize(node: unknown): number {
+  if (!isPlainObject(node)) return 1;
+  let count = 1;
+  for (const key in node) {
+    if (REFERENCES.has(key)) return -1;
+    const value = node[key];
+    let size = 0;
+    if (SCHEMA_ONE.has(key) && !Array.isArray(value)) size = treeSize(value);
+    else if (SCHEMA_MAPS.has(key) && isPlainObject(value)) {
+      for (const name in value) {
+        const one = treeSize(value[name]);
+        if (one < 0) return -1;
+        size += one;
+      }
+    } else if ((SCHEMA_LISTS.has(key) || key === "items") && Array.isArray(value)) {
+      for (const item of value) {
+        const one = treeSize(item);
+        if (one < 0) return -1;
+        size += one;
+      }
+    }
+    if (size < 0) return -1;
+    count += size;
+  }
+  return count;
+}
+
 function sizes(nodes: readonly unknown[], memo: Map<object, number>): number {
   let count = 0;
   for (const one of nodes) {
@@ -99,8 +128,8 @@ function resolve(root: Record<string, unknown>, ref: string): Schema {
 }
 
 /** `root` with every non-recursive reference inlined, recursive ones into `$defs`; and its size in schema nodes. */
-export function inlineRefs(root: Record<string, unknown>): Inlined {
-  const plain = plainSize(root, new Map());
+export function inlineRefs(root: Record<string, unknown>, small = false): Inlined {
+  const plain = small ? treeSize(root) : plainSize(root, new Map());
   if (plain >= 0) return { schema: root, nodes: plain };
   const targets = new Map<object, string>();
   const refsOf = (node: unknown, into: Set<object>): Set<object> => {

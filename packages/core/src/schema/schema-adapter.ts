@@ -72,7 +72,11 @@ export interface SchemaAdapter {
   accepts(schema: unknown): boolean;
   /** Wrap a raw shape of this adapter's schemas into an object schema. */
   object(shape: RawShape): AnySchema;
-  toJsonSchema(schema: AnySchema, io: "input" | "output"): Record<string, unknown>;
+  /**
+   * `small`: registration's walk (`surely`) proved the schema within `SURELY_NODES` per field, so reused parts may be
+   * written out in place at no risk of blowing up (a library may do that faster than it writes references).
+   */
+  toJsonSchema(schema: AnySchema, io: "input" | "output", small?: boolean): Record<string, unknown>;
   /** `listed` is the JSON Schema listed for this side (input or output; its references followed), to read issues. */
   validate(schema: AnySchema, value: unknown, listed: Record<string, unknown>): Validation | Promise<Validation>;
   /**
@@ -141,17 +145,21 @@ export function withoutDialect(schema: Record<string, unknown>): Record<string, 
   return rest;
 }
 
-/** zod v4 through zod's own JSON Schema generator (2020-12; a reused part as a reference, which Toolsmith inlines). */
+/**
+ * zod v4 through zod's own JSON Schema generator (2020-12). A reused part is a reference, which Toolsmith inlines
+ * once (zod's own inlining repeats the work per use: exponential for a schema that doubles per level), except in a
+ * schema the walk proved small, where zod's inlining is cheaper than references (first `tools/list` of 1,000 tools).
+ */
 export const zodV4Adapter: SchemaAdapter = {
   accepts: isZodV4,
   object: (shape) => z.object(shape as Record<string, z.core.$ZodType>),
-  toJsonSchema(schema, io) {
+  toJsonSchema(schema, io, small) {
     return withoutDialect(
       z.toJSONSchema(schema as ZodV4Schema, {
         target: "draft-2020-12",
         io,
         unrepresentable: "throw",
-        reused: "ref",
+        reused: small === true ? "inline" : "ref",
       }) as Record<string, unknown>,
     );
   },
