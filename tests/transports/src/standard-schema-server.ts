@@ -35,5 +35,9 @@ server.tool({
   ui: { html: "<!doctype html><p>chart</p>", csp: { connectDomains: ["https://api.example.com"] } },
   handler: () => "drawn",
 });
-server.tool({ name: "traced", description: "Says its trace", handler: (_args, ctx) => ctx.trace?.traceparent ?? "none" });
+server.tool({
+  name: "traced",
+  description: "Says its trace",
+  handler: (_args, ctx) => ctx.trace?.traceparent ?? "none",
+});
 serveStdio(server);
