@@ -1,0 +1,53 @@
+import { Client, SdkHttpError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createServer, type Engine } from "@toolsmith/core";
+import { createRedisEngine } from "@toolsmith/redis";
+import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHttpHandler, type HttpHandler } from "./http-handler.js";
+
+// Two processes of one server on one Redis engine, the official client in front of a balancer that sends each request
+// where the test says: A begins close() while the session it served goes on on B.
+
+let redis: RedisServer;
+const engines: Engine[] = [];
+const handlers: HttpHandler[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+}, 60_000);
+
+afterAll(async () => {
+  for (const handle of handlers) handle.close();
+  await Promise.all(engines.map((engine) => engine.close()));
+  await redis?.stop();
+});
+
+function process_(namespace: string): HttpHandler {
+  const engine = createRedisEngine({ url: redis.url, namespace });
+  engines.push(engine);
+  const server = createServer({ name: "draining", version: "1", engine });
+  server.tool({ name: "where", description: "Answers", handler: () => "here" });
+  const handle = createHttpHandler(server);
+  handlers.push(handle);
+  return handle;
+}
+
+describe("a process draining while another serves the same session", () => {
+  it("the official client sees A's 503 as an SdkHttpError (it does not retry); its next request, on B, goes on", async () => {
+    const namespace = `draining-${Date.now()}`;
+    const a = process_(namespace);
+    const b = process_(namespace);
+    let target = a;
+    const client = new Client({ name: "draining", version: "1" }, { versionNegotiation: { mode: "legacy" } });
+    const fetch = (url: string | URL, init?: RequestInit) => target(new Request(url, init));
+    await client.connect(new StreamableHTTPClientTransport(new URL("http://127.0.0.1:3000/mcp"), { fetch }));
+    expect(await client.callTool({ name: "where", arguments: {} })).toMatchObject({ content: [{ text: "here" }] });
+    a.close();
+    const refused = await client.callTool({ name: "where", arguments: {} }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SdkHttpError);
+    expect((refused as SdkHttpError).data).toMatchObject({ status: 503 });
+    target = b;
+    expect(await client.callTool({ name: "where", arguments: {} })).toMatchObject({ content: [{ text: "here" }] });
+    await client.close();
+  });
+});
