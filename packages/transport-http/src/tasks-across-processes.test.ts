@@ -73,6 +73,15 @@ function process_(namespace: string): Process {
     },
   });
   server.tool({
+    name: "traced",
+    description: "Asks, then says the trace it sees",
+    task: "optional",
+    handler: async (_args, ctx) => {
+      await ctx.elicit({ message: "Go?", schema: { ok: z.boolean() } });
+      return ctx.trace?.traceparent ?? "none";
+    },
+  });
+  server.tool({
     name: "brief",
     description: "Done at once, kept briefly",
     task: { support: "optional", ttlMs: 500 },
@@ -98,9 +107,10 @@ let ids = 0;
 /** A 2026 request of `method` by `who` on `at`; its response (status and body text). */
 async function rpc(at: Process, method: string, params: Record<string, unknown>, who = "ada", id = ++ids) {
   const name = (method === "tools/call" ? params.name : params.taskId) as string;
+  const meta = { ...META, ...(params._meta as object | undefined) };
   const response = await at.handle(
     post(
-      { jsonrpc: "2.0", id, method, params: { ...params, _meta: META } },
+      { jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } },
       headers2026(method, typeof name === "string" ? name : undefined, { authorization: `Bearer ${who}` }),
     ),
   );
@@ -134,6 +144,19 @@ describe("tasks across three processes on Redis", () => {
     const done = await whenTask(c!, taskId, (task) => task.status === "completed", "the outcome");
     expect(done.result).toMatchObject({ content: [{ type: "text", text: "confirmed" }] });
     expect([a!.started.confirm, b!.started.confirm, c!.started.confirm]).toEqual([1, 0, 0]);
+  });
+
+  it("its handler's ctx.trace is the creating call's, though answered and read with other traces elsewhere", async () => {
+    const [a, b, c] = cluster();
+    const trace = (span: string) => ({ traceparent: `00-0af7651916cd43dd8448eb211c80319c-${span}-01` });
+    const created = await result(a!, "tools/call", { name: "traced", _meta: trace("b7ad6b7169203331") });
+    const taskId = created.taskId as string;
+    const asking = await whenTask(c!, taskId, (task) => task.status === "input_required", "the question");
+    const [key] = Object.keys(asking.inputRequests as object);
+    const answers = { [key!]: { action: "accept", content: { ok: true } } };
+    expectAck(await result(b!, "tasks/update", { taskId, inputResponses: answers, _meta: trace("00f067aa0ba902b7") }));
+    const done = await whenTask(c!, taskId, (task) => task.status === "completed", "the outcome");
+    expect(done.result).toMatchObject({ content: [{ text: trace("b7ad6b7169203331").traceparent }] });
   });
 
   it("tasks/cancel posted to C aborts A's handler's ctx.signal; the task stays cancelled", async () => {
