@@ -1,10 +1,11 @@
 import { type AnySchema, createServer } from "@toolsmith/core";
+import { jsonSchema } from "@toolsmith/core/json-schema";
 import { serveStdio } from "@toolsmith/transport-stdio";
 import { toStandardJsonSchema } from "@valibot/to-json-schema";
 import { type } from "arktype";
 import * as v from "valibot";
 
-// Served over stdio to standard-schema.stdio.test.ts: ArkType and Valibot tools, an MCP App, and a tool that says
+// Served over stdio to standard-schema.stdio.test.ts: ArkType, Valibot and raw JSON Schema tools, an MCP App, and a tool that says
 // the trace context it was called with.
 
 const INPUTS: [string, AnySchema][] = [
@@ -14,6 +15,14 @@ const INPUTS: [string, AnySchema][] = [
     toStandardJsonSchema(
       v.object({ city: v.pipe(v.string(), v.description("Where")), days: v.optional(v.pipe(v.number(), v.integer())) }),
     ),
+  ],
+  [
+    "raw",
+    jsonSchema({
+      type: "object",
+      properties: { city: { type: "string", description: "Where" }, days: { type: "integer" } },
+      required: ["city"],
+    }),
   ],
 ];
 

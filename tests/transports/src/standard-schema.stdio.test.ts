@@ -5,7 +5,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERAS } from "./peer.js";
 
-// ArkType and Valibot tools, an MCP App and _meta.traceparent, through the official client over real stdio, in both
+// ArkType, Valibot and raw JSON Schema tools, an MCP App and _meta.traceparent, through the official client over real stdio, in both
 // eras: the built server (npx -y pnpm@12.4.2 run build) is spawned per era.
 const SERVER = fileURLToPath(new URL("../dist/standard-schema-server.js", import.meta.url));
 if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: build with npx -y pnpm@12.4.2 run build`);
@@ -26,9 +26,9 @@ describe.each(ERAS)("over stdio through the official client: %s", (_era, mode) =
     expect(stderr.join("")).toBe("");
   });
 
-  it("lists the ArkType and Valibot tools' one JSON Schema, and calls them alike", async () => {
+  it("lists the ArkType, Valibot and raw JSON Schema tools' one JSON Schema, and calls them alike", async () => {
     const { tools } = await client.listTools();
-    for (const name of ["ark", "vali"]) {
+    for (const name of ["ark", "vali", "raw"]) {
       expect(tools.find((one) => one.name === name)?.inputSchema).toEqual({
         type: "object",
         properties: { city: { type: "string", description: "Where" }, days: { type: "integer" } },
@@ -40,7 +40,9 @@ describe.each(ERAS)("over stdio through the official client: %s", (_era, mode) =
       const refused = await client.callTool({ name, arguments: { days: "two" } });
       expect(refused.isError).toBe(true);
       const text = (refused.content as { text: string }[])[0]?.text.split("\n").slice(1).sort();
-      expect(text).toEqual(["- city: required (expected string)", "- days: expected number, received string"]);
+      // Ajv stops at the first failure (docs/schemas.md), the others tell each.
+      const both = ["- city: required (expected string)", "- days: expected number, received string"];
+      expect(text).toEqual(name === "raw" ? both.slice(0, 1) : both);
     }
   });
 
