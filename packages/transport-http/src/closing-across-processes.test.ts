@@ -33,7 +33,7 @@ function process_(namespace: string): HttpHandler {
 }
 
 describe("a process draining while another serves the same session", () => {
-  it("the official client sees A's 503 as an SdkHttpError (it does not retry); its next request, on B, goes on", async () => {
+  it("/healthz says A is closing, B is not; the official client sees A's 503 as an SdkHttpError (it does not retry); its next request, on B, goes on", async () => {
     const namespace = `draining-${Date.now()}`;
     const a = process_(namespace);
     const b = process_(namespace);
@@ -43,6 +43,15 @@ describe("a process draining while another serves the same session", () => {
     await client.connect(new StreamableHTTPClientTransport(new URL("http://127.0.0.1:3000/mcp"), { fetch }));
     expect(await client.callTool({ name: "where", arguments: {} })).toMatchObject({ content: [{ text: "here" }] });
     a.close();
+    // The balancer's probe takes A out of rotation; B stays in.
+    const health = async (handle: HttpHandler) => {
+      const probed = await handle(new Request("http://10.0.0.1/healthz"));
+      return [probed.status, await probed.text()];
+    };
+    expect([await health(a), await health(b)]).toEqual([
+      [503, "closing\n"],
+      [200, "ok\n"],
+    ]);
     const refused = await client.callTool({ name: "where", arguments: {} }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(SdkHttpError);
     expect((refused as SdkHttpError).data).toMatchObject({ status: 503 });
