@@ -127,6 +127,19 @@ describe("an app across processes", () => {
     await stream.until("notifications/subscriptions/acknowledged");
     a.server.registered("tool", "chart")?.disable();
     await stream.until("notifications/resources/list_changed");
+    const read = async (uri: string) =>
+      (
+        await b.handle(
+          post(
+            { jsonrpc: "2.0", id: 3, method: "resources/read", params: { uri, _meta: META } },
+            headers2026("resources/read", uri),
+          ),
+        )
+      ).text();
+    const missing = "ui://nothing/app.html";
+    const unknown = await read(missing);
+    expect(unknown).toContain("Resource not found");
+    expect((await read(URI)).replaceAll(URI, missing)).toBe(unknown);
     a.server.registered("tool", "chart")?.enable();
     await stream.until("notifications/resources/list_changed", 2);
     // Something after, by which a second copy of either change would have come.
