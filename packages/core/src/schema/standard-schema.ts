@@ -155,6 +155,21 @@ export function segmentText(segment: unknown): string {
   return text.length > SEGMENT_TEXT ? `${text.slice(0, SEGMENT_TEXT)}…` : text;
 }
 
+/** What a closed object says of a key it does not list (at the object's path), the key cut as a segment is. */
+export function unrecognizedKey(key: unknown): string {
+  return `unrecognized key ${JSON.stringify(segmentText(key))}`;
+}
+
+// A key of `parent` that its closed JSON Schema `node` does not list (and no pattern might).
+function unlisted(node: Record<string, unknown> | undefined, parent: unknown, key: PropertyKey): boolean {
+  if (node === undefined || !isPlainObject(parent) || typeof key !== "string" || !Object.hasOwn(parent, key)) {
+    return false;
+  }
+  if (node.additionalProperties !== false && node.unevaluatedProperties !== false) return false;
+  if (node.patternProperties !== undefined) return false;
+  return !(isPlainObject(node.properties) && Object.hasOwn(node.properties, key));
+}
+
 /**
  * One Standard Schema issue read as zod's read: a missing field says "required (expected string)", a value of the
  * wrong JSON type "expected string, received number" (both told from the value and the JSON Schema, whatever the
@@ -171,6 +186,13 @@ export function readIssue(issue: StandardIssue, value: unknown, jsonSchema: unkn
   const node = nodeAt(jsonSchema, keys);
   const expected = typeText(node?.type);
   const given = last === undefined ? value : child(parent, last);
+  // An extra key where the object is closed is told at the object, as zod and Ajv tell it, whatever the library wrote.
+  if (last !== undefined && unlisted(nodeAt(jsonSchema, keys.slice(0, -1)), parent, last)) {
+    return {
+      path: keys.length === 1 ? "(root)" : keys.slice(0, -1).map(segmentText).join("."),
+      message: unrecognizedKey(last),
+    };
+  }
   if (last !== undefined && isPlainObject(parent) && given === undefined) {
     return { path, message: expected ? `required (expected ${expected})` : "required" };
   }
