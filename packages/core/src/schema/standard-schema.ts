@@ -149,6 +149,9 @@ function typeText(type: unknown): string | undefined {
 // A client's key in a path is cut to this many characters: a megabyte-long key is told of, not echoed.
 const SEGMENT_TEXT = 64;
 
+// A library's message is cut to this many characters: ArkType and Valibot quote the client's value in it.
+const MESSAGE_TEXT = 256;
+
 /** One path segment as text, cut to SEGMENT_TEXT characters. */
 export function segmentText(segment: unknown): string {
   const text = String(segment);
@@ -200,7 +203,7 @@ export function readIssue(issue: StandardIssue, value: unknown, jsonSchema: unkn
     return { path, message: `expected ${expected}, received ${kindOf(given)}` };
   }
   const message = issue.message.startsWith(`${path} `) ? issue.message.slice(path.length + 1) : issue.message;
-  return { path, message };
+  return { path, message: message.length > MESSAGE_TEXT ? `${message.slice(0, MESSAGE_TEXT)}…` : message };
 }
 
 /**

@@ -115,3 +115,28 @@ describe("an extra key's name is cut, not echoed", () => {
     expect(text).toBe(`Invalid arguments for tool "t":\n- a.${"k".repeat(64)}…: Expected number, received string`);
   });
 });
+
+describe("a library's message that quotes the client's value is cut, not echoed", () => {
+  it.each([
+    ["ArkType", type({ id: /^\d+$/ }) as AnySchema],
+    ["Valibot", toStandardJsonSchema(v.object({ id: v.pipe(v.string(), v.digits()) })) as AnySchema],
+  ])("%s: a 100,000-character value comes back as 256 characters of message at most", async (_label, input) => {
+    const text = await answer(input, "2026-07-28", { id: "x".repeat(100_000) });
+    const [, line] = text.split("\n");
+    expect(line?.startsWith("- id: ")).toBe(true);
+    expect(line?.endsWith("…")).toBe(true);
+    expect(line?.length).toBe("- id: ".length + 256 + 1);
+  });
+
+  it("ArkType: in a resource template's variables too", async () => {
+    const server = createServer({ name: "parity", version: "1" });
+    server.resource({ uriTemplate: "notes://{id}", input: type({ id: /^\d+$/ }), handler: () => "" });
+    const client = await createTestClient(server);
+    const message = await client.readResource(`notes://${"x".repeat(2_000)}`).then(
+      () => "",
+      (error: Error) => error.message,
+    );
+    expect(message).toMatch(/^Invalid variables for resource template "notes:\/\/\{id\}":\n- id: must be matched by/);
+    expect(message.length).toBeLessThan(400);
+  });
+});
