@@ -4,7 +4,7 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as z3 from "zod/v3";
-import type { AnySchema } from "../index.js";
+import type { AnySchema, ProtocolVersion } from "../index.js";
 import { createServer } from "../server/server.js";
 import { createTestClient } from "../testing/client.js";
 import { jsonSchema } from "./json-schema.js";
@@ -74,7 +74,11 @@ const OWN_WORDS: [string, Record<string, unknown>, string][] = [
   ["too long string", { ...GOOD, name: "abcdefgh" }, "- name: "],
 ];
 
-async function answer(input: AnySchema, protocolVersion: string, args: Record<string, unknown>): Promise<string> {
+async function answer(
+  input: AnySchema,
+  protocolVersion: ProtocolVersion,
+  args: Record<string, unknown>,
+): Promise<string> {
   const server = createServer({ name: "parity", version: "1" });
   server.tool({ name: "t", description: "d", input, handler: () => "ok" });
   const client = await createTestClient(server, { protocolVersion });
@@ -84,7 +88,7 @@ async function answer(input: AnySchema, protocolVersion: string, args: Record<st
   return (result.content[0] as { text: string }).text;
 }
 
-describe.each(["2025-11-25", "2026-07-28"])("the same bad call to each library (%s)", (revision) => {
+describe.each(["2025-11-25", "2026-07-28"] as const)("the same bad call to each library (%s)", (revision) => {
   describe.each(LIBRARIES)("%s", (_label, input) => {
     it.each(ALIKE)("%s reads as every library's", async (_case, args, line) => {
       expect(await answer(input, revision, args)).toBe(`Invalid arguments for tool "t":\n${line}`);
