@@ -144,3 +144,62 @@ describe("a library's message that quotes the client's value is cut, not echoed"
     expect(message.length).toBeLessThan(400);
   });
 });
+
+describe.each(["2025-11-25", "2026-07-28"] as const)(
+  "a hostile answer to each library's elicitation form (%s)",
+  (revision) => {
+    const FORMS: [string, AnySchema][] = [
+      ["zod", z.object({ name: z.string(), plan: z.enum(["free", "pro"]) })],
+      ["ArkType", type({ name: "string", plan: "'free' | 'pro'" })],
+      ["Valibot", toStandardJsonSchema(v.object({ name: v.string(), plan: v.picklist(["free", "pro"]) }))],
+      [
+        "JSON Schema",
+        jsonSchema({
+          type: "object",
+          required: ["name", "plan"],
+          properties: { name: { type: "string" }, plan: { type: "string", enum: ["free", "pro"] } },
+        } as const),
+      ],
+    ];
+
+    async function asked(schema: AnySchema, content: unknown): Promise<string> {
+      const server = createServer({ name: "parity", version: "1" });
+      server.tool({
+        name: "signup",
+        description: "d",
+        handler: async (_args, ctx) => {
+          const answer = await ctx.elicit({ message: "Details?", schema: schema as never });
+          const given = answer.content as Record<string, unknown>;
+          // Whatever the answer held, no object's prototype changed.
+          expect(Object.getPrototypeOf(given)).toBe(Object.prototype);
+          expect(({} as Record<string, unknown>).admin).toBeUndefined();
+          return "accepted";
+        },
+      });
+      const client = await createTestClient(server, {
+        protocolVersion: revision,
+        elicit: async () => ({ action: "accept", content: content as never }),
+      });
+      return ((await client.callTool("signup")).content[0] as { text: string }).text;
+    }
+
+    const HEAD = `The client's answer to "Details?" does not fit the requested schema:\n`;
+    describe.each(FORMS)("%s", (_label, schema) => {
+      it("a wrong type and a missing field read as every library's", async () => {
+        expect(await asked(schema, { name: 5, plan: "pro" })).toBe(`${HEAD}- name: expected string, received number`);
+        expect(await asked(schema, { plan: "pro" })).toBe(`${HEAD}- name: required (expected string)`);
+      });
+
+      it("a huge value outside the choices is refused in a short line", async () => {
+        const text = await asked(schema, { name: "a", plan: "p".repeat(200_000) });
+        expect(text.startsWith(`${HEAD}- plan: `)).toBe(true);
+        expect(text.length).toBeLessThan(HEAD.length + 300);
+      });
+
+      it("a __proto__ key pollutes nothing", async () => {
+        const content = JSON.parse('{"name":"a","plan":"pro","__proto__":{"admin":true}}');
+        expect(await asked(schema, content)).toBe("accepted");
+      });
+    });
+  },
+);
