@@ -169,7 +169,7 @@ describe.each(["2025-11-25", "2026-07-28"] as const)(
         description: "d",
         handler: async (_args, ctx) => {
           const answer = await ctx.elicit({ message: "Details?", schema: schema as never });
-          const given = answer.content as Record<string, unknown>;
+          const given = answer.content as unknown as Record<string, unknown>;
           // Whatever the answer held, no object's prototype changed.
           expect(Object.getPrototypeOf(given)).toBe(Object.prototype);
           expect(({} as Record<string, unknown>).admin).toBeUndefined();
