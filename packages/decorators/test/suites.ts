@@ -15,6 +15,7 @@ const SHARED = [
   "./apps-suite.js",
   "./standard-schema-suite.js",
   "./json-schema-suite.js",
+  "./schema-types-suite.js",
 ];
 
 /** Import every shared suite, their titles naming `dialect`, then `only`: the suites of that dialect alone. */

@@ -180,6 +180,43 @@ describe("an elicitation form with a reused field", () => {
   );
 });
 
+describe("a library's schema identifiers are not listed", () => {
+  // zod v4 writes `.meta({ $id })` (or `$anchor` …) into the part: inlined twice, one document would name two
+  // resources alike (Ajv refuses it), and a `$ref` under a nested `$id` would resolve against it, not the root.
+  it.each([{ $id: "urn:part" }, { $anchor: "part" }, { $dynamicAnchor: "part" }, { $schema: "https://x.test/s" }])(
+    "zod v4 .meta(%j) on a part used twice, and on a recursive one, lists valid 2020-12 without it",
+    async (meta) => {
+      const part = z.object({ x: z.string() }).meta(meta as never);
+      const tree: z.ZodType = z
+        .object({
+          n: z.string(),
+          get kids() {
+            return z.array(tree);
+          },
+        })
+        .meta(meta as never);
+      const server = createServer({ name: "ids", version: "1" });
+      server.tool({ name: "twice", description: "d", input: { a: part, b: part }, handler: () => "ok" });
+      server.tool({ name: "tree", description: "d", input: { tree }, handler: () => "ok" });
+      for (const list of await listed(server)) {
+        for (const name of ["twice", "tree"]) {
+          const schema = list[name]?.inputSchema;
+          expect(JSON.stringify(schema)).not.toContain(Object.keys(meta)[0]);
+          const ajv = expectValid2020(schema);
+          expect(
+            ajv.validate(
+              schema as object,
+              name === "twice" ? { a: { x: "1" }, b: { x: 2 } } : { tree: { n: "a", kids: [{ n: 1, kids: [] }] } },
+            ),
+          ).toBe(false);
+        }
+      }
+      const client = await createTestClient(server);
+      expect((await client.callTool("twice", { a: { x: "1" }, b: { x: "2" } })).isError).toBeFalsy();
+    },
+  );
+});
+
 describe("only recursion keeps $defs and $ref", () => {
   const Node4: z.ZodType = z.object({
     value: z.number(),

@@ -49,7 +49,14 @@ function eachChild(node: Record<string, unknown>, visit: (child: unknown) => voi
   }
 }
 
-const REFERENCES = new Set(["$ref", "$dynamicRef", "$recursiveRef", "$defs", "definitions"]);
+/**
+ * A library's identifiers for a part (zod v4's `.meta({ $id })` …): never listed, since an inlined part would name two
+ * resources alike, and a `$ref` under a nested `$id` would resolve against it (references here are the root's).
+ */
+const IDENTIFIERS = new Set(["$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$schema"]);
+
+// Keys that make a schema more than a plain tree to list as it is.
+const REFERENCES = new Set(["$ref", "$dynamicRef", "$recursiveRef", "$defs", "definitions", ...IDENTIFIERS]);
 
 // One walk for the common case: the schema's size in nodes, or -1 when it holds a reference or definitions.
 function plainSize(node: unknown, memo: Map<object, number>): number {
@@ -183,7 +190,7 @@ export function inlineRefs(root: Record<string, unknown>, small = false): Inline
     const out: Record<string, unknown> = {};
     for (const key in node) {
       const value = node[key];
-      if (DEFINITIONS.has(key) || key === "$ref") continue;
+      if (DEFINITIONS.has(key) || key === "$ref" || IDENTIFIERS.has(key)) continue;
       if (SCHEMA_MAPS.has(key) && isPlainObject(value)) {
         const map: Record<string, unknown> = {};
         for (const name in value) map[name] = emit(value[name]);

@@ -28,11 +28,11 @@ export type FromJsonSchema<S, Side extends SchemaSide = "output"> = S extends tr
         : S extends { readonly enum: readonly (infer E)[] }
           ? E
           : S extends { readonly anyOf: readonly unknown[] }
-            ? Branches<S["anyOf"], Side>
+            ? Branches<S["anyOf"], Side> & Besides<S, "anyOf", Side>
             : S extends { readonly oneOf: readonly unknown[] }
-              ? Branches<S["oneOf"], Side>
+              ? Branches<S["oneOf"], Side> & Besides<S, "oneOf", Side>
               : S extends { readonly allOf: readonly unknown[] }
-                ? AllOf<S["allOf"], Side>
+                ? AllOf<S["allOf"], Side> & Besides<S, "allOf", Side>
                 : S extends { readonly type: infer T }
                   ? T extends readonly unknown[]
                     ? OfType<T[number], S, Side>
@@ -40,6 +40,9 @@ export type FromJsonSchema<S, Side extends SchemaSide = "output"> = S extends tr
                   : S extends { readonly properties: object }
                     ? ObjectOf<S, Side>
                     : unknown;
+
+// The keywords beside a combinator hold too (`type: "object"`, `properties` … with an `anyOf` of `required`s).
+type Besides<S, K extends PropertyKey, Side extends SchemaSide> = FromJsonSchema<Omit<S, K>, Side>;
 
 type Branches<List, Side extends SchemaSide> = List extends readonly (infer B)[] ? FromEach<B, Side> : unknown;
 // Distributes over the branches' union, one type per branch.

@@ -176,6 +176,24 @@ describe("jsonSchema: types from the schema", () => {
     expectTypeOf<Out<typeof many>["units"]>().toEqualTypeOf<string>();
   });
 
+  it("reads the keywords beside anyOf, oneOf and allOf too (an object that needs one of two fields)", () => {
+    const either = jsonSchema({
+      type: "object",
+      properties: { a: { type: "string" }, b: { type: "number" } },
+      anyOf: [{ required: ["a"] }, { required: ["b"] }],
+    });
+    expectTypeOf<Out<typeof either>>().toEqualTypeOf<{ a?: string; b?: number }>();
+    const both = jsonSchema({
+      type: "object",
+      properties: { a: { type: "string" } },
+      required: ["a"],
+      allOf: [{ type: "object", properties: { b: { type: "number" } }, required: ["b"] }],
+    });
+    expectTypeOf<Out<typeof both>>().toEqualTypeOf<{ a: string } & { b: number }>();
+    const kind = jsonSchema({ type: "string", oneOf: [{ const: "x" }, { const: "y" }] });
+    expectTypeOf<Out<typeof kind>>().toEqualTypeOf<"x" | "y">();
+  });
+
   it("lets jsonSchema<T>(schema) state the type, and admits extra keys only when the schema does", () => {
     const stated = jsonSchema<{ when: Date }>({ type: "object" });
     expectTypeOf<Out<typeof stated>>().toEqualTypeOf<{ when: Date }>();

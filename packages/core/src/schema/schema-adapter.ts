@@ -21,6 +21,7 @@ import {
   type StandardSchema,
   segmentText,
   standardJsonSchema,
+  unrecognizedKey,
   vendorOf,
 } from "./standard-schema.js";
 import { surelyV4 } from "./zod-v4-walk.js";
@@ -136,8 +137,20 @@ export function listIssues<T>(issues: readonly T[], toIssue: (issue: T) => Valid
   return listed;
 }
 
-function issuesOf(issues: readonly { path: readonly PropertyKey[]; message: string }[]): ValidationIssue[] {
-  return listIssues(issues, (issue) => ({ path: pathText(issue.path), message: readable(issue.message) }));
+type ZodIssue = { path: readonly PropertyKey[]; message: string; code?: string; keys?: readonly unknown[] };
+
+/** zod's issues, its unrecognized keys told one per line as every library's are (`unrecognized key "x"`). */
+export function eachKey<T extends ZodIssue>(issues: readonly T[]): readonly T[] {
+  if (!issues.some((issue) => issue.code === "unrecognized_keys" && Array.isArray(issue.keys))) return issues;
+  return issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys" && Array.isArray(issue.keys)
+      ? issue.keys.map((key) => ({ ...issue, message: unrecognizedKey(key) }))
+      : [issue],
+  );
+}
+
+function issuesOf(issues: readonly ZodIssue[]): ValidationIssue[] {
+  return listIssues(eachKey(issues), (issue) => ({ path: pathText(issue.path), message: readable(issue.message) }));
 }
 
 export function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {

@@ -149,10 +149,28 @@ function typeText(type: unknown): string | undefined {
 // A client's key in a path is cut to this many characters: a megabyte-long key is told of, not echoed.
 const SEGMENT_TEXT = 64;
 
+// A library's message is cut to this many characters: ArkType and Valibot quote the client's value in it.
+const MESSAGE_TEXT = 256;
+
 /** One path segment as text, cut to SEGMENT_TEXT characters. */
 export function segmentText(segment: unknown): string {
   const text = String(segment);
   return text.length > SEGMENT_TEXT ? `${text.slice(0, SEGMENT_TEXT)}…` : text;
+}
+
+/** What a closed object says of a key it does not list (at the object's path), the key cut as a segment is. */
+export function unrecognizedKey(key: unknown): string {
+  return `unrecognized key ${JSON.stringify(segmentText(key))}`;
+}
+
+// A key of `parent` that its closed JSON Schema `node` does not list (and no pattern might).
+function unlisted(node: Record<string, unknown> | undefined, parent: unknown, key: PropertyKey): boolean {
+  if (node === undefined || !isPlainObject(parent) || typeof key !== "string" || !Object.hasOwn(parent, key)) {
+    return false;
+  }
+  if (node.additionalProperties !== false && node.unevaluatedProperties !== false) return false;
+  if (node.patternProperties !== undefined) return false;
+  return !(isPlainObject(node.properties) && Object.hasOwn(node.properties, key));
 }
 
 /**
@@ -171,6 +189,13 @@ export function readIssue(issue: StandardIssue, value: unknown, jsonSchema: unkn
   const node = nodeAt(jsonSchema, keys);
   const expected = typeText(node?.type);
   const given = last === undefined ? value : child(parent, last);
+  // An extra key where the object is closed is told at the object, as zod and Ajv tell it, whatever the library wrote.
+  if (last !== undefined && unlisted(nodeAt(jsonSchema, keys.slice(0, -1)), parent, last)) {
+    return {
+      path: keys.length === 1 ? "(root)" : keys.slice(0, -1).map(segmentText).join("."),
+      message: unrecognizedKey(last),
+    };
+  }
   if (last !== undefined && isPlainObject(parent) && given === undefined) {
     return { path, message: expected ? `required (expected ${expected})` : "required" };
   }
@@ -178,7 +203,7 @@ export function readIssue(issue: StandardIssue, value: unknown, jsonSchema: unkn
     return { path, message: `expected ${expected}, received ${kindOf(given)}` };
   }
   const message = issue.message.startsWith(`${path} `) ? issue.message.slice(path.length + 1) : issue.message;
-  return { path, message };
+  return { path, message: message.length > MESSAGE_TEXT ? `${message.slice(0, MESSAGE_TEXT)}…` : message };
 }
 
 /**

@@ -3,6 +3,7 @@ import { ignoreOverride, zodToJsonSchema } from "zod-to-json-schema";
 import { isPlainObject } from "../wire/json-rpc.js";
 import { SURELY_NODES } from "./compiled-schema.js";
 import {
+  eachKey,
   isZodV3,
   listIssues,
   registerSchemaAdapter,
@@ -12,6 +13,7 @@ import {
   withoutDialect,
   type ZodV3Schema,
 } from "./schema-adapter.js";
+import { segmentText } from "./standard-schema.js";
 
 // Importing this module adds zod v3 support: `import "@toolsmith/core/zod-v3";`.
 
@@ -170,11 +172,12 @@ function represents(schema: ZodV3Schema, seen: Set<ZodV3Schema>, walk: { left: n
 function outcome(result: z3.SafeParseReturnType<unknown, unknown>): Validation {
   return result.success
     ? { ok: true, value: result.data }
-    : { ok: false, issues: listIssues(result.error.issues, toIssue) };
+    : { ok: false, issues: listIssues(eachKey(result.error.issues), toIssue) };
 }
 
 function toIssue(issue: z3.ZodIssue): ValidationIssue {
-  const path = issue.path.length === 0 ? "(root)" : issue.path.join(".");
+  // Each segment cut as every library's is: a client's megabyte-long key is told of, not echoed.
+  const path = issue.path.length === 0 ? "(root)" : issue.path.map(segmentText).join(".");
   const missing = issue.code === "invalid_type" && issue.received === "undefined";
   return { path, message: missing ? `required (expected ${issue.expected})` : issue.message };
 }
