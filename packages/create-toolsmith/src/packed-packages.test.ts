@@ -13,6 +13,7 @@ const PUBLISHABLE = [
   "vitest",
   "create-toolsmith",
   "cli",
+  "otel",
 ].map((name) => join(WORKSPACE, "packages", name));
 const temp = mkdtempSync(join(tmpdir(), "toolsmith-packed-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
@@ -171,5 +172,55 @@ serveStdio(server);
     // core's dist is bundled per entry over shared chunks: its classes and module state must be one across entries.
     writeFileSync(join(app, "entries.js"), ENTRIES_AGREE);
     expect((await ok(process.execPath, ["entries.js"], app)).stdout).toBe("one McpError, one adapter registry\n");
+  });
+});
+
+// A server that uses neither jsonSchema() nor ajv, traced by @toolsmith/otel: what a user installs for it.
+const WITHOUT_AJV = `import { createServer } from "@toolsmith/core";
+import { openTelemetry } from "@toolsmith/otel";
+import { createTestClient } from "@toolsmith/core/testing";
+import { z } from "zod";
+const server = createServer({ name: "traced", version: "1.0.0" });
+server.use(openTelemetry());
+server.tool({ name: "add", description: "Add", input: { a: z.number(), b: z.number() }, handler: ({ a, b }) => a + b });
+const client = await createTestClient(server);
+const result = await client.callTool("add", { a: 2, b: 3 });
+const missing = await import("@toolsmith/core/json-schema").then(() => "loaded", (error) => error.message);
+process.stdout.write(JSON.stringify({ text: result.content[0]?.text, missing, otel: import.meta.resolve("@toolsmith/otel") }));
+`;
+
+describe("core and otel, installed from their tarballs without core's optional peers", () => {
+  it("serve and trace a zod tool with no ajv installed; only core's ./json-schema entry asks for it", async () => {
+    const app = mkdtempSync(join(temp, "app-"));
+    const core = await pack(join(WORKSPACE, "packages/core"));
+    const otel = await pack(join(WORKSPACE, "packages/otel"));
+    expect(otel.manifest.peerDependencies).toEqual({ "@opentelemetry/api": ">=1.0.0 <2" });
+    expect(otel.manifest.dependencies).toEqual({ "@toolsmith/core": "0.1.0" });
+    copyFileSync(core.tarball, join(app, "core.tgz"));
+    copyFileSync(otel.tarball, join(app, "otel.tgz"));
+    writeFileSync(
+      join(app, "package.json"),
+      JSON.stringify({
+        name: "packed-traced-app",
+        private: true,
+        type: "module",
+        dependencies: {
+          "@toolsmith/core": "file:./core.tgz",
+          "@toolsmith/otel": "file:./otel.tgz",
+          "@opentelemetry/api": "1.10.0",
+          zod: "4.6.7",
+        },
+      }),
+    );
+    writeFileSync(join(app, "pnpm-workspace.yaml"), 'overrides:\n  "@toolsmith/core": "file:./core.tgz"\n');
+    // No lockfile to start from: the workspace's resolves ajv, which a user not asking for it never gets.
+    await pnpm(["install", "--offline"], app);
+    writeFileSync(join(app, "server.js"), WITHOUT_AJV);
+    const outcome = JSON.parse((await ok(process.execPath, ["server.js"], app)).stdout) as Record<string, string>;
+    expect(outcome.text).toBe("5");
+    expect(outcome.missing).toMatch(
+      /^Cannot find package 'ajv' imported from .*\/@toolsmith\/core\/dist\/schema\/json-schema\.js/,
+    );
+    expect(outcome.otel).toMatch(/\/node_modules\/@toolsmith\/otel\/dist\/index\.js$/);
   });
 });

@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import { connect } from "node:net";
 import { createServer, DefinitionError } from "@toolsmith/core";
 import { describe, expect, it } from "vitest";
 import { createHttpHandler } from "./http-handler.js";
@@ -40,6 +42,50 @@ describe("the health route while closing", () => {
     // What the HttpServer's close() does first, before it stops accepting connections.
     open[0]?.engine.close();
     expect(await probe()).toMatch(/^HTTP\/1\.1 503 [\s\S]*\r\n\r\nclosing\n$/);
+  });
+});
+
+describe("the health route while listen's close() drains", () => {
+  it("refuses a probe on a new connection at once, and answers 503 closing on a connection already open", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let arrived = () => {};
+    const reached = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const listening = await listen(mcp(), {
+      port: 0,
+      log: null,
+      routes: {
+        "GET /slow": () => {
+          arrived();
+          return held.then(() => ok("slow"));
+        },
+      },
+    });
+    const port = Number(new URL(listening.url).port);
+    // A connection busy with a route's request when close() begins stays open until that request is answered.
+    const busy = connect(port, "127.0.0.1");
+    let text = "";
+    busy.on("data", (chunk: Buffer) => {
+      text += chunk.toString("latin1");
+    });
+    await once(busy, "connect");
+    busy.write("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    await reached;
+    const closed = listening.close();
+    const fresh = connect(port, "127.0.0.1");
+    const [refused] = (await once(fresh, "error")) as [NodeJS.ErrnoException];
+    expect(refused.code).toBe("ECONNREFUSED");
+    busy.write("GET /healthz HTTP/1.1\r\nHost: 10.0.0.1\r\nConnection: close\r\n\r\n");
+    release();
+    await once(busy, "close");
+    await closed;
+    const [slow, health] = text.split(/(?=HTTP\/1\.1 )/);
+    expect(slow).toMatch(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\n(4\r\n)?slow/);
+    expect(health).toMatch(/^HTTP\/1\.1 503 [\s\S]*\r\n\r\nclosing\n$/);
   });
 });
 
