@@ -14,6 +14,7 @@ const PUBLISHABLE = [
   "create-toolsmith",
   "cli",
   "otel",
+  "redis",
 ].map((name) => join(WORKSPACE, "packages", name));
 const temp = mkdtempSync(join(tmpdir(), "toolsmith-packed-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
