@@ -79,7 +79,15 @@ describe("the health route while listen's close() drains", () => {
     const fresh = connect(port, "127.0.0.1");
     const [refused] = (await once(fresh, "error")) as [NodeJS.ErrnoException];
     expect(refused.code).toBe("ECONNREFUSED");
+    // The probe must have reached the server before the slow answer goes: once that answer is written the connection
+    // is idle, and a draining server closes idle connections.
+    const probed = new Promise<void>((resolve) => {
+      listening.server.on("request", (request: { url?: string }) => {
+        if (request.url === "/healthz") resolve();
+      });
+    });
     busy.write("GET /healthz HTTP/1.1\r\nHost: 10.0.0.1\r\nConnection: close\r\n\r\n");
+    await probed;
     release();
     await once(busy, "close");
     await closed;
