@@ -1,28 +1,10 @@
 import { isPlainObject } from "../wire/json-rpc.js";
+import { SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE } from "./keywords.js";
 
 // Strict clients follow no `$ref` but recursion's: every reused sub-schema an adapter emitted as a reference is
 // inlined, and only a sub-schema that contains itself stays in `$defs` (or is `#`, the whole schema). Inlined parts
 // are shared objects, so a schema that doubles per level costs linear memory here; `nodes` says what it would list.
 
-/** Keywords whose value is a map of schemas by name. */
-const SCHEMA_MAPS = new Set(["properties", "patternProperties", "dependentSchemas"]);
-/** Keywords whose value is a list of schemas. */
-const SCHEMA_LISTS = new Set(["anyOf", "allOf", "oneOf", "prefixItems"]);
-/** Keywords whose value is one schema (`items` may be a draft-07 list too). */
-const SCHEMA_ONE = new Set([
-  "items",
-  "additionalItems",
-  "additionalProperties",
-  "not",
-  "if",
-  "then",
-  "else",
-  "contains",
-  "propertyNames",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-  "contentSchema",
-]);
 /** Where definitions live; reached only through references, so never walked in place, and never listed. */
 const DEFINITIONS = new Set(["$defs", "definitions"]);
 /** Keywords a reference's own value may override on the schema it inlines. */

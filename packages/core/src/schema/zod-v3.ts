@@ -2,6 +2,7 @@ import * as z3 from "zod/v3";
 import { ignoreOverride, zodToJsonSchema } from "zod-to-json-schema";
 import { isPlainObject } from "../wire/json-rpc.js";
 import { SURELY_NODES } from "./compiled-schema.js";
+import { SCHEMA_MAPS as KEYWORD_MAPS, SCHEMA_LISTS, SCHEMA_ONE } from "./keywords.js";
 import {
   eachKey,
   isZodV3,
@@ -19,19 +20,7 @@ import { segmentText } from "./standard-schema.js";
 
 // zod-to-json-schema speaks draft-07 tuples and `definitions`; rewrite those keywords into 2020-12. Only schema
 // positions are rewritten: names inside `properties` and values inside `const`, `enum`, `default` stay as they are.
-const SCHEMA_MAPS = new Set(["properties", "patternProperties", "definitions", "$defs", "dependentSchemas"]);
-const SCHEMA_LISTS = new Set(["anyOf", "allOf", "oneOf", "prefixItems"]);
-const SCHEMAS = new Set([
-  "items",
-  "additionalItems",
-  "additionalProperties",
-  "not",
-  "if",
-  "then",
-  "else",
-  "contains",
-  "propertyNames",
-]);
+const SCHEMA_MAPS = new Set([...KEYWORD_MAPS, "definitions", "$defs"]);
 
 function toDraft2020(node: unknown, root: unknown): unknown {
   if (!isPlainObject(node)) return node;
@@ -50,7 +39,7 @@ function toDraft2020(node: unknown, root: unknown): unknown {
       out[key === "definitions" ? "$defs" : key] = map;
     } else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) {
       out[key] = value.map((one) => toDraft2020(one, root));
-    } else if (SCHEMAS.has(key)) {
+    } else if (SCHEMA_ONE.has(key)) {
       out[key] = toDraft2020(value, root);
     } else {
       out[key] = value;
