@@ -1,26 +1,14 @@
-import { createServer, type Engine } from "@toolsmith/core";
+import { createServer } from "@toolsmith/core";
 import { createRedisEngine } from "@toolsmith/redis";
-import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createHttpHandler, type HttpHandler } from "./http-handler.js";
 import { get, H, headers2026, initialize, META, post } from "./requests.test-util.js";
+import { sharedRedis } from "./shared-redis.test-util.js";
 
 // MCP Apps on two processes of one server (one Redis namespace): a tool disabled on A hides its app on B too.
 
-let redis: RedisServer;
-const engines: Engine[] = [];
-const handlers: HttpHandler[] = [];
+const { redis, engines, handlers } = sharedRedis();
 let namespaces = 0;
-
-beforeAll(async () => {
-  redis = await startRedis();
-}, 60_000);
-
-afterAll(async () => {
-  for (const handle of handlers) handle.close();
-  await Promise.all(engines.map((engine) => engine.close()));
-  await redis?.stop();
-});
 
 const URI = "ui://chart/app.html";
 

@@ -1,26 +1,14 @@
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createServer, type Engine } from "@toolsmith/core";
+import { createServer } from "@toolsmith/core";
 import { createRedisEngine } from "@toolsmith/redis";
-import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createHttpHandler, type HttpHandler } from "./http-handler.js";
+import { sharedRedis } from "./shared-redis.test-util.js";
 
 // Two processes of one server on one Redis engine, the official client in front of a balancer that sends each request
 // where the test says: A begins close() while the session it served goes on on B.
 
-let redis: RedisServer;
-const engines: Engine[] = [];
-const handlers: HttpHandler[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-}, 60_000);
-
-afterAll(async () => {
-  for (const handle of handlers) handle.close();
-  await Promise.all(engines.map((engine) => engine.close()));
-  await redis?.stop();
-});
+const { redis, engines, handlers } = sharedRedis();
 
 function process_(namespace: string): HttpHandler {
   const engine = createRedisEngine({ url: redis.url, namespace });

@@ -1,26 +1,14 @@
-import { createServer, type Engine } from "@toolsmith/core";
+import { createServer } from "@toolsmith/core";
 import { jsonSchema } from "@toolsmith/core/json-schema";
 import { createRedisEngine } from "@toolsmith/redis";
-import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createHttpHandler, type HttpHandler } from "./http-handler.js";
 import { H, initialize, post } from "./requests.test-util.js";
+import { sharedRedis } from "./shared-redis.test-util.js";
 
 // An elicitation form written as raw JSON Schema, asked on A and answered by a POST to B (handshake era).
 
-let redis: RedisServer;
-const engines: Engine[] = [];
-const handlers: HttpHandler[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-}, 60_000);
-
-afterAll(async () => {
-  for (const handle of handlers) handle.close();
-  await Promise.all(engines.map((engine) => engine.close()));
-  await redis?.stop();
-});
+const { redis, engines, handlers } = sharedRedis();
 
 const FORM = jsonSchema({
   type: "object",

@@ -1,11 +1,11 @@
 import { createServer, type Engine, LATEST_STATELESS_VERSION, MetaKey } from "@toolsmith/core";
 import { createRedisEngine } from "@toolsmith/redis";
-import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { until } from "../../../scripts/wait.js";
 import { createHttpHandler, type HttpHandler } from "./http-handler.js";
 import { headers2026, post } from "./requests.test-util.js";
+import { sharedRedis } from "./shared-redis.test-util.js";
 
 // Hostile task requests over HTTP, on the memory engine and on Redis: each gets one clear JSON-RPC answer, the task
 // it aimed at goes on, and so does the server.
@@ -18,17 +18,7 @@ const META = {
 // Nested far deeper than any walk of the server's may go (JSON.parse takes it).
 const DEEP = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
 
-let redis: RedisServer;
-const engines: Engine[] = [];
-const handlers: HttpHandler[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-}, 60_000);
-afterAll(async () => {
-  for (const handle of handlers) handle.close();
-  await Promise.all(engines.map((engine) => engine.close()));
-  await redis?.stop();
-});
+const { redis, engines, handlers } = sharedRedis();
 
 function serve(engine?: Engine): HttpHandler {
   if (engine) engines.push(engine);

@@ -1,9 +1,9 @@
 import { createServer, type Engine, LATEST_STATELESS_VERSION, MetaKey } from "@toolsmith/core";
 import { createRedisEngine } from "@toolsmith/redis";
-import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpHandler, type HttpHandler } from "./http-handler.js";
+import { describe, expect, it } from "vitest";
+import { createHttpHandler } from "./http-handler.js";
 import { headers2026, post, replyOf } from "./requests.test-util.js";
+import { sharedRedis } from "./shared-redis.test-util.js";
 
 // subscriptions/listen with taskIds over HTTP: the listen's process hears a task that runs on another process.
 
@@ -13,20 +13,8 @@ const META = {
   [MetaKey.clientCapabilities]: { extensions: { [TASKS]: {} } },
 };
 
-let redis: RedisServer;
+const { redis, engines, handlers } = sharedRedis();
 const logged: { level: string; message: string }[] = [];
-const engines: Engine[] = [];
-const handlers: HttpHandler[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-}, 60_000);
-
-afterAll(async () => {
-  for (const handle of handlers) handle.close();
-  await Promise.all(engines.map((engine) => engine.close()));
-  await redis?.stop();
-});
 
 /** One process of the server: its own engine on the shared Redis; its `job` waits for `release`. */
 function process_(namespace: string, engine?: Engine) {
