@@ -11,9 +11,18 @@ describe("startRedis", () => {
   const started: RedisServer[] = [];
   afterAll(() => Promise.all(started.map((server) => server.stop())));
 
-  it("runs Debian's /usr/bin/redis-server, else the redis-server on the PATH (which .ci/run accepts)", () => {
-    expect(defaultRedisBinary((path) => path === "/usr/bin/redis-server")).toBe("/usr/bin/redis-server");
-    expect(defaultRedisBinary(() => false)).toBe("redis-server");
+  it("runs REDIS_SERVER_PATH, else Debian's /usr/bin/redis-server, else the one on the PATH (as machine-ready.mjs)", () => {
+    const chosen = process.env.REDIS_SERVER_PATH;
+    delete process.env.REDIS_SERVER_PATH;
+    try {
+      expect(defaultRedisBinary((path) => path === "/usr/bin/redis-server")).toBe("/usr/bin/redis-server");
+      expect(defaultRedisBinary(() => false)).toBe("redis-server");
+      process.env.REDIS_SERVER_PATH = "/opt/redis/bin/redis-server";
+      expect(defaultRedisBinary(() => true)).toBe("/opt/redis/bin/redis-server");
+    } finally {
+      if (chosen === undefined) delete process.env.REDIS_SERVER_PATH;
+      else process.env.REDIS_SERVER_PATH = chosen;
+    }
   });
 
   it("starts a server on a free port that answers, and stop() ends the process", async () => {

@@ -10,7 +10,7 @@ export interface StartRedisOptions {
   readonly password?: string;
   /** The append-only file, fsynced every second (Redis's default policy); default true. */
   readonly appendonly?: boolean;
-  /** The server binary; default `/usr/bin/redis-server` (Debian's), else `redis-server` on the PATH. */
+  /** The server binary; default `REDIS_SERVER_PATH`, else `/usr/bin/redis-server` (Debian's), else `redis-server` on the PATH. */
   readonly binary?: string;
   /** How long to wait for "Ready to accept connections"; default 60 s. */
   readonly readyMs?: number;
@@ -40,8 +40,13 @@ export interface RedisServer {
 const READY = "Ready to accept connections";
 const DEBIAN_BINARY = "/usr/bin/redis-server";
 
-/** Debian's redis-server when installed, else `redis-server` on the PATH (where `.ci/run` found one). */
+/**
+ * `REDIS_SERVER_PATH` when set, else Debian's redis-server when installed, else `redis-server` on the PATH (where
+ * `scripts/machine-ready.mjs`, the first step of `pnpm test`, found one).
+ */
 export function defaultRedisBinary(exists: (path: string) => boolean = existsSync): string {
+  const chosen = process.env.REDIS_SERVER_PATH;
+  if (chosen) return chosen;
   return exists(DEBIAN_BINARY) ? DEBIAN_BINARY : "redis-server";
 }
 /** Tries at another free port when one was taken between finding it and Redis binding it. */
