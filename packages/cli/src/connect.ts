@@ -1,9 +1,10 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { LATEST_STATELESS_VERSION } from "@toolsmith/core";
+import { isLogLevel, LATEST_STATELESS_VERSION, LOG_LEVELS, type LogLevel, levelPasses } from "@toolsmith/core";
 import { CliError, EXIT, usage } from "./exit-codes.js";
-import { type RawChannel, tapTransport } from "./raw-requests.js";
+import { type LogParams, type RawChannel, tapTransport } from "./raw-requests.js";
 import { describeTarget, type Target } from "./target.js";
+import { unavailableAware } from "./transient.js";
 import { CLI_VERSION } from "./version.js";
 
 export const ERAS = ["legacy", "modern", "auto"] as const;
@@ -18,6 +19,10 @@ export interface ConnectOptions {
   timeout: number;
   /** Where the server's stderr goes: shown live, or kept to explain a failure. */
   serverStderr: "show" | "keep";
+  /** The least severe of the server's log messages asked for and shown; `off`: none. */
+  logLevel: LogLevel | "off";
+  /** Hears each log message the server sends (at or above `logLevel`). */
+  onLog?: (params: LogParams) => void;
 }
 
 export interface Connection {
@@ -26,12 +31,19 @@ export interface Connection {
   raw: RawChannel;
   /** The server's stderr so far, when kept. */
   stderr(): string;
+  /** Whether the connection closed under us (a stdio server that exited). */
+  lost(): boolean;
   close(): Promise<void>;
 }
 
 export function parseEra(value: string): Era {
   if ((ERAS as readonly string[]).includes(value)) return value as Era;
   throw usage(`--era is one of ${ERAS.join(", ")}; got "${value}"`);
+}
+
+export function parseLogLevel(value: string): LogLevel | "off" {
+  if (value === "off" || (LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel | "off";
+  throw usage(`--log-level is one of ${[...LOG_LEVELS, "off"].join(", ")}; got "${value}"`);
 }
 
 export function parseTimeout(value: string): number {
@@ -50,7 +62,7 @@ export async function connect(target: Target, options: ConnectOptions): Promise<
   let kept = "";
   const transport =
     target.kind === "http"
-      ? new StreamableHTTPClientTransport(target.url)
+      ? new StreamableHTTPClientTransport(target.url, { fetch: unavailableAware() })
       : new StdioClientTransport({
           command: target.command,
           args: target.args,
@@ -62,7 +74,16 @@ export async function connect(target: Target, options: ConnectOptions): Promise<
       kept = (kept + chunk.toString("utf8")).slice(-4000);
     });
   }
-  const tapped = tapTransport(transport);
+  const level = options.logLevel === "off" ? undefined : options.logLevel;
+  const tapped = tapTransport(transport, {
+    timeoutMs: options.timeout,
+    ...(level ? { logLevel: level } : {}),
+    // The server may send what was not asked for (a handshake-era server until logging/setLevel): shown only from the level.
+    onLog: (params) => {
+      if (level && options.onLog && (!isLogLevel(params.level) || levelPasses(params.level, level)))
+        options.onLog(params);
+    },
+  });
   try {
     await client.connect(tapped.transport, { timeout: options.timeout });
   } catch (error) {
@@ -71,5 +92,11 @@ export async function connect(target: Target, options: ConnectOptions): Promise<
     const tail = kept.trim() === "" ? "" : `\nthe server said on stderr:\n${kept.trimEnd()}`;
     throw new CliError(`could not connect to ${describeTarget(target)}: ${why}${tail}`, EXIT.connect);
   }
-  return { client, raw: tapped.raw, stderr: () => kept, close: () => client.close() };
+  // The handshake era asks once per connection (2026-07-28 asks in each request's _meta, which the tap stamps).
+  if (client.getProtocolEra() !== "modern" && client.getServerCapabilities()?.logging) {
+    await client.setLoggingLevel(level ?? "emergency", { timeout: options.timeout }).catch((error: unknown) => {
+      process.stderr.write(`toolsmith: the server refused logging/setLevel: ${(error as Error).message}\n`);
+    });
+  }
+  return { client, raw: tapped.raw, stderr: () => kept, lost: tapped.closed, close: () => client.close() };
 }

@@ -6,7 +6,7 @@ export const EXIT = {
   failed: 1,
   /** Bad usage: an unknown option, a missing or malformed argument. */
   usage: 2,
-  /** Could not start, reach or initialize the server. */
+  /** Could not start, reach or initialize the server, or it went away (a stdio server that exited, HTTP 502/503/504). */
   connect: 3,
   /** Stopped by Ctrl-C (a running task was cancelled). */
   interrupted: 130,

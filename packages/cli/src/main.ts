@@ -15,7 +15,7 @@ Exit codes:
   0  done
   1  a tool returned isError, the server answered with an error, or the command failed
   2  bad usage (unknown option, missing or malformed argument)
-  3  could not start, reach or initialize the server
+  3  could not start, reach or initialize the server, or it went away (exited, 502/503/504)
   130  stopped by Ctrl-C (toolsmith call cancels a running task first)`;
 
 // In the order `toolsmith --help` lists them.

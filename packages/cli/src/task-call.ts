@@ -1,8 +1,9 @@
 import type { Answerer, InputRequest } from "./answers.js";
 import { MODERN_VERSION } from "./connect.js";
-import { CliError, EXIT } from "./exit-codes.js";
+import { CliError, EXIT, type ExitCode } from "./exit-codes.js";
 import { describeProgress, type ProgressLine } from "./progress-line.js";
-import { type RawChannel, RawError } from "./raw-requests.js";
+import { ConnectionClosed, type RawChannel, RawError, TimedOut } from "./raw-requests.js";
+import { Unavailable } from "./transient.js";
 import { CLI_VERSION } from "./version.js";
 
 /** The tasks extension (SEP-2663). */
@@ -24,6 +25,8 @@ export interface TaskCallOptions {
   interrupt: AbortSignal;
   /** Stop at the CreateTaskResult and return it. */
   noWait?: boolean;
+  /** The server's URL over HTTP, where the task can be asked for later (a stdio server's tasks end with it). */
+  url?: string;
 }
 
 /** What the server is told on every request: the 2026 envelope, declaring the tasks extension and form questions. */
@@ -33,6 +36,13 @@ function envelope(): Record<string, unknown> {
     "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} }, extensions: { [TASKS_EXTENSION]: {} } },
     "io.modelcontextprotocol/clientInfo": { name: "toolsmith", version: CLI_VERSION },
   };
+}
+
+/** How long to wait before asking again after the `failures`-th failure in a row: what `Retry-After` said (kept
+ * between 250 ms and 30 s), else 0.5 s doubling up to 10 s. */
+export function retryDelay(failures: number, retryAfterMs: number | undefined): number {
+  if (retryAfterMs !== undefined) return Math.min(30_000, Math.max(250, retryAfterMs));
+  return Math.min(10_000, 500 * 2 ** Math.max(0, failures - 1));
 }
 
 /** The poll interval the server suggests, kept between 250 ms and 5 s. */
@@ -121,6 +131,11 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 async function follow(options: TaskCallOptions, created: Record<string, unknown>): Promise<TaskCallOutcome> {
   const { raw, tool, progress, answer, interrupt } = options;
   const taskId = String(created.taskId);
+  // The task lives ttlMs from its creation (null: until it ends): no use asking after that.
+  const ttl = created.ttlMs;
+  const deadline = typeof ttl === "number" && Number.isFinite(ttl) ? Date.now() + ttl : Number.POSITIVE_INFINITY;
+  const again = (method: string, params: Record<string, unknown>) =>
+    persist(options, { taskId, deadline }, method, params);
   let task = created;
   for (;;) {
     progress.show(describeTask(tool, task));
@@ -153,8 +168,47 @@ async function follow(options: TaskCallOptions, created: Record<string, unknown>
         if (interrupt.aborted) continue;
         throw error;
       }
-      await send(raw, "tasks/update", { taskId, inputResponses });
+      await again("tasks/update", { taskId, inputResponses });
     } else await pause(pollInterval(task.pollIntervalMs), interrupt);
-    if (!interrupt.aborted) task = await send(raw, "tasks/get", { taskId });
+    if (!interrupt.aborted) task = (await again("tasks/get", { taskId })) ?? task;
+  }
+}
+
+/**
+ * Send a request about a task, again and again while the server cannot take it (502/503/504, unreachable, no
+ * answer in time), honouring `Retry-After`, until the task's TTL passes. Undefined when interrupted meanwhile; any
+ * other failure gives up on the task, naming it: exit 3 when the server went away, else 1.
+ */
+async function persist(
+  options: TaskCallOptions,
+  task: { taskId: string; deadline: number },
+  method: string,
+  params: Record<string, unknown>,
+): Promise<Record<string, unknown> | undefined> {
+  const { raw, tool, progress, interrupt, url } = options;
+  const kept = Number.isFinite(task.deadline) ? ` (kept until ${new Date(task.deadline).toISOString()} at most)` : "";
+  const later = `\ntask ${task.taskId}: tasks/get {"taskId":"${task.taskId}"} at ${url} asks for it${kept}`;
+  const left = (why: string, code: ExitCode) =>
+    new CliError(`gave up on task ${task.taskId} (${tool}): ${why}${url === undefined ? "" : later}`, code);
+  for (let failures = 1; ; failures++) {
+    try {
+      return await raw.request(method, { ...params, _meta: envelope() });
+    } catch (error) {
+      // Ctrl-C (which at a terminal also ends a stdio server): the caller cancels the task, or says it could not.
+      if (interrupt.aborted) return undefined;
+      if (error instanceof RawError)
+        throw left(`the server answered ${method} with error ${error.code}: ${error.message}`, EXIT.failed);
+      if (error instanceof ConnectionClosed) throw left("the connection to the server closed", EXIT.connect);
+      if (!(error instanceof Unavailable || error instanceof TimedOut))
+        throw left((error as Error).message, EXIT.failed);
+      const now = Date.now();
+      if (now >= task.deadline)
+        throw left(`its TTL passed while the server could not answer (${error.message})`, EXIT.connect);
+      const wait = Math.min(task.deadline - now, retryDelay(failures, (error as Unavailable).retryAfterMs));
+      const reason = error instanceof Unavailable ? error.reason : error.message;
+      progress.show(`${tool}: ${reason}; asking again in ${(wait / 1000).toFixed(1)} s`);
+      await pause(wait, interrupt);
+      if (interrupt.aborted) return undefined;
+    }
   }
 }

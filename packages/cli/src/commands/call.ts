@@ -45,7 +45,7 @@ asks its questions (or takes --answer), and Ctrl-C cancels it (exit 130).`,
     .action(async (words: string[], flags: CallFlags) => {
       const { target, tool, pairs } = splitCall(words);
       const base = parseArgsJson(flags.args);
-      const options = clientOptions(flags);
+      const options = clientOptions(flags, cli.color());
       const answer = answerer(flags.answer, process.stdin.isTTY === true && process.stderr.isTTY === true);
       await useClient(
         target,
@@ -62,7 +62,8 @@ asks its questions (or takes --answer), and Ctrl-C cancels it (exit 130).`,
           const discover = client.getDiscoverResult() as { capabilities?: { extensions?: Record<string, unknown> } };
           status.show(`calling ${tool}…`);
           if (discover?.capabilities?.extensions?.[TASKS_EXTENSION] !== undefined) {
-            await callAsTask({ raw, tool, args, progress, answer, flags, cli });
+            const url = target.kind === "http" ? target.url.href : undefined;
+            await callAsTask({ raw, tool, args, progress, answer, flags, cli, url });
             return;
           }
           const result = await client.callTool(
@@ -95,10 +96,11 @@ interface TaskCall {
   answer: Answerer;
   flags: CallFlags;
   cli: CliContext;
+  url: string | undefined;
 }
 
 /** The call through the tasks extension; Ctrl-C cancels the task it became. */
-async function callAsTask({ raw, tool, args, progress, answer, flags, cli }: TaskCall): Promise<void> {
+async function callAsTask({ raw, tool, args, progress, answer, flags, cli, url }: TaskCall): Promise<void> {
   const interrupt = new AbortController();
   const onSigint = () => interrupt.abort();
   process.on("SIGINT", onSigint);
@@ -112,6 +114,7 @@ async function callAsTask({ raw, tool, args, progress, answer, flags, cli }: Tas
       answer,
       interrupt: interrupt.signal,
       noWait: !flags.wait,
+      ...(url ? { url } : {}),
     });
   } finally {
     process.off("SIGINT", onSigint);

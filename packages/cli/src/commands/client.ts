@@ -1,27 +1,45 @@
 import { ProtocolError } from "@modelcontextprotocol/client";
+import { LOG_LEVELS } from "@toolsmith/core";
 import { type Command, Option } from "commander";
-import { type Connection, type ConnectOptions, connect, MODERN_VERSION, parseEra, parseTimeout } from "../connect.js";
-import { CliError } from "../exit-codes.js";
+import { colorsFor } from "../colors.js";
+import {
+  type Connection,
+  type ConnectOptions,
+  connect,
+  MODERN_VERSION,
+  parseEra,
+  parseLogLevel,
+  parseTimeout,
+} from "../connect.js";
+import { CliError, EXIT } from "../exit-codes.js";
+import { ConnectionClosed } from "../raw-requests.js";
+import { formatLog } from "../server-log.js";
 import { describeTarget, type Target } from "../target.js";
+import { Unavailable } from "../transient.js";
 
 /** The options of a command that talks to a server as a client (`list`, `call`). */
 export interface ClientFlags {
   era: string;
   json?: boolean;
+  logLevel: string;
   timeout: string;
   verbose?: boolean;
 }
 
-/** The client flags, checked: a bad `--era` or `--timeout` is exit 2. */
-export function clientOptions(flags: ClientFlags): ConnectOptions {
+/** The client flags, checked: a bad `--era`, `--log-level` or `--timeout` is exit 2. */
+export function clientOptions(flags: ClientFlags, color = true): ConnectOptions {
+  const c = colorsFor(process.stderr, color);
   return {
     era: parseEra(flags.era),
     timeout: parseTimeout(flags.timeout),
     serverStderr: flags.verbose ? "show" : "keep",
+    logLevel: parseLogLevel(flags.logLevel),
+    // On a terminal the live status line is cleared first; the next status shows it again.
+    onLog: (params) => process.stderr.write(`${process.stderr.isTTY ? "\r\x1b[2K" : ""}${formatLog(params, c)}\n`),
   };
 }
 
-/** `command` with the client options: `--era`, `--json`, `--timeout`, `--verbose`. */
+/** `command` with the client options: `--era`, `--json`, `--log-level`, `--timeout`, `--verbose`. */
 export function addClientOptions(command: Command): Command {
   return command
     .addOption(
@@ -30,6 +48,11 @@ export function addClientOptions(command: Command): Command {
       ),
     )
     .option("--json", "print JSON for scripts instead of text for people")
+    .addOption(
+      new Option("--log-level <level>", "the server's log messages shown on stderr, from this level up")
+        .choices([...LOG_LEVELS, "off"])
+        .default("info"),
+    )
     .option("--timeout <ms>", "time-out for each request, in milliseconds", "60000")
     .option("-v, --verbose", "show the server's stderr as it runs");
 }
@@ -54,8 +77,9 @@ function statusLine(enabled: boolean): StatusLine {
 }
 
 /**
- * Connect to `target`, `run` with the connection, then close it; what `run` throws becomes a one-line CliError
- * (exit 1), with the server's error code when it answered with one. `live` shows progress on a terminal.
+ * Connect to `target`, `run` with the connection, then close it; what `run` throws becomes a one-line CliError:
+ * exit 3 when the server went away (a stdio server that exited, an HTTP server unreachable or answering 502/503/504),
+ * else exit 1, with the server's error code when it answered with one. `live` shows progress on a terminal.
  */
 export async function useClient<T>(
   target: Target,
@@ -75,6 +99,8 @@ export async function useClient<T>(
     return await run(connection, status);
   } catch (error) {
     if (error instanceof CliError) throw error;
+    if (connection.lost() || error instanceof ConnectionClosed) throw serverGone(target, connection);
+    if (error instanceof Unavailable) throw new CliError(error.message, EXIT.connect);
     if (error instanceof ProtocolError)
       throw new CliError(`the server answered with error ${error.code}: ${error.message}`);
     throw new CliError(error instanceof Error ? error.message : String(error));
@@ -82,4 +108,11 @@ export async function useClient<T>(
     status.clear();
     await connection.close().catch(() => {});
   }
+}
+
+/** Exit 3: the connection closed under a command (for stdio, the server exited); with what the server said last. */
+export function serverGone(target: Target, connection: Connection, what = ""): CliError {
+  const kept = connection.stderr().trim();
+  const tail = kept === "" ? "" : `\nthe server said on stderr:\n${connection.stderr().trimEnd()}`;
+  return new CliError(`the connection to ${describeTarget(target)} closed${what}${tail}`, EXIT.connect);
 }

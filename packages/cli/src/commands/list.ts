@@ -16,7 +16,7 @@ export const listCommand: CommandRegistration = (program, cli) => {
     .addHelpText("after", "\nOptions go before the server: toolsmith list --era modern node dist/main.js --http")
     .action(async (words: string[], flags: ClientFlags) => {
       const target = parseTarget(words);
-      const options = clientOptions(flags);
+      const options = clientOptions(flags, cli.color());
       await useClient(
         target,
         options,
