@@ -143,6 +143,10 @@ describe.concurrent.each(combinations)("a generated project ($dialect, $transpor
       if (traced) await collector.received(name, "tools/call greet");
     }
     if (transport !== "stdio") {
+      // The README's Claude Desktop snippet for HTTP is what `toolsmith config claude-desktop --url` prints.
+      const toolsmith = join(dir, "node_modules/.bin/toolsmith");
+      const desktop = await ok(toolsmith, ["config", "claude-desktop", "--url", "http://127.0.0.1:3000/mcp"], dir);
+      expect(readFileSync(join(dir, "README.md"), "utf8")).toContain(desktop.stdout.trim());
       collector.forget(name);
       const redisEnv: Record<string, string> = extras.includes("--redis") ? { REDIS_URL: redis.url } : {};
       const args = transport === "both" ? ["--http"] : [];
