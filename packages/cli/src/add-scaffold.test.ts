@@ -91,9 +91,10 @@ describe.each(["tc39", "legacy"])("toolsmith add in a generated %s project", (di
         stderr: "",
       });
     }
-    expect(readFileSync(join(dir, "src/server.ts"), "utf8")).toContain(
-      "reopenIssue({ text }: Args<typeof ReopenIssue>) {",
-    );
+    // A name that is a method name is kept (the CLI's README says so); one that is not is camel-cased.
+    const server = readFileSync(join(dir, "src/server.ts"), "utf8");
+    expect(server).toContain("  reopen_issue({ text }: Args<typeof ReopenIssue>) {");
+    expect(server).toContain("  summarizeEveryOpenIssueOfTheExternalTrackersForMeNow({");
     // The scripts the project runs: npm run lint is biome check, npm test starts with this tsc.
     const lint = await node([join(dir, "node_modules/@biomejs/biome/bin/biome"), "check", "."], dir);
     expect(lint.output).toContain("No fixes applied");

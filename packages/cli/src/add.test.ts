@@ -1,8 +1,11 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { endTracked, run } from "../../../scripts/child-processes.js";
+import { readServerClass } from "./class-file.js";
 import { BIN, copyFixture, REPO, runCli } from "./run-cli.test-util.js";
+
+const TRACKER = join(REPO, "examples/issue-tracker/src/issue-tracker.ts");
 
 let project: ReturnType<typeof copyFixture>;
 beforeEach(() => {
@@ -31,6 +34,7 @@ describe("toolsmith add", () => {
     expect(tool.stdout).toBe("added tool shout to Shop in src/shop.ts\nadded its test test/shout.test.ts\n");
     expect((await runCli(["add", "resource", "menu"], { cwd })).code).toBe(0);
     expect((await runCli(["add", "prompt", "ask-me"], { cwd })).code).toBe(0);
+    expect((await runCli(["add", "tool", "reopen_issue"], { cwd })).code).toBe(0);
 
     const source = readFileSync(join(cwd, "src/shop.ts"), "utf8");
     expect(source).toContain('import { type Args, McpServer, prompt, resource, tool } from "@toolsmith/decorators";');
@@ -40,6 +44,9 @@ describe("toolsmith add", () => {
     expect(source).toContain('  @resource("shop://menu", {\n    description: "TODO: what menu holds",');
     expect(source).toContain('  @prompt({\n    name: "ask-me",\n    description: "TODO: what ask-me asks for",');
     expect(source).toContain("  askMe({ topic }: Args<typeof AskMe>) {");
+    // A name that is a method name already is the method's name, and needs no `name:`; its schema is PascalCase.
+    expect(source).toContain('  @tool({\n    description: "TODO: what reopen_issue does, for the model",');
+    expect(source).toContain("  reopen_issue({ text }: Args<typeof ReopenIssue>) {");
     expect(source.trimEnd().endsWith("  }\n}")).toBe(true);
     const test = readFileSync(join(cwd, "test/shout.test.ts"), "utf8");
     expect(test).toContain('import { Shop } from "../src/shop.js";');
@@ -50,7 +57,7 @@ describe("toolsmith add", () => {
     const tsc = await node([join(REPO, "node_modules/typescript/bin/tsc"), "-p", "."], cwd);
     expect(tsc.output).toBe("");
     const vitest = await node([join(cwd, "node_modules/vitest/vitest.mjs"), "run"], cwd);
-    expect(vitest.output).toContain("Tests  7 passed (7)");
+    expect(vitest.output).toContain("Tests  9 passed (9)");
     expect(vitest.code).toBe(0);
 
     // And a host sees them: the server run from source by `toolsmith dev`.
@@ -61,16 +68,39 @@ describe("toolsmith add", () => {
   it("gives a name McpServer keeps for itself (name, toServer, …) a method of another name, published as asked", async () => {
     const cwd = project.dir;
     expect((await runCli(["add", "tool", "name"], { cwd })).code).toBe(0);
-    expect((await runCli(["add", "tool", "to_server"], { cwd })).code).toBe(0);
+    expect((await runCli(["add", "tool", "to-server"], { cwd })).code).toBe(0);
     const source = readFileSync(join(cwd, "src/shop.ts"), "utf8");
     expect(source).toContain('  @tool({\n    name: "name",');
     expect(source).toContain("  nameTool({ text }: Args<typeof NameTool>) {");
-    expect(source).toContain('  @tool({\n    name: "to_server",');
+    expect(source).toContain('  @tool({\n    name: "to-server",');
     expect(source).toContain("  toServerTool({ text }: Args<typeof ToServerTool>) {");
     const tsc = await node([join(REPO, "node_modules/typescript/bin/tsc"), "-p", "."], cwd);
     expect(tsc.output).toBe("");
     const call = await runCli(["call", "node", BIN, "dev", "src/main.ts", "name", "text=hi"], { cwd });
     expect([call.code, call.stdout]).toEqual([0, "name: hi\n"]);
+  });
+
+  it("reads the issue tracker's class from its syntax tree: keys in its bodies and decorators are not members", async () => {
+    const cwd = project.dir;
+    const file = "src/issue-tracker.ts";
+    copyFileSync(TRACKER, join(cwd, file));
+    // `list:` is a decorator's option in the class, `labels` only a key and a local: neither is a member.
+    for (const [kind, name] of [
+      ["resource", "labels"],
+      ["tool", "list"],
+      ["tool", "reopen_issue"],
+    ] as const) {
+      const run = await runCli(["add", "--file", file, kind, name], { cwd });
+      expect([run.code, run.stderr]).toEqual([0, ""]);
+    }
+    const source = readFileSync(join(cwd, file), "utf8");
+    expect(source).toContain('  @resource("issues://labels", {');
+    expect(source).toContain("  reopen_issue({ text }: Args<typeof ReopenIssue>) {");
+    expect([...(readServerClass(file, source)?.members ?? [])]).toEqual(
+      expect.arrayContaining(["labels", "list", "reopen_issue", "create_issue"]),
+    );
+    const again = await runCli(["add", "--file", file, "tool", "create_issue"], { cwd });
+    expect([again.code, again.stderr]).toEqual([1, "error: class IssueTracker already has a member create_issue\n"]);
   });
 
   it("takes the class file from --file, and puts the test beside it when no test imports the class", async () => {

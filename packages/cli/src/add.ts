@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { closingBrace, ensureImport, SERVER_CLASS, serverClassFiles, sourceFiles } from "./class-file.js";
+import { ensureImport, readServerClass, serverClassFiles, sourceFiles } from "./class-file.js";
 import { CliError, usage } from "./exit-codes.js";
 
 export const KINDS = ["tool", "resource", "prompt"] as const;
@@ -27,6 +27,9 @@ const RESERVED = new Set(["constructor", "name", "version", "title", "descriptio
 
 // biome's line width in a generated project.
 const WIDTH = 120;
+
+// A name that is already a method name is kept as it is (`reopen_issue`); any other becomes camelCase (`ask-me`).
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function camel(name: string): string {
   const words = name.split(/[-_.]+/).filter(Boolean);
@@ -174,13 +177,6 @@ function testPlace(dir: string, classFile: string, className: string): { testDir
   return { testDir: dirname(classFile), specifier };
 }
 
-// Whether the class body declares `member`: a method, accessor or field, whatever its modifiers.
-function hasMember(body: string, member: string): boolean {
-  const modifiers =
-    "(?:(?:public|private|protected|static|readonly|override|declare|abstract|accessor|async|get|set)\\s+)*";
-  return new RegExp(`^\\s*${modifiers}${member.replace(/\$/g, "\\$")}\\s*[(<=:;!?]`, "m").test(body);
-}
-
 /** Add a decorated method stub to the server class and a test for it beside the project's tests. */
 export function addStub(kind: Kind, name: string, options: AddOptions): Added {
   if (!NAME.test(name))
@@ -206,19 +202,16 @@ export function addStub(kind: Kind, name: string, options: AddOptions): Added {
     classFile = found[0] as string;
   }
   const source = readFileSync(classFile, "utf8");
-  const match = SERVER_CLASS.exec(source);
-  if (!match) throw new CliError(`${relative(dir, classFile)} declares no class that extends McpServer`);
-  const className = match[1] as string;
-  const open = source.indexOf("{", match.index + match[0].length);
-  const close = open < 0 ? -1 : closingBrace(source, open);
-  if (close < 0) throw new CliError(`cannot find where class ${className} ends in ${relative(dir, classFile)}`);
+  const found = readServerClass(relative(dir, classFile), source);
+  if (!found) throw new CliError(`${relative(dir, classFile)} declares no class that extends McpServer`);
+  const { name: className, close, members } = found;
   // A name McpServer keeps for itself gets a method of another name, published under the name asked for.
-  const method = RESERVED.has(camel(name)) ? `${camel(name)}${kind[0]?.toUpperCase()}${kind.slice(1)}` : camel(name);
-  const body = source.slice(open, close);
-  if (hasMember(body, method)) throw new CliError(`class ${className} already has a member ${method}`);
-  const scheme = /@resource\(\s*["'`]([a-z][a-z0-9+.-]*):\/\//.exec(body)?.[1] ?? kebab(className);
-  const uri = `${scheme}://${kebab(name)}`;
-  let schemaName = pascal(method);
+  const base = IDENTIFIER.test(name) ? name : camel(name);
+  const method = RESERVED.has(base) ? `${base}${kind[0]?.toUpperCase()}${kind.slice(1)}` : base;
+  if (members.has(method)) throw new CliError(`class ${className} already has a member ${method}`);
+  const uri = `${found.resourceScheme ?? kebab(className)}://${kebab(name)}`;
+  // The schema constant is PascalCase whatever the method's case: `reopen_issue` takes `ReopenIssue`.
+  let schemaName = pascal(camel(method));
   const taken = (candidate: string) => new RegExp(`\\b${candidate.replace(/\$/g, "\\$")}\\b`).test(source);
   if (taken(schemaName)) schemaName += kind === "tool" ? "Input" : "Args";
   for (let n = 2; taken(schemaName); n++) schemaName = `${schemaName.replace(/\d+$/, "")}${n}`;

@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { Colors } from "./colors.js";
 import { usage } from "./exit-codes.js";
-import { propertyType } from "./schema-summary.js";
+import { propertyType, withArticle } from "./schema-summary.js";
 
 /** `--args` JSON, which must be an object. */
 export function parseArgsJson(text: string | undefined): Record<string, unknown> {
@@ -32,7 +32,7 @@ export function parsePairs(pairs: string[], inputSchema: unknown): Record<string
     if (type === "string") args[key] = text;
     else if (type === "number" || type === "integer") {
       const value = Number(text);
-      if (text.trim() === "" || Number.isNaN(value)) throw usage(`${key} is a ${type}; got "${text}"`);
+      if (text.trim() === "" || Number.isNaN(value)) throw usage(`${key} is ${withArticle(type)}; got "${text}"`);
       args[key] = value;
     } else if (type === "boolean") {
       if (text !== "true" && text !== "false") throw usage(`${key} is true or false; got "${text}"`);
@@ -41,7 +41,7 @@ export function parsePairs(pairs: string[], inputSchema: unknown): Record<string
       try {
         args[key] = JSON.parse(text);
       } catch {
-        throw usage(`${key} is JSON (an ${type}); got ${text}`);
+        throw usage(`${key} is JSON (${withArticle(type)}); got ${text}`);
       }
     } else {
       try {

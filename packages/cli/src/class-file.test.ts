@@ -1,23 +1,101 @@
-// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the cases are source text holding template literals
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { closingBrace } from "./class-file.js";
+import { readServerClass } from "./class-file.js";
+import { CliError } from "./exit-codes.js";
 
-// The index of the brace that closes the block opening at the first `{` of `source`.
-const close = (source: string) => closingBrace(source, source.indexOf("{"));
+const TRACKER = new URL("../../../examples/issue-tracker/src/issue-tracker.ts", import.meta.url);
 
-describe("closingBrace", () => {
-  it.each([
-    ["nested blocks", "class A { m() { if (x) { y(); } } } after"],
-    ["braces in strings and comments", "class A { s = \"}\"; t = '{'; // }\n /* } */ } after"],
-    ["braces in a template's text", "class A { t = `}{ \\` }`; } after"],
-    ["a template's ${…}, an object inside it, and text after it", "class A { t = `a ${ { b: 1 }.b } }c`; } after"],
-    ["two ${…} in one template", "class A { t = `${a}}${b}{`; } after"],
-    ["a template inside a template's ${…}", "class A { t = `x ${`y ${z} }`} }`; } after"],
-  ])("finds the end of the class past %s", (_, source) => {
-    expect(close(source)).toBe(source.lastIndexOf("} after"));
+// Object keys in method bodies and decorator options are not members; every way of declaring one is.
+const SHAPES = `import { McpServer, resource, tool } from "@toolsmith/decorators";
+const labels = "not a member either";
+export class IssuesServer extends McpServer {
+  name = "issues";
+  static instances = 0;
+  #labels: string[] = [];
+  declare body?: string;
+  accessor count = 0;
+  "quoted-name" = 1;
+  [Symbol.iterator]() {}
+  constructor(private readonly store: Map<string, string>, public owner = "me") {
+    super();
+  }
+  get total() {
+    return this.#labels.length;
+  }
+  set total(value: number) {}
+  static create() {
+    return { labels: [], body: "" };
+  }
+  find(id: string): string;
+  find(id: number): string;
+  find(id: string | number) {
+    return String(id);
+  }
+  @resource("issues://{id}", {
+    list: "listIssues",
+  })
+  issue() {
+    const issue = {
+      labels: ["bug"],
+      body: \`text with }{ braces and \${"a template"}\`,
+    };
+    return issue;
+  }
+  @tool({ description: "lists" })
+  listIssues() {
+    return [];
+  }
+}
+`;
+
+describe("readServerClass", () => {
+  it("names every member, static ones too, and no object key, decorator option or private name", () => {
+    const found = readServerClass("issues.ts", SHAPES);
+    expect(found?.name).toBe("IssuesServer");
+    expect([...(found?.members ?? [])].sort()).toEqual(
+      [
+        "name",
+        "instances",
+        "body",
+        "count",
+        "quoted-name",
+        "constructor",
+        "store",
+        "owner",
+        "total",
+        "create",
+        "find",
+        "issue",
+        "listIssues",
+      ].sort(),
+    );
+    expect(found?.resourceScheme).toBe("issues");
+    expect(found?.close).toBe(SHAPES.lastIndexOf("}"));
   });
 
-  it("is -1 when the block never closes", () => {
-    expect(close("class A { t = `${a}`; ")).toBe(-1);
+  it("reads the issue tracker example: its methods and fields, not the keys inside them", () => {
+    const source = readFileSync(TRACKER, "utf8");
+    const found = readServerClass("issue-tracker.ts", source);
+    expect(found?.name).toBe("IssueTracker");
+    for (const member of ["name", "issues", "create_issue", "list_issues", "issue", "listIssues", "labelsLike"]) {
+      expect(found?.members).toContain(member);
+    }
+    for (const key of ["labels", "body", "list", "title", "state", "complete", "readOnly", "add"]) {
+      expect(found?.members).not.toContain(key);
+    }
+    expect(found?.resourceScheme).toBe("issues");
+    expect(source.slice(0, found?.close)).toMatch(/\n {2}}\n$/);
+  });
+
+  it("finds a class that extends McpServer through a namespace, and none where no class does", () => {
+    expect(readServerClass("a.ts", "import * as d from 'x';\nclass A extends d.McpServer { m() {} }")?.name).toBe("A");
+    expect(readServerClass("a.ts", "// class A extends McpServer {\nclass B extends Other {}")).toBeUndefined();
+  });
+
+  it("refuses a file that does not parse, saying which", () => {
+    expect(() => readServerClass("src/bad.ts", "class A extends McpServer { m() {")).toThrow(CliError);
+    expect(() => readServerClass("src/bad.ts", "class A extends McpServer { m() {")).toThrow(
+      /^cannot parse src\/bad\.ts: /,
+    );
   });
 });

@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseSync } from "oxc-parser";
+import { CliError } from "./exit-codes.js";
 
 const SKIP = new Set(["node_modules", "dist", ".git", "test-dist", "coverage"]);
 
@@ -15,55 +17,116 @@ export function sourceFiles(dir: string): string[] {
   return out.sort();
 }
 
-export const SERVER_CLASS = /\bclass\s+([A-Za-z_$][\w$]*)\s+extends\s+McpServer\b/;
+// A cheap first look; the syntax tree decides.
+const MENTIONS_SERVER = /\bextends\s+(?:[\w$]+\.)?McpServer\b/;
 
-/** The files under `dir` that declare a class extending McpServer. */
+/** The files under `dir` that declare a class extending McpServer (one that does not parse is kept, to be reported). */
 export function serverClassFiles(dir: string): string[] {
-  return sourceFiles(dir).filter(
-    (file) => !/\.test\.m?ts$/.test(file) && SERVER_CLASS.test(readFileSync(file, "utf8")),
+  return sourceFiles(dir).filter((file) => {
+    if (/\.test\.m?ts$/.test(file)) return false;
+    const source = readFileSync(file, "utf8");
+    if (!MENTIONS_SERVER.test(source)) return false;
+    try {
+      return readServerClass(file, source) !== undefined;
+    } catch {
+      return true;
+    }
+  });
+}
+
+/** A class that extends McpServer, read from the file's syntax tree. */
+export interface ServerClass {
+  name: string;
+  /** The index of the `}` that closes the class body. */
+  close: number;
+  /** The names of its members, static ones included: methods, accessors, fields, overloads, parameter properties. */
+  members: Set<string>;
+  /** The scheme of the first `@resource("scheme://…")` in the class, if any. */
+  resourceScheme: string | undefined;
+}
+
+// The parts of oxc's ESTree shape read here.
+interface Node {
+  type: string;
+  start: number;
+  end: number;
+  [key: string]: unknown;
+}
+
+const isNode = (value: unknown): value is Node =>
+  typeof value === "object" && value !== null && typeof (value as Node).type === "string";
+
+/** The first class in `source` that extends McpServer; a file that does not parse is a CliError naming why. */
+export function readServerClass(fileName: string, source: string): ServerClass | undefined {
+  const { program, errors } = parseSync(fileName, source, { lang: fileName.endsWith("x") ? "tsx" : "ts" });
+  if (errors.length > 0) throw new CliError(`cannot parse ${fileName}: ${errors[0]?.message}`);
+  const found = findClass(program as unknown as Node);
+  if (!found) return undefined;
+  const id = found.id as Node | null;
+  const body = found.body as Node & { body: Node[] };
+  const members = new Set<string>();
+  let resourceScheme: string | undefined;
+  for (const member of body.body) {
+    const name = memberName(member);
+    if (name !== undefined) members.add(name);
+    if (name === "constructor") for (const field of parameterProperties(member)) members.add(field);
+    resourceScheme ??= schemeOf(member);
+  }
+  return { name: id && typeof id.name === "string" ? id.name : "", close: body.end - 1, members, resourceScheme };
+}
+
+function findClass(node: Node): Node | undefined {
+  if ((node.type === "ClassDeclaration" || node.type === "ClassExpression") && extendsServer(node.superClass)) {
+    return node;
+  }
+  for (const value of Object.values(node)) {
+    for (const child of Array.isArray(value) ? value : [value]) {
+      const found = isNode(child) ? findClass(child) : undefined;
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function extendsServer(superClass: unknown): boolean {
+  if (!isNode(superClass)) return false;
+  if (superClass.type === "Identifier") return superClass.name === "McpServer";
+  return (
+    superClass.type === "MemberExpression" && isNode(superClass.property) && superClass.property.name === "McpServer"
   );
 }
 
-/**
- * The index of the `}` that closes the block opened at `open`, skipping strings, template literals and comments.
- */
-export function closingBrace(source: string, open: number): number {
-  let depth = 0;
-  // The depth at which each `${` we are inside opened: its `}` goes back to the template's text.
-  const templates: number[] = [];
-  // From inside a template literal's text: the index of its closing backtick, or of the `{` of its next `${`.
-  const templateText = (from: number): number => {
-    let i = from;
-    for (; i < source.length && source[i] !== "`"; i++) {
-      if (source[i] === "\\") i++;
-      else if (source[i] === "$" && source[i + 1] === "{") {
-        templates.push(depth);
-        depth++;
-        return i + 1;
-      }
-    }
-    return i;
-  };
-  for (let i = open; i < source.length; i++) {
-    const char = source[i];
-    if (char === "/" && source[i + 1] === "/")
-      i = source.indexOf("\n", i) < 0 ? source.length : source.indexOf("\n", i);
-    else if (char === "/" && source[i + 1] === "*") i = source.indexOf("*/", i + 2) + 1 || source.length;
-    else if (char === '"' || char === "'") {
-      for (i++; i < source.length && source[i] !== char; i++) if (source[i] === "\\") i++;
-    } else if (char === "`") i = templateText(i + 1);
-    else if (char === "{") depth++;
-    else if (char === "}") {
-      depth--;
-      if (depth === 0) return i;
-      // Back inside a template literal after its ${…}: skip to its end or next ${.
-      if (templates.at(-1) === depth) {
-        templates.pop();
-        i = templateText(i + 1);
-      }
-    }
+// `labels`, `"labels"` and `static labels` name the member `labels`; `#labels` and computed keys do not.
+function memberName(member: Node): string | undefined {
+  const key = member.key;
+  if (member.computed === true || !isNode(key)) return undefined;
+  if (key.type === "Identifier") return key.name as string;
+  if (key.type === "Literal" && (typeof key.value === "string" || typeof key.value === "number")) {
+    return String(key.value);
   }
-  return -1;
+  return undefined;
+}
+
+// `constructor(private labels: …)` declares a field `labels`.
+function parameterProperties(ctor: Node): string[] {
+  const params = isNode(ctor.value) ? (ctor.value.params as Node[]) : [];
+  return params.flatMap((param) => {
+    if (param.type !== "TSParameterProperty" || !isNode(param.parameter)) return [];
+    const target = param.parameter.type === "AssignmentPattern" ? param.parameter.left : param.parameter;
+    return isNode(target) && target.type === "Identifier" ? [target.name as string] : [];
+  });
+}
+
+function schemeOf(member: Node): string | undefined {
+  for (const decorator of (member.decorators as Node[] | undefined) ?? []) {
+    const call = decorator.expression;
+    if (!isNode(call) || call.type !== "CallExpression" || !isNode(call.callee)) continue;
+    if (call.callee.name !== "resource") continue;
+    const [uri] = call.arguments as Node[];
+    const scheme = typeof uri?.value === "string" ? /^([a-z][a-z0-9+.-]*):\/\//.exec(uri.value)?.[1] : undefined;
+    if (scheme) return scheme;
+  }
+  return undefined;
 }
 
 /** `source` with `names` imported from `module`: added to its import, or as a new import after the last one. */

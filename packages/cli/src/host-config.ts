@@ -37,6 +37,16 @@ function shellQuote(word: string): string {
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
+const DESKTOP_CONFIG =
+  "add to claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, Windows: %APPDATA%\\Claude\\), then restart Claude Desktop";
+
+// mcp-remote refuses plain http:// beyond localhost and 127.0.0.1 unless told the network is trusted.
+function mcpRemoteArgs(url: string): string[] {
+  const { protocol, hostname } = new URL(url);
+  const loopback = hostname === "localhost" || hostname === "127.0.0.1";
+  return ["-y", "mcp-remote", url, ...(protocol === "http:" && !loopback ? ["--allow-http"] : [])];
+}
+
 /** The snippet that registers `server` in `host`. */
 export function snippetFor(host: Host, server: Server): Snippet {
   const env = server.kind === "stdio" && Object.keys(server.env).length > 0 ? { env: server.env } : {};
@@ -44,13 +54,13 @@ export function snippetFor(host: Host, server: Server): Snippet {
   switch (host) {
     case "claude-desktop":
       if (server.kind === "http") {
-        throw usage(
-          "Claude Desktop takes remote (HTTP) servers under Settings → Connectors, not in its config file; give --command for a local server",
-        );
+        return {
+          where: `${DESKTOP_CONFIG}: Claude Desktop starts local servers over stdio, so the mcp-remote bridge (run by npx) connects it to the URL; a deployed server with a public HTTPS URL can go under Settings → Connectors instead`,
+          text: json({ mcpServers: { [server.name]: { command: "npx", args: mcpRemoteArgs(server.url) } } }),
+        };
       }
       return {
-        where:
-          "add to claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, Windows: %APPDATA%\\Claude\\), then restart Claude Desktop",
+        where: DESKTOP_CONFIG,
         text: json({ mcpServers: { [server.name]: stdio } }),
       };
     case "claude-code": {

@@ -52,3 +52,8 @@ export function propertyType(schema: unknown, key: string): string | undefined {
   if (Array.isArray(property.enum) && property.enum.every((value) => typeof value === "string")) return "string";
   return undefined;
 }
+
+/** `word` after its indefinite article, for messages: "a number", "an integer", "an object". */
+export function withArticle(word: string): string {
+  return `${/^[aeiou]/i.test(word) ? "an" : "a"} ${word}`;
+}

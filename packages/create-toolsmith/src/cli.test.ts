@@ -13,7 +13,7 @@ describe("create-toolsmith", () => {
   it("prints its options with --help", async () => {
     const { code, stdout } = await bin("--help");
     expect(code).toBe(0);
-    for (const flag of ["--transport", "--dialect", "--no-tests", "--yes", "--force", "--from"]) {
+    for (const flag of ["--transport", "--dialect", "--no-tests", "--redis", "--otel", "--yes", "--force", "--from"]) {
       expect(stdout).toContain(flag);
     }
   });
@@ -24,7 +24,7 @@ describe("create-toolsmith", () => {
     expect(stdout).toBe(
       [
         "Not a terminal: taking the defaults for anything not given as a flag.",
-        "Writing plain-server (transport http, dialect tc39, tests yes)",
+        "Writing plain-server (transport http, dialect tc39, tests yes, redis no, otel no)",
         "Wrote 11 files.",
         "Next:",
         "  cd plain-server",
@@ -56,6 +56,14 @@ describe("create-toolsmith", () => {
     expect(refused.stderr).toContain("is not empty (1 entry): choose another directory, or pass --force");
     expect((await bin("taken", "--yes", "--force")).code).toBe(0);
     expect(readdirSync(join(temp, "taken"))).toContain("keep.txt");
+  });
+
+  it("refuses --redis for a server that serves only stdio, with exit code 2", async () => {
+    expect(await bin("stdio-redis", "--yes", "--redis")).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "create-toolsmith: --redis is for a server that serves HTTP: give --transport http or both.\n",
+    });
   });
 
   it("answers a bad flag with exit code 2", async () => {
@@ -91,7 +99,8 @@ def until(text):
             try: out += os.read(fd, 4096)
             except OSError: break
 steps = [("Project name", "Bad Name\\r"), ("capital letters", "\\x7f" * 8 + "pty-server\\r"),
-         ("Transport", "\\x1b[B\\r"), ("Decorator dialect", "\\x1b[B\\r"), ("test setup", "n\\r")]
+         ("Transport", "\\x1b[B\\r"), ("Decorator dialect", "\\x1b[B\\r"), ("test setup", "n\\r"),
+         ("Redis", "y\\r"), ("OpenTelemetry", "y\\r")]
 for prompt, keys in steps:
     until(prompt)
     os.write(fd, keys.encode())
@@ -100,7 +109,7 @@ os.waitpid(pid, 0)
 `;
 
 describe("create-toolsmith on a terminal", () => {
-  it("asks for the name (again, while npm would refuse it), the transport, the dialect and the tests", async () => {
+  it("asks for the name (again, while npm would refuse it), the transport, the dialect, the tests, Redis and tracing", async () => {
     const dir = join(temp, "interactive");
     mkdirSync(dir);
     const { code, stderr } = await sh("python3", ["-c", PTY, process.execPath, BIN], dir, cleanEnv());
@@ -110,6 +119,7 @@ describe("create-toolsmith on a terminal", () => {
     expect(Object.keys(pkg.dependencies)).toContain("@toolsmith/transport-http");
     expect(Object.keys(pkg.dependencies)).not.toContain("@toolsmith/transport-stdio");
     expect(pkg.devDependencies).not.toHaveProperty("vitest");
+    expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(["@toolsmith/redis", "@toolsmith/otel"]));
     expect(readFileSync(join(dir, "pty-server/tsconfig.json"), "utf8")).toContain('"experimentalDecorators": true');
   });
 });

@@ -1,9 +1,11 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { end, endTracked } from "../../../scripts/child-processes.js";
-import { DIALECTS, TRANSPORTS } from "./options.js";
+import { type Collector, startCollector } from "./collector.test-util.js";
+import { DIALECTS, type Dialect, TRANSPORTS, type Transport } from "./options.js";
 import {
   BIN,
   cleanEnv,
@@ -22,9 +24,15 @@ import {
 // build, run the generated tests and lint, then drive the built server with the MCP Inspector CLI.
 const root = mkdtempSync(join(tmpdir(), "create-toolsmith-e2e-"));
 const catalog = join(root, "inspector-catalog.json");
+let redis: RedisServer;
+let collector: Collector;
+beforeAll(async () => {
+  [redis, collector] = await Promise.all([startRedis({ appendonly: false }), startCollector()]);
+});
 // Every process a test started ends before its folder goes, whatever happened.
 afterAll(async () => {
   await endTracked();
+  await Promise.all([redis?.stop(), collector?.close()]);
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -63,23 +71,38 @@ async function driveWithInspector(target: string[], cwd: string) {
   expect(messages[0]?.content.text).toContain("Ada");
 }
 
-const combinations = DIALECTS.flatMap((dialect) => TRANSPORTS.map((transport) => ({ dialect, transport })));
+interface Combination {
+  dialect: Dialect;
+  transport: Transport;
+  extras: string[];
+}
+// Each dialect × transport, and Redis with tracing (--redis --otel) in both dialects.
+const combinations: Combination[] = [
+  ...DIALECTS.flatMap((dialect) => TRANSPORTS.map((transport) => ({ dialect, transport, extras: [] }))),
+  { dialect: "tc39", transport: "http", extras: ["--redis", "--otel"] },
+  { dialect: "legacy", transport: "both", extras: ["--redis", "--otel"] },
+];
+const nameOf = ({ dialect, transport, extras }: Combination) =>
+  [dialect, transport, ...extras.map((flag) => flag.slice(2))].join("-");
 const timings: Record<string, number> = {};
 
-describe.concurrent.each(combinations)("a generated project ($dialect, $transport)", ({ dialect, transport }) => {
+describe.concurrent.each(combinations)("a generated project ($dialect, $transport, $extras)", (combination) => {
+  const { dialect, transport, extras } = combination;
+  const traced = extras.includes("--otel");
   // A dozen installs, builds and servers one after another, six projects at once: each step has its own deadline.
   it("installs offline, builds, passes its tests and lint, and serves the Inspector", {
     timeout: 40 * 60_000,
   }, async () => {
     const started = performance.now();
-    const dir = join(root, `${dialect}-${transport}`);
+    const name = nameOf(combination);
+    const dir = join(root, name);
     await ok(
       process.execPath,
-      [BIN, dir, "--yes", "--dialect", dialect, "--transport", transport, "--from", WORKSPACE],
+      [BIN, dir, "--yes", "--dialect", dialect, "--transport", transport, ...extras, "--from", WORKSPACE],
       root,
     );
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { dependencies: Record<string, string> };
-    expect(pkg.dependencies["@toolsmith/decorators"]).toBe("file:./toolsmith-packages/toolsmith-decorators-0.1.0.tgz");
+    expect(pkg.dependencies["@toolsmith/decorators"]).toBe("file:toolsmith-packages/toolsmith-decorators-0.1.0.tgz");
     // The workspace's lockfile as the starting point: offline, ranges resolve to the versions in the store.
     copyFileSync(join(WORKSPACE, "pnpm-lock.yaml"), join(dir, "pnpm-lock.yaml"));
     // CI=true makes pnpm default to a frozen lockfile; the seeded lockfile is a starting point, not the truth.
@@ -106,15 +129,38 @@ describe.concurrent.each(combinations)("a generated project ($dialect, $transpor
         dir,
         [INITIALIZE],
       );
-      expect(reply).toMatchObject({ id: 1, result: { serverInfo: { name: `${dialect}-${transport}` } } });
+      expect(reply).toMatchObject({ id: 1, result: { serverInfo: { name } } });
     }
-    if (transport !== "http") await driveWithInspector([process.execPath, "dist/main.js"], dir);
+    // Traced: spans to the collector under this project's name; with Redis, the sessions are in it.
+    const env: Record<string, string> = traced
+      ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: name }
+      : {};
+    if (transport !== "http") {
+      // The Inspector gives the server it starts the variables named with -e.
+      const vars = Object.entries(env).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
+      await driveWithInspector([...vars, process.execPath, "dist/main.js"], dir);
+      // Over stdio the last batch goes when stdin ends, before the process exits.
+      if (traced) await collector.received(name, "tools/call greet");
+    }
     if (transport !== "stdio") {
-      const { url, child } = await serveHttp("dist/main.js", transport === "both" ? ["--http"] : [], dir);
+      // The README's Claude Desktop snippet for HTTP is what `toolsmith config claude-desktop --url` prints.
+      const toolsmith = join(dir, "node_modules/.bin/toolsmith");
+      const desktop = await ok(toolsmith, ["config", "claude-desktop", "--url", "http://127.0.0.1:3000/mcp"], dir);
+      expect(readFileSync(join(dir, "README.md"), "utf8")).toContain(desktop.stdout.trim());
+      collector.forget(name);
+      const redisEnv: Record<string, string> = extras.includes("--redis") ? { REDIS_URL: redis.url } : {};
+      const args = transport === "both" ? ["--http"] : [];
+      const { url, child } = await serveHttp("dist/main.js", args, dir, { ...env, ...redisEnv });
       await driveWithInspector([url, "--transport", "http"], dir);
+      if (extras.includes("--redis")) {
+        const keys = await ok("redis-cli", ["-u", redis.url, "--scan", "--pattern", `ts:{${name}}:*`], dir);
+        expect(keys.stdout).toContain(`ts:{${name}}:sessions`);
+      }
+      // SIGTERM: the server drains, then sends its last spans before it exits.
       await end(child);
+      if (traced) await collector.received(name, "tools/call greet");
     }
-    timings[`${dialect}-${transport}`] = Math.round(performance.now() - started);
+    timings[name] = Math.round(performance.now() - started);
   });
 });
 

@@ -10,8 +10,14 @@ export {
   type Transport,
   UsageError,
 } from "./options.js";
-export { CheckoutError, LOCAL_PACKAGES_DIR, packLocal } from "./pack-local.js";
+export {
+  CheckoutError,
+  LOCAL_PACKAGES_DIR,
+  packLocal,
+  publishablePackages,
+  type WorkspacePackage,
+} from "./pack-local.js";
 export { type RunIo, run } from "./run.js";
 export { renderProject, type ScaffoldOptions, scaffold, targetProblem } from "./scaffold.js";
 export type { PackageSources } from "./template/package-json.js";
-export { TOOLSMITH_VERSION, VERSIONS } from "./versions.js";
+export { OTEL_VERSIONS, TOOLSMITH_VERSION, type ToolsmithPackage, VERSIONS } from "./versions.js";

@@ -11,6 +11,8 @@ describe("parseCliArgs", () => {
       transport: "both",
       dialect: "legacy",
       tests: false,
+      redis: undefined,
+      otel: undefined,
       yes: true,
       force: true,
       from: undefined,
@@ -23,6 +25,8 @@ describe("parseCliArgs", () => {
       tests: undefined,
       from: "../toolsmith",
     });
+    expect(parseCliArgs(["-t", "http", "--redis", "--otel"])).toMatchObject({ redis: true, otel: true });
+    expect(parseCliArgs(["--no-redis", "--no-otel"])).toMatchObject({ redis: false, otel: false });
   });
 
   it("says what is wrong with a bad flag", () => {
@@ -33,6 +37,10 @@ describe("parseCliArgs", () => {
     expect(() => parseCliArgs(["--colour"])).toThrow(/^Unknown option '--colour'/);
     expect(() => parseCliArgs(["a", "b"])).toThrow(/one project directory at most/);
     expect(() => parseCliArgs(["--tests", "--no-tests"])).toThrow(/contradict/);
+    expect(() => parseCliArgs(["--otel", "--no-otel"])).toThrow("--otel and --no-otel contradict each other");
+    expect(() => parseCliArgs(["--transport", "stdio", "--redis"])).toThrow(
+      new UsageError("--redis is for a server that serves HTTP: give --transport http or both"),
+    );
   });
 });
 

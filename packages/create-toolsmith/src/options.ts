@@ -12,9 +12,13 @@ export interface ProjectOptions {
   transport: Transport;
   dialect: Dialect;
   tests: boolean;
+  /** `@toolsmith/redis`: with REDIS_URL set, the HTTP server keeps its sessions and tasks in Redis. */
+  redis: boolean;
+  /** `@toolsmith/otel` and an OpenTelemetry SDK set-up: a span per operation, sent over OTLP. */
+  otel: boolean;
 }
 
-export const DEFAULTS = { transport: "stdio", dialect: "tc39", tests: true } as const;
+export const DEFAULTS = { transport: "stdio", dialect: "tc39", tests: true, redis: false, otel: false } as const;
 
 /** What the command line said; anything left undefined is asked for (or defaulted with --yes). */
 export interface CliArgs {
@@ -22,6 +26,8 @@ export interface CliArgs {
   transport: Transport | undefined;
   dialect: Dialect | undefined;
   tests: boolean | undefined;
+  redis: boolean | undefined;
+  otel: boolean | undefined;
   yes: boolean;
   force: boolean;
   from: string | undefined;
@@ -39,7 +45,7 @@ function oneOf<T extends string>(flag: string, value: string | undefined, allowe
   throw new UsageError(`--${flag} must be one of ${allowed.join(", ")} (got "${value}")`);
 }
 
-/** Parse `create-toolsmith [dir] [--transport …] [--dialect …] [--no-tests] [--yes] [--force] [--from path]`. */
+/** Parse `create-toolsmith [dir] [--transport …] [--dialect …] [--no-tests] [--redis] [--otel] [--yes] [--force] [--from path]`. */
 export function parseCliArgs(argv: readonly string[]): CliArgs {
   let parsed: ReturnType<typeof parse>;
   try {
@@ -49,18 +55,28 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   }
   const { values, positionals } = parsed;
   if (positionals.length > 1) throw new UsageError(`one project directory at most (got ${positionals.join(", ")})`);
-  if (values.tests && values["no-tests"]) throw new UsageError("--tests and --no-tests contradict each other");
+  for (const flag of ["tests", "redis", "otel"] as const) {
+    if (values[flag] && values[`no-${flag}`]) throw new UsageError(`--${flag} and --no-${flag} contradict each other`);
+  }
+  const transport = oneOf("transport", values.transport, TRANSPORTS);
+  if (values.redis && transport === "stdio") {
+    throw new UsageError("--redis is for a server that serves HTTP: give --transport http or both");
+  }
   return {
     target: positionals[0],
-    transport: oneOf("transport", values.transport, TRANSPORTS),
+    transport,
     dialect: oneOf("dialect", values.dialect, DIALECTS),
-    tests: values["no-tests"] ? false : values.tests ? true : undefined,
+    tests: flag(values.tests, values["no-tests"]),
+    redis: flag(values.redis, values["no-redis"]),
+    otel: flag(values.otel, values["no-otel"]),
     yes: values.yes ?? false,
     force: values.force ?? false,
     from: values.from,
     help: values.help ?? false,
   };
 }
+
+const flag = (on: boolean | undefined, off: boolean | undefined) => (off ? false : on ? true : undefined);
 
 function parse(argv: readonly string[]) {
   return parseArgs({
@@ -72,6 +88,10 @@ function parse(argv: readonly string[]) {
       dialect: { type: "string", short: "d" },
       tests: { type: "boolean" },
       "no-tests": { type: "boolean" },
+      redis: { type: "boolean" },
+      "no-redis": { type: "boolean" },
+      otel: { type: "boolean" },
+      "no-otel": { type: "boolean" },
       yes: { type: "boolean", short: "y" },
       force: { type: "boolean", short: "f" },
       from: { type: "string" },
@@ -88,6 +108,8 @@ Options:
   -t, --transport stdio|http|both   how hosts reach the server (default: ${DEFAULTS.transport})
   -d, --dialect tc39|legacy         decorator dialect: TC39 standard or experimentalDecorators (default: ${DEFAULTS.dialect})
       --no-tests                    leave out the vitest setup and the example test
+      --redis                       add @toolsmith/redis: with REDIS_URL set, sessions and tasks live in Redis (HTTP only)
+      --otel                        add @toolsmith/otel and an OpenTelemetry SDK set-up sending spans over OTLP
   -y, --yes                         take the defaults for everything not given, ask nothing
   -f, --force                       write into a non-empty directory
       --from <checkout>             take the Toolsmith packages from a local checkout (packed tarballs), not the registry

@@ -2,20 +2,15 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { publishablePackages } from "./pack-local.js";
 import { exchange, INITIALIZE, ok, pnpm, WORKSPACE } from "./process.test-util.js";
 
-// Every publishable package as it would go to the registry: `pnpm pack` (it turns workspace:* into versions).
+// Every publishable package as it would go to the registry: `pnpm pack` (it turns workspace:* into versions); the
+// list is the checkout's own, as --from packs it, and the scaffolder besides.
 const PUBLISHABLE = [
-  "core",
-  "decorators",
-  "transport-stdio",
-  "transport-http",
-  "vitest",
-  "create-toolsmith",
-  "cli",
-  "otel",
-  "redis",
-].map((name) => join(WORKSPACE, "packages", name));
+  ...publishablePackages(WORKSPACE).map(({ dir }) => dir),
+  join(WORKSPACE, "packages", "create-toolsmith"),
+];
 const temp = mkdtempSync(join(tmpdir(), "toolsmith-packed-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 

@@ -49,13 +49,14 @@ const pinned = await pinnedPnpm();
 /** The pinned pnpm (its binary, not a second of npx for each call). */
 export const pnpm = (args: readonly string[], cwd: string) => ok(pinned.command, [...pinned.args, ...args], cwd);
 
-/** `node entry …args` on a free port; resolves with the URL it says on stderr. */
+/** `node entry …args` on a free port (with `env` besides); resolves with the URL it says on stderr. */
 export function serveHttp(
   entry: string,
   args: readonly string[],
   cwd: string,
+  env: Record<string, string> = {},
 ): Promise<{ url: string; child: ChildProcess }> {
-  return spawnHttp([entry, ...args], { cwd, env: cleanEnv({ PORT: "0" }) });
+  return spawnHttp([entry, ...args], { cwd, env: cleanEnv({ PORT: "0", ...env }) });
 }
 
 export const INITIALIZE = {

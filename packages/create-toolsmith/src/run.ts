@@ -24,6 +24,8 @@ export interface RunIo {
 
 class Cancelled extends Error {}
 
+const yesNo = (value: boolean) => (value ? "yes" : "no");
+
 function answered<T>(value: T): Exclude<T, symbol> {
   if (prompts.isCancel(value)) throw new Cancelled();
   return value as Exclude<T, symbol>;
@@ -74,20 +76,46 @@ export async function run(argv: readonly string[], io: RunIo): Promise<number> {
       io.err(`create-toolsmith: ${blocked}.`);
       return 1;
     }
+    const transport = args.transport ?? (ask ? await askTransport() : DEFAULTS.transport);
+    if (args.redis && transport === "stdio") {
+      io.err("create-toolsmith: --redis is for a server that serves HTTP: give --transport http or both.");
+      return 2;
+    }
     const options: ProjectOptions = {
       name,
-      transport: args.transport ?? (ask ? await askTransport() : DEFAULTS.transport),
+      transport,
       dialect: args.dialect ?? (ask ? await askDialect() : DEFAULTS.dialect),
       tests:
         args.tests ??
         (ask ? answered(await prompts.confirm({ message: "Include the test setup (vitest)?" })) : DEFAULTS.tests),
+      redis:
+        transport !== "stdio" &&
+        (args.redis ??
+          (ask
+            ? answered(
+                await prompts.confirm({
+                  message: "Keep sessions and tasks in Redis when REDIS_URL is set (@toolsmith/redis)?",
+                  initialValue: false,
+                }),
+              )
+            : DEFAULTS.redis)),
+      otel:
+        args.otel ??
+        (ask
+          ? answered(
+              await prompts.confirm({
+                message: "Trace with OpenTelemetry, sending spans over OTLP (@toolsmith/otel)?",
+                initialValue: false,
+              }),
+            )
+          : DEFAULTS.otel),
     };
     const spin = ask ? prompts.spinner() : undefined;
     const doing = args.from ? `Packing the Toolsmith packages from ${args.from} and writing` : "Writing";
     if (spin) spin.start(`${doing} ${io.relative(dir)}`);
     else
       io.out(
-        `${doing} ${io.relative(dir)} (transport ${options.transport}, dialect ${options.dialect}, tests ${options.tests ? "yes" : "no"})`,
+        `${doing} ${io.relative(dir)} (transport ${options.transport}, dialect ${options.dialect}, tests ${yesNo(options.tests)}, redis ${yesNo(options.redis)}, otel ${yesNo(options.otel)})`,
       );
     const written = await scaffold({ ...options, dir, from: args.from }).catch((error: unknown) => {
       spin?.error("Stopped");

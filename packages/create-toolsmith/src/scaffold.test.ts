@@ -3,10 +3,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ProjectOptions, TRANSPORTS } from "./options.js";
+import { publishablePackages } from "./pack-local.js";
+import { WORKSPACE } from "./process.test-util.js";
 import { renderProject, scaffold, targetProblem } from "./scaffold.js";
-import { TOOLSMITH_PACKAGES, TOOLSMITH_VERSION, VERSIONS } from "./versions.js";
+import { OTEL_VERSIONS, TOOLSMITH_VERSION, VERSIONS } from "./versions.js";
 
-const base: ProjectOptions = { name: "my-server", transport: "stdio", dialect: "tc39", tests: true };
+const base: ProjectOptions = {
+  name: "my-server",
+  transport: "stdio",
+  dialect: "tc39",
+  tests: true,
+  redis: false,
+  otel: false,
+};
 const temp = mkdtempSync(join(tmpdir(), "create-toolsmith-unit-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 const read = (path: string) => JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8"));
@@ -89,7 +98,7 @@ describe("renderProject", () => {
   });
 
   it("sends packed @toolsmith/* dependencies to the tarballs, for npm and pnpm", () => {
-    const file = "file:./toolsmith-packages/toolsmith-core-0.1.0.tgz";
+    const file = "file:toolsmith-packages/toolsmith-core-0.1.0.tgz";
     const files = renderProject(base, "/p", { "@toolsmith/core": file });
     const pkg = JSON.parse(files.get("package.json")!);
     expect(pkg.dependencies["@toolsmith/core"]).toBe(file);
@@ -103,13 +112,61 @@ describe("renderProject", () => {
     expect(core.version).toBe(TOOLSMITH_VERSION);
     // Read from this package's package.json, and every package a project gets is released at that same version.
     expect(read("../package.json").version).toBe(TOOLSMITH_VERSION);
-    for (const dir of Object.values(TOOLSMITH_PACKAGES)) {
-      expect(read(`../../${dir}/package.json`).version).toBe(TOOLSMITH_VERSION);
+    for (const { dir } of publishablePackages(WORKSPACE)) {
+      expect(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version).toBe(TOOLSMITH_VERSION);
     }
     expect(VERSIONS.zod).toBe(core.dependencies.zod);
     for (const name of ["typescript", "vitest", "@types/node", "@biomejs/biome"] as const) {
       expect(VERSIONS[name]).toBe(root.devDependencies[name]);
     }
+  });
+});
+
+describe("--redis and --otel", () => {
+  const otelReadme = readFileSync(new URL("../../otel/README.md", import.meta.url), "utf8");
+  const setUp = otelReadme.split(/^## /m).find((part) => part.startsWith("Set up the SDK")) ?? "";
+
+  it("serves HTTP on the Redis engine when REDIS_URL is set, and says so in the README", () => {
+    const files = renderProject({ ...base, transport: "http", redis: true }, "/p");
+    expect(JSON.parse(files.get("package.json")!).dependencies["@toolsmith/redis"]).toBe(`^${TOOLSMITH_VERSION}`);
+    expect(files.get("src/main.ts")).toContain(
+      "const server = new MyServer(REDIS_URL ? { engine: createRedisEngine({ url: REDIS_URL }) } : {});",
+    );
+    expect(files.get("README.md")).toContain("## Redis");
+    expect(renderProject({ ...base, transport: "http" }, "/p").get("src/main.ts")).not.toContain("redis");
+  });
+
+  it("traces with the otel README's set-up and versions, and sends the last spans before the process ends", () => {
+    const files = renderProject({ ...base, transport: "both", otel: true }, "/p");
+    const { dependencies } = JSON.parse(files.get("package.json")!);
+    expect(dependencies).toMatchObject({ "@toolsmith/otel": `^${TOOLSMITH_VERSION}`, ...OTEL_VERSIONS });
+    // The README's install line names exactly these versions, and @toolsmith/otel tests with them.
+    const install = /```sh\n(npm install [^\n]+)/.exec(setUp)?.[1] ?? "";
+    for (const [name, version] of Object.entries(OTEL_VERSIONS)) expect(install).toContain(` ${name}@${version}`);
+    const devDependencies = JSON.parse(readFileSync(new URL("../../otel/package.json", import.meta.url), "utf8"))
+      .devDependencies as Record<string, string>;
+    for (const [name, version] of Object.entries(OTEL_VERSIONS)) {
+      if (name in devDependencies) expect(devDependencies[name], name).toBe(version);
+    }
+    const tracing = /```ts\n([\s\S]*?)```/.exec(setUp)?.[1];
+    // Word for word: the README names the service "my-server", as this project is named.
+    expect(files.get("src/tracing.ts")).toBe(tracing);
+    expect(renderProject({ ...base, name: "@me/notes", otel: true }, "/p").get("src/tracing.ts")).toContain(
+      '?? "@me/notes" }',
+    );
+    expect(files.get("src/server.ts")).toContain("@use(openTelemetry())\nexport class MyServer extends McpServer {");
+    const main = files.get("src/main.ts")!;
+    expect(main).toContain('import { shutdownTracing } from "./tracing.js";');
+    expect(main).toContain("const connection = serveStdio(server, { exitOnEnd: false });");
+    expect(main).toMatch(/await http\.close\(\);\n\s+await shutdownTracing\(\);/);
+    expect(files.get("README.md")).toContain("## Tracing");
+  });
+
+  it("packs every publishable @toolsmith package of the checkout, read from it", () => {
+    const names = publishablePackages(WORKSPACE).map(({ name }) => name);
+    expect(names).toEqual(expect.arrayContaining(["@toolsmith/core", "@toolsmith/redis", "@toolsmith/otel"]));
+    expect(names).not.toContain("create-toolsmith");
+    expect(names.length).toBeGreaterThanOrEqual(8);
   });
 });
 

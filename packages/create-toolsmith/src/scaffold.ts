@@ -3,15 +3,11 @@ import { dirname, join } from "node:path";
 import type { ProjectOptions } from "./options.js";
 import { packLocal } from "./pack-local.js";
 import { biomeJson, gitignore, tsconfig, tsconfigTest, vitestConfig } from "./template/config-files.js";
-import {
-  type PackageSources,
-  packageJson,
-  pnpmWorkspace,
-  toolsmithDevPackages,
-  toolsmithPackages,
-} from "./template/package-json.js";
+import { mainSource } from "./template/main-source.js";
+import { type PackageSources, packageJson, pnpmWorkspace } from "./template/package-json.js";
 import { readme } from "./template/readme.js";
-import { mainSource, serverSource, testSource } from "./template/source-files.js";
+import { serverSource, testSource } from "./template/source-files.js";
+import { tracingSource } from "./template/tracing-source.js";
 
 /** The generated project as relative path → contents. */
 export function renderProject(options: ProjectOptions, dir: string, sources: PackageSources = {}): Map<string, string> {
@@ -25,6 +21,7 @@ export function renderProject(options: ProjectOptions, dir: string, sources: Pac
     ["src/main.ts", mainSource(options)],
     ["pnpm-workspace.yaml", pnpmWorkspace(sources)],
   ]);
+  if (options.otel) files.set("src/tracing.ts", tracingSource(options.name));
   if (options.tests) {
     files.set("tsconfig.test.json", tsconfigTest());
     files.set("vitest.config.ts", vitestConfig(options));
@@ -52,8 +49,7 @@ export interface ScaffoldOptions extends ProjectOptions {
 
 /** Write the project into `dir` (created if missing) and return the paths written. */
 export async function scaffold({ dir, from, ...options }: ScaffoldOptions): Promise<string[]> {
-  const packages = [...toolsmithPackages(options), ...toolsmithDevPackages(options)];
-  const sources = from ? await packLocal(from, packages, dir) : {};
+  const sources = from ? await packLocal(from, dir) : {};
   mkdirSync(dir, { recursive: true });
   const files = renderProject(options, dir, sources);
   for (const [path, contents] of files) {

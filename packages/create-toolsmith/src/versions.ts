@@ -18,13 +18,23 @@ export const VERSIONS = {
   "@biomejs/biome": "2.6.8",
 } as const;
 
-export const TOOLSMITH_PACKAGES = {
-  "@toolsmith/core": "core",
-  "@toolsmith/decorators": "decorators",
-  "@toolsmith/transport-stdio": "transport-stdio",
-  "@toolsmith/transport-http": "transport-http",
-  "@toolsmith/vitest": "vitest",
-  "@toolsmith/cli": "cli",
+/** What a project's tracing set-up installs (`--otel`): the versions @toolsmith/otel's README names (a test checks). */
+export const OTEL_VERSIONS = {
+  "@opentelemetry/api": "1.10.0",
+  "@opentelemetry/context-async-hooks": "3.1.1",
+  "@opentelemetry/core": "3.1.1",
+  "@opentelemetry/exporter-trace-otlp-http": "0.301.2",
+  "@opentelemetry/resources": "3.1.1",
+  "@opentelemetry/sdk-trace": "3.1.1",
 } as const;
 
-export type ToolsmithPackage = keyof typeof TOOLSMITH_PACKAGES;
+/** The Toolsmith packages a generated project may depend on (`--from` packs every publishable one). */
+export type ToolsmithPackage =
+  | "@toolsmith/core"
+  | "@toolsmith/decorators"
+  | "@toolsmith/transport-stdio"
+  | "@toolsmith/transport-http"
+  | "@toolsmith/vitest"
+  | "@toolsmith/cli"
+  | "@toolsmith/redis"
+  | "@toolsmith/otel";

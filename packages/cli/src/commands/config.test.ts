@@ -13,6 +13,25 @@ describe("toolsmith config", () => {
     expect(run.stderr).toMatch(/^# add to claude_desktop_config\.json/);
   });
 
+  it("Claude Desktop over HTTP: the mcp-remote bridge, as a generated project's README has it", async () => {
+    const local = await runCli(["config", "claude-desktop", "--name", "notes", "--url", "http://127.0.0.1:3000/mcp"]);
+    expect(local.code).toBe(0);
+    expect(JSON.parse(local.stdout)).toEqual({
+      mcpServers: { notes: { command: "npx", args: ["-y", "mcp-remote", "http://127.0.0.1:3000/mcp"] } },
+    });
+    expect(local.stderr).toMatch(/^# add to claude_desktop_config\.json.*mcp-remote.*Settings → Connectors/);
+    // mcp-remote takes plain HTTP only on loopback, unless told the network is trusted.
+    const lan = await runCli(["config", "claude-desktop", "--name", "notes", "--url", "http://10.0.0.5:3000/mcp"]);
+    expect(JSON.parse(lan.stdout).mcpServers.notes.args).toEqual([
+      "-y",
+      "mcp-remote",
+      "http://10.0.0.5:3000/mcp",
+      "--allow-http",
+    ]);
+    const tls = await runCli(["config", "claude-desktop", "--name", "notes", "--url", "https://example.com/mcp"]);
+    expect(JSON.parse(tls.stdout).mcpServers.notes.args).toEqual(["-y", "mcp-remote", "https://example.com/mcp"]);
+  });
+
   it("Claude Code: the claude mcp add command, stdio or HTTP", async () => {
     const local = await runCli(["config", "claude-code", ...stdio]);
     expect(local.stdout).toBe("claude mcp add notes -- node /srv/notes/dist/main.js --verbose\n");
@@ -62,10 +81,6 @@ describe("toolsmith config", () => {
       "--args is a JSON array of strings or words",
     ],
     [["config", "cursor", "--name", "x", "--command", "node", "--env", "NOPE"], '--env is KEY=VALUE; got "NOPE"'],
-    [
-      ["config", "claude-desktop", "--name", "x", "--url", "http://x"],
-      "Claude Desktop takes remote (HTTP) servers under Settings",
-    ],
     [["config"], "missing required argument 'host'"],
   ])("toolsmith %j exits 2", async (args, message) => {
     const run = await runCli(args, { cwd: "/" });

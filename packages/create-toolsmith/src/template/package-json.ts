@@ -1,14 +1,19 @@
 import type { ProjectOptions } from "../options.js";
-import { TOOLSMITH_VERSION, type ToolsmithPackage, VERSIONS } from "../versions.js";
+import { OTEL_VERSIONS, TOOLSMITH_VERSION, type ToolsmithPackage, VERSIONS } from "../versions.js";
 import { formatJson } from "./json.js";
 
-/** Where each Toolsmith package comes from: a registry range, or a `file:` tarball when `--from` was given. */
-export type PackageSources = Partial<Record<ToolsmithPackage, string>>;
+/**
+ * Where Toolsmith packages come from, by name: a `file:` tarball for each one `--from` packed (every publishable
+ * package, used or not, so the project can add the others later); a registry range for any not named.
+ */
+export type PackageSources = Record<string, string>;
 
-export function toolsmithPackages({ transport }: ProjectOptions): ToolsmithPackage[] {
+export function toolsmithPackages({ transport, redis, otel }: ProjectOptions): ToolsmithPackage[] {
   const packages: ToolsmithPackage[] = ["@toolsmith/core", "@toolsmith/decorators"];
   if (transport !== "http") packages.push("@toolsmith/transport-stdio");
   if (transport !== "stdio") packages.push("@toolsmith/transport-http");
+  if (redis) packages.push("@toolsmith/redis");
+  if (otel) packages.push("@toolsmith/otel");
   return packages;
 }
 
@@ -42,6 +47,7 @@ export function packageJson(options: ProjectOptions, sources: PackageSources = {
   const dependencies: Record<string, string> = {};
   for (const name of toolsmith) dependencies[name] = sources[name] ?? `^${TOOLSMITH_VERSION}`;
   dependencies.zod = VERSIONS.zod;
+  if (options.otel) Object.assign(dependencies, OTEL_VERSIONS);
   const devDependencies: Record<string, string> = {
     "@biomejs/biome": VERSIONS["@biomejs/biome"],
     "@types/node": VERSIONS["@types/node"],
@@ -68,8 +74,8 @@ export function packageJson(options: ProjectOptions, sources: PackageSources = {
 }
 
 export function localOverrides(sources: PackageSources): Record<string, string> | undefined {
-  const entries = Object.entries(sources).filter(([, spec]) => spec?.startsWith("file:"));
-  return entries.length > 0 ? sortKeys(Object.fromEntries(entries) as Record<string, string>) : undefined;
+  const entries = Object.entries(sources).filter(([, spec]) => spec.startsWith("file:"));
+  return entries.length > 0 ? sortKeys(Object.fromEntries(entries)) : undefined;
 }
 
 /** pnpm's settings (npm ignores the file): pnpm ≥ 10 reads overrides only from here. */

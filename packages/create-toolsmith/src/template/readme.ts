@@ -3,6 +3,29 @@ import type { ProjectOptions } from "../options.js";
 const fence = (lang: string, body: string) => `\`\`\`${lang}\n${body}\n\`\`\``;
 const URL = "http://127.0.0.1:3000/mcp";
 
+const REDIS = `## Redis
+
+With \`REDIS_URL\` set (\`REDIS_URL=redis://127.0.0.1:6379 npm start\`), the HTTP server keeps its sessions, tasks,
+subscriptions and SSE events in Redis (\`@toolsmith/redis\`, Redis 7): run several processes behind any load
+balancer, or restart one, and clients carry on. Without it, one process holds them in memory. See
+\`@toolsmith/redis\`'s README for what Redis must be configured with.`;
+
+function tracing({ transport }: ProjectOptions): string {
+  const ends =
+    transport === "stdio"
+      ? "when stdin ends or a signal comes"
+      : transport === "http"
+        ? "on SIGTERM or SIGINT, after the server drains"
+        : "when it ends (stdio) or on SIGTERM or SIGINT (HTTP)";
+  return `## Tracing
+
+\`@use(openTelemetry())\` on the class (\`@toolsmith/otel\`) makes one span per operation, continuing the client's
+trace. \`src/tracing.ts\` sets up the OpenTelemetry SDK and sends the spans over OTLP/HTTP to
+\`OTEL_EXPORTER_OTLP_ENDPOINT\` (default \`http://localhost:4318\`, a Collector's or Jaeger's), named by
+\`OTEL_SERVICE_NAME\` (default the package's name). Spans go in batches; the last ones are sent ${ends}. The tests
+load no SDK, so the middleware does nothing there.`;
+}
+
 /** The generated README: what is here, the scripts, and how each host registers the server. */
 export function readme(options: ProjectOptions, dir: string): string {
   const { name, transport } = options;
@@ -25,7 +48,11 @@ An [MCP](https://modelcontextprotocol.io) server built with Toolsmith: one tool 
   }.
 
 The Toolsmith packages are not published to npm yet: a project made with \`create-toolsmith --from <checkout>\`
-installs them from the tarballs in \`toolsmith-packages/\`.`);
+installs them from the tarballs in \`toolsmith-packages/\`, which holds every publishable one. Add another by its
+tarball, \`npm install ./toolsmith-packages/toolsmith-redis-<version>.tgz\` (or \`pnpm add\`): \`overrides\` in
+\`package.json\` (and \`pnpm-workspace.yaml\`) already send it and its own \`@toolsmith/*\` dependencies there.`);
+  if (options.redis) sections.push(REDIS);
+  if (options.otel) sections.push(tracing(options));
 
   const scripts = [
     "| script | does |",

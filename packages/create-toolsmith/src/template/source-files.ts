@@ -2,15 +2,25 @@ import { className } from "../names.js";
 import type { ProjectOptions } from "../options.js";
 
 export function serverSource(options: ProjectOptions): string {
-  return `import { type Args, McpServer, prompt, resource, tool } from "@toolsmith/decorators";
+  const imports = options.otel
+    ? `import { type Args, McpServer, prompt, resource, tool, use } from "@toolsmith/decorators";
+import { openTelemetry } from "@toolsmith/otel";
 import { z } from "zod";
-
+`
+    : `import { type Args, McpServer, prompt, resource, tool } from "@toolsmith/decorators";
+import { z } from "zod";
+`;
+  // Without an SDK (tests, or src/tracing.ts not loaded) the middleware does nothing.
+  const traced = options.otel
+    ? "// A span per operation, through the OpenTelemetry SDK that src/tracing.ts sets up.\n@use(openTelemetry())\n"
+    : "";
+  return `${imports}
 // Each schema is written once: the decorator validates with it, Args<typeof …> types the method's parameter.
 const Greet = { name: z.string().min(1).describe("Who to greet") };
 const Welcome = { name: z.string().describe("Who to welcome") };
 
 /** The MCP server: one tool, one resource and one prompt, each a decorated method. */
-export class ${className(options.name)} extends McpServer {
+${traced}export class ${className(options.name)} extends McpServer {
   name = ${JSON.stringify(options.name)};
   version = "0.1.0";
   greeted: string[] = [];
@@ -31,40 +41,6 @@ export class ${className(options.name)} extends McpServer {
     return \`Write a short, friendly welcome message for \${name}.\`;
   }
 }
-`;
-}
-
-export function mainSource(options: ProjectOptions): string {
-  const server = className(options.name);
-  if (options.transport === "stdio") {
-    return `#!/usr/bin/env node
-import { serveStdio } from "@toolsmith/transport-stdio";
-import { ${server} } from "./server.js";
-
-// stdio: a host starts this process and speaks JSON-RPC on stdin/stdout (log to stderr only).
-serveStdio(new ${server}());
-`;
-  }
-  if (options.transport === "http") {
-    return `#!/usr/bin/env node
-import { listen } from "@toolsmith/transport-http";
-import { ${server} } from "./server.js";
-
-// Streamable HTTP at http://127.0.0.1:$PORT/mcp (PORT defaults to 3000), said on stderr.
-await listen(new ${server}());
-`;
-  }
-  return `#!/usr/bin/env node
-import { listen } from "@toolsmith/transport-http";
-import { releaseStdout, serveStdio } from "@toolsmith/transport-stdio";
-import { ${server} } from "./server.js";
-
-const server = new ${server}();
-// --http: Streamable HTTP at http://127.0.0.1:$PORT/mcp (PORT defaults to 3000), said on stderr; else stdio.
-if (process.argv.includes("--http")) {
-  releaseStdout();
-  await listen(server);
-} else serveStdio(server);
 `;
 }
 
