@@ -2,6 +2,7 @@ import { MAX_DEPTH, tooDeep } from "../wire/depth.js";
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
 import { asGiven, inlineRefs, RefError, readable } from "./inline-refs.js";
+import { guarded, patternPlan, preloadEngine } from "./pattern-guard.js";
 
 // A compiled schema: its JSON Schema made at once or on first read, and a validator chosen by that JSON Schema.
 
@@ -36,7 +37,12 @@ export interface Library {
   validate(schema: never, value: unknown, listed: Record<string, unknown>): Validation | Promise<Validation>;
   verbatim?: boolean;
   keepsUnlisted?: boolean;
+  linearPatterns?: boolean;
+  ownPatterns?: () => ReadonlySet<string>;
 }
+
+const NO_PATTERNS: ReadonlySet<string> = new Set();
+const noPatterns = () => NO_PATTERNS;
 
 const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
 
@@ -129,7 +135,7 @@ export class Compiled implements CompiledSchema {
       this.validate = firstValidate;
     } else {
       this.isObject = this.jsonSchema.type === "object";
-      this.validate = validatorOf(adapter, this.#zod(), this.jsonSchema);
+      this.validate = validatorOf(adapter, this.#zod(), this.jsonSchema, what);
     }
   }
 
@@ -149,7 +155,7 @@ export class Compiled implements CompiledSchema {
 
   /** The validator this schema swaps in for `firstValidate`. */
   built(): Validate {
-    return validatorOf(this.#adapter, this.#zod(), this.jsonSchema);
+    return validatorOf(this.#adapter, this.#zod(), this.jsonSchema, this.#what);
   }
 
   // A raw shape's object schema, made on first use.
@@ -193,13 +199,13 @@ function firstValidate(this: Compiled, value: unknown): Validation | Promise<Val
   return this.validate(value);
 }
 
-function validatorOf(adapter: Library, schema: unknown, listed: Record<string, unknown>): Validate {
+function validatorOf(adapter: Library, schema: unknown, listed: Record<string, unknown>, what: string): Validate {
   // Issues are read against the schema with a verbatim one's references followed (once, here).
   const jsonSchema = adapter.verbatim ? readable(listed) : listed;
   // zod reads a missing optional field named like an Object.prototype member ("constructor", "toString") from the
   // prototype and rejects it; such schemas validate a prototype-free copy of the object.
   const properties = isPlainObject(jsonSchema.properties) ? Object.keys(jsonSchema.properties) : [];
-  const validate: Validate = !properties.some((name) => name in Object.prototype)
+  const run: Validate = !properties.some((name) => name in Object.prototype)
     ? (value) => adapter.validate(schema as never, value, jsonSchema)
     : (value) =>
         adapter.validate(
@@ -207,6 +213,10 @@ function validatorOf(adapter: Library, schema: unknown, listed: Record<string, u
           isPlainObject(value) ? Object.assign(Object.create(null), value) : value,
           jsonSchema,
         );
+  // A library runs its patterns as backtracking RegExps: strings go through RE2 first (none to check: no cost).
+  const plan = adapter.linearPatterns ? undefined : patternPlan(jsonSchema, what, adapter.ownPatterns ?? noPatterns);
+  if (plan) preloadEngine();
+  const validate = plan ? guarded(plan, run, what) : run;
   // A schema whose values may nest without bound is walked that deep (a recursive one) or lets the value through
   // (`z.unknown()`): those values are bounded first. Any other schema bounds them itself, at no cost here.
   if (!admitsDeep(jsonSchema, adapter.keepsUnlisted === true)) return validate;

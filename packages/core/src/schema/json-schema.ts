@@ -5,6 +5,7 @@ import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
 import type { FromJsonSchema, JsonSchemaObject } from "./json-schema-infer.js";
 import { issuesOf, type JsonSchemaIssue } from "./json-schema-issues.js";
+import { linearPattern, PatternError } from "./linear-regex.js";
 import { RAW_JSON_SCHEMA_VENDOR } from "./standard-schema.js";
 
 // `@toolsmith/core/json-schema`: a raw JSON Schema 2020-12 as a Standard Schema, validated by Ajv (an optional peer:
@@ -44,6 +45,16 @@ const DIALECT = "https://json-schema.org/draft/2020-12/schema";
 // knowing no schema but the one given, so a `$ref` outside it fails to compile instead of being looked up.
 let ajvs: { meta: Ajv2020; compiler: Ajv2020 } | undefined;
 
+// `pattern` and `patternProperties` run by RE2, in time linear in the client's string (Ajv's default, a RegExp,
+// backtracks: 33 characters against `^(a+)+$` held a process for 33 s). Ajv keys compiled patterns by `toString`.
+const linearRegExp = Object.assign(
+  (source: string) => {
+    const compiled = linearPattern(source);
+    return { test: (text: string) => compiled.test(text), toString: () => `re2:${source}` };
+  },
+  { code: "linearPattern" },
+);
+
 function instances(): { meta: Ajv2020; compiler: Ajv2020 } {
   if (ajvs) return ajvs;
   const compiler = new Ajv2020({
@@ -61,6 +72,7 @@ function instances(): { meta: Ajv2020; compiler: Ajv2020 } {
     allErrors: false,
     // A missing "constructor" or "toString" is missing, not Object.prototype's.
     ownProperties: true,
+    code: { regExp: linearRegExp },
     logger: false,
   });
   // CommonJS: the default import is module.exports, which is the plugin and carries it as `default` too.
@@ -129,6 +141,7 @@ function copied(value: unknown, levels: number, bare: object[] | undefined): unk
 }
 
 function reasonOf(error: unknown): string {
+  if (error instanceof PatternError) return `has a ${error.message}`;
   if (error instanceof MissingRefError) {
     return `refers to "${error.missingRef}", which is not inside it: remote references are never fetched; put the schema under $defs and refer to it as "#/$defs/…"`;
   }
@@ -187,8 +200,9 @@ function build(schema: unknown): Built {
 /**
  * Take a raw JSON Schema (2020-12) where core takes a schema: tool inputs and outputs, prompt arguments, elicitation
  * forms, template variables. It is checked and compiled once, here; a schema that is not valid JSON Schema, declares
- * another dialect, uses an unknown keyword or format, or refers outside itself is a `DefinitionError` at
- * registration. Types come from the schema's literal type; `jsonSchema<T>(schema)` states them instead.
+ * another dialect, uses an unknown keyword or format, refers outside itself, or has a `pattern` (or
+ * `patternProperties` key) that a linear-time engine cannot run is a `DefinitionError` at registration. Patterns run
+ * on RE2, never backtracking. Types come from the schema's literal type; `jsonSchema<T>(schema)` states them instead.
  * @example
  * const input = jsonSchema({ type: "object", properties: { city: { type: "string" } }, required: ["city"] });
  * server.tool({ name: "weather", input, handler: ({ city }) => `Sunny in ${city}` });

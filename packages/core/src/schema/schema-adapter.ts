@@ -11,6 +11,7 @@ import {
   type Validation,
   type ValidationIssue,
 } from "./compiled-schema.js";
+import { ARKTYPE_PATTERNS } from "./library-patterns.js";
 import {
   isStandardJsonSchema,
   isStandardSchema,
@@ -24,7 +25,7 @@ import {
   unrecognizedKey,
   vendorOf,
 } from "./standard-schema.js";
-import { surelyV4 } from "./zod-v4-walk.js";
+import { surelyV4, zodPatterns } from "./zod-v4-walk.js";
 
 /** A zod v4 schema (classic or mini). */
 export type ZodV4Schema = z.core.$ZodType;
@@ -99,6 +100,13 @@ export interface SchemaAdapter {
    * such values are then bounded in depth before validation, as a field that takes anything is.
    */
   keepsUnlisted?: boolean;
+  /** True when validation runs `pattern` in linear time itself (a raw JSON Schema, on RE2): no check before it. */
+  linearPatterns?: boolean;
+  /**
+   * The library's own patterns (those of its formats: email, uuid …), as its JSON Schema lists them: left to it,
+   * neither refused nor checked first. Any other pattern is checked on RE2 before the library runs it.
+   */
+  ownPatterns?: () => ReadonlySet<string>;
 }
 
 function isZodV4(schema: unknown): schema is ZodV4Schema {
@@ -190,6 +198,7 @@ export const zodV4Adapter: SchemaAdapter = {
     }
   },
   surely: surelyV4 as SchemaAdapter["surely"],
+  ownPatterns: zodPatterns,
 };
 
 /** Any Standard Schema with a JSON Schema side (ArkType, Valibot's `toStandardJsonSchema` …); after zod v4's own. */
@@ -201,6 +210,7 @@ export const standardSchemaAdapter: SchemaAdapter = {
   toJsonSchema: (schema, io) => standardJsonSchema(schema as StandardJsonSchema, io),
   // Unknown libraries may (ArkType does) hand unlisted keys on.
   keepsUnlisted: true,
+  ownPatterns: () => ARKTYPE_PATTERNS,
   validate(schema, value, listed) {
     const result = (schema as StandardJsonSchema)["~standard"].validate(value);
     if (!isPromiseLike(result)) return outcomeOf(result, value, listed, listIssues);
@@ -218,6 +228,7 @@ export const rawJsonSchemaAdapter: SchemaAdapter = {
   accepts: (schema) => isStandardJsonSchema(schema) && vendorOf(schema) === RAW_JSON_SCHEMA_VENDOR,
   toJsonSchema: (schema, io) => standardJsonSchema(schema as StandardJsonSchema, io, true),
   verbatim: true,
+  linearPatterns: true,
 };
 
 const ADAPTERS: SchemaAdapter[] = [zodV4Adapter, rawJsonSchemaAdapter, standardSchemaAdapter];

@@ -122,8 +122,9 @@ describe("an extra key's name is cut, not echoed", () => {
 
 describe("a library's message that quotes the client's value is cut, not echoed", () => {
   it.each([
-    ["ArkType", type({ id: /^\d+$/ }) as AnySchema],
-    ["Valibot", toStandardJsonSchema(v.object({ id: v.pipe(v.string(), v.digits()) })) as AnySchema],
+    // Not patterns: a value failing a pattern is told by core (RE2 checks it before the library), not quoted.
+    ["ArkType", type({ id: "'a' | 'b'" }) as AnySchema],
+    ["Valibot", toStandardJsonSchema(v.object({ id: v.picklist(["a", "b"]) })) as AnySchema],
   ])("%s: a 100,000-character value comes back as 256 characters of message at most", async (_label, input) => {
     const text = await answer(input, "2026-07-28", { id: "x".repeat(100_000) });
     const [, line] = text.split("\n");
@@ -134,13 +135,13 @@ describe("a library's message that quotes the client's value is cut, not echoed"
 
   it("ArkType: in a resource template's variables too", async () => {
     const server = createServer({ name: "parity", version: "1" });
-    server.resource({ uriTemplate: "notes://{id}", input: type({ id: /^\d+$/ }), handler: () => "" });
+    server.resource({ uriTemplate: "notes://{id}", input: type({ id: "'a' | 'b'" }), handler: () => "" });
     const client = await createTestClient(server);
     const message = await client.readResource(`notes://${"x".repeat(2_000)}`).then(
       () => "",
       (error: Error) => error.message,
     );
-    expect(message).toMatch(/^Invalid variables for resource template "notes:\/\/\{id\}":\n- id: must be matched by/);
+    expect(message).toMatch(/^Invalid variables for resource template "notes:\/\/\{id\}":\n- id: must be "a" or "b"/);
     expect(message.length).toBeLessThan(400);
   });
 });

@@ -1,5 +1,5 @@
 import * as z3 from "zod/v3";
-import { ignoreOverride, zodToJsonSchema } from "zod-to-json-schema";
+import { ignoreOverride, zodPatterns, zodToJsonSchema } from "zod-to-json-schema";
 import { isPlainObject } from "../wire/json-rpc.js";
 import { SURELY_NODES } from "./compiled-schema.js";
 import { SCHEMA_MAPS as KEYWORD_MAPS, SCHEMA_LISTS, SCHEMA_ONE } from "./keywords.js";
@@ -70,6 +70,8 @@ function pointerIn2020(ref: string, root: unknown): string {
   return `#/${out.join("/")}`;
 }
 
+let ownV3: ReadonlySet<string> | undefined;
+
 /** zod v3 through zod-to-json-schema, rewritten to JSON Schema 2020-12. */
 export const zodV3Adapter: SchemaAdapter = {
   accepts: isZodV3,
@@ -93,6 +95,11 @@ export const zodV3Adapter: SchemaAdapter = {
       return v3.safeParseAsync(value).then(outcome);
     }
   },
+  // zod-to-json-schema lists zod's formats with these patterns: zod's own, left to it.
+  ownPatterns: () =>
+    (ownV3 ??= new Set(
+      Object.values(zodPatterns).map((regex) => (typeof regex === "function" ? regex() : regex).source),
+    )),
   surely(schema, object) {
     if (object && (schema as ZodV3Schema)._def.typeName !== "ZodObject") return false;
     try {
@@ -116,6 +123,8 @@ function represents(schema: ZodV3Schema, seen: Set<ZodV3Schema>, walk: { left: n
   const def = schema?._def as Def | undefined;
   switch (def?.typeName) {
     case "ZodString":
+      // An author's regex is checked at registration (RE2 must be able to run it): converted at once.
+      return !(def.checks as { kind: string }[] | undefined)?.some((check) => check.kind === "regex");
     case "ZodNumber":
     case "ZodBoolean":
     case "ZodNull":

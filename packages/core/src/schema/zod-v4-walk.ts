@@ -51,6 +51,8 @@ function represents(schema: Node, seen: Set<Node> | undefined): boolean {
   }
   switch (type) {
     case "string":
+      // A pattern of the author's is checked at registration (RE2 must be able to run it): converted at once.
+      return ownPatternsOnly(def, internals.bag.patterns as Set<RegExp> | undefined);
     case "boolean":
       return true;
     case "enum":
@@ -127,4 +129,33 @@ function divisor(value: unknown): boolean {
 function plainValue(value: unknown): boolean {
   const type = typeof value;
   return value === null || type === "string" || type === "number" || type === "boolean";
+}
+
+let own: ReadonlySet<string> | undefined;
+
+/**
+ * The patterns zod's own formats list (`z.email()`, `z.uuid()`, `z.iso.datetime()` …, and `z.regexes`): zod's to keep
+ * safe, left to it. Made on first need, as few servers' schemas have patterns.
+ */
+export function zodPatterns(): ReadonlySet<string> {
+  if (own) return own;
+  const made = Object.values(z.regexes).map((regex) => {
+    try {
+      return typeof regex === "function" ? (regex as (options?: object) => unknown)() : regex;
+    } catch {
+      return undefined;
+    }
+  });
+  const formats = [z.uuid(), z.uuidv4(), z.uuidv6(), z.uuidv7(), z.guid(), z.iso.datetime(), z.iso.time()];
+  for (const format of formats) made.push(format._zod.def.pattern);
+  made.push(z.iso.datetime({ offset: true })._zod.def.pattern, z.iso.datetime({ local: true })._zod.def.pattern);
+  own = new Set(made.flatMap((regex) => (regex instanceof RegExp ? [regex.source] : [])));
+  return own;
+}
+
+// A format schema is its own check (its `pattern`); `.regex()` and the like are checks of the string's.
+function ownPatternsOnly(def: Def, bag: Set<RegExp> | undefined): boolean {
+  const checks = (def.checks as { _zod: { def: { pattern?: unknown } } }[] | undefined) ?? [];
+  const patterns = [def.pattern, ...checks.map((check) => check._zod.def.pattern), ...(bag ?? [])];
+  return patterns.every((pattern) => !(pattern instanceof RegExp) || zodPatterns().has(pattern.source));
 }
