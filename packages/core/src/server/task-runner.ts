@@ -6,7 +6,7 @@ import { isTerminal } from "../engine/memory-tasks.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
 import { declaresTasks, type TaskPolicy, type taskDefaultsOf, tasksRequired } from "../protocol/tasks.js";
 import { tooDeep, tooDeepText } from "../wire/depth.js";
-import { McpError, messageOf } from "../wire/errors.js";
+import { McpError, messageOf, shown } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
 import { RunningTask } from "./running-task.js";
@@ -26,6 +26,25 @@ export const ORPHAN_ERROR = {
 } as const;
 
 type TaskSettings = ReturnType<typeof taskDefaultsOf>;
+
+/**
+ * The answers to the task's outstanding questions, each checked before any is taken (a refused update leaves the
+ * task as it was); undefined when none is outstanding. Answers to other keys are ignored, whatever they hold.
+ */
+function outstandingAnswers(task: TaskRecord, responses: Record<string, unknown>): Record<string, unknown> | undefined {
+  const taken = Object.keys(responses).filter((key) => Object.hasOwn(task.inputRequests, key));
+  if (taken.length === 0) return undefined;
+  for (const key of taken) {
+    if (!isPlainObject(responses[key])) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid params: inputResponses[${shown(key)}] must be an object (the client's result for that input request), not ${shown(responses[key])}`,
+      );
+    }
+  }
+  // fromEntries defines own properties: a key such as "__proto__" stays a key.
+  return Object.fromEntries(taken.map((key) => [key, responses[key]]));
+}
 
 /** The server's task runner and its tasks/* methods. */
 export class TaskRunner implements TaskService {
@@ -156,9 +175,10 @@ export class TaskRunner implements TaskService {
     return andThen(this.#ready(), () => {
       const engine = this.#engine();
       return andThen(engine.loadTask(id), (found) => {
-        if (ownTask(found, ctx) === undefined) throw taskNotFound();
-        // Answers to keys not outstanding are ignored (never issued, already answered).
-        return andThen(engine.answerTask(id, responses), () => ({}));
+        const task = ownTask(found, ctx);
+        if (task === undefined) throw taskNotFound();
+        const answers = outstandingAnswers(task, responses);
+        return answers === undefined ? {} : andThen(engine.answerTask(id, answers), () => ({}));
       });
     });
   }
