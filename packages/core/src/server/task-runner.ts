@@ -27,6 +27,9 @@ export const ORPHAN_ERROR = {
 
 type TaskSettings = ReturnType<typeof taskDefaultsOf>;
 
+/** The key of the caller neither authenticated nor placed by an address (stdio's one client). */
+const UNKNOWN_CALLER = "unknown";
+
 /**
  * The answers to the task's outstanding questions, each checked before any is taken (a refused update leaves the
  * task as it was); undefined when none is outstanding. Answers to other keys are ignored, whatever they hold.
@@ -52,7 +55,7 @@ export class TaskRunner implements TaskService {
   readonly #ready: () => MaybePromise<void>;
   readonly #defaults: TaskSettings;
   readonly #log: (entry: LogEntry) => void;
-  // How many tasks each caller (by subject; "" for the unauthenticated) has running here: bounded by maxPerCaller.
+  // How many tasks each caller (`callerKey`) has running here: bounded by maxPerCaller.
   readonly #running = new Map<string, number>();
 
   /** `ready` starts the engine (once): a 2026-07-28 request may be a fresh process's first, and tasks need it. */
@@ -80,8 +83,14 @@ export class TaskRunner implements TaskService {
     });
   }
 
-  async start(ctx: RequestContext, tool: string, policy: TaskPolicy, run: TaskRun): Promise<Record<string, unknown>> {
-    const caller = ctx.auth?.subject ?? "";
+  async start(
+    ctx: RequestContextImpl,
+    tool: string,
+    policy: TaskPolicy,
+    run: TaskRun,
+  ): Promise<Record<string, unknown>> {
+    // An anonymous caller is counted by its address; one the transport cannot place shares the unknown caller's count.
+    const caller = ctx.caller ?? UNKNOWN_CALLER;
     const running = this.#running.get(caller) ?? 0;
     if (running >= this.#defaults.maxPerCaller) {
       throw new McpError(
@@ -98,7 +107,7 @@ export class TaskRunner implements TaskService {
     };
     try {
       await this.#ready();
-      return await this.#begin(ctx, tool, policy, run, ended);
+      return await this.#begin(ctx, tool, policy, run, caller, ended);
     } catch (error) {
       ended();
       throw error;
@@ -110,6 +119,7 @@ export class TaskRunner implements TaskService {
     tool: string,
     policy: TaskPolicy,
     run: TaskRun,
+    caller: string,
     ended: () => void,
   ): Promise<Record<string, unknown>> {
     const engine = this.#engine();
@@ -128,7 +138,7 @@ export class TaskRunner implements TaskService {
     };
     // Durable before the reply that announces it: a tasks/get anywhere finds it.
     const max = this.#defaults.maxStoredPerCaller;
-    if ((await engine.createTask(record, { perOwner: max })) === "full") {
+    if ((await engine.createTask(record, { perCaller: max, caller })) === "full") {
       throw new McpError(
         ErrorCode.ServerError,
         `Too many tasks kept for one caller (at most ${max}, finished ones included); they are kept until their TTL passes; try again later`,
