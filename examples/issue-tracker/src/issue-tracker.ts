@@ -12,6 +12,12 @@ export interface Issue {
   closedAs?: "completed" | "not_planned";
 }
 
+/**
+ * The task limits of a tracker anyone who reaches its port may use (`main.ts --http`): each caller (an anonymous one
+ * by its address) runs at most 3 reports at once and keeps at most 30, each for half an hour.
+ */
+export const SHARED_TASKS = { ttlMs: 30 * 60_000, maxPerCaller: 3, maxStoredPerCaller: 30 } as const;
+
 export interface IssueTrackerOptions {
   /** A read-only tracker lists and reads, but offers no tool that writes. */
   readOnly?: boolean;

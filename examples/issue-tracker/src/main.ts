@@ -1,7 +1,7 @@
 import { createRedisEngine } from "@toolsmith/redis";
 import { listen } from "@toolsmith/transport-http";
 import { releaseStdout, serveStdio } from "@toolsmith/transport-stdio";
-import { IssueTracker } from "./issue-tracker.js";
+import { IssueTracker, SHARED_TASKS } from "./issue-tracker.js";
 
 // --http: Streamable HTTP at http://127.0.0.1:$PORT/mcp (default 3000), said on stderr; else stdio.
 const http = process.argv.includes("--http");
@@ -10,6 +10,8 @@ const { REDIS_URL, TOOLSMITH_STATE_KEY } = http ? process.env : {};
 const cluster = {
   ...(REDIS_URL ? { engine: createRedisEngine({ url: REDIS_URL }) } : {}),
   ...(TOOLSMITH_STATE_KEY ? { stateKey: TOOLSMITH_STATE_KEY } : {}),
+  // Anyone who reaches the port may start reports: a few per caller, not the defaults' hundred running for an hour.
+  ...(http ? { tasks: SHARED_TASKS } : {}),
 };
 const server = new IssueTracker({ server: cluster });
 if (http) {

@@ -35,6 +35,7 @@ export {
   type StoredPrincipal,
   type TaskChange,
   type TaskInputRequest,
+  type TaskLimit,
   type TaskRecord,
   type TaskSignal,
   type TaskStatus,

@@ -134,6 +134,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "StoredPrincipal",
       "TaskChange",
       "TaskInputRequest",
+      "TaskLimit",
       "TaskRecord",
       "TaskSignal",
       "TaskStatus",
@@ -173,6 +174,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
     file: "./internal.ts",
     values: [
       "InputRequired",
+      "callerKey",
       "defaultEngine",
       "isEngineUnavailable",
       "isPlainObject",

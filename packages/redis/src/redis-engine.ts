@@ -11,6 +11,7 @@ import {
   type SessionSignal,
   type StoredEvent,
   type TaskChange,
+  type TaskLimit,
   type TaskRecord,
   type TaskSignal,
 } from "@toolsmith/core";
@@ -225,9 +226,9 @@ class RedisEngine implements Engine {
     return () => void this.#orphanListeners.delete(listener);
   }
 
-  async createTask(task: TaskRecord, limit?: { readonly perOwner: number }): Promise<"created" | "full"> {
-    const perOwner = limit === undefined ? undefined : bounded(limit.perOwner);
-    const outcome = await this.#run(taskScripts.CREATE_TASK, createArgs(task, Date.now(), perOwner));
+  async createTask(task: TaskRecord, limit?: TaskLimit): Promise<"created" | "full"> {
+    const bound = limit === undefined ? undefined : { caller: limit.caller, perCaller: bounded(limit.perCaller) };
+    const outcome = await this.#run(taskScripts.CREATE_TASK, createArgs(task, Date.now(), bound));
     if (outcome === "exists") throw new Error(`A task with id ${JSON.stringify(task.id)} already exists`);
     return outcome as "created" | "full";
   }

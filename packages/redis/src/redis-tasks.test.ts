@@ -47,20 +47,23 @@ describe("a task in Redis", () => {
     expect(await raw.pttl(`${prefix}t:${task.id}`)).toBeLessThanOrEqual(pttl);
   });
 
-  it("is counted in its owner's set, which expires with its last member (never while one has ttlMs null)", async () => {
+  it("is counted in its caller's set, which expires with its last member (never while one has ttlMs null)", async () => {
     const { engine: e, prefix } = await engine();
-    const owned = `${prefix}to:${JSON.stringify("ada")}`;
+    const limit = { perCaller: 5, caller: "subject ada" };
+    const owned = `${prefix}to:${JSON.stringify(limit.caller)}`;
     const later = taskOf({ owner: "ada", ttlMs: 120_000 });
-    await e.createTask(taskOf({ owner: "ada", ttlMs: 60_000 }), { perOwner: 5 });
-    await e.createTask(later, { perOwner: 5 });
+    await e.createTask(taskOf({ owner: "ada", ttlMs: 60_000 }), limit);
+    await e.createTask(later, limit);
     expect(await raw.zcard(owned)).toBe(2);
     const pttl = await raw.pttl(owned);
     expect(pttl).toBeGreaterThan(60_000);
     expect(pttl).toBeLessThanOrEqual(120_001);
-    await e.createTask(taskOf({ owner: "ada", ttlMs: null }), { perOwner: 5 });
+    await e.createTask(taskOf({ owner: "ada", ttlMs: null }), limit);
     expect(await raw.pttl(owned)).toBe(-1);
+    // Without a limit a task is counted nowhere.
+    const before = await raw.keys(`${prefix}to:*`);
     await e.createTask(taskOf({ owner: undefined }));
-    expect(await raw.zcard(`${prefix}to:null`)).toBe(1);
+    expect(await raw.keys(`${prefix}to:*`)).toEqual(before);
   });
 
   it("never expires with ttlMs null", async () => {

@@ -1,4 +1,4 @@
-import type { TaskChange, TaskInputRequest, TaskRecord } from "@toolsmith/core";
+import type { TaskChange, TaskInputRequest, TaskLimit, TaskRecord } from "@toolsmith/core";
 
 // A purged task's key outlives its TTL by this much at most (as long as the TTL when shorter): a process whose clock
 // runs behind still finds a task it may serve, and none is ever purged early.
@@ -28,8 +28,8 @@ function json(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** CREATE_TASK's arguments after the id (`now` the caller's clock; `perOwner` the limit, if any). */
-export function createArgs(task: TaskRecord, now: number, perOwner?: number): (string | number)[] {
+/** CREATE_TASK's arguments after the id (`now` the caller's clock; `limit` the per-caller bound, if any). */
+export function createArgs(task: TaskRecord, now: number, limit?: TaskLimit): (string | number)[] {
   const purgeAfter = task.ttlMs === null ? undefined : task.createdAt + task.ttlMs;
   const keepMs =
     purgeAfter === undefined || task.ttlMs === null
@@ -46,8 +46,8 @@ export function createArgs(task: TaskRecord, now: number, perOwner?: number): (s
     task.error === undefined ? "" : json(task.error),
     purgeAfter === undefined ? "" : purgeAfter,
     keepMs,
-    JSON.stringify(task.owner ?? null),
-    perOwner ?? "",
+    limit === undefined ? "" : JSON.stringify(limit.caller),
+    limit === undefined ? "" : limit.perCaller,
   ];
   for (const key of Object.keys(task.inputRequests)) {
     args.push(key, entryOf(key, task.inputRequests[key] as TaskInputRequest));

@@ -63,20 +63,22 @@ function taskScript(body: string): Script {
 
 /**
  * ARGV: P, id, now, fixed, status, lastUpdatedAt, message ("" = none), result ("" = none), error ("" = none), purge
- * after ("" = never), keep ms ("" = for ever), owner (JSON, null = none), per-owner limit ("" = none), then per
- * question: key, entry. "exists" when a live task has that id; "full" when its owner has as many live ones stored.
- * P.."to:"..owner is a zset id → purge after (ms, +inf = never) of the owner's tasks; it expires with its last one.
+ * after ("" = never), keep ms ("" = for ever), caller (JSON, "" = not counted), per-caller limit, then per question:
+ * key, entry. "exists" when a live task has that id; "full" when its caller has as many live ones stored.
+ * P.."to:"..caller is a zset id → purge after (ms, +inf = never) of the caller's tasks; it expires with its last one.
  */
 export const CREATE_TASK = taskScript(`
 local key = task_key(ARGV[2])
 if task_live(key, tonumber(ARGV[3])) then return 'exists' end
-local mine = P .. 'to:' .. ARGV[12]
-redis.call('ZREMRANGEBYSCORE', mine, '-inf', '(' .. ARGV[3])
-if ARGV[13] ~= '' and redis.call('ZCARD', mine) >= tonumber(ARGV[13]) then return 'full' end
-redis.call('ZADD', mine, ARGV[10] == '' and '+inf' or ARGV[10], ARGV[2])
-local last = redis.call('ZRANGE', mine, -1, -1, 'WITHSCORES')[2]
-if last == 'inf' then redis.call('PERSIST', mine)
-else redis.call('PEXPIRE', mine, math.max(1, tonumber(last) - tonumber(ARGV[3]) + 1)) end
+if ARGV[12] ~= '' then
+  local mine = P .. 'to:' .. ARGV[12]
+  redis.call('ZREMRANGEBYSCORE', mine, '-inf', '(' .. ARGV[3])
+  if redis.call('ZCARD', mine) >= tonumber(ARGV[13]) then return 'full' end
+  redis.call('ZADD', mine, ARGV[10] == '' and '+inf' or ARGV[10], ARGV[2])
+  local last = redis.call('ZRANGE', mine, -1, -1, 'WITHSCORES')[2]
+  if last == 'inf' then redis.call('PERSIST', mine)
+  else redis.call('PEXPIRE', mine, math.max(1, tonumber(last) - tonumber(ARGV[3]) + 1)) end
+end
 redis.call('DEL', key)
 redis.call('HSET', key, 'b', ARGV[4], 's', ARGV[5], 'u', ARGV[6], 'x', ARGV[10], 'n', 0, 'k', 0)
 if ARGV[7] ~= '' then redis.call('HSET', key, 'm', ARGV[7]) end

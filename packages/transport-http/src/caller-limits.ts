@@ -1,4 +1,5 @@
 import type { AuthInfo } from "@toolsmith/core";
+import { callerKey } from "@toolsmith/core/internal";
 import type { Incoming } from "./exchange.js";
 
 /** The share of a global limit one caller may hold by default: no single caller can take it all. */
@@ -41,16 +42,22 @@ export class CallerCounts {
   }
 }
 
+/** The peer's address, read when asked: `remoteAddress` (the option) when given, else the socket's. */
+export function addressOf(
+  request: Incoming,
+  remoteAddress: ((request: Request) => string | undefined) | undefined,
+): () => string | undefined {
+  return remoteAddress ? () => remoteAddress(request.request()) : () => request.remoteAddress;
+}
+
 /**
- * Who holds a session or stream, for the per-caller limits: the authenticated subject, else the address
- * (`remoteAddress`, the option, when given); undefined when neither is known.
+ * Who holds a session or stream, for the per-caller limits: core's `callerKey` (the authenticated subject, else the
+ * address), as tasks are counted; undefined when neither is known.
  */
 export function callerOf(
   request: Incoming,
   auth: AuthInfo | undefined,
   remoteAddress: ((request: Request) => string | undefined) | undefined,
 ): string | undefined {
-  if (auth?.subject !== undefined) return `subject ${auth.subject}`;
-  const address = remoteAddress ? remoteAddress(request.request()) : request.remoteAddress;
-  return address === undefined ? undefined : `address ${address}`;
+  return callerKey(auth?.subject, addressOf(request, remoteAddress));
 }

@@ -65,9 +65,10 @@ export interface HttpOptions extends ProtectionOptions, AuthOptions {
   /** Long-lived SSE streams one caller may hold open (default a quarter of `maxStreams`): more is 503. */
   maxStreamsPerCaller?: number;
   /**
-   * The caller's address, which keys the per-caller limits of a caller `authenticate` does not name (a subject
-   * keys them otherwise). node:http's peer address by default; the web-standard handler knows none, so without
-   * this such callers share the global limits alone. Behind a proxy, read the address it forwards.
+   * The caller's address, which keys the per-caller limits (the server's task limits too) of a caller `authenticate`
+   * does not name (a subject keys them otherwise). node:http's peer address by default; the web-standard handler
+   * knows none, so without this such callers share the global limits alone (and one caller's task limits). Behind a
+   * proxy, read the address it forwards.
    */
   remoteAddress?: (request: Request) => string | undefined;
   /** A handshake-era session unused this long ends (default 30 minutes); the server's engine ends it. */

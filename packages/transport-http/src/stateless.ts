@@ -9,7 +9,7 @@ import {
   type Tool,
 } from "@toolsmith/core";
 import { isPlainObject } from "@toolsmith/core/internal";
-import { callerOf } from "./caller-limits.js";
+import { addressOf, callerOf } from "./caller-limits.js";
 import type { Incoming, Outgoing } from "./exchange.js";
 import { idOf } from "./messages.js";
 import { refuse, statelessStatus } from "./refusals.js";
@@ -75,7 +75,8 @@ export class StatelessRequests {
     // One connection for this request alone: nothing outlives it. Closing its stream cancels the request.
     const reply: Reply = new Reply({ status: statelessStatus, onCancel: () => connection.close() });
     const connection = this.#server.connect({ send: (line, route) => void reply.deliver(line, route) });
-    const options: ReceiveOptions = { tag: reply, parsed: message };
+    // The address keys an anonymous caller's task limits, as it keys its streams.
+    const options: ReceiveOptions = { tag: reply, parsed: message, address: addressOf(request, this.#remoteAddress) };
     if (auth) options.auth = auth;
     if (message.method === "tools/call") options.checkTool = paramCheck(request, message);
     const done = connection.receive(body, options);

@@ -51,9 +51,25 @@ async function raw(handle: HttpHandler, method: string, name: string, params: st
   return { status: response.status, reply: JSON.parse(await response.text()) as Reply };
 }
 
-for (const [engine, make] of [
-  ["memory", () => serve()],
-  ["Redis", () => serve(createRedisEngine({ url: redis.url, namespace: `bad-${crypto.randomUUID()}` }))],
+/** Two processes of one server on Redis (a task made on one is served by the other). */
+function redisPair(): [HttpHandler, HttpHandler] {
+  const namespace = `bad-${crypto.randomUUID()}`;
+  return [
+    serve(createRedisEngine({ url: redis.url, namespace })),
+    serve(createRedisEngine({ url: redis.url, namespace })),
+  ];
+}
+
+for (const [engine, make, pair] of [
+  [
+    "memory",
+    () => serve(),
+    (): [HttpHandler, HttpHandler] => {
+      const handle = serve();
+      return [handle, handle];
+    },
+  ],
+  ["Redis", () => serve(createRedisEngine({ url: redis.url, namespace: `bad-${crypto.randomUUID()}` })), redisPair],
 ] as const) {
   describe(`hostile task requests (${engine})`, () => {
     it("inputResponses nested too deep, under an asked key or another, are refused with -32602; the task still waits", async () => {
@@ -88,6 +104,40 @@ for (const [engine, make] of [
         return reply.result.status === "completed" ? reply.result : undefined;
       }, "the outcome");
       expect(done.result.content[0]?.text).toBe("ok true");
+    });
+
+    it("an answer that is not an object is refused with -32602 on another process; nothing is taken", async () => {
+      const [a, b] = pair();
+      const created = await raw(a, "tools/call", "confirm", '"name":"confirm"');
+      const { taskId } = created.reply.result;
+      const id = JSON.stringify(taskId);
+      const asking = await until(async () => {
+        const { reply } = await raw(b, "tasks/get", taskId, `"taskId":${id}`);
+        return reply.result.status === "input_required" ? reply.result : undefined;
+      }, "the question");
+      for (const answer of ['"yes"', "1", "null", "[]"]) {
+        const { status, reply } = await raw(
+          b,
+          "tasks/update",
+          taskId,
+          `"taskId":${id},"inputResponses":{"elicit-1":${answer}}`,
+        );
+        expect([status, reply.error?.code]).toEqual([400, -32602]);
+        expect(reply.error?.message).toMatch(/inputResponses\["elicit-1"\] must be an object/);
+        const { reply: after } = await raw(a, "tasks/get", taskId, `"taskId":${id}`);
+        expect(after.result).toEqual(asking);
+      }
+      await raw(
+        b,
+        "tasks/update",
+        taskId,
+        `"taskId":${id},"inputResponses":{"elicit-1":{"action":"accept","content":{"ok":false}}}`,
+      );
+      const done = await until(async () => {
+        const { reply } = await raw(b, "tasks/get", taskId, `"taskId":${id}`);
+        return reply.result.status === "completed" ? reply.result : undefined;
+      }, "the outcome");
+      expect(done.result.content[0]?.text).toBe("ok false");
     });
 
     it("a taskId that is huge or __proto__ is unknown (-32602), as any other", async () => {

@@ -39,6 +39,14 @@ function process_(namespace: string, engine?: Engine) {
       return "report ready";
     },
   });
+  // Works until stopped; kept 400 ms.
+  server.tool({
+    name: "stuck",
+    description: "Works until its TTL passes",
+    task: { support: "optional", ttlMs: 400 },
+    handler: (_args, ctx) =>
+      new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
+  });
   const handle = createHttpHandler(server);
   handlers.push(handle);
   return { handle, release, namespace };
@@ -131,6 +139,41 @@ describe("subscriptions/listen with taskIds over HTTP", () => {
     // The handler's log went to the server's own log, and no task or listen failed on either process.
     expect(logged.map((entry) => entry.message).join("\n")).toContain("a log line the stream never carries");
     expect(logged.filter((entry) => entry.level === "error" && /task|listen/i.test(entry.message))).toEqual([]);
+  });
+
+  it("a listen on B following a task on A that outlives its TTL is told it failed (expired), then nothing more", async () => {
+    const namespace = `tasks-expiry-${Date.now()}`;
+    const a = redisProcess(namespace);
+    const b = redisProcess(namespace);
+    const created = await replyOf(
+      await a.handle(
+        post(
+          { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "stuck", _meta: META } },
+          headers2026("tools/call", "stuck"),
+        ),
+      ),
+    );
+    const taskId = (created.result as { taskId: string }).taskId;
+    const stream = reading(await b.handle(listen(2, [taskId])));
+    const text = await stream.until((so) => so.includes('"status":"failed"'));
+    const told = messages(text).slice(1);
+    expect(told.at(-1)?.params).toMatchObject({
+      taskId,
+      status: "failed",
+      error: { code: -32000, message: "The task expired: its TTL passed before it finished" },
+      _meta: { [MetaKey.subscriptionId]: 2 },
+    });
+    expect(told.filter((message) => message.params?.status === "failed")).toHaveLength(1);
+    const got = await replyOf(
+      await a.handle(
+        post(
+          { jsonrpc: "2.0", id: 3, method: "tasks/get", params: { taskId, _meta: META } },
+          headers2026("tasks/get", taskId),
+        ),
+      ),
+    );
+    expect(got.error).toEqual({ code: -32602, message: "Failed to retrieve task: Task not found" });
+    await stream.cancel();
   });
 
   it("asking for taskIds without the extension is -32021 (HTTP 400) naming it", async () => {

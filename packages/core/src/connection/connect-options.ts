@@ -48,6 +48,11 @@ export interface ConnectOptions {
 export interface ReceiveOptions {
   /** The caller of this message (HTTP authenticates each request); without a subject, the request gets -32603. */
   auth?: AuthInfo;
+  /**
+   * The peer's network address, asked only when a per-caller limit needs it (a task's creation): a caller without a
+   * subject is counted by it. Without it, every such caller of the server is counted as one.
+   */
+  address?: () => string | undefined;
   extra?: Record<string, unknown>;
   /** Anything the transport wants back on every line this message causes (`route.tag`): a stream, a phase. */
   tag?: unknown;

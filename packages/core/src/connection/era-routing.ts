@@ -218,6 +218,7 @@ export class EraRouter {
       clientCapabilities,
       meta,
       auth,
+      address: options?.address,
       extra: this.#extraFor(options),
       port: this.#port,
       inputs,

@@ -19,6 +19,7 @@ import {
   type SampleRequest,
   type SampleResult,
 } from "./ask.js";
+import { callerKey } from "./caller.js";
 import { type ClientLog, clientLog, logData } from "./client-log.js";
 import { nextProgress } from "./progress.js";
 import { type TraceContext, traceOf } from "./trace.js";
@@ -110,7 +111,7 @@ export type TaskRun = (ctx: RequestContext) => MaybePromise<unknown>;
 /** The server's task runner as a request sees it: where a tools/call becomes a task. */
 export interface TaskHost {
   /** Make the task (durable before this resolves), run `run` under it in the background: the CreateTaskResult. */
-  start(ctx: RequestContext, tool: string, policy: TaskPolicy, run: TaskRun): Promise<Record<string, unknown>>;
+  start(ctx: RequestContextImpl, tool: string, policy: TaskPolicy, run: TaskRun): Promise<Record<string, unknown>>;
 }
 
 /** What a context needs from its connection. */
@@ -132,6 +133,8 @@ export interface ContextInit {
   clientCapabilities: Readonly<Record<string, unknown>>;
   meta: Readonly<Record<string, unknown>> | undefined;
   auth: AuthInfo | undefined;
+  /** The peer's address, asked only for a per-caller limit (see `ReceiveOptions.address`). */
+  address?: (() => string | undefined) | undefined;
   extra: Record<string, unknown> | undefined;
   port: ContextPort;
   /** 2026-07-28: the answers this request's retry brought, for a method that may ask. */
@@ -168,6 +171,7 @@ export class RequestContextImpl implements RequestContext {
   // Once detached: the task's context, which serves what the handler does from then on.
   #delegate: RequestContext | undefined;
   readonly #port: ContextPort;
+  readonly #address: (() => string | undefined) | undefined;
   #extra: Record<string, unknown> | undefined;
   #controller: AbortController | undefined;
   #log: ClientLog | undefined;
@@ -192,7 +196,13 @@ export class RequestContextImpl implements RequestContext {
     this.checkTool = init.checkTool;
     this.tasks = init.tasks;
     this.#port = init.port;
+    this.#address = init.address;
     this.#extra = init.extra;
+  }
+
+  /** Who per-caller limits count this request against: its subject, else its address (`callerKey`). */
+  get caller(): string | undefined {
+    return callerKey(this.auth?.subject, this.#address);
   }
 
   get protocolVersion(): ProtocolVersion {

@@ -9,26 +9,28 @@ const ORPHAN_DEADLINE_MS = 30_000;
 /** What engines of one server do with tasks together, as processes would (skipped when `make` gives one engine). */
 export function engineSuiteTasksAcrossProcesses({ open, two }: Opener): void {
   describe("tasks across processes", () => {
-    it("keeps at most perOwner tasks per owner over every engine: full past it, others apart, a purged one frees", async () => {
+    it("keeps at most perCaller tasks per caller over every engine: full past it, others apart, a purged one frees", async () => {
       const engines = await open();
       const [first, last] = [engines[0] as Engine, engines.at(-1) as Engine];
-      const limit = { perOwner: 2 };
-      for (const owner of ["ada", undefined]) {
-        expect(await first.createTask(taskOf({ owner }), limit)).toBe("created");
-        expect(await last.createTask(taskOf({ owner, ttlMs: null }), limit)).toBe("created");
-        const over = taskOf({ owner });
-        expect(await last.createTask(over, limit)).toBe("full");
+      const limit = (caller: string) => ({ perCaller: 2, caller });
+      // The caller is the limit's key, not the task's owner: two anonymous addresses are two callers.
+      for (const caller of ["subject ada", "address 127.0.0.1"]) {
+        expect(await first.createTask(taskOf({ owner: undefined }), limit(caller))).toBe("created");
+        expect(await last.createTask(taskOf({ owner: undefined, ttlMs: null }), limit(caller))).toBe("created");
+        const over = taskOf({ owner: undefined });
+        expect(await last.createTask(over, limit(caller))).toBe("full");
         expect(await first.loadTask(over.id)).toBeUndefined();
       }
-      // Another owner's bucket (the empty subject too) is its own.
-      expect(await last.createTask(taskOf({ owner: "" }), limit)).toBe("created");
-      expect(await first.createTask(taskOf({ owner: "bob" }), limit)).toBe("created");
+      // Another caller's bucket is its own; a task made without a limit counts for none.
+      expect(await last.createTask(taskOf({ owner: undefined }), limit("address 127.0.0.2"))).toBe("created");
+      expect(await first.createTask(taskOf({ owner: undefined }), limit("subject bob"))).toBe("created");
+      expect(await first.createTask(taskOf({ owner: undefined }))).toBe("created");
       // A task past its TTL is purged and frees its place.
       const past = taskOf({ owner: "cy", createdAt: Date.now() - 10_000, ttlMs: 5000 });
-      expect(await first.createTask(past, limit)).toBe("created");
-      expect(await last.createTask(taskOf({ owner: "cy" }), limit)).toBe("created");
-      expect(await first.createTask(taskOf({ owner: "cy" }), limit)).toBe("created");
-      expect(await last.createTask(taskOf({ owner: "cy" }), limit)).toBe("full");
+      expect(await first.createTask(past, limit("subject cy"))).toBe("created");
+      expect(await last.createTask(taskOf({ owner: "cy" }), limit("subject cy"))).toBe("created");
+      expect(await first.createTask(taskOf({ owner: "cy" }), limit("subject cy"))).toBe("created");
+      expect(await last.createTask(taskOf({ owner: "cy" }), limit("subject cy"))).toBe("full");
     });
 
     it("gives a task its process left running to exactly one other process, once, unless finished or ended", {

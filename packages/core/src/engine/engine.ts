@@ -148,6 +148,12 @@ export type TaskChange =
     }
   | { readonly kind: "cancel"; readonly statusMessage?: string };
 
+/** The per-caller bound on stored tasks: `caller` is the key the server counts by (see `callerKey`). */
+export interface TaskLimit {
+  readonly perCaller: number;
+  readonly caller: string;
+}
+
 /** What travels on a task's channel to the processes following it. */
 export type TaskSignal =
   /** The client answered `key` (taken by `answerTask`): the handler waiting on it resumes. */
@@ -220,10 +226,11 @@ export interface Engine {
 
   // ── Tasks ──
   /**
-   * Keep a new task: when this returns, a `loadTask` on any process finds it. With `limit`, "full" (and nothing kept)
-   * when its owner (all ownerless tasks together) already has `perOwner` tasks stored, over every process.
+   * Keep a new task: when this returns, a `loadTask` on any process finds it. With `limit`, it is counted under
+   * `limit.caller` until purged, and "full" (nothing kept) when that caller already has `perCaller` tasks stored,
+   * over every process.
    */
-  createTask(task: TaskRecord, limit?: { readonly perOwner: number }): MaybePromise<"created" | "full">;
+  createTask(task: TaskRecord, limit?: TaskLimit): MaybePromise<"created" | "full">;
   /** The task, or undefined when unknown, or past its TTL and purged. */
   loadTask(id: string): MaybePromise<TaskRecord | undefined>;
   /**

@@ -1,4 +1,4 @@
-import type { TaskChange, TaskRecord, TaskSignal } from "./engine.js";
+import type { TaskChange, TaskLimit, TaskRecord, TaskSignal } from "./engine.js";
 import { LocalBus } from "./memory-bus.js";
 
 const TERMINAL = new Set(["completed", "cancelled", "failed"]);
@@ -65,8 +65,9 @@ export function changed(task: TaskRecord, change: TaskChange, now: number): Task
  */
 export class TaskTable {
   readonly #tasks = new Map<string, TaskRecord>();
-  // The ids each owner has stored (undefined: the ownerless), for the per-owner limit; released when purged.
-  readonly #owned = new Map<string | undefined, Set<string>>();
+  // The ids each caller has stored, for the per-caller limit, and each counted task's caller; released when purged.
+  readonly #owned = new Map<string, Set<string>>();
+  readonly #callerOf = new Map<string, string>();
   readonly #bus = new LocalBus<TaskSignal>();
   readonly #now: () => number;
   #sweeper: ReturnType<typeof setTimeout> | undefined;
@@ -77,18 +78,21 @@ export class TaskTable {
     this.#now = now;
   }
 
-  /** Keep it, unless its owner already has `perOwner` tasks stored ("full"). */
-  create(task: TaskRecord, perOwner?: number): "created" | "full" {
+  /** Keep it, unless `limit.caller` already has `limit.perCaller` tasks stored ("full"). */
+  create(task: TaskRecord, limit?: TaskLimit): "created" | "full" {
     if (this.#tasks.has(task.id)) throw new Error(`a task with id ${task.id} already exists`);
-    const owned = this.#owned.get(task.owner) ?? new Set<string>();
-    if (perOwner !== undefined && owned.size >= perOwner) {
+    const owned = limit === undefined ? undefined : (this.#owned.get(limit.caller) ?? new Set<string>());
+    if (limit !== undefined && owned !== undefined && owned.size >= limit.perCaller) {
       // Those past their TTL but not yet swept do not count.
       for (const id of [...owned]) this.load(id);
-      if (owned.size >= perOwner) return "full";
+      if (owned.size >= limit.perCaller) return "full";
     }
     this.#tasks.set(task.id, structuredClone(task));
-    owned.add(task.id);
-    this.#owned.set(task.owner, owned);
+    if (limit !== undefined && owned !== undefined) {
+      owned.add(task.id);
+      this.#owned.set(limit.caller, owned);
+      this.#callerOf.set(task.id, limit.caller);
+    }
     this.#plan(purgeAfter(task));
     return "created";
   }
@@ -103,9 +107,13 @@ export class TaskTable {
     if (task === undefined) return undefined;
     if (task.ttlMs !== null && this.#now() > task.createdAt + task.ttlMs) {
       this.#tasks.delete(id);
-      const owned = this.#owned.get(task.owner);
-      owned?.delete(id);
-      if (owned?.size === 0) this.#owned.delete(task.owner);
+      const caller = this.#callerOf.get(id);
+      if (caller !== undefined) {
+        this.#callerOf.delete(id);
+        const owned = this.#owned.get(caller);
+        owned?.delete(id);
+        if (owned?.size === 0) this.#owned.delete(caller);
+      }
       return undefined;
     }
     return task;
@@ -158,6 +166,7 @@ export class TaskTable {
     this.#sweepAt = undefined;
     this.#tasks.clear();
     this.#owned.clear();
+    this.#callerOf.clear();
     this.#bus.close();
   }
 

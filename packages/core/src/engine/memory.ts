@@ -8,6 +8,7 @@ import type {
   SessionSignal,
   StoredEvent,
   TaskChange,
+  TaskLimit,
   TaskRecord,
   TaskSignal,
 } from "./engine.js";
@@ -47,7 +48,7 @@ export interface MemoryEngine extends Engine {
   running(request: RunningRequest): void;
   finished(session: string, request: string): void;
   onOrphan(listener: (request: RunningRequest) => void): () => void;
-  createTask(task: TaskRecord, limit?: { readonly perOwner: number }): "created" | "full";
+  createTask(task: TaskRecord, limit?: TaskLimit): "created" | "full";
   loadTask(id: string): TaskRecord | undefined;
   changeTask(id: string, change: TaskChange): TaskRecord | undefined;
   answerTask(id: string, responses: Readonly<Record<string, unknown>>): readonly string[];
@@ -232,9 +233,9 @@ class InMemoryEngine implements MemoryEngine {
     return () => {};
   }
 
-  createTask(task: TaskRecord, limit?: { readonly perOwner: number }): "created" | "full" {
+  createTask(task: TaskRecord, limit?: TaskLimit): "created" | "full" {
     this.#open();
-    return this.#tasks.create(task, limit?.perOwner);
+    return this.#tasks.create(task, limit);
   }
 
   loadTask(id: string): TaskRecord | undefined {

@@ -86,7 +86,7 @@ function asTask(
   const host = ctx instanceof RequestContextImpl ? ctx.tasks : undefined;
   if (host === undefined) return undefined;
   if (policy.detach === "manual") return detachable(host, tool, policy, ctx as RequestContextImpl, run);
-  return host.start(ctx, tool.wire.name, policy, run) as unknown as Promise<CallToolResult>;
+  return host.start(ctx as RequestContextImpl, tool.wire.name, policy, run) as unknown as Promise<CallToolResult>;
 }
 
 // `detach: "manual"`: a request until the handler calls `ctx.detach()`; from then its reply is the task, and what

@@ -6,7 +6,7 @@ import { isTerminal } from "../engine/memory-tasks.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
 import { declaresTasks, type TaskPolicy, type taskDefaultsOf, tasksRequired } from "../protocol/tasks.js";
 import { tooDeep, tooDeepText } from "../wire/depth.js";
-import { McpError, messageOf } from "../wire/errors.js";
+import { McpError, messageOf, shown } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
 import { RunningTask } from "./running-task.js";
@@ -27,13 +27,35 @@ export const ORPHAN_ERROR = {
 
 type TaskSettings = ReturnType<typeof taskDefaultsOf>;
 
+/** The key of the caller neither authenticated nor placed by an address (stdio's one client). */
+const UNKNOWN_CALLER = "unknown";
+
+/**
+ * The answers to the task's outstanding questions, each checked before any is taken (a refused update leaves the
+ * task as it was); undefined when none is outstanding. Answers to other keys are ignored, whatever they hold.
+ */
+function outstandingAnswers(task: TaskRecord, responses: Record<string, unknown>): Record<string, unknown> | undefined {
+  const taken = Object.keys(responses).filter((key) => Object.hasOwn(task.inputRequests, key));
+  if (taken.length === 0) return undefined;
+  for (const key of taken) {
+    if (!isPlainObject(responses[key])) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid params: inputResponses[${shown(key)}] must be an object (the client's result for that input request), not ${shown(responses[key])}`,
+      );
+    }
+  }
+  // fromEntries defines own properties: a key such as "__proto__" stays a key.
+  return Object.fromEntries(taken.map((key) => [key, responses[key]]));
+}
+
 /** The server's task runner and its tasks/* methods. */
 export class TaskRunner implements TaskService {
   readonly #engine: () => Engine;
   readonly #ready: () => MaybePromise<void>;
   readonly #defaults: TaskSettings;
   readonly #log: (entry: LogEntry) => void;
-  // How many tasks each caller (by subject; "" for the unauthenticated) has running here: bounded by maxPerCaller.
+  // How many tasks each caller (`callerKey`) has running here: bounded by maxPerCaller.
   readonly #running = new Map<string, number>();
 
   /** `ready` starts the engine (once): a 2026-07-28 request may be a fresh process's first, and tasks need it. */
@@ -61,8 +83,14 @@ export class TaskRunner implements TaskService {
     });
   }
 
-  async start(ctx: RequestContext, tool: string, policy: TaskPolicy, run: TaskRun): Promise<Record<string, unknown>> {
-    const caller = ctx.auth?.subject ?? "";
+  async start(
+    ctx: RequestContextImpl,
+    tool: string,
+    policy: TaskPolicy,
+    run: TaskRun,
+  ): Promise<Record<string, unknown>> {
+    // An anonymous caller is counted by its address; one the transport cannot place shares the unknown caller's count.
+    const caller = ctx.caller ?? UNKNOWN_CALLER;
     const running = this.#running.get(caller) ?? 0;
     if (running >= this.#defaults.maxPerCaller) {
       throw new McpError(
@@ -79,7 +107,7 @@ export class TaskRunner implements TaskService {
     };
     try {
       await this.#ready();
-      return await this.#begin(ctx, tool, policy, run, ended);
+      return await this.#begin(ctx, tool, policy, run, caller, ended);
     } catch (error) {
       ended();
       throw error;
@@ -91,6 +119,7 @@ export class TaskRunner implements TaskService {
     tool: string,
     policy: TaskPolicy,
     run: TaskRun,
+    caller: string,
     ended: () => void,
   ): Promise<Record<string, unknown>> {
     const engine = this.#engine();
@@ -109,7 +138,7 @@ export class TaskRunner implements TaskService {
     };
     // Durable before the reply that announces it: a tasks/get anywhere finds it.
     const max = this.#defaults.maxStoredPerCaller;
-    if ((await engine.createTask(record, { perOwner: max })) === "full") {
+    if ((await engine.createTask(record, { perCaller: max, caller })) === "full") {
       throw new McpError(
         ErrorCode.ServerError,
         `Too many tasks kept for one caller (at most ${max}, finished ones included); they are kept until their TTL passes; try again later`,
@@ -156,9 +185,10 @@ export class TaskRunner implements TaskService {
     return andThen(this.#ready(), () => {
       const engine = this.#engine();
       return andThen(engine.loadTask(id), (found) => {
-        if (ownTask(found, ctx) === undefined) throw taskNotFound();
-        // Answers to keys not outstanding are ignored (never issued, already answered).
-        return andThen(engine.answerTask(id, responses), () => ({}));
+        const task = ownTask(found, ctx);
+        if (task === undefined) throw taskNotFound();
+        const answers = outstandingAnswers(task, responses);
+        return answers === undefined ? {} : andThen(engine.answerTask(id, answers), () => ({}));
       });
     });
   }

@@ -99,8 +99,33 @@ describe("hostile task ids and answers", () => {
     expect(done.result).toMatchObject({ content: [{ text: "confirmed true" }] });
   });
 
+  it("an answer that is not an object is refused (-32602) before anything is taken: the task still asks", async () => {
+    const server = askingServer();
+    const c = await client(server);
+    const { taskId } = await c.request("tools/call", { name: "confirm" });
+    const asking = await until(
+      () => c.request("tasks/get", { taskId }),
+      (t) => t.status === "input_required",
+    );
+    for (const answer of ["yes", 1, null, [], true]) {
+      const error = await rpcError(c.request("tasks/update", { taskId, inputResponses: { "elicit-1": answer } }));
+      expect(error.code).toBe(-32602);
+      expect(error.message).toMatch(/^Invalid params: inputResponses\["elicit-1"\] must be an object/);
+      expect(await c.request("tasks/get", { taskId })).toEqual(asking);
+    }
+    await c.request("tasks/update", {
+      taskId,
+      inputResponses: { "elicit-1": { action: "accept", content: { confirm: false } } },
+    });
+    const done = await until(
+      () => c.request("tasks/get", { taskId }),
+      (t) => t.status === "completed",
+    );
+    expect(done.result).toMatchObject({ content: [{ text: "confirmed false" }] });
+  });
+
   it("an answer of the wrong shape ends the task clearly (never hangs), naming what did not fit", async () => {
-    for (const answer of ["yes", { action: "accept", content: { confirm: "not a boolean" } }, { action: "maybe" }]) {
+    for (const answer of [{ action: "accept", content: { confirm: "not a boolean" } }, { action: "maybe" }]) {
       const server = askingServer();
       const c = await client(server);
       const { taskId } = await c.request("tools/call", { name: "confirm" });

@@ -8,7 +8,7 @@ import { rpcError } from "../testing/expect-errors.test-util.js";
 import type { TestSubscription } from "../testing/listen.js";
 import type { JsonRpcNotification } from "../wire/json-rpc.js";
 import { createServer } from "./server.js";
-import { MAX_LISTEN_TASKS } from "./task-watch.js";
+import { EXPIRED_ERROR, MAX_LISTEN_TASKS } from "./task-watch.js";
 
 // subscriptions/listen with taskIds (the tasks extension): notifications/tasks for the caller's own tasks.
 
@@ -55,6 +55,17 @@ function listenServer() {
     },
   });
   server.tool({ name: "quick", description: "Done at once", task: "optional", handler: () => "quick" });
+  // Never ends by itself: asks, or works until stopped, and is kept 300 ms.
+  server.tool({
+    name: "stuck",
+    description: "Asks, or works, until its TTL passes",
+    input: { ask: z.boolean() },
+    task: { support: "optional", ttlMs: 300 },
+    handler: async ({ ask }, ctx) => {
+      if (ask) await ctx.elicit({ message: "Anyone?", schema: { yes: z.boolean() } });
+      await new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
+    },
+  });
   return { server, gate, counts, logged };
 }
 
@@ -154,5 +165,33 @@ describe("subscriptions/listen with taskIds", () => {
     await stream.close();
     await until(() => counts.following === following);
     expect(stream.notifications).toEqual([]);
+  });
+
+  it("a task whose TTL passes before it ends is told failed (expired) once, then let go; tasks/get no longer finds it", async () => {
+    const { server, counts } = listenServer();
+    const c = await createTestClient(server, alice);
+    const working = (await c.request("tools/call", { name: "stuck", arguments: { ask: false } })).taskId as string;
+    const asking = (await c.request("tools/call", { name: "stuck", arguments: { ask: true } })).taskId as string;
+    const stream = await c.listen({ taskIds: [working, asking] });
+    expect(stream.acknowledged).toEqual({ taskIds: [working, asking] });
+    const expired: Record<string, unknown>[] = [];
+    while (expired.length < 2) {
+      const told = await nextWith(stream, "failed");
+      expired.push(told.params as Record<string, unknown>);
+    }
+    expect(expired.map((task) => task.taskId).sort()).toEqual([working, asking].sort());
+    for (const task of expired) {
+      expect(task).toMatchObject({ status: "failed", statusMessage: EXPIRED_ERROR.message, error: EXPIRED_ERROR });
+      expect(task).not.toHaveProperty("inputRequests");
+      expect(Date.parse(task.lastUpdatedAt as string)).toBeGreaterThan(Date.parse(task.createdAt as string) + 300);
+    }
+    // The stream and the runners let both go; the tasks are gone as any expired one.
+    await until(() => counts.following === 0);
+    for (const taskId of [working, asking]) {
+      expect((await rpcError(c.request("tasks/get", { taskId }))).message).toBe(
+        "Failed to retrieve task: Task not found",
+      );
+    }
+    expect(stream.notifications.filter((n) => n.params?.status === "failed")).toHaveLength(2);
   });
 });
