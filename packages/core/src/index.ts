@@ -41,6 +41,7 @@ export {
   type Unfollow,
 } from "./engine/engine.js";
 export { createMemoryEngine, type MemoryEngine, type MemoryEngineOptions } from "./engine/memory.js";
+export { SESSION_BOUNDS } from "./engine/session-bounds.js";
 export type { Middleware, Operation, OperationKind } from "./middleware/compose.js";
 export type { CacheHint } from "./protocol/cache-hints.js";
 export type { Phase } from "./protocol/era.js";

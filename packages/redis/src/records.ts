@@ -32,10 +32,10 @@ export function encodeFixed(record: SessionRecord): string {
   return JSON.stringify(fixed);
 }
 
-/** A record from what the load script answered: [fixed JSON, initialized, level, subscriptions]. */
+/** A record from what the load script answered: [fixed JSON, initialized, level]. */
 export function decodeRecord(reply: unknown): SessionRecord | undefined {
   if (!Array.isArray(reply)) return undefined;
-  const [fixedJson, initialized, level, subscriptions] = reply as [string, string, string, string[]];
+  const [fixedJson, initialized, level] = reply as [string, string, string];
   const fixed = JSON.parse(fixedJson) as Fixed;
   return {
     id: fixed.id,
@@ -46,6 +46,5 @@ export function decodeRecord(reply: unknown): SessionRecord | undefined {
     clientCapabilities: fixed.clientCapabilities,
     initialized: initialized === "1",
     logLevel: level === "" ? undefined : (level as LogLevel),
-    subscriptions,
   };
 }

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import {
   type Engine,
   EngineUnavailable,
-  McpError,
   type RunningRequest,
+  SESSION_BOUNDS,
   type ServerSignal,
   type SessionChange,
   type SessionLimits,
@@ -14,6 +14,7 @@ import {
   type TaskRecord,
   type TaskSignal,
 } from "@toolsmith/core";
+import { subscriptionUriRefusal, tooManySubscriptions } from "@toolsmith/core/internal";
 import type { Redis } from "ioredis";
 
 import { Channels } from "./channels.js";
@@ -26,8 +27,6 @@ import * as taskScripts from "./task-scripts.js";
 
 type HandleOp = Extract<ServerSignal, { type: "handle" }>;
 
-/** Subscriptions one session may hold (as many as one connection may, and as the memory engine keeps). */
-const MAX_SESSION_SUBSCRIPTIONS = 10_000;
 // Keys outlive a session's idle time by this much, so the sweep (not Redis's expiry) ends it and tells its followers.
 const GRACE_MS = 60_000;
 // What a stopped process left running stays this long for another to claim (no client waits longer for its answer).
@@ -122,7 +121,6 @@ class RedisEngine implements Engine {
   }
 
   async createSession(record: SessionRecord, limits: SessionLimits): Promise<"created" | "full" | "full-for-caller"> {
-    if (new Set(record.subscriptions).size > MAX_SESSION_SUBSCRIPTIONS) tooManySubscriptions();
     const outcome = await this.#run(scripts.CREATE, [
       record.id,
       encodeFixed(record),
@@ -133,7 +131,6 @@ class RedisEngine implements Engine {
       bounded(limits.max),
       bounded(limits.perCaller),
       GRACE_MS,
-      ...new Set(record.subscriptions),
     ]);
     if (outcome === "exists") throw new Error(`A session with id ${JSON.stringify(record.id)} already exists`);
     return outcome as "created" | "full" | "full-for-caller";
@@ -144,9 +141,14 @@ class RedisEngine implements Engine {
   }
 
   async changeSession(id: string, change: SessionChange): Promise<void> {
+    if (change.kind === "subscribe") {
+      const refused = subscriptionUriRefusal(change.uri);
+      if (refused) throw refused;
+    }
     const value = change.kind === "logLevel" ? change.level : change.kind === "initialized" ? "" : change.uri;
-    const outcome = await this.#run(scripts.CHANGE, [id, change.kind, value, MAX_SESSION_SUBSCRIPTIONS]);
-    if (outcome === -1) tooManySubscriptions();
+    const { subscriptions, subscriptionBytes } = SESSION_BOUNDS;
+    const outcome = await this.#run(scripts.CHANGE, [id, change.kind, value, subscriptions, subscriptionBytes]);
+    if (outcome === -1) throw tooManySubscriptions();
   }
 
   async deleteSession(id: string): Promise<boolean> {
@@ -414,11 +416,4 @@ function tell<T>(listeners: ReadonlySet<(value: T) => void>, value: T): void {
       // The listener's bug.
     }
   }
-}
-
-function tooManySubscriptions(): never {
-  throw new McpError(
-    -32000,
-    `Too many resource subscriptions on this session (at most ${MAX_SESSION_SUBSCRIPTIONS}); unsubscribe from one first`,
-  );
 }

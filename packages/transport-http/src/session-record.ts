@@ -34,7 +34,6 @@ export function recordOf(
     clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
     initialized: false,
     logLevel: undefined,
-    subscriptions: [],
   };
 }
 

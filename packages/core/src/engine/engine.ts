@@ -14,7 +14,10 @@ export interface StoredPrincipal {
   readonly clientId?: string;
 }
 
-/** One handshake-era session: what `initialize` negotiated and what the client set since. */
+/**
+ * One handshake-era session: what `initialize` negotiated and what the client set since. Its resource subscriptions
+ * are kept beside it, never in it: loading a session costs the same however much it subscribed to.
+ */
 export interface SessionRecord {
   readonly id: string;
   /** The principal it is bound to; undefined for a session opened without authentication (its id alone). */
@@ -28,8 +31,6 @@ export interface SessionRecord {
   readonly initialized: boolean;
   /** `logging/setLevel`'s level. */
   readonly logLevel: LogLevel | undefined;
-  /** The resource URIs it subscribed to. */
-  readonly subscriptions: readonly string[];
 }
 
 /** What a session's client changed after `initialize`. */
@@ -180,7 +181,11 @@ export interface Engine {
   createSession(record: SessionRecord, limits: SessionLimits): MaybePromise<"created" | "full" | "full-for-caller">;
   /** The session, its idle expiry restarted; undefined when it ended, expired or never was. */
   loadSession(id: string): MaybePromise<SessionRecord | undefined>;
-  /** Apply what its client changed; acknowledged when it returns (a later load anywhere sees it). */
+  /**
+   * Apply what its client changed; acknowledged when it returns (a later load anywhere sees it). A subscription
+   * past `SESSION_BOUNDS` is refused with an `McpError` (its URI too long: -32602; too many, or too many bytes of
+   * URIs: -32000) and changes nothing.
+   */
   changeSession(id: string, change: SessionChange): MaybePromise<void>;
   /** End it (its events go too); `ended` travels on its channel. False when there was none. */
   deleteSession(id: string): MaybePromise<boolean>;
