@@ -5,6 +5,8 @@
 export { InputRequired } from "./context/ask.js";
 export { isEngineUnavailable } from "./engine/engine.js";
 export {
+  keptCapabilities,
+  keptClientInfo,
   subscriptionUriRefusal,
   tooManySubscriptions,
   utf8Length,

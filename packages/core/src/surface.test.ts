@@ -178,6 +178,8 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "isEngineUnavailable",
       "isPlainObject",
       "isUriTemplate",
+      "keptCapabilities",
+      "keptClientInfo",
       "keyOf",
       "mayHear",
       "mayRead",

@@ -1,4 +1,5 @@
 import type { LogLevel, SessionRecord, StoredPrincipal } from "@toolsmith/core";
+import { keptCapabilities, keptClientInfo } from "@toolsmith/core/internal";
 
 /** What of a record never changes after `initialize`, as Redis keeps it (JSON). */
 interface Fixed {
@@ -10,7 +11,10 @@ interface Fixed {
   readonly clientCapabilities: SessionRecord["clientCapabilities"];
 }
 
-/** The fixed part of a record as JSON: only what SessionRecord names (a principal by subject, scopes, client id). */
+/**
+ * The fixed part of a record as JSON: only what SessionRecord names (a principal by subject, scopes, client id; the
+ * client's info and capabilities bounded).
+ */
 export function encodeFixed(record: SessionRecord): string {
   const { principal } = record;
   const fixed: Fixed = {
@@ -26,8 +30,8 @@ export function encodeFixed(record: SessionRecord): string {
         }),
     ...(record.caller === undefined ? {} : { caller: record.caller }),
     version: record.version,
-    clientInfo: record.clientInfo,
-    clientCapabilities: record.clientCapabilities,
+    clientInfo: keptClientInfo(record.clientInfo),
+    clientCapabilities: keptCapabilities(record.clientCapabilities),
   };
   return JSON.stringify(fixed);
 }

@@ -74,4 +74,19 @@ describe("what a session costs in Redis", () => {
     const bytes = await memoryOf([`${PREFIX}sub:${record.id}`, ...uris.map((uri) => `${PREFIX}u:${uri}`)]);
     expect(bytes).toBeLessThan(SUBSCRIPTIONS_MEMORY);
   });
+
+  it("a session whose client declared megabytes keeps a record of a few KiB", async () => {
+    // The costliest shape: capabilities that fill their bound, info of three-byte characters at its length.
+    const wide = "中".repeat(1024 * 1024);
+    const many = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, "v".repeat(20)]));
+    const record = recordOf({
+      clientInfo: { name: wide, version: wide, title: wide },
+      clientCapabilities: { elicitation: { url: {} }, ...many },
+    });
+    await engine.createSession(record, ROOMY);
+    // Measured 7.7 KB: 4 KiB of capabilities, 2.3 KB of info (name, version, title), the principal and the hash.
+    expect(await memoryOf([`${PREFIX}s:${record.id}`])).toBeLessThan(10 * 1024);
+    const { capabilitiesBytes, clientInfoChars } = SESSION_BOUNDS;
+    expect(await loadReplyBytes(record.id)).toBeLessThan(capabilitiesBytes + 3 * clientInfoChars + 1024);
+  });
 });

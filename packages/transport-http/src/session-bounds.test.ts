@@ -19,6 +19,15 @@ function cluster(): HttpHandler[] {
     engines.push(engine);
     const server = createServer({ name: "bounds", version: "1", engine });
     server.resource({ uri: "note://one", handler: () => "one" });
+    server.tool({
+      name: "declared",
+      description: "What the session kept of its client's declarations",
+      handler: (_args, ctx) => ({
+        bytes: JSON.stringify([ctx.clientInfo, ctx.clientCapabilities]).length,
+        name: ctx.clientInfo?.name.length,
+        elicitation: ctx.clientCapabilities.elicitation,
+      }),
+    });
     const handle = createHttpHandler(server);
     handlers.push(handle);
     return handle;
@@ -37,6 +46,28 @@ async function rpc(handle: HttpHandler, headers: Record<string, string>, id: num
   const response = await handle(post({ jsonrpc: "2.0", id, method, params }, headers));
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
+
+describe("a client's declarations, over HTTP on Redis", () => {
+  it("a session declared in megabytes keeps them bounded on every process, with what the server reads of them", async () => {
+    const [a, b] = cluster() as [HttpHandler, HttpHandler];
+    const capabilities = { junk: "x".repeat(3 * 1024 * 1024), elicitation: { form: {}, url: {} } };
+    const message = initialize(1, "2025-11-25", capabilities) as { params: Record<string, unknown> };
+    message.params.clientInfo = { name: "n".repeat(100_000), version: "1", description: "d".repeat(100_000) };
+    const opened = await a(post(message, H));
+    expect(opened.status).toBe(200);
+    const headers = { ...H, "mcp-session-id": opened.headers.get("mcp-session-id") as string };
+    await a(post({ jsonrpc: "2.0", method: "notifications/initialized" }, headers));
+    for (const [id, handle] of [a, b].entries()) {
+      const reply = await rpc(handle, headers, 10 + id, "tools/call", { name: "declared" });
+      const seen = (reply.body.result as { structuredContent: Record<string, unknown> }).structuredContent;
+      expect(seen).toMatchObject({ name: SESSION_BOUNDS.clientInfoChars, elicitation: { form: {}, url: {} } });
+      expect(seen.bytes).toBeLessThan(SESSION_BOUNDS.capabilitiesBytes + 1024);
+    }
+    // What Redis keeps, and every request of the session loads.
+    const record = await engines.at(-1)?.loadSession(headers["mcp-session-id"]);
+    expect(JSON.stringify(record).length).toBeLessThan(SESSION_BOUNDS.capabilitiesBytes + 1024);
+  });
+});
 
 describe("one session's subscriptions, over HTTP on Redis", () => {
   it("are refused past the session's bounds, and the session lives on, as does everyone else's", async () => {

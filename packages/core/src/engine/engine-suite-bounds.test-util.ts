@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { McpError } from "../wire/errors.js";
 import type { Engine } from "./engine.js";
 import { type Opener, ROOMY, recordOf } from "./engine-suite-helpers.test-util.js";
-import { SESSION_BOUNDS } from "./session-bounds.js";
+import { SESSION_BOUNDS, utf8Length } from "./session-bounds.js";
 
 // A URI of exactly `bytes` UTF-8 bytes, distinct per `n`.
 const uriOf = (n: number, bytes: number): string => {
@@ -77,6 +77,31 @@ export function engineSuiteBounds({ open }: Opener): void {
       await engine.createSession(other, ROOMY);
       await engine.changeSession(other.id, { kind: "subscribe", uri: uriOf(fit + 1, size) });
       expect(await engine.subscribers(uriOf(fit + 1, size))).toEqual([other.id]);
+    });
+
+    it("keeps the client's info and capabilities bounded, whatever the record given carries", async () => {
+      const [engine] = (await open()) as [Engine];
+      const capabilities = {
+        junk: "x".repeat(1024 * 1024),
+        elicitation: { form: {}, url: {} },
+        sampling: { tools: {} },
+        roots: { listChanged: true },
+        extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } },
+      };
+      const clientInfo = { name: "n".repeat(100_000), version: "1", title: "T", description: "d".repeat(100_000) };
+      const record = recordOf({ clientInfo, clientCapabilities: capabilities });
+      await engine.createSession(record, ROOMY);
+      const loaded = await engine.loadSession(record.id);
+      const { junk: _junk, ...wanted } = capabilities;
+      expect(loaded?.clientCapabilities).toEqual(wanted);
+      expect(loaded?.clientInfo).toEqual({
+        name: "n".repeat(SESSION_BOUNDS.clientInfoChars),
+        version: "1",
+        title: "T",
+      });
+      // The whole record: its bounded parts, and the test principal's few bytes.
+      const limit = SESSION_BOUNDS.capabilitiesBytes + 3 * 3 * SESSION_BOUNDS.clientInfoChars + 512;
+      expect(utf8Length(JSON.stringify(loaded))).toBeLessThan(limit);
     });
 
     it("refuses a subscription past `subscriptions` in count with -32000", async () => {

@@ -15,8 +15,9 @@ export interface StoredPrincipal {
 }
 
 /**
- * One handshake-era session: what `initialize` negotiated and what the client set since. Its resource subscriptions
- * are kept beside it, never in it: loading a session costs the same however much it subscribed to.
+ * One handshake-era session: what `initialize` negotiated and what the client set since; bounded in bytes (the
+ * client's info and capabilities as `SESSION_BOUNDS` keeps them). Its resource subscriptions are kept beside it,
+ * never in it: loading a session costs the same however much it subscribed to.
  */
 export interface SessionRecord {
   readonly id: string;
@@ -177,7 +178,10 @@ export interface Engine {
   close(): MaybePromise<void>;
 
   // ── Sessions ──
-  /** Keep a new session within `limits`: "full" or "full-for-caller" when it may not be opened. */
+  /**
+   * Keep a new session within `limits`: "full" or "full-for-caller" when it may not be opened. The client's info and
+   * capabilities are kept within `SESSION_BOUNDS`, whatever the record given carries.
+   */
   createSession(record: SessionRecord, limits: SessionLimits): MaybePromise<"created" | "full" | "full-for-caller">;
   /** The session, its idle expiry restarted; undefined when it ended, expired or never was. */
   loadSession(id: string): MaybePromise<SessionRecord | undefined>;

@@ -1,5 +1,12 @@
 import type { SessionChange, SessionLimits, SessionRecord, StoredEvent } from "./engine.js";
-import { SESSION_BOUNDS, subscriptionUriRefusal, tooManySubscriptions, utf8Length } from "./session-bounds.js";
+import {
+  keptCapabilities,
+  keptClientInfo,
+  SESSION_BOUNDS,
+  subscriptionUriRefusal,
+  tooManySubscriptions,
+  utf8Length,
+} from "./session-bounds.js";
 
 // An event id is the text of a positive integer, exactly as this table writes it.
 const EVENT_ID = /^[1-9][0-9]{0,15}$/;
@@ -215,7 +222,7 @@ export class SessionTable {
 
 /**
  * What of a record is kept: only what SessionRecord names (a principal by subject, scopes and client id, never a token
- * or other claims a caller passed along), copied so the caller's later changes to
+ * or other claims a caller passed along; the client's declarations bounded), copied so the caller's later changes to
  * its objects change nothing here.
  */
 function keptOf(record: SessionRecord): SessionRecord {
@@ -232,8 +239,8 @@ function keptOf(record: SessionRecord): SessionRecord {
           },
     caller: record.caller,
     version: record.version,
-    clientInfo: structuredClone(record.clientInfo),
-    clientCapabilities: structuredClone(record.clientCapabilities),
+    clientInfo: keptClientInfo(record.clientInfo),
+    clientCapabilities: keptCapabilities(record.clientCapabilities),
     initialized: record.initialized,
     logLevel: record.logLevel,
   };
