@@ -24,6 +24,7 @@ export { type ErrorReport, type LogEntry, type Logger, textLogger } from "./cont
 export type { TraceContext } from "./context/trace.js";
 export {
   type Engine,
+  type EngineOwner,
   EngineUnavailable,
   type RunningRequest,
   type ServerSignal,

@@ -62,6 +62,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "ElicitUrl",
       "EmbeddedResource",
       "Engine",
+      "EngineOwner",
       "Era",
       "ErrorReport",
       "GetPromptResult",

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   type Engine,
+  type EngineOwner,
   EngineUnavailable,
   type RunningRequest,
   SESSION_BOUNDS,
@@ -19,6 +20,7 @@ import type { Redis } from "ioredis";
 
 import { Channels } from "./channels.js";
 import { asUnavailable, createClient, lastErrorOf, RECONNECT_MAX_MS, redacted, run } from "./client.js";
+import { type Eviction, evictionVerdict, readEviction } from "./eviction.js";
 import { bounded, DEFAULTS, type RedisEngineOptions, withoutUndefined } from "./options.js";
 import { decodeRecord, encodeFixed } from "./records.js";
 import * as scripts from "./scripts.js";
@@ -92,9 +94,9 @@ class RedisEngine implements Engine {
     this.#where = redacted(settings.url);
   }
 
-  start(server: { readonly name: string }): Promise<void> {
+  start(server: EngineOwner): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("This Redis engine is closed: make a new one"));
-    this.#starting ??= this.#connect(this.#settings.namespace ?? server.name).then(
+    this.#starting ??= this.#connect(this.#settings.namespace ?? server.name, server).then(
       (open) => {
         this.#open = open;
         return open;
@@ -270,7 +272,7 @@ class RedisEngine implements Engine {
     return () => void this.#resumeListeners.delete(listener);
   }
 
-  async #connect(namespace: string): Promise<Open> {
+  async #connect(namespace: string, server: EngineOwner): Promise<Open> {
     const { url, commandTimeoutMs, leaseMs } = this.#settings;
     // Encoded, the namespace holds no ":", "{" or "}": it can neither end its hash tag early nor pose as a key type.
     const prefix = `ts:{${encodeURIComponent(namespace)}}:`;
@@ -279,6 +281,7 @@ class RedisEngine implements Engine {
     const subscriber = createClient(url, commandTimeoutMs, `toolsmith:${this.node}:bus`, tls);
     const channels = new Channels(subscriber);
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let eviction: Eviction | undefined;
     // Each step has its own timeout, but a paused Redis can make them add up: the start as a whole gets one.
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${commandTimeoutMs} ms`)), commandTimeoutMs);
@@ -288,6 +291,7 @@ class RedisEngine implements Engine {
         late,
         (async () => {
           await Promise.all([main.connect(), subscriber.connect()]);
+          eviction = await readEviction(main);
           await channels.listen(`${prefix}bus`, (message) => this.#heard(message));
           await run(main, scripts.TICK, prefix, [this.node, leaseMs, "0", RUN_KEEP_MS, "0"]);
         })(),
@@ -304,6 +308,15 @@ class RedisEngine implements Engine {
     } finally {
       clearTimeout(timer);
     }
+    // Said once per start, on the server's own log (never the console); a Redis that would evict is refused.
+    const verdict = evictionVerdict(eviction as Eviction, this.#where, this.#settings.allowEviction === true);
+    if (verdict.kind === "refuse") {
+      await main.del(`${prefix}node:${this.node}`).catch(() => {});
+      main.disconnect();
+      subscriber.disconnect();
+      throw new Error(verdict.message);
+    }
+    if (verdict.kind === "warn") server.log?.({ level: "warning", message: verdict.message });
     for (const client of [main, subscriber]) {
       client.on("close", () => {
         this.#lost = true;

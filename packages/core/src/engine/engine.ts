@@ -160,6 +160,12 @@ export type TaskSignal =
 /** Stop hearing. */
 export type Unfollow = () => MaybePromise<void>;
 
+/** The server an engine starts for: its name, and its log (what the server's logger hears). */
+export interface EngineOwner {
+  readonly name: string;
+  log?(entry: { readonly level: LogLevel; readonly message: string }): void;
+}
+
 /**
  * The state that must outlive one process: sessions, their events, the bus between processes, and leases. One engine
  * per server process; `start` before use, `close` when done. Processes of one server share a `namespace`.
@@ -171,9 +177,10 @@ export interface Engine {
   readonly shared: boolean;
   /**
    * Connect and start the engine's own timers (leases, expiry); `server.name` namespaces its keys unless the
-   * engine was given a namespace. Idempotent.
+   * engine was given a namespace; what the engine has to say about its store (a risky setting, say) goes to
+   * `server.log`, the server's own log. Idempotent.
    */
-  start(server: { readonly name: string }): MaybePromise<void>;
+  start(server: EngineOwner): MaybePromise<void>;
   /** Stop timers, drop subscriptions, disconnect; what this process owned lapses with its lease. */
   close(): MaybePromise<void>;
 
