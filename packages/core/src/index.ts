@@ -24,6 +24,7 @@ export { type ErrorReport, type LogEntry, type Logger, textLogger } from "./cont
 export type { TraceContext } from "./context/trace.js";
 export {
   type Engine,
+  type EngineOwner,
   EngineUnavailable,
   type RunningRequest,
   type ServerSignal,
@@ -42,6 +43,7 @@ export {
   type Unfollow,
 } from "./engine/engine.js";
 export { createMemoryEngine, type MemoryEngine, type MemoryEngineOptions } from "./engine/memory.js";
+export { SESSION_BOUNDS } from "./engine/session-bounds.js";
 export type { Middleware, Operation, OperationKind } from "./middleware/compose.js";
 export type { CacheHint } from "./protocol/cache-hints.js";
 export type { Phase } from "./protocol/era.js";

@@ -5,6 +5,13 @@
 export { InputRequired } from "./context/ask.js";
 export { callerKey } from "./context/caller.js";
 export { isEngineUnavailable } from "./engine/engine.js";
+export {
+  keptCapabilities,
+  keptClientInfo,
+  subscriptionUriRefusal,
+  tooManySubscriptions,
+  utf8Length,
+} from "./engine/session-bounds.js";
 export type { Audience } from "./registry/router.js";
 export { standardSchemaAdapter, zodV4Adapter } from "./schema/schema-adapter.js";
 export { isUriTemplate } from "./schema/uri-template.js";

@@ -16,6 +16,11 @@ export interface RedisEngineOptions {
   readonly retryAfterSeconds?: number;
   /** TLS options for a `rediss://` URL beyond the system's CAs (e.g. `{ ca }` for a private CA). */
   readonly tls?: ConnectionOptions;
+  /**
+   * Start even when Redis may evict the engine's keys when full (a `maxmemory-policy` other than `noeviction` with a
+   * `maxmemory`): said at `warning` on the server's log instead of refusing to start. Default false.
+   */
+  readonly allowEviction?: boolean;
 }
 
 /** What an option left out is. */

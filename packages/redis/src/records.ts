@@ -1,4 +1,5 @@
 import type { LogLevel, SessionRecord, StoredPrincipal } from "@toolsmith/core";
+import { keptCapabilities, keptClientInfo } from "@toolsmith/core/internal";
 
 /** What of a record never changes after `initialize`, as Redis keeps it (JSON). */
 interface Fixed {
@@ -10,7 +11,10 @@ interface Fixed {
   readonly clientCapabilities: SessionRecord["clientCapabilities"];
 }
 
-/** The fixed part of a record as JSON: only what SessionRecord names (a principal by subject, scopes, client id). */
+/**
+ * The fixed part of a record as JSON: only what SessionRecord names (a principal by subject, scopes, client id; the
+ * client's info and capabilities bounded).
+ */
 export function encodeFixed(record: SessionRecord): string {
   const { principal } = record;
   const fixed: Fixed = {
@@ -26,16 +30,16 @@ export function encodeFixed(record: SessionRecord): string {
         }),
     ...(record.caller === undefined ? {} : { caller: record.caller }),
     version: record.version,
-    clientInfo: record.clientInfo,
-    clientCapabilities: record.clientCapabilities,
+    clientInfo: keptClientInfo(record.clientInfo),
+    clientCapabilities: keptCapabilities(record.clientCapabilities),
   };
   return JSON.stringify(fixed);
 }
 
-/** A record from what the load script answered: [fixed JSON, initialized, level, subscriptions]. */
+/** A record from what the load script answered: [fixed JSON, initialized, level]. */
 export function decodeRecord(reply: unknown): SessionRecord | undefined {
   if (!Array.isArray(reply)) return undefined;
-  const [fixedJson, initialized, level, subscriptions] = reply as [string, string, string, string[]];
+  const [fixedJson, initialized, level] = reply as [string, string, string];
   const fixed = JSON.parse(fixedJson) as Fixed;
   return {
     id: fixed.id,
@@ -46,6 +50,5 @@ export function decodeRecord(reply: unknown): SessionRecord | undefined {
     clientCapabilities: fixed.clientCapabilities,
     initialized: initialized === "1",
     logLevel: level === "" ? undefined : (level as LogLevel),
-    subscriptions,
   };
 }

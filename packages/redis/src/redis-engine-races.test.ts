@@ -111,8 +111,9 @@ describe("the Redis engine under races between processes", () => {
     const { engines: all, namespace } = await engines(3);
     const [a, b, c] = all as [Engine, Engine, Engine];
     for (let round = 0; round < 10; round++) {
-      const record = recordOf({ subscriptions: ["file:///x"] });
+      const record = recordOf();
       await a.createSession(record, ROOMY);
+      await a.changeSession(record.id, { kind: "subscribe", uri: "file:///x" });
       const writes = Array.from({ length: 30 }, (_, i) =>
         i % 3 === 0
           ? b.changeSession(record.id, { kind: "subscribe", uri: `file:///${i}` })
@@ -136,8 +137,9 @@ describe("the Redis engine under races between processes", () => {
   it("leaves no key without a time to live once its processes stopped, whatever they left running", async () => {
     const { engines: all, namespace } = await engines(2);
     const [a, b] = all as [Engine, Engine];
-    const record = recordOf({ subscriptions: ["file:///x"] });
+    const record = recordOf();
     await a.createSession(record, ROOMY);
+    await a.changeSession(record.id, { kind: "subscribe", uri: "file:///x" });
     await a.append(record.id, "get", "x");
     await a.running({ session: record.id, request: "1", stream: "post-1" });
     await a.finished(record.id, "1");

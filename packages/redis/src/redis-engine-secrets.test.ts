@@ -41,7 +41,7 @@ describe("what the Redis engine keeps", () => {
     const engine: Engine = createRedisEngine({ url: redis.url });
     await engine.start({ name: "secrets" });
     try {
-      const record = recordOf({ subscriptions: ["file:///a"] });
+      const record = recordOf();
       const given = {
         ...record,
         stateKey: "STATE-KEY-4b1d",
@@ -54,6 +54,7 @@ describe("what the Redis engine keeps", () => {
         },
       } as unknown as SessionRecord;
       await engine.createSession(given, ROOMY);
+      await engine.changeSession(record.id, { kind: "subscribe", uri: "file:///a" });
       await engine.changeSession(record.id, { kind: "initialized" });
       await engine.loadSession(record.id);
       await engine.append(record.id, "get", '{"jsonrpc":"2.0","method":"notifications/x"}');

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import {
   type Engine,
+  type EngineOwner,
   EngineUnavailable,
-  McpError,
   type RunningRequest,
+  SESSION_BOUNDS,
   type ServerSignal,
   type SessionChange,
   type SessionLimits,
@@ -15,10 +16,12 @@ import {
   type TaskRecord,
   type TaskSignal,
 } from "@toolsmith/core";
+import { subscriptionUriRefusal, tooManySubscriptions } from "@toolsmith/core/internal";
 import type { Redis } from "ioredis";
 
 import { Channels } from "./channels.js";
 import { asUnavailable, createClient, lastErrorOf, RECONNECT_MAX_MS, redacted, run } from "./client.js";
+import { type Eviction, evictionVerdict, readEviction } from "./eviction.js";
 import { bounded, DEFAULTS, type RedisEngineOptions, withoutUndefined } from "./options.js";
 import { decodeRecord, encodeFixed } from "./records.js";
 import * as scripts from "./scripts.js";
@@ -27,8 +30,6 @@ import * as taskScripts from "./task-scripts.js";
 
 type HandleOp = Extract<ServerSignal, { type: "handle" }>;
 
-/** Subscriptions one session may hold (as many as one connection may, and as the memory engine keeps). */
-const MAX_SESSION_SUBSCRIPTIONS = 10_000;
 // Keys outlive a session's idle time by this much, so the sweep (not Redis's expiry) ends it and tells its followers.
 const GRACE_MS = 60_000;
 // What a stopped process left running stays this long for another to claim (no client waits longer for its answer).
@@ -94,9 +95,9 @@ class RedisEngine implements Engine {
     this.#where = redacted(settings.url);
   }
 
-  start(server: { readonly name: string }): Promise<void> {
+  start(server: EngineOwner): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("This Redis engine is closed: make a new one"));
-    this.#starting ??= this.#connect(this.#settings.namespace ?? server.name).then(
+    this.#starting ??= this.#connect(this.#settings.namespace ?? server.name, server).then(
       (open) => {
         this.#open = open;
         return open;
@@ -123,7 +124,6 @@ class RedisEngine implements Engine {
   }
 
   async createSession(record: SessionRecord, limits: SessionLimits): Promise<"created" | "full" | "full-for-caller"> {
-    if (new Set(record.subscriptions).size > MAX_SESSION_SUBSCRIPTIONS) tooManySubscriptions();
     const outcome = await this.#run(scripts.CREATE, [
       record.id,
       encodeFixed(record),
@@ -134,7 +134,6 @@ class RedisEngine implements Engine {
       bounded(limits.max),
       bounded(limits.perCaller),
       GRACE_MS,
-      ...new Set(record.subscriptions),
     ]);
     if (outcome === "exists") throw new Error(`A session with id ${JSON.stringify(record.id)} already exists`);
     return outcome as "created" | "full" | "full-for-caller";
@@ -145,9 +144,14 @@ class RedisEngine implements Engine {
   }
 
   async changeSession(id: string, change: SessionChange): Promise<void> {
+    if (change.kind === "subscribe") {
+      const refused = subscriptionUriRefusal(change.uri);
+      if (refused) throw refused;
+    }
     const value = change.kind === "logLevel" ? change.level : change.kind === "initialized" ? "" : change.uri;
-    const outcome = await this.#run(scripts.CHANGE, [id, change.kind, value, MAX_SESSION_SUBSCRIPTIONS]);
-    if (outcome === -1) tooManySubscriptions();
+    const { subscriptions, subscriptionBytes } = SESSION_BOUNDS;
+    const outcome = await this.#run(scripts.CHANGE, [id, change.kind, value, subscriptions, subscriptionBytes]);
+    if (outcome === -1) throw tooManySubscriptions();
   }
 
   async deleteSession(id: string): Promise<boolean> {
@@ -269,7 +273,7 @@ class RedisEngine implements Engine {
     return () => void this.#resumeListeners.delete(listener);
   }
 
-  async #connect(namespace: string): Promise<Open> {
+  async #connect(namespace: string, server: EngineOwner): Promise<Open> {
     const { url, commandTimeoutMs, leaseMs } = this.#settings;
     // Encoded, the namespace holds no ":", "{" or "}": it can neither end its hash tag early nor pose as a key type.
     const prefix = `ts:{${encodeURIComponent(namespace)}}:`;
@@ -278,6 +282,7 @@ class RedisEngine implements Engine {
     const subscriber = createClient(url, commandTimeoutMs, `toolsmith:${this.node}:bus`, tls);
     const channels = new Channels(subscriber);
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let eviction: Eviction | undefined;
     // Each step has its own timeout, but a paused Redis can make them add up: the start as a whole gets one.
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${commandTimeoutMs} ms`)), commandTimeoutMs);
@@ -287,6 +292,7 @@ class RedisEngine implements Engine {
         late,
         (async () => {
           await Promise.all([main.connect(), subscriber.connect()]);
+          eviction = await readEviction(main);
           await channels.listen(`${prefix}bus`, (message) => this.#heard(message));
           await run(main, scripts.TICK, prefix, [this.node, leaseMs, "0", RUN_KEEP_MS, "0"]);
         })(),
@@ -303,6 +309,15 @@ class RedisEngine implements Engine {
     } finally {
       clearTimeout(timer);
     }
+    // Said once per start, on the server's own log (never the console); a Redis that would evict is refused.
+    const verdict = evictionVerdict(eviction as Eviction, this.#where, this.#settings.allowEviction === true);
+    if (verdict.kind === "refuse") {
+      await main.del(`${prefix}node:${this.node}`).catch(() => {});
+      main.disconnect();
+      subscriber.disconnect();
+      throw new Error(verdict.message);
+    }
+    if (verdict.kind === "warn") server.log?.({ level: "warning", message: verdict.message });
     for (const client of [main, subscriber]) {
       client.on("close", () => {
         this.#lost = true;
@@ -415,11 +430,4 @@ function tell<T>(listeners: ReadonlySet<(value: T) => void>, value: T): void {
       // The listener's bug.
     }
   }
-}
-
-function tooManySubscriptions(): never {
-  throw new McpError(
-    -32000,
-    `Too many resource subscriptions on this session (at most ${MAX_SESSION_SUBSCRIPTIONS}); unsubscribe from one first`,
-  );
 }

@@ -83,8 +83,9 @@ async function untilWorks(attempt: () => Promise<boolean>, what: string): Promis
 describe("Redis faults", () => {
   it("stopped: every call rejects with EngineUnavailable within seconds; restarted: sessions, events and the bus are back", async () => {
     const [a, b] = [await opened("faults"), await opened("faults")];
-    const record = recordOf({ subscriptions: ["file:///kept"] });
+    const record = recordOf();
     await a.createSession(record, ROOMY);
+    await a.changeSession(record.id, { kind: "subscribe", uri: "file:///kept" });
     await a.changeSession(record.id, { kind: "initialized" });
     const first = await a.append(record.id, "get", "before the restart 1");
     const second = await a.append(record.id, "get", "before the restart 2");

@@ -17,8 +17,8 @@ export function script(body: string): Script {
 }
 
 // Keys (P = ARGV[1] = "ts:{<namespace>}:"): P.."sessions" (zset id → expiry ms; it outlives its sessions' keys), P.."s:"..id (hash: b = the record's
-// fixed part as JSON, c = caller, i = initialized, l = log level, t = idleMs, n = subscription counter),
-// P.."sub:"..id (zset uri → order), P.."u:"..uri (set of ids), P.."k:"..caller (zset id → expiry ms),
+// fixed part as JSON, c = caller, i = initialized, l = log level, t = idleMs, n = subscription counter, sb = the
+// bytes of its subscriptions' URIs), P.."sub:"..id (zset uri → order; never read by a load), P.."u:"..uri (set of ids), P.."k:"..caller (zset id → expiry ms),
 // P.."e:"..id (stream: s = stream key, d = data), P.."ops" (list of handle ops), P.."node:"..node (lease, PX),
 // P.."run:"..node (hash of running requests), P.."rt:"..node (set of its running tasks' ids), P.."nodes" (set of nodes
 // that ran requests or tasks; all three expire RUN_KEEP_MS after their last renewal), P.."t:"..id (a task, see
@@ -58,7 +58,7 @@ local function extend(key, ttl)
 end
 `;
 
-/** ARGV: P, id, fixed JSON, caller ("" = none), initialized (1/0), level ("" = none), idleMs, max, perCaller, grace, uri… */
+/** ARGV: P, id, fixed JSON, caller ("" = none), initialized (1/0), level ("" = none), idleMs, max, perCaller, grace. */
 export const CREATE = script(`
 local t = now()
 local id, caller, idle, grace = ARGV[2], ARGV[4], tonumber(ARGV[7]), tonumber(ARGV[10])
@@ -78,31 +78,26 @@ if caller ~= '' then
   extend(mine, keep)
   redis.call('HSET', rec, 'c', caller)
 end
-redis.call('HSET', rec, 'b', ARGV[3], 'i', ARGV[5], 't', ARGV[7], 'n', #ARGV - 10)
+redis.call('HSET', rec, 'b', ARGV[3], 'i', ARGV[5], 't', ARGV[7], 'n', 0, 'sb', 0)
 if ARGV[6] ~= '' then redis.call('HSET', rec, 'l', ARGV[6]) end
 redis.call('PEXPIRE', rec, keep)
 redis.call('ZADD', SESSIONS, ms(t + idle), id)
 extend(SESSIONS, keep)
-local subs = P .. 'sub:' .. id
-for i = 11, #ARGV do
-  redis.call('ZADD', subs, 'NX', i - 10, ARGV[i])
-  redis.call('SADD', P .. 'u:' .. ARGV[i], id)
-  extend(P .. 'u:' .. ARGV[i], keep)
-end
-if #ARGV > 10 then redis.call('PEXPIRE', subs, keep) end
 return 'created'
 `);
 
-/** ARGV: P, id, grace. The record's parts, its idle time restarted; nil when it is not live. */
+/**
+ * ARGV: P, id, grace. The record's parts, its idle time restarted; nil when it is not live. Only the fields a record
+ * holds are read: its subscriptions (any number, any size) stay where they are, their expiry renewed.
+ */
 export const LOAD = script(`
 local t = now()
 local id = ARGV[2]
 if not live(id, t) then return false end
 local rec = P .. 's:' .. id
-local h = redis.call('HGETALL', rec)
-if #h == 0 then ending(id) return false end
-local f = {}
-for i = 1, #h, 2 do f[h[i]] = h[i + 1] end
+local h = redis.call('HMGET', rec, 'b', 'i', 'l', 't', 'c')
+if not h[1] then ending(id) return false end
+local f = { b = h[1], i = h[2], l = h[3], t = h[4], c = h[5] }
 local idle = tonumber(f.t)
 local keep = idle + tonumber(ARGV[3])
 redis.call('ZADD', SESSIONS, ms(t + idle), id)
@@ -115,10 +110,13 @@ local subs = P .. 'sub:' .. id
 redis.call('PEXPIRE', rec, keep)
 redis.call('PEXPIRE', subs, keep)
 redis.call('PEXPIRE', P .. 'e:' .. id, keep)
-return { f.b, f.i, f.l or '', redis.call('ZRANGE', subs, 0, -1) }
+return { f.b, f.i, f.l or '' }
 `);
 
-/** ARGV: P, id, kind, value, most subscriptions. -1 when a subscription would pass the bound. */
+/**
+ * ARGV: P, id, kind, value, most subscriptions, most bytes of their URIs. -1 when a subscription would pass either
+ * bound (nothing changed).
+ */
 export const CHANGE = script(`
 local t = now()
 local id, kind, value = ARGV[2], ARGV[3], ARGV[4]
@@ -131,7 +129,9 @@ else
   local index = P .. 'u:' .. value
   if kind == 'subscribe' then
     if redis.call('ZSCORE', subs, value) then return 1 end
-    if redis.call('ZCARD', subs) >= tonumber(ARGV[5]) then return -1 end
+    local bytes = tonumber(redis.call('HGET', rec, 'sb') or '0')
+    if redis.call('ZCARD', subs) >= tonumber(ARGV[5]) or bytes + #value > tonumber(ARGV[6]) then return -1 end
+    redis.call('HINCRBY', rec, 'sb', #value)
     redis.call('ZADD', subs, redis.call('HINCRBY', rec, 'n', 1), value)
     redis.call('SADD', index, id)
     local ttl = redis.call('PTTL', rec)
@@ -139,6 +139,7 @@ else
     extend(index, ttl)
   elseif redis.call('ZREM', subs, value) == 1 then
     redis.call('SREM', index, id)
+    redis.call('HINCRBY', rec, 'sb', -#value)
   end
 end
 return 1

@@ -227,6 +227,8 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
   bodyLimit(options.maxBodyBytes);
   checkLimits(options);
   if (options.routes) new UserRoutes(options.routes, reserved, 0);
+  // Before the engine starts: what it says of its store (a Redis that may evict its keys) reaches the log.
+  installLogger(servable, options.log);
   // The engine (sessions, events, the bus) is ready before the first request: a shared one connects here. One that
   // cannot be reached yet does not stop the process: it serves, 503 for what needs the engine, until it can.
   let unavailable: unknown;
@@ -245,7 +247,6 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
     });
   });
   const bound = (server.address() as AddressInfo).port;
-  installLogger(servable, options.log);
   // By default only loopback Host names with this port are accepted (DNS rebinding protection), whatever the host.
   const allowedHosts = options.allowedHosts ?? loopbackHosts(bound, host);
   if (options.allowedHosts === undefined && !isLoopbackHost(host.includes(":") ? `[${host}]` : host)) {

@@ -83,7 +83,6 @@ describe("sessions and requestState over HTTP are bound to the subject", () => {
       clientCapabilities: {},
       initialized: true,
       logLevel: undefined,
-      subscriptions: [],
     });
     const anonymous = record(undefined);
     expect(ownedBy(anonymous, undefined)).toBe(true);

@@ -1,5 +1,5 @@
-import type { AuthInfo, Implementation, MaybePromise, ProtocolVersion, Route, SessionRecord } from "@toolsmith/core";
-import { isPlainObject } from "@toolsmith/core/internal";
+import type { AuthInfo, MaybePromise, ProtocolVersion, Route, SessionRecord } from "@toolsmith/core";
+import { isPlainObject, keptCapabilities, keptClientInfo } from "@toolsmith/core/internal";
 import type { Outgoing } from "./exchange.js";
 import { handshakeStatus } from "./refusals.js";
 import { Reply } from "./reply.js";
@@ -30,11 +30,11 @@ export function recordOf(
     principal,
     caller,
     version,
-    clientInfo: (params.clientInfo ?? { name: "", version: "" }) as Implementation,
-    clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
+    // Bounded as the connection keeps them: a session's record is small whatever the client declared.
+    clientInfo: keptClientInfo(params.clientInfo),
+    clientCapabilities: keptCapabilities(params.capabilities),
     initialized: false,
     logLevel: undefined,
-    subscriptions: [],
   };
 }
 

@@ -23,7 +23,8 @@ export interface ConnectOptions {
   onInternalError?(error: unknown, requestId: RequestId): void;
   /**
    * Start as this handshake-era session (kept by the engine, perhaps made on another process): its version, client
-   * info and capabilities, log level, subscriptions, initialized or not; no `initialize` is needed, nor taken.
+   * info and capabilities, log level, initialized or not; no `initialize` is needed, nor taken. Its subscriptions stay
+   * with the engine (one that hears changes keeps only those made through it).
    */
   session?: SessionRecord;
   /**

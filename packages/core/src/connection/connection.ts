@@ -1,5 +1,6 @@
 import type { ContextPort, RequestContextImpl } from "../context/context.js";
 import type { SessionChange, SessionRecord } from "../engine/engine.js";
+import { subscriptionUriRefusal } from "../engine/session-bounds.js";
 import type { Phase } from "../protocol/era.js";
 import { schemas } from "../protocol/inbound.js";
 import type { LogLevel } from "../protocol/log-levels.js";
@@ -67,12 +68,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         `session ${record.id} speaks ${version}, not a handshake-era revision: it cannot be restored`,
       );
     }
-    const caller = this.#eras.restore({ protocolVersion: version, clientInfo, clientCapabilities }, record.initialized);
+    this.#eras.restore({ protocolVersion: version, clientInfo, clientCapabilities }, record.initialized);
     this.#logLevel = record.logLevel;
-    if (record.subscriptions.length > 0) {
-      const subscriptions = this.#subs();
-      for (const uri of record.subscriptions) subscriptions.subscribe(uri, caller);
-    }
     if (record.initialized) this.#attach();
   }
 
@@ -223,12 +220,17 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   }
 
   subscribe(uri: string, ctx: RequestContextImpl): MaybePromise<void> {
+    const refused = subscriptionUriRefusal(uri);
+    if (refused) throw refused;
+    // A connection that hears no changes never tells an update: its session's engine alone keeps (and bounds) them.
+    if (!this.#hearsChanges) return this.#tell({ kind: "subscribe", uri }, () => {});
     const subscriptions = this.#subs();
     subscriptions.admit(uri);
     return this.#tell({ kind: "subscribe", uri }, () => subscriptions.subscribe(uri, ctx));
   }
 
   unsubscribe(uri: string): MaybePromise<void> {
+    if (!this.#hearsChanges) return this.#tell({ kind: "unsubscribe", uri }, () => {});
     return this.#tell({ kind: "unsubscribe", uri }, () => this.#subs().unsubscribe(uri));
   }
 

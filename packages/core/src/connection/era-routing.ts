@@ -1,5 +1,6 @@
 import type { InputRound } from "../context/ask.js";
 import { type AuthInfo, type ContextPort, checkedAuth, metaOf, RequestContextImpl } from "../context/context.js";
+import { keptCapabilities, keptClientInfo } from "../engine/session-bounds.js";
 import {
   type ConnectionState,
   FRESH,
@@ -167,10 +168,11 @@ export class EraRouter {
       throw new McpError(ErrorCode.InvalidParams, `Invalid initialize params: ${issuesText(parsed.error.issues)}`);
     }
     const { protocolVersion, capabilities, clientInfo } = parsed.data;
+    // Kept for the session's life (and by its engine): bounded, whatever size the client declared them at.
     const session: HandshakeSession = {
       protocolVersion: negotiateHandshakeVersion(protocolVersion),
-      clientInfo: clientInfo as Implementation,
-      clientCapabilities: capabilities,
+      clientInfo: keptClientInfo(clientInfo),
+      clientCapabilities: keptCapabilities(capabilities),
     };
     this.#state = initialize(state, session);
     this.#caller = this.#sessionContext(session, featuresOf(session.protocolVersion), id, key, params, options);

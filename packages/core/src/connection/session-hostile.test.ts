@@ -17,7 +17,6 @@ function record(changes: Partial<SessionRecord> = {}): SessionRecord {
     clientCapabilities: {},
     initialized: true,
     logLevel: undefined,
-    subscriptions: [],
     ...changes,
   };
 }

@@ -23,7 +23,6 @@ function record(changes: Partial<SessionRecord> = {}): SessionRecord {
     clientCapabilities: { elicitation: {} },
     initialized: true,
     logLevel: undefined,
-    subscriptions: [],
     ...changes,
   };
 }
@@ -115,12 +114,16 @@ describe("connect({ session }): a session kept elsewhere carries on", () => {
     expect(connection.phase).toBe("operation");
   });
 
-  it("its subscriptions are restored: updates reach it, guards still decide, and unsubscribe ends them", async () => {
+  it("subscribes once restored (its engine keeps what it subscribed to elsewhere): guards decide, unsubscribe ends it", async () => {
     const s = server();
     const alice: AuthInfo = { subject: "alice", scopes: [] };
-    const subscriptions = ["docs://a", "docs://secret"];
-    const allowed = connectLines(s, { session: record({ subscriptions }), auth: alice });
-    const refused = connectLines(s, { session: record({ subscriptions }), auth: { subject: "bob", scopes: [] } });
+    const allowed = connectLines(s, { session: record(), auth: alice });
+    const refused = connectLines(s, { session: record(), auth: { subject: "bob", scopes: [] } });
+    for (const connection of [allowed, refused]) {
+      for (const [i, uri] of ["docs://a", "docs://secret"].entries()) {
+        await replyTo(connection, request(100 + i, "resources/subscribe", { uri }));
+      }
+    }
     s.resourceUpdated("docs://secret");
     expect(lines(allowed, "notifications/resources/updated")).toHaveLength(1);
     expect(lines(refused, "notifications/resources/updated")).toEqual([]);
@@ -266,10 +269,21 @@ describe("connect({ outboundIds }): the server's own requests by string ids", ()
 });
 
 describe("connect({ hearsChanges: false })", () => {
-  it("is told of no list change and no resource update, yet unsubscribes", async () => {
+  it("is told of no list change and no resource update, yet subscribes and unsubscribes through its engine", async () => {
     const s = server();
-    const deaf = connectLines(s, { session: record({ subscriptions: ["docs://a"] }), hearsChanges: false });
-    const hearing = connectLines(s, { session: record({ subscriptions: ["docs://a"] }) });
+    const heard: SessionChange[] = [];
+    const deaf = connectLines(s, {
+      session: record(),
+      hearsChanges: false,
+      onSessionChange: (c) => void heard.push(c),
+    });
+    const hearing = connectLines(s, { session: record() });
+    for (const connection of [deaf, hearing]) {
+      expect(parse(await replyTo(connection, request(0, "resources/subscribe", { uri: "docs://a" }))).result).toEqual(
+        {},
+      );
+    }
+    sentOn(deaf).length = 0;
     s.tool({ name: "late", description: "Added later", handler: () => "late" });
     s.resourceUpdated("docs://a");
     await Promise.resolve();
@@ -277,5 +291,9 @@ describe("connect({ hearsChanges: false })", () => {
     expect(lines(hearing, "notifications/resources/updated")).toHaveLength(1);
     expect(sentOn(deaf)).toEqual([]);
     expect(parse(await replyTo(deaf, request(1, "resources/unsubscribe", { uri: "docs://a" }))).result).toEqual({});
+    expect(heard).toEqual([
+      { kind: "subscribe", uri: "docs://a" },
+      { kind: "unsubscribe", uri: "docs://a" },
+    ]);
   });
 });

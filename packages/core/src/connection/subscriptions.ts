@@ -1,17 +1,13 @@
 import type { RequestContextImpl } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
+import { SESSION_BOUNDS, subscriptionUriRefusal, tooManySubscriptions, utf8Length } from "../engine/session-bounds.js";
 import { MetaKey } from "../protocol/versions.js";
 import { allows } from "../registry/guards.js";
 import type { Audience, ChangeKind } from "../registry/router.js";
-import { MAX_URI_LENGTH } from "../schema/uri-template.js";
-import { McpError } from "../wire/errors.js";
-import { ErrorCode, type RequestId } from "../wire/json-rpc.js";
+import type { RequestId } from "../wire/json-rpc.js";
 import type { ListenFilter } from "./methods.js";
 import type { Outlet } from "./outlet.js";
 import type { ServerCore } from "./server-core.js";
-
-/** Resource subscriptions one connection may hold (each keeps its URI and its request's context). */
-export const MAX_SUBSCRIPTIONS = 10_000;
 
 interface Listen {
   readonly id: RequestId;
@@ -27,6 +23,8 @@ export class Subscriptions {
   readonly #out: Outlet;
   // A subscription remembers who subscribed: an update goes only to a caller who may read the resource.
   readonly #subscriptions = new Map<string, RequestContextImpl>();
+  // The UTF-8 bytes of the subscribed URIs together.
+  #bytes = 0;
   readonly #listens = new Map<string, Listen>();
 
   constructor(core: ServerCore, out: Outlet) {
@@ -36,25 +34,26 @@ export class Subscriptions {
 
   subscribe(uri: string, ctx: RequestContextImpl): void {
     this.admit(uri);
+    if (!this.#subscriptions.has(uri)) this.#bytes += utf8Length(uri);
     this.#subscriptions.set(uri, ctx);
   }
 
   /** Throws what `subscribe` would refuse `uri` with (checked before a session change is told). */
   admit(uri: string): void {
-    // Kept for the connection's life: bounded, so a client cannot grow the server's memory by subscribing.
-    if (uri.length > MAX_URI_LENGTH) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`);
-    }
-    if (this.#subscriptions.size >= MAX_SUBSCRIPTIONS && !this.#subscriptions.has(uri)) {
-      throw new McpError(
-        ErrorCode.ServerError,
-        `Too many resource subscriptions on this connection (at most ${MAX_SUBSCRIPTIONS}); unsubscribe from one first`,
-      );
+    // Kept for the connection's life: bounded as an engine bounds a session, so a client cannot grow the server.
+    const refused = subscriptionUriRefusal(uri);
+    if (refused) throw refused;
+    if (this.#subscriptions.has(uri)) return;
+    if (
+      this.#subscriptions.size >= SESSION_BOUNDS.subscriptions ||
+      this.#bytes + utf8Length(uri) > SESSION_BOUNDS.subscriptionBytes
+    ) {
+      throw tooManySubscriptions();
     }
   }
 
   unsubscribe(uri: string): void {
-    this.#subscriptions.delete(uri);
+    if (this.#subscriptions.delete(uri)) this.#bytes -= utf8Length(uri);
   }
 
   /** Acknowledge what of the filter this server can honour, and keep the stream open until it ends. */

@@ -62,8 +62,12 @@ export interface RequestContext {
   /** The revision this request speaks: negotiated by `initialize`, or carried in `_meta`. */
   readonly protocolVersion: ProtocolVersion;
   readonly era: Era;
-  /** Who is calling, when the client said (always in the handshake era; optional in 2026-07-28). */
+  /**
+   * Who is calling, when the client said (always in the handshake era, its name, version and title as the session
+   * keeps them: `SESSION_BOUNDS`; optional in 2026-07-28, as the request carried it).
+   */
   readonly clientInfo: Implementation | undefined;
+  /** What the client declared (in the handshake era, at most `SESSION_BOUNDS.capabilitiesBytes` of it, flags first). */
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
   /** Aborted when the client cancels this request or the connection closes. */
   readonly signal: AbortSignal;

@@ -40,7 +40,6 @@ export function recordOf(overrides: Partial<SessionRecord> = {}): SessionRecord 
     clientCapabilities: { roots: { listChanged: true }, elicitation: {} },
     initialized: false,
     logLevel: undefined,
-    subscriptions: [],
     ...overrides,
   };
 }

@@ -16,11 +16,10 @@ export function engineSuiteInOneProcess({ open }: Opener): void {
   describe("sessions", () => {
     it("keeps a session's record as given and loads it back", async () => {
       const [engine] = (await open()) as [Engine];
-      const record = recordOf({ logLevel: "info", subscriptions: ["file:///a"] });
+      const record = recordOf({ logLevel: "info" });
       expect(await engine.createSession(record, ROOMY)).toBe("created");
       expect(await engine.loadSession(record.id)).toEqual(record);
       expect(await engine.sessionIds()).toEqual([record.id]);
-      expect(await engine.subscribers("file:///a")).toEqual([record.id]);
     });
 
     it("keeps a session without a principal or caller", async () => {
@@ -72,10 +71,10 @@ export function engineSuiteInOneProcess({ open }: Opener): void {
       await engine.changeSession(record.id, { kind: "subscribe", uri: "file:///b" });
       await engine.changeSession(record.id, { kind: "unsubscribe", uri: "file:///never" });
       const loaded = await engine.loadSession(record.id);
-      expect(loaded).toMatchObject({ initialized: true, logLevel: "warning" });
-      expect([...(loaded?.subscriptions ?? [])].sort()).toEqual(["file:///a", "file:///b"]);
+      expect(loaded).toEqual({ ...record, initialized: true, logLevel: "warning" });
+      expect(await engine.subscribers("file:///a")).toEqual([record.id]);
+      expect(await engine.subscribers("file:///b")).toEqual([record.id]);
       await engine.changeSession(record.id, { kind: "unsubscribe", uri: "file:///a" });
-      expect((await engine.loadSession(record.id))?.subscriptions).toEqual(["file:///b"]);
       expect(await engine.subscribers("file:///a")).toEqual([]);
       expect(await engine.subscribers("file:///b")).toEqual([record.id]);
     });
@@ -125,11 +124,13 @@ export function engineSuiteInOneProcess({ open }: Opener): void {
       const [engine] = (await open()) as [Engine];
       const ids = [...ODD, "a", "a:b", "a:b:events"];
       for (const id of ids) {
-        expect(await engine.createSession(recordOf({ id, caller: id, subscriptions: [id] }), ROOMY)).toBe("created");
+        expect(await engine.createSession(recordOf({ id, caller: id }), ROOMY)).toBe("created");
+        // A URI past what a subscription may name is refused (the bounds' own test); the rest are kept.
+        if (id.length <= 1000) await engine.changeSession(id, { kind: "subscribe", uri: id });
       }
       for (const id of ids) {
         expect((await engine.loadSession(id))?.id).toBe(id);
-        expect(await engine.subscribers(id)).toEqual([id]);
+        expect(await engine.subscribers(id)).toEqual(id.length <= 1000 ? [id] : []);
         await engine.append(id, id, `data of ${id}`);
       }
       for (const id of ids) {

@@ -26,7 +26,6 @@ export function engineSuiteAcrossProcesses({ two, server }: Opener): void {
         ...record,
         initialized: true,
         logLevel: "debug",
-        subscriptions: ["file:///shared"],
       });
       expect(await a.subscribers("file:///shared")).toEqual([record.id]);
       expect(await a.sessionIds()).toEqual([record.id]);

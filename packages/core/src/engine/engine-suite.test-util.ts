@@ -1,4 +1,5 @@
 import { afterEach, describe } from "vitest";
+import { engineSuiteBounds } from "./engine-suite-bounds.test-util.js";
 import type { MadeEngines, Opener } from "./engine-suite-helpers.test-util.js";
 import { engineSuiteHostile } from "./engine-suite-hostile.test-util.js";
 import { engineSuiteInOneProcess } from "./engine-suite-one.test-util.js";
@@ -46,6 +47,7 @@ export function engineSuite(name: string, make: () => Promise<MadeEngines>): voi
     };
     engineSuiteInOneProcess(opener);
     engineSuiteHostile(opener);
+    engineSuiteBounds(opener);
     engineSuiteAcrossProcesses(opener);
     engineSuiteTasks(opener);
     engineSuiteTasksAcrossProcesses(opener);

@@ -14,7 +14,11 @@ export interface StoredPrincipal {
   readonly clientId?: string;
 }
 
-/** One handshake-era session: what `initialize` negotiated and what the client set since. */
+/**
+ * One handshake-era session: what `initialize` negotiated and what the client set since; bounded in bytes (the
+ * client's info and capabilities as `SESSION_BOUNDS` keeps them). Its resource subscriptions are kept beside it,
+ * never in it: loading a session costs the same however much it subscribed to.
+ */
 export interface SessionRecord {
   readonly id: string;
   /** The principal it is bound to; undefined for a session opened without authentication (its id alone). */
@@ -28,8 +32,6 @@ export interface SessionRecord {
   readonly initialized: boolean;
   /** `logging/setLevel`'s level. */
   readonly logLevel: LogLevel | undefined;
-  /** The resource URIs it subscribed to. */
-  readonly subscriptions: readonly string[];
 }
 
 /** What a session's client changed after `initialize`. */
@@ -164,6 +166,12 @@ export type TaskSignal =
 /** Stop hearing. */
 export type Unfollow = () => MaybePromise<void>;
 
+/** The server an engine starts for: its name, and its log (what the server's logger hears). */
+export interface EngineOwner {
+  readonly name: string;
+  log?(entry: { readonly level: LogLevel; readonly message: string }): void;
+}
+
 /**
  * The state that must outlive one process: sessions, their events, the bus between processes, and leases. One engine
  * per server process; `start` before use, `close` when done. Processes of one server share a `namespace`.
@@ -175,18 +183,26 @@ export interface Engine {
   readonly shared: boolean;
   /**
    * Connect and start the engine's own timers (leases, expiry); `server.name` namespaces its keys unless the
-   * engine was given a namespace. Idempotent.
+   * engine was given a namespace; what the engine has to say about its store (a risky setting, say) goes to
+   * `server.log`, the server's own log. Idempotent.
    */
-  start(server: { readonly name: string }): MaybePromise<void>;
+  start(server: EngineOwner): MaybePromise<void>;
   /** Stop timers, drop subscriptions, disconnect; what this process owned lapses with its lease. */
   close(): MaybePromise<void>;
 
   // ── Sessions ──
-  /** Keep a new session within `limits`: "full" or "full-for-caller" when it may not be opened. */
+  /**
+   * Keep a new session within `limits`: "full" or "full-for-caller" when it may not be opened. The client's info and
+   * capabilities are kept within `SESSION_BOUNDS`, whatever the record given carries.
+   */
   createSession(record: SessionRecord, limits: SessionLimits): MaybePromise<"created" | "full" | "full-for-caller">;
   /** The session, its idle expiry restarted; undefined when it ended, expired or never was. */
   loadSession(id: string): MaybePromise<SessionRecord | undefined>;
-  /** Apply what its client changed; acknowledged when it returns (a later load anywhere sees it). */
+  /**
+   * Apply what its client changed; acknowledged when it returns (a later load anywhere sees it). A subscription
+   * past `SESSION_BOUNDS` is refused with an `McpError` (its URI too long: -32602; too many, or too many bytes of
+   * URIs: -32000) and changes nothing.
+   */
   changeSession(id: string, change: SessionChange): MaybePromise<void>;
   /** End it (its events go too); `ended` travels on its channel. False when there was none. */
   deleteSession(id: string): MaybePromise<boolean>;

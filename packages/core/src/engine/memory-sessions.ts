@@ -1,9 +1,12 @@
-import { McpError } from "../wire/errors.js";
-import { ErrorCode } from "../wire/json-rpc.js";
 import type { SessionChange, SessionLimits, SessionRecord, StoredEvent } from "./engine.js";
-
-/** Resource subscriptions one session may hold (as many as one connection may: core's MAX_SUBSCRIPTIONS). */
-export const MAX_SESSION_SUBSCRIPTIONS = 10_000;
+import {
+  keptCapabilities,
+  keptClientInfo,
+  SESSION_BOUNDS,
+  subscriptionUriRefusal,
+  tooManySubscriptions,
+  utf8Length,
+} from "./session-bounds.js";
 
 // An event id is the text of a positive integer, exactly as this table writes it.
 const EVENT_ID = /^[1-9][0-9]{0,15}$/;
@@ -15,6 +18,8 @@ interface Kept {
   initialized: boolean;
   logLevel: SessionRecord["logLevel"];
   readonly subscriptions: Set<string>;
+  // The UTF-8 bytes of its subscriptions' URIs together.
+  subscriptionBytes: number;
   readonly idleMs: number;
   expiresAt: number;
   // A ring of the last events: event number n sits at n % capacity while n > appended - capacity.
@@ -47,7 +52,6 @@ export class SessionTable {
     if (this.#sessions.has(record.id) && this.#live(record.id)) {
       throw new Error(`A session with id ${JSON.stringify(record.id)} already exists`);
     }
-    if (new Set(record.subscriptions).size > MAX_SESSION_SUBSCRIPTIONS) this.#tooMany();
     // Expired sessions give their places back before counting.
     if (this.#sessions.size >= limits.max || this.#heldBy(record.caller) >= limits.perCaller) this.sweep();
     if (this.#sessions.size >= limits.max) return "full";
@@ -58,6 +62,7 @@ export class SessionTable {
       initialized: record.initialized,
       logLevel: record.logLevel,
       subscriptions: new Set(),
+      subscriptionBytes: 0,
       idleMs: limits.idleMs,
       expiresAt: this.#now() + limits.idleMs,
       events: [],
@@ -65,7 +70,6 @@ export class SessionTable {
     };
     this.#sessions.set(record.id, kept);
     if (record.caller !== undefined) this.#callers.set(record.caller, this.#heldBy(record.caller) + 1);
-    for (const uri of record.subscriptions) this.#subscribe(record.id, kept, uri);
     return "created";
   }
 
@@ -73,16 +77,15 @@ export class SessionTable {
     const kept = this.#live(id);
     if (!kept) return undefined;
     kept.expiresAt = this.#now() + kept.idleMs;
-    kept.record ??= {
-      ...kept.base,
-      initialized: kept.initialized,
-      logLevel: kept.logLevel,
-      subscriptions: [...kept.subscriptions],
-    };
+    kept.record ??= { ...kept.base, initialized: kept.initialized, logLevel: kept.logLevel };
     return kept.record;
   }
 
   change(id: string, change: SessionChange): void {
+    if (change.kind === "subscribe") {
+      const refused = subscriptionUriRefusal(change.uri);
+      if (refused) throw refused;
+    }
     const kept = this.#live(id);
     if (!kept) return;
     switch (change.kind) {
@@ -94,11 +97,12 @@ export class SessionTable {
         break;
       case "subscribe":
         this.#subscribe(id, kept, change.uri);
-        break;
+        return;
       case "unsubscribe":
         if (!kept.subscriptions.delete(change.uri)) return;
+        kept.subscriptionBytes -= utf8Length(change.uri);
         this.#unindex(id, change.uri);
-        break;
+        return;
     }
     kept.record = undefined;
   }
@@ -191,22 +195,22 @@ export class SessionTable {
 
   #subscribe(id: string, kept: Kept, uri: string): void {
     if (kept.subscriptions.has(uri)) return;
-    // Kept for the session's life: bounded, so a client cannot grow the engine by subscribing.
-    if (kept.subscriptions.size >= MAX_SESSION_SUBSCRIPTIONS) this.#tooMany();
+    // Kept for the session's life: bounded in count and bytes, so a client cannot grow the engine by subscribing.
+    const bytes = utf8Length(uri);
+    if (
+      kept.subscriptions.size >= SESSION_BOUNDS.subscriptions ||
+      kept.subscriptionBytes + bytes > SESSION_BOUNDS.subscriptionBytes
+    ) {
+      throw tooManySubscriptions();
+    }
     kept.subscriptions.add(uri);
+    kept.subscriptionBytes += bytes;
     let ids = this.#byUri.get(uri);
     if (!ids) {
       ids = new Set();
       this.#byUri.set(uri, ids);
     }
     ids.add(id);
-  }
-
-  #tooMany(): never {
-    throw new McpError(
-      ErrorCode.ServerError,
-      `Too many resource subscriptions on this session (at most ${MAX_SESSION_SUBSCRIPTIONS}); unsubscribe from one first`,
-    );
   }
 
   #unindex(id: string, uri: string): void {
@@ -218,7 +222,8 @@ export class SessionTable {
 
 /**
  * What of a record is kept: only what SessionRecord names (a principal by subject, scopes and client id, never a token
- * or other claims a caller passed along), copied so the caller's later changes to its objects change nothing here.
+ * or other claims a caller passed along; the client's declarations bounded), copied so the caller's later changes to
+ * its objects change nothing here.
  */
 function keptOf(record: SessionRecord): SessionRecord {
   const { principal } = record;
@@ -234,10 +239,9 @@ function keptOf(record: SessionRecord): SessionRecord {
           },
     caller: record.caller,
     version: record.version,
-    clientInfo: structuredClone(record.clientInfo),
-    clientCapabilities: structuredClone(record.clientCapabilities),
+    clientInfo: keptClientInfo(record.clientInfo),
+    clientCapabilities: keptCapabilities(record.clientCapabilities),
     initialized: record.initialized,
     logLevel: record.logLevel,
-    subscriptions: [],
   };
 }

@@ -1,13 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { McpError } from "../wire/errors.js";
-import { ErrorCode } from "../wire/json-rpc.js";
 import { isPromiseLike } from "../wire/maybe.js";
 import type { SessionLimits, SessionSignal } from "./engine.js";
 import { engineSuite } from "./engine-suite.test-util.js";
 import { Heard, ROOMY, recordOf } from "./engine-suite-helpers.test-util.js";
 import { taskOf } from "./engine-suite-tasks.test-util.js";
 import { createMemoryEngine, type MemoryEngine } from "./memory.js";
-import { MAX_SESSION_SUBSCRIPTIONS } from "./memory-sessions.js";
 
 engineSuite("memory", async () => {
   const engine = createMemoryEngine();
@@ -151,23 +148,6 @@ describe("the memory engine", () => {
     expect(() => createMemoryEngine({ eventsPerSession: 0 })).toThrow(RangeError);
   });
 
-  it("bounds a session's subscriptions like a connection's, past them -32000", () => {
-    const engine = memory();
-    const record = recordOf();
-    engine.createSession(record, ROOMY);
-    for (let i = 0; i < MAX_SESSION_SUBSCRIPTIONS; i++) {
-      engine.changeSession(record.id, { kind: "subscribe", uri: `file:///${i}` });
-    }
-    engine.changeSession(record.id, { kind: "subscribe", uri: "file:///0" });
-    const past = () => engine.changeSession(record.id, { kind: "subscribe", uri: "file:///one-too-many" });
-    expect(past).toThrow(McpError);
-    expect(past).toThrow(expect.objectContaining({ code: ErrorCode.ServerError }));
-    expect(engine.subscribers("file:///one-too-many")).toEqual([]);
-    const many = Array.from({ length: MAX_SESSION_SUBSCRIPTIONS + 1 }, (_, i) => `file:///${i}`);
-    expect(() => engine.createSession(recordOf({ subscriptions: many }), ROOMY)).toThrow(McpError);
-    expect(engine.sessionIds()).toEqual([record.id]);
-  });
-
   it("tells followers after the call that caused it, and a signal sent by a listener after those before it", async () => {
     const engine = memory();
     const { id } = recordOf();
@@ -190,9 +170,9 @@ describe("the memory engine", () => {
     const record = recordOf();
     engine.createSession(record, ROOMY);
     const before = engine.loadSession(record.id);
-    engine.changeSession(record.id, { kind: "subscribe", uri: "file:///a" });
-    expect(before?.subscriptions).toEqual([]);
-    expect(engine.loadSession(record.id)?.subscriptions).toEqual(["file:///a"]);
+    engine.changeSession(record.id, { kind: "logLevel", level: "debug" });
+    expect(before?.logLevel).toBeUndefined();
+    expect(engine.loadSession(record.id)?.logLevel).toBe("debug");
   });
 
   it("hears no broadcast (there is no other process) and hands out a copy of its handle ops", () => {

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { connectLines, replyTo } from "../connection/connection.test-util.js";
-import { MAX_SUBSCRIPTIONS } from "../connection/subscriptions.js";
+import { SESSION_BOUNDS } from "../engine/session-bounds.js";
 import type { Server } from "../index.js";
 import { MetaKey } from "../protocol/versions.js";
-import { MAX_URI_LENGTH } from "../schema/uri-template.js";
 import { createServer } from "../server/server.js";
 import { createTestClient } from "../testing/client.js";
 import { definitionError, rpcError } from "../testing/expect-errors.test-util.js";
@@ -213,7 +212,12 @@ describe("list changes in the handshake era", () => {
 });
 
 describe("resources/subscribe is bounded per connection", () => {
-  it("at most MAX_SUBSCRIPTIONS URIs, each no longer than MAX_URI_LENGTH: past them -32000 / -32602", async () => {
+  const { subscriptions, subscriptionBytes, subscriptionUriBytes } = SESSION_BOUNDS;
+  const tooMany = {
+    code: -32000,
+    message: `Too many resource subscriptions on this session (at most ${subscriptions}, with ${subscriptionBytes} bytes of URIs in all); unsubscribe from one first`,
+  };
+  const open = async () => {
     const { s } = server();
     const session = connectLines(s);
     await replyTo(
@@ -225,36 +229,35 @@ describe("resources/subscribe is bounded per connection", () => {
         params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
       }),
     );
-    const subscribe = async (id: number, uri: string) =>
-      JSON.parse(
-        (await replyTo(
-          session,
-          JSON.stringify({ jsonrpc: "2.0", id, method: "resources/subscribe", params: { uri } }),
-        )) ?? "null",
-      );
-    for (let i = 1; i <= MAX_SUBSCRIPTIONS; i++) {
+    return async (id: number, uri: string, method = "resources/subscribe") =>
+      JSON.parse((await replyTo(session, JSON.stringify({ jsonrpc: "2.0", id, method, params: { uri } }))) ?? "null");
+  };
+
+  it("at most SESSION_BOUNDS.subscriptions URIs, each no longer than subscriptionUriBytes: past them -32000 / -32602", async () => {
+    const subscribe = await open();
+    for (let i = 1; i <= subscriptions; i++) {
       const reply = await subscribe(i, `docs://n/${i}`);
       if (reply.result === undefined) throw new Error(`subscription ${i} refused: ${JSON.stringify(reply)}`);
     }
-    expect(await subscribe(-1, "docs://n/one-more")).toEqual({
-      jsonrpc: "2.0",
-      id: -1,
-      error: {
-        code: -32000,
-        message: `Too many resource subscriptions on this connection (at most ${MAX_SUBSCRIPTIONS}); unsubscribe from one first`,
-      },
-    });
+    expect(await subscribe(-1, "docs://n/one-more")).toEqual({ jsonrpc: "2.0", id: -1, error: tooMany });
     // The same URI again is no new subscription; one given up makes room for another.
     expect((await subscribe(-2, "docs://n/1")).result).toEqual({});
-    await replyTo(
-      session,
-      JSON.stringify({ jsonrpc: "2.0", id: -3, method: "resources/unsubscribe", params: { uri: "docs://n/1" } }),
-    );
+    await subscribe(-3, "docs://n/1", "resources/unsubscribe");
     expect((await subscribe(-4, "docs://n/one-more")).result).toEqual({});
-    expect((await subscribe(-5, `docs://${"x".repeat(MAX_URI_LENGTH)}`)).error).toEqual({
+    expect((await subscribe(-5, `docs://${"x".repeat(subscriptionUriBytes)}`)).error).toEqual({
       code: ErrorCode.InvalidParams,
-      message: `Invalid params: uri is longer than ${MAX_URI_LENGTH} characters`,
+      message: `Invalid params: uri is longer than ${subscriptionUriBytes} bytes, the most a subscription may name`,
     });
+  });
+
+  it("at most subscriptionBytes of URIs in all: past them -32000, until one is given up", async () => {
+    const subscribe = await open();
+    const uri = (n: number) => `docs://${n}/`.padEnd(subscriptionUriBytes, "x");
+    const fit = Math.floor(subscriptionBytes / subscriptionUriBytes);
+    for (let n = 0; n < fit; n++) expect((await subscribe(n + 1, uri(n))).result).toEqual({});
+    expect(await subscribe(-1, uri(fit))).toEqual({ jsonrpc: "2.0", id: -1, error: tooMany });
+    await subscribe(-2, uri(0), "resources/unsubscribe");
+    expect((await subscribe(-3, uri(fit))).result).toEqual({});
   });
 });
 

@@ -108,7 +108,7 @@ export class EngineLink {
       if (!isPromiseLike<readonly HandleSignal[]>(ops)) return this.#applyAll(ops);
       return Promise.resolve(ops).then((kept) => this.#applyAll(kept));
     };
-    const begun = engine.start({ name: this.#host.name });
+    const begun = engine.start({ name: this.#host.name, log: (entry) => this.#host.log(entry) });
     const done = isPromiseLike<void>(begun) ? Promise.resolve(begun).then(finish) : finish();
     if (!isPromiseLike<void>(done)) {
       this.#started = true;

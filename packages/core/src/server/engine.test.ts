@@ -130,7 +130,22 @@ describe("server.engine and startEngine()", () => {
     expect(server.startEngine()).toBe(first);
     await first;
     expect(server.startEngine()).toBeUndefined();
-    expect(starts).toEqual([{ name: "cluster" }, { name: "cluster" }]);
+    expect(starts).toEqual([
+      { name: "cluster", log: expect.any(Function) },
+      { name: "cluster", log: expect.any(Function) },
+    ]);
+  });
+
+  it("what an engine says as it starts goes to the server's own log", async () => {
+    const heard: unknown[] = [];
+    const engine: Engine = {
+      ...unused("speaking"),
+      start: (owner) => owner.log?.({ level: "warning", message: "Redis may evict" }),
+    };
+    const server = app(engine);
+    server.setLogger((entry) => heard.push(entry));
+    await server.startEngine();
+    expect(heard).toEqual([{ level: "warning", message: "Redis may evict" }]);
   });
 
   it("a tools/call asks nothing of the engine", async () => {

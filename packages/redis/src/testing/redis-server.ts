@@ -16,6 +16,8 @@ export interface StartRedisOptions {
   readonly readyMs?: number;
   /** Serve TLS only (a self-signed certificate for 127.0.0.1, made with `openssl`): the URL is `rediss://`. */
   readonly tls?: boolean;
+  /** More configuration, as redis-server's own options (e.g. `["--maxmemory", "64mb"]`), after the helper's. */
+  readonly args?: readonly string[];
 }
 
 /** A redis-server of one's own, on 127.0.0.1, in a temporary folder of its own. */
@@ -184,6 +186,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     "--appendfsync",
     "everysec",
     ...(options.password === undefined ? [] : ["--requirepass", options.password]),
+    ...(options.args ?? []),
   ];
 
   let child: ChildProcess | undefined;
