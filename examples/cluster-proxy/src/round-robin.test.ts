@@ -1,61 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
-import { type RoundRobinProxy, startProxy } from "./round-robin.js";
-
-// Backends in this process that say who they are; an SSE one writes an event and waits for the test to end it.
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((thing) => thing.close()));
-});
-
-interface Backend {
-  url: string;
-  server: Server;
-  /** The SSE responses it holds open. */
-  streams: ServerResponse[];
-  seen: IncomingMessage[];
-}
-
-async function backend(name: string): Promise<Backend> {
-  const streams: ServerResponse[] = [];
-  const seen: IncomingMessage[] = [];
-  const server = createServer((req, res) => {
-    seen.push(req);
-    if (req.headers.accept === "text/event-stream") {
-      res.writeHead(200, { "content-type": "text/event-stream", "mcp-session-id": name });
-      res.write(`id: 1\ndata: from ${name}\n\n`);
-      streams.push(res);
-      return;
-    }
-    let body = "";
-    req.setEncoding("utf8").on("data", (chunk: string) => {
-      body += chunk;
-    });
-    req.on("end", () => res.writeHead(200, { "x-backend": name }).end(`${name}:${body}`));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  open.push({
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  });
-  return { url: `http://127.0.0.1:${port}/mcp`, server, streams, seen };
-}
-
-async function proxyFor(backends: Backend[]): Promise<RoundRobinProxy> {
-  const proxy = await startProxy({ backends: backends.map((b) => b.url) });
-  open.unshift(proxy);
-  return proxy;
-}
-
-const post = async (url: string, body: string) => {
-  const response = await fetch(url, { method: "POST", body, headers: { "mcp-method": "tools/call" } });
-  return { status: response.status, text: await response.text(), backend: response.headers.get("x-backend") };
-};
+import { describe, expect, it } from "vitest";
+import { until } from "../../../scripts/wait.js";
+import { backend, post, proxyFor } from "./backends.test-util.js";
 
 describe("the round-robin proxy", () => {
   it("sends request i to backend i mod N, with its body, path and headers, whatever its session", async () => {
@@ -64,18 +9,19 @@ describe("the round-robin proxy", () => {
     const answers = [];
     for (let i = 0; i < 4; i++) answers.push(await post(proxy.url, `call ${i}`));
     expect(answers.map((answer) => answer.text)).toEqual(["a:call 0", "b:call 1", "c:call 2", "a:call 3"]);
-    expect(proxy.routed.map((routed) => [routed.backend, routed.mcpMethod])).toEqual([
-      [0, "tools/call"],
-      [1, "tools/call"],
-      [2, "tools/call"],
-      [0, "tools/call"],
+    expect(proxy.routed.map((routed) => [routed.backend, routed.mcpMethod, routed.refused])).toEqual([
+      [0, "tools/call", []],
+      [1, "tools/call", []],
+      [2, "tools/call", []],
+      [0, "tools/call", []],
     ]);
     const [first] = backends[0]?.seen ?? [];
     expect(first?.url).toBe("/mcp");
     expect(first?.headers["mcp-method"]).toBe("tools/call");
-    // The backend's own Host (its DNS rebinding check), the client's as X-Forwarded-Host.
+    // The backend's own Host (its DNS rebinding check), the client's as X-Forwarded-Host, its address as -For.
     expect(first?.headers.host).toBe(new URL(backends[0]?.url ?? "").host);
     expect(first?.headers["x-forwarded-host"]).toBe(new URL(proxy.url).host);
+    expect(first?.headers["x-forwarded-for"]).toBe("127.0.0.1");
   });
 
   it("skips a backend out of rotation, and sends to it again once back", async () => {
@@ -92,25 +38,79 @@ describe("the round-robin proxy", () => {
     expect((await post(proxy.url, "5")).status).toBe(503);
   });
 
-  it("streams an SSE event before the backend ends the response, and cuts the stream when the backend dies", async () => {
+  it("streams an SSE event before the backend ends the response, and cuts a session's stream when the backend dies", async () => {
     const sse = await backend("a");
     const proxy = await proxyFor([sse]);
-    const response = await fetch(proxy.url, { headers: { accept: "text/event-stream" } });
+    const response = await fetch(proxy.url, { headers: { accept: "text/event-stream", "mcp-session-id": "s1" } });
     expect(response.headers.get("mcp-session-id")).toBe("a");
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe("id: 1\ndata: from a\n\n");
     sse.server.closeAllConnections();
+    // Its server answers it on the stream the client resumes: the proxy adds nothing.
     const end = await reader.read().then(
-      (result) => (result.done ? "ended" : "more"),
+      (result) => (result.done ? "ended" : new TextDecoder().decode(result.value)),
       () => "cut",
     );
-    expect(["ended", "cut"]).toContain(end);
+    expect(end).toBe("cut");
   });
 
-  it("answers 502 for a backend that is not there", async () => {
+  it("answers each request of a POST of no session whose SSE answer was cut, with a JSON-RPC error, and ends the stream", async () => {
+    const sse = await backend("a");
+    const proxy = await proxyFor([sse]);
+    const response = await fetch(proxy.url, {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "slow" } }),
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    expect(decoder.decode((await reader.read()).value)).toBe("id: 1\ndata: from a\n\n");
+    sse.server.closeAllConnections();
+    let rest = "";
+    for (let read = await reader.read(); !read.done; read = await reader.read()) rest += decoder.decode(read.value);
+    const data = rest.split("\n").filter((line) => line.startsWith("data: "));
+    expect(data.map((line) => JSON.parse(line.slice(6)))).toEqual([
+      { jsonrpc: "2.0", id: 7, error: { code: -32603, message: expect.stringMatching(/stopped before it answered/) } },
+    ]);
+  });
+
+  it("sends a request whose backend refused the connection to the next one, body and all, and takes the refuser out at once", async () => {
+    const [a, b] = [await backend("a"), await backend("b")];
+    // No probe between the start's and the end of the test: only the refused request can tell.
+    const proxy = await proxyFor([a, b], { healthIntervalMs: 60_000 });
+    await until(() => a.healthz.probes > 0 && b.healthz.probes > 0, "each backend's first probe");
+    await a.stop();
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await post(proxy.url, `call ${i}`));
+    expect(answers.map((answer) => [answer.status, answer.text])).toEqual([
+      [200, "b:call 0"],
+      [200, "b:call 1"],
+      [200, "b:call 2"],
+      [200, "b:call 3"],
+    ]);
+    expect(proxy.routed.map((routed) => [routed.backend, routed.refused])).toEqual([
+      [1, [0]],
+      [1, []],
+      [1, []],
+      [1, []],
+    ]);
+    expect(proxy.health()[0]).toMatchObject({ up: false, reason: "ECONNREFUSED" });
+  });
+
+  it("never sends again a request that reached its backend: one that died holding it is answered 502", async () => {
+    const [a, b] = [await backend("a"), await backend("b")];
+    const proxy = await proxyFor([a, b]);
+    a.dieOnRequest = true;
+    expect(await post(proxy.url, "pay once")).toMatchObject({ status: 502, text: "backend unreachable\n" });
+    expect([a.seen.length, b.seen.length]).toEqual([1, 0]);
+  });
+
+  it("answers 503 when no backend is there", async () => {
     const gone = await backend("gone");
-    await new Promise<void>((resolve) => gone.server.close(() => resolve()));
+    await gone.stop();
     const proxy = await proxyFor([gone]);
-    expect((await post(proxy.url, "x")).status).toBe(502);
+    expect([502, 503]).toContain((await post(proxy.url, "x")).status);
+    await until(() => proxy.health()[0]?.up === false, "the refused probe");
+    expect((await post(proxy.url, "x")).status).toBe(503);
   });
 });

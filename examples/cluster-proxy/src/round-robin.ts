@@ -1,5 +1,9 @@
-import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { Agent, createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { forward } from "./forward.js";
+import { type BackendHealth, createHealthChecks, type HealthChange } from "./health.js";
+
+export type { BackendHealth, HealthChange } from "./health.js";
 
 /** What `startProxy` takes. */
 export interface RoundRobinOptions {
@@ -9,12 +13,26 @@ export interface RoundRobinOptions {
   readonly port?: number;
   /** Default 127.0.0.1. */
   readonly host?: string;
+  /** Probed with GET on each backend's origin: 200 keeps it in rotation. Default `/healthz`; `false`: no probes. */
+  readonly healthPath?: string | false;
+  /** Between two probes of one backend. Default 2000 ms. */
+  readonly healthIntervalMs?: number;
+  /** Failed probes in a row that take a backend out (a refused connection or 503 `closing`: one). Default 2. */
+  readonly unhealthyAfter?: number;
+  /** A probe unanswered this long has failed. Default 1000 ms. */
+  readonly healthTimeoutMs?: number;
+  /** Body bytes kept to resend a request whose backend could not be reached. Default 1 MiB; larger is not retried. */
+  readonly keepBodyBytes?: number;
+  /** Told each time a backend leaves or rejoins the rotation for its health. */
+  readonly onHealth?: (change: HealthChange) => void;
 }
 
 /** One request as the proxy routed it. */
 export interface Routed {
-  /** The backend's index in `backends`. */
+  /** The backend's index in `backends`: the one that got it. */
   readonly backend: number;
+  /** Backends tried first that refused the connection (the request never reached them). */
+  readonly refused: readonly number[];
   /** GET, POST or DELETE. */
   readonly method: string;
   /** The request's `Mcp-Method` header (2026-07-28 clients send it), when there is one. */
@@ -31,31 +49,21 @@ export interface RoundRobinProxy {
   readonly routed: readonly Routed[];
   /** The backend the next request goes to (undefined: none in rotation). */
   peek(): number | undefined;
-  /** Route nothing more to backend `index` (as a load balancer's failed health check does), or again. */
+  /** Route nothing more to backend `index` (an operator's drain), or again; its health checks go on. */
   rotate(index: number, inRotation: boolean): void;
+  /** What the proxy knows of each backend's health. */
+  health(): readonly BackendHealth[];
   /** Send backend `index`'s share to another address from now on (a process restarted on a new port). */
   replace(index: number, url: string): void;
   /** Stop listening and cut every connection, streams included. */
   close(): Promise<void>;
 }
 
-// The request's hop-by-hop headers are the connection's own, not the message's (RFC 9110 §7.6.1).
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te"]);
-
-function forwarded(headers: IncomingMessage["headers"], backend: URL): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
-  }
-  // The backend accepts only its own Host (DNS rebinding protection); the client's goes on as X-Forwarded-Host.
-  if (headers.host !== undefined) out["x-forwarded-host"] = headers.host;
-  out.host = backend.host;
-  return out;
-}
-
 /**
  * A round-robin reverse proxy with no affinity: request i goes to the i-th backend in rotation, whatever its session.
- * Bodies stream both ways unbuffered, so SSE events reach the client as the backend writes them.
+ * Bodies stream both ways unbuffered, so SSE events reach the client as the backend writes them. Each backend's
+ * health route is probed; one that fails, refuses a connection or says `closing` leaves the rotation until a probe
+ * succeeds, and a request it refused goes to the next.
  * @example
  * const proxy = await startProxy({ backends: ["http://127.0.0.1:3001/mcp", "http://127.0.0.1:3002/mcp"] });
  * console.log(proxy.url);
@@ -63,16 +71,37 @@ function forwarded(headers: IncomingMessage["headers"], backend: URL): Record<st
 export async function startProxy(options: RoundRobinOptions): Promise<RoundRobinProxy> {
   const backends = options.backends.map((url) => new URL(url));
   if (backends.length === 0) throw new Error("startProxy needs at least one backend");
-  const out = new Set<number>();
+  const drained = new Set<number>();
   const routed: Routed[] = [];
-  const agent = new Agent({ keepAlive: true });
+  // One pool per backend, so the idle connections of one that went down can be dropped.
+  const agents = backends.map(() => new Agent({ keepAlive: true }));
+  const dropIdle = (index: number) => {
+    for (const sockets of Object.values((agents[index] as Agent).freeSockets)) {
+      for (const socket of sockets ?? []) socket.destroy();
+    }
+  };
+  const health = createHealthChecks(
+    backends.length,
+    (index) => backends[index] as URL,
+    {
+      path: options.healthPath ?? "/healthz",
+      intervalMs: options.healthIntervalMs ?? 2000,
+      unhealthyAfter: options.unhealthyAfter ?? 2,
+      timeoutMs: options.healthTimeoutMs ?? 1000,
+    },
+    (change) => {
+      if (!change.up) dropIdle(change.index);
+      options.onHealth?.(change);
+    },
+  );
   let next = 0;
 
-  const pick = (advance: boolean): number | undefined => {
-    for (let tried = 0; tried < backends.length; tried++) {
-      const index = (next + tried) % backends.length;
-      if (out.has(index)) continue;
-      if (advance) next += tried + 1;
+  const inRotation = (index: number) => !drained.has(index) && health.isUp(index);
+  const pick = (advance: boolean, tried?: ReadonlySet<number>): number | undefined => {
+    for (let step = 0; step < backends.length; step++) {
+      const index = (next + step) % backends.length;
+      if (!inRotation(index) || tried?.has(index)) continue;
+      if (advance) next = index + 1;
       return index;
     }
     return undefined;
@@ -80,79 +109,70 @@ export async function startProxy(options: RoundRobinOptions): Promise<RoundRobin
   const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
   const serve = (req: IncomingMessage, res: ServerResponse) => {
-    const index = pick(true);
-    if (index === undefined) {
+    const first = pick(true);
+    if (first === undefined) {
       res.writeHead(503, { "content-type": "text/plain", "retry-after": "1" }).end("no backend in rotation\n");
       return;
     }
-    const backend = backends[index] as URL;
-    routed.push({
-      backend: index,
-      method: req.method ?? "GET",
-      mcpMethod: header(req.headers["mcp-method"]),
-      mcpName: header(req.headers["mcp-name"]),
-    });
-    const upstream = request(
-      {
-        agent,
-        host: backend.hostname,
-        port: backend.port,
-        method: req.method,
-        path: req.url,
-        headers: forwarded(req.headers, backend),
+    const at = routed.length;
+    const refused: number[] = [];
+    forward(req, res, first, {
+      pick: (tried) => pick(true, tried),
+      url: (index) => backends[index] as URL,
+      agent: (index) => agents[index] as Agent,
+      attempt(index) {
+        routed[at] = {
+          backend: index,
+          refused: [...refused],
+          method: req.method ?? "GET",
+          mcpMethod: header(req.headers["mcp-method"]),
+          mcpName: header(req.headers["mcp-name"]),
+        };
       },
-      (answer) => {
-        const headers: Record<string, string | string[]> = {};
-        for (const [name, value] of Object.entries(answer.headers)) {
-          if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-        }
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
-        // Headers now, not with the first chunk: an SSE stream may stay quiet for a long time.
-        res.flushHeaders();
-        answer.on("data", (chunk: Buffer) => res.write(chunk));
-        answer.once("end", () => res.end());
-        // A backend that died mid-stream: the client sees its stream cut, as it would without a proxy.
-        answer.once("error", () => res.destroy());
-        answer.once("aborted", () => res.destroy());
+      refused(index, reason) {
+        refused.push(index);
+        health.down(index, reason);
       },
-    );
-    upstream.once("error", () => {
-      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" }).end("backend unreachable\n");
-      else res.destroy();
+      cut: (index) => health.probeNow(index),
+      keepBodyBytes: options.keepBodyBytes ?? 1024 * 1024,
     });
-    // The client went away: so does the request to the backend (a stream is given up, a call cancelled).
-    res.once("close", () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
-    req.pipe(upstream);
   };
 
   const server = createServer(serve);
   const host = options.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    health.close();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://${host}:${port}/mcp`,
     routed,
     peek: () => pick(false),
-    rotate(index, inRotation) {
-      if (inRotation) out.delete(index);
-      else out.add(index);
+    rotate(index, on) {
+      if (on) drained.delete(index);
+      else drained.add(index);
     },
+    health: () => backends.map((_, index) => health.state(index)),
     replace(index, url) {
       backends[index] = new URL(url);
+      dropIdle(index);
+      health.replaced(index);
     },
     close: () =>
       new Promise<void>((resolve) => {
+        health.close();
         server.close(() => resolve());
         server.closeAllConnections();
-        agent.destroy();
+        for (const agent of agents) agent.destroy();
       }),
   };
 }

@@ -1,10 +1,11 @@
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import { type RoundRobinProxy, startProxy } from "@toolsmith/example-cluster-proxy";
+import { type RoundRobinOptions, type RoundRobinProxy, startProxy } from "@toolsmith/example-cluster-proxy";
 import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
 import { end, exited } from "../../../scripts/child-processes.js";
 import { spawnHttp } from "../../../scripts/spawn-http.js";
+import { until } from "../../../scripts/wait.js";
 
 /** An example's built entry point, from the repository root (build first: `npx -y pnpm@12.4.2 run build`). */
 export const example = (name: string) =>
@@ -25,6 +26,8 @@ export interface ClusterOptions {
   readonly processes?: number;
   /** More environment for every process (a short lease: `TOOLSMITH_LEASE_MS`). */
   readonly env?: Readonly<Record<string, string>>;
+  /** The proxy's options (its health checks); it probes every 50 ms unless told otherwise. */
+  readonly proxy?: Omit<RoundRobinOptions, "backends">;
 }
 
 /** A Redis of its own, N processes of one server sharing it and one state key, and a round-robin proxy in front. */
@@ -34,9 +37,9 @@ export interface Cluster {
   /** What clients use: the proxy's MCP endpoint. */
   readonly url: string;
   readonly backends: Backend[];
-  /** Out of the proxy's rotation, then `kill -9`; resolves once it exited. */
+  /** `kill -9` (the proxy finds out by itself); resolves once it exited. */
   kill(index: number): Promise<void>;
-  /** Start process `index` again (a new port), back in rotation once it said it listens. */
+  /** Start process `index` again (a new port), resolved once the proxy's probe put it back in rotation. */
   restart(index: number): Promise<void>;
   /** Every process, the proxy and Redis stopped. */
   stop(): Promise<void>;
@@ -68,7 +71,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     await redis.stop();
     throw error;
   }
-  const proxy = await startProxy({ backends: backends.map((backend) => backend.url) });
+  const proxy = await startProxy({
+    healthIntervalMs: 50,
+    ...options.proxy,
+    backends: backends.map((backend) => backend.url),
+  });
   return {
     redis,
     proxy,
@@ -76,7 +83,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     backends,
     async kill(index) {
       const backend = backends[index] as Backend;
-      proxy.rotate(index, false);
       const exit = exited(backend.child, `process ${index} to die of SIGKILL`);
       backend.child.kill("SIGKILL");
       await exit;
@@ -85,7 +91,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       const backend = await launch();
       backends[index] = backend;
       proxy.replace(index, backend.url);
-      proxy.rotate(index, true);
+      await until(() => proxy.health()[index]?.up, `process ${index} back in the proxy's rotation`);
     },
     async stop() {
       await proxy.close();
