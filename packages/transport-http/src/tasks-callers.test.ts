@@ -125,3 +125,23 @@ describe("task limits per anonymous caller, by address, on Redis across processe
     expect((await call(a.handle, "10.0.0.2")).result?.taskId).toEqual(expect.any(String));
   });
 });
+
+describe("task limits per anonymous caller, by network", () => {
+  it("every address of one IPv6 /56 is one caller (one client may hold a whole /64); IPv4 mapped or not is one", async () => {
+    const { handle } = serve({ remoteAddress: (req) => req.headers.get("x-client") ?? undefined });
+    const call = async (from: string): Promise<Reply> => {
+      const response = await handle(post(callBody("quick"), headers2026("tools/call", "quick", { "x-client": from })));
+      return (await response.json()) as Reply;
+    };
+    for (const from of ["2001:db8:77::1", "2001:db8:77:ff::2", "2001:DB8:0077::3%eth0"]) {
+      expect((await call(from)).result?.taskId).toEqual(expect.any(String));
+    }
+    const refused = await call("2001:db8:77:1::9");
+    expect(refused.error?.message).toMatch(/^Too many tasks kept for one caller \(at most 3\b/);
+    expect((await call("2001:db8:78::1")).result?.taskId).toEqual(expect.any(String));
+    for (const from of ["10.0.0.1", "::ffff:10.0.0.1", "10.0.0.1"]) {
+      expect((await call(from)).result?.taskId).toEqual(expect.any(String));
+    }
+    expect((await call("::ffff:10.0.0.1")).error?.code).toBe(-32000);
+  });
+});

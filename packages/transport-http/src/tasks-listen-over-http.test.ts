@@ -1,6 +1,7 @@
 import { createServer, type Engine, LATEST_STATELESS_VERSION, MetaKey } from "@toolsmith/core";
 import { createRedisEngine } from "@toolsmith/redis";
 import { describe, expect, it } from "vitest";
+import { until } from "../../../scripts/wait.js";
 import { createHttpHandler } from "./http-handler.js";
 import { headers2026, post, replyOf } from "./requests.test-util.js";
 import { sharedRedis } from "./shared-redis.test-util.js";
@@ -44,6 +45,14 @@ function process_(namespace: string, engine?: Engine) {
     name: "stuck",
     description: "Works until its TTL passes",
     task: { support: "optional", ttlMs: 400 },
+    handler: (_args, ctx) =>
+      new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
+  });
+  // The same, kept long enough for the test to stop Redis before its TTL passes.
+  server.tool({
+    name: "lingering",
+    description: "Works until its TTL passes",
+    task: { support: "optional", ttlMs: 1500 },
     handler: (_args, ctx) =>
       new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
   });
@@ -173,6 +182,48 @@ describe("subscriptions/listen with taskIds over HTTP", () => {
       ),
     );
     expect(got.error).toEqual({ code: -32602, message: "Failed to retrieve task: Task not found" });
+    await stream.cancel();
+  });
+
+  it("Redis down at the TTL: the listen looks again ever more slowly and warns once; once back, each is told once", async () => {
+    const namespace = `tasks-expiry-down-${Date.now()}`;
+    const a = redisProcess(namespace);
+    const engine = createRedisEngine({ url: redis.url, namespace });
+    engines.push(engine);
+    // When B looked for each task (once its TTL passed, and again after each failure).
+    const looks = new Map<string, number[]>();
+    const load = engine.loadTask.bind(engine);
+    engine.loadTask = (id) => {
+      looks.set(id, [...(looks.get(id) ?? []), performance.now()]);
+      return load(id);
+    };
+    const b = process_(namespace, engine);
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const body = { jsonrpc: "2.0", id: 10 + i, method: "tools/call", params: { name: "lingering", _meta: META } };
+      const created = await replyOf(await a.handle(post(body, headers2026("tools/call", "lingering"))));
+      ids.push((created.result as { taskId: string }).taskId);
+    }
+    const stream = reading(await b.handle(listen(2, ids)));
+    await stream.until((text) => text.includes("notifications/subscriptions/acknowledged"));
+    looks.clear();
+    const from = logged.length;
+    await redis.kill();
+    expect(looks.size, "Redis stopped before any task's TTL passed").toBe(0);
+    // Each task looked for three times while Redis is down: at its TTL, then 1 s and 2 s after each failure.
+    await until(() => ids.every((id) => (looks.get(id)?.length ?? 0) >= 3), "three looks for each task");
+    const gaps = ids.map((id) => {
+      const [, second = 0, third = 0] = looks.get(id) ?? [];
+      return third - second;
+    });
+    expect(Math.min(...gaps)).toBeGreaterThan(1900);
+    const warned = logged.slice(from).filter((entry) => entry.message.startsWith("could not look for expired task"));
+    expect(warned).toHaveLength(1);
+    await redis.restart();
+    const text = await stream.until((so) => messages(so).filter((m) => m.params?.status === "failed").length >= 10);
+    const failed = messages(text).filter((message) => message.params?.status === "failed");
+    expect(new Set(failed.map((message) => message.params?.taskId))).toEqual(new Set(ids));
+    expect(failed).toHaveLength(10);
     await stream.cancel();
   });
 

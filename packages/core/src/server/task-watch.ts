@@ -24,8 +24,10 @@ export const EXPIRED_ERROR = {
 
 // setTimeout's longest delay: a later expiry is waited for in steps.
 const MAX_TIMER_MS = 2 ** 31 - 1;
-// A load that failed at the expiry is tried again after this long.
+// A load that failed at the expiry is tried again after this long, doubled at each failure up to the most: while
+// the engine is down, a stream following many tasks must not flood it (nor the log, told once per outage).
 const RETRY_MS = 1000;
+const MAX_RETRY_MS = 30_000;
 
 /** The tasks one listen stream follows, from its acknowledgement until its end. */
 export class TaskWatch implements TaskWatching {
@@ -37,6 +39,9 @@ export class TaskWatch implements TaskWatching {
   // Each followed task as last known, and the timer that looks for it when its TTL has passed.
   readonly #last = new Map<string, TaskRecord>();
   readonly #expiries = new Map<string, ReturnType<typeof setTimeout>>();
+  // Each task's failed looks in a row; whether the last look at any failed (the outage already told).
+  readonly #failures = new Map<string, number>();
+  #failing = false;
   // Changes heard before the acknowledgement went out; told right after it, in order.
   #buffered: TaskRecord[] | undefined = [];
   #send: ((task: Record<string, unknown>) => void) | undefined;
@@ -147,11 +152,19 @@ export class TaskWatch implements TaskWatching {
     try {
       found = await this.#engine.loadTask(id);
     } catch (error) {
-      this.#log({ level: "warning", message: `could not look for expired task ${id}: ${messageOf(error)}`, error });
+      if (!this.#failing) {
+        this.#log({ level: "warning", message: `could not look for expired task ${id}: ${messageOf(error)}`, error });
+      }
+      this.#failing = true;
+      const failures = (this.#failures.get(id) ?? 0) + 1;
+      this.#failures.set(id, failures);
       const last = this.#last.get(id);
-      if (last !== undefined && this.#unfollows.has(id)) this.#expireAt(id, last, RETRY_MS);
+      const delay = Math.min(RETRY_MS * 2 ** (failures - 1), MAX_RETRY_MS);
+      if (last !== undefined && this.#unfollows.has(id)) this.#expireAt(id, last, delay);
       return;
     }
+    this.#failing = false;
+    this.#failures.delete(id);
     const last = this.#last.get(id);
     if (last === undefined || !this.#unfollows.has(id)) return;
     // Still there (this process's clock is behind the store's), or ended meanwhile (its change is on its way).
@@ -174,6 +187,7 @@ export class TaskWatch implements TaskWatching {
     if (unfollow === undefined) return;
     this.#unfollows.delete(id);
     this.#last.delete(id);
+    this.#failures.delete(id);
     clearTimeout(this.#expiries.get(id));
     this.#expiries.delete(id);
     try {
