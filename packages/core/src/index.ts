@@ -25,6 +25,7 @@ export type { TraceContext } from "./context/trace.js";
 export {
   type Engine,
   EngineUnavailable,
+  LeaseLost,
   type RunningRequest,
   type ServerSignal,
   type SessionChange,

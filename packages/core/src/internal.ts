@@ -3,7 +3,7 @@
  * it may change in any release, without notice; nothing outside this repository should import it.
  */
 export { InputRequired } from "./context/ask.js";
-export { isEngineUnavailable } from "./engine/engine.js";
+export { isEngineUnavailable, isLeaseLost } from "./engine/engine.js";
 export type { Audience } from "./registry/router.js";
 export { standardSchemaAdapter, zodV4Adapter } from "./schema/schema-adapter.js";
 export { isUriTemplate } from "./schema/uri-template.js";

@@ -1,4 +1,5 @@
 import { afterEach, describe } from "vitest";
+import { engineSuiteDurable } from "./engine-suite-durable.test-util.js";
 import type { MadeEngines, Opener } from "./engine-suite-helpers.test-util.js";
 import { engineSuiteHostile } from "./engine-suite-hostile.test-util.js";
 import { engineSuiteInOneProcess } from "./engine-suite-one.test-util.js";
@@ -49,5 +50,6 @@ export function engineSuite(name: string, make: () => Promise<MadeEngines>): voi
     engineSuiteAcrossProcesses(opener);
     engineSuiteTasks(opener);
     engineSuiteTasksAcrossProcesses(opener);
+    engineSuiteDurable(opener);
   });
 }
