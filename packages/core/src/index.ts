@@ -26,6 +26,7 @@ export {
   type Engine,
   type EngineOwner,
   EngineUnavailable,
+  LeaseLost,
   type RunningRequest,
   type ServerSignal,
   type SessionChange,

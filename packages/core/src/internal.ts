@@ -4,7 +4,7 @@
  */
 export { InputRequired } from "./context/ask.js";
 export { callerKey } from "./context/caller.js";
-export { isEngineUnavailable } from "./engine/engine.js";
+export { isEngineUnavailable, isLeaseLost } from "./engine/engine.js";
 export {
   keptCapabilities,
   keptClientInfo,

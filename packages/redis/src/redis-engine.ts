@@ -3,6 +3,7 @@ import {
   type Engine,
   type EngineOwner,
   EngineUnavailable,
+  LeaseLost,
   type RunningRequest,
   SESSION_BOUNDS,
   type ServerSignal,
@@ -21,6 +22,7 @@ import type { Redis } from "ioredis";
 
 import { Channels } from "./channels.js";
 import { asUnavailable, createClient, lastErrorOf, RECONNECT_MAX_MS, redacted, run } from "./client.js";
+import { KEEP_CLIENT_LINE, TAKE_CLIENT_LINES } from "./client-lines.js";
 import { type Eviction, evictionVerdict, readEviction } from "./eviction.js";
 import { bounded, DEFAULTS, type RedisEngineOptions, withoutUndefined } from "./options.js";
 import { decodeRecord, encodeFixed } from "./records.js";
@@ -34,6 +36,10 @@ type HandleOp = Extract<ServerSignal, { type: "handle" }>;
 const GRACE_MS = 60_000;
 // What a stopped process left running stays this long for another to claim (no client waits longer for its answer).
 const RUN_KEEP_MS = 3_600_000;
+// Client lines kept for one process: the newest this many, each at most this long (a longer one is only signalled),
+// for as long as what it runs is kept for another to claim. Bounded: a client may name a live process's id.
+const MAX_CLIENT_LINES = 256;
+const MAX_CLIENT_LINE_CHARS = 256 * 1024;
 // Last-Event-ID as a stream entry id: anything else names no event (and must not reach XRANGE as a range).
 const EVENT_ID = /^\d{1,19}-\d{1,19}$/;
 
@@ -166,8 +172,18 @@ class RedisEngine implements Engine {
     return (await this.#run(scripts.SESSION_IDS, [])) as string[];
   }
 
-  async append(session: string, stream: string, data: string): Promise<StoredEvent> {
-    const id = await this.#run(scripts.APPEND, [session, stream, data, this.#settings.eventsPerSession]);
+  async append(
+    session: string,
+    stream: string,
+    data: string,
+    options?: { readonly running?: string },
+  ): Promise<StoredEvent> {
+    const request = options?.running;
+    const args = [session, stream, data, this.#settings.eventsPerSession];
+    // Fenced: written only while this process's lease on the request was not claimed by another.
+    if (request !== undefined) args.push(this.node, JSON.stringify([session, request]));
+    const id = await this.#run(scripts.APPEND, args);
+    if (id === -1) throw new LeaseLost(`request ${request} of session ${session} is no longer this process's`);
     // A session that ended keeps nothing and tells no one (as the memory engine).
     return { id: typeof id === "string" ? id : "", stream, data };
   }
@@ -184,7 +200,18 @@ class RedisEngine implements Engine {
 
   async signal(session: string, signal: SessionSignal): Promise<void> {
     const open = this.#started();
+    if (signal.type === "client" && signal.to !== undefined && signal.line.length <= MAX_CLIENT_LINE_CHARS) {
+      const entry = JSON.stringify({ session, line: signal.line });
+      const args = [session, signal.to, entry, JSON.stringify(signal), RUN_KEEP_MS, MAX_CLIENT_LINES];
+      await this.#run(KEEP_CLIENT_LINE, args);
+      return;
+    }
     await this.#call(() => open.main.publish(`${open.prefix}c:${session}`, JSON.stringify(signal)));
+  }
+
+  async takeClientLines(): Promise<readonly { session: string; line: string }[]> {
+    const entries = (await this.#run(TAKE_CLIENT_LINES, [this.node])) as string[];
+    return entries.map((entry) => JSON.parse(entry) as { session: string; line: string });
   }
 
   async follow(session: string, listener: (signal: SessionSignal) => void): Promise<() => Promise<void>> {
@@ -241,12 +268,28 @@ class RedisEngine implements Engine {
     return decodeTask(await this.#run(taskScripts.LOAD_TASK, [id, Date.now()]));
   }
 
-  async changeTask(id: string, change: TaskChange): Promise<TaskRecord | undefined> {
-    return decodeTask(await this.#run(taskScripts.CHANGE_TASK, [id, Date.now(), ...changeArgs(change)]));
+  async changeTask(
+    id: string,
+    change: TaskChange,
+    options?: { readonly running?: boolean },
+  ): Promise<TaskRecord | undefined> {
+    const fence = options?.running ? this.node : "";
+    const reply = await this.#run(taskScripts.CHANGE_TASK, [id, Date.now(), ...changeArgs(change), fence]);
+    if (reply === "lost") throw new LeaseLost(`task ${id} is no longer run by this process`);
+    return decodeTask(reply);
   }
 
   async answerTask(id: string, responses: Readonly<Record<string, unknown>>): Promise<readonly string[]> {
     return (await this.#run(taskScripts.ANSWER_TASK, [id, Date.now(), ...answerArgs(responses)])) as string[];
+  }
+
+  async takeAnswers(
+    id: string,
+  ): Promise<{ readonly task: TaskRecord; readonly answers: Readonly<Record<string, unknown>> } | undefined> {
+    const reply = await this.#run(taskScripts.TAKE_ANSWERS, [id, Date.now()]);
+    if (!Array.isArray(reply)) return undefined;
+    const [task, answers] = reply as [string, string];
+    return { task: decodeTask(task) as TaskRecord, answers: JSON.parse(answers) as Record<string, unknown> };
   }
 
   async followTask(id: string, listener: (signal: TaskSignal) => void): Promise<() => Promise<void>> {

@@ -170,11 +170,16 @@ export const SESSION_IDS = script(`
 return redis.call('ZRANGEBYSCORE', SESSIONS, '(' .. ms(now()), '+inf')
 `);
 
-/** ARGV: P, id, stream, data, most events. The new event's id (and its signal published); nil when not live. */
+/**
+ * ARGV: P, id, stream, data, most events, then optionally node, request field: only while that node's running
+ * requests hold it. The new event's id (and its signal published); nil when not live; -1 (nothing kept) when the node
+ * no longer runs the request (another process claimed it, or it finished).
+ */
 export const APPEND = script(`
 local t = now()
 local id, stream, data = ARGV[2], ARGV[3], ARGV[4]
 if not live(id, t) then return false end
+if ARGV[6] and redis.call('HEXISTS', P .. 'run:' .. ARGV[6], ARGV[7]) == 0 then return -1 end
 local events = P .. 'e:' .. id
 local eid = redis.call('XADD', events, 'MAXLEN', ARGV[5], '*', 's', stream, 'd', data)
 extend(events, redis.call('PTTL', P .. 's:' .. id))

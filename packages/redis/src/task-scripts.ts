@@ -2,8 +2,9 @@ import { type Script, script } from "./scripts.js";
 
 // The task scripts. A task is the hash P.."t:"..id: b = its fixed fields as JSON without the closing brace, s =
 // status, u = lastUpdatedAt, m = statusMessage (JSON), r = result (JSON), e = error (JSON), x = the time it may be
-// purged after (ms, "" = never), n = the question counter, k = questions outstanding, and per question q:<key> = its
-// order and Q:<key> = `"<key>":<request>` (JSON). Lua never parses the JSON it keeps: a result of any size or shape
+// purged after (ms, "" = never), n = the question counter, k = questions outstanding, per question q:<key> = its
+// order and Q:<key> = `"<key>":<request>` (JSON), and per answer not yet taken by the task's process a:<key> =
+// `"<key>":<value>` (JSON). Lua never parses the JSON it keeps: a result of any size or shape
 // goes back exactly as given, and the record is put together as text. Every script takes the caller's clock (ARGV[3])
 // so that expiry reads the same clock as `createdAt`.
 const TASKS = `
@@ -46,7 +47,7 @@ end
 local function unask_all(key)
   for _, field in ipairs(redis.call('HKEYS', key)) do
     local kind = string.sub(field, 1, 2)
-    if kind == 'q:' or kind == 'Q:' then redis.call('HDEL', key, field) end
+    if kind == 'q:' or kind == 'Q:' or kind == 'a:' then redis.call('HDEL', key, field) end
   end
   redis.call('HSET', key, 'k', 0)
 end
@@ -98,13 +99,15 @@ return task_json(key)
 
 /**
  * ARGV: P, id, now, kind, a, b (message: a = message; ask: a = key, b = entry; unask: a = key; complete: a = result;
- * fail: a = error, b = message or ""; cancel: b = message or ""). The task after it as JSON (`changed` published when
- * it changed); nil when unknown.
+ * fail: a = error, b = message or ""; cancel: b = message or ""), node ("" = any). The task after it as JSON
+ * (`changed` published when it changed); nil when unknown; "lost" (nothing written) when a node is given whose
+ * running tasks (P.."rt:"..node) no longer hold it: another process claimed it, or the node finished it.
  */
 export const CHANGE_TASK = taskScript(`
 local id, kind, a, b = ARGV[2], ARGV[4], ARGV[5], ARGV[6]
 local key = task_key(id)
 if not task_live(key, tonumber(ARGV[3])) then return false end
+if ARGV[7] ~= '' and redis.call('SISMEMBER', P .. 'rt:' .. ARGV[7], id) == 0 then return 'lost' end
 if TERMINAL[redis.call('HGET', key, 's')] then return task_json(key) end
 if kind == 'message' then redis.call('HSET', key, 'm', a)
 elseif kind == 'ask' then
@@ -126,8 +129,8 @@ return changed(id, key)
 `);
 
 /**
- * ARGV: P, id, now, then per answer: key, key as JSON, value as JSON. Takes the outstanding ones (an `answer` each,
- * then `changed`, published in order); answers the keys taken.
+ * ARGV: P, id, now, then per answer: key, key as JSON, value as JSON. Takes the outstanding ones (each kept as a:<key>
+ * for the task's process, an `answer` each, then `changed`, published in order); answers the keys taken.
  */
 export const ANSWER_TASK = taskScript(`
 local id = ARGV[2]
@@ -137,6 +140,7 @@ local taken = {}
 for i = 4, #ARGV, 3 do
   if unask(key, ARGV[i]) then
     table.insert(taken, ARGV[i])
+    redis.call('HSET', key, 'a:' .. ARGV[i], ARGV[i + 1] .. ':' .. ARGV[i + 2])
     redis.call('PUBLISH', P .. 'tc:' .. id, '{"type":"answer","key":' .. ARGV[i + 1] .. ',"value":' .. ARGV[i + 2] .. '}')
   end
 end
@@ -144,6 +148,23 @@ if #taken == 0 then return taken end
 redis.call('HSET', key, 'u', ARGV[3])
 changed(id, key)
 return taken
+`);
+
+/**
+ * ARGV: P, id, now. { the task as JSON, its kept answers as a JSON object } with those answers removed (each is taken
+ * once); nil when unknown or past its TTL.
+ */
+export const TAKE_ANSWERS = taskScript(`
+local key = task_key(ARGV[2])
+if not task_live(key, tonumber(ARGV[3])) then return false end
+local entries = {}
+for _, field in ipairs(redis.call('HKEYS', key)) do
+  if string.sub(field, 1, 2) == 'a:' then
+    table.insert(entries, redis.call('HGET', key, field))
+    redis.call('HDEL', key, field)
+  end
+end
+return { task_json(key), '{' .. table.concat(entries, ',') .. '}' }
 `);
 
 /** ARGV: P, node, leaseMs, id, keepMs. This node runs the task (its lease renewed with it). */

@@ -1,17 +1,17 @@
-import { type Engine, ErrorCode, errorLine, type Server, type StoredPrincipal } from "@toolsmith/core";
+import type { Engine, Server, StoredPrincipal } from "@toolsmith/core";
 import { type Announcement, mayHear, mayRead, onAnnounce } from "@toolsmith/core/internal";
 import type { LiveSessions } from "./live-sessions.js";
 import { andThen, attempt } from "./maybe.js";
+import { orphanedLine } from "./orphaned.js";
+import type { HttpSession } from "./sessions.js";
 
 // What a process does for every session of its server, once however many HTTP handlers serve it here:
 // - list changes and resource updates made on this process are told to every handshake-era session of the server,
 //   wherever it lives: one append to its GET stream per session, kept for resumption (exactly once, even when no
 //   GET stream is open; core tells no session connection itself);
-// - a request whose process stopped (its lease lapsed) is answered on its stream, where a resuming client finds it.
-
-/** What a request running on a process that stopped is answered with, by another process. */
-export const ORPHANED =
-  "Internal error: the server process serving this request stopped before it answered; send it again";
+// - a request whose process stopped (its lease lapsed) is answered on its stream, where a resuming client finds it;
+// - the client's answers POSTed to another process are kept by the engine for this one: taken when a signal wakes it
+//   and when the engine resumes (a signal missed while its subscriber was away is not lost), each to its session.
 
 function lineOf(announcement: Announcement): string {
   if (announcement.type === "listChanged") {
@@ -23,6 +23,7 @@ function lineOf(announcement: Announcement): string {
 
 interface Link {
   readonly caches: Set<LiveSessions>;
+  readonly take: () => void;
   readonly stop: () => void;
 }
 
@@ -64,14 +65,46 @@ function link(server: Server, engine: Engine, caches: Set<LiveSessions>, onError
     );
   });
   const stopOrphans = engine.onOrphan((orphan) => {
-    const line = errorLine(orphan.request, { code: ErrorCode.InternalError, message: ORPHANED });
+    const line = orphanedLine(orphan.request);
     swallow(() => engine.append(orphan.session, orphan.stream, line), onError);
   });
+  // One take at a time; a wake-up meanwhile takes again after it.
+  let taking = false;
+  let again = false;
+  const take = (): void => {
+    if (taking) {
+      again = true;
+      return;
+    }
+    taking = true;
+    again = false;
+    const done = () => {
+      taking = false;
+      if (again) take();
+    };
+    const taken = attempt(
+      () =>
+        andThen(engine.takeClientLines(), (lines) => {
+          for (const { session, line } of lines) {
+            let here: HttpSession | undefined;
+            for (const cache of caches) here ??= cache.peek(session);
+            // A session no longer served here took its questions with it.
+            if (here) swallow(() => here.connection.receive(line), onError);
+          }
+        }),
+      (error) => onError(error),
+    );
+    if (taken instanceof Promise) taken.then(done, done);
+    else done();
+  };
+  const stopResume = engine.shared ? engine.onResume(take) : () => {};
   return {
     caches,
+    take,
     stop() {
       stopAnnounce();
       void stopOrphans();
+      void stopResume();
     },
   };
 }
@@ -85,6 +118,7 @@ export function fanOut(server: Server, engine: Engine, live: LiveSessions, onErr
   }
   const held = current;
   held.caches.add(live);
+  live.takeWith(held.take);
   return () => {
     held.caches.delete(live);
     if (held.caches.size > 0 || links.get(server) !== held) return;

@@ -14,6 +14,15 @@ export class LiveSessions {
   readonly #onError: (error: unknown) => void;
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
+  #take: () => void = () => {};
+
+  /** Take the client lines the engine kept for this process (what `takeWith` set: the fan-out routes them). */
+  readonly wake = (): void => this.#take();
+
+  /** What `wake` does. */
+  takeWith(take: () => void): void {
+    this.#take = take;
+  }
 
   constructor(max: number, idleMs: number, engine: Engine, onError: (error: unknown) => void) {
     this.#max = max;

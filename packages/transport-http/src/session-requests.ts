@@ -35,6 +35,9 @@ function deliver(session: HttpSession, line: string, route: Route): void {
   session.unrelated(line);
 }
 
+// The process that made a server request's id: `<node>-<connection>-<n>` (the connection's outboundIds, then core's n).
+const ASKER = /^(.+)-\d+-\d+$/;
+
 // What the client says that another process may be waiting for: its answer to a server request, a cancellation.
 function forOthers(message: unknown): boolean {
   if (!isPlainObject(message)) return false;
@@ -172,6 +175,7 @@ export class SessionRequests {
     if (making) return making;
     const c = this.#c;
     const session = new HttpSession(record, c.engine, c.onError);
+    session.wake = c.live.wake;
     session.connection = this.#connect(
       record.id,
       (line, route) => deliver(session, line, route),
@@ -238,6 +242,7 @@ export class SessionRequests {
               return refuse(503, idOf(message, body), ErrorCode.ServerError, fullMessage(created, c.limits.perCaller));
             }
             const opened = new HttpSession(record, c.engine, c.onError);
+            opened.wake = c.live.wake;
             opened.connection = connection;
             session = opened;
             return andThen(
@@ -307,7 +312,13 @@ export class SessionRequests {
         ? [body]
         : [];
     if (lines.length === 0) return undefined;
-    const tell = (line: string) => engine.signal(session.id, { type: "client", line, from: engine.node });
+    const tell = (line: string) => {
+      // An answer is kept for the process that asked (when another): it takes it even if it misses the signal.
+      const id = (JSON.parse(line) as { id?: unknown }).id;
+      const asker = typeof id === "string" ? ASKER.exec(id)?.[1] : undefined;
+      const to = asker !== undefined && asker !== engine.node ? { to: asker } : {};
+      return engine.signal(session.id, { type: "client", line, from: engine.node, ...to });
+    };
     return lines.reduce<MaybePromise<void>>((told, line) => andThen(told, () => tell(line)), undefined);
   }
 

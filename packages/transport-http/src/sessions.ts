@@ -11,9 +11,11 @@ import {
   type StoredPrincipal,
   type Unfollow,
 } from "@toolsmith/core";
+import { isLeaseLost } from "@toolsmith/core/internal";
 import type { EventStream } from "./event-stream.js";
 import { JSON_HEADERS } from "./exchange.js";
 import { andThen, attempt } from "./maybe.js";
+import { orphanedLine } from "./orphaned.js";
 import { handshakeStatus } from "./refusals.js";
 import type { EventLog, ReplyOptions } from "./reply.js";
 
@@ -67,10 +69,14 @@ export class HttpSession implements EventLog {
   /** Known initialized (it never goes back): list changes are told to it without loading its record. */
   initialized: boolean;
   lastSeen = Date.now();
+  /** Take the client lines the engine kept for this process (a `client` signal addressed to it woke it). */
+  wake: () => void = () => {};
   readonly #onError: (error: unknown) => void;
   // The POST streams opened here (this process writes them), open or not.
   readonly #owned = new Set<string>();
   readonly #open = new Set<string>();
+  // The lease of each open POST stream's request: true once the engine holds it (its events are then fenced).
+  readonly #leases = new Map<string, MaybePromise<boolean>>();
   // Copies of this process's own POST streams resumed here: written along with the original.
   readonly #resumed = new Map<string, EventStream>();
   // Streams written from the session's signals: `get` and other processes' POST streams resumed here.
@@ -128,21 +134,40 @@ export class HttpSession implements EventLog {
   opened(key: string, request: string | undefined): void {
     this.#owned.add(key);
     this.#open.add(key);
-    if (request !== undefined) this.#quietly(() => this.engine.running({ session: this.id, request, stream: key }));
+    if (request === undefined) return;
+    const lease = attempt(
+      () => andThen(this.engine.running({ session: this.id, request, stream: key }), () => true),
+      (error) => {
+        this.#onError(error);
+        return false;
+      },
+    );
+    this.#leases.set(key, lease);
   }
 
   write(key: string, data: string, stream: EventStream, last: boolean, request: string | undefined): void {
-    const appended = attempt<StoredEvent | undefined>(
-      () => this.engine.append(this.id, key, data),
-      (error) => {
-        // Not kept for resumption, but the client still gets it on the stream it holds.
-        this.#onError(error);
-        return undefined;
-      },
+    // A request's events are kept only while its lease is this process's (once the lease is taken; none taken, none
+    // to lose): one another process claimed (this one stalled past its lease) already has its answer there.
+    const lease = request === undefined ? false : (this.#leases.get(key) ?? false);
+    const appended = andThen(lease, (held) =>
+      attempt<StoredEvent | undefined | false>(
+        () => this.engine.append(this.id, key, data, held ? { running: request } : undefined),
+        (error) => {
+          if (isLeaseLost(error)) return false;
+          // Not kept for resumption, but the client still gets it on the stream it holds.
+          this.#onError(error);
+          return undefined;
+        },
+      ),
     );
     andThen(appended, (event) => {
       const copy = this.#resumed.get(key);
-      if (event === undefined) stream.write(data);
+      if (event === false) {
+        if (!last || request === undefined) return;
+        // The client gets what the log holds (the claimer's answer), never a second one.
+        this.#onError(new Error(`request ${request} was taken over by another process: its own reply is dropped`));
+        stream.write(orphanedLine(request));
+      } else if (event === undefined) stream.write(data);
       else if (data === "") stream.prime(event.id);
       else {
         stream.write(data, event.id);
@@ -155,6 +180,7 @@ export class HttpSession implements EventLog {
   finished(key: string, request: string | undefined, stream: EventStream): void {
     stream.close();
     this.#open.delete(key);
+    this.#leases.delete(key);
     const copy = this.#resumed.get(key);
     if (copy) {
       this.#resumed.delete(key);
@@ -286,8 +312,11 @@ export class HttpSession implements EventLog {
         return;
       }
       case "client":
-        // The client's answer or cancellation POSTed to another process: only the asker (or runner) acts on it.
-        if (signal.from !== this.engine.node) void attempt(() => this.connection.receive(signal.line), this.#onError);
+        // An answer to this process's question is kept for it by the engine: the signal only wakes it to take it.
+        if (signal.to === this.engine.node) this.wake();
+        // Any other answer or cancellation POSTed to another process: only the asker (or runner) acts on it.
+        else if (signal.from !== this.engine.node)
+          void attempt(() => this.connection.receive(signal.line), this.#onError);
         return;
       case "taken":
         this.#taken(signal.stream, signal.holder);

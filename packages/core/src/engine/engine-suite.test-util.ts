@@ -1,5 +1,6 @@
 import { afterEach, describe } from "vitest";
 import { engineSuiteBounds } from "./engine-suite-bounds.test-util.js";
+import { engineSuiteDurable } from "./engine-suite-durable.test-util.js";
 import type { MadeEngines, Opener } from "./engine-suite-helpers.test-util.js";
 import { engineSuiteHostile } from "./engine-suite-hostile.test-util.js";
 import { engineSuiteInOneProcess } from "./engine-suite-one.test-util.js";
@@ -51,5 +52,6 @@ export function engineSuite(name: string, make: () => Promise<MadeEngines>): voi
     engineSuiteAcrossProcesses(opener);
     engineSuiteTasks(opener);
     engineSuiteTasksAcrossProcesses(opener);
+    engineSuiteDurable(opener);
   });
 }

@@ -62,8 +62,12 @@ export interface StoredEvent {
 export type SessionSignal =
   /** An event was appended (by any process): whoever holds that stream live writes it. */
   | { readonly type: "event"; readonly event: StoredEvent }
-  /** A client message for whichever process it concerns: its answer to a server request, or a cancellation. */
-  | { readonly type: "client"; readonly line: string; readonly from: string }
+  /**
+   * A client message for whichever process it concerns: its answer to a server request, or a cancellation. With `to`
+   * (the process that made the request it answers), the engine also keeps it for that process until it takes it
+   * (`takeClientLines`): a signal missed while its subscription was down is not lost.
+   */
+  | { readonly type: "client"; readonly line: string; readonly from: string; readonly to?: string }
   /** A stream was resumed by `holder`: any other process holding it closes its copy. */
   | { readonly type: "taken"; readonly stream: string; readonly holder: string }
   /** The session ended (DELETE or expiry): every process drops what it holds of it. */
@@ -158,7 +162,7 @@ export interface TaskLimit {
 
 /** What travels on a task's channel to the processes following it. */
 export type TaskSignal =
-  /** The client answered `key` (taken by `answerTask`): the handler waiting on it resumes. */
+  /** The client answered `key` (taken by `answerTask`): a wake-up, the running process takes it (`takeAnswers`). */
   | { readonly type: "answer"; readonly key: string; readonly value: unknown }
   /** The task changed (any change, cancellation included): its record as it is now. */
   | { readonly type: "changed"; readonly task: TaskRecord };
@@ -212,8 +216,17 @@ export interface Engine {
   sessionIds(): MaybePromise<readonly string[]>;
 
   // ── Events ──
-  /** Keep an event of `stream` in the session (bounded per session) and signal it on the session's channel. */
-  append(session: string, stream: string, data: string): MaybePromise<StoredEvent>;
+  /**
+   * Keep an event of `stream` in the session (bounded per session) and signal it on the session's channel. With
+   * `running` (a request's id text), only while this process still runs that request of the session (its `running`
+   * lease, not `finished` nor claimed by another process since): else nothing is kept and `LeaseLost` is thrown.
+   */
+  append(
+    session: string,
+    stream: string,
+    data: string,
+    options?: { readonly running?: string },
+  ): MaybePromise<StoredEvent>;
   /**
    * The events of the same stream after `lastEventId`, oldest first; undefined when the session no longer holds that
    * id (too old, or never its own).
@@ -221,8 +234,13 @@ export interface Engine {
   replay(session: string, lastEventId: string): MaybePromise<{ stream: string; events: StoredEvent[] } | undefined>;
 
   // ── The bus ──
-  /** Say something to the processes following `session`. */
+  /** Say something to the processes following `session` (a `client` signal with `to` is also kept for that process). */
   signal(session: string, signal: SessionSignal): MaybePromise<void>;
+  /**
+   * Take the client lines kept for this process (`client` signals whose `to` is this node), oldest first, each once:
+   * its wake-up, or its catch-up after its subscription came back. Kept a while, bounded (the newest few hundred).
+   */
+  takeClientLines(): MaybePromise<readonly { readonly session: string; readonly line: string }[]>;
   /** Hear a session's signals (every process following it hears each once, in order, its own included). */
   follow(session: string, listener: (signal: SessionSignal) => void): MaybePromise<Unfollow>;
   /** Say something to every process of the server (handle ops are also kept for processes that start later). */
@@ -251,15 +269,29 @@ export interface Engine {
   loadTask(id: string): MaybePromise<TaskRecord | undefined>;
   /**
    * Apply a change atomically and signal `changed` on the task's channel; the task as it is after it (unchanged
-   * when it was terminal), or undefined when unknown.
+   * when it was terminal), or undefined when unknown. With `running`, the change of the process running the task:
+   * made only while this process's lease still covers it (`taskRunning`, not `taskFinished` nor claimed by another
+   * process since), else nothing is written and `LeaseLost` is thrown.
    */
-  changeTask(id: string, change: TaskChange): MaybePromise<TaskRecord | undefined>;
+  changeTask(
+    id: string,
+    change: TaskChange,
+    options?: { readonly running?: boolean },
+  ): MaybePromise<TaskRecord | undefined>;
   /**
    * Take the client's answers to the task's outstanding questions (others are ignored): each taken one is removed
-   * from `inputRequests` and signalled as `answer`; the task is `working` again when none is left. Returns the keys
-   * taken.
+   * from `inputRequests`, kept for the task's process (`takeAnswers`) and signalled as `answer`; the task is
+   * `working` again when none is left. Returns the keys taken.
    */
   answerTask(id: string, responses: Readonly<Record<string, unknown>>): MaybePromise<readonly string[]>;
+  /**
+   * The answers `answerTask` kept that no one took yet, by key, each taken once (removed), with the task as it is
+   * now; undefined when the task is unknown. The process running the task takes them when an `answer` signal wakes
+   * it and whenever it may have missed one: an acknowledged answer waits here until taken.
+   */
+  takeAnswers(
+    id: string,
+  ): MaybePromise<{ readonly task: TaskRecord; readonly answers: Readonly<Record<string, unknown>> } | undefined>;
   /** Hear a task's signals (every process following it hears each once, in order). */
   followTask(id: string, listener: (signal: TaskSignal) => void): MaybePromise<Unfollow>;
   /** This process runs the task's handler (its lease covers it until `taskFinished`). */
@@ -290,6 +322,22 @@ export class EngineUnavailable extends Error {
     this.name = "EngineUnavailable";
     this.retryAfterSeconds = options?.retryAfterSeconds ?? 2;
   }
+}
+
+/**
+ * A write for work this process no longer holds (its lease lapsed and another process claimed the work, or it
+ * finished it): nothing was written, so the work has one outcome, the claimer's.
+ */
+export class LeaseLost extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "LeaseLost";
+  }
+}
+
+/** True for a `LeaseLost`, also from another copy of this package. */
+export function isLeaseLost(error: unknown): error is LeaseLost {
+  return error instanceof LeaseLost || (error instanceof Error && error.name === "LeaseLost");
 }
 
 /** True for an `EngineUnavailable`, also from another copy of this package. */

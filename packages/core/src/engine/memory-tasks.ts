@@ -69,6 +69,8 @@ export class TaskTable {
   readonly #owned = new Map<string, Set<string>>();
   readonly #callerOf = new Map<string, string>();
   readonly #bus = new LocalBus<TaskSignal>();
+  // Answers taken by `answer` and not yet by the task's process (`take`), by task and key.
+  readonly #answers = new Map<string, Map<string, unknown>>();
   readonly #now: () => number;
   #sweeper: ReturnType<typeof setTimeout> | undefined;
   // When the planned sweep runs (ms), while one is planned.
@@ -107,6 +109,7 @@ export class TaskTable {
     if (task === undefined) return undefined;
     if (task.ttlMs !== null && this.#now() > task.createdAt + task.ttlMs) {
       this.#tasks.delete(id);
+      this.#answers.delete(id);
       const caller = this.#callerOf.get(id);
       if (caller !== undefined) {
         this.#callerOf.delete(id);
@@ -126,6 +129,8 @@ export class TaskTable {
     const next = changed(task, structuredClone(change), this.#now());
     if (next === task) return task;
     this.#tasks.set(id, next);
+    // A task that ended needs no more answers.
+    if (isTerminal(next.status)) this.#answers.delete(id);
     this.#bus.signal(id, { type: "changed", task: next });
     return next;
   }
@@ -140,9 +145,22 @@ export class TaskTable {
     const status = Object.keys(inputRequests).length === 0 ? "working" : task.status;
     const next: TaskRecord = { ...task, status, inputRequests, lastUpdatedAt: this.#now() };
     this.#tasks.set(id, next);
+    const kept = this.#answers.get(id) ?? new Map<string, unknown>();
+    for (const key of taken) kept.set(key, structuredClone(responses[key]));
+    this.#answers.set(id, kept);
     for (const key of taken) this.#bus.signal(id, { type: "answer", key, value: structuredClone(responses[key]) });
     this.#bus.signal(id, { type: "changed", task: next });
     return taken;
+  }
+
+  /** The answers kept for the task and not taken yet (removed now), with the task; undefined when unknown. */
+  take(id: string): { task: TaskRecord; answers: Record<string, unknown> } | undefined {
+    const task = this.load(id);
+    if (task === undefined) return undefined;
+    // fromEntries: a key such as `__proto__` stays a plain key.
+    const answers: Record<string, unknown> = Object.fromEntries(this.#answers.get(id) ?? []);
+    this.#answers.delete(id);
+    return { task, answers };
   }
 
   follow(id: string, listener: (signal: TaskSignal) => void): () => void {
@@ -165,6 +183,7 @@ export class TaskTable {
     this.#sweeper = undefined;
     this.#sweepAt = undefined;
     this.#tasks.clear();
+    this.#answers.clear();
     this.#owned.clear();
     this.#callerOf.clear();
     this.#bus.close();

@@ -1,16 +1,17 @@
-import type {
-  Engine,
-  RunningRequest,
-  ServerSignal,
-  SessionChange,
-  SessionLimits,
-  SessionRecord,
-  SessionSignal,
-  StoredEvent,
-  TaskChange,
-  TaskLimit,
-  TaskRecord,
-  TaskSignal,
+import {
+  type Engine,
+  LeaseLost,
+  type RunningRequest,
+  type ServerSignal,
+  type SessionChange,
+  type SessionLimits,
+  type SessionRecord,
+  type SessionSignal,
+  type StoredEvent,
+  type TaskChange,
+  type TaskLimit,
+  type TaskRecord,
+  type TaskSignal,
 } from "./engine.js";
 import { LocalBus } from "./memory-bus.js";
 import { SessionTable } from "./memory-sessions.js";
@@ -37,9 +38,10 @@ export interface MemoryEngine extends Engine {
   deleteSession(id: string): boolean;
   subscribers(uri: string): readonly string[];
   sessionIds(): readonly string[];
-  append(session: string, stream: string, data: string): StoredEvent;
+  append(session: string, stream: string, data: string, options?: { readonly running?: string }): StoredEvent;
   replay(session: string, lastEventId: string): { stream: string; events: StoredEvent[] } | undefined;
   signal(session: string, signal: SessionSignal): void;
+  takeClientLines(): readonly { readonly session: string; readonly line: string }[];
   follow(session: string, listener: (signal: SessionSignal) => void): () => void;
   broadcast(signal: ServerSignal): void;
   onBroadcast(listener: (signal: ServerSignal) => void): () => void;
@@ -50,8 +52,11 @@ export interface MemoryEngine extends Engine {
   onOrphan(listener: (request: RunningRequest) => void): () => void;
   createTask(task: TaskRecord, limit?: TaskLimit): "created" | "full";
   loadTask(id: string): TaskRecord | undefined;
-  changeTask(id: string, change: TaskChange): TaskRecord | undefined;
+  changeTask(id: string, change: TaskChange, options?: { readonly running?: boolean }): TaskRecord | undefined;
   answerTask(id: string, responses: Readonly<Record<string, unknown>>): readonly string[];
+  takeAnswers(
+    id: string,
+  ): { readonly task: TaskRecord; readonly answers: Readonly<Record<string, unknown>> } | undefined;
   followTask(id: string, listener: (signal: TaskSignal) => void): () => void;
   taskRunning(id: string): void;
   taskFinished(id: string): void;
@@ -59,6 +64,8 @@ export interface MemoryEngine extends Engine {
 }
 
 const DEFAULT_EVENTS_PER_SESSION = 512;
+// Client lines kept for this process (as a shared engine keeps them for one): the newest this many.
+const MAX_CLIENT_LINES = 256;
 // Expired sessions are ended (and `ended` signalled) at most this late; a session read after expiry ends at once.
 const SWEEP_FLOOR_MS = 1000;
 // setTimeout's longest delay: a longer one would fire at once.
@@ -89,6 +96,9 @@ class InMemoryEngine implements MemoryEngine {
   readonly #tasks: TaskTable;
   // session → request → what runs; kept only so the bookkeeping matches a shared engine's (no other process to orphan).
   readonly #running = new Map<string, Map<string, RunningRequest>>();
+  // The tasks this process runs (taskRunning until taskFinished): what a task change `running` is checked against.
+  readonly #runningTasks = new Set<string>();
+  readonly #clientLines: { session: string; line: string }[] = [];
   #sweeper: ReturnType<typeof setTimeout> | undefined;
   #shortestIdleMs = SWEEP_FLOOR_MS;
   #closed = false;
@@ -116,6 +126,8 @@ class InMemoryEngine implements MemoryEngine {
     this.#running.clear();
     this.#handleOps.length = 0;
     this.#tasks.clear();
+    this.#runningTasks.clear();
+    this.#clientLines.length = 0;
   }
 
   createSession(record: SessionRecord, limits: SessionLimits): "created" | "full" | "full-for-caller" {
@@ -153,8 +165,12 @@ class InMemoryEngine implements MemoryEngine {
     return this.#sessions.ids();
   }
 
-  append(session: string, stream: string, data: string): StoredEvent {
+  append(session: string, stream: string, data: string, options?: { readonly running?: string }): StoredEvent {
     this.#open();
+    const request = options?.running;
+    if (request !== undefined && !this.#running.get(session)?.has(request)) {
+      throw new LeaseLost(`request ${request} of session ${session} is not running on this process`);
+    }
     const event = this.#sessions.append(session, stream, data);
     // A session that ended keeps nothing and tells no one: the event goes nowhere.
     if (event === undefined) return { id: "", stream, data };
@@ -169,7 +185,16 @@ class InMemoryEngine implements MemoryEngine {
 
   signal(session: string, signal: SessionSignal): void {
     this.#open();
+    if (signal.type === "client" && signal.to === this.node) {
+      this.#clientLines.push({ session, line: signal.line });
+      if (this.#clientLines.length > MAX_CLIENT_LINES) this.#clientLines.shift();
+    }
     this.#bus.signal(session, signal);
+  }
+
+  takeClientLines(): readonly { readonly session: string; readonly line: string }[] {
+    this.#open();
+    return this.#clientLines.splice(0);
   }
 
   follow(session: string, listener: (signal: SessionSignal) => void): () => void {
@@ -243,8 +268,11 @@ class InMemoryEngine implements MemoryEngine {
     return this.#tasks.load(id);
   }
 
-  changeTask(id: string, change: TaskChange): TaskRecord | undefined {
+  changeTask(id: string, change: TaskChange, options?: { readonly running?: boolean }): TaskRecord | undefined {
     this.#open();
+    if (options?.running && !this.#runningTasks.has(id) && this.#tasks.load(id) !== undefined) {
+      throw new LeaseLost(`task ${id} is not running on this process`);
+    }
     return this.#tasks.change(id, change);
   }
 
@@ -253,17 +281,26 @@ class InMemoryEngine implements MemoryEngine {
     return this.#tasks.answer(id, responses);
   }
 
+  takeAnswers(
+    id: string,
+  ): { readonly task: TaskRecord; readonly answers: Readonly<Record<string, unknown>> } | undefined {
+    this.#open();
+    return this.#tasks.take(id);
+  }
+
   followTask(id: string, listener: (signal: TaskSignal) => void): () => void {
     this.#open();
     return this.#tasks.follow(id, listener);
   }
 
-  taskRunning(_id: string): void {
+  taskRunning(id: string): void {
     this.#open();
+    this.#runningTasks.add(id);
   }
 
-  taskFinished(_id: string): void {
+  taskFinished(id: string): void {
     this.#open();
+    this.#runningTasks.delete(id);
   }
 
   onOrphanTask(_listener: (id: string) => void): () => void {

@@ -4,7 +4,16 @@ import type { RequestContext, TaskRun } from "../context/context.js";
 import { UnfitAnswer } from "../context/elicit-answer.js";
 import type { LogEntry } from "../context/logger.js";
 import { TaskContext, type TaskPort } from "../context/task-context.js";
-import { type Engine, isEngineUnavailable, type TaskChange, type TaskSignal, type Unfollow } from "../engine/engine.js";
+import {
+  type Engine,
+  isEngineUnavailable,
+  isLeaseLost,
+  type TaskChange,
+  type TaskRecord,
+  type TaskSignal,
+  type Unfollow,
+} from "../engine/engine.js";
+import { isTerminal } from "../engine/memory-tasks.js";
 import type { LogLevel } from "../protocol/log-levels.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
 import { isMcpError, McpError, messageOf } from "../wire/errors.js";
@@ -18,6 +27,8 @@ const MESSAGE_EVERY_MS = 250;
 /** An outcome the store could not take is tried again after this long, doubling up to the most. */
 const KEEP_RETRY_MS = 250;
 const KEEP_RETRY_MAX_MS = 10_000;
+// Every write of the handler's side is fenced: made only while this process still holds the task's lease.
+const RUNNING = { running: true } as const;
 // setTimeout's longest delay: a task kept longer is not stopped by a timer (it would fire at once).
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -43,6 +54,9 @@ export class RunningTask implements TaskPort {
   #message: string | undefined;
   #lastWrite = Number.NEGATIVE_INFINITY;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  // A take of the kept answers under way, and whether another was asked for meanwhile (run again after it).
+  #collecting = false;
+  #collectAgain = false;
 
   constructor(
     engine: Engine,
@@ -58,17 +72,65 @@ export class RunningTask implements TaskPort {
     this.signal = this.#controller.signal;
   }
 
-  /** What the task's channel says: an answer to a question, or a change (a cancellation stops the handler). */
+  /**
+   * What the task's channel says: an answer wakes the handler's side to take it from the engine (where it waits until
+   * taken); a cancellation stops the handler.
+   */
   heard(signal: TaskSignal): void {
-    if (signal.type === "answer") {
-      const waiting = this.#waiting.get(signal.key);
-      if (waiting === undefined) return;
-      this.#waiting.delete(signal.key);
-      if (isPlainObject(signal.value)) waiting.resolve(signal.value);
-      else waiting.reject(new McpError(ErrorCode.InvalidParams, `inputResponses["${signal.key}"] must be an object`));
-    } else if (signal.task.status === "cancelled") {
-      this.#stop(new DOMException("The task was cancelled", "AbortError"));
+    if (signal.type === "answer") void this.recheck();
+    else this.#saw(signal.task);
+  }
+
+  /**
+   * Take the answers kept for this task and see its status: on a wake-up, and whenever a signal may have been missed
+   * (the engine's subscription came back, or the runner's periodic check). One at a time; failures wait for the next.
+   */
+  async recheck(): Promise<void> {
+    if (this.#collecting) {
+      this.#collectAgain = true;
+      return;
     }
+    this.#collecting = true;
+    try {
+      do {
+        this.#collectAgain = false;
+        if (this.#cancelled || this.#released) return;
+        const taken = await this.#engine.takeAnswers(this.id);
+        if (taken === undefined) return;
+        for (const key of Object.keys(taken.answers)) this.#answer(key, taken.answers[key]);
+        this.#saw(taken.task);
+      } while (this.#collectAgain);
+    } catch {
+      // The engine away: its resume (or the next check) takes them.
+    } finally {
+      this.#collecting = false;
+    }
+  }
+
+  #answer(key: string, value: unknown): void {
+    const waiting = this.#waiting.get(key);
+    if (waiting === undefined) return;
+    this.#waiting.delete(key);
+    if (isPlainObject(value)) waiting.resolve(value);
+    else waiting.reject(new McpError(ErrorCode.InvalidParams, `inputResponses["${key}"] must be an object`));
+  }
+
+  // The task as the store has it: cancelled stops the handler; ended by another process (it took the task over when
+  // this one's lease lapsed) stops it too, its outcome dropped.
+  #saw(task: TaskRecord): void {
+    if (task.status === "cancelled") this.#stop(new DOMException("The task was cancelled", "AbortError"));
+    else if (isTerminal(task.status) && !this.#done) this.#lost();
+  }
+
+  // This process's lease on the task was claimed by another: nothing more is written for it here.
+  #lost(): void {
+    if (this.#cancelled) return;
+    this.#report(
+      "warning",
+      "lost its lease to another process (which ended the task): its handler is stopped and its outcome dropped",
+      undefined,
+    );
+    this.#stop(new DOMException("The task was taken over by another process", "AbortError"));
   }
 
   /** Past its TTL the task is purged: its handler is stopped as by a cancellation (nothing is left to keep). */
@@ -121,12 +183,12 @@ export class RunningTask implements TaskPort {
     const asked = at;
     return new Promise((resolve, reject) => {
       this.#waiting.set(asked, { resolve, reject });
-      Promise.resolve(this.#engine.changeTask(this.id, { kind: "ask", key: asked, request: { method, params } })).catch(
-        (error: unknown) => {
-          this.#waiting.delete(asked);
-          reject(error);
-        },
-      );
+      const change: TaskChange = { kind: "ask", key: asked, request: { method, params } };
+      Promise.resolve(this.#engine.changeTask(this.id, change, RUNNING)).catch((error: unknown) => {
+        this.#waiting.delete(asked);
+        reject(error);
+        if (isLeaseLost(error)) this.#lost();
+      });
     });
   };
 
@@ -149,9 +211,10 @@ export class RunningTask implements TaskPort {
     this.#message = undefined;
     this.#lastWrite = Date.now();
     try {
-      await this.#engine.changeTask(this.id, { kind: "message", statusMessage });
+      await this.#engine.changeTask(this.id, { kind: "message", statusMessage }, RUNNING);
     } catch (error) {
-      this.#report("warning", `could not keep its status message: ${messageOf(error)}`, error);
+      if (isLeaseLost(error)) this.#lost();
+      else this.#report("warning", `could not keep its status message: ${messageOf(error)}`, error);
     }
   }
 
@@ -193,9 +256,18 @@ export class RunningTask implements TaskPort {
   async #keep(outcome: TaskChange): Promise<void> {
     for (let attempt = 0; !this.#cancelled; attempt++) {
       try {
-        await this.#engine.changeTask(this.id, outcome);
+        await this.#engine.changeTask(this.id, outcome, RUNNING);
         return;
       } catch (error) {
+        if (isLeaseLost(error)) {
+          if (!this.#cancelled)
+            this.#report(
+              "warning",
+              "lost its lease to another process (which ended the task): its outcome is dropped",
+              error,
+            );
+          return;
+        }
         if (!isEngineUnavailable(error)) {
           this.#report("error", `could not keep its outcome: ${messageOf(error)}`, error);
           return;

@@ -49,6 +49,13 @@ function outstandingAnswers(task: TaskRecord, responses: Record<string, unknown>
   return Object.fromEntries(taken.map((key) => [key, responses[key]]));
 }
 
+/**
+ * With a shared engine, each task running here reads its kept answers and status this often: a signal can be missed
+ * without the engine noticing a break (a re-subscription that timed out on a stalled Redis never resumes), and a
+ * cancellation must still stop the handler. One round trip per running task per period.
+ */
+export const RECHECK_MS = 10_000;
+
 /** The server's task runner and its tasks/* methods. */
 export class TaskRunner implements TaskService {
   readonly #engine: () => Engine;
@@ -57,6 +64,9 @@ export class TaskRunner implements TaskService {
   readonly #log: (entry: LogEntry) => void;
   // How many tasks each caller (`callerKey`) has running here: bounded by maxPerCaller.
   readonly #running = new Map<string, number>();
+  // The tasks whose handler runs here: told to look again when the engine resumes, and every RECHECK_MS.
+  readonly #here = new Set<RunningTask>();
+  #recheck: ReturnType<typeof setInterval> | undefined;
 
   /** `ready` starts the engine (once): a 2026-07-28 request may be a fresh process's first, and tasks need it. */
   constructor(
@@ -71,16 +81,45 @@ export class TaskRunner implements TaskService {
     this.#log = log;
   }
 
-  /** Fail the tasks of processes that stopped (those the engine gives this process). */
+  /**
+   * Fail the tasks of processes that stopped (those the engine gives this process), and have this process's own
+   * tasks take what they may have missed while the engine's subscription was down.
+   */
   watchOrphans(): Unfollow {
     const engine = this.#engine();
-    return engine.onOrphanTask((id) => {
+    // Only a shared engine loses its subscription (the memory engine never resumes).
+    const stopResume = engine.shared ? engine.onResume(() => this.#recheckAll()) : () => {};
+    const stopOrphans = engine.onOrphanTask((id) => {
       Promise.resolve(
         engine.changeTask(id, { kind: "fail", error: ORPHAN_ERROR, statusMessage: ORPHAN_ERROR.message }),
       ).catch((error: unknown) =>
         this.#log({ level: "error", message: `task ${id}: could not fail it: ${messageOf(error)}`, error }),
       );
     });
+    return () => {
+      void stopResume();
+      return stopOrphans();
+    };
+  }
+
+  #recheckAll(): void {
+    for (const task of this.#here) void task.recheck();
+  }
+
+  // A task runs here from now until `ended`: with a shared engine, checked periodically while any runs.
+  #hold(task: RunningTask, engine: Engine): () => void {
+    this.#here.add(task);
+    if (engine.shared && this.#recheck === undefined) {
+      this.#recheck = setInterval(() => this.#recheckAll(), RECHECK_MS);
+      (this.#recheck as { unref?: () => void }).unref?.();
+    }
+    return () => {
+      this.#here.delete(task);
+      if (this.#here.size === 0 && this.#recheck !== undefined) {
+        clearInterval(this.#recheck);
+        this.#recheck = undefined;
+      }
+    };
   }
 
   async start(
@@ -144,12 +183,18 @@ export class TaskRunner implements TaskService {
         `Too many tasks kept for one caller (at most ${max}, finished ones included); they are kept until their TTL passes; try again later`,
       );
     }
-    const task = new RunningTask(engine, record.id, tool, this.#log, ended);
+    let release = () => {};
+    const task = new RunningTask(engine, record.id, tool, this.#log, () => {
+      release();
+      ended();
+    });
+    release = this.#hold(task, engine);
     try {
       await engine.taskRunning(record.id);
       task.unfollow = await engine.followTask(record.id, (signal) => task.heard(signal));
     } catch (error) {
       // Never announced, never to run: failed (if the store takes it) rather than left working, and not held.
+      release();
       await Promise.allSettled([
         engine.changeTask(record.id, { kind: "fail", error: UNSTARTED_ERROR, statusMessage: UNSTARTED_ERROR.message }),
         engine.taskFinished(record.id),

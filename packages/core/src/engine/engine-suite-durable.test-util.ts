@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { type Engine, isLeaseLost } from "./engine.js";
+import { type Opener, ROOMY, recordOf } from "./engine-suite-helpers.test-util.js";
+import { taskOf } from "./engine-suite-tasks.test-util.js";
+
+// What the engine acknowledged reaches the process it concerns even when a signal is missed (kept until taken), and
+// what a process no longer holds (its lease gone) it cannot write: each piece of work has one outcome.
+
+const ASK = { method: "elicitation/create", params: { message: "Go on?" } };
+
+/** Expect `write` to be refused as a lost lease. */
+async function refused(write: () => unknown): Promise<void> {
+  let thrown: unknown;
+  try {
+    await write();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(isLeaseLost(thrown), `refused as a lost lease, not ${String(thrown)}`).toBe(true);
+}
+
+/** Durable answers and fenced writes, on one engine and across two. */
+export function engineSuiteDurable({ open, two }: Opener): void {
+  describe("durable answers and fenced writes", () => {
+    it("keeps each answer answerTask took for takeAnswers, each taken once, dropped when the task ends", async () => {
+      const engines = await open();
+      const [runner, other] = [engines[0] as Engine, engines.at(-1) as Engine];
+      const task = taskOf({ node: runner.node });
+      await runner.createTask(task);
+      await runner.taskRunning(task.id);
+      for (const key of ["elicit-1", "elicit-2", "__proto__"]) {
+        await runner.changeTask(task.id, { kind: "ask", key, request: ASK }, { running: true });
+      }
+      expect(await runner.takeAnswers(task.id)).toMatchObject({ answers: {} });
+      expect(await other.answerTask(task.id, { "elicit-1": { action: "accept" }, never: 1 })).toEqual(["elicit-1"]);
+      expect(await other.answerTask(task.id, JSON.parse('{"__proto__":{"x":1}}'))).toEqual(["__proto__"]);
+      const taken = await runner.takeAnswers(task.id);
+      expect(taken?.task.status).toBe("input_required");
+      expect(Object.keys(taken?.task.inputRequests ?? {})).toEqual(["elicit-2"]);
+      expect(Object.entries(taken?.answers ?? {}).sort()).toEqual([
+        ["__proto__", { x: 1 }],
+        ["elicit-1", { action: "accept" }],
+      ]);
+      expect((await other.takeAnswers(task.id))?.answers).toEqual({});
+      await other.answerTask(task.id, { "elicit-2": { action: "decline" } });
+      await other.changeTask(task.id, { kind: "cancel" });
+      expect(await runner.takeAnswers(task.id)).toMatchObject({ task: { status: "cancelled" }, answers: {} });
+      expect(await runner.takeAnswers(crypto.randomUUID())).toBeUndefined();
+    });
+
+    it("makes a running task change only while this process runs the task: refused, nothing written, otherwise", async (ctx) => {
+      const [runner, other] = (await two(ctx)) as [Engine, Engine];
+      const task = taskOf({ node: runner.node });
+      await runner.createTask(task);
+      await refused(() => runner.changeTask(task.id, { kind: "message", statusMessage: "early" }, { running: true }));
+      await runner.taskRunning(task.id);
+      const asked = await runner.changeTask(task.id, { kind: "ask", key: "k", request: ASK }, { running: true });
+      expect(asked?.status).toBe("input_required");
+      // Another process does not run it.
+      await refused(() => other.changeTask(task.id, { kind: "complete", result: { content: [] } }, { running: true }));
+      await runner.taskFinished(task.id);
+      await refused(() => runner.changeTask(task.id, { kind: "complete", result: { content: [] } }, { running: true }));
+      expect(await other.loadTask(task.id)).toMatchObject({ status: "input_required" });
+      // Unfenced changes (a cancellation, an orphan's failure) need no lease; an unknown task is still undefined.
+      expect(await other.changeTask(task.id, { kind: "cancel" })).toMatchObject({ status: "cancelled" });
+      expect(await runner.changeTask(crypto.randomUUID(), { kind: "cancel" }, { running: true })).toBeUndefined();
+    });
+
+    it("appends a running request's event only while this process runs it: refused, nothing kept, otherwise", async (ctx) => {
+      const [runner, other] = (await two(ctx)) as [Engine, Engine];
+      const { id } = recordOf();
+      await runner.createSession(recordOf({ id }), ROOMY);
+      const request = '"r-1"';
+      const first = await runner.append(id, "post-1", "", undefined);
+      await runner.running({ session: id, request, stream: "post-1" });
+      await runner.append(id, "post-1", '{"progress":1}', { running: request });
+      await refused(() => other.append(id, "post-1", '{"other":1}', { running: request }));
+      await runner.finished(id, request);
+      await refused(() => runner.append(id, "post-1", '{"late":1}', { running: request }));
+      const replayed = await other.replay(id, first.id);
+      expect(replayed?.events.map((event) => event.data)).toEqual(['{"progress":1}']);
+    });
+
+    it("keeps a client line addressed to a process for it alone, taken once, oldest first", async (ctx) => {
+      const [asker, other] = (await two(ctx)) as [Engine, Engine];
+      const { id } = recordOf();
+      await asker.createSession(recordOf({ id }), ROOMY);
+      const lines = ['{"jsonrpc":"2.0","id":"a-1-1","result":{}}', '{"jsonrpc":"2.0","id":"a-1-2","result":{}}'];
+      for (const line of lines) await other.signal(id, { type: "client", line, from: other.node, to: asker.node });
+      // Without `to` (a cancellation), nothing is kept.
+      const cancel = '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}';
+      await other.signal(id, { type: "client", line: cancel, from: other.node });
+      expect(await other.takeClientLines()).toEqual([]);
+      expect(await asker.takeClientLines()).toEqual(lines.map((line) => ({ session: id, line })));
+      expect(await asker.takeClientLines()).toEqual([]);
+    });
+  });
+}
