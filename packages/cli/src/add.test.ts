@@ -111,6 +111,39 @@ describe("toolsmith add", () => {
     expect(readFileSync(join(cwd, "src/price.test.ts"), "utf8")).toContain('import { Shop } from "./shop.js";');
   });
 
+  it("adds to an empty default-exported class, importing it as the default in a test that compiles", async () => {
+    const cwd = project.dir;
+    writeFileSync(
+      join(cwd, "src/shop.ts"),
+      'import { McpServer } from "@toolsmith/decorators";\n\nexport default class extends McpServer {}\n',
+    );
+    writeFileSync(join(cwd, "src/main.ts"), 'import Shop from "./shop.js";\n\nnew Shop();\n');
+    writeFileSync(join(cwd, "test/shop.test.ts"), 'import Shop from "../src/shop.js";\n\nnew Shop();\n');
+    const added = await runCli(["add", "tool", "price"], { cwd });
+    expect([added.code, added.stderr]).toEqual([0, ""]);
+    expect(added.stdout).toContain("added tool price to the default export in src/shop.ts\n");
+    // No blank line after the `{` of a class that was empty, as biome formats it.
+    expect(readFileSync(join(cwd, "src/shop.ts"), "utf8")).toContain(
+      "export default class extends McpServer {\n  @tool({\n",
+    );
+    expect(readFileSync(join(cwd, "test/price.test.ts"), "utf8")).toContain('import Server from "../src/shop.js";');
+    const tsc = await node([join(REPO, "node_modules/typescript/bin/tsc"), "-p", "."], cwd);
+    expect(tsc.output).toBe("");
+  });
+
+  it("refuses a class its test could not import, leaving the file as it was", async () => {
+    const cwd = project.dir;
+    const source =
+      'import { McpServer } from "@toolsmith/decorators";\n\nclass Shop extends McpServer {}\nnew Shop();\n';
+    writeFileSync(join(cwd, "src/shop.ts"), source);
+    const run = await runCli(["add", "tool", "price"], { cwd });
+    expect([run.code, run.stderr]).toEqual([
+      1,
+      "error: class Shop is not exported from src/shop.ts: export it, so that its test can import it\n",
+    ]);
+    expect(readFileSync(join(cwd, "src/shop.ts"), "utf8")).toBe(source);
+  });
+
   it.each([
     [["add", "widget", "x"], 2, 'add takes tool, resource, prompt; got "widget"'],
     [

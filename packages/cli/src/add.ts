@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { ensureImport, readServerClass, serverClassFiles, sourceFiles } from "./class-file.js";
+import { ensureImport, readServerClass, type ServerClass, serverClassFiles, sourceFiles } from "./class-file.js";
 import { CliError, usage } from "./exit-codes.js";
 
 export const KINDS = ["tool", "resource", "prompt"] as const;
@@ -118,7 +118,8 @@ function stub(kind: Kind, name: string, method: string, uri: string, schemaName:
   };
 }
 
-function testOf(kind: Kind, name: string, className: string, specifier: string, uri: string): string {
+function testOf(kind: Kind, name: string, imported: Imported, specifier: string, uri: string): string {
+  const className = imported.name;
   // The name and URI sit alone in constants: no other line grows with them, so biome leaves the file as it is.
   const body =
     kind === "tool"
@@ -140,7 +141,9 @@ function testOf(kind: Kind, name: string, className: string, specifier: string, 
     'import { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION } from "@toolsmith/core";',
     'import { createTestClient } from "@toolsmith/core/testing";',
     'import { describe, expect, it } from "vitest";',
-    `import { ${className} } from ${JSON.stringify(specifier)};`,
+    imported.default
+      ? `import ${className} from ${JSON.stringify(specifier)};`
+      : `import { ${className} } from ${JSON.stringify(specifier)};`,
     "",
     "const ERAS = [LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION];",
     `const name = ${JSON.stringify(name)};`,
@@ -156,6 +159,9 @@ function testOf(kind: Kind, name: string, className: string, specifier: string, 
   ].join("\n");
 }
 
+/** How a test imports the server class. */
+type Imported = NonNullable<ServerClass["exported"]>;
+
 /** `source` with `declaration` after its last import (or at the top), a blank line either side. */
 function declareAfterImports(source: string, declaration: string): string {
   const last = [...source.matchAll(/^import[^;]*;[^\n]*\n/gm)].at(-1);
@@ -165,12 +171,16 @@ function declareAfterImports(source: string, declaration: string): string {
 }
 
 /** Where the new test goes and how it imports the class: beside a test that already imports it, else beside the class. */
-function testPlace(dir: string, classFile: string, className: string): { testDir: string; specifier: string } {
-  const importOf = new RegExp(`import\\s*\\{[^}]*\\b${className}\\b[^}]*\\}\\s*from\\s*["']([^"']+)["']`);
+function testPlace(dir: string, classFile: string, imported: Imported): { testDir: string; specifier: string } {
+  const importOf = imported.default
+    ? /import\s+[A-Za-z_$][\w$]*\s*(?:,\s*\{[^}]*\}\s*)?from\s*["']([^"']+)["']/
+    : new RegExp(`import\\s*\\{[^}]*\\b${imported.name}\\b[^}]*\\}\\s*from\\s*["']([^"']+)["']`);
   const tests = sourceFiles(dir).filter((file) => /\.test\.m?ts$/.test(file));
   for (const test of tests) {
     const specifier = importOf.exec(readFileSync(test, "utf8"))?.[1];
-    if (specifier) return { testDir: dirname(test), specifier };
+    // A default import counts only when it is of the class's own file.
+    const ofClass = (found: string) => resolve(dirname(test), found).replace(/\.(m?)js$/, ".$1ts") === classFile;
+    if (specifier && (!imported.default || ofClass(specifier))) return { testDir: dirname(test), specifier };
   }
   let specifier = relative(dirname(classFile), classFile).replace(/\.m?tsx?$/, ".js");
   if (!specifier.startsWith(".")) specifier = `./${specifier}`;
@@ -204,7 +214,13 @@ export function addStub(kind: Kind, name: string, options: AddOptions): Added {
   const source = readFileSync(classFile, "utf8");
   const found = readServerClass(relative(dir, classFile), source);
   if (!found) throw new CliError(`${relative(dir, classFile)} declares no class that extends McpServer`);
-  const { name: className, close, members } = found;
+  const { close, members, exported } = found;
+  const className = found.name || "the default export";
+  if (!exported) {
+    throw new CliError(
+      `class ${className} is not exported from ${relative(dir, classFile)}: export it, so that its test can import it`,
+    );
+  }
   // A name McpServer keeps for itself gets a method of another name, published under the name asked for.
   const base = IDENTIFIER.test(name) ? name : camel(name);
   const method = RESERVED.has(base) ? `${base}${kind[0]?.toUpperCase()}${kind.slice(1)}` : base;
@@ -217,15 +233,16 @@ export function addStub(kind: Kind, name: string, options: AddOptions): Added {
   for (let n = 2; taken(schemaName); n++) schemaName = `${schemaName.replace(/\d+$/, "")}${n}`;
   const { code, imports, schema } = stub(kind, name, method, uri, schemaName);
   const before = source.slice(0, close).replace(/\s*$/, "");
-  let next = `${before}\n\n${code}\n${source.slice(close)}`;
+  // The first member of an empty class follows its `{` with no blank line, as biome formats it.
+  let next = `${before}${before.endsWith("{") ? "\n" : "\n\n"}${code}\n${source.slice(close)}`;
   next = ensureImport(next, "@toolsmith/decorators", imports);
   if (kind !== "resource") next = ensureImport(next, "zod", ["z"]);
   if (schema) next = declareAfterImports(next, schema);
 
-  const { testDir, specifier } = testPlace(dir, classFile, className);
+  const { testDir, specifier } = testPlace(dir, classFile, exported);
   const testFile = join(testDir, `${kebab(name)}.test.ts`);
   if (existsSync(testFile)) throw new CliError(`${relative(dir, testFile)} exists already; not overwriting it`);
   writeFileSync(classFile, next);
-  writeFileSync(testFile, testOf(kind, name, className, specifier, uri));
+  writeFileSync(testFile, testOf(kind, name, exported, specifier, uri));
   return { classFile, testFile, className };
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { readServerClass } from "./class-file.js";
+import { ensureImport, readServerClass } from "./class-file.js";
 import { CliError } from "./exit-codes.js";
 
 const TRACKER = new URL("../../../examples/issue-tracker/src/issue-tracker.ts", import.meta.url);
@@ -92,10 +92,45 @@ describe("readServerClass", () => {
     expect(readServerClass("a.ts", "// class A extends McpServer {\nclass B extends Other {}")).toBeUndefined();
   });
 
-  it("refuses a file that does not parse, saying which", () => {
+  it("refuses a file that does not parse, saying which and where", () => {
     expect(() => readServerClass("src/bad.ts", "class A extends McpServer { m() {")).toThrow(CliError);
-    expect(() => readServerClass("src/bad.ts", "class A extends McpServer { m() {")).toThrow(
-      /^cannot parse src\/bad\.ts: /,
+    expect(() => readServerClass("src/bad.ts", "class A extends McpServer {\n  name = ;\n}")).toThrow(
+      /^cannot parse src\/bad\.ts:2:10: /,
     );
+  });
+
+  it.each([
+    ["export class A extends McpServer {}", "A", { name: "A", default: false }],
+    ["export const A = class extends McpServer {};", "A", { name: "A", default: false }],
+    ["export const A = class Inner extends McpServer {};", "Inner", { name: "Inner", default: false }],
+    ["export default class extends McpServer {}", "", { name: "Server", default: true }],
+    ["export default class A extends McpServer {}", "A", { name: "A", default: true }],
+    ["class A extends McpServer {}\nexport { A as B };", "A", { name: "B", default: false }],
+    ["const A = class extends McpServer {};\nexport { A };", "A", { name: "A", default: false }],
+    ["class A extends McpServer {}\nexport default A;", "A", { name: "A", default: true }],
+    ["class A extends McpServer {}\nserveStdio(new A());", "A", undefined],
+    ["export function make() {\n  class A extends McpServer {}\n  return A;\n}", "A", undefined],
+  ])("knows how %j exports its class", (source, name, exported) => {
+    expect(readServerClass("a.ts", source)).toMatchObject({ name, exported });
+  });
+
+  it("takes a concrete class that extends an abstract one of the file, and refuses an abstract one alone", () => {
+    const both = "abstract class Base extends McpServer {}\nexport class Shop extends Base {\n  m() {}\n}";
+    expect(readServerClass("a.ts", both)).toMatchObject({ name: "Shop", members: new Set(["m"]) });
+    expect(() => readServerClass("src/base.ts", "export abstract class Base extends McpServer {}")).toThrow(
+      "class Base in src/base.ts is abstract, so a test cannot make one: say the file of a class that extends it with --file",
+    );
+  });
+});
+
+describe("ensureImport", () => {
+  it("does not import again what an import type already has", () => {
+    const source =
+      'import type { Args } from "@toolsmith/decorators";\nimport { McpServer } from "@toolsmith/decorators";\n';
+    expect(ensureImport(source, "@toolsmith/decorators", ["type Args", "tool"])).toBe(
+      'import type { Args } from "@toolsmith/decorators";\nimport { McpServer, tool } from "@toolsmith/decorators";\n',
+    );
+    const onlyType = 'import type { Args } from "@toolsmith/decorators";\n';
+    expect(ensureImport(onlyType, "@toolsmith/decorators", ["type Args"])).toBe(onlyType);
   });
 });

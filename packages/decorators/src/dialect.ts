@@ -23,6 +23,11 @@ export function isTc39(args: readonly unknown[]): args is [unknown, Tc39Context]
   return args.length === 2 && typeof context === "object" && context !== null && "kind" in context;
 }
 
+/** A TC39 context's kind after its article, for messages: "a field", "an accessor". */
+export function withArticle(kind: string): string {
+  return `${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`;
+}
+
 /** TC39: the class's own slot under `key` in its metadata, made on first use (never the parent's it inherits). */
 export function tc39Slot<T>(metadata: MetadataBag, key: symbol, make: () => T): T {
   if (!Object.hasOwn(metadata, key)) metadata[key] = make();

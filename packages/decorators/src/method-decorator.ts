@@ -1,6 +1,6 @@
 import { DefinitionError } from "@toolsmith/core";
 import { checkOwn, checkRegistration } from "./definitions.js";
-import { isTc39 } from "./dialect.js";
+import { isTc39, withArticle } from "./dialect.js";
 import { type Registration, recordLegacy, recordTc39 } from "./registry.js";
 import { schemaOf } from "./schema-class.js";
 
@@ -56,7 +56,7 @@ export function methodDecorator(
       const name = String(context.name);
       // A method's context always has its name; only an anonymous class's lacks one.
       if (context.kind !== "method" || context.name === undefined) {
-        throw new DefinitionError(`@${kind} decorates methods; "${name}" is a ${context.kind}`);
+        throw new DefinitionError(`@${kind} decorates methods; "${name}" is ${withArticle(context.kind)}`);
       }
       if (context.static || context.private) {
         throw new DefinitionError(

@@ -1,5 +1,5 @@
 import { DefinitionError, type Middleware, type Server } from "@toolsmith/core";
-import { isTc39, legacySlot, ownLegacySlot, ownTc39Slot, tc39Slot } from "./dialect.js";
+import { isTc39, legacySlot, ownLegacySlot, ownTc39Slot, tc39Slot, withArticle } from "./dialect.js";
 import { prototypeChain } from "./prototype-chain.js";
 import type { Registration } from "./registry.js";
 
@@ -43,7 +43,9 @@ export function use(...middleware: Middleware[]) {
       else if (context.kind === "method" && !context.static && context.name !== undefined) {
         uses.methods.set(context.name, [...(uses.methods.get(context.name) ?? []), ...middleware]);
       } else
-        throw new DefinitionError(`@use goes on a server class or one of its decorated methods, not a ${context.kind}`);
+        throw new DefinitionError(
+          `@use goes on a server class or one of its decorated methods, not ${withArticle(context.kind)}`,
+        );
       return;
     }
     const [target, second] = args;

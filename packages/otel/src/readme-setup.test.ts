@@ -77,7 +77,7 @@ describe("the README's SDK set-up", () => {
       .replace(/^npm install /, "")
       .split(/\s+/);
     expect(specs).toContain("@toolsmith/otel");
-    expect(tracing).toContain("export function shutdownTracing()");
+    expect(tracing).toContain("export async function shutdownTracing()");
     const dir = join(temp, "project");
     mkdirSync(join(dir, "src"), { recursive: true });
     const local = { "@toolsmith/core": await pack("core", dir), "@toolsmith/otel": await pack("otel", dir) };
@@ -145,5 +145,18 @@ describe("the README's SDK set-up", () => {
       spans.flatMap(({ scopeSpans }) => scopeSpans.flatMap((scope) => scope.spans.map((span) => span.name))),
     ).toEqual(["tools/call greet"]);
     expect(spans[0]?.resource.attributes).toContainEqual({ key: "service.name", value: { stringValue: "notes" } });
+
+    // No collector (a newcomer's machine): the exporter retries for seconds and then rejects; the process must
+    // still end at once and cleanly, saying the last spans were not sent, not exit 1 with a stack trace.
+    const closed = createHttpServer();
+    closed.listen(0, "127.0.0.1");
+    await once(closed, "listening");
+    const { port: closedPort } = closed.address() as AddressInfo;
+    closed.close();
+    await once(closed, "close");
+    const noCollector = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${closedPort}` };
+    const outcome = await run(process.execPath, ["dist/main.js"], { cwd: dir, env: noCollector });
+    expect(outcome.stderr.trim()).toBe("tracing: the last spans were not sent (no answer within 2 s)");
+    expect(outcome.code).toBe(0);
   });
 });

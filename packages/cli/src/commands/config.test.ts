@@ -77,6 +77,10 @@ describe("toolsmith config", () => {
       "--url is for HTTP; it takes no --command",
     ],
     [
+      ["config", "claude-desktop", "--name", "x", "--url", "http://x", "--env", "TOKEN=1"],
+      "--url is for HTTP; it takes no --command, --args or --env (the server's environment is its own)",
+    ],
+    [
       ["config", "cursor", "--name", "x", "--command", "node", "--args", "[1]"],
       "--args is a JSON array of strings or words",
     ],

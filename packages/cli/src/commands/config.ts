@@ -28,8 +28,9 @@ function configServer(flags: ConfigFlags): Server {
   const name = flags.name ?? pkg?.name?.replace(/^@[^/]+\//, "");
   if (!name) throw usage("say the server's name with --name (there is no package.json name here to take it from)");
   if (flags.url !== undefined) {
-    if (flags.command !== undefined || flags.args !== undefined)
-      throw usage("--url is for HTTP; it takes no --command or --args");
+    // Said rather than dropped: an --env given with --url would reach no server.
+    if (flags.command !== undefined || flags.args !== undefined || flags.env.length > 0)
+      throw usage("--url is for HTTP; it takes no --command, --args or --env (the server's environment is its own)");
     parseTarget([flags.url]);
     if (!/^https?:\/\//i.test(flags.url)) throw usage(`--url is an http(s) URL; got "${flags.url}"`);
     return { name, kind: "http", url: flags.url };

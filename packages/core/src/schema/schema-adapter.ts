@@ -296,7 +296,7 @@ function shapeOf(input: InputSchema, what: string): ShapeOf | undefined {
     if (mistake !== undefined) continue;
     if (!own) mistake = notASchema(field, what);
     else if (own === standardSchemaAdapter || own === rawJsonSchemaAdapter) {
-      mistake = `${what} is a raw shape with a ${vendorOf(field)} field; a raw shape takes zod fields only: wrap the fields in ${vendorOf(field)}'s object (ArkType: type({ … }), Valibot: toStandardJsonSchema(v.object({ … })))`;
+      mistake = `${what} is a raw shape with a field from ${vendorOf(field)}; a raw shape takes zod fields only: wrap the fields in ${vendorOf(field)}'s object (ArkType: type({ … }), Valibot: toStandardJsonSchema(v.object({ … })))`;
     } else if (adapter !== undefined && own !== adapter) {
       mistake = `${what} mixes zod v3 and zod v4 schemas; use one version per shape`;
     } else {

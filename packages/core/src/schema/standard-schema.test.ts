@@ -217,7 +217,7 @@ describe("Standard Schema definition mistakes", () => {
     ] as const) {
       const error = definitionError(() => compile({ a: z.string(), b: field } as never));
       expect(error.message).toBe(
-        `test input is a raw shape with a ${vendor} field; a raw shape takes zod fields only: wrap the fields in ${vendor}'s object (ArkType: type({ … }), Valibot: toStandardJsonSchema(v.object({ … })))`,
+        `test input is a raw shape with a field from ${vendor}; a raw shape takes zod fields only: wrap the fields in ${vendor}'s object (ArkType: type({ … }), Valibot: toStandardJsonSchema(v.object({ … })))`,
       );
     }
   });

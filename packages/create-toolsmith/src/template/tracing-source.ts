@@ -22,9 +22,15 @@ propagation.setGlobalPropagator(
   new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
 );
 
-/** Export the spans still buffered: await it before the process exits. */
-export function shutdownTracing(): Promise<void> {
-  return provider.shutdown();
+/** Send the spans still buffered and stop; await it before the process exits. It never throws. */
+export async function shutdownTracing(): Promise<void> {
+  // A collector that is down would hold the exit for the exporter's retries, then reject: give up after 2 s.
+  const late = new Promise<never>((_, reject) => setTimeout(reject, 2000, new Error("no answer within 2 s")).unref());
+  try {
+    await Promise.race([provider.shutdown(), late]);
+  } catch (error) {
+    console.error(\`tracing: the last spans were not sent (\${(error as Error).message})\`);
+  }
 }
 `;
 }
