@@ -10,7 +10,7 @@ import { unsupportedSyntax } from "./pattern-syntax.js";
 
 /** Where patterns apply to a value, surely (through properties, items, allOf, references), built once. */
 export interface Plan {
-  patterns: string[];
+  patterns: Pattern[];
   properties: Map<string, Plan>;
   additional?: Plan;
   items?: Plan;
@@ -34,6 +34,15 @@ const MAYBE = [
   "unevaluatedItems",
 ];
 
+/** A listed pattern and the flags of the library's RegExp for it (`i`, `m`, `s`: what changes a match). */
+export interface Pattern {
+  source: string;
+  flags: string;
+}
+
+/** The library's own RegExps in a schema: each source with the flags it is used with. */
+export type FlagsBySource = ReadonlyMap<string, ReadonlySet<string>>;
+
 const ADVICE =
   "write it without lookarounds and backreferences (repeat counts up to 1000), or use jsonSchema() from @toolsmith/core/json-schema, whose patterns run on RE2 everywhere";
 
@@ -41,10 +50,12 @@ class Planner {
   readonly #memo = new Map<object, Plan>();
   found = false;
   #own: ReadonlySet<string> | undefined;
+  #flags: FlagsBySource | undefined;
   constructor(
     readonly root: Record<string, unknown>,
     readonly what: string,
     readonly ownPatterns: () => ReadonlySet<string>,
+    readonly regExps: () => FlagsBySource,
   ) {}
 
   // The library's own patterns, asked only once a pattern is met: a schema without one pays nothing for them.
@@ -65,8 +76,9 @@ class Planner {
 
   #into(node: Record<string, unknown>, plan: Plan): void {
     if (typeof node.pattern === "string" && !this.mine(node.pattern)) {
-      this.#check(node.pattern);
-      plan.patterns.push(node.pattern);
+      const flags = this.#flagsOf(node.pattern);
+      this.#check(node.pattern, flags);
+      plan.patterns.push({ source: node.pattern, flags });
       this.found = true;
     }
     if (isPlainObject(node.properties)) {
@@ -91,13 +103,22 @@ class Planner {
     return node;
   }
 
-  #check(pattern: string): void {
-    const unsupported = unsupportedSyntax(pattern);
-    if (unsupported !== undefined) {
+  // A JSON Schema lists a pattern without its flags: they are read from the library's RegExp of the same source.
+  #flagsOf(pattern: string): string {
+    this.#flags ??= this.regExps();
+    const used = [...(this.#flags.get(pattern) ?? [])].sort();
+    if (used.length > 1) {
       throw new DefinitionError(
-        `${this.what} has pattern ${JSON.stringify(pattern)}, which uses ${unsupported}: ${ADVICE}`,
+        `${this.what} has pattern ${JSON.stringify(pattern)} with different flags (${used.map((flags) => `"${flags}"`).join(", ")}), which its JSON Schema cannot tell apart, so no check before the library can hold each string to its own; spell the case-insensitive one with its letters in both cases ([Aa]) and drop the flag`,
       );
     }
+    return used[0] ?? "";
+  }
+
+  #check(pattern: string, flags: string): void {
+    const where = `${this.what} has pattern ${JSON.stringify(pattern)}${flags ? ` (flags ${flags})` : ""}`;
+    const unsupported = unsupportedSyntax(pattern) ?? unsupportedFlag(flags);
+    if (unsupported !== undefined) throw new DefinitionError(`${where}, which uses ${unsupported}: ${ADVICE}`);
   }
 
   // Any author pattern under a keyword whose schemas may not apply: the library would run it on any string.
@@ -127,13 +148,21 @@ export function patternPlan(
   listed: Record<string, unknown>,
   what: string,
   ownPatterns: () => ReadonlySet<string>,
+  regExps: () => FlagsBySource = () => new Map(),
 ): Plan | undefined {
-  const planner = new Planner(listed, what, ownPatterns);
+  const planner = new Planner(listed, what, ownPatterns, regExps);
   const plan = planner.plan(listed);
   return planner.found ? plan : undefined;
 }
 
-type Engine = (source: string) => LinearPattern;
+// Flags RE2 cannot honour: what the author should write instead.
+function unsupportedFlag(flags: string): string | undefined {
+  if (flags.includes("v")) return "the v flag (its class syntax is not RE2's): use the u flag";
+  if (flags.includes("y")) return "the y flag (sticky): start the pattern with ^ instead";
+  return undefined;
+}
+
+type Engine = (source: string, flags: string) => LinearPattern;
 let engine: Engine | undefined;
 let loading: Promise<Engine> | undefined;
 
@@ -161,16 +190,17 @@ const cut = (key: string) => (key.length > 64 ? `${key.slice(0, 64)}…` : key);
 /** `validate`, run only once every string `plan` holds to a pattern matches it on RE2. */
 export function guarded(plan: Plan, validate: Validate, what: string): Validate {
   const compiled = new Map<string, LinearPattern>();
-  const compile = (source: string): LinearPattern => {
-    let pattern = compiled.get(source);
+  const compile = ({ source, flags }: Pattern): LinearPattern => {
+    const key = `${flags}/${source}`;
+    let pattern = compiled.get(key);
     if (pattern) return pattern;
     try {
-      pattern = (engine as Engine)(source);
+      pattern = (engine as Engine)(source, flags);
     } catch (error) {
       // Past what the syntax check sees (a property RE2 lacks, as \p{Emoji}): told on first use, never run unchecked.
       throw new DefinitionError(`${what} has a ${(error as Error).message}`, { cause: error });
     }
-    compiled.set(source, pattern);
+    compiled.set(key, pattern);
     return pattern;
   };
   const check = (value: unknown): Answer | Promise<Answer> => {
@@ -191,11 +221,11 @@ function firstMiss(
   plan: Plan,
   value: unknown,
   path: string[],
-  compile: (source: string) => LinearPattern,
+  compile: (pattern: Pattern) => LinearPattern,
 ): Miss | undefined {
   if (typeof value === "string") {
-    const pattern = plan.patterns.find((source) => !compile(source).test(value));
-    return pattern === undefined ? undefined : { path, pattern };
+    const pattern = plan.patterns.find((each) => !compile(each).test(value));
+    return pattern === undefined ? undefined : { path, pattern: pattern.source };
   }
   if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) {

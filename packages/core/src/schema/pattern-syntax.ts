@@ -16,12 +16,15 @@ export function unsupportedSyntax(pattern: string): string | undefined {
   return scan(pattern).unsupported;
 }
 
-/** `pattern` with `.` and `\s`/`\S` spelt so RE2 reads them as ECMA-262 does (call after `unsupportedSyntax`). */
-export function ecmaForRe2(pattern: string): string {
-  return scan(pattern).text;
+/**
+ * `pattern` with `.` and `\s`/`\S` spelt so RE2 reads them as ECMA-262 does (call after `unsupportedSyntax`);
+ * `dotAll` (the `s` flag): `.` is left for RE2's DOTALL, which matches every character as ECMA-262's then does.
+ */
+export function ecmaForRe2(pattern: string, dotAll = false): string {
+  return scan(pattern, dotAll).text;
 }
 
-function scan(pattern: string): { text: string; unsupported?: string } {
+function scan(pattern: string, dotAll = false): { text: string; unsupported?: string } {
   let text = "";
   let inClass = false;
   for (let at = 0; at < pattern.length; at++) {
@@ -60,7 +63,7 @@ function scan(pattern: string): { text: string; unsupported?: string } {
         return { text, unsupported: `a repeat count over ${MAX_REPEAT} (${repeat[0]})` };
       }
     }
-    text += char === "." ? DOT : char;
+    text += char === "." && !dotAll ? DOT : char;
   }
   return { text };
 }
