@@ -1,7 +1,7 @@
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
 import type { LinearPattern } from "./linear-regex.js";
-import { unsupportedSyntax } from "./pattern-syntax.js";
+import { searchedRepeat, unsupportedSyntax } from "./pattern-syntax.js";
 
 // A schema library (zod, ArkType, Valibot …) runs an author's `pattern` as a backtracking RegExp, where a short
 // client string can take exponential time. Before the library runs, each string its listed JSON Schema surely
@@ -119,6 +119,12 @@ class Planner {
     const where = `${this.what} has pattern ${JSON.stringify(pattern)}${flags ? ` (flags ${flags})` : ""}`;
     const unsupported = unsupportedSyntax(pattern) ?? unsupportedFlag(flags);
     if (unsupported !== undefined) throw new DefinitionError(`${where}, which uses ${unsupported}: ${ADVICE}`);
+    const repeat = searchedRepeat(pattern, flags.includes("m"));
+    if (repeat !== undefined) {
+      throw new DefinitionError(
+        `${where}, which the library's RegExp searches for at every position of a string (it does not start with ^${flags.includes("m") ? ", or the m flag lets ^ match after any line break" : ""}) and which repeats (${JSON.stringify(repeat)}): even a string that matches can then hold the server for seconds (27 characters against (\\w+\\s?)*$ took 7 s); anchor it at the start (^…), or use jsonSchema() from @toolsmith/core/json-schema, whose patterns run on RE2 everywhere`,
+      );
+    }
   }
 
   // Any author pattern under a keyword whose schemas may not apply: the library would run it on any string.
