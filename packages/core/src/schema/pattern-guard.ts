@@ -11,6 +11,8 @@ import { searchedRepeat, unsupportedSyntax } from "./pattern-syntax.js";
 /** Where patterns apply to a value, surely (through properties, items, allOf, references), built once. */
 export interface Plan {
   patterns: Pattern[];
+  /** The listed maxLength beside patterns: a longer string is refused before any pattern runs on it. */
+  maxLength?: number;
   properties: Map<string, Plan>;
   additional?: Plan;
   items?: Plan;
@@ -81,6 +83,7 @@ class Planner {
       plan.patterns.push({ source: node.pattern, flags });
       this.found = true;
     }
+    if (typeof node.maxLength === "number") plan.maxLength = Math.min(plan.maxLength ?? Infinity, node.maxLength);
     if (isPlainObject(node.properties)) {
       for (const [key, child] of Object.entries(node.properties)) plan.properties.set(key, this.plan(child));
     }
@@ -213,14 +216,22 @@ export function guarded(plan: Plan, validate: Validate, what: string): Validate 
     const miss = firstMiss(plan, value, [], compile);
     if (miss === undefined) return validate(value);
     const path = miss.path.length === 0 ? "(root)" : miss.path.map(cut).join(".");
-    return { ok: false, issues: [{ path, message: `must match pattern ${JSON.stringify(miss.pattern)}` }] };
+    return { ok: false, issues: [{ path, message: miss.message }] };
   };
   return (value) => (engine ? check(value) : loadEngine().then(() => check(value)));
 }
 
 interface Miss {
   path: string[];
-  pattern: string;
+  message: string;
+}
+
+// Longer than `max` in code points, as JSON Schema counts: every library counts at least as many (UTF-16 units).
+function tooLong(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let points = 0;
+  for (const _ of text) if (++points > max) return true;
+  return false;
 }
 
 function firstMiss(
@@ -230,8 +241,14 @@ function firstMiss(
   compile: (pattern: Pattern) => LinearPattern,
 ): Miss | undefined {
   if (typeof value === "string") {
+    // The library runs its checks side by side: a string past its max length would still reach its RegExp.
+    if (plan.patterns.length > 0 && plan.maxLength !== undefined && tooLong(value, plan.maxLength)) {
+      return { path, message: `must NOT have more than ${plan.maxLength} characters` };
+    }
     const pattern = plan.patterns.find((each) => !compile(each).test(value));
-    return pattern === undefined ? undefined : { path, pattern: pattern.source };
+    return pattern === undefined
+      ? undefined
+      : { path, message: `must match pattern ${JSON.stringify(pattern.source)}` };
   }
   if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) {

@@ -71,3 +71,32 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("patterns that stay (%s)", 
     },
   );
 });
+
+describe("a string past the max length beside a pattern never reaches the library's RegExp", () => {
+  // Anchored, yet two repeats over the same letters cost the square of the length (100,000 characters: 10 s); the
+  // library runs its max length side by side with the pattern, so core refuses the long string first.
+  const bounded: [string, (regex: RegExp) => AnySchema][] = [
+    ["zod v4", (regex) => z.object({ code: z.string().regex(regex).max(100) })],
+    ["zod v3", (regex) => z3.object({ code: z3.string().regex(regex).max(100) }) as never],
+    [
+      "Valibot",
+      (regex) =>
+        toStandardJsonSchema(v.object({ code: v.pipe(v.string(), v.regex(regex), v.maxLength(100)) })) as never,
+    ],
+  ];
+  it.each(bounded)("%s", async (_name, build) => {
+    const regex = /^.*[a-z]+@/;
+    const ran: string[] = [];
+    const test = regex.test.bind(regex);
+    regex.test = (text: string) => ran.push(text) > 0 && test(text);
+    const client = await createTestClient(lookup(build(regex)));
+    const text = async (code: string) =>
+      ((await client.callTool("lookup", { code })).content[0] as { text: string }).text;
+    expect(await text(`a@${"a".repeat(30_000)}!`)).toMatch(/- code: must NOT have more than 100 characters$/);
+    expect(ran).toEqual([]);
+    // Counted in code points, as JSON Schema and zod v4 do (zod v3 and Valibot count UTF-16 units, refusing it).
+    expect(await text(`a@${"😀".repeat(98)}`)).toMatch(/^found a@😀|- code: .*100/);
+    expect(ran).toHaveLength(1);
+    expect(await text("me@x")).toBe("found me@x");
+  });
+});
