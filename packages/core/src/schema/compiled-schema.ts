@@ -2,6 +2,7 @@ import { MAX_DEPTH, tooDeep } from "../wire/depth.js";
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
 import { asGiven, inlineRefs, RefError, readable } from "./inline-refs.js";
+import { regExpsOf } from "./library-regexps.js";
 import { guarded, patternPlan, preloadEngine } from "./pattern-guard.js";
 
 // A compiled schema: its JSON Schema made at once or on first read, and a validator chosen by that JSON Schema.
@@ -214,7 +215,9 @@ function validatorOf(adapter: Library, schema: unknown, listed: Record<string, u
           jsonSchema,
         );
   // A library runs its patterns as backtracking RegExps: strings go through RE2 first (none to check: no cost).
-  const plan = adapter.linearPatterns ? undefined : patternPlan(jsonSchema, what, adapter.ownPatterns ?? noPatterns);
+  const plan = adapter.linearPatterns
+    ? undefined
+    : patternPlan(jsonSchema, what, adapter.ownPatterns ?? noPatterns, () => regExpsOf(schema));
   if (plan) preloadEngine();
   const validate = plan ? guarded(plan, run, what) : run;
   // A schema whose values may nest without bound is walked that deep (a recursive one) or lets the value through

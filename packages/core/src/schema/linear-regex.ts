@@ -16,14 +16,22 @@ export class PatternError extends Error {}
 const ADVICE =
   "patterns are run by a linear-time (RE2) engine, so that no client value can stall the server; rewrite it without lookarounds and backreferences, and with repeat counts up to 1000";
 
-/** Compile a JSON Schema `pattern` (ECMA-262 syntax, `u` flag) for RE2; throws a PatternError saying why not. */
-export function linearPattern(source: string): LinearPattern {
+/**
+ * Compile a JSON Schema `pattern` (ECMA-262 syntax, `u` flag) for RE2; throws a PatternError saying why not.
+ * `flags`: a RegExp's, of which `i`, `m` and `s` change what matches (a library's pattern: `/^abc$/i`).
+ */
+export function linearPattern(source: string, flags = ""): LinearPattern {
   const unsupported = unsupportedSyntax(source);
   if (unsupported !== undefined)
     throw new PatternError(`pattern ${JSON.stringify(source)} uses ${unsupported}: ${ADVICE}`);
   let compiled: RE2JS;
   try {
-    compiled = RE2JS.compile(RE2JS.translateRegExp(ecmaForRe2(source)));
+    const dotAll = flags.includes("s");
+    const options =
+      (flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0) |
+      (flags.includes("m") ? RE2JS.MULTILINE : 0) |
+      (dotAll ? RE2JS.DOTALL : 0);
+    compiled = RE2JS.compile(RE2JS.translateRegExp(ecmaForRe2(source, dotAll)), options);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new PatternError(`pattern ${JSON.stringify(source)} cannot be compiled (${reason}): ${ADVICE}`);

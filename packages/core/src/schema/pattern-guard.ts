@@ -1,7 +1,7 @@
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
 import type { LinearPattern } from "./linear-regex.js";
-import { unsupportedSyntax } from "./pattern-syntax.js";
+import { searchedRepeat, unsupportedSyntax } from "./pattern-syntax.js";
 
 // A schema library (zod, ArkType, Valibot …) runs an author's `pattern` as a backtracking RegExp, where a short
 // client string can take exponential time. Before the library runs, each string its listed JSON Schema surely
@@ -10,7 +10,9 @@ import { unsupportedSyntax } from "./pattern-syntax.js";
 
 /** Where patterns apply to a value, surely (through properties, items, allOf, references), built once. */
 export interface Plan {
-  patterns: string[];
+  patterns: Pattern[];
+  /** The listed maxLength beside patterns: a longer string is refused before any pattern runs on it. */
+  maxLength?: number;
   properties: Map<string, Plan>;
   additional?: Plan;
   items?: Plan;
@@ -34,6 +36,15 @@ const MAYBE = [
   "unevaluatedItems",
 ];
 
+/** A listed pattern and the flags of the library's RegExp for it (`i`, `m`, `s`: what changes a match). */
+export interface Pattern {
+  source: string;
+  flags: string;
+}
+
+/** The library's own RegExps in a schema: each source with the flags it is used with. */
+export type FlagsBySource = ReadonlyMap<string, ReadonlySet<string>>;
+
 const ADVICE =
   "write it without lookarounds and backreferences (repeat counts up to 1000), or use jsonSchema() from @toolsmith/core/json-schema, whose patterns run on RE2 everywhere";
 
@@ -41,10 +52,12 @@ class Planner {
   readonly #memo = new Map<object, Plan>();
   found = false;
   #own: ReadonlySet<string> | undefined;
+  #flags: FlagsBySource | undefined;
   constructor(
     readonly root: Record<string, unknown>,
     readonly what: string,
     readonly ownPatterns: () => ReadonlySet<string>,
+    readonly regExps: () => FlagsBySource,
   ) {}
 
   // The library's own patterns, asked only once a pattern is met: a schema without one pays nothing for them.
@@ -65,10 +78,12 @@ class Planner {
 
   #into(node: Record<string, unknown>, plan: Plan): void {
     if (typeof node.pattern === "string" && !this.mine(node.pattern)) {
-      this.#check(node.pattern);
-      plan.patterns.push(node.pattern);
+      const flags = this.#flagsOf(node.pattern);
+      this.#check(node.pattern, flags);
+      plan.patterns.push({ source: node.pattern, flags });
       this.found = true;
     }
+    if (typeof node.maxLength === "number") plan.maxLength = Math.min(plan.maxLength ?? Infinity, node.maxLength);
     if (isPlainObject(node.properties)) {
       for (const [key, child] of Object.entries(node.properties)) plan.properties.set(key, this.plan(child));
     }
@@ -91,11 +106,26 @@ class Planner {
     return node;
   }
 
-  #check(pattern: string): void {
-    const unsupported = unsupportedSyntax(pattern);
-    if (unsupported !== undefined) {
+  // A JSON Schema lists a pattern without its flags: they are read from the library's RegExp of the same source.
+  #flagsOf(pattern: string): string {
+    this.#flags ??= this.regExps();
+    const used = [...(this.#flags.get(pattern) ?? [])].sort();
+    if (used.length > 1) {
       throw new DefinitionError(
-        `${this.what} has pattern ${JSON.stringify(pattern)}, which uses ${unsupported}: ${ADVICE}`,
+        `${this.what} has pattern ${JSON.stringify(pattern)} with different flags (${used.map((flags) => `"${flags}"`).join(", ")}), which its JSON Schema cannot tell apart, so no check before the library can hold each string to its own; spell the case-insensitive one with its letters in both cases ([Aa]) and drop the flag`,
+      );
+    }
+    return used[0] ?? "";
+  }
+
+  #check(pattern: string, flags: string): void {
+    const where = `${this.what} has pattern ${JSON.stringify(pattern)}${flags ? ` (flags ${flags})` : ""}`;
+    const unsupported = unsupportedSyntax(pattern) ?? unsupportedFlag(flags);
+    if (unsupported !== undefined) throw new DefinitionError(`${where}, which uses ${unsupported}: ${ADVICE}`);
+    const repeat = searchedRepeat(pattern, flags.includes("m"));
+    if (repeat !== undefined) {
+      throw new DefinitionError(
+        `${where}, which the library's RegExp searches for at every position of a string (it does not start with ^${flags.includes("m") ? ", or the m flag lets ^ match after any line break" : ""}) and which repeats (${JSON.stringify(repeat)}): even a string that matches can then hold the server for seconds (27 characters against (\\w+\\s?)*$ took 7 s); anchor it at the start (^…), or use jsonSchema() from @toolsmith/core/json-schema, whose patterns run on RE2 everywhere`,
       );
     }
   }
@@ -127,13 +157,21 @@ export function patternPlan(
   listed: Record<string, unknown>,
   what: string,
   ownPatterns: () => ReadonlySet<string>,
+  regExps: () => FlagsBySource = () => new Map(),
 ): Plan | undefined {
-  const planner = new Planner(listed, what, ownPatterns);
+  const planner = new Planner(listed, what, ownPatterns, regExps);
   const plan = planner.plan(listed);
   return planner.found ? plan : undefined;
 }
 
-type Engine = (source: string) => LinearPattern;
+// Flags RE2 cannot honour: what the author should write instead.
+function unsupportedFlag(flags: string): string | undefined {
+  if (flags.includes("v")) return "the v flag (its class syntax is not RE2's): use the u flag";
+  if (flags.includes("y")) return "the y flag (sticky): start the pattern with ^ instead";
+  return undefined;
+}
+
+type Engine = (source: string, flags: string) => LinearPattern;
 let engine: Engine | undefined;
 let loading: Promise<Engine> | undefined;
 
@@ -161,41 +199,56 @@ const cut = (key: string) => (key.length > 64 ? `${key.slice(0, 64)}…` : key);
 /** `validate`, run only once every string `plan` holds to a pattern matches it on RE2. */
 export function guarded(plan: Plan, validate: Validate, what: string): Validate {
   const compiled = new Map<string, LinearPattern>();
-  const compile = (source: string): LinearPattern => {
-    let pattern = compiled.get(source);
+  const compile = ({ source, flags }: Pattern): LinearPattern => {
+    const key = `${flags}/${source}`;
+    let pattern = compiled.get(key);
     if (pattern) return pattern;
     try {
-      pattern = (engine as Engine)(source);
+      pattern = (engine as Engine)(source, flags);
     } catch (error) {
       // Past what the syntax check sees (a property RE2 lacks, as \p{Emoji}): told on first use, never run unchecked.
       throw new DefinitionError(`${what} has a ${(error as Error).message}`, { cause: error });
     }
-    compiled.set(source, pattern);
+    compiled.set(key, pattern);
     return pattern;
   };
   const check = (value: unknown): Answer | Promise<Answer> => {
     const miss = firstMiss(plan, value, [], compile);
     if (miss === undefined) return validate(value);
     const path = miss.path.length === 0 ? "(root)" : miss.path.map(cut).join(".");
-    return { ok: false, issues: [{ path, message: `must match pattern ${JSON.stringify(miss.pattern)}` }] };
+    return { ok: false, issues: [{ path, message: miss.message }] };
   };
   return (value) => (engine ? check(value) : loadEngine().then(() => check(value)));
 }
 
 interface Miss {
   path: string[];
-  pattern: string;
+  message: string;
+}
+
+// Longer than `max` in code points, as JSON Schema counts: every library counts at least as many (UTF-16 units).
+function tooLong(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let points = 0;
+  for (const _ of text) if (++points > max) return true;
+  return false;
 }
 
 function firstMiss(
   plan: Plan,
   value: unknown,
   path: string[],
-  compile: (source: string) => LinearPattern,
+  compile: (pattern: Pattern) => LinearPattern,
 ): Miss | undefined {
   if (typeof value === "string") {
-    const pattern = plan.patterns.find((source) => !compile(source).test(value));
-    return pattern === undefined ? undefined : { path, pattern };
+    // The library runs its checks side by side: a string past its max length would still reach its RegExp.
+    if (plan.patterns.length > 0 && plan.maxLength !== undefined && tooLong(value, plan.maxLength)) {
+      return { path, message: `must NOT have more than ${plan.maxLength} characters` };
+    }
+    const pattern = plan.patterns.find((each) => !compile(each).test(value));
+    return pattern === undefined
+      ? undefined
+      : { path, message: `must match pattern ${JSON.stringify(pattern.source)}` };
   }
   if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) {

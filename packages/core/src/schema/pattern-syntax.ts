@@ -16,12 +16,43 @@ export function unsupportedSyntax(pattern: string): string | undefined {
   return scan(pattern).unsupported;
 }
 
-/** `pattern` with `.` and `\s`/`\S` spelt so RE2 reads them as ECMA-262 does (call after `unsupportedSyntax`). */
-export function ecmaForRe2(pattern: string): string {
-  return scan(pattern).text;
+/**
+ * `pattern` with `.` and `\s`/`\S` spelt so RE2 reads them as ECMA-262 does (call after `unsupportedSyntax`);
+ * `dotAll` (the `s` flag): `.` is left for RE2's DOTALL, which matches every character as ECMA-262's then does.
+ */
+export function ecmaForRe2(pattern: string, dotAll = false): string {
+  return scan(pattern, dotAll).text;
 }
 
-function scan(pattern: string): { text: string; unsupported?: string } {
+/**
+ * A repeat (`*`, `+`, `{…}`) in a pattern a RegExp searches for (not anchored at its start by `^` in every top-level
+ * alternative, or `multiline`), or undefined. A backtracking engine tries such a pattern at every position of a
+ * string, so even a string that matches can take time growing as a power of its length (`(\w+\s?)*$`: 7 s for 27
+ * characters; `[a-z]+@`: 16 s for 100,000).
+ */
+export function searchedRepeat(pattern: string, multiline: boolean): string | undefined {
+  let repeat: string | undefined;
+  let anchored = pattern.startsWith("^");
+  let depth = 0;
+  let inClass = false;
+  for (let at = 0; at < pattern.length; at++) {
+    const char = pattern[at] as string;
+    if (char === "\\") at++;
+    else if (inClass) inClass = char !== "]";
+    else if (char === "[") inClass = true;
+    else if (char === "(") depth++;
+    else if (char === ")") depth--;
+    else if (char === "|" && depth === 0) anchored &&= pattern[at + 1] === "^";
+    else if (repeat === undefined && (char === "*" || char === "+")) repeat = pattern.slice(0, at + 1);
+    else if (repeat === undefined && char === "{" && /^\{\d+(?:,\d*)?\}/.test(pattern.slice(at))) {
+      repeat = pattern.slice(0, pattern.indexOf("}", at) + 1);
+    }
+  }
+  if (repeat === undefined || (anchored && !multiline)) return undefined;
+  return repeat.length > 40 ? `…${repeat.slice(-40)}` : repeat;
+}
+
+function scan(pattern: string, dotAll = false): { text: string; unsupported?: string } {
   let text = "";
   let inClass = false;
   for (let at = 0; at < pattern.length; at++) {
@@ -60,7 +91,7 @@ function scan(pattern: string): { text: string; unsupported?: string } {
         return { text, unsupported: `a repeat count over ${MAX_REPEAT} (${repeat[0]})` };
       }
     }
-    text += char === "." ? DOT : char;
+    text += char === "." && !dotAll ? DOT : char;
   }
   return { text };
 }
