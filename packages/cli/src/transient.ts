@@ -1,4 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
+import { printable } from "./printable.js";
 
 /**
  * A request the server could not take just now: HTTP 502, 503 or 504 (a proxy without a backend, a server whose
@@ -66,7 +67,8 @@ export function unavailableAware(base: FetchLike = fetch): FetchLike {
       throw new Unavailable(`could not reach ${String(url)} (${code})`);
     }
     if (!RETRY_STATUSES.has(response.status)) return response;
-    const body = (await response.text().catch(() => "")).trim();
+    // What a proxy or server said, made printable: it ends up in the one-line error on the user's terminal.
+    const body = printable((await response.text().catch(() => "")).trim());
     const wait = retryAfterMs(response.headers.get("retry-after"));
     const detail = body.length > 300 ? `${body.slice(0, 300)}…` : body;
     throw new Unavailable(`HTTP ${response.status} ${response.statusText}`.trimEnd(), wait, detail);
