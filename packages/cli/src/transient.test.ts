@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Unavailable, unavailableAware } from "./transient.js";
+import { retryAfterMs, Unavailable, unavailableAware } from "./transient.js";
 
 // A real HTTP server standing in for a proxy: it answers each POST with what the test set.
 let answer: { status: number; headers: Record<string, string>; body: string };
@@ -34,5 +34,23 @@ describe("unavailableAware", () => {
     expect((await failure()).message).toBe(
       "HTTP 503 Service Unavailable: \\u001b[2J\\u001b]0;owned\\u0007down\\r\\nnext",
     );
+  });
+});
+
+describe("retryAfterMs", () => {
+  const now = Date.parse("2026-12-06T20:00:00Z");
+  it("reads delay-seconds and the three HTTP-date forms, as GMT", () => {
+    expect(retryAfterMs(" 2 ", now)).toBe(2000);
+    expect(retryAfterMs("0", now)).toBe(0);
+    expect(retryAfterMs("Sun, 06 Dec 2026 20:00:05 GMT", now)).toBe(5000);
+    expect(retryAfterMs("Sunday, 06-Dec-26 20:00:05 GMT", now)).toBe(5000);
+    expect(retryAfterMs("Sun Dec  6 20:00:05 2026", now)).toBe(5000);
+    expect(retryAfterMs("Sun, 06 Dec 2026 19:00:00 GMT", now)).toBe(0);
+  });
+
+  it("takes no other text for a date (what the server meant is unknown: the back-off applies)", () => {
+    // Date.parse reads these as days in 2001 or the year 120, which made them "now": a retry after 0.25 s.
+    for (const header of ["1.5", "120.5", "-5", "2 ", "soon", "1e9", "5 s", "2026-12-06T20:00:05Z"])
+      expect([header, retryAfterMs(header, now)]).toEqual([header, header === "2 " ? 2000 : undefined]);
   });
 });
