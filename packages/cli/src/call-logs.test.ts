@@ -39,6 +39,20 @@ describe.each(["legacy", "modern"])("--era %s", (era) => {
   });
 });
 
+describe("a server's log messages cannot drive the terminal", () => {
+  // Escapes, CR and newlines shown escaped, so a log line can neither clear the screen, retitle the window, recolour
+  // nor fake a line of its own; the same whether stderr is a terminal or a file read later.
+  const SAFE =
+    "[warning] \\u001b]0;owned\\u0007net: \\u001b[2J\\u001b[Hcleared\\r\\u001b[2K[info] all good\\nfaked line\n" +
+    '[info] hostile: \\u009b31mC1 {"k":"\\u202eright-to-left"}\n';
+  it.each(["legacy", "modern"])("--era %s, over stdio and HTTP", async (era) => {
+    for (const server of [["node", CHATTY], [http.url]]) {
+      const run = await runCli(["call", "--era", era, ...server, "hostile"]);
+      expect([run.code, run.stdout, run.stderr]).toEqual([0, "hostile done\n", SAFE]);
+    }
+  });
+});
+
 describe("what goes on the wire (a stdio server behind toolsmith wire)", () => {
   let dir: string;
   beforeAll(() => {

@@ -74,3 +74,24 @@ describe("toolsmith call, a stdio server that dies under it: exit 3, as for a se
     expect(run.stderr).toContain(`error: the connection to node ${CHATTY} closed`);
   });
 });
+
+describe("toolsmith call, Ctrl-C while the server does not answer (a stopped process behind the connection)", () => {
+  it("stops waiting for the poll at once, tries tasks/cancel, and a second Ctrl-C leaves naming the task: 130", async () => {
+    const server = await spawnHttp([CHATTY, "--http"]);
+    try {
+      // A time-out far beyond the test's own wait: only Ctrl-C may end these waits.
+      const cli = startCli(["call", "--timeout", "3600000", server.url, "hold"]);
+      await cli.said(/hold: working\n/);
+      server.child.kill("SIGSTOP");
+      cli.child.kill("SIGINT");
+      const cancelling = await cli.said(/cancelling task (\S+) \(Ctrl-C again to leave it running\)…\n/);
+      cli.child.kill("SIGINT");
+      const run = await cli.ended();
+      expect(run.code).toBe(130);
+      expect(run.stderr).toContain(`error: interrupted; task ${cancelling[1]} not cancelled`);
+    } finally {
+      server.child.kill("SIGCONT");
+      await end(server.child);
+    }
+  });
+});

@@ -2,6 +2,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { isLogLevel, LATEST_STATELESS_VERSION, LOG_LEVELS, type LogLevel, levelPasses } from "@toolsmith/core";
 import { CliError, EXIT, usage } from "./exit-codes.js";
+import { printable } from "./printable.js";
 import { type LogParams, type RawChannel, tapTransport } from "./raw-requests.js";
 import { describeTarget, type Target } from "./target.js";
 import { unavailableAware } from "./transient.js";
@@ -95,7 +96,7 @@ export async function connect(target: Target, options: ConnectOptions): Promise<
   // The handshake era asks once per connection (2026-07-28 asks in each request's _meta, which the tap stamps).
   if (client.getProtocolEra() !== "modern" && client.getServerCapabilities()?.logging) {
     await client.setLoggingLevel(level ?? "emergency", { timeout: options.timeout }).catch((error: unknown) => {
-      process.stderr.write(`toolsmith: the server refused logging/setLevel: ${(error as Error).message}\n`);
+      process.stderr.write(`toolsmith: the server refused logging/setLevel: ${printable((error as Error).message)}\n`);
     });
   }
   return { client, raw: tapped.raw, stderr: () => kept, lost: tapped.closed, close: () => client.close() };

@@ -33,6 +33,14 @@ export class TimedOut extends Error {
   }
 }
 
+/** We stopped waiting for the answer (Ctrl-C); the server may still act on the request. */
+export class Abandoned extends Error {
+  constructor(method: string) {
+    super(`stopped waiting for the answer to ${method}`);
+    this.name = "Abandoned";
+  }
+}
+
 /** The params of a `notifications/message`. */
 export interface LogParams {
   level: string;
@@ -51,11 +59,15 @@ export interface TapOptions {
 
 /** Requests the CLI sends past the official client, on the same connection. */
 export interface RawChannel {
-  /** Send `method` and await its result; `onProgress` hears the `notifications/progress` of `progressToken`. */
+  /**
+   * Send `method` and await its result; `onProgress` hears the `notifications/progress` of `progressToken`; when
+   * `signal` aborts (Ctrl-C), the wait ends at once with an `Abandoned`.
+   */
   request(
     method: string,
     params: Record<string, unknown>,
     onProgress?: (progress: ProgressParams) => void,
+    signal?: AbortSignal,
   ): Promise<Record<string, unknown>>;
 }
 
@@ -158,17 +170,21 @@ export function tapTransport<T extends Transport>(
     },
   });
   const raw: RawChannel = {
-    request(method, params, onProgress) {
+    request(method, params, onProgress, signal) {
       if (isClosed) return Promise.reject(new ConnectionClosed());
+      if (signal?.aborted) return Promise.reject(new Abandoned(method));
       next += 1;
       const id = `toolsmith-raw-${next}`;
       const meta = { ...(params._meta as Record<string, unknown> | undefined), progressToken: id };
       return new Promise((resolve, reject) => {
+        const abandon = () => settle(() => reject(new Abandoned(method)));
         const settle = (then: () => void) => {
           clearTimeout(timer);
+          signal?.removeEventListener("abort", abandon);
           pending.delete(id);
           then();
         };
+        signal?.addEventListener("abort", abandon, { once: true });
         const timer = setTimeout(
           () => settle(() => reject(new TimedOut(method, options.timeoutMs))),
           options.timeoutMs,

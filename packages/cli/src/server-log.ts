@@ -1,4 +1,5 @@
 import type { Colors } from "./colors.js";
+import { printable } from "./printable.js";
 import type { LogParams } from "./raw-requests.js";
 
 const SEVERE = new Set(["error", "critical", "alert", "emergency"]);
@@ -27,10 +28,13 @@ function json(value: unknown): string {
   }
 }
 
-/** A server's `notifications/message` as one line for stderr: `[level] logger: data`. */
+/**
+ * A server's `notifications/message` as one line for stderr: `[level] logger: data`, what the server sent made
+ * printable (its escape sequences and newlines shown escaped, on a terminal or not: a file is read on one later).
+ */
 export function formatLog(params: LogParams, c: Colors): string {
-  const level = String(params.level);
+  const level = printable(String(params.level));
   const paint = SEVERE.has(level) ? c.red : level === "warning" ? c.yellow : level === "debug" ? c.dim : c.cyan;
-  const logger = typeof params.logger === "string" && params.logger !== "" ? ` ${params.logger}:` : "";
-  return `${paint(`[${level}]`)}${logger} ${dataText(params.data)}`;
+  const logger = typeof params.logger === "string" && params.logger !== "" ? ` ${printable(params.logger)}:` : "";
+  return `${paint(`[${level}]`)}${logger} ${printable(dataText(params.data))}`;
 }

@@ -23,6 +23,8 @@ export interface TaskCallOptions {
   answer: Answerer;
   /** Aborted on Ctrl-C: a running task is cancelled (tasks/cancel). */
   interrupt: AbortSignal;
+  /** Aborted on a second Ctrl-C: stop waiting for tasks/cancel's answer and leave the task. */
+  leave?: AbortSignal;
   /** Stop at the CreateTaskResult and return it. */
   noWait?: boolean;
   /** The server's URL over HTTP, where the task can be asked for later (a stdio server's tasks end with it). */
@@ -56,9 +58,10 @@ async function send(
   method: string,
   params: Record<string, unknown>,
   onProgress?: Parameters<RawChannel["request"]>[2],
+  signal?: AbortSignal,
 ) {
   try {
-    return await raw.request(method, { ...params, _meta: envelope() }, onProgress);
+    return await raw.request(method, { ...params, _meta: envelope() }, onProgress, signal);
   } catch (error) {
     if (error instanceof RawError)
       throw new CliError(`the server answered ${method} with error ${error.code}: ${error.message}`);
@@ -140,8 +143,10 @@ async function follow(options: TaskCallOptions, created: Record<string, unknown>
   for (;;) {
     progress.show(describeTask(tool, task));
     if (interrupt.aborted) {
+      // A server that does not answer would hold Ctrl-C for the whole --timeout: a second one leaves at once.
+      progress.show(`cancelling task ${taskId} (Ctrl-C again to leave it running)…`);
       try {
-        await send(raw, "tasks/cancel", { taskId });
+        await send(raw, "tasks/cancel", { taskId }, undefined, options.leave);
       } catch (error) {
         // Ctrl-C at a terminal interrupts a stdio server too: its tasks ended with it, and the exit is still 130.
         throw new CliError(`interrupted; task ${taskId} not cancelled: ${(error as Error).message}`, EXIT.interrupted);
@@ -192,7 +197,8 @@ async function persist(
     new CliError(`gave up on task ${task.taskId} (${tool}): ${why}${url === undefined ? "" : later}`, code);
   for (let failures = 1; ; failures++) {
     try {
-      return await raw.request(method, { ...params, _meta: envelope() });
+      // Ctrl-C ends the wait for a poll at once, rather than when a server that stopped answering times out.
+      return await raw.request(method, { ...params, _meta: envelope() }, undefined, interrupt);
     } catch (error) {
       // Ctrl-C (which at a terminal also ends a stdio server): the caller cancels the task, or says it could not.
       if (interrupt.aborted) return undefined;

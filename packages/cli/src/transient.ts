@@ -1,4 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
+import { printable } from "./printable.js";
 
 /**
  * A request the server could not take just now: HTTP 502, 503 or 504 (a proxy without a backend, a server whose
@@ -33,11 +34,19 @@ const NETWORK_CODES = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
+// The three forms of an HTTP-date (RFC 9110 §5.6.7), all GMT: Date.parse alone takes "1.5" for 5 January 2001.
+const HTTP_DATES = [
+  /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Z][a-z]{5,8}, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
+];
+
 /** `Retry-After` (seconds, or an HTTP date) in milliseconds; undefined when absent or unreadable. */
 export function retryAfterMs(header: string | null, now: number = Date.now()): number | undefined {
-  if (header === null || header.trim() === "") return undefined;
-  if (/^\s*\d+\s*$/.test(header)) return Number(header) * 1000;
-  const at = Date.parse(header);
+  const value = header?.trim() ?? "";
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  if (!HTTP_DATES.some((form) => form.test(value))) return undefined;
+  const at = Date.parse(value.endsWith("GMT") ? value : `${value} GMT`);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
@@ -66,7 +75,8 @@ export function unavailableAware(base: FetchLike = fetch): FetchLike {
       throw new Unavailable(`could not reach ${String(url)} (${code})`);
     }
     if (!RETRY_STATUSES.has(response.status)) return response;
-    const body = (await response.text().catch(() => "")).trim();
+    // What a proxy or server said, made printable: it ends up in the one-line error on the user's terminal.
+    const body = printable((await response.text().catch(() => "")).trim());
     const wait = retryAfterMs(response.headers.get("retry-after"));
     const detail = body.length > 300 ? `${body.slice(0, 300)}…` : body;
     throw new Unavailable(`HTTP ${response.status} ${response.statusText}`.trimEnd(), wait, detail);

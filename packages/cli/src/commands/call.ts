@@ -102,7 +102,9 @@ interface TaskCall {
 /** The call through the tasks extension; Ctrl-C cancels the task it became. */
 async function callAsTask({ raw, tool, args, progress, answer, flags, cli, url }: TaskCall): Promise<void> {
   const interrupt = new AbortController();
-  const onSigint = () => interrupt.abort();
+  const leave = new AbortController();
+  // The first Ctrl-C cancels the task, a second stops waiting for the server to confirm it.
+  const onSigint = () => (interrupt.signal.aborted ? leave : interrupt).abort();
   process.on("SIGINT", onSigint);
   let outcome: Awaited<ReturnType<typeof callWithTasks>>;
   try {
@@ -113,6 +115,7 @@ async function callAsTask({ raw, tool, args, progress, answer, flags, cli, url }
       progress,
       answer,
       interrupt: interrupt.signal,
+      leave: leave.signal,
       noWait: !flags.wait,
       ...(url ? { url } : {}),
     });
