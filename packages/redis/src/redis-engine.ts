@@ -257,11 +257,14 @@ class RedisEngine implements Engine {
     return () => void this.#orphanListeners.delete(listener);
   }
 
-  async createTask(task: TaskRecord, limit?: TaskLimit): Promise<"created" | "full"> {
-    const bound = limit === undefined ? undefined : { caller: limit.caller, perCaller: bounded(limit.perCaller) };
+  async createTask(task: TaskRecord, limit?: TaskLimit): Promise<"created" | "full" | "full-for-caller"> {
+    const bound =
+      limit === undefined
+        ? undefined
+        : { caller: limit.caller, perCaller: bounded(limit.perCaller), max: bounded(limit.max) };
     const outcome = await this.#run(taskScripts.CREATE_TASK, createArgs(task, Date.now(), bound));
     if (outcome === "exists") throw new Error(`A task with id ${JSON.stringify(task.id)} already exists`);
-    return outcome as "created" | "full";
+    return outcome as "created" | "full" | "full-for-caller";
   }
 
   async loadTask(id: string): Promise<TaskRecord | undefined> {

@@ -47,23 +47,27 @@ describe("a task in Redis", () => {
     expect(await raw.pttl(`${prefix}t:${task.id}`)).toBeLessThanOrEqual(pttl);
   });
 
-  it("is counted in its caller's set, which expires with its last member (never while one has ttlMs null)", async () => {
+  it("is counted in its caller's set and in all, which expire with their last member (never while one has ttlMs null)", async () => {
     const { engine: e, prefix } = await engine();
-    const limit = { perCaller: 5, caller: "subject ada" };
+    const limit = { max: 10, perCaller: 5, caller: "subject ada" };
     const owned = `${prefix}to:${JSON.stringify(limit.caller)}`;
     const later = taskOf({ owner: "ada", ttlMs: 120_000 });
     await e.createTask(taskOf({ owner: "ada", ttlMs: 60_000 }), limit);
     await e.createTask(later, limit);
-    expect(await raw.zcard(owned)).toBe(2);
-    const pttl = await raw.pttl(owned);
-    expect(pttl).toBeGreaterThan(60_000);
-    expect(pttl).toBeLessThanOrEqual(120_001);
+    for (const counted of [owned, `${prefix}tasks`]) {
+      expect(await raw.zcard(counted)).toBe(2);
+      const pttl = await raw.pttl(counted);
+      expect(pttl).toBeGreaterThan(60_000);
+      expect(pttl).toBeLessThanOrEqual(120_001);
+    }
     await e.createTask(taskOf({ owner: "ada", ttlMs: null }), limit);
     expect(await raw.pttl(owned)).toBe(-1);
+    expect(await raw.pttl(`${prefix}tasks`)).toBe(-1);
     // Without a limit a task is counted nowhere.
     const before = await raw.keys(`${prefix}to:*`);
     await e.createTask(taskOf({ owner: undefined }));
     expect(await raw.keys(`${prefix}to:*`)).toEqual(before);
+    expect(await raw.zcard(`${prefix}tasks`)).toBe(3);
   });
 
   it("never expires with ttlMs null", async () => {

@@ -28,7 +28,7 @@ function json(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** CREATE_TASK's arguments after the id (`now` the caller's clock; `limit` the per-caller bound, if any). */
+/** CREATE_TASK's arguments after the id (`now` the caller's clock; `limit` the bounds in all and per caller, if any). */
 export function createArgs(task: TaskRecord, now: number, limit?: TaskLimit): (string | number)[] {
   const purgeAfter = task.ttlMs === null ? undefined : task.createdAt + task.ttlMs;
   const keepMs =
@@ -48,6 +48,7 @@ export function createArgs(task: TaskRecord, now: number, limit?: TaskLimit): (s
     keepMs,
     limit === undefined ? "" : JSON.stringify(limit.caller),
     limit === undefined ? "" : limit.perCaller,
+    limit === undefined ? "" : limit.max,
   ];
   for (const key of Object.keys(task.inputRequests)) {
     args.push(key, entryOf(key, task.inputRequests[key] as TaskInputRequest));

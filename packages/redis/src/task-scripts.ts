@@ -64,28 +64,33 @@ function taskScript(body: string): Script {
 
 /**
  * ARGV: P, id, now, fixed, status, lastUpdatedAt, message ("" = none), result ("" = none), error ("" = none), purge
- * after ("" = never), keep ms ("" = for ever), caller (JSON, "" = not counted), per-caller limit, then per question:
- * key, entry. "exists" when a live task has that id; "full" when its caller has as many live ones stored.
- * P.."to:"..caller is a zset id → purge after (ms, +inf = never) of the caller's tasks; it expires with its last one.
+ * after ("" = never), keep ms ("" = for ever), caller (JSON, "" = not counted), per-caller limit, limit in all, then
+ * per question: key, entry. "exists" when a live task has that id; "full-for-caller" when its caller has as many live
+ * ones stored, "full" when all callers do. P.."to:"..caller (the caller's tasks) and P.."tasks" (every counted task)
+ * are zsets id → purge after (ms, +inf = never), checked and added to together; each expires with its last member.
  */
 export const CREATE_TASK = taskScript(`
 local key = task_key(ARGV[2])
 if task_live(key, tonumber(ARGV[3])) then return 'exists' end
 if ARGV[12] ~= '' then
-  local mine = P .. 'to:' .. ARGV[12]
+  local mine, all = P .. 'to:' .. ARGV[12], P .. 'tasks'
   redis.call('ZREMRANGEBYSCORE', mine, '-inf', '(' .. ARGV[3])
-  if redis.call('ZCARD', mine) >= tonumber(ARGV[13]) then return 'full' end
-  redis.call('ZADD', mine, ARGV[10] == '' and '+inf' or ARGV[10], ARGV[2])
-  local last = redis.call('ZRANGE', mine, -1, -1, 'WITHSCORES')[2]
-  if last == 'inf' then redis.call('PERSIST', mine)
-  else redis.call('PEXPIRE', mine, math.max(1, tonumber(last) - tonumber(ARGV[3]) + 1)) end
+  if redis.call('ZCARD', mine) >= tonumber(ARGV[13]) then return 'full-for-caller' end
+  redis.call('ZREMRANGEBYSCORE', all, '-inf', '(' .. ARGV[3])
+  if redis.call('ZCARD', all) >= tonumber(ARGV[14]) then return 'full' end
+  for _, counted in ipairs({ mine, all }) do
+    redis.call('ZADD', counted, ARGV[10] == '' and '+inf' or ARGV[10], ARGV[2])
+    local last = redis.call('ZRANGE', counted, -1, -1, 'WITHSCORES')[2]
+    if last == 'inf' then redis.call('PERSIST', counted)
+    else redis.call('PEXPIRE', counted, math.max(1, tonumber(last) - tonumber(ARGV[3]) + 1)) end
+  end
 end
 redis.call('DEL', key)
 redis.call('HSET', key, 'b', ARGV[4], 's', ARGV[5], 'u', ARGV[6], 'x', ARGV[10], 'n', 0, 'k', 0)
 if ARGV[7] ~= '' then redis.call('HSET', key, 'm', ARGV[7]) end
 if ARGV[8] ~= '' then redis.call('HSET', key, 'r', ARGV[8]) end
 if ARGV[9] ~= '' then redis.call('HSET', key, 'e', ARGV[9]) end
-for i = 14, #ARGV, 2 do ask(key, ARGV[i], ARGV[i + 1]) end
+for i = 15, #ARGV, 2 do ask(key, ARGV[i], ARGV[i + 1]) end
 if ARGV[11] ~= '' then redis.call('PEXPIRE', key, ARGV[11]) end
 return 'created'
 `);

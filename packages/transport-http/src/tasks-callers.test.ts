@@ -1,9 +1,10 @@
 import { once } from "node:events";
 import { createServer as createNodeServer, type IncomingMessage, request } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createServer, type Engine, LATEST_STATELESS_VERSION, MetaKey } from "@toolsmith/core";
+import { createServer, type Engine, LATEST_STATELESS_VERSION, MetaKey, type ServerOptions } from "@toolsmith/core";
 import { createRedisEngine } from "@toolsmith/redis";
 import { afterEach, describe, expect, it } from "vitest";
+import { taskOf } from "../../core/src/engine/engine-suite-tasks.test-util.js";
 import type { HttpOptions } from "./engine.js";
 import { createHttpHandler, type HttpHandler } from "./http-handler.js";
 import { nodeListener } from "./listen.js";
@@ -28,9 +29,13 @@ interface Reply {
 }
 
 /** A process of the server: `hold` runs until the test releases it, `quick` ends at once. */
-function serve(options: HttpOptions, engine?: Engine): { handle: HttpHandler; release: () => void } {
+function serve(
+  options: HttpOptions,
+  engine?: Engine,
+  tasks: ServerOptions["tasks"] = LIMITS,
+): { handle: HttpHandler; release: () => void } {
   if (engine) engines.push(engine);
-  const server = createServer({ name: "task-callers", version: "1", tasks: LIMITS, ...(engine ? { engine } : {}) });
+  const server = createServer({ name: "task-callers", version: "1", tasks, ...(engine ? { engine } : {}) });
   let release!: () => void;
   const gate = new Promise<void>((resolve) => {
     release = resolve;
@@ -123,6 +128,46 @@ describe("task limits per anonymous caller, by address, on Redis across processe
     // Another anonymous address, on either process, is a caller of its own.
     expect((await call(b.handle, "10.0.0.2")).result?.taskId).toEqual(expect.any(String));
     expect((await call(a.handle, "10.0.0.2")).result?.taskId).toEqual(expect.any(String));
+  });
+});
+
+describe("the bound on stored tasks in all, on Redis across processes", () => {
+  it("holds over every process and every address: past it any caller is refused (-32000), nothing is stored", async () => {
+    const namespace = `task-callers-${crypto.randomUUID()}`;
+    const options: HttpOptions = { remoteAddress: (req) => req.headers.get("x-client") ?? undefined };
+    const tasks = { maxStored: 3, maxStoredPerCaller: 2 };
+    const a = serve(options, createRedisEngine({ url: redis.url, namespace }), tasks);
+    const b = serve(options, createRedisEngine({ url: redis.url, namespace }), tasks);
+    const call = async (process: HttpHandler, from: string): Promise<Reply> => {
+      const response = await process(post(callBody("quick"), headers2026("tools/call", "quick", { "x-client": from })));
+      return (await response.json()) as Reply;
+    };
+    // Two addresses, each within its own bound, fill the store between them.
+    for (const [process, from] of [
+      [a, "10.0.0.1"],
+      [b, "10.0.0.1"],
+      [b, "10.0.0.2"],
+    ] as const) {
+      expect((await call(process.handle, from)).result?.taskId).toEqual(expect.any(String));
+    }
+    for (const [process, from] of [
+      [a, "10.0.0.2"],
+      [b, "10.0.0.3"],
+      [a, "10.0.0.1"],
+    ] as const) {
+      const refused = await call(process.handle, from);
+      expect(refused.error?.code).toBe(-32000);
+      // The caller at its own bound is told that first.
+      const whose = from === "10.0.0.1" ? "for one caller \\(at most 2" : "on this server \\(at most 3";
+      expect(refused.error?.message).toMatch(new RegExp(`^Too many tasks kept ${whose}\\b.*try again later$`));
+    }
+    // Nothing was stored for the refused calls: with room for one more in all, exactly one more fits.
+    const probe = createRedisEngine({ url: redis.url, namespace });
+    engines.push(probe);
+    await probe.start({ name: "task-callers" });
+    const limit = { max: 4, perCaller: 4, caller: "address 10.0.0.9" };
+    expect(await probe.createTask(taskOf(), limit)).toBe("created");
+    expect(await probe.createTask(taskOf(), limit)).toBe("full");
   });
 });
 

@@ -12,13 +12,13 @@ export function engineSuiteTasksAcrossProcesses({ open, two }: Opener): void {
     it("keeps at most perCaller tasks per caller over every engine: full past it, others apart, a purged one frees", async () => {
       const engines = await open();
       const [first, last] = [engines[0] as Engine, engines.at(-1) as Engine];
-      const limit = (caller: string) => ({ perCaller: 2, caller });
+      const limit = (caller: string) => ({ max: 100, perCaller: 2, caller });
       // The caller is the limit's key, not the task's owner: two anonymous addresses are two callers.
       for (const caller of ["subject ada", "address 127.0.0.1"]) {
         expect(await first.createTask(taskOf({ owner: undefined }), limit(caller))).toBe("created");
         expect(await last.createTask(taskOf({ owner: undefined, ttlMs: null }), limit(caller))).toBe("created");
         const over = taskOf({ owner: undefined });
-        expect(await last.createTask(over, limit(caller))).toBe("full");
+        expect(await last.createTask(over, limit(caller))).toBe("full-for-caller");
         expect(await first.loadTask(over.id)).toBeUndefined();
       }
       // Another caller's bucket is its own; a task made without a limit counts for none.
@@ -30,7 +30,37 @@ export function engineSuiteTasksAcrossProcesses({ open, two }: Opener): void {
       expect(await first.createTask(past, limit("subject cy"))).toBe("created");
       expect(await last.createTask(taskOf({ owner: "cy" }), limit("subject cy"))).toBe("created");
       expect(await first.createTask(taskOf({ owner: "cy" }), limit("subject cy"))).toBe("created");
-      expect(await last.createTask(taskOf({ owner: "cy" }), limit("subject cy"))).toBe("full");
+      expect(await last.createTask(taskOf({ owner: "cy" }), limit("subject cy"))).toBe("full-for-caller");
+    });
+
+    it("keeps at most max tasks in all over every engine, whoever the callers: full past it, a purged one frees", async () => {
+      const engines = await open();
+      const [first, last] = [engines[0] as Engine, engines.at(-1) as Engine];
+      // Many callers (addresses), each well under its own bound: the bound in all still holds.
+      const limit = (n: number) => ({ max: 3, perCaller: 2, caller: `address 10.0.0.${n}` });
+      const past = taskOf({ owner: undefined, createdAt: Date.now() - 10_000, ttlMs: 5000 });
+      expect(await first.createTask(past, limit(1))).toBe("created");
+      expect(await last.createTask(taskOf({ owner: undefined }), limit(2))).toBe("created");
+      expect(await first.createTask(taskOf({ owner: undefined, ttlMs: null }), limit(3))).toBe("created");
+      // The one past its TTL is purged and frees its place; then the store is full for every caller, new ones too.
+      expect(await last.createTask(taskOf({ owner: undefined }), limit(4))).toBe("created");
+      for (const [engine, n] of [
+        [first, 5],
+        [last, 6],
+        [last, 2],
+      ] as const) {
+        const over = taskOf({ owner: undefined });
+        expect(await engine.createTask(over, limit(n))).toBe("full");
+        expect(await first.loadTask(over.id)).toBeUndefined();
+        expect(await last.loadTask(over.id)).toBeUndefined();
+      }
+      // A caller at its own bound is told so first; a task made without a limit counts for none (the server's own).
+      expect(await first.createTask(taskOf({ owner: undefined }), limit(2))).toBe("full");
+      expect(await first.createTask(taskOf({ owner: undefined }), { ...limit(2), perCaller: 1 })).toBe(
+        "full-for-caller",
+      );
+      expect(await last.createTask(taskOf({ owner: undefined }))).toBe("created");
+      expect(await last.createTask(taskOf({ owner: undefined }), limit(7))).toBe("full");
     });
 
     it("gives a task its process left running to exactly one other process, once, unless finished or ended", {

@@ -154,8 +154,9 @@ export type TaskChange =
     }
   | { readonly kind: "cancel"; readonly statusMessage?: string };
 
-/** The per-caller bound on stored tasks: `caller` is the key the server counts by (see `callerKey`). */
+/** The bounds on stored tasks: in all (`max`) and per caller; `caller` is the key the server counts by (`callerKey`). */
 export interface TaskLimit {
+  readonly max: number;
   readonly perCaller: number;
   readonly caller: string;
 }
@@ -260,11 +261,11 @@ export interface Engine {
 
   // ── Tasks ──
   /**
-   * Keep a new task: when this returns, a `loadTask` on any process finds it. With `limit`, it is counted under
-   * `limit.caller` until purged, and "full" (nothing kept) when that caller already has `perCaller` tasks stored,
-   * over every process.
+   * Keep a new task: when this returns, a `loadTask` on any process finds it. With `limit`, it is counted in all
+   * and under `limit.caller` until purged, over every process; nothing is kept when that caller already has
+   * `perCaller` tasks stored ("full-for-caller") or the server `max` ("full").
    */
-  createTask(task: TaskRecord, limit?: TaskLimit): MaybePromise<"created" | "full">;
+  createTask(task: TaskRecord, limit?: TaskLimit): MaybePromise<"created" | "full" | "full-for-caller">;
   /** The task, or undefined when unknown, or past its TTL and purged. */
   loadTask(id: string): MaybePromise<TaskRecord | undefined>;
   /**

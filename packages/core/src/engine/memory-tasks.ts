@@ -75,28 +75,44 @@ export class TaskTable {
   #sweeper: ReturnType<typeof setTimeout> | undefined;
   // When the planned sweep runs (ms), while one is planned.
   #sweepAt: number | undefined;
+  // No task stored may be purged before this (ms; a lower bound: the earliest purge time at the last sweep or since).
+  #earliest: number | undefined;
 
   constructor(now: () => number) {
     this.#now = now;
   }
 
-  /** Keep it, unless `limit.caller` already has `limit.perCaller` tasks stored ("full"). */
-  create(task: TaskRecord, limit?: TaskLimit): "created" | "full" {
+  /** Keep it, unless `limit.caller` already has `limit.perCaller` tasks stored, or all callers `limit.max`. */
+  create(task: TaskRecord, limit?: TaskLimit): "created" | "full" | "full-for-caller" {
     if (this.#tasks.has(task.id)) throw new Error(`a task with id ${task.id} already exists`);
-    const owned = limit === undefined ? undefined : (this.#owned.get(limit.caller) ?? new Set<string>());
-    if (limit !== undefined && owned !== undefined && owned.size >= limit.perCaller) {
-      // Those past their TTL but not yet swept do not count.
-      for (const id of [...owned]) this.load(id);
-      if (owned.size >= limit.perCaller) return "full";
-    }
+    const full = limit === undefined ? undefined : this.#full(limit);
+    if (full !== undefined) return full;
     this.#tasks.set(task.id, structuredClone(task));
-    if (limit !== undefined && owned !== undefined) {
+    if (limit !== undefined) {
+      const owned = this.#owned.get(limit.caller) ?? new Set<string>();
       owned.add(task.id);
       this.#owned.set(limit.caller, owned);
       this.#callerOf.set(task.id, limit.caller);
     }
-    this.#plan(purgeAfter(task));
+    const at = purgeAfter(task);
+    if (at !== undefined && (this.#earliest === undefined || at < this.#earliest)) this.#earliest = at;
+    this.#plan(at);
     return "created";
+  }
+
+  /** Why `limit` refuses one more task, if it does; those past their TTL but not yet swept do not count. */
+  #full(limit: TaskLimit): "full" | "full-for-caller" | undefined {
+    const owned = this.#owned.get(limit.caller);
+    if (owned !== undefined && owned.size >= limit.perCaller) {
+      for (const id of [...owned]) this.load(id);
+      if (owned.size >= limit.perCaller) return "full-for-caller";
+    }
+    // Every counted task has its caller here; swept only when one may have passed its TTL (a refusal stays cheap).
+    if (this.#callerOf.size >= limit.max) {
+      if (this.#earliest !== undefined && this.#now() > this.#earliest) this.sweep();
+      if (this.#callerOf.size >= limit.max) return "full";
+    }
+    return undefined;
   }
 
   /** How many tasks it holds (purged ones not counted). */
@@ -175,6 +191,7 @@ export class TaskTable {
       const at = task === undefined ? undefined : purgeAfter(task);
       if (at !== undefined && (earliest === undefined || at < earliest)) earliest = at;
     }
+    this.#earliest = earliest;
     return earliest;
   }
 
@@ -182,6 +199,7 @@ export class TaskTable {
     if (this.#sweeper !== undefined) clearTimeout(this.#sweeper);
     this.#sweeper = undefined;
     this.#sweepAt = undefined;
+    this.#earliest = undefined;
     this.#tasks.clear();
     this.#answers.clear();
     this.#owned.clear();

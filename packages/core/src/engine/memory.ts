@@ -50,7 +50,7 @@ export interface MemoryEngine extends Engine {
   running(request: RunningRequest): void;
   finished(session: string, request: string): void;
   onOrphan(listener: (request: RunningRequest) => void): () => void;
-  createTask(task: TaskRecord, limit?: TaskLimit): "created" | "full";
+  createTask(task: TaskRecord, limit?: TaskLimit): "created" | "full" | "full-for-caller";
   loadTask(id: string): TaskRecord | undefined;
   changeTask(id: string, change: TaskChange, options?: { readonly running?: boolean }): TaskRecord | undefined;
   answerTask(id: string, responses: Readonly<Record<string, unknown>>): readonly string[];
@@ -258,7 +258,7 @@ class InMemoryEngine implements MemoryEngine {
     return () => {};
   }
 
-  createTask(task: TaskRecord, limit?: TaskLimit): "created" | "full" {
+  createTask(task: TaskRecord, limit?: TaskLimit): "created" | "full" | "full-for-caller" {
     this.#open();
     return this.#tasks.create(task, limit);
   }

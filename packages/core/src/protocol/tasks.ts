@@ -40,15 +40,20 @@ export interface TaskDefaults {
   /** How often a client should poll `tasks/get` (default 1000 ms). */
   readonly pollIntervalMs?: number;
   /**
-   * How many tasks one caller (its principal's subject; all unauthenticated callers together) may have running on
+   * How many tasks one caller (its principal's subject, else its address: see `callerKey`) may have running on
    * this process at once (default 100); one more is refused with -32000 until one ends or is cancelled.
    */
   readonly maxPerCaller?: number;
   /**
    * How many tasks one caller may have stored (finished ones too, until their TTL passes), over every process of the
-   * server (default 1000); one more is refused with -32000.
+   * server (default a tenth of `maxStored`: 1000); one more is refused with -32000.
    */
   readonly maxStoredPerCaller?: number;
+  /**
+   * How many tasks all callers together may have stored, over every process of the server (default 10,000); one more
+   * is refused with -32000. What bounds the store however many addresses the callers hold.
+   */
+  readonly maxStored?: number;
 }
 
 function positiveInteger(value: unknown): boolean {
@@ -87,11 +92,15 @@ export function taskDefaultsOf(defaults: TaskDefaults | undefined): {
   pollIntervalMs: number;
   maxPerCaller: number;
   maxStoredPerCaller: number;
+  maxStored: number;
 } {
   const ttlMs = defaults?.ttlMs === undefined ? 3_600_000 : defaults.ttlMs;
   const pollIntervalMs = defaults?.pollIntervalMs ?? 1000;
   const maxPerCaller = defaults?.maxPerCaller ?? 100;
-  const maxStoredPerCaller = defaults?.maxStoredPerCaller ?? 1000;
+  const maxStored = defaults?.maxStored ?? 10_000;
+  if (!positiveInteger(maxStored)) throw new DefinitionError("tasks.maxStored must be a positive integer");
+  // A tenth: ten callers (a task is kept for its TTL, an hour by default, whatever its caller does) to fill the store.
+  const maxStoredPerCaller = defaults?.maxStoredPerCaller ?? Math.max(1, Math.ceil(maxStored / 10));
   if (ttlMs !== null && !positiveInteger(ttlMs)) {
     throw new DefinitionError("tasks.ttlMs must be a positive integer (milliseconds) or null");
   }
@@ -102,7 +111,7 @@ export function taskDefaultsOf(defaults: TaskDefaults | undefined): {
   if (!positiveInteger(maxStoredPerCaller)) {
     throw new DefinitionError("tasks.maxStoredPerCaller must be a positive integer");
   }
-  return { ttlMs, pollIntervalMs, maxPerCaller, maxStoredPerCaller };
+  return { ttlMs, pollIntervalMs, maxPerCaller, maxStoredPerCaller, maxStored };
 }
 
 /** Whether this request declared the extension (2026-07-28 only: it is not defined in the handshake era). */

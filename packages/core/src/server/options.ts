@@ -45,7 +45,8 @@ export interface ServerOptions extends Implementation {
   /**
    * Defaults for tools that run as tasks (the tasks extension): `ttlMs` (default one hour; null: none),
    * `pollIntervalMs` (default 1000), `maxPerCaller` (tasks one caller may have running on a process; default 100),
-   * `maxStoredPerCaller` (tasks one caller may have stored, finished ones until their TTL passes; default 1000).
+   * `maxStoredPerCaller` (tasks one caller may have stored, finished ones until their TTL passes; default a tenth of
+   * `maxStored`: 1000), `maxStored` (tasks all callers may have stored; default 10,000).
    */
   tasks?: TaskDefaults;
   /**
@@ -71,6 +72,7 @@ export interface Settings {
     readonly pollIntervalMs: number;
     readonly maxPerCaller: number;
     readonly maxStoredPerCaller: number;
+    readonly maxStored: number;
   };
 }
 

@@ -176,11 +176,13 @@ export class TaskRunner implements TaskService {
       inputRequests: {},
     };
     // Durable before the reply that announces it: a tasks/get anywhere finds it.
-    const max = this.#defaults.maxStoredPerCaller;
-    if ((await engine.createTask(record, { perCaller: max, caller })) === "full") {
+    const { maxStored: max, maxStoredPerCaller: perCaller } = this.#defaults;
+    const created = await engine.createTask(record, { max, perCaller, caller });
+    if (created !== "created") {
+      const whose = created === "full" ? `on this server (at most ${max}` : `for one caller (at most ${perCaller}`;
       throw new McpError(
         ErrorCode.ServerError,
-        `Too many tasks kept for one caller (at most ${max}, finished ones included); they are kept until their TTL passes; try again later`,
+        `Too many tasks kept ${whose}, finished ones included); they are kept until their TTL passes; try again later`,
       );
     }
     let release = () => {};

@@ -353,14 +353,46 @@ describe("tasks per caller", () => {
     const refused = await rpcError(ada.request("tools/call", { name: "quick" }));
     expect(refused.code).toBe(-32000);
     expect(refused.message).toMatch(/^Too many tasks kept for one caller \(at most 2\b.*try again later$/);
-    expect(outcomes).toEqual(["created", "created", "full"]);
+    expect(outcomes).toEqual(["created", "created", "full-for-caller"]);
     // Another caller has places of its own.
     expect((await (await as("bob")).request("tools/call", { name: "quick" })).resultType).toBe("task");
   });
 
-  it("is checked at creation: a positive integer", () => {
+  it("at most maxStored kept in all, whoever the callers (-32000 past it, no task made)", async () => {
+    const server = createServer({ name: "kept-all", version: "1", tasks: { maxStored: 3 } });
+    server.tool({ name: "quick", description: "Ends at once", task: "optional", handler: () => "done" });
+    const engine = server.engine;
+    const createTask = engine.createTask;
+    const outcomes: unknown[] = [];
+    engine.createTask = (task, limit) => {
+      outcomes.push(limit && { max: limit.max, perCaller: limit.perCaller });
+      const outcome = createTask.call(engine, task, limit);
+      outcomes.push(outcome);
+      return outcome;
+    };
+    const as = (subject: string) =>
+      createTestClient(server, { capabilities: WITH_TASKS, auth: { subject, scopes: [], token: subject } });
+    // The per-caller default is a tenth of it (at least one): each caller makes one.
+    for (const subject of ["ada", "bob", "cy"]) {
+      expect((await (await as(subject)).request("tools/call", { name: "quick" })).resultType).toBe("task");
+    }
+    const dee = await as("dee");
+    const refused = await rpcError(dee.request("tools/call", { name: "quick" }));
+    expect(refused.code).toBe(-32000);
+    expect(refused.message).toMatch(/^Too many tasks kept on this server \(at most 3\b.*try again later$/);
+    const limit = { max: 3, perCaller: 1 };
+    expect(outcomes).toEqual([limit, "created", limit, "created", limit, "created", limit, "full"]);
+  });
+
+  it("is checked at creation: a positive integer (NaN, as an unset environment variable gives, refused)", () => {
     expect(() => createServer({ name: "b", version: "1", tasks: { maxPerCaller: 0 } })).toThrow(/maxPerCaller/);
     expect(() => createServer({ name: "b", version: "1", tasks: { maxStoredPerCaller: 1.5 } })).toThrow(
+      /maxStoredPerCaller/,
+    );
+    for (const maxStored of [Number.NaN, 0, -1, 2.5, Number.POSITIVE_INFINITY]) {
+      expect(() => createServer({ name: "b", version: "1", tasks: { maxStored } })).toThrow(/tasks\.maxStored must/);
+    }
+    expect(() => createServer({ name: "b", version: "1", tasks: { maxStoredPerCaller: Number.NaN } })).toThrow(
       /maxStoredPerCaller/,
     );
   });
