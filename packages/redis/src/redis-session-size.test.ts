@@ -89,4 +89,26 @@ describe("what a session costs in Redis", () => {
     const { capabilitiesBytes, clientInfoChars } = SESSION_BOUNDS;
     expect(await loadReplyBytes(record.id)).toBeLessThan(capabilitiesBytes + 3 * clientInfoChars + 1024);
   });
+
+  it("a session kept by an earlier version (no byte count, subscriptions already held) never gains room past the bound", async () => {
+    // As before issue 24 (or a process not yet upgraded) left it: subscriptions in sub:<id>, no sb in the record.
+    const record = recordOf();
+    await engine.createSession(record, ROOMY);
+    const old = Array.from({ length: 8 }, (_, n) => uriOf(n, 8192));
+    await raw.zadd(`${PREFIX}sub:${record.id}`, ...old.flatMap((uri, n) => [n + 1, uri]));
+    await raw.hdel(`${PREFIX}s:${record.id}`, "sb");
+    expect((await engine.loadSession(record.id))?.id).toBe(record.id);
+    for (const uri of old) await engine.changeSession(record.id, { kind: "unsubscribe", uri });
+    const { subscriptionUriBytes, subscriptionBytes } = SESSION_BOUNDS;
+    let held = 0;
+    for (let n = 100; n < 200; n++) {
+      try {
+        await engine.changeSession(record.id, { kind: "subscribe", uri: uriOf(n, subscriptionUriBytes) });
+      } catch {
+        break;
+      }
+      held++;
+    }
+    expect(held * subscriptionUriBytes).toBeLessThanOrEqual(subscriptionBytes);
+  });
 });

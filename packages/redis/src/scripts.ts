@@ -139,7 +139,9 @@ else
     extend(index, ttl)
   elseif redis.call('ZREM', subs, value) == 1 then
     redis.call('SREM', index, id)
-    redis.call('HINCRBY', rec, 'sb', -#value)
+    -- Never below 0: a subscription an earlier version kept was never counted, and must not make room for more.
+    local left = tonumber(redis.call('HGET', rec, 'sb') or '0') - #value
+    redis.call('HSET', rec, 'sb', left > 0 and left or 0)
   end
 end
 return 1

@@ -1,12 +1,13 @@
 import {
   type AuthInfo,
   createMemoryEngine,
+  EngineUnavailable,
   ErrorCode,
   type MaybePromise,
   type Servable,
   toServer,
 } from "@toolsmith/core";
-import { defaultEngine } from "@toolsmith/core/internal";
+import { defaultEngine, isEngineUnavailable } from "@toolsmith/core/internal";
 import { callerShare } from "./caller-limits.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "./exchange.js";
 import { fanOut } from "./fan-out.js";
@@ -147,6 +148,21 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     );
     (retry as { unref?: () => void }).unref?.();
   };
+  // A start refused for another reason than reach (a Redis that may evict its keys, say) is said once, and answered
+  // as an engine away (503 + Retry-After, tried again), never as a bare 500: it may be fixed while the process runs.
+  let toldRefusal: string | undefined;
+  const told = new WeakSet<object>();
+  const unstarted = (error: unknown): unknown => {
+    if (isEngineUnavailable(error)) return error;
+    const message = error instanceof Error ? error.message : String(error);
+    if (message !== toldRefusal) {
+      toldRefusal = message;
+      onError(error);
+    }
+    const away = new EngineUnavailable(`The engine could not start: ${message}`, { cause: error });
+    told.add(away);
+    return away;
+  };
   const ready = (): MaybePromise<void> => {
     if (started) return;
     if (starting) return starting;
@@ -165,14 +181,16 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
       (error: unknown) => {
         starting = undefined;
         again();
-        throw error;
+        throw unstarted(error);
       },
     );
     return starting;
   };
   // Started now, so what this process announces reaches the other processes before it serves anything; a request
   // that needs the engine waits for it.
-  void attempt(ready, onError);
+  void attempt(ready, (error) => {
+    if (!told.has(error as object)) onError(error);
+  });
   const sessions = new SessionRequests({
     server,
     engine,

@@ -60,6 +60,14 @@ export interface SessionContext {
   onError(error: unknown): void;
 }
 
+/** A session being opened by `initialize`: its connection, what it said before being kept, and its end. */
+interface Opening {
+  readonly connection: Connection;
+  readonly said: [string, Route][];
+  session: HttpSession | undefined;
+  readonly ended: () => void;
+}
+
 /** The handshake era over HTTP: `initialize` opens a session, later POSTs, a GET stream and DELETE use it. */
 export class SessionRequests {
   readonly #c: SessionContext;
@@ -215,17 +223,8 @@ export class SessionRequests {
   #initialize(request: Incoming, body: string, message: unknown, auth: AuthInfo | undefined): MaybePromise<Outgoing> {
     const c = this.#c;
     const id = crypto.randomUUID();
-    // The handshake's own lines wait until the session is kept: its reply says whether it was.
-    const said: [string, Route][] = [];
-    let session: HttpSession | undefined;
-    const connection = this.#connect(
-      id,
-      (line, route) => (session ? deliver(session, line, route) : void said.push([line, route])),
-      auth,
-      () => {
-        if (session) session.initialized = true;
-      },
-    );
+    const opening = this.#opening(id, auth);
+    const { connection, said } = opening;
     const settle = (): MaybePromise<Outgoing> => {
       const version = connection.negotiatedVersion;
       // Only a successful initialize opens a session.
@@ -244,17 +243,14 @@ export class SessionRequests {
             const opened = new HttpSession(record, c.engine, c.onError);
             opened.wake = c.live.wake;
             opened.connection = connection;
-            session = opened;
-            return andThen(
-              opened.follow(() => c.live.drop(id, true)),
-              () => {
-                if (c.live.add(opened)) return handshakeReply(said, id);
-                // Made as close() ran: no client knows its id, so it ends at once and the initialize is refused.
-                return andThen(c.engine.deleteSession(id), () => {
-                  throw new ShuttingDown();
-                });
-              },
-            );
+            opening.session = opened;
+            return andThen(opened.follow(opening.ended), () => {
+              if (c.live.add(opened)) return handshakeReply(said, id);
+              // Made as close() ran: no client knows its id, so it ends at once and the initialize is refused.
+              return andThen(c.engine.deleteSession(id), () => {
+                throw new ShuttingDown();
+              });
+            });
           }),
         (error) => {
           connection.close();
@@ -268,6 +264,28 @@ export class SessionRequests {
       () => undefined,
     );
     return andThen(done, settle);
+  }
+
+  // What outlives an initialize (its connection's output, its end) is made here, apart from the request: a closure
+  // made in #initialize would keep its whole body (up to maxBodyBytes) for the session's life.
+  #opening(id: string, auth: AuthInfo | undefined): Opening {
+    const live = this.#c.live;
+    // The handshake's own lines wait until the session is kept: its reply says whether it was.
+    const said: [string, Route][] = [];
+    const opening: { -readonly [K in keyof Opening]: Opening[K] } = {
+      said,
+      session: undefined,
+      ended: () => live.drop(id, true),
+      connection: this.#connect(
+        id,
+        (line, route) => (opening.session ? deliver(opening.session, line, route) : void said.push([line, route])),
+        auth,
+        () => {
+          if (opening.session) opening.session.initialized = true;
+        },
+      ),
+    };
+    return opening;
   }
 
   /** A POST in `session`: its reply is JSON, or an SSE stream kept (in the engine) for resumption. */

@@ -226,7 +226,9 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     if (!this.#hearsChanges) return this.#tell({ kind: "subscribe", uri }, () => {});
     const subscriptions = this.#subs();
     subscriptions.admit(uri);
-    return this.#tell({ kind: "subscribe", uri }, () => subscriptions.subscribe(uri, ctx));
+    // Kept while subscribed: who asked (for the reads it may make), never the request itself.
+    const caller = ctx.callerOnly();
+    return this.#tell({ kind: "subscribe", uri }, () => subscriptions.subscribe(uri, caller));
   }
 
   unsubscribe(uri: string): MaybePromise<void> {

@@ -122,7 +122,7 @@ export class EraRouter {
       const handler = methodOf(method, revision);
       checkCapable(this.#core, method, handler);
       const ctx = this.#sessionContext(session, revision, id, key, params, options);
-      this.#caller = ctx;
+      this.#caller = ctx.callerOnly();
       return this.#inFlight.run(handler, method, params, ctx, false);
     }
     // Fresh or stateless: `initialize` selects the handshake era (a stateless client may still fall back to it).
@@ -175,7 +175,8 @@ export class EraRouter {
       clientCapabilities: keptCapabilities(capabilities),
     };
     this.#state = initialize(state, session);
-    this.#caller = this.#sessionContext(session, featuresOf(session.protocolVersion), id, key, params, options);
+    const caller = this.#sessionContext(session, featuresOf(session.protocolVersion), id, key, params, options);
+    this.#caller = caller.callerOnly();
     return this.#core.initializeResult(session.protocolVersion);
   }
 

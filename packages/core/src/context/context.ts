@@ -204,6 +204,27 @@ export class RequestContextImpl implements RequestContext {
     this.#extra = init.extra;
   }
 
+  /**
+   * Who asked, without what: kept by a connection to tell its caller of changes later. Never the request's `_meta`,
+   * transport tag or answers, which would keep its whole body (up to the body limit) for the session's life.
+   */
+  callerOnly(): RequestContextImpl {
+    return new RequestContextImpl({
+      requestId: this.requestId,
+      key: this.key,
+      revision: this.revision,
+      clientInfo: this.clientInfo,
+      clientCapabilities: this.clientCapabilities,
+      meta: undefined,
+      auth: this.auth,
+      address: this.#address,
+      extra: this.#extra,
+      port: this.#port,
+      checkTool: this.checkTool,
+      tasks: this.tasks,
+    });
+  }
+
   /** Who per-caller limits count this request against: its subject, else its address (`callerKey`). */
   get caller(): string | undefined {
     return callerKey(this.auth?.subject, this.#address);
