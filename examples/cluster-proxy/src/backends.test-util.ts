@@ -21,6 +21,8 @@ export interface Backend {
   healthz: { status: number; body: string; probes: number };
   /** When set, a request (not a probe) is read whole, then its connection cut with no answer. */
   dieOnRequest: boolean;
+  /** When set, nothing more is answered, probes included (a stopped process): connections stay open. */
+  hung: boolean;
   /** Stop listening and cut every connection. */
   stop(): Promise<void>;
 }
@@ -28,6 +30,10 @@ export interface Backend {
 /** Start a backend named `name` on a free port, stopped after the test. */
 export async function backend(name: string): Promise<Backend> {
   const server = createServer((req, res) => {
+    if (self.hung) {
+      if (req.url !== "/healthz") self.seen.push(req);
+      return void req.resume();
+    }
     if (req.url === "/healthz") {
       self.healthz.probes++;
       res.writeHead(self.healthz.status, { "content-type": "text/plain" }).end(`${self.healthz.body}\n`);
@@ -64,6 +70,7 @@ export async function backend(name: string): Promise<Backend> {
     seen: [],
     healthz: { status: 200, body: "ok", probes: 0 },
     dieOnRequest: false,
+    hung: false,
     stop,
   };
   open.push({ close: () => (server.listening ? stop() : Promise.resolve()) });

@@ -13,6 +13,10 @@ export interface Route {
   refused(index: number, reason: string): void;
   /** Its answer was cut: check its health now. */
   cut(index: number): void;
+  /** An exchange with backend `index` is open; `stop` cuts it should the backend stop answering. Undo: the result. */
+  hold(index: number, stop: () => void): () => void;
+  /** A connection not open after this long never will be: it counts as refused. */
+  readonly connectTimeoutMs: number;
   /** Body bytes kept: to resend it when a connection could not be opened, and to name its requests' ids. */
   readonly keepBodyBytes: number;
 }
@@ -58,8 +62,12 @@ export function forward(req: IncomingMessage, res: ServerResponse, first: number
     done = true;
     how();
   };
-  const unreachable = () =>
-    finish(() => res.writeHead(502, { "content-type": "text/plain" }).end("backend unreachable\n"));
+  const unreachable = (hung: boolean) =>
+    finish(() =>
+      hung
+        ? res.writeHead(504, { "content-type": "text/plain" }).end("backend stopped answering\n")
+        : res.writeHead(502, { "content-type": "text/plain" }).end("backend unreachable\n"),
+    );
 
   req.on("data", (chunk: Buffer) => {
     if (!overflow) {
@@ -99,26 +107,45 @@ export function forward(req: IncomingMessage, res: ServerResponse, first: number
     upstream = up;
     // Open: from here the backend may act on what it is sent, so the request is never sent again.
     let reached = false;
+    let hung = false;
+    let answering = false;
     up.once("socket", (socket) => {
-      if (!socket.connecting) reached = true;
-      else socket.once("connect", () => (reached = true));
+      if (!socket.connecting) {
+        reached = true;
+        return;
+      }
+      // A blackholed address never answers the SYN: give up as for a refused connection (nothing was sent).
+      const timer = setTimeout(() => up.destroy(new Error("connect timed out")), route.connectTimeoutMs);
+      socket.once("connect", () => {
+        reached = true;
+        clearTimeout(timer);
+      });
+      socket.once("close", () => clearTimeout(timer));
     });
+    // The health checks found the backend stopped (probes unanswered): cut what it holds, as if it had died.
+    const release = route.hold(index, () => {
+      hung = true;
+      up.destroy(new Error("backend stopped answering"));
+    });
+    up.once("close", release);
     for (const chunk of chunks) up.write(chunk);
     if (ended) up.end();
     else req.resume();
 
     up.once("error", (error: NodeJS.ErrnoException) => {
-      if (done || up !== upstream) return;
+      // Once answering, a cut is the answer's to handle (`died`, below).
+      if (done || up !== upstream || answering) return;
       if (!reached) {
         route.refused(index, error.code ?? error.message);
         const next = overflow ? undefined : route.pick(tried);
         if (next !== undefined) return attempt(next);
       } else route.cut(index);
-      if (!res.headersSent) unreachable();
+      if (!res.headersSent) unreachable(hung);
       else finish(() => res.destroy());
     });
     up.once("response", (answer) => {
       if (done) return answer.destroy();
+      answering = true;
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
       // Headers now, not with the first chunk: an SSE stream may stay quiet for a long time.
       res.flushHeaders();

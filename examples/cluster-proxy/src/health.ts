@@ -132,7 +132,9 @@ export function createHealthChecks(
       },
     );
     s.probe = req;
-    req.setTimeout(options.timeoutMs, () => req.destroy(new Error("timed out")));
+    // A timer of its own, not the socket's idle timeout: that starts once connected, and a blackholed connect hangs.
+    const timer = setTimeout(() => req.destroy(new Error("timed out")), options.timeoutMs);
+    req.once("close", () => clearTimeout(timer));
     req.once("error", (error: NodeJS.ErrnoException) => {
       // Nothing listens there: no need to ask again before taking it out.
       if (error.code === "ECONNREFUSED") finish("refused", true);

@@ -21,6 +21,11 @@ export interface RoundRobinOptions {
   readonly unhealthyAfter?: number;
   /** A probe unanswered this long has failed. Default 1000 ms. */
   readonly healthTimeoutMs?: number;
+  /**
+   * A connection to a backend not open after this long (a blackholed address) counts as refused: the request goes to
+   * the next. Default 5000 ms.
+   */
+  readonly connectTimeoutMs?: number;
   /** Body bytes kept to resend a request whose backend could not be reached. Default 1 MiB; larger is not retried. */
   readonly keepBodyBytes?: number;
   /** Told each time a backend leaves or rejoins the rotation for its health. */
@@ -75,6 +80,8 @@ export async function startProxy(options: RoundRobinOptions): Promise<RoundRobin
   const routed: Routed[] = [];
   // One pool per backend, so the idle connections of one that went down can be dropped.
   const agents = backends.map(() => new Agent({ keepAlive: true }));
+  // The exchanges open with each backend, each with what cuts it.
+  const held = backends.map(() => new Set<() => void>());
   const dropIdle = (index: number) => {
     for (const sockets of Object.values((agents[index] as Agent).freeSockets)) {
       for (const socket of sockets ?? []) socket.destroy();
@@ -91,6 +98,11 @@ export async function startProxy(options: RoundRobinOptions): Promise<RoundRobin
     },
     (change) => {
       if (!change.up) dropIdle(change.index);
+      // Accepting connections but answering nothing (a stopped process, a lost host): what it holds would wait
+      // forever, a quiet stream included, so it is cut. A draining or refusing one keeps its open exchanges.
+      if (!change.up && /timed out/.test(change.reason ?? "")) {
+        for (const stop of [...(held[change.index] as Set<() => void>)]) stop();
+      }
       options.onHealth?.(change);
     },
   );
@@ -134,6 +146,12 @@ export async function startProxy(options: RoundRobinOptions): Promise<RoundRobin
         health.down(index, reason);
       },
       cut: (index) => health.probeNow(index),
+      hold(index, stop) {
+        const set = held[index] as Set<() => void>;
+        set.add(stop);
+        return () => set.delete(stop);
+      },
+      connectTimeoutMs: options.connectTimeoutMs ?? 5000,
       keepBodyBytes: options.keepBodyBytes ?? 1024 * 1024,
     });
   };
