@@ -106,7 +106,8 @@ describe.concurrent.each(combinations)("a generated project ($dialect, $transpor
     // The workspace's lockfile as the starting point: offline, ranges resolve to the versions in the store.
     copyFileSync(join(WORKSPACE, "pnpm-lock.yaml"), join(dir, "pnpm-lock.yaml"));
     // CI=true makes pnpm default to a frozen lockfile; the seeded lockfile is a starting point, not the truth.
-    await pnpm(["install", "--offline", "--no-frozen-lockfile"], dir);
+    // --engine-strict: a dependency whose engines leave out this Node (20, as the project promises) fails the install.
+    await pnpm(["install", "--offline", "--no-frozen-lockfile", "--engine-strict"], dir);
     await pnpm(["run", "build"], dir);
     const tests = await pnpm(["test"], dir);
     expect(tests.stdout).toMatch(/Tests\s+\S*8 passed/);

@@ -20,12 +20,12 @@ export const VERSIONS = {
 
 /** What a project's tracing set-up installs (`--otel`): the versions @toolsmith/otel's README names (a test checks). */
 export const OTEL_VERSIONS = {
-  "@opentelemetry/api": "1.10.0",
-  "@opentelemetry/context-async-hooks": "3.1.1",
-  "@opentelemetry/core": "3.1.1",
-  "@opentelemetry/exporter-trace-otlp-http": "0.301.2",
-  "@opentelemetry/resources": "3.1.1",
-  "@opentelemetry/sdk-trace": "3.1.1",
+  "@opentelemetry/api": "1.9.1",
+  "@opentelemetry/context-async-hooks": "2.12.1",
+  "@opentelemetry/core": "2.12.1",
+  "@opentelemetry/exporter-trace-otlp-http": "0.223.1",
+  "@opentelemetry/resources": "2.12.1",
+  "@opentelemetry/sdk-trace": "2.12.1",
 } as const;
 
 /** The Toolsmith packages a generated project may depend on (`--from` packs every publishable one). */

@@ -67,7 +67,7 @@ async function body(request: IncomingMessage): Promise<string> {
 }
 
 describe("the README's SDK set-up", () => {
-  it("installs with npm without ERESOLVE, builds, and exports the tools/call span over OTLP", {
+  it("installs with npm on this Node (engines) without ERESOLVE, builds, and exports the tools/call span over OTLP", {
     timeout: 15 * 60_000,
   }, async () => {
     const [install = ""] = blocks("sh");
@@ -116,8 +116,9 @@ describe("the README's SDK set-up", () => {
     );
     writeFileSync(join(dir, "src/tracing.ts"), tracing);
     writeFileSync(join(dir, "src/main.ts"), MAIN);
-    // A real install: npm's strict peer resolution is what said ERESOLVE to OTel 2.x next to api 1.10.
-    await ok("npm", ["install", "--no-audit", "--no-fund", "--strict-peer-deps"], dir);
+    // A real install, strict as a careful user's: npm's peer resolution said ERESOLVE to OTel 2.x next to api 1.10,
+    // and --engine-strict refuses a package whose engines leave out this Node (OTel 3.x wants Node 22.15).
+    await ok("npm", ["install", "--no-audit", "--no-fund", "--strict-peer-deps", "--engine-strict"], dir);
     await ok(process.execPath, [join(REPO, "node_modules/typescript/bin/tsc"), "-p", "."], dir);
 
     // A Collector's OTLP/HTTP endpoint: what arrives at /v1/traces.
