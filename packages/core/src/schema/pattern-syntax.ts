@@ -69,22 +69,22 @@ export function searchedRepeat(pattern: string, multiline: boolean): string | un
   return repeat.length > 40 ? `…${repeat.slice(-40)}` : repeat;
 }
 
-// What a group has so far, for RE2's bounds: the largest product of repeat counts over a path into it, its size as
-// RE2 counts it, and the same two of its last item (which a quantifier applies to).
+// What a group has so far, for RE2's bounds: the largest product of repeat counts over a path into its items before
+// the last, and into the last (which a quantifier applies to); its size as RE2 counts it, and its last item's.
 interface Group {
   product: number;
-  size: number;
   lastProduct: number;
+  size: number;
   lastSize: number;
   capture: boolean;
 }
 
-const group = (capture: boolean): Group => ({ product: 1, size: 0, lastProduct: 1, lastSize: 0, capture });
+const group = (capture: boolean): Group => ({ product: 1, lastProduct: 1, size: 0, lastSize: 0, capture });
 
 function item(frame: Group, product: number, size: number): void {
+  frame.product = Math.max(frame.product, frame.lastProduct);
   frame.lastProduct = product;
   frame.lastSize = size;
-  frame.product = Math.max(frame.product, product);
   frame.size += size;
 }
 
@@ -96,7 +96,6 @@ function quantify(frame: Group, min: number, max: number | undefined): void {
   frame.size += size - frame.lastSize;
   frame.lastSize = size;
   frame.lastProduct *= count;
-  frame.product = Math.max(frame.product, frame.lastProduct);
 }
 
 function scan(pattern: string, dotAll: boolean, fold: boolean): { text: string; unsupported?: Unsupported } {
@@ -174,13 +173,13 @@ function scan(pattern: string, dotAll: boolean, fold: boolean): { text: string; 
     if (char === ")" && groups.length > 1) {
       const inner = groups.pop() as Group;
       frame = groups.at(-1) as Group;
-      item(frame, inner.product, inner.size + (inner.capture ? 2 : 0));
+      item(frame, Math.max(inner.product, inner.lastProduct), inner.size + (inner.capture ? 2 : 0));
       text += char;
       continue;
     }
     if (char === "|") {
+      item(frame, 1, 0);
       frame.size += 1;
-      frame.lastSize = 0;
     } else if (char === "*" || char === "+" || char === "?") {
       // A lazy `?` after a quantifier changes no count.
       if (!"*+?}".includes(pattern[at - 1] ?? "") || char !== "?")
@@ -194,7 +193,7 @@ function scan(pattern: string, dotAll: boolean, fold: boolean): { text: string; 
           return fail(`a repeat count over ${MAX_REPEAT} (${repeat[0]})`);
         }
         quantify(frame, min, max);
-        if (frame.product > MAX_REPEAT) {
+        if (frame.lastProduct > MAX_REPEAT) {
           return fail(`repeats nested to more than ${MAX_REPEAT} in all (…${repeat[0]} around a repeat)`);
         }
         if (frame.size > MAX_SIZE) return fail(TOO_LARGE);
