@@ -21,9 +21,10 @@ const ADVICE =
  * `flags`: a RegExp's, of which `i`, `m` and `s` change what matches (a library's pattern: `/^abc$/i`).
  */
 export function linearPattern(source: string, flags = ""): LinearPattern {
-  const unsupported = unsupportedSyntax(source);
-  if (unsupported !== undefined)
-    throw new PatternError(`pattern ${JSON.stringify(source)} uses ${unsupported}: ${ADVICE}`);
+  const unsupported = unsupportedSyntax(source, flags);
+  if (unsupported !== undefined) {
+    throw new PatternError(`pattern ${JSON.stringify(source)} uses ${unsupported.what}: ${unsupported.fix ?? ADVICE}`);
+  }
   let compiled: RE2JS;
   try {
     const dotAll = flags.includes("s");

@@ -1,7 +1,7 @@
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
 import type { LinearPattern } from "./linear-regex.js";
-import { searchedRepeat, unsupportedSyntax } from "./pattern-syntax.js";
+import { searchedRepeat, type Unsupported, unsupportedSyntax } from "./pattern-syntax.js";
 
 // A schema library (zod, ArkType, Valibot …) runs an author's `pattern` as a backtracking RegExp, where a short
 // client string can take exponential time. Before the library runs, each string its listed JSON Schema surely
@@ -120,8 +120,10 @@ class Planner {
 
   #check(pattern: string, flags: string): void {
     const where = `${this.what} has pattern ${JSON.stringify(pattern)}${flags ? ` (flags ${flags})` : ""}`;
-    const unsupported = unsupportedSyntax(pattern) ?? unsupportedFlag(flags);
-    if (unsupported !== undefined) throw new DefinitionError(`${where}, which uses ${unsupported}: ${ADVICE}`);
+    const unsupported = unsupportedFlag(flags) ?? unsupportedSyntax(pattern, flags);
+    if (unsupported !== undefined) {
+      throw new DefinitionError(`${where}, which uses ${unsupported.what}: ${unsupported.fix ?? ADVICE}`);
+    }
     const repeat = searchedRepeat(pattern, flags.includes("m"));
     if (repeat !== undefined) {
       throw new DefinitionError(
@@ -165,9 +167,9 @@ export function patternPlan(
 }
 
 // Flags RE2 cannot honour: what the author should write instead.
-function unsupportedFlag(flags: string): string | undefined {
-  if (flags.includes("v")) return "the v flag (its class syntax is not RE2's): use the u flag";
-  if (flags.includes("y")) return "the y flag (sticky): start the pattern with ^ instead";
+function unsupportedFlag(flags: string): Unsupported | undefined {
+  if (flags.includes("v")) return { what: "the v flag (its class syntax is not RE2's): use the u flag" };
+  if (flags.includes("y")) return { what: "the y flag (sticky): start the pattern with ^ instead" };
   return undefined;
 }
 
@@ -206,8 +208,14 @@ export function guarded(plan: Plan, validate: Validate, what: string): Validate 
     try {
       pattern = (engine as Engine)(source, flags);
     } catch (error) {
-      // Past what the syntax check sees (a property RE2 lacks, as \p{Emoji}): told on first use, never run unchecked.
-      throw new DefinitionError(`${what} has a ${(error as Error).message}`, { cause: error });
+      // The syntax check at registration refuses what RE2 cannot compile; should one pass it, the call fails as an
+      // internal error whose log names the tool and the pattern, and the pattern never runs unchecked.
+      throw new DefinitionError(
+        `${what} has a pattern RE2 could not compile on its first use: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
     }
     compiled.set(key, pattern);
     return pattern;
