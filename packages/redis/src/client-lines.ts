@@ -26,3 +26,42 @@ local entries = redis.call('LRANGE', inbox, 0, -1)
 redis.call('DEL', inbox)
 return entries
 `);
+
+// The client's cancellations kept with their session: P.."cx:"..session is a hash request id text → the line, and
+// P.."cxo:"..session the order they came in; the newest `most` kept (a client fills its own session's alone), gone
+// with the session. The process running a request takes a cancellation of it from there if it missed the signal.
+
+/** ARGV: P, session, request, line, signal JSON, most. Kept while the session is live; published either way. */
+export const KEEP_CANCEL = script(`
+local id = ARGV[2]
+local kept, order = P .. 'cx:' .. id, P .. 'cxo:' .. id
+if live(id, now()) and redis.call('HSETNX', kept, ARGV[3], ARGV[4]) == 1 then
+  redis.call('RPUSH', order, ARGV[3])
+  if redis.call('LLEN', order) > tonumber(ARGV[6]) then redis.call('HDEL', kept, redis.call('LPOP', order)) end
+  local ttl = redis.call('PTTL', P .. 's:' .. id)
+  extend(kept, ttl)
+  extend(order, ttl)
+end
+redis.call('PUBLISH', P .. 'c:' .. id, ARGV[5])
+return 1
+`);
+
+/**
+ * ARGV: P, then per running request: session, request id text. Those a kept cancellation names, taken (removed), as
+ * session, request, line, … in one flat list.
+ */
+export const TAKE_CANCELS = script(`
+local taken = {}
+for i = 2, #ARGV, 2 do
+  local kept = P .. 'cx:' .. ARGV[i]
+  local line = redis.call('HGET', kept, ARGV[i + 1])
+  if line then
+    redis.call('HDEL', kept, ARGV[i + 1])
+    redis.call('LREM', P .. 'cxo:' .. ARGV[i], 1, ARGV[i + 1])
+    table.insert(taken, ARGV[i])
+    table.insert(taken, ARGV[i + 1])
+    table.insert(taken, line)
+  end
+end
+return taken
+`);
