@@ -39,6 +39,8 @@ const RUN_KEEP_MS = 3_600_000;
 // Client lines kept for one process: the newest this many, each at most this long (a longer one is only signalled),
 // for as long as what it runs is kept for another to claim. Bounded: a client may name a live process's id.
 const MAX_CLIENT_LINES = 256;
+// Of those, at most this many from one session until the process takes them: one client's flood keeps no more.
+const MAX_CLIENT_LINES_PER_SESSION = 16;
 const MAX_CLIENT_LINE_CHARS = 256 * 1024;
 // Cancellations kept per session (the newest this many: a client fills its own alone), each at most this long (a longer one only
 // signalled): what the process running the request takes if it missed the signal.
@@ -206,7 +208,8 @@ class RedisEngine implements Engine {
     const open = this.#started();
     if (signal.type === "client" && signal.to !== undefined && signal.line.length <= MAX_CLIENT_LINE_CHARS) {
       const entry = JSON.stringify({ session, line: signal.line });
-      const args = [session, signal.to, entry, JSON.stringify(signal), RUN_KEEP_MS, MAX_CLIENT_LINES];
+      const signalled = JSON.stringify(signal);
+      const args = [session, signal.to, entry, signalled, RUN_KEEP_MS, MAX_CLIENT_LINES, MAX_CLIENT_LINES_PER_SESSION];
       await this.#run(KEEP_CLIENT_LINE, args);
       return;
     }

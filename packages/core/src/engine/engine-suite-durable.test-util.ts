@@ -6,6 +6,9 @@ import { taskOf } from "./engine-suite-tasks.test-util.js";
 // What the engine acknowledged reaches the process it concerns even when a signal is missed (kept until taken), and
 // what a process no longer holds (its lease gone) it cannot write: each piece of work has one outcome.
 
+// The client lines an engine keeps for one process from one session until it takes them (the oldest first).
+const MAX_CLIENT_LINES_PER_SESSION = 16;
+
 const ASK = { method: "elicitation/create", params: { message: "Go on?" } };
 
 /** Expect `write` to be refused as a lost lease. */
@@ -125,6 +128,25 @@ export function engineSuiteDurable({ open, two }: Opener): void {
           { session: id, request: "10" },
         ]),
       ).toEqual([]);
+    });
+
+    it("keeps a few client lines per session for a process: one session's flood pushes out no other's answer", async () => {
+      const engines = await open();
+      const [asker, other] = [engines[0] as Engine, engines.at(-1) as Engine];
+      const [{ id: victim }, { id: flooder }] = [recordOf(), recordOf()];
+      await asker.createSession(recordOf({ id: victim }), ROOMY);
+      await asker.createSession(recordOf({ id: flooder }), ROOMY);
+      const line = (n: number) => `{"jsonrpc":"2.0","id":"${asker.node}-1-${n}","result":{}}`;
+      await other.signal(victim, { type: "client", line: line(1), from: other.node, to: asker.node });
+      for (let n = 0; n < 300; n++) {
+        await other.signal(flooder, { type: "client", line: line(n), from: other.node, to: asker.node });
+      }
+      const taken = await asker.takeClientLines();
+      expect(taken[0]).toEqual({ session: victim, line: line(1) });
+      expect(taken.length).toBe(1 + MAX_CLIENT_LINES_PER_SESSION);
+      // Taking them makes room again.
+      await other.signal(flooder, { type: "client", line: line(301), from: other.node, to: asker.node });
+      expect(await asker.takeClientLines()).toEqual([{ session: flooder, line: line(301) }]);
     });
 
     it("keeps a client line addressed to a process for it alone, taken once, oldest first", async (ctx) => {

@@ -70,6 +70,8 @@ export interface MemoryEngine extends Engine {
 const DEFAULT_EVENTS_PER_SESSION = 512;
 // Client lines kept for this process (as a shared engine keeps them for one): the newest this many.
 const MAX_CLIENT_LINES = 256;
+// Of those, at most this many from one session until they are taken: one client's flood pushes out no other's.
+const MAX_CLIENT_LINES_PER_SESSION = 16;
 // Expired sessions are ended (and `ended` signalled) at most this late; a session read after expiry ends at once.
 const SWEEP_FLOOR_MS = 1000;
 // setTimeout's longest delay: a longer one would fire at once.
@@ -193,7 +195,8 @@ class InMemoryEngine implements MemoryEngine {
   signal(session: string, signal: SessionSignal): void {
     this.#open();
     if (signal.type === "client" && signal.to === this.node) {
-      this.#clientLines.push({ session, line: signal.line });
+      const held = this.#clientLines.filter((kept) => kept.session === session).length;
+      if (held < MAX_CLIENT_LINES_PER_SESSION) this.#clientLines.push({ session, line: signal.line });
       if (this.#clientLines.length > MAX_CLIENT_LINES) this.#clientLines.shift();
     }
     if (signal.type === "client" && signal.cancels !== undefined && this.#sessions.has(session)) {
