@@ -342,9 +342,10 @@ export class SessionRequests {
       const id = parsed.id;
       const asker = typeof id === "string" ? ASKER.exec(id)?.[1] : undefined;
       const to = asker !== undefined && asker !== engine.node ? { to: asker } : {};
-      // A cancellation is kept with the session for whichever process runs the request (none here knows which).
+      // A cancellation is kept with the session for whichever process runs the request (none here knows which),
+      // unless this one runs it (its connection has it already).
       const request = cancelled(parsed);
-      const cancels = request === undefined ? {} : { cancels: request };
+      const cancels = request === undefined || session.running.has(request) ? {} : { cancels: request };
       return engine.signal(session.id, { type: "client", line, from: engine.node, ...to, ...cancels });
     };
     return lines.reduce<MaybePromise<void>>((told, line) => andThen(told, () => tell(line)), undefined);
