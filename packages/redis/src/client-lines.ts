@@ -1,28 +1,74 @@
 import { script } from "./scripts.js";
 
 // The client's lines kept for the process that asked (a handshake-era answer POSTed to another process): P.."in:"..node
-// is a list of `{"session":…,"line":…}` (JSON), the newest `most` kept, an hour after the last one. The channel only
-// wakes the process; the list is what it takes, so a signal missed while its subscriber was away is not lost.
+// is a list of `{"session":…,"line":…}` (JSON), the newest `most` kept, an hour after the last one, and P.."inc:"..node
+// how many each session has there (at most `perSession`: a client flooding its session keeps no more, so it cannot
+// push another session's answer out). The channel only wakes the process; the list is what it takes, so a signal
+// missed while its subscriber was away is not lost.
 
 /**
- * ARGV: P, session, node, entry JSON, signal JSON, keepMs, most. Kept for `node` while it lives (a client naming any
- * other process stores nothing), then published on the session's channel.
+ * ARGV: P, session, node, entry JSON, signal JSON, keepMs, most, perSession. Kept for `node` while it lives (a client
+ * naming any other process stores nothing) and the session has room there, then published on the session's channel.
  */
 export const KEEP_CLIENT_LINE = script(`
-local inbox = P .. 'in:' .. ARGV[3]
+local inbox, counts = P .. 'in:' .. ARGV[3], P .. 'inc:' .. ARGV[3]
 if redis.call('EXISTS', P .. 'node:' .. ARGV[3]) == 1 then
-  redis.call('RPUSH', inbox, ARGV[4])
-  redis.call('LTRIM', inbox, -tonumber(ARGV[7]), -1)
-  redis.call('PEXPIRE', inbox, ARGV[6])
+  if redis.call('HINCRBY', counts, ARGV[2], 1) <= tonumber(ARGV[8]) then
+    redis.call('RPUSH', inbox, ARGV[4])
+    redis.call('LTRIM', inbox, -tonumber(ARGV[7]), -1)
+    redis.call('PEXPIRE', inbox, ARGV[6])
+  else
+    redis.call('HINCRBY', counts, ARGV[2], -1)
+  end
+  redis.call('PEXPIRE', counts, ARGV[6])
 end
 redis.call('PUBLISH', P .. 'c:' .. ARGV[2], ARGV[5])
 return 1
 `);
 
-/** ARGV: P, node. Every entry kept for `node`, oldest first, taken (the list is gone after). */
+/** ARGV: P, node. Every entry kept for `node`, oldest first, taken (the list and its counts are gone after). */
 export const TAKE_CLIENT_LINES = script(`
 local inbox = P .. 'in:' .. ARGV[2]
 local entries = redis.call('LRANGE', inbox, 0, -1)
-redis.call('DEL', inbox)
+redis.call('DEL', inbox, P .. 'inc:' .. ARGV[2])
 return entries
+`);
+
+// The client's cancellations kept with their session: P.."cx:"..session is a hash request id text → the line, and
+// P.."cxo:"..session the order they came in; the newest `most` kept (a client fills its own session's alone), gone
+// with the session. The process running a request takes a cancellation of it from there if it missed the signal.
+
+/** ARGV: P, session, request, line, signal JSON, most. Kept while the session is live; published either way. */
+export const KEEP_CANCEL = script(`
+local id = ARGV[2]
+local kept, order = P .. 'cx:' .. id, P .. 'cxo:' .. id
+if live(id, now()) and redis.call('HSETNX', kept, ARGV[3], ARGV[4]) == 1 then
+  redis.call('RPUSH', order, ARGV[3])
+  if redis.call('LLEN', order) > tonumber(ARGV[6]) then redis.call('HDEL', kept, redis.call('LPOP', order)) end
+  local ttl = redis.call('PTTL', P .. 's:' .. id)
+  extend(kept, ttl)
+  extend(order, ttl)
+end
+redis.call('PUBLISH', P .. 'c:' .. id, ARGV[5])
+return 1
+`);
+
+/**
+ * ARGV: P, then per running request: session, request id text. Those a kept cancellation names, taken (removed), as
+ * session, request, line, … in one flat list.
+ */
+export const TAKE_CANCELS = script(`
+local taken = {}
+for i = 2, #ARGV, 2 do
+  local kept = P .. 'cx:' .. ARGV[i]
+  local line = redis.call('HGET', kept, ARGV[i + 1])
+  if line then
+    redis.call('HDEL', kept, ARGV[i + 1])
+    redis.call('LREM', P .. 'cxo:' .. ARGV[i], 1, ARGV[i + 1])
+    table.insert(taken, ARGV[i])
+    table.insert(taken, ARGV[i + 1])
+    table.insert(taken, line)
+  end
+end
+return taken
 `);

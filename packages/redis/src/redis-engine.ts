@@ -22,7 +22,7 @@ import type { Redis } from "ioredis";
 
 import { Channels } from "./channels.js";
 import { asUnavailable, createClient, lastErrorOf, RECONNECT_MAX_MS, redacted, run } from "./client.js";
-import { KEEP_CLIENT_LINE, TAKE_CLIENT_LINES } from "./client-lines.js";
+import { KEEP_CANCEL, KEEP_CLIENT_LINE, TAKE_CANCELS, TAKE_CLIENT_LINES } from "./client-lines.js";
 import { type Eviction, evictionVerdict, readEviction } from "./eviction.js";
 import { bounded, DEFAULTS, type RedisEngineOptions, withoutUndefined } from "./options.js";
 import { decodeRecord, encodeFixed } from "./records.js";
@@ -39,7 +39,13 @@ const RUN_KEEP_MS = 3_600_000;
 // Client lines kept for one process: the newest this many, each at most this long (a longer one is only signalled),
 // for as long as what it runs is kept for another to claim. Bounded: a client may name a live process's id.
 const MAX_CLIENT_LINES = 256;
+// Of those, at most this many from one session until the process takes them: one client's flood keeps no more.
+const MAX_CLIENT_LINES_PER_SESSION = 16;
 const MAX_CLIENT_LINE_CHARS = 256 * 1024;
+// Cancellations kept per session (the newest this many: a client fills its own alone), each at most this long (a longer one only
+// signalled): what the process running the request takes if it missed the signal.
+const MAX_KEPT_CANCELS = 64;
+const MAX_CANCEL_LINE_CHARS = 4096;
 // Last-Event-ID as a stream entry id: anything else names no event (and must not reach XRANGE as a range).
 const EVENT_ID = /^\d{1,19}-\d{1,19}$/;
 
@@ -202,11 +208,32 @@ class RedisEngine implements Engine {
     const open = this.#started();
     if (signal.type === "client" && signal.to !== undefined && signal.line.length <= MAX_CLIENT_LINE_CHARS) {
       const entry = JSON.stringify({ session, line: signal.line });
-      const args = [session, signal.to, entry, JSON.stringify(signal), RUN_KEEP_MS, MAX_CLIENT_LINES];
+      const signalled = JSON.stringify(signal);
+      const args = [session, signal.to, entry, signalled, RUN_KEEP_MS, MAX_CLIENT_LINES, MAX_CLIENT_LINES_PER_SESSION];
       await this.#run(KEEP_CLIENT_LINE, args);
       return;
     }
+    if (signal.type === "client" && signal.cancels !== undefined && signal.line.length <= MAX_CANCEL_LINE_CHARS) {
+      const args = [session, signal.cancels, signal.line, JSON.stringify(signal), MAX_KEPT_CANCELS];
+      await this.#run(KEEP_CANCEL, args);
+      return;
+    }
     await this.#call(() => open.main.publish(`${open.prefix}c:${session}`, JSON.stringify(signal)));
+  }
+
+  async takeCancels(
+    running: readonly Pick<RunningRequest, "session" | "request">[],
+  ): Promise<readonly { session: string; request: string; line: string }[]> {
+    if (running.length === 0) return [];
+    const flat = (await this.#run(
+      TAKE_CANCELS,
+      running.flatMap(({ session, request }) => [session, request]),
+    )) as string[];
+    const taken: { session: string; request: string; line: string }[] = [];
+    for (let i = 0; i + 2 < flat.length; i += 3) {
+      taken.push({ session: flat[i] as string, request: flat[i + 1] as string, line: flat[i + 2] as string });
+    }
+    return taken;
   }
 
   async takeClientLines(): Promise<readonly { session: string; line: string }[]> {

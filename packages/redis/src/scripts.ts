@@ -43,7 +43,7 @@ local function ending(id)
   if caller then redis.call('ZREM', P .. 'k:' .. caller, id) end
   local subs = P .. 'sub:' .. id
   for _, uri in ipairs(redis.call('ZRANGE', subs, 0, -1)) do redis.call('SREM', P .. 'u:' .. uri, id) end
-  redis.call('DEL', rec, subs, P .. 'e:' .. id)
+  redis.call('DEL', rec, subs, P .. 'e:' .. id, P .. 'cx:' .. id, P .. 'cxo:' .. id)
   redis.call('ZREM', SESSIONS, id)
   redis.call('PUBLISH', P .. 'c:' .. id, '{"type":"ended"}')
 end

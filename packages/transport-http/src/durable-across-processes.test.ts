@@ -38,6 +38,7 @@ let effects = 0;
 let aborted: () => void = () => {};
 let gate: Promise<void> = Promise.resolve();
 let ended: () => void = () => {};
+let began: () => void = () => {};
 
 function process_(namespace: string): Process {
   const engine = createRedisEngine({ url: redis.url, namespace, commandTimeoutMs: 1000 });
@@ -58,6 +59,7 @@ function process_(namespace: string): Process {
     task: "optional",
     handler: async (_args, ctx) => {
       ctx.signal.addEventListener("abort", () => aborted());
+      began();
       await gate;
       if (!ctx.signal.aborted) effects++;
       ended();
@@ -173,6 +175,45 @@ describe("answers that survive a cut subscriber connection", () => {
     await within(wasEnded, "the handler to end");
     expect(effects).toBe(0);
     expect(await result(b, "tasks/get", { taskId })).toMatchObject({ status: "cancelled" });
+  });
+
+  it("a handshake-era call cancelled on B while A's subscriber is cut: A's handler is aborted and does not act", async () => {
+    const namespace = `durable-${crypto.randomUUID()}`;
+    const [a, b] = [process_(namespace), process_(namespace)];
+    let open!: () => void;
+    gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    const wasAborted = new Promise<void>((resolve) => {
+      aborted = resolve;
+    });
+    const wasEnded = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
+    effects = 0;
+    const opened = await a.handle(post(initialize(1, "2025-11-25", {}), H));
+    const headers = { ...H, "mcp-session-id": opened.headers.get("mcp-session-id") as string };
+    await a.handle(post({ jsonrpc: "2.0", method: "notifications/initialized" }, headers));
+    const running = new Promise<void>((resolve) => {
+      began = resolve;
+    });
+    const call = a.handle(
+      post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "effect", arguments: {} } }, headers),
+    );
+    await within(running, "the call's handler to run on A");
+    expect((await b.handle(post({ jsonrpc: "2.0", id: 3, method: "ping" }, headers))).status).toBe(200);
+    const restore = await cutSubscribers();
+    try {
+      const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "no" } };
+      expect((await b.handle(post(cancel, headers))).status).toBe(202);
+    } finally {
+      await restore();
+    }
+    await within(wasAborted, "A's handler to be aborted by the cancellation it missed on the bus");
+    open();
+    await within(wasEnded, "the handler to end");
+    expect(effects).toBe(0);
+    await call;
   });
 
   it("a handshake-era elicitation answered on B while A's subscriber is cut: A's call completes", async () => {

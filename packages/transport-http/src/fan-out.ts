@@ -1,5 +1,5 @@
 import type { Engine, Server, StoredPrincipal } from "@toolsmith/core";
-import { type Announcement, mayHear, mayRead, onAnnounce } from "@toolsmith/core/internal";
+import { type Announcement, isEngineUnavailable, mayHear, mayRead, onAnnounce } from "@toolsmith/core/internal";
 import type { LiveSessions } from "./live-sessions.js";
 import { andThen, attempt } from "./maybe.js";
 import { orphanedLine } from "./orphaned.js";
@@ -11,7 +11,12 @@ import type { HttpSession } from "./sessions.js";
 //   GET stream is open; core tells no session connection itself);
 // - a request whose process stopped (its lease lapsed) is answered on its stream, where a resuming client finds it;
 // - the client's answers POSTed to another process are kept by the engine for this one: taken when a signal wakes it
-//   and when the engine resumes (a signal missed while its subscriber was away is not lost), each to its session.
+//   and when the engine resumes (a signal missed while its subscriber was away is not lost), each to its session;
+// - the client's cancellations POSTed to another process are kept by the engine with the session: the requests
+//   running here are looked up in them on resume and periodically, so a missed one still stops its handler.
+
+// How often a process looks for cancellations kept for the client requests it runs (as core does for its tasks).
+const CANCEL_CHECK_MS = 10_000;
 
 function lineOf(announcement: Announcement): string {
   if (announcement.type === "listChanged") {
@@ -97,7 +102,44 @@ function link(server: Server, engine: Engine, caches: Set<LiveSessions>, onError
     if (taken instanceof Promise) taken.then(done, done);
     else done();
   };
-  const stopResume = engine.shared ? engine.onResume(take) : () => {};
+  // The client's requests running here that a kept cancellation names (one missed on the bus): one round trip for
+  // all, when the engine resumes and every CANCEL_CHECK_MS while any runs; each cancellation found goes to its session.
+  let checking = false;
+  const check = (): void => {
+    if (checking) return;
+    const running: { session: string; request: string }[] = [];
+    for (const cache of caches) {
+      for (const id of cache.ids()) {
+        for (const request of cache.peek(id)?.running ?? []) running.push({ session: id, request });
+      }
+    }
+    if (running.length === 0) return;
+    checking = true;
+    const done = () => {
+      checking = false;
+    };
+    const checked = attempt(
+      () =>
+        andThen(engine.takeCancels(running), (found) => {
+          for (const { session, line } of found) {
+            let here: HttpSession | undefined;
+            for (const cache of caches) here ??= cache.peek(session);
+            if (here) swallow(() => here.connection.receive(line), onError);
+          }
+        }),
+      // The engine away: its resume checks again.
+      (error) => (isEngineUnavailable(error) ? undefined : onError(error)),
+    );
+    if (checked instanceof Promise) checked.then(done, done);
+    else done();
+  };
+  const resumed = () => {
+    take();
+    check();
+  };
+  const stopResume = engine.shared ? engine.onResume(resumed) : () => {};
+  const checker = engine.shared ? setInterval(check, CANCEL_CHECK_MS) : undefined;
+  (checker as { unref?: () => void } | undefined)?.unref?.();
   return {
     caches,
     take,
@@ -105,6 +147,7 @@ function link(server: Server, engine: Engine, caches: Set<LiveSessions>, onError
       stopAnnounce();
       void stopOrphans();
       void stopResume();
+      if (checker !== undefined) clearInterval(checker);
     },
   };
 }

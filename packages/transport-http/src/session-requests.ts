@@ -3,6 +3,7 @@ import {
   type Connection,
   type Engine,
   ErrorCode,
+  idText,
   type MaybePromise,
   type Route,
   type Server,
@@ -37,6 +38,19 @@ function deliver(session: HttpSession, line: string, route: Route): void {
 
 // The process that made a server request's id: `<node>-<connection>-<n>` (the connection's outboundIds, then core's n).
 const ASKER = /^(.+)-\d+-\d+$/;
+
+// The ids of the client's requests in a POSTed message or batch, as a cancellation names them (`cancelled`): a number
+// beyond the safe integers by its nearest double on both sides.
+function requestIds(message: unknown): string[] {
+  return (Array.isArray(message) ? message : [message]).filter(isRequest).map((item) => idText(item.id));
+}
+
+// The request a cancellation names (its id's JSON text), when it names one.
+function cancelled(message: { method?: unknown; params?: unknown }): string | undefined {
+  if (message.method !== "notifications/cancelled") return undefined;
+  const id = isPlainObject(message.params) ? message.params.requestId : undefined;
+  return typeof id === "string" || typeof id === "number" ? idText(id) : undefined;
+}
 
 // What the client says that another process may be waiting for: its answer to a server request, a cancellation.
 function forOthers(message: unknown): boolean {
@@ -300,10 +314,20 @@ export class SessionRequests {
     if (refused) return refused;
     const needsAnswer = Array.isArray(message) ? message.some(isRequest) : isRequest(message);
     const reply = new Reply(session.replies, message, body);
+    // While they run, a cancellation kept for them (missed on the bus) is looked for (a shared engine's fan-out).
+    const running = this.#c.engine.shared ? requestIds(message) : [];
+    for (const id of running) session.running.add(id);
     const done = session.connection.receive(
       body,
       auth ? { auth, tag: reply, parsed: message } : { tag: reply, parsed: message },
     );
+    if (running.length > 0) {
+      const over = () => {
+        for (const id of running) session.running.delete(id);
+      };
+      if (done === undefined) over();
+      else done.then(over, over);
+    }
     if (!needsAnswer) {
       const told = this.#tellOthers(session, body, message);
       reply.accept();
@@ -332,10 +356,15 @@ export class SessionRequests {
     if (lines.length === 0) return undefined;
     const tell = (line: string) => {
       // An answer is kept for the process that asked (when another): it takes it even if it misses the signal.
-      const id = (JSON.parse(line) as { id?: unknown }).id;
+      const parsed = JSON.parse(line) as { id?: unknown; method?: unknown; params?: unknown };
+      const id = parsed.id;
       const asker = typeof id === "string" ? ASKER.exec(id)?.[1] : undefined;
       const to = asker !== undefined && asker !== engine.node ? { to: asker } : {};
-      return engine.signal(session.id, { type: "client", line, from: engine.node, ...to });
+      // A cancellation is kept with the session for whichever process runs the request (none here knows which),
+      // unless this one runs it (its connection has it already).
+      const request = cancelled(parsed);
+      const cancels = request === undefined || session.running.has(request) ? {} : { cancels: request };
+      return engine.signal(session.id, { type: "client", line, from: engine.node, ...to, ...cancels });
     };
     return lines.reduce<MaybePromise<void>>((told, line) => andThen(told, () => tell(line)), undefined);
   }

@@ -69,6 +69,11 @@ export class HttpSession implements EventLog {
   /** Known initialized (it never goes back): list changes are told to it without loading its record. */
   initialized: boolean;
   lastSeen = Date.now();
+  /**
+   * The client's requests being served here (their ids' JSON text), while they run: what a periodic check looks up
+   * in the cancellations the engine kept (one missed on the bus still stops its handler).
+   */
+  readonly running = new Set<string>();
   /** Take the client lines the engine kept for this process (a `client` signal addressed to it woke it). */
   wake: () => void = () => {};
   readonly #onError: (error: unknown) => void;

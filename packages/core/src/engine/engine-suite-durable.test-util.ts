@@ -6,6 +6,9 @@ import { taskOf } from "./engine-suite-tasks.test-util.js";
 // What the engine acknowledged reaches the process it concerns even when a signal is missed (kept until taken), and
 // what a process no longer holds (its lease gone) it cannot write: each piece of work has one outcome.
 
+// The client lines an engine keeps for one process from one session until it takes them (the oldest first).
+const MAX_CLIENT_LINES_PER_SESSION = 16;
+
 const ASK = { method: "elicitation/create", params: { message: "Go on?" } };
 
 /** Expect `write` to be refused as a lost lease. */
@@ -79,6 +82,71 @@ export function engineSuiteDurable({ open, two }: Opener): void {
       await refused(() => runner.append(id, "post-1", '{"late":1}', { running: request }));
       const replayed = await other.replay(id, first.id);
       expect(replayed?.events.map((event) => event.data)).toEqual(['{"progress":1}']);
+    });
+
+    it("keeps a client's cancellation with its session for the process running the request: taken once, bounded", async () => {
+      const engines = await open();
+      const [runner, other] = [engines[0] as Engine, engines.at(-1) as Engine];
+      const [{ id }, { id: stranger }] = [recordOf(), recordOf()];
+      await runner.createSession(recordOf({ id }), ROOMY);
+      await runner.createSession(recordOf({ id: stranger }), ROOMY);
+      const cancel = (request: string) =>
+        `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${request}}}`;
+      await other.signal(id, { type: "client", line: cancel("7"), from: other.node, cancels: "7" });
+      await other.signal(id, { type: "client", line: cancel('"s"'), from: other.node, cancels: '"s"' });
+      // Another session's request of the same id, and a request not asked about, find nothing.
+      const asked = [
+        { session: stranger, request: "7" },
+        { session: id, request: "8" },
+        { session: id, request: "7" },
+        { session: id, request: '"s"' },
+      ];
+      expect(await runner.takeCancels(asked)).toEqual([
+        { session: id, request: "7", line: cancel("7") },
+        { session: id, request: '"s"', line: cancel('"s"') },
+      ]);
+      expect(await runner.takeCancels(asked)).toEqual([]);
+      expect(await runner.takeCancels([])).toEqual([]);
+      // The newest 64 per session: a client flooding its own session pushes out its own oldest alone.
+      for (let n = 0; n < 70; n++) {
+        await other.signal(id, { type: "client", line: cancel(String(n)), from: other.node, cancels: String(n) });
+      }
+      await other.signal(stranger, { type: "client", line: cancel("1"), from: other.node, cancels: "1" });
+      const all = Array.from({ length: 70 }, (_, n) => ({ session: id, request: String(n) }));
+      const taken = await runner.takeCancels([...all, { session: stranger, request: "1" }]);
+      expect(taken.map((one) => `${one.session === id ? "" : "x"}${one.request}`)).toEqual([
+        ...all.slice(6).map((one) => one.request),
+        "x1",
+      ]);
+      // None kept for a session that ended (or never was).
+      await other.signal(id, { type: "client", line: cancel("9"), from: other.node, cancels: "9" });
+      await runner.deleteSession(id);
+      await other.signal(id, { type: "client", line: cancel("10"), from: other.node, cancels: "10" });
+      expect(
+        await runner.takeCancels([
+          { session: id, request: "9" },
+          { session: id, request: "10" },
+        ]),
+      ).toEqual([]);
+    });
+
+    it("keeps a few client lines per session for a process: one session's flood pushes out no other's answer", async () => {
+      const engines = await open();
+      const [asker, other] = [engines[0] as Engine, engines.at(-1) as Engine];
+      const [{ id: victim }, { id: flooder }] = [recordOf(), recordOf()];
+      await asker.createSession(recordOf({ id: victim }), ROOMY);
+      await asker.createSession(recordOf({ id: flooder }), ROOMY);
+      const line = (n: number) => `{"jsonrpc":"2.0","id":"${asker.node}-1-${n}","result":{}}`;
+      await other.signal(victim, { type: "client", line: line(1), from: other.node, to: asker.node });
+      for (let n = 0; n < 300; n++) {
+        await other.signal(flooder, { type: "client", line: line(n), from: other.node, to: asker.node });
+      }
+      const taken = await asker.takeClientLines();
+      expect(taken[0]).toEqual({ session: victim, line: line(1) });
+      expect(taken.length).toBe(1 + MAX_CLIENT_LINES_PER_SESSION);
+      // Taking them makes room again.
+      await other.signal(flooder, { type: "client", line: line(301), from: other.node, to: asker.node });
+      expect(await asker.takeClientLines()).toEqual([{ session: flooder, line: line(301) }]);
     });
 
     it("keeps a client line addressed to a process for it alone, taken once, oldest first", async (ctx) => {

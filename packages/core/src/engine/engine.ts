@@ -67,7 +67,17 @@ export type SessionSignal =
    * (the process that made the request it answers), the engine also keeps it for that process until it takes it
    * (`takeClientLines`): a signal missed while its subscription was down is not lost.
    */
-  | { readonly type: "client"; readonly line: string; readonly from: string; readonly to?: string }
+  | {
+      readonly type: "client";
+      readonly line: string;
+      readonly from: string;
+      readonly to?: string;
+      /**
+       * A cancellation's request (its id's JSON text): the engine also keeps the line with the session (bounded, until
+       * the session ends) for whichever process runs that request to take (`takeCancels`) if it missed this signal.
+       */
+      readonly cancels?: string;
+    }
   /** A stream was resumed by `holder`: any other process holding it closes its copy. */
   | { readonly type: "taken"; readonly stream: string; readonly holder: string }
   /** The session ended (DELETE or expiry): every process drops what it holds of it. */
@@ -242,6 +252,14 @@ export interface Engine {
    * its wake-up, or its catch-up after its subscription came back. Kept a while, bounded (the newest few hundred).
    */
   takeClientLines(): MaybePromise<readonly { readonly session: string; readonly line: string }[]>;
+  /**
+   * Of `running` (the requests this process runs, by session and id text), those a kept cancellation names
+   * (`client` signals with `cancels`), each with its line and taken once: one round trip for all of them, made while
+   * they run (a cancellation missed on the bus still stops its handler).
+   */
+  takeCancels(
+    running: readonly Pick<RunningRequest, "session" | "request">[],
+  ): MaybePromise<readonly { readonly session: string; readonly request: string; readonly line: string }[]>;
   /** Hear a session's signals (every process following it hears each once, in order, its own included). */
   follow(session: string, listener: (signal: SessionSignal) => void): MaybePromise<Unfollow>;
   /** Say something to every process of the server (handle ops are also kept for processes that start later). */

@@ -81,6 +81,11 @@ export class SessionTable {
     return kept.record;
   }
 
+  /** Whether the session is live (its idle time not restarted). */
+  has(id: string): boolean {
+    return this.#live(id) !== undefined;
+  }
+
   change(id: string, change: SessionChange): void {
     if (change.kind === "subscribe") {
       const refused = subscriptionUriRefusal(change.uri);

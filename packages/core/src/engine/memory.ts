@@ -14,6 +14,7 @@ import {
   type TaskSignal,
 } from "./engine.js";
 import { LocalBus } from "./memory-bus.js";
+import { KeptCancels } from "./memory-cancels.js";
 import { SessionTable } from "./memory-sessions.js";
 import { TaskTable } from "./memory-tasks.js";
 
@@ -42,6 +43,9 @@ export interface MemoryEngine extends Engine {
   replay(session: string, lastEventId: string): { stream: string; events: StoredEvent[] } | undefined;
   signal(session: string, signal: SessionSignal): void;
   takeClientLines(): readonly { readonly session: string; readonly line: string }[];
+  takeCancels(
+    running: readonly Pick<RunningRequest, "session" | "request">[],
+  ): readonly { readonly session: string; readonly request: string; readonly line: string }[];
   follow(session: string, listener: (signal: SessionSignal) => void): () => void;
   broadcast(signal: ServerSignal): void;
   onBroadcast(listener: (signal: ServerSignal) => void): () => void;
@@ -66,6 +70,8 @@ export interface MemoryEngine extends Engine {
 const DEFAULT_EVENTS_PER_SESSION = 512;
 // Client lines kept for this process (as a shared engine keeps them for one): the newest this many.
 const MAX_CLIENT_LINES = 256;
+// Of those, at most this many from one session until they are taken: one client's flood pushes out no other's.
+const MAX_CLIENT_LINES_PER_SESSION = 16;
 // Expired sessions are ended (and `ended` signalled) at most this late; a session read after expiry ends at once.
 const SWEEP_FLOOR_MS = 1000;
 // setTimeout's longest delay: a longer one would fire at once.
@@ -99,6 +105,7 @@ class InMemoryEngine implements MemoryEngine {
   // The tasks this process runs (taskRunning until taskFinished): what a task change `running` is checked against.
   readonly #runningTasks = new Set<string>();
   readonly #clientLines: { session: string; line: string }[] = [];
+  readonly #cancels = new KeptCancels();
   #sweeper: ReturnType<typeof setTimeout> | undefined;
   #shortestIdleMs = SWEEP_FLOOR_MS;
   #closed = false;
@@ -108,6 +115,7 @@ class InMemoryEngine implements MemoryEngine {
     this.#tasks = new TaskTable(now);
     this.#sessions = new SessionTable(now, eventsPerSession, (id) => {
       this.#running.delete(id);
+      this.#cancels.ended(id);
       this.#bus.signal(id, { type: "ended" });
     });
   }
@@ -128,6 +136,7 @@ class InMemoryEngine implements MemoryEngine {
     this.#tasks.clear();
     this.#runningTasks.clear();
     this.#clientLines.length = 0;
+    this.#cancels.clear();
   }
 
   createSession(record: SessionRecord, limits: SessionLimits): "created" | "full" | "full-for-caller" {
@@ -186,8 +195,12 @@ class InMemoryEngine implements MemoryEngine {
   signal(session: string, signal: SessionSignal): void {
     this.#open();
     if (signal.type === "client" && signal.to === this.node) {
-      this.#clientLines.push({ session, line: signal.line });
+      const held = this.#clientLines.filter((kept) => kept.session === session).length;
+      if (held < MAX_CLIENT_LINES_PER_SESSION) this.#clientLines.push({ session, line: signal.line });
       if (this.#clientLines.length > MAX_CLIENT_LINES) this.#clientLines.shift();
+    }
+    if (signal.type === "client" && signal.cancels !== undefined && this.#sessions.has(session)) {
+      this.#cancels.keep(session, signal.cancels, signal.line);
     }
     this.#bus.signal(session, signal);
   }
@@ -195,6 +208,11 @@ class InMemoryEngine implements MemoryEngine {
   takeClientLines(): readonly { readonly session: string; readonly line: string }[] {
     this.#open();
     return this.#clientLines.splice(0);
+  }
+
+  takeCancels(running: readonly Pick<RunningRequest, "session" | "request">[]) {
+    this.#open();
+    return this.#cancels.take(running);
   }
 
   follow(session: string, listener: (signal: SessionSignal) => void): () => void {

@@ -32,6 +32,7 @@ function unused(node: string): Engine {
     replay: no("replay"),
     signal: no("signal"),
     takeClientLines: no("takeClientLines"),
+    takeCancels: no("takeCancels"),
     follow: no("follow"),
     broadcast: no("broadcast"),
     onBroadcast: no("onBroadcast"),
