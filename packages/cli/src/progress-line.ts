@@ -1,8 +1,12 @@
 import type { Colors } from "./colors.js";
+import { printable } from "./printable.js";
 
 /** Where a call's progress is shown: one live line on a terminal, a plain line per change otherwise. */
 export interface ProgressLine {
-  /** Show `text` (with the time since the call began on a terminal); a repeat of the last text is not printed again. */
+  /**
+   * Show `text` (with the time since the call began on a terminal); a repeat of the last text is not printed again.
+   * What a server put in it (a progress message, a task's status message) is shown with control characters escaped.
+   */
   show(text: string): void;
   /** Clear the live line (a plain line stays). */
   clear(): void;
@@ -18,7 +22,9 @@ export function progressLine(
   let last = "";
   const live = stream.isTTY === true;
   return {
-    show(text) {
+    show(shown) {
+      // A server's text must not move the cursor, recolour or retitle the terminal, nor fake a line of its own.
+      const text = printable(shown);
       if (live) {
         const seconds = Math.floor((now() - started) / 1000);
         stream.write(`\r\x1b[2K${text} ${c.dim(`(${seconds}s)`)}`);

@@ -1,3 +1,5 @@
+import { isPlainObject } from "@toolsmith/core/internal";
+
 /** Where an event stream's text goes: a web ReadableStream's controller, or a node:http response. */
 export interface StreamSink {
   write(text: string): void;
@@ -9,15 +11,35 @@ export interface StreamSink {
 }
 
 /**
- * A client that leaves this much unread is cut off (its events stay kept: it resumes with Last-Event-ID), so a
- * stream whose client stopped reading cannot make the process buffer without bound.
+ * How much a stream may hold that its client has not taken (bytes the socket has not accepted, or events said
+ * before the response began). Past it, log messages and progress are left out of the stream, a reply is still
+ * written, and anything else cuts the stream (its events stay kept: it resumes with Last-Event-ID). So a client that
+ * stopped reading cannot make the process buffer without bound, and a tool that says a lot at once keeps its reply.
  */
 export const MAX_UNREAD_BYTES = 1024 * 1024;
+
+// What a client can do without: another log message or progress report says nothing the reply depends on.
+const DROPPABLE: ReadonlySet<unknown> = new Set(["notifications/message", "notifications/progress"]);
+
+/** What the message `data` is to a stream past its bound (read only then: most streams never get there). */
+function kindOf(data: string): "droppable" | "reply" | "other" {
+  let message: unknown;
+  try {
+    message = JSON.parse(data);
+  } catch {
+    return "other";
+  }
+  if (!isPlainObject(message)) return "other";
+  if (message.method === undefined) return "reply";
+  return message.id === undefined && DROPPABLE.has(message.method) ? "droppable" : "other";
+}
 
 /** One server-sent-events response body: events written as they come, closed once. */
 export class EventStream {
   #sink: StreamSink | undefined;
   #pending: string[] = [];
+  // Characters said before the sink came (close enough to bytes for a bound).
+  #pendingSize = 0;
   #closed = false;
   #ended = false;
   #onCancel: (() => void) | undefined;
@@ -33,8 +55,14 @@ export class EventStream {
   /** Start writing to `sink` (what was written before goes first). */
   attach(sink: StreamSink): void {
     this.#sink = sink;
+    // Cut before it was sent.
+    if (this.#closed && !this.#ended) {
+      sink.abort();
+      return;
+    }
     for (const text of this.#pending) sink.write(text);
     this.#pending = [];
+    this.#pendingSize = 0;
     if (this.#ended) sink.end();
   }
 
@@ -47,27 +75,35 @@ export class EventStream {
     onCancel?.();
   }
 
-  #emit(text: string): void {
+  #emit(text: string, data: string): void {
     if (this.#closed) return;
     const sink = this.#sink;
-    if (!sink) this.#pending.push(text);
-    else {
-      sink.write(text);
-      if (sink.unread() > MAX_UNREAD_BYTES) {
+    if ((sink ? sink.unread() : this.#pendingSize) > MAX_UNREAD_BYTES) {
+      const kind = kindOf(data);
+      if (kind === "droppable") return;
+      if (kind === "other") {
+        this.#pending = [];
+        this.#pendingSize = 0;
         this.cancel();
-        sink.abort();
+        sink?.abort();
+        return;
       }
+    }
+    if (sink) sink.write(text);
+    else {
+      this.#pending.push(text);
+      this.#pendingSize += text.length;
     }
   }
 
   /** One event: `data` is a JSON-RPC message (one line, as JSON never has raw newlines), `id` for resumption. */
   write(data: string, id?: string): void {
-    this.#emit(`${id === undefined ? "" : `id: ${id}\n`}data: ${data}\n\n`);
+    this.#emit(`${id === undefined ? "" : `id: ${id}\n`}data: ${data}\n\n`, data);
   }
 
   /** An event with an id and empty data, so a client can resume from the start of the stream. */
   prime(id: string): void {
-    this.#emit(`id: ${id}\ndata:\n\n`);
+    this.#emit(`id: ${id}\ndata:\n\n`, "");
   }
 
   close(): void {
