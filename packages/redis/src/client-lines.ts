@@ -5,15 +5,18 @@ import { script } from "./scripts.js";
 // wakes the process; the list is what it takes, so a signal missed while its subscriber was away is not lost.
 
 /**
- * ARGV: P, session, node, entry JSON, signal JSON, keepMs, most. Kept for `node` while it lives (a client naming any
- * other process stores nothing), then published on the session's channel.
+ * ARGV: P, session, node, entry JSON, signal JSON, keepMs, most, lapsedMs. Kept for `node`, then published on the
+ * session's channel: keepMs while its lease is live, else (its lease lapsed while Redis was down, or it stalled, or a
+ * client named no process) only lapsedMs, long enough for a living process to come back and take it.
  */
 export const KEEP_CLIENT_LINE = script(`
 local inbox = P .. 'in:' .. ARGV[3]
+redis.call('RPUSH', inbox, ARGV[4])
+redis.call('LTRIM', inbox, -tonumber(ARGV[7]), -1)
 if redis.call('EXISTS', P .. 'node:' .. ARGV[3]) == 1 then
-  redis.call('RPUSH', inbox, ARGV[4])
-  redis.call('LTRIM', inbox, -tonumber(ARGV[7]), -1)
   redis.call('PEXPIRE', inbox, ARGV[6])
+elseif redis.call('PTTL', inbox) < tonumber(ARGV[8]) then
+  redis.call('PEXPIRE', inbox, ARGV[8])
 end
 redis.call('PUBLISH', P .. 'c:' .. ARGV[2], ARGV[5])
 return 1
