@@ -7,20 +7,25 @@ import { script } from "./scripts.js";
 // missed while its subscriber was away is not lost.
 
 /**
- * ARGV: P, session, node, entry JSON, signal JSON, keepMs, most, perSession. Kept for `node` while it lives (a client
- * naming any other process stores nothing) and the session has room there, then published on the session's channel.
+ * ARGV: P, session, node, entry JSON, signal JSON, keepMs, most, perSession, lapsedMs. Kept for `node` while the
+ * session has room there, then published on the session's channel: keepMs while its lease is live, else (its lease
+ * lapsed while Redis was down, or it stalled, or a client named no process) only lapsedMs, long enough for a living
+ * process to come back and take it.
  */
 export const KEEP_CLIENT_LINE = script(`
 local inbox, counts = P .. 'in:' .. ARGV[3], P .. 'inc:' .. ARGV[3]
+if redis.call('HINCRBY', counts, ARGV[2], 1) <= tonumber(ARGV[8]) then
+  redis.call('RPUSH', inbox, ARGV[4])
+  redis.call('LTRIM', inbox, -tonumber(ARGV[7]), -1)
+else
+  redis.call('HINCRBY', counts, ARGV[2], -1)
+end
 if redis.call('EXISTS', P .. 'node:' .. ARGV[3]) == 1 then
-  if redis.call('HINCRBY', counts, ARGV[2], 1) <= tonumber(ARGV[8]) then
-    redis.call('RPUSH', inbox, ARGV[4])
-    redis.call('LTRIM', inbox, -tonumber(ARGV[7]), -1)
-    redis.call('PEXPIRE', inbox, ARGV[6])
-  else
-    redis.call('HINCRBY', counts, ARGV[2], -1)
-  end
+  redis.call('PEXPIRE', inbox, ARGV[6])
   redis.call('PEXPIRE', counts, ARGV[6])
+else
+  if redis.call('PTTL', inbox) < tonumber(ARGV[9]) then redis.call('PEXPIRE', inbox, ARGV[9]) end
+  if redis.call('PTTL', counts) < tonumber(ARGV[9]) then redis.call('PEXPIRE', counts, ARGV[9]) end
 end
 redis.call('PUBLISH', P .. 'c:' .. ARGV[2], ARGV[5])
 return 1

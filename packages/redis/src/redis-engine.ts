@@ -46,6 +46,9 @@ const MAX_CLIENT_LINE_CHARS = 256 * 1024;
 // signalled): what the process running the request takes if it missed the signal.
 const MAX_KEPT_CANCELS = 64;
 const MAX_CANCEL_LINE_CHARS = 4096;
+// Client lines for a process whose lease is not live (lapsed while Redis was down, or it stalled) are kept this long:
+// a living process is back and takes them well within it; a name no process has costs a minute at most.
+const LAPSED_CLIENT_LINES_MS = 60_000;
 // Last-Event-ID as a stream entry id: anything else names no event (and must not reach XRANGE as a range).
 const EVENT_ID = /^\d{1,19}-\d{1,19}$/;
 
@@ -99,6 +102,10 @@ class RedisEngine implements Engine {
   // Since when this process has reached Redis without a break (undefined while it cannot).
   #steadySince: number | undefined;
   readonly #claimAfterMs: number;
+  // What this process runs by its own account (request fields, task ids): a fenced write needs it held here, and
+  // refused only when another process claimed it (Redis may lose or expire the run:/rt: entries, that is no claim).
+  readonly #requestsHere = new Set<string>();
+  readonly #tasksHere = new Set<string>();
 
   constructor(settings: Settings) {
     this.#settings = settings;
@@ -186,8 +193,11 @@ class RedisEngine implements Engine {
   ): Promise<StoredEvent> {
     const request = options?.running;
     const args = [session, stream, data, this.#settings.eventsPerSession];
-    // Fenced: written only while this process's lease on the request was not claimed by another.
-    if (request !== undefined) args.push(this.node, JSON.stringify([session, request]));
+    // Fenced: written only while this process runs the request and no other process claimed it.
+    if (request !== undefined) {
+      const field = JSON.stringify([session, request]);
+      args.push(this.node, field, this.#requestsHere.has(field) ? "1" : "0");
+    }
     const id = await this.#run(scripts.APPEND, args);
     if (id === -1) throw new LeaseLost(`request ${request} of session ${session} is no longer this process's`);
     // A session that ended keeps nothing and tells no one (as the memory engine).
@@ -209,7 +219,16 @@ class RedisEngine implements Engine {
     if (signal.type === "client" && signal.to !== undefined && signal.line.length <= MAX_CLIENT_LINE_CHARS) {
       const entry = JSON.stringify({ session, line: signal.line });
       const signalled = JSON.stringify(signal);
-      const args = [session, signal.to, entry, signalled, RUN_KEEP_MS, MAX_CLIENT_LINES, MAX_CLIENT_LINES_PER_SESSION];
+      const args = [
+        session,
+        signal.to,
+        entry,
+        signalled,
+        RUN_KEEP_MS,
+        MAX_CLIENT_LINES,
+        MAX_CLIENT_LINES_PER_SESSION,
+        LAPSED_CLIENT_LINES_MS,
+      ];
       await this.#run(KEEP_CLIENT_LINE, args);
       return;
     }
@@ -272,10 +291,12 @@ class RedisEngine implements Engine {
     const kept: RunningRequest = { session: request.session, request: request.request, stream: request.stream };
     const field = JSON.stringify([request.session, request.request]);
     await this.#run(scripts.RUNNING, [this.node, this.#settings.leaseMs, field, JSON.stringify(kept), RUN_KEEP_MS]);
+    this.#requestsHere.add(field);
   }
 
   async finished(session: string, request: string): Promise<void> {
     const open = this.#started();
+    this.#requestsHere.delete(JSON.stringify([session, request]));
     await this.#call(() => open.main.hdel(`${open.prefix}run:${this.node}`, JSON.stringify([session, request])));
   }
 
@@ -303,8 +324,8 @@ class RedisEngine implements Engine {
     change: TaskChange,
     options?: { readonly running?: boolean },
   ): Promise<TaskRecord | undefined> {
-    const fence = options?.running ? this.node : "";
-    const reply = await this.#run(taskScripts.CHANGE_TASK, [id, Date.now(), ...changeArgs(change), fence]);
+    const fence = options?.running ? [this.node, this.#tasksHere.has(id) ? "1" : "0"] : ["", ""];
+    const reply = await this.#run(taskScripts.CHANGE_TASK, [id, Date.now(), ...changeArgs(change), ...fence]);
     if (reply === "lost") throw new LeaseLost(`task ${id} is no longer run by this process`);
     return decodeTask(reply);
   }
@@ -329,10 +350,12 @@ class RedisEngine implements Engine {
 
   async taskRunning(id: string): Promise<void> {
     await this.#run(taskScripts.TASK_RUNNING, [this.node, this.#settings.leaseMs, id, RUN_KEEP_MS]);
+    this.#tasksHere.add(id);
   }
 
   async taskFinished(id: string): Promise<void> {
     const open = this.#started();
+    this.#tasksHere.delete(id);
     await this.#call(() => open.main.srem(`${open.prefix}rt:${this.node}`, id));
   }
 

@@ -21,7 +21,8 @@ export function script(body: string): Script {
 // bytes of its subscriptions' URIs), P.."sub:"..id (zset uri → order; never read by a load), P.."u:"..uri (set of ids), P.."k:"..caller (zset id → expiry ms),
 // P.."e:"..id (stream: s = stream key, d = data), P.."ops" (list of handle ops), P.."node:"..node (lease, PX),
 // P.."run:"..node (hash of running requests), P.."rt:"..node (set of its running tasks' ids), P.."nodes" (set of nodes
-// that ran requests or tasks; all three expire RUN_KEEP_MS after their last renewal), P.."t:"..id (a task, see
+// that ran requests or tasks; all three expire RUN_KEEP_MS after their last renewal), P.."lost:"..node (hash: what
+// another process claimed of the node's work, each request's field and "t:"..task id; the fence), P.."t:"..id (a task, see
 // task-scripts.ts). Channels: P.."c:"..id (a session's), P.."tc:"..id (a task's), P.."bus" (the server's). Every type ends at its first ":" and the namespace holds none, so no id,
 // URI or caller can make one key look like another.
 const PRELUDE = `
@@ -173,15 +174,15 @@ return redis.call('ZRANGEBYSCORE', SESSIONS, '(' .. ms(now()), '+inf')
 `);
 
 /**
- * ARGV: P, id, stream, data, most events, then optionally node, request field: only while that node's running
- * requests hold it. The new event's id (and its signal published); nil when not live; -1 (nothing kept) when the node
- * no longer runs the request (another process claimed it, or it finished).
+ * ARGV: P, id, stream, data, most events, then optionally node, request field, held (1 when the node runs it, by its
+ * own account): only while no other process claimed it from the node (a lapsed or lost run: entry is no claim). The
+ * new event's id (and its signal published); nil when not live; -1 (nothing kept) when claimed or not held.
  */
 export const APPEND = script(`
 local t = now()
 local id, stream, data = ARGV[2], ARGV[3], ARGV[4]
 if not live(id, t) then return false end
-if ARGV[6] and redis.call('HEXISTS', P .. 'run:' .. ARGV[6], ARGV[7]) == 0 then return -1 end
+if ARGV[6] and (ARGV[8] ~= '1' or redis.call('HEXISTS', P .. 'lost:' .. ARGV[6], ARGV[7]) == 1) then return -1 end
 local events = P .. 'e:' .. id
 local eid = redis.call('XADD', events, 'MAXLEN', ARGV[5], '*', 's', stream, 'd', data)
 extend(events, redis.call('PTTL', P .. 's:' .. id))
@@ -223,10 +224,11 @@ redis.call('PUBLISH', P .. 'bus', ARGV[3])
 return 1
 `);
 
-/** ARGV: P, node, leaseMs, field, request JSON, keepMs. This node runs it (its lease renewed with it). */
+/** ARGV: P, node, leaseMs, field, request JSON, keepMs. This node runs it (its lease renewed with it), anew if claimed. */
 export const RUNNING = script(`
 redis.call('SET', P .. 'node:' .. ARGV[2], '1', 'PX', ARGV[3])
 redis.call('HSET', P .. 'run:' .. ARGV[2], ARGV[4], ARGV[5])
+redis.call('HDEL', P .. 'lost:' .. ARGV[2], ARGV[4])
 redis.call('SADD', P .. 'nodes', ARGV[2])
 redis.call('PEXPIRE', P .. 'run:' .. ARGV[2], ARGV[6])
 redis.call('PEXPIRE', P .. 'nodes', ARGV[6])
@@ -237,7 +239,8 @@ return 1
  * ARGV: P, node, leaseMs, claim requests (1/0), keepMs, claim tasks (1/0). Renews this node's lease (and keeps its
  * running requests and tasks that long after it stopped, for a process to claim), ends expired sessions (telling their
  * followers), and takes what every node whose lease lapsed left running: its requests, and its tasks that are still
- * live and not terminal. Atomically, so each goes to one caller. Answers { requests, task ids }.
+ * live and not terminal, each marked in P.."lost:"..node (its writes are fenced from then on). Atomically, so each
+ * goes to one caller. Answers { requests, task ids }.
  */
 export const TICK = script(`
 local t = now()
@@ -251,19 +254,27 @@ local claimed, tasks = {}, {}
 if ARGV[4] == '1' or ARGV[6] == '1' then
   for _, other in ipairs(redis.call('SMEMBERS', P .. 'nodes')) do
     if other ~= node and redis.call('EXISTS', P .. 'node:' .. other) == 0 then
-      local run, rt = P .. 'run:' .. other, P .. 'rt:' .. other
+      local run, rt, lost = P .. 'run:' .. other, P .. 'rt:' .. other, P .. 'lost:' .. other
       if ARGV[4] == '1' then
-        for _, request in ipairs(redis.call('HVALS', run)) do table.insert(claimed, request) end
+        local held = redis.call('HGETALL', run)
+        for i = 1, #held, 2 do
+          redis.call('HSET', lost, held[i], '1')
+          table.insert(claimed, held[i + 1])
+        end
         redis.call('DEL', run)
       end
       if ARGV[6] == '1' then
         for _, id in ipairs(redis.call('SMEMBERS', rt)) do
           local f = redis.call('HMGET', P .. 't:' .. id, 's', 'x')
           local live = f[1] and (f[2] == '' or tonumber(f[2]) >= t)
-          if live and f[1] ~= 'completed' and f[1] ~= 'cancelled' and f[1] ~= 'failed' then table.insert(tasks, id) end
+          if live and f[1] ~= 'completed' and f[1] ~= 'cancelled' and f[1] ~= 'failed' then
+            redis.call('HSET', lost, 't:' .. id, '1')
+            table.insert(tasks, id)
+          end
         end
         redis.call('DEL', rt)
       end
+      if redis.call('EXISTS', lost) == 1 then redis.call('PEXPIRE', lost, ARGV[5]) end
       if redis.call('EXISTS', run, rt) == 0 then redis.call('SREM', P .. 'nodes', other) end
     end
   end

@@ -104,15 +104,18 @@ return task_json(key)
 
 /**
  * ARGV: P, id, now, kind, a, b (message: a = message; ask: a = key, b = entry; unask: a = key; complete: a = result;
- * fail: a = error, b = message or ""; cancel: b = message or ""), node ("" = any). The task after it as JSON
- * (`changed` published when it changed); nil when unknown; "lost" (nothing written) when a node is given whose
- * running tasks (P.."rt:"..node) no longer hold it: another process claimed it, or the node finished it.
+ * fail: a = error, b = message or ""; cancel: b = message or ""), node ("" = any), held (1 when the node runs it, by
+ * its own account). The task after it as JSON (`changed` published when it changed); nil when unknown; "lost"
+ * (nothing written) when a node is given that does not hold it or from which another process claimed it (a lapsed or
+ * lost P.."rt:"..node is no claim: P.."lost:"..node says so).
  */
 export const CHANGE_TASK = taskScript(`
 local id, kind, a, b = ARGV[2], ARGV[4], ARGV[5], ARGV[6]
 local key = task_key(id)
 if not task_live(key, tonumber(ARGV[3])) then return false end
-if ARGV[7] ~= '' and redis.call('SISMEMBER', P .. 'rt:' .. ARGV[7], id) == 0 then return 'lost' end
+if ARGV[7] ~= '' and (ARGV[8] ~= '1' or redis.call('HEXISTS', P .. 'lost:' .. ARGV[7], 't:' .. id) == 1) then
+  return 'lost'
+end
 if TERMINAL[redis.call('HGET', key, 's')] then return task_json(key) end
 if kind == 'message' then redis.call('HSET', key, 'm', a)
 elseif kind == 'ask' then
