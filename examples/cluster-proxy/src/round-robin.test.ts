@@ -74,6 +74,25 @@ describe("the round-robin proxy", () => {
     ]);
   });
 
+  it("writes that error with the request's id exactly as sent, a number past 2^53 included", async () => {
+    const sse = await backend("a");
+    const proxy = await proxyFor([sse]);
+    const response = await fetch(proxy.url, {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: '{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"name":"slow"}}',
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    await reader.read();
+    sse.server.closeAllConnections();
+    let rest = "";
+    for (let read = await reader.read(); !read.done; read = await reader.read()) rest += decoder.decode(read.value);
+    expect(rest).toMatch(
+      /^event: message\ndata: \{"jsonrpc":"2\.0","id":12345678901234567890,"error":\{"code":-32603,/,
+    );
+  });
+
   it("sends a request whose backend refused the connection to the next one, body and all, and takes the refuser out at once", async () => {
     const [a, b] = [await backend("a"), await backend("b")];
     // No probe between the start's and the end of the test: only the refused request can tell.
