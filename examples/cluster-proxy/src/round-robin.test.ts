@@ -35,7 +35,7 @@ describe("the round-robin proxy", () => {
     expect(both.sort()).toEqual(["a", "b"]);
     proxy.rotate(0, false);
     proxy.rotate(1, false);
-    expect((await post(proxy.url, "5")).status).toBe(503);
+    expect(await post(proxy.url, "5")).toMatchObject({ status: 503, text: "every backend drained\n" });
   });
 
   it("streams an SSE event before the backend ends the response, and cuts a session's stream when the backend dies", async () => {
@@ -124,12 +124,17 @@ describe("the round-robin proxy", () => {
     expect([a.seen.length, b.seen.length]).toEqual([1, 0]);
   });
 
-  it("answers 503 when no backend is there", async () => {
+  it("answers 503 with Retry-After when no backend is there (the request reached none)", async () => {
     const gone = await backend("gone");
     await gone.stop();
     const proxy = await proxyFor([gone]);
-    expect([502, 503]).toContain((await post(proxy.url, "x")).status);
-    await until(() => proxy.health()[0]?.up === false, "the refused probe");
     expect((await post(proxy.url, "x")).status).toBe(503);
+    await until(() => proxy.health()[0]?.up === false, "the refused probe");
+    const response = await fetch(proxy.url, { method: "POST", body: "x" });
+    expect([response.status, response.headers.get("retry-after"), await response.text()]).toEqual([
+      503,
+      "1",
+      "no backend reachable\n",
+    ]);
   });
 });
