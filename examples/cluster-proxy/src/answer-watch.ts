@@ -1,20 +1,49 @@
 import { StringDecoder } from "node:string_decoder";
-import { ErrorCode } from "@toolsmith/core";
+import { ErrorCode, errorLine, idText } from "@toolsmith/core";
 
-type Id = string | number;
+// A batch's elements, each as its own text: `idText` reads a number id past 2^53 exactly off one message's text.
+function elementTexts(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
+    } else if (char === "[" || char === "{") {
+      if (++depth === 1) from = i + 1;
+    } else if (char === "]" || char === "}") {
+      if (--depth === 0) return [...out, text.slice(from, i)];
+    } else if (char === "," && depth === 1) {
+      out.push(text.slice(from, i));
+      from = i + 1;
+    }
+  }
+  return out;
+}
 
-/** The ids of the JSON-RPC requests in a body (one request, or a batch); none when it holds no request. */
-export function requestIds(body: Buffer): Id[] {
+/** Each message of a JSON text (one, or a batch) with its own text; none when it is not JSON. */
+function messages(text: string): { message: unknown; text: string }[] {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString("utf8"));
+    parsed = JSON.parse(text);
   } catch {
     return [];
   }
-  return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((message: unknown) => {
+  if (!Array.isArray(parsed)) return [{ message: parsed, text }];
+  const texts = elementTexts(text);
+  return parsed.map((message: unknown, i) => ({ message, text: texts[i] ?? "" }));
+}
+
+/**
+ * The ids of the JSON-RPC requests in a body (one request, or a batch), each as the JSON text the request carried
+ * (a number past 2^53 exactly as written); none when it holds no request.
+ */
+export function requestIds(body: Buffer): string[] {
+  return messages(body.toString("utf8")).flatMap(({ message, text }) => {
     if (typeof message !== "object" || message === null) return [];
     const { id, method } = message as { id?: unknown; method?: unknown };
-    return typeof method === "string" && (typeof id === "string" || typeof id === "number") ? [id] : [];
+    return typeof method === "string" && (typeof id === "string" || typeof id === "number") ? [idText(id, text)] : [];
   });
 }
 
@@ -43,16 +72,16 @@ export class AnswerWatch {
   }
 
   /**
-   * What to write before ending the stream: one JSON-RPC error event per request of `ids` not answered yet (after a
-   * blank line when the backend was cut mid-event), or "" when each was answered.
+   * What to write before ending the stream: one JSON-RPC error event per request of `ids` (`requestIds`'s texts) not
+   * answered yet (after a blank line when the backend was cut mid-event), or "" when each was answered.
    */
-  ending(ids: readonly Id[]): string {
-    const open = ids.filter((id) => !this.#answered.has(JSON.stringify(id)));
+  ending(ids: readonly string[]): string {
+    const open = ids.filter((id) => !this.#answered.has(id));
     if (open.length === 0) return "";
     const cut = this.#line !== "" || this.#data.length > 0 ? "\n\n" : "";
     const events = open.map((id) => {
-      const error = { jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: STOPPED } };
-      return `event: message\ndata: ${JSON.stringify(error)}\n\n`;
+      const line = errorLine(id, { code: ErrorCode.InternalError, message: STOPPED });
+      return `event: message\ndata: ${line}\n\n`;
     });
     return cut + events.join("");
   }
@@ -60,15 +89,9 @@ export class AnswerWatch {
   #dispatch(): void {
     const data = this.#data.join("\n");
     this.#data = [];
-    let message: unknown;
-    try {
-      message = JSON.parse(data);
-    } catch {
-      return;
-    }
-    for (const one of Array.isArray(message) ? message : [message]) {
+    for (const { message: one, text } of messages(data)) {
       if (typeof one !== "object" || one === null || !("id" in one)) continue;
-      if ("result" in one || "error" in one) this.#answered.add(JSON.stringify(one.id));
+      if ("result" in one || "error" in one) this.#answered.add(idText(one.id, text));
     }
   }
 }

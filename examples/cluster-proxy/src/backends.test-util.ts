@@ -27,8 +27,8 @@ export interface Backend {
   stop(): Promise<void>;
 }
 
-/** Start a backend named `name` on a free port, stopped after the test. */
-export async function backend(name: string): Promise<Backend> {
+/** Start a backend named `name` on `port` (default a free one), stopped after the test. */
+export async function backend(name: string, port = 0): Promise<Backend> {
   const server = createServer((req, res) => {
     if (self.hung) {
       if (req.url !== "/healthz") self.seen.push(req);
@@ -56,15 +56,15 @@ export async function backend(name: string): Promise<Backend> {
       else res.writeHead(200, { "x-backend": name }).end(`${name}:${body}`);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const bound = (server.address() as AddressInfo).port;
   const stop = () =>
     new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
     });
   const self: Backend = {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${bound}/mcp`,
     server,
     streams: [],
     seen: [],

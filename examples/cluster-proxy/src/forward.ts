@@ -62,12 +62,13 @@ export function forward(req: IncomingMessage, res: ServerResponse, first: number
     done = true;
     how();
   };
-  const unreachable = (hung: boolean) =>
-    finish(() =>
-      hung
-        ? res.writeHead(504, { "content-type": "text/plain" }).end("backend stopped answering\n")
-        : res.writeHead(502, { "content-type": "text/plain" }).end("backend unreachable\n"),
-    );
+  const unreachable = (reached: boolean, hung: boolean) =>
+    finish(() => {
+      // Nothing reached a backend: safe to send again, so the client is told to.
+      if (!reached) res.writeHead(503, { "content-type": "text/plain", "retry-after": "1" });
+      else res.writeHead(hung ? 504 : 502, { "content-type": "text/plain" });
+      res.end(!reached ? "no backend reachable\n" : hung ? "backend stopped answering\n" : "backend unreachable\n");
+    });
 
   req.on("data", (chunk: Buffer) => {
     if (!overflow) {
@@ -140,7 +141,7 @@ export function forward(req: IncomingMessage, res: ServerResponse, first: number
         const next = overflow ? undefined : route.pick(tried);
         if (next !== undefined) return attempt(next);
       } else route.cut(index);
-      if (!res.headersSent) unreachable(hung);
+      if (!res.headersSent) unreachable(reached, hung);
       else finish(() => res.destroy());
     });
     up.once("response", (answer) => {

@@ -57,12 +57,16 @@ interface Slot {
   generation: number;
 }
 
-/** Probe each backend every `intervalMs` (the first at once); `urlOf(i)` is read at each probe, so a replace is seen. */
+/**
+ * Probe each backend every `intervalMs` (the first at once); `urlOf(i)` is read at each probe, so a replace is seen.
+ * `onChange` hears each backend leave or rejoin the rotation, `onFailure` each failed probe (`up`: still in rotation).
+ */
 export function createHealthChecks(
   count: number,
   urlOf: (index: number) => URL,
   options: HealthOptions,
   onChange: (change: HealthChange) => void,
+  onFailure: (index: number, reason: string, up: boolean) => void = () => {},
 ): HealthChecks {
   const slots: Slot[] = Array.from({ length: count }, () => ({
     up: true,
@@ -100,6 +104,7 @@ export function createHealthChecks(
     } else {
       s.failures++;
       set(index, s.up && !atOnce && s.failures < options.unhealthyAfter, failure);
+      onFailure(index, failure, s.up);
     }
     schedule(index, options.intervalMs);
   };

@@ -35,7 +35,7 @@ describe("the round-robin proxy", () => {
     expect(both.sort()).toEqual(["a", "b"]);
     proxy.rotate(0, false);
     proxy.rotate(1, false);
-    expect((await post(proxy.url, "5")).status).toBe(503);
+    expect(await post(proxy.url, "5")).toMatchObject({ status: 503, text: "every backend drained\n" });
   });
 
   it("streams an SSE event before the backend ends the response, and cuts a session's stream when the backend dies", async () => {
@@ -74,6 +74,25 @@ describe("the round-robin proxy", () => {
     ]);
   });
 
+  it("writes that error with the request's id exactly as sent, a number past 2^53 included", async () => {
+    const sse = await backend("a");
+    const proxy = await proxyFor([sse]);
+    const response = await fetch(proxy.url, {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: '{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"name":"slow"}}',
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    await reader.read();
+    sse.server.closeAllConnections();
+    let rest = "";
+    for (let read = await reader.read(); !read.done; read = await reader.read()) rest += decoder.decode(read.value);
+    expect(rest).toMatch(
+      /^event: message\ndata: \{"jsonrpc":"2\.0","id":12345678901234567890,"error":\{"code":-32603,/,
+    );
+  });
+
   it("sends a request whose backend refused the connection to the next one, body and all, and takes the refuser out at once", async () => {
     const [a, b] = [await backend("a"), await backend("b")];
     // No probe between the start's and the end of the test: only the refused request can tell.
@@ -105,12 +124,17 @@ describe("the round-robin proxy", () => {
     expect([a.seen.length, b.seen.length]).toEqual([1, 0]);
   });
 
-  it("answers 503 when no backend is there", async () => {
+  it("answers 503 with Retry-After when no backend is there (the request reached none)", async () => {
     const gone = await backend("gone");
     await gone.stop();
     const proxy = await proxyFor([gone]);
-    expect([502, 503]).toContain((await post(proxy.url, "x")).status);
-    await until(() => proxy.health()[0]?.up === false, "the refused probe");
     expect((await post(proxy.url, "x")).status).toBe(503);
+    await until(() => proxy.health()[0]?.up === false, "the refused probe");
+    const response = await fetch(proxy.url, { method: "POST", body: "x" });
+    expect([response.status, response.headers.get("retry-after"), await response.text()]).toEqual([
+      503,
+      "1",
+      "no backend reachable\n",
+    ]);
   });
 });

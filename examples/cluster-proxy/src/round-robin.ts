@@ -52,7 +52,10 @@ export interface RoundRobinProxy {
   readonly url: string;
   /** Every request so far, in the order it came. */
   readonly routed: readonly Routed[];
-  /** The backend the next request goes to (undefined: none in rotation). */
+  /**
+   * The backend the next request goes to: the next in rotation, else (none in rotation) one out for its health, one
+   * that refused first; undefined when every one is drained by hand.
+   */
   peek(): number | undefined;
   /** Route nothing more to backend `index` (an operator's drain), or again; its health checks go on. */
   rotate(index: number, inRotation: boolean): void;
@@ -98,17 +101,34 @@ export async function startProxy(options: RoundRobinOptions): Promise<RoundRobin
     },
     (change) => {
       if (!change.up) dropIdle(change.index);
-      // Accepting connections but answering nothing (a stopped process, a lost host): what it holds would wait
-      // forever, a quiet stream included, so it is cut. A draining or refusing one keeps its open exchanges.
-      if (!change.up && /timed out/.test(change.reason ?? "")) {
-        for (const stop of [...(held[change.index] as Set<() => void>)]) stop();
-      }
       options.onHealth?.(change);
+    },
+    (index, reason, up) => {
+      // Accepting connections but answering nothing (a stopped process, a lost host): what it holds would wait
+      // forever, a quiet stream included, so it is cut; so is what was sent to it since, as a last resort (below).
+      // A draining or refusing one keeps its open exchanges.
+      if (!up && /timed out/.test(reason)) {
+        for (const stop of [...(held[index] as Set<() => void>)]) stop();
+      }
     },
   );
   let next = 0;
 
   const inRotation = (index: number) => !drained.has(index) && health.isUp(index);
+  // None in rotation (the proxy started before its backends, or a load spike timed out every probe at once): a
+  // backend out for its health may be back before its next probe, so it is tried rather than the client refused.
+  // One that refused goes first: if it refuses again the request reached nothing and goes on to the next.
+  const lastResort = (tried?: ReadonlySet<number>): number | undefined => {
+    let best: number | undefined;
+    let bestRank = 2;
+    for (let step = 0; step < backends.length; step++) {
+      const index = (next + step) % backends.length;
+      if (drained.has(index) || tried?.has(index)) continue;
+      const rank = /refused/i.test(health.state(index).reason ?? "") ? 0 : 1;
+      if (rank < bestRank) [best, bestRank] = [index, rank];
+    }
+    return best;
+  };
   const pick = (advance: boolean, tried?: ReadonlySet<number>): number | undefined => {
     for (let step = 0; step < backends.length; step++) {
       const index = (next + step) % backends.length;
@@ -116,14 +136,14 @@ export async function startProxy(options: RoundRobinOptions): Promise<RoundRobin
       if (advance) next = index + 1;
       return index;
     }
-    return undefined;
+    return lastResort(tried);
   };
   const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
   const serve = (req: IncomingMessage, res: ServerResponse) => {
     const first = pick(true);
     if (first === undefined) {
-      res.writeHead(503, { "content-type": "text/plain", "retry-after": "1" }).end("no backend in rotation\n");
+      res.writeHead(503, { "content-type": "text/plain", "retry-after": "1" }).end("every backend drained\n");
       return;
     }
     const at = routed.length;
@@ -133,6 +153,8 @@ export async function startProxy(options: RoundRobinOptions): Promise<RoundRobin
       url: (index) => backends[index] as URL,
       agent: (index) => agents[index] as Agent,
       attempt(index) {
+        // A last resort: if it answers, its probe puts it back in rotation now rather than at the next interval.
+        if (!health.isUp(index)) health.probeNow(index);
         routed[at] = {
           backend: index,
           refused: [...refused],

@@ -3,7 +3,7 @@
  * it may change in any release, without notice; nothing outside this repository should import it.
  */
 export { InputRequired } from "./context/ask.js";
-export { callerKey } from "./context/caller.js";
+export { callerKey, isIpAddress } from "./context/caller.js";
 export { isEngineUnavailable, isLeaseLost } from "./engine/engine.js";
 export {
   keptCapabilities,

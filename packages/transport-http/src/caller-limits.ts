@@ -42,12 +42,15 @@ export class CallerCounts {
   }
 }
 
+/**
+ * The `remoteAddress` option: the caller's address for a request, `peer` being the address of the socket it came on
+ * (node:http's; undefined where it is not known, as in the web-standard handler).
+ */
+export type RemoteAddress = (request: Request, peer: string | undefined) => string | undefined;
+
 /** The peer's address, read when asked: `remoteAddress` (the option) when given, else the socket's. */
-export function addressOf(
-  request: Incoming,
-  remoteAddress: ((request: Request) => string | undefined) | undefined,
-): () => string | undefined {
-  return remoteAddress ? () => remoteAddress(request.request()) : () => request.remoteAddress;
+export function addressOf(request: Incoming, remoteAddress: RemoteAddress | undefined): () => string | undefined {
+  return remoteAddress ? () => remoteAddress(request.request(), request.remoteAddress) : () => request.remoteAddress;
 }
 
 /**
@@ -57,7 +60,7 @@ export function addressOf(
 export function callerOf(
   request: Incoming,
   auth: AuthInfo | undefined,
-  remoteAddress: ((request: Request) => string | undefined) | undefined,
+  remoteAddress: RemoteAddress | undefined,
 ): string | undefined {
   return callerKey(auth?.subject, addressOf(request, remoteAddress));
 }

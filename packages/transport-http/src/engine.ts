@@ -8,7 +8,7 @@ import {
   toServer,
 } from "@toolsmith/core";
 import { defaultEngine, isEngineUnavailable } from "@toolsmith/core/internal";
-import { callerShare } from "./caller-limits.js";
+import { callerShare, type RemoteAddress } from "./caller-limits.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "./exchange.js";
 import { fanOut } from "./fan-out.js";
 import { shuttingDown } from "./faults.js";
@@ -69,9 +69,10 @@ export interface HttpOptions extends ProtectionOptions, AuthOptions {
    * The caller's address, which keys the per-caller limits (the server's task limits too) of a caller `authenticate`
    * does not name (a subject keys them otherwise). node:http's peer address by default; the web-standard handler
    * knows none, so without this such callers share the global limits alone (and one caller's task limits). Behind a
-   * proxy, read the address it forwards.
+   * proxy, read the address it forwards: `forwardedFor()`. It is given the request and the socket's address (`peer`,
+   * undefined in the web-standard handler).
    */
-  remoteAddress?: (request: Request) => string | undefined;
+  remoteAddress?: RemoteAddress;
   /** A handshake-era session unused this long ends (default 30 minutes); the server's engine ends it. */
   sessionIdleMs?: number;
   /**

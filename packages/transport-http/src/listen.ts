@@ -4,6 +4,7 @@ import { isLogLevel, type Servable, textLogger, toServer } from "@toolsmith/core
 import { isEngineUnavailable } from "@toolsmith/core/internal";
 import { createHttpEngine, type HttpEngine, type HttpOptions } from "./engine.js";
 import type { Incoming, Outgoing } from "./exchange.js";
+import { forwardedFor, trustedProxies, trustSaid } from "./forwarded-for.js";
 import { checkLimits } from "./option-checks.js";
 import { isLoopbackHost } from "./protection.js";
 import { bodyLimit, reservedPaths, UserRoutes } from "./routes.js";
@@ -226,6 +227,9 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
   const path = reserved.path;
   bodyLimit(options.maxBodyBytes);
   checkLimits(options);
+  // Behind proxies the operator vouches for (TOOLSMITH_TRUST_PROXY), the client's address is read where they write it.
+  const hops = options.remoteAddress ? 0 : trustedProxies(process.env.TOOLSMITH_TRUST_PROXY);
+  const remoteAddress = hops > 0 ? forwardedFor({ hops }) : options.remoteAddress;
   if (options.routes) new UserRoutes(options.routes, reserved, 0);
   // Before the engine starts: what it says of its store (a Redis that may evict its keys) reaches the log.
   installLogger(servable, options.log);
@@ -261,11 +265,17 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
       message: `the engine could not start (${(unavailable as Error).message}): serving anyway; requests that need it are answered 503 with Retry-After until it starts, which is tried again by itself`,
     });
   }
-  const engine = createHttpEngine(servable, { ...options, path, allowedHosts });
+  const engine = createHttpEngine(servable, {
+    ...options,
+    path,
+    allowedHosts,
+    ...(remoteAddress ? { remoteAddress } : {}),
+  });
   server.on("request", nodeListener(engine));
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${bound}${path}`;
   const log = options.log === undefined ? process.stderr : options.log;
   log?.write(`MCP server (Streamable HTTP) listening on ${url}\n`);
+  if (hops > 0) log?.write(trustSaid(hops));
   return {
     url,
     server,

@@ -11,7 +11,7 @@ import {
   type SessionRecord,
 } from "@toolsmith/core";
 import { isEngineUnavailable, isPlainObject } from "@toolsmith/core/internal";
-import { callerOf } from "./caller-limits.js";
+import { callerOf, type RemoteAddress } from "./caller-limits.js";
 import { SSE_HEADERS } from "./event-stream.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "./exchange.js";
 import { ShuttingDown, shuttingDown, unavailable } from "./faults.js";
@@ -66,7 +66,7 @@ export interface SessionContext {
   readonly limits: SessionLimits;
   readonly streams: StreamLimits;
   readonly live: LiveSessions;
-  readonly remoteAddress: ((request: Request) => string | undefined) | undefined;
+  readonly remoteAddress: RemoteAddress | undefined;
   /** The engine started (once; later calls are free). */
   ready(): MaybePromise<void>;
   /** True once it has. */

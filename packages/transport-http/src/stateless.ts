@@ -9,7 +9,7 @@ import {
   type Tool,
 } from "@toolsmith/core";
 import { isPlainObject } from "@toolsmith/core/internal";
-import { addressOf, callerOf } from "./caller-limits.js";
+import { addressOf, callerOf, type RemoteAddress } from "./caller-limits.js";
 import type { Incoming, Outgoing } from "./exchange.js";
 import { idOf } from "./messages.js";
 import { refuse, statelessStatus } from "./refusals.js";
@@ -32,15 +32,11 @@ function paramCheck(request: Incoming, message: Record<string, unknown>): (tool:
 export class StatelessRequests {
   readonly #server: Server;
   readonly #streams: StreamLimits;
-  readonly #remoteAddress: ((request: Request) => string | undefined) | undefined;
+  readonly #remoteAddress: RemoteAddress | undefined;
   // Listen streams open now: ended with their closing result when the handler closes.
   readonly #listening = new Set<Connection>();
 
-  constructor(
-    server: Server,
-    streams: StreamLimits,
-    remoteAddress: ((request: Request) => string | undefined) | undefined,
-  ) {
+  constructor(server: Server, streams: StreamLimits, remoteAddress: RemoteAddress | undefined) {
     this.#server = server;
     this.#streams = streams;
     this.#remoteAddress = remoteAddress;

@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { exportedNames } from "../../../scripts/imports.mjs";
 
 // Every export is a promise: a name joins or leaves the package only by changing these lists on purpose.
-const VALUES = ["AuthError", "createHttpEngine", "createHttpHandler", "listen", "nodeListener"];
+const VALUES = ["AuthError", "createHttpEngine", "createHttpHandler", "forwardedFor", "listen", "nodeListener"];
 const TYPES = [
   "AuthOptions",
+  "ForwardedForOptions",
   "HttpEngine",
   "HttpHandler",
   "HttpOptions",
@@ -14,6 +15,7 @@ const TYPES = [
   "ListenOptions",
   "Outgoing",
   "ProtectionOptions",
+  "RemoteAddress",
   "RouteHandler",
   "RouteOptions",
   "Routes",

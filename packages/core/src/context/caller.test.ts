@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callerAddress, callerKey } from "./caller.js";
+import { callerAddress, callerKey, isIpAddress } from "./caller.js";
 
 // The key per-caller limits count by: a subject and an address never share one; one client cannot be many callers.
 
@@ -31,6 +31,25 @@ describe("callerKey", () => {
   it("keeps anything that is not an IPv6 address as it was given", () => {
     for (const other of ["", "unknown", "1::2::3", "1:2:3:4:5:6:7:8:9", "::ffff:10.0.0.256", "g::1", "x".repeat(100)]) {
       expect(callerAddress(other)).toBe(other);
+    }
+  });
+
+  it("tells an IP address from anything else (isIpAddress)", () => {
+    for (const ip of ["10.0.0.1", "255.255.255.255", "::1", "2001:db8::1", "::ffff:10.0.0.1", "fe80::1%eth0"]) {
+      expect(isIpAddress(ip), ip).toBe(true);
+    }
+    for (const other of [
+      "",
+      "unknown",
+      "10.0.0.256",
+      "1.2.3",
+      "1.2.3.4.5",
+      "[::1]",
+      "1.2.3.4:80",
+      "1::2::3",
+      "x".repeat(100),
+    ]) {
+      expect(isIpAddress(other), other).toBe(false);
     }
   });
 });

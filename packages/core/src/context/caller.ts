@@ -38,6 +38,16 @@ export function callerAddress(address: string): string {
   return `${kept.map((group) => group.toString(16)).join(":")}::/${IPV6_CALLER_BITS}`;
 }
 
+/**
+ * True for an IP address as a peer's address is written: IPv4 dotted (each byte at most 255) or IPv6 (a zone and an
+ * IPv4 tail allowed), no port, no brackets. What a proxy forwards is checked with it before it keys anything.
+ */
+export function isIpAddress(text: string): boolean {
+  const v4 = IPV4.exec(text);
+  if (v4 !== null) return v4.slice(1).every((byte) => Number(byte) <= 255);
+  return ipv6Groups(text) !== undefined;
+}
+
 const HEX_GROUP = /^[0-9a-f]{1,4}$/i;
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 
