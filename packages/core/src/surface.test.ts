@@ -180,6 +180,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "callerKey",
       "defaultEngine",
       "isEngineUnavailable",
+      "isIpAddress",
       "isLeaseLost",
       "isPlainObject",
       "isUriTemplate",
