@@ -10,22 +10,32 @@ import { script } from "./scripts.js";
  * ARGV: P, session, node, entry JSON, signal JSON, keepMs, most, perSession, lapsedMs. Kept for `node` while the
  * session has room there, then published on the session's channel: keepMs while its lease is live, else (its lease
  * lapsed while Redis was down, or it stalled, or a client named no process) only lapsedMs, long enough for a living
- * process to come back and take it.
+ * process to come back and take it. Lines for names without a live lease are `most` a window of lapsedMs over all
+ * such names together (P.."inl" counts them): a client naming made-up processes keeps no more than that.
  */
 export const KEEP_CLIENT_LINE = script(`
 local inbox, counts = P .. 'in:' .. ARGV[3], P .. 'inc:' .. ARGV[3]
-if redis.call('HINCRBY', counts, ARGV[2], 1) <= tonumber(ARGV[8]) then
-  redis.call('RPUSH', inbox, ARGV[4])
-  redis.call('LTRIM', inbox, -tonumber(ARGV[7]), -1)
-else
-  redis.call('HINCRBY', counts, ARGV[2], -1)
+local live = redis.call('EXISTS', P .. 'node:' .. ARGV[3]) == 1
+local room = true
+if not live then
+  local lapsed = P .. 'inl'
+  room = redis.call('INCR', lapsed) <= tonumber(ARGV[7])
+  if redis.call('PTTL', lapsed) < 0 then redis.call('PEXPIRE', lapsed, ARGV[9]) end
 end
-if redis.call('EXISTS', P .. 'node:' .. ARGV[3]) == 1 then
-  redis.call('PEXPIRE', inbox, ARGV[6])
-  redis.call('PEXPIRE', counts, ARGV[6])
-else
-  if redis.call('PTTL', inbox) < tonumber(ARGV[9]) then redis.call('PEXPIRE', inbox, ARGV[9]) end
-  if redis.call('PTTL', counts) < tonumber(ARGV[9]) then redis.call('PEXPIRE', counts, ARGV[9]) end
+if room then
+  if redis.call('HINCRBY', counts, ARGV[2], 1) <= tonumber(ARGV[8]) then
+    redis.call('RPUSH', inbox, ARGV[4])
+    redis.call('LTRIM', inbox, -tonumber(ARGV[7]), -1)
+  else
+    redis.call('HINCRBY', counts, ARGV[2], -1)
+  end
+  if live then
+    redis.call('PEXPIRE', inbox, ARGV[6])
+    redis.call('PEXPIRE', counts, ARGV[6])
+  else
+    if redis.call('PTTL', inbox) < tonumber(ARGV[9]) then redis.call('PEXPIRE', inbox, ARGV[9]) end
+    if redis.call('PTTL', counts) < tonumber(ARGV[9]) then redis.call('PEXPIRE', counts, ARGV[9]) end
+  end
 end
 redis.call('PUBLISH', P .. 'c:' .. ARGV[2], ARGV[5])
 return 1

@@ -47,6 +47,24 @@ it("keeps an answer for a process whose lease lapsed (not only a live one) until
   expect(await runner.takeClientLines()).toEqual([{ session: id, line }]);
 });
 
+it("keeps at most 256 lines a minute for names without a live lease, however many names a client makes up", async () => {
+  const { runner, other, key } = await two();
+  const { id } = recordOf();
+  await runner.createSession(recordOf({ id }), ROOMY);
+  const line = (node: string) =>
+    `{"jsonrpc":"2.0","id":"${node}-1-0","result":{"action":"accept","pad":"${"x".repeat(1000)}"}}`;
+  for (let i = 0; i < 300; i++) {
+    const made = `made-up-${i}`;
+    await other.signal(id, { type: "client", line: line(made), from: other.node, to: made });
+  }
+  let kept = 0;
+  for (const inbox of await raw.keys(key("in:*"))) kept += await raw.llen(inbox);
+  expect(kept).toBe(256);
+  // A live process's own answers are not counted against made-up names: they are kept still.
+  await other.signal(id, { type: "client", line: line(runner.node), from: other.node, to: runner.node });
+  expect(await runner.takeClientLines()).toEqual([{ session: id, line: line(runner.node) }]);
+});
+
 it("writes a running request's events and a running task's changes when Redis lost their entries and the lease", async () => {
   const { runner, other, key } = await two();
   const { id } = recordOf();
