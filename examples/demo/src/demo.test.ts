@@ -91,7 +91,7 @@ describe("the README demo (`pnpm demo`), run as a user runs it", () => {
   it("drives every example it names in its era, prints the wire both ways, exits 0 and leaves nothing running", async () => {
     const { code, stdout, stderr, group } = await runDemo();
     expect(leftIn(group)).toEqual([]);
-    expect(code, stdout).toBe(0);
+    expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0);
     // The servers' stderr passes through: wiretap announces itself there; nothing else may.
     expect(stderr).toBe("wiretap-mcp: listening on stdio\n");
 
