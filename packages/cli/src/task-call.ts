@@ -1,3 +1,4 @@
+import { ErrorCode } from "@toolsmith/core";
 import type { Answerer, InputRequest } from "./answers.js";
 import { MODERN_VERSION } from "./connect.js";
 import { CliError, EXIT, type ExitCode } from "./exit-codes.js";
@@ -156,7 +157,10 @@ async function follow(options: TaskCallOptions, created: Record<string, unknown>
     if (task.status === "completed")
       return { kind: "complete", result: (task.result ?? {}) as Record<string, unknown> };
     if (task.status === "failed") {
-      const error = (task.error ?? { code: -32603, message: "the task failed without saying why" }) as {
+      const error = (task.error ?? {
+        code: ErrorCode.InternalError,
+        message: "the task failed without saying why",
+      }) as {
         code: number;
         message: string;
       };

@@ -1,4 +1,4 @@
-import { errorLine } from "@toolsmith/core";
+import { ErrorCode, errorLine } from "@toolsmith/core";
 import { JSON_HEADERS, type Outgoing } from "./exchange.js";
 
 // What the transport answers when the engine (a shared store: Redis) cannot be reached: 503 with Retry-After.
@@ -12,7 +12,7 @@ function secondsOf(error: unknown): number {
 export function unavailable(id: string | null, error: unknown, headers?: Readonly<Record<string, string>>): Outgoing {
   const retryAfterSeconds = secondsOf(error);
   const body = errorLine(id ?? "null", {
-    code: -32000,
+    code: ErrorCode.ServerError,
     message: "Service unavailable: the server's session store cannot be reached; try again shortly",
     data: { retryAfterSeconds },
   });
@@ -28,7 +28,7 @@ export class ShuttingDown extends Error {}
  */
 export function shuttingDown(id: string | null): Outgoing {
   const body = errorLine(id ?? "null", {
-    code: -32000,
+    code: ErrorCode.ServerError,
     message: "Service unavailable: this server is shutting down; try again shortly",
     data: { retryAfterSeconds: 1 },
   });
