@@ -2,6 +2,8 @@
  * `@toolsmith/core/internal`: what Toolsmith's own packages (decorators, transports, cli) share with core. Unstable:
  * it may change in any release, without notice; nothing outside this repository should import it.
  */
+
+export { serviceUnavailable } from "./connection/error-boundary.js";
 export { InputRequired } from "./context/ask.js";
 export { callerKey, isIpAddress } from "./context/caller.js";
 export { isEngineUnavailable, isLeaseLost } from "./engine/engine.js";

@@ -191,6 +191,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "mayRead",
       "onAnnounce",
       "rawBatchIds",
+      "serviceUnavailable",
       "standardSchemaAdapter",
       "subscriptionUriRefusal",
       "tooManySubscriptions",

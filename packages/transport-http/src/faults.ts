@@ -1,4 +1,5 @@
 import { ErrorCode, errorLine } from "@toolsmith/core";
+import { serviceUnavailable } from "@toolsmith/core/internal";
 import { JSON_HEADERS, type Outgoing } from "./exchange.js";
 
 // What the transport answers when the engine (a shared store: Redis) cannot be reached: 503 with Retry-After.
@@ -11,11 +12,7 @@ function secondsOf(error: unknown): number {
 /** The 503 for a request (`id`: its id's JSON text, null without one) the engine could not serve. */
 export function unavailable(id: string | null, error: unknown, headers?: Readonly<Record<string, string>>): Outgoing {
   const retryAfterSeconds = secondsOf(error);
-  const body = errorLine(id ?? "null", {
-    code: ErrorCode.ServerError,
-    message: "Service unavailable: the server's session store cannot be reached; try again shortly",
-    data: { retryAfterSeconds },
-  });
+  const body = errorLine(id ?? "null", serviceUnavailable(retryAfterSeconds));
   return { status: 503, headers: { ...JSON_HEADERS, ...headers, "retry-after": String(retryAfterSeconds) }, body };
 }
 

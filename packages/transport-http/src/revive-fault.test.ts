@@ -47,7 +47,14 @@ it("a session revived on another process whose engine fails to follow it is 503 
   const refused = await b(post(call, { ...H, "mcp-session-id": session }));
   expect(refused.status).toBe(503);
   expect(refused.headers.get("retry-after")).toBe("2");
-  expect(await refused.json()).toMatchObject({ id: 7, error: { code: -32000 } });
+  expect(await refused.json()).toMatchObject({
+    id: 7,
+    error: {
+      code: -32000,
+      message: "Service unavailable: the server's state store cannot be reached; try again in 2 s",
+      data: { retryAfterSeconds: 2 },
+    },
+  });
   state.failing = false;
   const served = await b(post(call, { ...H, "mcp-session-id": session }));
   expect(served.status).toBe(200);

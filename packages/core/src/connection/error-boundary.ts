@@ -67,7 +67,7 @@ export class ErrorBoundary {
     if (isEngineUnavailable(error)) {
       // A fault of the engine's store, not of the server: the client is told when to try again, never the details.
       this.#core.log({ level: "error", message: `${method} failed: ${String(error)}`, error, method, requestId: id });
-      const wire = unavailable(error.retryAfterSeconds);
+      const wire = serviceUnavailable(error.retryAfterSeconds);
       respond(this.#out.errorLine(text, wire), id, options?.tag, wire.code, error.retryAfterSeconds);
       return;
     }
@@ -80,8 +80,11 @@ export class ErrorBoundary {
   }
 }
 
-/** The answer to a request the engine could not serve: -32000 "Service unavailable", with when to try again. */
-export function unavailable(retryAfterSeconds: number): JsonRpcErrorObject {
+/**
+ * The answer to a request the engine could not serve: -32000 "Service unavailable", with when to try again. The one
+ * text for it: the HTTP transport's 503 carries it too.
+ */
+export function serviceUnavailable(retryAfterSeconds: number): JsonRpcErrorObject {
   return {
     code: ErrorCode.ServerError,
     message: `Service unavailable: the server's state store cannot be reached; try again in ${retryAfterSeconds} s`,
