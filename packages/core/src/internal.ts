@@ -6,7 +6,7 @@
 export { serviceUnavailable } from "./connection/error-boundary.js";
 export { InputRequired } from "./context/ask.js";
 export { callerKey, isIpAddress } from "./context/caller.js";
-export { isEngineUnavailable, isLeaseLost } from "./engine/engine.js";
+export { DEFAULT_RETRY_AFTER_SECONDS, isEngineUnavailable, isLeaseLost } from "./engine/engine.js";
 export {
   keptCapabilities,
   keptClientInfo,

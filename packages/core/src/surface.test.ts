@@ -176,6 +176,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
   "@toolsmith/core/internal": {
     file: "./internal.ts",
     values: [
+      "DEFAULT_RETRY_AFTER_SECONDS",
       "InputRequired",
       "callerKey",
       "defaultEngine",

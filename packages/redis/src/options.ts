@@ -1,4 +1,5 @@
 import type { ConnectionOptions } from "node:tls";
+import { DEFAULT_RETRY_AFTER_SECONDS } from "@toolsmith/core/internal";
 
 /** Options of `createRedisEngine`. */
 export interface RedisEngineOptions {
@@ -24,7 +25,12 @@ export interface RedisEngineOptions {
 }
 
 /** What an option left out is. */
-export const DEFAULTS = { leaseMs: 10_000, eventsPerSession: 512, commandTimeoutMs: 2000, retryAfterSeconds: 2 };
+export const DEFAULTS = {
+  leaseMs: 10_000,
+  eventsPerSession: 512,
+  commandTimeoutMs: 2000,
+  retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS,
+};
 
 /** The options given (one set to undefined is left out). */
 export function withoutUndefined<T extends object>(value: T): Partial<T> {

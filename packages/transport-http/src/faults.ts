@@ -1,12 +1,14 @@
 import { ErrorCode, errorLine } from "@toolsmith/core";
-import { serviceUnavailable } from "@toolsmith/core/internal";
+import { DEFAULT_RETRY_AFTER_SECONDS, serviceUnavailable } from "@toolsmith/core/internal";
 import { JSON_HEADERS, type Outgoing } from "./exchange.js";
 
 // What the transport answers when the engine (a shared store: Redis) cannot be reached: 503 with Retry-After.
 
 function secondsOf(error: unknown): number {
   const seconds = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
-  return typeof seconds === "number" && Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 2;
+  return typeof seconds === "number" && Number.isFinite(seconds) && seconds > 0
+    ? Math.ceil(seconds)
+    : DEFAULT_RETRY_AFTER_SECONDS;
 }
 
 /** The 503 for a request (`id`: its id's JSON text, null without one) the engine could not serve. */

@@ -333,13 +333,16 @@ export interface Engine {
   onOrphan(listener: (request: RunningRequest) => void): Unfollow;
 }
 
+/** The seconds a client is told to wait when the engine's store is out of reach and nothing said otherwise. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 2;
+
 /** The engine's store could not be reached (or answered too late): a transport answers 503 with `Retry-After`. */
 export class EngineUnavailable extends Error {
   readonly retryAfterSeconds: number;
   constructor(message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "EngineUnavailable";
-    this.retryAfterSeconds = options?.retryAfterSeconds ?? 2;
+    this.retryAfterSeconds = options?.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
   }
 }
 
