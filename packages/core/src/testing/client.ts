@@ -49,7 +49,7 @@ export type TestListenFilter = ListenFilter & { taskIds?: string[] };
 /**
  * A client that talks to a server in memory, through the same JSON text a transport would carry.
  * @example
- * const client = await createTestClient(server, { protocolVersion: "2025-11-25" });
+ * const client = await createTestClient(server, { protocolVersion: LATEST_HANDSHAKE_VERSION });
  * const result = await client.callTool("add", { a: 1, b: 2 });
  */
 export interface TestClient {
