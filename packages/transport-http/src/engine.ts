@@ -121,12 +121,9 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
   const keep = options.eventBufferSize;
   const engine =
     keep === undefined ? server.engine : defaultEngine(server, () => createMemoryEngine({ eventsPerSession: keep }));
+  // Through the server's own log (its logger and its onError hook), which never throws.
   const onError = (error: unknown) => {
-    try {
-      server.logger?.({ level: "error", message: `HTTP transport: the engine failed: ${String(error)}` });
-    } catch {
-      // A failing logger must not take a request down with it.
-    }
+    server.log({ level: "error", message: `HTTP transport: the engine failed: ${String(error)}`, error });
   };
   const live = new LiveSessions(maxSessions, idleMs, engine, onError);
   const streams = new StreamLimits(maxStreams, options.maxStreamsPerCaller ?? callerShare(maxStreams));
@@ -211,11 +208,10 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     if (toldNoSubject) return;
     toldNoSubject = true;
     const message = `The authenticate hook returned a principal without a subject; every such request is answered 401. Return { subject: "<non-empty caller id>", scopes } from authenticate`;
-    try {
-      server.logger?.({ level: "error", message });
-    } catch {
-      // A failing logger must not take a request down with it.
-    }
+    // An error, so a server with only onError hears it too; its stack is transport-http's, not the hook's: left out.
+    const error = new Error(message);
+    delete error.stack;
+    server.log({ level: "error", message, error });
   };
 
   function serve(request: Incoming): Outgoing | Promise<Outgoing> {

@@ -1,9 +1,9 @@
 import { once } from "node:events";
 import { request as httpRequest, type IncomingMessage } from "node:http";
-import type { LogEntry } from "@toolsmith/core";
+import { createServer, type ErrorReport, type LogEntry } from "@toolsmith/core";
 import { describe, expect, it } from "vitest";
 import { listen } from "./listen.js";
-import { mcp, ok, send, serve } from "./routes.test-util.js";
+import { mcp, ok, open, send, serve } from "./routes.test-util.js";
 
 // The user's own routes beside /mcp, through real HTTP requests against listen on 127.0.0.1:0: how they are served.
 
@@ -168,6 +168,25 @@ describe("listen's routes", () => {
     ]);
     // The server lives on.
     expect((await send(base, "GET", "/status")).body).toBe("up");
+  });
+
+  it("a handler that throws reaches a server that has only onError (no logger), with the error itself", async () => {
+    const heard: [unknown, ErrorReport][] = [];
+    const server = createServer({ name: "hook", version: "1", onError: (error, where) => heard.push([error, where]) });
+    const thrown = new Error("secret detail");
+    const listening = await listen(server, {
+      port: 0,
+      log: null,
+      routes: {
+        "GET /throws": () => {
+          throw thrown;
+        },
+      },
+    });
+    open.push(listening);
+    const failed = await send(new URL(listening.url), "GET", "/throws");
+    expect([failed.status, failed.body]).toEqual([500, "Internal Server Error\n"]);
+    expect(heard).toEqual([[thrown, { method: "GET /throws" }]]);
   });
 
   it("a Response node:http refuses to send (a DEL in a header) cuts that connection, never hangs it", async () => {

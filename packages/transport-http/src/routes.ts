@@ -229,11 +229,12 @@ export class UserRoutes {
   }
 
   #failed(route: Route, error: unknown, what: string): void {
-    const why = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    try {
-      this.#server?.logger?.({ level: "error", message: `Route "${route.key}" ${what}: ${why}` });
-    } catch {
-      // A failing logger must not take the answer down with it.
-    }
+    // Through the server's own log (its logger and its onError hook), which never throws; the logger adds the stack.
+    this.#server?.log({
+      level: "error",
+      message: `Route "${route.key}" ${what}: ${String(error)}`,
+      error,
+      method: route.key,
+    });
   }
 }

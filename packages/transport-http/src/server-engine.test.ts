@@ -93,6 +93,27 @@ describe("an engine that cannot start yet", () => {
   });
 });
 
+describe("an engine whose start is refused", () => {
+  it("is heard by a server that has only onError (no logger), with the error itself", async () => {
+    const refusal = new Error("this Redis may evict its keys");
+    const engine = new Proxy(createMemoryEngine(), {
+      get(target, property) {
+        if (property === "start") return () => Promise.reject(refusal);
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const heard: unknown[] = [];
+    const server = createServer({ name: "refused", version: "1", engine, onError: (error) => heard.push(error) });
+    const handle = createHttpHandler(server);
+    // A session needs the engine: answered as an engine away, once the refusal has been told.
+    const refused = await handle(post(initialize(), H));
+    expect(refused.status).toBe(503);
+    expect(heard).toEqual([refusal]);
+    handle.close();
+  });
+});
+
 describe("the engine failing a session change", () => {
   it("logging/setLevel is 503 with the Retry-After core's -32000 asks for", async () => {
     const engine = createMemoryEngine();

@@ -98,6 +98,24 @@ describe("flow control: the in-flight limit, the waiting queue and its bound", (
     expect(harness.stderr()).toContain("tap broke");
   });
 
+  it("a tap that throws reaches a server that has only onError (no logger), with the error itself", async () => {
+    const heard: [unknown, { method: string }][] = [];
+    const thrown = new Error("tap broke");
+    const harness = serve(
+      untilCancelled().onError((error, where) => heard.push([error, where])),
+      {
+        tap: () => {
+          throw thrown;
+        },
+      },
+    );
+    harness.write(call(1, "quick", { n: 1 }));
+    harness.end();
+    await harness.connection.closed;
+    expect(harness.replies.get(1)).toMatchObject({ result: { content: [{ text: "1" }] } });
+    expect(heard).toContainEqual([thrown, { method: "(tap)" }]);
+  });
+
   it("the replies a chunk's lines get at once go out together: a few in one write, in order", async () => {
     const stdin = new PassThrough();
     const { stdout, writes } = recordedStdout();

@@ -82,8 +82,11 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
   const usesProcess = stdout === process.stdout;
   const exitOnEnd = options.exitOnEnd ?? stdin === process.stdin;
   const logger = stderrLogger(stderr);
-  const log = (error: unknown, where: { method: string }) =>
-    logger({ level: "error", message: `${where.method} failed: ${String(error)}`, error });
+  // Through the server's own log (its logger and its onError hook); stderr when neither is set any more.
+  const log = (error: unknown, where: { method: string }) => {
+    const entry = { level: "error" as const, message: `${where.method} failed: ${String(error)}`, error, ...where };
+    if (!server.log(entry)) logger(entry);
+  };
 
   const guard: StdoutGuard | undefined =
     (options.guardStdout ?? usesProcess) ? guardStdout(stdout as NodeJS.WriteStream, stderr) : undefined;
