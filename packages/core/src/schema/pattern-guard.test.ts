@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as z3 from "zod/v3";
 import { ARKTYPE_PATTERNS } from "./library-patterns.js";
+import { patternPlan } from "./pattern-guard.js";
 import "./zod-v3.js";
 import type { AnySchema } from "../index.js";
 import { createServer } from "../server/server.js";
@@ -84,6 +85,18 @@ describe("a pattern where the library runs it on strings that need not match", (
   it.each(cases)("%s is refused at registration", (_name, input, keyword) => {
     expect(definitionError(() => lookup(input)).message).toContain(`under "${keyword}"`);
   });
+
+  // Every keyword that holds sub-schemas is either followed (checked on RE2 first) or refused: none is passed over.
+  it.each(["additionalItems", "contentSchema", "unevaluatedItems", "dependentSchemas"])(
+    "under %s in a listed schema is refused too",
+    (keyword) => {
+      const hostile = { type: "string", pattern: "^(a+)+$" };
+      const value = keyword === "dependentSchemas" ? { x: hostile } : hostile;
+      const listed = { type: "object", properties: { list: { type: "array", [keyword]: value } } };
+      const error = definitionError(() => patternPlan(listed, 'Tool "t" input', () => new Set()));
+      expect(error.message).toContain(`under "${keyword}"`);
+    },
+  );
 });
 
 describe("zod's own formats keep working: never refused, left to zod", () => {

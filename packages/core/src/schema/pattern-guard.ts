@@ -1,5 +1,6 @@
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
+import { SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE } from "./keywords.js";
 import type { LinearPattern } from "./linear-regex.js";
 import { searchedRepeat, type Unsupported, unsupportedSyntax } from "./pattern-syntax.js";
 
@@ -20,21 +21,18 @@ export interface Plan {
   keys?: Plan;
 }
 
-// Keywords whose schemas may or may not apply: a pattern there would run on strings that do not match it.
-const MAYBE = [
-  "anyOf",
-  "oneOf",
-  "not",
-  "if",
-  "then",
-  "else",
-  "contains",
-  "dependentSchemas",
-  "dependencies",
-  "patternProperties",
-  "unevaluatedProperties",
-  "unevaluatedItems",
-];
+// The keywords the plan follows: their schemas apply wherever the node does.
+const FOLLOWED: ReadonlySet<string> = new Set([
+  "properties",
+  "additionalProperties",
+  "items",
+  "prefixItems",
+  "propertyNames",
+  "allOf",
+]);
+// Every other keyword that holds sub-schemas (keywords.ts, plus draft-07's `dependencies`): a pattern there is not
+// checked before the library (its schema may or may not apply), so it would run on strings that do not match it.
+const MAYBE = [...SCHEMA_MAPS, ...SCHEMA_LISTS, ...SCHEMA_ONE, "dependencies"].filter((key) => !FOLLOWED.has(key));
 
 /** A listed pattern and the flags of the library's RegExp for it (`i`, `m`, `s`: what changes a match). */
 export interface Pattern {
