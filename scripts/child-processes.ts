@@ -138,6 +138,8 @@ export async function endTracked(): Promise<void> {
 }
 
 export interface Outcome {
+  /** The process's id (with `detached`, also its process group's). */
+  pid: number | undefined;
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
@@ -151,10 +153,16 @@ export interface Outcome {
 export async function run(
   command: string,
   args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; ms?: number } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; ms?: number; detached?: boolean } = {},
 ): Promise<Outcome> {
   const child = track(
-    spawn(command, [...args], { cwd: options.cwd, env: options.env ?? process.env, stdio: ["pipe", "pipe", "pipe"] }),
+    spawn(command, [...args], {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ["pipe", "pipe", "pipe"],
+      // A group of its own: what it started can be found after it (Outcome.pid names the group).
+      detached: options.detached,
+    }),
   );
   let stdout = "";
   let stderr = "";
@@ -175,7 +183,7 @@ export async function run(
     const { code, signal } = await Promise.race([exited(child, what, options.ms), spawnError]);
     // Both streams to their end: a process it left behind holding them is a leak worth failing for.
     await within(closed, `the output of \`${command}\` to end (a process it started still holds it?)`);
-    return { code, signal, stdout, stderr };
+    return { pid: child.pid, code, signal, stdout, stderr };
   } catch (error) {
     await end(child);
     throw new Error(`${(error as Error).message}\nstdout so far:\n${stdout}\nstderr so far:\n${stderr}`);

@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { allProcesses, exited, track } from "../../../scripts/child-processes.js";
-import { within } from "../../../scripts/wait.js";
+import { allProcesses, run } from "../../../scripts/child-processes.js";
 
 const demoPath = fileURLToPath(new URL("../dist/demo.js", import.meta.url));
 
@@ -58,28 +56,6 @@ function repliesTo(messages: Wire[], id: string | number): number {
   return messages.filter((message) => message.method === undefined && message.id === id).length;
 }
 
-/** Run the demo as `pnpm demo` does, in a process group of its own so what it started can be found after it. */
-async function runDemo(): Promise<{ code: number | null; stdout: string; stderr: string; group: number }> {
-  const child = track(spawn(process.execPath, [demoPath], { detached: true, stdio: ["ignore", "pipe", "pipe"] }));
-  const group = child.pid as number;
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
-  try {
-    const { code } = await exited(child, "`node examples/demo/dist/demo.js` to exit");
-    await within(closed, "the demo's output to end (a server it started still holds it?)");
-    return { code, stdout, stderr, group };
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\nstdout so far:\n${stdout}\nstderr so far:\n${stderr}`);
-  }
-}
-
 /** The live processes left in `group`, ended by SIGKILL here so none outlives the test file. */
 function leftIn(group: number): number[] {
   const left = allProcesses().filter((info) => info.pgid === group && !info.zombie);
@@ -89,8 +65,9 @@ function leftIn(group: number): number[] {
 
 describe("the README demo (`pnpm demo`), run as a user runs it", () => {
   it("drives every example it names in its era, prints the wire both ways, exits 0 and leaves nothing running", async () => {
-    const { code, stdout, stderr, group } = await runDemo();
-    expect(leftIn(group)).toEqual([]);
+    // As `pnpm demo` runs it, in a process group of its own so what it started can be found after it.
+    const { code, stdout, stderr, pid } = await run(process.execPath, [demoPath], { detached: true });
+    expect(leftIn(pid as number)).toEqual([]);
     expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0);
     // The servers' stderr passes through: wiretap announces itself there; nothing else may.
     expect(stderr).toBe("wiretap-mcp: listening on stdio\n");
