@@ -130,6 +130,22 @@ function whenTask(at: Process, taskId: string, holds: (task: Record<string, unkn
   }, what);
 }
 
+/** The `effect` tool held at its gate: open it, and hear its handler aborted and ended. */
+function armEffect(): { open: () => void; wasAborted: Promise<void>; wasEnded: Promise<void> } {
+  let open!: () => void;
+  gate = new Promise((resolve) => {
+    open = resolve;
+  });
+  const wasAborted = new Promise<void>((resolve) => {
+    aborted = resolve;
+  });
+  const wasEnded = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
+  effects = 0;
+  return { open, wasAborted, wasEnded };
+}
+
 describe("answers that survive a cut subscriber connection", () => {
   it("a task's answer given on B while A's subscriber is cut: A's handler resumes and the task completes", async () => {
     const namespace = `durable-${crypto.randomUUID()}`;
@@ -152,17 +168,7 @@ describe("answers that survive a cut subscriber connection", () => {
   it("a task cancelled on B while A's subscriber is cut: A's handler is aborted and does not act", async () => {
     const namespace = `durable-${crypto.randomUUID()}`;
     const [a, b] = [process_(namespace), process_(namespace)];
-    let open!: () => void;
-    gate = new Promise((resolve) => {
-      open = resolve;
-    });
-    const wasAborted = new Promise<void>((resolve) => {
-      aborted = resolve;
-    });
-    const wasEnded = new Promise<void>((resolve) => {
-      ended = resolve;
-    });
-    effects = 0;
+    const { open, wasAborted, wasEnded } = armEffect();
     const taskId = (await result(a, "tools/call", { name: "effect" })).taskId as string;
     const restore = await cutSubscribers();
     try {
@@ -180,17 +186,7 @@ describe("answers that survive a cut subscriber connection", () => {
   it("a handshake-era call cancelled on B while A's subscriber is cut: A's handler is aborted and does not act", async () => {
     const namespace = `durable-${crypto.randomUUID()}`;
     const [a, b] = [process_(namespace), process_(namespace)];
-    let open!: () => void;
-    gate = new Promise((resolve) => {
-      open = resolve;
-    });
-    const wasAborted = new Promise<void>((resolve) => {
-      aborted = resolve;
-    });
-    const wasEnded = new Promise<void>((resolve) => {
-      ended = resolve;
-    });
-    effects = 0;
+    const { open, wasAborted, wasEnded } = armEffect();
     const opened = await a.handle(post(initialize(1, "2025-11-25", {}), H));
     const headers = { ...H, "mcp-session-id": opened.headers.get("mcp-session-id") as string };
     await a.handle(post({ jsonrpc: "2.0", method: "notifications/initialized" }, headers));
