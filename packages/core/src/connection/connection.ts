@@ -68,9 +68,8 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         `session ${record.id} speaks ${version}, not a handshake-era revision: it cannot be restored`,
       );
     }
-    this.#eras.restore({ protocolVersion: version, clientInfo, clientCapabilities }, record.initialized);
-    this.#logLevel = record.logLevel;
-    if (record.initialized) this.#attach();
+    this.#eras.restore({ protocolVersion: version, clientInfo, clientCapabilities });
+    this.sessionKept(record);
   }
 
   // A session change is told first (so a later request on another process sees it), then applied here.
@@ -206,11 +205,13 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   }
 
   /**
-   * A kept session as the engine holds it now (another process may have served its `logging/setLevel`): its log
-   * level applied here, without telling the engine again.
+   * A kept session as the engine holds it now (another process may have served its `notifications/initialized` or
+   * `logging/setLevel`): its log level, and its being in operation, applied here without telling the engine again.
    */
   sessionKept(record: SessionRecord): void {
     this.#logLevel = record.logLevel;
+    // Initialized never goes back: an older record leaves an operating connection as it is.
+    if (record.initialized && this.#eras.initialized()) this.#attach();
   }
 
   setLogLevel(level: LogLevel): MaybePromise<void> {

@@ -86,18 +86,18 @@ export class EraRouter {
   }
 
   /**
-   * Start as a session `initialize` opened elsewhere (another connection, another process), in operation or not;
-   * the caller as the connection's own auth shows it (whom a list change or resource update may reach).
+   * Start as a session `initialize` opened elsewhere (another connection, another process), handshaking until
+   * `initialized()`; the caller as the connection's own auth shows it (whom a list change or resource update may reach).
    */
-  restore(session: HandshakeSession, operating: boolean): RequestContextImpl {
-    const handshaking = initialize(FRESH, session);
-    this.#state = operating ? initialized(handshaking) : handshaking;
-    const caller = this.#sessionContext(session, featuresOf(session.protocolVersion), 0, "n0", undefined, undefined);
-    this.#caller = caller;
-    return caller;
+  restore(session: HandshakeSession): void {
+    this.#state = initialize(FRESH, session);
+    this.#caller = this.#sessionContext(session, featuresOf(session.protocolVersion), 0, "n0", undefined, undefined);
   }
 
-  /** `notifications/initialized`: true when it took a handshaking connection into operation. */
+  /**
+   * `notifications/initialized`, here or kept by another process: true when it took a handshaking connection into
+   * operation.
+   */
   initialized(): boolean {
     const state = this.#state;
     if (state.kind !== "handshaking") return false;

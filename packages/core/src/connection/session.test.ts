@@ -143,6 +143,31 @@ describe("connect({ session }): a session kept elsewhere carries on", () => {
   });
 });
 
+describe("connection.sessionKept(record): the session as its engine holds it now", () => {
+  it("takes in what another process kept (initialized, the log level), telling nothing back; never goes back", async () => {
+    const s = server();
+    const heard: SessionChange[] = [];
+    const connection = connectLines(s, {
+      session: record({ initialized: false }),
+      onSessionChange: (change) => void heard.push(change),
+    });
+    connection.sessionKept(record({ initialized: true, logLevel: "debug" }));
+    expect(connection.phase).toBe("operation");
+    expect(connection.logLevel).toBe("debug");
+    await replyTo(connection, call(1, "chatty"));
+    expect(lines(connection, "notifications/message")).toHaveLength(1);
+    // In operation, it hears of list changes as one initialized through it does.
+    s.tool({ name: "late", description: "Added later", handler: () => "late" });
+    await Promise.resolve();
+    expect(lines(connection, "notifications/tools/list_changed")).toHaveLength(1);
+    // An older record does not take it back into the handshake; its level is the record's.
+    connection.sessionKept(record({ initialized: false, logLevel: "error" }));
+    expect(connection.phase).toBe("operation");
+    expect(connection.logLevel).toBe("error");
+    expect(heard).toEqual([]);
+  });
+});
+
 describe("connect({ onSessionChange }): told before the reply", () => {
   it("hears each change, and the reply waits for it", async () => {
     const heard: SessionChange[] = [];
