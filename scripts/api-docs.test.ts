@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-// @ts-expect-error: a plain .mjs script, run by `pnpm docs`
+// @ts-expect-error: a plain .mjs script, run by `pnpm run docs`
 import { entriesOf } from "../docs/api/entries.mjs";
 import { run } from "./child-processes.js";
 
@@ -29,7 +29,7 @@ it("documents every publishable package, the one fixed release group of .changes
   expect(entries.map((entry) => entry.name)).toContain("@toolsmith/core/middleware");
 });
 
-it("pnpm docs writes the reference with no warning (a type no entry exports, a broken link)", async () => {
+it("pnpm run docs writes the reference with no warning (a type no entry exports, a broken link)", async () => {
   const out = mkdtempSync(join(tmpdir(), "toolsmith-api-docs-"));
   folders.push(out);
   const { code, stdout, stderr } = await run(process.execPath, [join(root, "docs/api/build.mjs"), "--out", out]);

@@ -1,4 +1,4 @@
-// `pnpm docs`: the HTML API reference of every published package, one module per entry of its package.json
+// `pnpm run docs`: the HTML API reference of every published package, one module per entry of its package.json
 // `exports` (read from there, so a new subpath is documented without a change here), into docs/api/html/ (or the
 // folder after --out). Any warning (a type a signature uses that no entry exports, a broken {@link}) fails it.
 import { join, relative, resolve } from "node:path";
