@@ -18,8 +18,15 @@ import type { IsTemplate, TemplateVariables } from "./template-types.js";
  * The arguments a decorated method receives for an `input` (or a prompt's `args`), zod object or raw shape: the
  * parsed values, defaults filled in. Keep the schema in a constant and type the parameter from it.
  * @example
+ * ```ts source="examples/decorators.ts#Args"
  * const Booking = z.object({ from: z.string(), to: z.string(), seats: z.number().default(1) });
  * class Desk extends McpServer {
+ *   @tool({ description: "Book a seat", input: Booking })
+ *   book({ from, to, seats }: Args<typeof Booking>) {
+ *     return `${seats} × ${from}–${to}`;
+ *   }
+ * }
+ * ```
  *   @tool({ description: "Book a seat", input: Booking })
  *   book({ from, to, seats }: Args<typeof Booking>) { return `${seats} × ${from}–${to}`; }
  * }
@@ -59,7 +66,14 @@ export type PromptResult = MaybePromise<PromptMessageLike | PromptMessageLike[] 
  * Publish a method as a tool. Its name defaults to the method's; its first parameter is typed from `input`,
  * and with `output` its return type from that. `guard` may name a method of the class.
  * @example
+ * ```ts source="examples/decorators.ts#tool"
  * class Calc extends McpServer {
+ *   @tool({ description: "Add two numbers", input: { a: z.number(), b: z.number() } })
+ *   add({ a, b }: { a: number; b: number }) {
+ *     return a + b;
+ *   }
+ * }
+ * ```
  *   @tool({ description: "Add two numbers", input: { a: z.number(), b: z.number() } })
  *   add({ a, b }: { a: number; b: number }) { return a + b; }
  * }
@@ -99,8 +113,21 @@ type ResourceDecorator<U extends string, I, L extends string, C, G extends strin
  * (the method gets the variables, typed from the template or from `input`, then the context). `list`, each
  * `complete` entry and `guard` may name a method of the class, which then runs with `this` the instance.
  * @example
+ * ```ts source="examples/decorators.ts#resource"
  * class Notes extends McpServer {
  *   notes = new Map<string, string>();
+ *   @resource("notes://{id}", { description: "One note", list: "listNotes", complete: { id: "noteIds" } })
+ *   note({ id }: { id: string }) {
+ *     return this.notes.get(id);
+ *   }
+ *   listNotes() {
+ *     return [...this.notes.keys()].map((id) => ({ uri: `notes://${id}`, name: id }));
+ *   }
+ *   noteIds(value: string) {
+ *     return [...this.notes.keys()].filter((id) => id.startsWith(value));
+ *   }
+ * }
+ * ```
  *   @resource("notes://{id}", { description: "One note", list: "listNotes", complete: { id: "noteIds" } })
  *   note({ id }: { id: string }) { return this.notes.get(id); }
  *   listNotes() { return [...this.notes.keys()].map((id) => ({ uri: `notes://${id}`, name: id })); }
@@ -134,7 +161,17 @@ type PromptDecorator<A, C, G extends string> = ToolsmithDecorator<
  * Publish a method as a prompt; zod string schemas in `args` become its arguments. Each `complete` entry and
  * `guard` may name a method of the class.
  * @example
+ * ```ts source="examples/decorators.ts#prompt"
  * class Notes extends McpServer {
+ *   @prompt({ description: "Summarise notes", args: { topic: z.string() }, complete: { topic: "topics" } })
+ *   summarise({ topic }: { topic: string }) {
+ *     return `Summarise my notes on ${topic}`;
+ *   }
+ *   topics(value: string) {
+ *     return ["work", "home"].filter((topic) => topic.startsWith(value));
+ *   }
+ * }
+ * ```
  *   @prompt({ description: "Summarise notes", args: { topic: z.string() }, complete: { topic: "topics" } })
  *   summarise({ topic }: { topic: string }) { return `Summarise my notes on ${topic}`; }
  *   topics(value: string) { return ["work", "home"].filter((topic) => topic.startsWith(value)); }

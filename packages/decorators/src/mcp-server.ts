@@ -17,9 +17,15 @@ function kebab(name: string): string {
  * options given to `super()`; `name` defaults to the class name in kebab case, `version` to "0.0.0".
  * Those five names and `toServer` are the base's own; every other method name is yours.
  * @example
+ * ```ts source="examples/decorators.ts#McpServer"
  * class Notes extends McpServer {
  *   name = "notes";
  *   version = "1.0.0";
+ *   @tool({ description: "Count notes" }) count() {
+ *     return 0;
+ *   }
+ * }
+ * ```
  *   @tool({ description: "Count notes" }) count() { return 0; }
  * }
  */

@@ -18,8 +18,14 @@ export interface SchemaClass<S extends AnySchema = AnySchema> {
  * A base class carrying `schema`: with legacy decorators and `emitDecoratorMetadata`, a tool method whose
  * first parameter is declared as such a class takes its input schema from it, without `input:`.
  * @example
+ * ```ts source="examples/schema-class.ts#schemaClass"
  * class AddInput extends schemaClass(z.object({ a: z.number(), b: z.number() })) {}
- * class Calc extends McpServer { @tool({ description: "Add" }) add({ a, b }: AddInput) { return a + b; } }
+ * class Calc extends McpServer {
+ *   @tool({ description: "Add" }) add({ a, b }: AddInput) {
+ *     return a + b;
+ *   }
+ * }
+ * ```
  */
 export function schemaClass<S extends AnySchema>(schema: S): SchemaClass<S> {
   const carrier = class {} as unknown as SchemaClass<S>;

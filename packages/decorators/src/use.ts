@@ -27,6 +27,14 @@ function check(middleware: Middleware[]): void {
  * Run middleware around every operation of a server class (on the class), or around one decorated method's.
  * Both decorator dialects; a subclass's middleware runs inside its parent's.
  * @example
+ * ```ts source="examples/decorators.ts#use"
+ * @use(requestLog(log))
+ * class Notes extends McpServer {
+ *   @use(rateLimit({ capacity: 3 }))
+ *   @tool({ description: "Add a note", input: { title: z.string() } })
+ *   add() {}
+ * }
+ * ```
  * @use(requestLog(log))
  * class Notes extends McpServer {
  *   @use(rateLimit({ capacity: 3 })) @tool({ description: "Add a note", input: { title: z.string() } }) add() {}

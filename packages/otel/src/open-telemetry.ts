@@ -54,7 +54,9 @@ const META_GETTER: TextMapGetter<RequestContext> = {
  * propagator extracts from the request's `_meta` (`ctx.trace`); the operation runs inside the span's context, so
  * spans the handler makes nest under it.
  * @example
+ * ```ts source="examples/open-telemetry.ts#openTelemetry"
  * server.use(openTelemetry());
+ * ```
  */
 export function openTelemetry(options: OpenTelemetryOptions = {}): Middleware {
   // A proxy tracer: it follows a global provider registered after this call.

@@ -58,8 +58,10 @@ const EVENT_ID = /^\d{1,19}-\d{1,19}$/;
  * stopped is given to another. Every call fails with core's `EngineUnavailable` within about `commandTimeoutMs` when
  * Redis cannot answer; the engine reconnects by itself.
  * @example
+ * ```ts source="examples/redis-engine.ts#createRedisEngine"
  * const engine = createRedisEngine({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" });
  * const server = createServer({ name: "notes", version: "1.0.0", engine });
+ * ```
  */
 export function createRedisEngine(options: RedisEngineOptions): Engine {
   const settings: Settings = { ...DEFAULTS, ...withoutUndefined(options), url: options.url };

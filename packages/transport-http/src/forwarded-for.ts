@@ -43,7 +43,9 @@ function entryFromRight(header: string, hops: number): string {
  * reaches it directly writes the header it likes, and picks its own per-caller limits. `listen` sets it when
  * `TOOLSMITH_TRUST_PROXY` is a number of hops.
  * @example
+ * ```ts source="examples/http.ts#forwardedFor"
  * await listen(server, { host: "10.0.0.5", allowedHosts: ["mcp.example.com"], remoteAddress: forwardedFor() });
+ * ```
  */
 export function forwardedFor(options: ForwardedForOptions = {}): RemoteAddress {
   const hops = options.hops ?? 1;

@@ -63,8 +63,10 @@ function toResponse(outgoing: Outgoing): Response {
  * Serve `servable` over Streamable HTTP, both protocol eras from one instance: a 2026-07-28 request is served
  * statelessly (nothing kept between requests), a handshake-era client gets a session from `initialize`.
  * @example
- * const handle = createHttpHandler(new Notes());
+ * ```ts source="examples/http.ts#createHttpHandler"
+ * const handle = createHttpHandler(notes);
  * Bun.serve({ port: 3000, fetch: handle });
+ * ```
  */
 export function createHttpHandler(servable: Servable, options: HttpOptions = {}): HttpHandler {
   const engine = createHttpEngine(servable, options);

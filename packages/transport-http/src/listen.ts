@@ -217,7 +217,9 @@ function installLogger(servable: Servable, log: NodeJS.WritableStream | null | u
 /**
  * Serve over Streamable HTTP on node:http, at `http://host:port/path`, and say so on stderr.
  * @example
- * await listen(new Notes(), { port: 3000 }); // http://127.0.0.1:3000/mcp
+ * ```ts source="examples/http.ts#listen"
+ * await listen(notes, { port: 3000 }); // http://127.0.0.1:3000/mcp
+ * ```
  */
 export async function listen(servable: Servable, options: ListenOptions = {}): Promise<HttpServer> {
   const host = options.host ?? "127.0.0.1";

@@ -24,10 +24,12 @@ export interface RouteOptions {
  * Routes keyed `"METHOD /path"`: `"GET /status"`, `"POST /hooks/github"`, or `"GET /static/*"` for every path under
  * `/static/`. A GET route answers HEAD too (without the body) unless a HEAD route is given.
  * @example
+ * ```ts source="examples/http.ts#Routes"
  * const routes: Routes = {
  *   "GET /status": () => Response.json({ up: true }),
  *   "POST /hooks/github": { anyHost: true, handler: async (request) => new Response(await request.text()) },
  * };
+ * ```
  */
 export type Routes = Readonly<Record<string, RouteHandler | RouteOptions>>;
 

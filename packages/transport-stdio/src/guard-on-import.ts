@@ -9,7 +9,9 @@ const guard = guardStdout(process.stdout, process.stderr);
  * Lift the guard that importing this package put on stdout, for a program that will not serve over stdio after
  * all. serveStdio's own guard, while it serves, is not affected.
  * @example
+ * ```ts source="examples/stdio.ts#releaseStdout"
  * if (process.argv.includes("--http")) releaseStdout();
+ * ```
  */
 export function releaseStdout(): void {
   guard.restore();

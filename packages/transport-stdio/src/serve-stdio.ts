@@ -72,7 +72,11 @@ function defaultThreshold(): LogLevel {
 /**
  * Serve `server` over stdio: newline-delimited JSON-RPC on stdin/stdout, logs on stderr.
  * @example
- * await serveStdio(createServer({ name: "demo", version: "1.0.0" }).tool(echo)).closed;
+ * ```ts source="examples/stdio.ts#serveStdio"
+ * const server = createServer({ name: "demo", version: "1.0.0" });
+ * server.tool(echo);
+ * await serveStdio(server).closed;
+ * ```
  */
 export function serveStdio(servable: Servable, options: StdioOptions = {}): StdioConnection {
   const server = toServer(servable);

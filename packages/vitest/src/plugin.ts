@@ -24,9 +24,12 @@ const MAYBE_DECORATED = /@[\w$(]/;
  * decorators in each file whose tsconfig leaves `experimentalDecorators` off, with a source map into the file;
  * files whose tsconfig turns it on are left to vite's own transform, which compiles legacy decorators.
  * @example
+ * ```ts source="examples/vitest-config.ts#toolsmith"
  * import { toolsmith } from "@toolsmith/vitest";
  * import { defineConfig } from "vitest/config";
+ *
  * export default defineConfig({ plugins: [toolsmith()] });
+ * ```
  */
 export function toolsmith(options: ToolsmithOptions = {}): Plugin & VitestPlugin {
   let lookup: DialectLookup = createDialectLookup();

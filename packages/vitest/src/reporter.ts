@@ -6,7 +6,13 @@ import { explainDecoratorSyntaxError } from "./explain.js";
  * source vite did not compile into a message naming the file and the plugin to add. `toolsmith()` installs it;
  * without the plugin, name it in `reporters` or on the command line.
  * @example
- * // vitest run --reporter=default --reporter=@toolsmith/vitest/reporter
+ * ```ts source="examples/reporter-config.ts#DecoratorErrorReporter"
+ * import DecoratorErrorReporter from "@toolsmith/vitest/reporter";
+ * import { defineConfig } from "vitest/config";
+ *
+ * // or on the command line: vitest run --reporter=default --reporter=@toolsmith/vitest/reporter
+ * export default defineConfig({ test: { reporters: ["default", new DecoratorErrorReporter()] } });
+ * ```
  */
 export default class DecoratorErrorReporter implements Reporter {
   #root = process.cwd();

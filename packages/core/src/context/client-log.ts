@@ -20,8 +20,10 @@ export interface LogMethod {
  * Log to the client (`notifications/message`), one method per level. The notification's `logger` is the tool's,
  * resource's or prompt's name; `named(name)` gives the same log under another one.
  * @example
+ * ```ts source="examples/context.ts#ClientLog"
  * ctx.log.info("import started", { rows: 120 }); // data: { message: "import started", data: { rows: 120 } }
  * ctx.log.named("search").warning("airline down"); // logger: "search", data: "airline down"
+ * ```
  */
 export type ClientLog = { readonly [L in LogLevel]: LogMethod } & {
   /** The same log with `logger` set to `name`. */

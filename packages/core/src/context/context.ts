@@ -54,7 +54,16 @@ export function checkedAuth(auth: AuthInfo): AuthInfo {
  * What a handler knows about the request it is serving, and what it can do while serving it; always the handler's
  * last parameter.
  * @example
- * server.tool({ name: "slow", description: "Waits", handler: async (_args, ctx) => { ctx.progress(1, 2); await wait(1000, ctx.signal); } });
+ * ```ts source="examples/context.ts#RequestContext"
+ * server.tool({
+ *   name: "slow",
+ *   description: "Waits",
+ *   handler: async (_args, ctx) => {
+ *     ctx.progress(1, 2);
+ *     await wait(1000, ctx.signal);
+ *   },
+ * });
+ * ```
  */
 export interface RequestContext {
   /** The JSON-RPC id of this request. */

@@ -19,7 +19,9 @@ export interface LogEntry extends Partial<ErrorReport> {
  * The server's own log. Core writes nothing anywhere; transports install one that writes to stderr. Expected
  * failures (a tool that threw, which the model reads as an `isError` result) are `info`; a `-32603` is `error`.
  * @example
+ * ```ts source="examples/context.ts#Logger"
  * createServer({ name: "demo", version: "1.0.0", logger: (entry) => myLog[entry.level](entry.message) });
+ * ```
  */
 export type Logger = (entry: LogEntry) => void;
 
@@ -27,7 +29,9 @@ export type Logger = (entry: LogEntry) => void;
  * A logger that writes one line of text per entry at `threshold` and above, with the stack of an error at warning
  * and above: what a transport installs on stderr when the server has no logger of its own.
  * @example
+ * ```ts source="examples/context.ts#textLogger"
  * server.setLogger(textLogger((line) => process.stderr.write(line)));
+ * ```
  */
 export function textLogger(write: (line: string) => void, threshold: LogLevel = "warning"): Logger {
   return (entry) => {

@@ -14,10 +14,12 @@ export type { MadeEngines } from "./engine-suite-helpers.test-util.js";
  * The behaviours every engine must have, for an engine's own tests to run: `make` gives fresh engines of one server
  * (one, or several as several processes would hold); tests that need two processes skip themselves with one.
  * @example
+ * ```ts source="examples/engine.ts#engineSuite"
  * engineSuite("memory", async () => {
  *   const engine = createMemoryEngine();
  *   return { engines: [engine], cleanup: async () => engine.close() };
  * });
+ * ```
  */
 export function engineSuite(name: string, make: () => Promise<MadeEngines>): void {
   describe(`engine suite: ${name}`, () => {

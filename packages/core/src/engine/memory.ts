@@ -81,8 +81,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * The default engine: sessions, events, the bus and leases held in this process's memory, for a server that runs as
  * one process. Synchronous throughout; its only timer (idle expiry) does not keep the process alive.
  * @example
+ * ```ts source="examples/engine.ts#createMemoryEngine"
  * const engine = createMemoryEngine({ eventsPerSession: 1024 });
  * const server = createServer({ name: "notes", version: "1.0.0", engine });
+ * ```
  */
 export function createMemoryEngine(options: MemoryEngineOptions = {}): MemoryEngine {
   const eventsPerSession = options.eventsPerSession ?? DEFAULT_EVENTS_PER_SESSION;

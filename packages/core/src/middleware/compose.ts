@@ -34,7 +34,16 @@ export interface Operation {
  * reaches the client as itself; anything else as -32603). `next()` answers with the method's result: for a list,
  * `{ tools: [...] }` and the like, which a middleware may filter.
  * @example
- * server.use(async (op, next) => { const started = Date.now(); try { return await next(); } finally { log(op.method, Date.now() - started); } });
+ * ```ts source="examples/middleware.ts#Middleware"
+ * server.use(async (op, next) => {
+ *   const started = Date.now();
+ *   try {
+ *     return await next();
+ *   } finally {
+ *     log(op.method, Date.now() - started);
+ *   }
+ * });
+ * ```
  */
 export type Middleware = (
   operation: Operation,

@@ -59,7 +59,9 @@ function media<T extends ImageContent | AudioContent>(type: T["type"]) {
 /**
  * An image content block from bytes (a Buffer or Uint8Array) or base64 text.
  * @example
+ * ```ts source="examples/protocol.ts#image"
  * return [text("A red dot:"), image(await readFile("dot.png"), "image/png")];
+ * ```
  */
 export const image = media<ImageContent>("image");
 

@@ -32,7 +32,14 @@ export interface UiPermissions {
  * A tool's MCP App: the HTML the host renders for it (a `ui://` resource the option registers) and the tool's link.
  * Tools that give the same `uri` share one app (same `html` and metadata); one with a `uri` and no `html` only links.
  * @example
- * server.tool({ name: "chart", description: "Chart", ui: { html: CHART_HTML, csp: { resourceDomains: ["https://cdn.example.com"] } }, handler });
+ * ```ts source="examples/registry.ts#ToolUi"
+ * server.tool({
+ *   name: "chart",
+ *   description: "Chart",
+ *   ui: { html: CHART_HTML, csp: { resourceDomains: ["https://cdn.example.com"] } },
+ *   handler,
+ * });
+ * ```
  */
 export interface ToolUi {
   /** The page: HTML text, or a function that makes it on each read. */

@@ -42,7 +42,14 @@ interface Served {
 /**
  * A tool: a function the model calls. The plain object that decorators produce and the router consumes.
  * @example
- * const add = defineTool({ name: "add", description: "Add two numbers", input: { a: z.number(), b: z.number() }, handler: ({ a, b }) => a + b });
+ * ```ts source="examples/registry.ts#ToolDefinition"
+ * const add = defineTool({
+ *   name: "add",
+ *   description: "Add two numbers",
+ *   input: { a: z.number(), b: z.number() },
+ *   handler: ({ a, b }) => a + b,
+ * });
+ * ```
  */
 export interface ToolDefinition<I extends InputSchema | undefined = InputSchema | undefined>
   extends Omit<Tool, "inputSchema" | "outputSchema">,

@@ -8,7 +8,10 @@ import type { LogEntry } from "../context/logger.js";
  * as for one that does not exist, so its existence does not leak. Runs for every list and call: keep it cheap. One
  * that throws refuses (and is logged as an error).
  * @example
- * server.tool({ name: "wipe", description: "Wipe all", guard: (ctx) => ctx.auth?.scopes.includes("admin") ?? false, handler });
+ * ```ts source="examples/registry.ts#Guard"
+ * const guard: Guard = (ctx) => ctx.auth?.scopes.includes("admin") ?? false;
+ * server.tool({ name: "wipe", description: "Wipe all", guard, handler });
+ * ```
  */
 export type Guard = (ctx: RequestContext) => boolean | undefined;
 

@@ -15,8 +15,10 @@ export type ChangeKind = "tools" | "resources" | "prompts";
  * 2026-07-28 listen streams). Its methods are called on it: taken off it (destructured, passed as a callback)
  * they throw.
  * @example
+ * ```ts source="examples/registry.ts#Registered"
  * const admin = server.tool({ name: "wipe", description: "Wipe all", handler: wipe });
  * admin.disable(); // gone from tools/list, and calling it answers as for an unknown tool
+ * ```
  */
 export interface Registered<D> {
   /** The name, URI or URI template it is registered under. */

@@ -14,8 +14,10 @@ type Simplify<T> = { [K in keyof T]: T[K] } & {};
  * `required`, `additionalProperties`, `items`/`prefixItems`, `enum`, `const`, `anyOf`/`oneOf`, `allOf`. A `$ref` is
  * `unknown`. On the `"output"` side, an optional property with a `default` is present (validation fills it in).
  * @example
+ * ```ts source="examples/schema.ts#FromJsonSchema"
  * type City = FromJsonSchema<{ type: "object"; properties: { city: { type: "string" } }; required: ["city"] }>;
  * // { city: string }
+ * ```
  */
 export type FromJsonSchema<S, Side extends SchemaSide = "output"> = S extends true
   ? unknown

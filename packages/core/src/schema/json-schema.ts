@@ -204,8 +204,10 @@ function build(schema: unknown): Built {
  * `patternProperties` key) that a linear-time engine cannot run is a `DefinitionError` at registration. Patterns run
  * on RE2, never backtracking. Types come from the schema's literal type; `jsonSchema<T>(schema)` states them instead.
  * @example
+ * ```ts source="examples/schema.ts#jsonSchema"
  * const input = jsonSchema({ type: "object", properties: { city: { type: "string" } }, required: ["city"] });
- * server.tool({ name: "weather", input, handler: ({ city }) => `Sunny in ${city}` });
+ * server.tool({ name: "weather", description: "Weather", input, handler: ({ city }) => `Sunny in ${city}` });
+ * ```
  */
 export function jsonSchema<T = never, const S extends JsonSchemaObject = JsonSchemaObject>(
   schema: S,

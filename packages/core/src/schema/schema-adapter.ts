@@ -237,7 +237,9 @@ const ADAPTERS: SchemaAdapter[] = [zodV4Adapter, rawJsonSchemaAdapter, standardS
  * Teach Toolsmith another schema library. `import "@toolsmith/core/zod-v3"` calls this for zod v3,
  * so servers that use only zod v4 never load zod-to-json-schema.
  * @example
+ * ```ts source="examples/schema.ts#registerSchemaAdapter"
  * registerSchemaAdapter(myAdapter);
+ * ```
  */
 export function registerSchemaAdapter(adapter: SchemaAdapter): void {
   if (!ADAPTERS.includes(adapter)) ADAPTERS.push(adapter);
@@ -313,7 +315,9 @@ function shapeOf(input: InputSchema, what: string): ShapeOf | undefined {
 /**
  * Compile a schema once: JSON Schema plus validator.
  * @example
+ * ```ts source="examples/schema.ts#compileSchema"
  * const compiled = compileSchema(z.object({ a: z.string() }), "input", "tool 'x' input");
+ * ```
  */
 export function compileSchema(input: InputSchema, io: "input" | "output", what: string): CompiledSchema {
   // Compiled once per schema object: every server and every instance of a server class shares the result.

@@ -6,7 +6,9 @@ export type UriVariables = Record<string, string | string[]>;
 /**
  * An RFC 6570 URI template compiled for matching (levels 1–4: all operators, prefixes and explode).
  * @example
+ * ```ts source="examples/schema.ts#UriTemplate"
  * parseUriTemplate("notes://{id}").match("notes://42"); // { id: "42" }
+ * ```
  */
 export interface UriTemplate {
   readonly template: string;
@@ -196,8 +198,10 @@ function readQuery(query: string, separator: string): Map<string, string[]> {
 /**
  * Compile an RFC 6570 template; throws a DefinitionError that says what to fix when it is malformed.
  * @example
+ * ```ts source="examples/schema.ts#parseUriTemplate"
  * const t = parseUriTemplate("files://{+path}{?rev}");
  * t.match("files://a/b.txt?rev=3"); // { path: "a/b.txt", rev: "3" }
+ * ```
  */
 export function parseUriTemplate(template: string): UriTemplate {
   const parts = mergeParams(parseParts(template));

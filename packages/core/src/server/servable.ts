@@ -17,8 +17,10 @@ import type { Implementation, ServerCapabilities } from "../wire/types.js";
 /**
  * An MCP server: a registry of tools, resources and prompts that serves any number of connections.
  * @example
+ * ```ts source="examples/server.ts#Server"
  * const server = createServer({ name: "demo", version: "1.0.0" });
  * server.tool({ name: "echo", description: "Echo text", input: { text: z.string() }, handler: ({ text }) => text });
+ * ```
  */
 export interface Server {
   readonly info: Implementation;
@@ -60,7 +62,9 @@ export interface Server {
    * resources at their own URIs. Its changes reach this server's clients. A name or URI served twice fails here,
    * naming both.
    * @example
-   * const app = createServer({ name: "app", version: "1.0.0" }).mount("github", new GitHubTools());
+   * ```ts source="examples/server.ts#Server.mount"
+   * const app = createServer({ name: "app", version: "1.0.0" }).mount("github", gitHubTools);
+   * ```
    */
   mount(prefix: string, module: Servable): this;
   /**

@@ -360,7 +360,9 @@ export function mayRead(server: Server, uri: string, principal: StoredPrincipal 
  * Create a server from its identity; register tools, resources and prompts on it, then serve it
  * with a transport (or test it with `createTestClient`).
  * @example
+ * ```ts source="examples/server.ts#createServer"
  * const server = createServer({ name: "notes", version: "1.0.0" });
+ * ```
  */
 export function createServer(options: ServerOptions): Server {
   return new ServerImpl(options);

@@ -49,8 +49,10 @@ export type TestListenFilter = ListenFilter & { taskIds?: string[] };
 /**
  * A client that talks to a server in memory, through the same JSON text a transport would carry.
  * @example
+ * ```ts source="examples/testing.ts#TestClient"
  * const client = await createTestClient(server, { protocolVersion: LATEST_HANDSHAKE_VERSION });
  * const result = await client.callTool("add", { a: 1, b: 2 });
+ * ```
  */
 export interface TestClient {
   readonly protocolVersion: ProtocolVersion;
@@ -84,8 +86,10 @@ export interface TestClient {
    * `cancel`, `wait`); rejects when the server answered without a task. Input asked before the task exists is
    * answered in rounds as for `callTool`.
    * @example
-   * const task = await client.task("report", { month: "2026-11" });
+   * ```ts source="examples/testing.ts#TestClient.task"
+   * const task = await client.task("report", { month: "November" });
    * const done = await task.wait(); // answers its questions with the client's `elicit`
+   * ```
    */
   task(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<TaskHandle>;
   /** Every resource (static and listed by templates), through every page. */

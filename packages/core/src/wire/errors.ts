@@ -3,7 +3,9 @@ import { ErrorCode, type JsonRpcErrorObject } from "./json-rpc.js";
 /**
  * An error that crosses the wire as a JSON-RPC error object.
  * @example
+ * ```ts source="examples/wire.ts#McpError"
  * throw new McpError(ErrorCode.InvalidParams, "Unknown tool: nope");
+ * ```
  */
 export class McpError extends Error {
   override readonly name = "McpError";
@@ -28,7 +30,13 @@ export class McpError extends Error {
  * A mistake in how a server is defined (bad name, duplicate, missing description).
  * Thrown at definition time; never sent on the wire.
  * @example
- * try { server.tool({ name: "", description: "x", handler: () => 1 }); } catch (e) { e instanceof DefinitionError; }
+ * ```ts source="examples/wire.ts#DefinitionError"
+ * try {
+ *   server.tool({ name: "", description: "Nameless", handler: () => 1 });
+ * } catch (error) {
+ *   if (error instanceof DefinitionError) console.error(error.message); // it says what to change
+ * }
+ * ```
  */
 export class DefinitionError extends Error {
   override readonly name = "DefinitionError";

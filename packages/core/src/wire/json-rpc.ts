@@ -81,7 +81,9 @@ const INTERNAL_ERROR = JSON.stringify({ code: ErrorCode.InternalError, message: 
  * `idText` (exact past 2^53, the last "id" key as JSON.parse reads it). Error data that cannot be serialized (a
  * BigInt, a cycle) becomes a -32603 for the same id; `onError` hears why.
  * @example
+ * ```ts source="examples/wire.ts#errorLine"
  * errorLine(idText(message.id, line), { code: ErrorCode.InvalidRequest, message: "Invalid request: too large" });
+ * ```
  */
 export function errorLine(id: string, error: JsonRpcErrorObject, onError?: (thrown: unknown) => void): string {
   let text: string;

@@ -28,7 +28,9 @@ const byType = (args: Readonly<Record<string, unknown>>) =>
 /**
  * Tell `record` of every operation once it has ended: who did what, to what, and how it went.
  * @example
+ * ```ts source="examples/middleware.ts#audit"
  * server.use(audit((entry) => auditLog.append(entry), { redact: (args) => args }));
+ * ```
  */
 export function audit(record: (entry: AuditRecord) => void, options: AuditOptions = {}): Middleware {
   const when = options.when ?? ((operation) => operation.kind !== "list" && operation.kind !== "complete");

@@ -73,7 +73,9 @@ class Redeemed {
  * a replay of its `requestState` is charged like a fresh call. Buckets and redeemed rounds live in this middleware
  * instance: shared by every connection of the process, per process when several serve one endpoint.
  * @example
+ * ```ts source="examples/middleware.ts#rateLimit"
  * server.use(rateLimit({ capacity: 5, perSecond: 0.5 }));
+ * ```
  */
 export function rateLimit(options: RateLimitOptions = {}): Middleware {
   const capacity = options.capacity ?? 10;

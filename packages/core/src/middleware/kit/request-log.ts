@@ -18,7 +18,9 @@ export interface RequestLogLine {
 /**
  * Log every operation with its caller, outcome and duration.
  * @example
+ * ```ts source="examples/middleware.ts#requestLog"
  * server.use(requestLog((line) => process.stderr.write(`${line.text}\n`)));
+ * ```
  */
 export function requestLog(
   write: (line: RequestLogLine) => void,

@@ -13,7 +13,9 @@ export class TimeoutError extends Error {
  * Give every operation at most `ms` (or `ms(operation)`): then its `ctx.signal` aborts with a TimeoutError, and the
  * client is answered at once: a tool with an `isError` result, anything else with -32603.
  * @example
+ * ```ts source="examples/middleware.ts#timeout"
  * server.use(timeout(30_000));
+ * ```
  */
 export function timeout(ms: number | ((operation: Operation) => number | undefined)): Middleware {
   return (operation, next) => {

@@ -1,0 +1,26 @@
+// The @example blocks of core's server/ layer: compiled by `pnpm typecheck`, copied into the TSDoc by
+// scripts/sync-examples.mjs.
+import { createServer, type Servable, type Server } from "@toolsmith/core";
+import { z } from "zod";
+
+export function notes(): Server {
+  //#region createServer
+  const server = createServer({ name: "notes", version: "1.0.0" });
+  //#endregion createServer
+  return server;
+}
+
+export function echo(): Server {
+  //#region Server
+  const server = createServer({ name: "demo", version: "1.0.0" });
+  server.tool({ name: "echo", description: "Echo text", input: { text: z.string() }, handler: ({ text }) => text });
+  //#endregion Server
+  return server;
+}
+
+export function modules(gitHubTools: Servable): Server {
+  //#region Server.mount
+  const app = createServer({ name: "app", version: "1.0.0" }).mount("github", gitHubTools);
+  //#endregion Server.mount
+  return app;
+}

@@ -1,0 +1,25 @@
+// The @example blocks of core's wire/ layer: compiled by `pnpm typecheck`, copied into the TSDoc by
+// scripts/sync-examples.mjs.
+import { DefinitionError, ErrorCode, errorLine, idText, McpError, type Server } from "@toolsmith/core";
+
+export function unknownTool(): never {
+  //#region McpError
+  throw new McpError(ErrorCode.InvalidParams, "Unknown tool: nope");
+  //#endregion McpError
+}
+
+export function emptyName(server: Server): void {
+  //#region DefinitionError
+  try {
+    server.tool({ name: "", description: "Nameless", handler: () => 1 });
+  } catch (error) {
+    if (error instanceof DefinitionError) console.error(error.message); // it says what to change
+  }
+  //#endregion DefinitionError
+}
+
+export function tooLarge(message: { id?: unknown }, line: string): void {
+  //#region errorLine
+  errorLine(idText(message.id, line), { code: ErrorCode.InvalidRequest, message: "Invalid request: too large" });
+  //#endregion errorLine
+}
