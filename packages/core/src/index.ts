@@ -24,15 +24,21 @@ export { type ErrorReport, type LogEntry, type Logger, textLogger } from "./cont
 export type { TraceContext } from "./context/trace.js";
 export {
   type Engine,
+  type EngineLifecycle,
   type EngineOwner,
   EngineUnavailable,
+  type EventLog,
   LeaseLost,
+  type RequestLeases,
   type RunningRequest,
+  type ServerBus,
   type ServerSignal,
   type SessionChange,
+  type SessionChannel,
   type SessionLimits,
   type SessionRecord,
   type SessionSignal,
+  type SessionStore,
   type StoredEvent,
   type StoredPrincipal,
   type TaskChange,
@@ -41,6 +47,7 @@ export {
   type TaskRecord,
   type TaskSignal,
   type TaskStatus,
+  type TaskStore,
   type Unfollow,
 } from "./engine/engine.js";
 export { createMemoryEngine, type MemoryEngine, type MemoryEngineOptions } from "./engine/memory.js";

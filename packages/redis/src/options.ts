@@ -32,6 +32,9 @@ export const DEFAULTS = {
   retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS,
 };
 
+/** The options as the engine runs with them: every default filled in. */
+export type Settings = typeof DEFAULTS & RedisEngineOptions;
+
 /** The options given (one set to undefined is left out). */
 export function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { McpError } from "../wire/errors.js";
-import type { Engine } from "./engine.js";
+import type { EngineLifecycle, SessionStore } from "./engine.js";
 import { type Opener, ROOMY, recordOf } from "./engine-suite-helpers.test-util.js";
 import { SESSION_BOUNDS, utf8Length } from "./session-bounds.js";
 
@@ -20,11 +20,13 @@ async function refusal(call: () => unknown): Promise<McpError> {
   throw new Error("expected an McpError, and the call succeeded");
 }
 
-/** What one session may keep of its client, bounded in bytes in every engine (issue 24's attack on the engine). */
-export function engineSuiteBounds({ open }: Opener): void {
+type Sessions = EngineLifecycle & SessionStore;
+
+/** What one session may keep of its client, bounded in bytes in every `SessionStore` (issue 24's attack on the engine). */
+export function sessionBoundsCases(open: Opener<Sessions>["open"]): void {
   describe("what one session may keep", () => {
     it("loads a session at the same size however much it subscribed to (subscriptions are not in the record)", async () => {
-      const [engine] = (await open()) as [Engine];
+      const [engine] = (await open()) as [Sessions];
       const record = recordOf();
       await engine.createSession(record, ROOMY);
       const before = JSON.stringify(await engine.loadSession(record.id));
@@ -35,7 +37,7 @@ export function engineSuiteBounds({ open }: Opener): void {
     });
 
     it("refuses a subscription URI longer than subscriptionUriBytes (UTF-8) with -32602; the session lives on", async () => {
-      const [engine] = (await open()) as [Engine];
+      const [engine] = (await open()) as [Sessions];
       const record = recordOf();
       await engine.createSession(record, ROOMY);
       const limit = SESSION_BOUNDS.subscriptionUriBytes;
@@ -56,7 +58,7 @@ export function engineSuiteBounds({ open }: Opener): void {
     });
 
     it("refuses a subscription past subscriptionBytes in all with -32000; an unsubscribe makes room again", async () => {
-      const [engine] = (await open()) as [Engine];
+      const [engine] = (await open()) as [Sessions];
       const record = recordOf();
       await engine.createSession(record, ROOMY);
       const size = SESSION_BOUNDS.subscriptionUriBytes;
@@ -80,7 +82,7 @@ export function engineSuiteBounds({ open }: Opener): void {
     });
 
     it("keeps the client's info and capabilities bounded, whatever the record given carries", async () => {
-      const [engine] = (await open()) as [Engine];
+      const [engine] = (await open()) as [Sessions];
       const capabilities = {
         junk: "x".repeat(1024 * 1024),
         elicitation: { form: {}, url: {} },
@@ -105,7 +107,7 @@ export function engineSuiteBounds({ open }: Opener): void {
     });
 
     it("refuses a subscription past `subscriptions` in count with -32000", async () => {
-      const [engine] = (await open()) as [Engine];
+      const [engine] = (await open()) as [Sessions];
       const record = recordOf();
       await engine.createSession(record, ROOMY);
       const max = SESSION_BOUNDS.subscriptions;

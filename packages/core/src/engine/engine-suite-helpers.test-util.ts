@@ -1,13 +1,29 @@
-import type { TestContext } from "vitest";
-import type { Engine, SessionLimits, SessionRecord, SessionSignal, StoredEvent } from "./engine.js";
+import { afterEach, expect, type TestContext } from "vitest";
+import type {
+  Engine,
+  EngineLifecycle,
+  SessionChannel,
+  SessionLimits,
+  SessionRecord,
+  SessionSignal,
+  StoredEvent,
+  TaskRecord,
+} from "./engine.js";
+import { isLeaseLost } from "./engine.js";
 
-/** What `make` gives: fresh engines of one server (each call its own empty store), and how to end them. */
-export interface MadeEngines {
+/**
+ * What `make` gives: fresh engines of one server (each call its own empty store), and how to end them. `E` is the
+ * roles a suite needs of them (`Engine`: every role).
+ */
+export interface MadeEngines<E extends EngineLifecycle = Engine> {
   /** One engine per process; the suite starts each. Their store is theirs alone (a fresh namespace per call). */
-  readonly engines: Engine[];
+  readonly engines: E[];
   /** Ends the engines (some may already be closed) and anything they needed. */
   cleanup(): Promise<void>;
 }
+
+/** Gives fresh engines of one server, once per test: what every suite takes. */
+export type MakeEngines<E extends EngineLifecycle = Engine> = () => Promise<MadeEngines<E>>;
 
 /** Generous: what a slow shared machine may take to carry a signal between processes. */
 export const DEADLINE_MS = 10_000;
@@ -40,6 +56,24 @@ export function recordOf(overrides: Partial<SessionRecord> = {}): SessionRecord 
     clientCapabilities: { roots: { listChanged: true }, elicitation: {} },
     initialized: false,
     logLevel: undefined,
+    ...overrides,
+  };
+}
+
+/** A working task with a fresh id (or `id`), created now, kept an hour. */
+export function taskOf(overrides: Partial<TaskRecord> = {}): TaskRecord {
+  const now = Date.now();
+  return {
+    id: crypto.randomUUID(),
+    owner: "user-1",
+    node: "node-1",
+    tool: "report",
+    status: "working",
+    createdAt: now,
+    lastUpdatedAt: now,
+    ttlMs: 3_600_000,
+    pollIntervalMs: 1000,
+    inputRequests: {},
     ...overrides,
   };
 }
@@ -86,7 +120,7 @@ export async function eventually(check: () => Promise<boolean>, what: string, ev
  * it has then arrived. The marker's stream name is returned.
  */
 export async function flush(
-  engine: Engine,
+  engine: EngineLifecycle & SessionChannel,
   session: string,
   heard: Heard<SessionSignal>,
   ...others: Heard<SessionSignal>[]
@@ -102,17 +136,58 @@ export async function flush(
   return stream;
 }
 
+/** Expect `write` to be refused as a lost lease. */
+export async function expectLeaseLost(write: () => unknown): Promise<void> {
+  let thrown: unknown;
+  try {
+    await write();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(isLeaseLost(thrown), `refused as a lost lease, not ${String(thrown)}`).toBe(true);
+}
+
 /** The events a follower heard. */
 export function eventsIn(signals: readonly SessionSignal[]): StoredEvent[] {
   return signals.flatMap((s) => (s.type === "event" ? [s.event] : []));
 }
 
 /** Opens engines for one test and ends them after it. */
-export interface Opener {
+export interface Opener<E extends EngineLifecycle = Engine> {
   /** Fresh engines, every one started (or only the first: the others start later, with `server()`). */
-  open(options?: { start?: "all" | "first" }): Promise<Engine[]>;
+  open(options?: { start?: "all" | "first" }): Promise<E[]>;
   /** Fresh engines, at least two (the test is skipped when `make` gives one). */
-  two(ctx: TestContext, options?: { start?: "all" | "first" }): Promise<Engine[]>;
+  two(ctx: TestContext, options?: { start?: "all" | "first" }): Promise<E[]>;
   /** The server the last opened engines belong to (what their `start` is given). */
   server(): { readonly name: string };
+}
+
+/** The opener of the tests of the `describe` it is called in: what it opens is ended after each test. */
+export function openerOf<E extends EngineLifecycle>(make: MakeEngines<E>): Opener<E> {
+  let made: MadeEngines<E> | undefined;
+  let count: number | undefined;
+  let server = { name: "" };
+  afterEach(async () => {
+    const current = made;
+    made = undefined;
+    await current?.cleanup();
+  });
+  const opener: Opener<E> = {
+    async open(options) {
+      made = await make();
+      count = made.engines.length;
+      server = { name: `engine-suite-${crypto.randomUUID()}` };
+      const starting = options?.start === "first" ? made.engines.slice(0, 1) : made.engines;
+      for (const engine of starting) await engine.start(server);
+      return made.engines;
+    },
+    server: () => server,
+    async two(ctx, options) {
+      if (count !== undefined && count < 2) ctx.skip();
+      const engines = await opener.open(options);
+      if (engines.length < 2) ctx.skip();
+      return engines;
+    },
+  };
+  return opener;
 }

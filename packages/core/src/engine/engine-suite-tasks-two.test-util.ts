@@ -1,17 +1,18 @@
 import { describe, expect, it } from "vitest";
-import type { Engine, TaskSignal } from "./engine.js";
-import { Heard, type Opener } from "./engine-suite-helpers.test-util.js";
-import { taskOf } from "./engine-suite-tasks.test-util.js";
+import type { EngineLifecycle, TaskSignal, TaskStore } from "./engine.js";
+import { Heard, type Opener, taskOf } from "./engine-suite-helpers.test-util.js";
 
 // What a lapsed lease may take to be noticed: the engine's lease time, its wait after connecting, and its check.
 const ORPHAN_DEADLINE_MS = 30_000;
 
-/** What engines of one server do with tasks together, as processes would (skipped when `make` gives one engine). */
-export function engineSuiteTasksAcrossProcesses({ open, two }: Opener): void {
+type Tasks = EngineLifecycle & TaskStore;
+
+/** What task stores of one server do together, as processes would (skipped when `make` gives one engine). */
+export function tasksAcrossProcessesCases({ open, two }: Opener<Tasks>): void {
   describe("tasks across processes", () => {
     it("keeps at most perCaller tasks per caller over every engine: full past it, others apart, a purged one frees", async () => {
       const engines = await open();
-      const [first, last] = [engines[0] as Engine, engines.at(-1) as Engine];
+      const [first, last] = [engines[0] as Tasks, engines.at(-1) as Tasks];
       const limit = (caller: string) => ({ max: 100, perCaller: 2, caller });
       // The caller is the limit's key, not the task's owner: two anonymous addresses are two callers.
       for (const caller of ["subject ada", "address 127.0.0.1"]) {
@@ -35,7 +36,7 @@ export function engineSuiteTasksAcrossProcesses({ open, two }: Opener): void {
 
     it("keeps at most max tasks in all over every engine, whoever the callers: full past it, a purged one frees", async () => {
       const engines = await open();
-      const [first, last] = [engines[0] as Engine, engines.at(-1) as Engine];
+      const [first, last] = [engines[0] as Tasks, engines.at(-1) as Tasks];
       // Many callers (addresses), each well under its own bound: the bound in all still holds.
       const limit = (n: number) => ({ max: 3, perCaller: 2, caller: `address 10.0.0.${n}` });
       const past = taskOf({ owner: undefined, createdAt: Date.now() - 10_000, ttlMs: 5000 });
@@ -67,7 +68,7 @@ export function engineSuiteTasksAcrossProcesses({ open, two }: Opener): void {
       timeout: ORPHAN_DEADLINE_MS + 10_000,
     }, async (ctx) => {
       const engines = await two(ctx);
-      const [owner, ...others] = engines as [Engine, ...Engine[]];
+      const [owner, ...others] = engines as [Tasks, ...Tasks[]];
       const orphans = new Heard<{ node: string; id: string }>();
       for (const engine of others) engine.onOrphanTask((id) => orphans.push({ node: engine.node, id }));
       const [left, asking, finished, ended, never] = [0, 1, 2, 3, 4].map(() => taskOf({ node: owner.node }));
@@ -80,7 +81,7 @@ export function engineSuiteTasksAcrossProcesses({ open, two }: Opener): void {
       const heard = await orphans.until((items) => items.length >= 2, "the two orphaned tasks", ORPHAN_DEADLINE_MS);
       expect(heard.map((o) => o.id).sort()).toEqual([left!.id, asking!.id].sort());
       // The survivor fails one; its signal comes after any second hearing of a claim made in the same tick.
-      const survivor = others[0] as Engine;
+      const survivor = others[0] as Tasks;
       const changed = new Heard<TaskSignal>();
       await survivor.followTask(left!.id, changed.push);
       const error = { code: -32603, message: "The server process running this task stopped before it finished" };

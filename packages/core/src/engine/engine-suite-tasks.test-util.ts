@@ -1,24 +1,20 @@
 import { describe, expect, it } from "vitest";
-import type { Engine, TaskChange, TaskRecord, TaskSignal } from "./engine.js";
-import { DEADLINE_MS, eventually, Heard, ODD, type Opener } from "./engine-suite-helpers.test-util.js";
+import type { EngineLifecycle, TaskChange, TaskRecord, TaskSignal, TaskStore } from "./engine.js";
+import {
+  DEADLINE_MS,
+  eventually,
+  Heard,
+  type MakeEngines,
+  ODD,
+  type Opener,
+  openerOf,
+  taskOf,
+} from "./engine-suite-helpers.test-util.js";
+import { taskDurableCases } from "./engine-suite-tasks-durable.test-util.js";
+import { tasksAcrossProcessesCases } from "./engine-suite-tasks-two.test-util.js";
 
-/** A working task with a fresh id (or `id`), created now, kept an hour. */
-export function taskOf(overrides: Partial<TaskRecord> = {}): TaskRecord {
-  const now = Date.now();
-  return {
-    id: crypto.randomUUID(),
-    owner: "user-1",
-    node: "node-1",
-    tool: "report",
-    status: "working",
-    createdAt: now,
-    lastUpdatedAt: now,
-    ttlMs: 3_600_000,
-    pollIntervalMs: 1000,
-    inputRequests: {},
-    ...overrides,
-  };
-}
+// Made in the helpers (the suite's parts need it too); named here as well, where other packages' tests import it.
+export { taskOf } from "./engine-suite-helpers.test-util.js";
 
 const ASK = { method: "elicitation/create", params: { message: "Go on?", requestedSchema: { type: "object" } } };
 
@@ -28,12 +24,12 @@ function shortly(signals: readonly TaskSignal[]): string[] {
 }
 
 /** Follow `id` on every engine; a `message` change marks the end: wait until every follower heard it. */
-async function followAll(engines: readonly Engine[], id: string) {
+async function followAll(engines: readonly Tasks[], id: string) {
   const heard = engines.map(() => new Heard<TaskSignal>());
   for (const [i, engine] of engines.entries()) await engine.followTask(id, (heard[i] as Heard<TaskSignal>).push);
   return {
     heard,
-    async flush(by: Engine): Promise<void> {
+    async flush(by: Tasks): Promise<void> {
       const mark = `mark-${crypto.randomUUID()}`;
       await by.changeTask(id, { kind: "message", statusMessage: mark });
       for (const follower of heard) {
@@ -46,29 +42,44 @@ async function followAll(engines: readonly Engine[], id: string) {
   };
 }
 
-/** The task store: what every engine keeps of a task, on one process and across them. */
-export function engineSuiteTasks({ open }: Opener): void {
+type Tasks = EngineLifecycle & TaskStore;
+
+/**
+ * What every `TaskStore` keeps of a task, its answers, signals and lease, on one process and across them (the tests
+ * that need two processes skip with one engine).
+ */
+export function taskStoreSuite(name: string, make: MakeEngines<Tasks>): void {
+  describe(`task store suite: ${name}`, () => {
+    const opener = openerOf(make);
+    taskCases(opener);
+    tasksAcrossProcessesCases(opener);
+    taskDurableCases(opener);
+  });
+}
+
+/** What a task store keeps of a task, on one process and across them. */
+function taskCases({ open }: Opener<Tasks>): void {
   describe("tasks", () => {
     it("keeps a task as given: durable when createTask returns, loaded on every engine", async () => {
       const engines = await open();
       const task = taskOf({ owner: undefined, statusMessage: "starting", ttlMs: null });
-      await (engines[0] as Engine).createTask(task);
+      await (engines[0] as Tasks).createTask(task);
       for (const engine of engines) expect(await engine.loadTask(task.id)).toEqual(task);
       const asked = taskOf({ status: "input_required", inputRequests: { "elicit-1": ASK } });
-      await (engines.at(-1) as Engine).createTask(asked);
+      await (engines.at(-1) as Tasks).createTask(asked);
       for (const engine of engines) expect(await engine.loadTask(asked.id)).toEqual(asked);
-      await expect(async () => (engines[0] as Engine).createTask(task)).rejects.toThrow(/already exists/);
+      await expect(async () => (engines[0] as Tasks).createTask(task)).rejects.toThrow(/already exists/);
     });
 
     it("keeps a task as it was given, whatever the caller does to its objects afterwards", async () => {
       const engines = await open();
-      const [engine] = engines as [Engine];
+      const [engine] = engines as [Tasks];
       const task = taskOf();
       const given = structuredClone(task) as { -readonly [K in keyof TaskRecord]: TaskRecord[K] };
       await engine.createTask(given);
       given.status = "failed";
       const heard = new Heard<TaskSignal>();
-      await (engines.at(-1) as Engine).followTask(task.id, heard.push);
+      await (engines.at(-1) as Tasks).followTask(task.id, heard.push);
       const request = { method: "elicitation/create", params: { message: "Go on?" } };
       await engine.changeTask(task.id, { kind: "ask", key: "elicit-1", request });
       (request.params as Record<string, unknown>).message = "changed";
@@ -96,7 +107,7 @@ export function engineSuiteTasks({ open }: Opener): void {
     });
 
     it("answers undefined or nothing for a task that never was", async () => {
-      const [engine] = (await open()) as [Engine];
+      const [engine] = (await open()) as [Tasks];
       expect(await engine.loadTask("never")).toBeUndefined();
       expect(await engine.changeTask("never", { kind: "cancel" })).toBeUndefined();
       expect(await engine.answerTask("never", { "elicit-1": {} })).toEqual([]);
@@ -104,11 +115,11 @@ export function engineSuiteTasks({ open }: Opener): void {
 
     it("applies each change kind, stamping lastUpdatedAt, and signals each", async () => {
       const engines = await open();
-      const [engine] = engines as [Engine];
+      const [engine] = engines as [Tasks];
       const task = taskOf({ createdAt: 1000, lastUpdatedAt: 1000, ttlMs: null });
       await engine.createTask(task);
       const { heard } = await followAll(engines, task.id);
-      const change = async (c: TaskChange) => (engines.at(-1) as Engine).changeTask(task.id, c);
+      const change = async (c: TaskChange) => (engines.at(-1) as Tasks).changeTask(task.id, c);
       const moved = await change({ kind: "message", statusMessage: "1/3" });
       expect(moved).toEqual({ ...task, statusMessage: "1/3", lastUpdatedAt: moved?.lastUpdatedAt });
       expect(moved?.lastUpdatedAt).toBeGreaterThan(1000);
@@ -162,7 +173,7 @@ export function engineSuiteTasks({ open }: Opener): void {
 
     it("never moves a terminal task: every change and answer is ignored, and nothing is signalled", async () => {
       const engines = await open();
-      const [engine] = engines as [Engine];
+      const [engine] = engines as [Tasks];
       const ends: TaskChange[] = [
         { kind: "complete", result: { content: [{ type: "text", text: "done" }] } },
         { kind: "fail", error: { code: -32603, message: "no" } },
@@ -184,7 +195,7 @@ export function engineSuiteTasks({ open }: Opener): void {
           { kind: "ask", key: "k", request: ASK },
           { kind: "message", statusMessage: "x" },
         ]) {
-          expect(await (engines.at(-1) as Engine).changeTask(task.id, change as TaskChange)).toEqual(ended);
+          expect(await (engines.at(-1) as Tasks).changeTask(task.id, change as TaskChange)).toEqual(ended);
         }
         expect(await engine.answerTask(task.id, { "elicit-1": { action: "accept" } })).toEqual([]);
         expect(await engine.loadTask(task.id)).toEqual(ended);
@@ -198,12 +209,12 @@ export function engineSuiteTasks({ open }: Opener): void {
     it("takes only outstanding answers, signals each then `changed`, to every follower once and in order", async () => {
       const engines = await open();
       const task = taskOf();
-      await (engines[0] as Engine).createTask(task);
+      await (engines[0] as Tasks).createTask(task);
       for (const key of ["elicit-1", "elicit-2", "roots-3"]) {
-        await (engines[0] as Engine).changeTask(task.id, { kind: "ask", key, request: ASK });
+        await (engines[0] as Tasks).changeTask(task.id, { kind: "ask", key, request: ASK });
       }
       const { heard, flush } = await followAll(engines, task.id);
-      const answering = engines.at(-1) as Engine;
+      const answering = engines.at(-1) as Tasks;
       const taken = await answering.answerTask(task.id, { nope: 1, "elicit-2": { action: "accept" }, toString: 2 });
       expect(taken).toEqual(["elicit-2"]);
       expect(await answering.loadTask(task.id)).toMatchObject({ status: "input_required" });
@@ -212,9 +223,9 @@ export function engineSuiteTasks({ open }: Opener): void {
         "roots-3",
         "elicit-1",
       ]);
-      const now = await (engines[0] as Engine).loadTask(task.id);
+      const now = await (engines[0] as Tasks).loadTask(task.id);
       expect(now).toMatchObject({ status: "working", inputRequests: {} });
-      await flush(engines[0] as Engine);
+      await flush(engines[0] as Tasks);
       for (const follower of heard) {
         expect(shortly(follower.items)).toEqual([
           'answer elicit-2={"action":"accept"}',
@@ -232,7 +243,7 @@ export function engineSuiteTasks({ open }: Opener): void {
       "keeps a task until createdAt + ttlMs, never purged before, and not after; null keeps it",
       async () => {
         const engines = await open();
-        const [engine] = engines as [Engine];
+        const [engine] = engines as [Tasks];
         const ttlMs = 1500;
         const task = taskOf({ ttlMs });
         await engine.createTask(task);
@@ -260,7 +271,7 @@ export function engineSuiteTasks({ open }: Opener): void {
 
     it("keeps hostile ids apart, a 1 MB result exactly, and `__proto__` as a plain key", async () => {
       const engines = await open();
-      const [engine] = engines as [Engine];
+      const [engine] = engines as [Tasks];
       const ids = ["*", "{", ":", "}*", ODD[3] as string, ODD[5] as string, ODD[6] as string, ODD[9] as string];
       const heard = new Heard<TaskSignal>();
       for (const id of ids) await engine.createTask(taskOf({ id, tool: id }));
@@ -280,7 +291,7 @@ export function engineSuiteTasks({ open }: Opener): void {
         key: "__proto__",
         request: { method: "x", params: polluting },
       });
-      const asked = await (engines.at(-1) as Engine).loadTask("__proto__");
+      const asked = await (engines.at(-1) as Tasks).loadTask("__proto__");
       expect(Object.keys(asked?.inputRequests ?? {})).toEqual(["__proto__"]);
       expect(JSON.stringify(asked?.inputRequests)).toBe(
         `{"__proto__":${JSON.stringify({ method: "x", params: polluting })}}`,
@@ -289,7 +300,7 @@ export function engineSuiteTasks({ open }: Opener): void {
       const big = { ...polluting, text: 'é\u2028🙂\\"'.repeat(150_000), n: [1.5, -0, 1e21, 2 ** 53 - 1] };
       expect(JSON.stringify(big).length).toBeGreaterThan(1_000_000);
       const followed = new Heard<TaskSignal>();
-      await (engines.at(-1) as Engine).followTask("__proto__", followed.push);
+      await (engines.at(-1) as Tasks).followTask("__proto__", followed.push);
       const done = await engine.changeTask("__proto__", { kind: "complete", result: big });
       for (const each of engines) {
         const loaded = await each.loadTask("__proto__");

@@ -1,18 +1,28 @@
-import { afterEach, describe } from "vitest";
-import { engineSuiteBounds } from "./engine-suite-bounds.test-util.js";
-import { engineSuiteDurable } from "./engine-suite-durable.test-util.js";
-import type { MadeEngines, Opener } from "./engine-suite-helpers.test-util.js";
-import { engineSuiteHostile } from "./engine-suite-hostile.test-util.js";
-import { engineSuiteInOneProcess } from "./engine-suite-one.test-util.js";
-import { engineSuiteTasks } from "./engine-suite-tasks.test-util.js";
-import { engineSuiteTasksAcrossProcesses } from "./engine-suite-tasks-two.test-util.js";
-import { engineSuiteAcrossProcesses } from "./engine-suite-two.test-util.js";
+import type { Engine } from "./engine.js";
+import { serverBusSuite } from "./engine-suite-bus.test-util.js";
+import { sessionChannelSuite } from "./engine-suite-channel.test-util.js";
+import { eventLogSuite } from "./engine-suite-events.test-util.js";
+import type { MakeEngines } from "./engine-suite-helpers.test-util.js";
+import { requestLeasesSuite } from "./engine-suite-leases.test-util.js";
+import { lifecycleSuite } from "./engine-suite-lifecycle.test-util.js";
+import { sessionStoreSuite } from "./engine-suite-sessions.test-util.js";
+import { taskStoreSuite } from "./engine-suite-tasks.test-util.js";
 
-export type { MadeEngines } from "./engine-suite-helpers.test-util.js";
+export { serverBusSuite } from "./engine-suite-bus.test-util.js";
+export { sessionChannelSuite } from "./engine-suite-channel.test-util.js";
+export { eventLogSuite } from "./engine-suite-events.test-util.js";
+export type { MadeEngines, MakeEngines } from "./engine-suite-helpers.test-util.js";
+export { requestLeasesSuite } from "./engine-suite-leases.test-util.js";
+export { lifecycleSuite } from "./engine-suite-lifecycle.test-util.js";
+export { sessionStoreSuite } from "./engine-suite-sessions.test-util.js";
+export { taskStoreSuite } from "./engine-suite-tasks.test-util.js";
 
 /**
- * The behaviours every engine must have, for an engine's own tests to run: `make` gives fresh engines of one server
- * (one, or several as several processes would hold); tests that need two processes skip themselves with one.
+ * The behaviours every engine must have, for an engine's own tests to run: each role's suite, all given the same
+ * `make`, which gives fresh engines of one server (one, or several as several processes would hold); tests that
+ * need two processes skip themselves with one. An engine that plays only some roles runs their suites alone
+ * (`lifecycleSuite` always; `serverBusSuite`, `taskStoreSuite`; the session roles' suites each need the session roles
+ * before them: `sessionStoreSuite`, `eventLogSuite`, `sessionChannelSuite`, `requestLeasesSuite`).
  * @example
  * ```ts source="examples/engine.ts#engineSuite"
  * engineSuite("memory", async () => {
@@ -21,39 +31,12 @@ export type { MadeEngines } from "./engine-suite-helpers.test-util.js";
  * });
  * ```
  */
-export function engineSuite(name: string, make: () => Promise<MadeEngines>): void {
-  describe(`engine suite: ${name}`, () => {
-    let made: MadeEngines | undefined;
-    let count: number | undefined;
-    let server = { name: "" };
-    afterEach(async () => {
-      const current = made;
-      made = undefined;
-      await current?.cleanup();
-    });
-    const opener: Opener = {
-      async open(options) {
-        made = await make();
-        count = made.engines.length;
-        server = { name: `engine-suite-${crypto.randomUUID()}` };
-        const starting = options?.start === "first" ? made.engines.slice(0, 1) : made.engines;
-        for (const engine of starting) await engine.start(server);
-        return made.engines;
-      },
-      server: () => server,
-      async two(ctx, options) {
-        if (count !== undefined && count < 2) ctx.skip();
-        const engines = await opener.open(options);
-        if (engines.length < 2) ctx.skip();
-        return engines;
-      },
-    };
-    engineSuiteInOneProcess(opener);
-    engineSuiteHostile(opener);
-    engineSuiteBounds(opener);
-    engineSuiteAcrossProcesses(opener);
-    engineSuiteTasks(opener);
-    engineSuiteTasksAcrossProcesses(opener);
-    engineSuiteDurable(opener);
-  });
+export function engineSuite(name: string, make: MakeEngines<Engine>): void {
+  lifecycleSuite(name, make);
+  sessionStoreSuite(name, make);
+  eventLogSuite(name, make);
+  sessionChannelSuite(name, make);
+  requestLeasesSuite(name, make);
+  serverBusSuite(name, make);
+  taskStoreSuite(name, make);
 }

@@ -1,4 +1,4 @@
-import type { SessionChange, SessionLimits, SessionRecord, StoredEvent } from "./engine.js";
+import type { StoredEvent } from "./event-log.js";
 import {
   keptCapabilities,
   keptClientInfo,
@@ -7,9 +7,14 @@ import {
   tooManySubscriptions,
   utf8Length,
 } from "./session-bounds.js";
+import type { SessionChange, SessionLimits, SessionRecord } from "./session-store.js";
 
 // An event id is the text of a positive integer, exactly as this table writes it.
 const EVENT_ID = /^[1-9][0-9]{0,15}$/;
+// Expired sessions are ended (and `ended` signalled) at most this late; a session read after expiry ends at once.
+const SWEEP_FLOOR_MS = 1000;
+// setTimeout's longest delay: a longer one would fire at once.
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** One session as kept: its record (rebuilt only when read after a change), expiry, and its last events. */
 interface Kept {
@@ -27,7 +32,10 @@ interface Kept {
   appended: number;
 }
 
-/** The sessions of one process: bounded in all and per caller, expired when idle, each with its last events. */
+/**
+ * The sessions of one process (the memory engine's `SessionStore` and `EventLog`): bounded in all and per caller,
+ * expired when idle (by the next read of one, or by a sweep at most a second late), each with its last events.
+ */
 export class SessionTable {
   readonly #sessions = new Map<string, Kept>();
   // Live sessions per caller, given back when one ends.
@@ -37,6 +45,9 @@ export class SessionTable {
   readonly #now: () => number;
   readonly #capacity: number;
   readonly #ended: (id: string) => void;
+  #sweeper: ReturnType<typeof setTimeout> | undefined;
+  #shortestIdleMs = SWEEP_FLOOR_MS;
+  #closed = false;
 
   constructor(now: () => number, eventsPerSession: number, ended: (id: string) => void) {
     this.#now = now;
@@ -70,6 +81,8 @@ export class SessionTable {
     };
     this.#sessions.set(record.id, kept);
     if (record.caller !== undefined) this.#callers.set(record.caller, this.#heldBy(record.caller) + 1);
+    this.#shortestIdleMs = Math.min(this.#shortestIdleMs, limits.idleMs);
+    if (this.#sweeper === undefined) this.#schedule(limits.idleMs);
     return "created";
   }
 
@@ -177,11 +190,28 @@ export class SessionTable {
     return earliest;
   }
 
-  /** Forget everything without telling anyone (the engine closed). */
+  /** Forget everything without telling anyone, and sweep no more (the engine closed). */
   clear(): void {
+    if (this.#sweeper !== undefined) clearTimeout(this.#sweeper);
+    this.#sweeper = undefined;
+    this.#closed = true;
     this.#sessions.clear();
     this.#callers.clear();
     this.#byUri.clear();
+  }
+
+  #schedule(delayMs: number): void {
+    this.#sweeper = setTimeout(
+      () => {
+        this.#sweeper = undefined;
+        const earliest = this.sweep();
+        if (earliest === undefined || this.#closed) return;
+        this.#schedule(Math.max(earliest - this.#now() + 1, Math.min(SWEEP_FLOOR_MS, this.#shortestIdleMs)));
+      },
+      Math.min(delayMs + 1, MAX_TIMER_MS),
+    );
+    // The sweep is housekeeping: it must not keep a finished process alive.
+    (this.#sweeper as { unref?: () => void }).unref?.();
   }
 
   /** The session if it is live; an expired one ends here. */

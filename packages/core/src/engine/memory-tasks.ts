@@ -1,5 +1,5 @@
-import type { TaskChange, TaskLimit, TaskRecord, TaskSignal } from "./engine.js";
-import { LocalBus } from "./memory-bus.js";
+import { LocalChannels } from "./memory-channels.js";
+import type { TaskChange, TaskLimit, TaskRecord, TaskSignal } from "./task-store.js";
 
 const TERMINAL = new Set(["completed", "cancelled", "failed"]);
 // A sweep runs at most this often: tasks past their TTL are purged at most this late (a load never finds them).
@@ -68,7 +68,7 @@ export class TaskTable {
   // The ids each caller has stored, for the per-caller limit, and each counted task's caller; released when purged.
   readonly #owned = new Map<string, Set<string>>();
   readonly #callerOf = new Map<string, string>();
-  readonly #bus = new LocalBus<TaskSignal>();
+  readonly #channels = new LocalChannels<TaskSignal>();
   // Answers taken by `answer` and not yet by the task's process (`take`), by task and key.
   readonly #answers = new Map<string, Map<string, unknown>>();
   readonly #now: () => number;
@@ -147,7 +147,7 @@ export class TaskTable {
     this.#tasks.set(id, next);
     // A task that ended needs no more answers.
     if (isTerminal(next.status)) this.#answers.delete(id);
-    this.#bus.signal(id, { type: "changed", task: next });
+    this.#channels.signal(id, { type: "changed", task: next });
     return next;
   }
 
@@ -164,8 +164,8 @@ export class TaskTable {
     const kept = this.#answers.get(id) ?? new Map<string, unknown>();
     for (const key of taken) kept.set(key, structuredClone(responses[key]));
     this.#answers.set(id, kept);
-    for (const key of taken) this.#bus.signal(id, { type: "answer", key, value: structuredClone(responses[key]) });
-    this.#bus.signal(id, { type: "changed", task: next });
+    for (const key of taken) this.#channels.signal(id, { type: "answer", key, value: structuredClone(responses[key]) });
+    this.#channels.signal(id, { type: "changed", task: next });
     return taken;
   }
 
@@ -180,7 +180,7 @@ export class TaskTable {
   }
 
   follow(id: string, listener: (signal: TaskSignal) => void): () => void {
-    return this.#bus.follow(id, listener);
+    return this.#channels.follow(id, listener);
   }
 
   /** Drop the tasks whose TTL has passed; when the next one may be purged, if any. */
@@ -204,7 +204,7 @@ export class TaskTable {
     this.#answers.clear();
     this.#owned.clear();
     this.#callerOf.clear();
-    this.#bus.close();
+    this.#channels.close();
   }
 
   /** Sweep soon after `at` (unless a sweep is planned before it). */

@@ -1,22 +1,16 @@
-import {
-  type Engine,
-  LeaseLost,
-  type RunningRequest,
-  type ServerSignal,
-  type SessionChange,
-  type SessionLimits,
-  type SessionRecord,
-  type SessionSignal,
-  type StoredEvent,
-  type TaskChange,
-  type TaskLimit,
-  type TaskRecord,
-  type TaskSignal,
-} from "./engine.js";
-import { LocalBus } from "./memory-bus.js";
-import { KeptCancels } from "./memory-cancels.js";
+import type { Engine } from "./engine.js";
+import { LeaseLost } from "./engine-errors.js";
+import type { StoredEvent } from "./event-log.js";
+import { MemoryBus } from "./memory-bus.js";
+import { MemoryLeases } from "./memory-leases.js";
+import { MemorySessionChannel } from "./memory-session-channel.js";
 import { SessionTable } from "./memory-sessions.js";
 import { TaskTable } from "./memory-tasks.js";
+import type { RunningRequest } from "./request-leases.js";
+import type { ServerSignal } from "./server-bus.js";
+import type { SessionSignal } from "./session-channel.js";
+import type { SessionChange, SessionLimits, SessionRecord } from "./session-store.js";
+import type { TaskChange, TaskLimit, TaskRecord, TaskSignal } from "./task-store.js";
 
 /** Options of `createMemoryEngine`. */
 export interface MemoryEngineOptions {
@@ -30,30 +24,37 @@ type HandleOp = Extract<ServerSignal, { type: "handle" }>;
 
 /** The in-memory engine: the `Engine` of one process, every method answering at once (no promise is ever made). */
 export interface MemoryEngine extends Engine {
+  // EngineLifecycle
   readonly shared: false;
   start(server: { readonly name: string }): void;
   close(): void;
+  onResume(listener: () => void): () => void;
+  // SessionStore
   createSession(record: SessionRecord, limits: SessionLimits): "created" | "full" | "full-for-caller";
   loadSession(id: string): SessionRecord | undefined;
   changeSession(id: string, change: SessionChange): void;
   deleteSession(id: string): boolean;
   subscribers(uri: string): readonly string[];
   sessionIds(): readonly string[];
+  // EventLog
   append(session: string, stream: string, data: string, options?: { readonly running?: string }): StoredEvent;
   replay(session: string, lastEventId: string): { stream: string; events: StoredEvent[] } | undefined;
+  // SessionChannel
   signal(session: string, signal: SessionSignal): void;
+  follow(session: string, listener: (signal: SessionSignal) => void): () => void;
   takeClientLines(): readonly { readonly session: string; readonly line: string }[];
   takeCancels(
     running: readonly Pick<RunningRequest, "session" | "request">[],
   ): readonly { readonly session: string; readonly request: string; readonly line: string }[];
-  follow(session: string, listener: (signal: SessionSignal) => void): () => void;
-  broadcast(signal: ServerSignal): void;
-  onBroadcast(listener: (signal: ServerSignal) => void): () => void;
-  handleOps(): readonly HandleOp[];
-  onResume(listener: () => void): () => void;
+  // RequestLeases
   running(request: RunningRequest): void;
   finished(session: string, request: string): void;
   onOrphan(listener: (request: RunningRequest) => void): () => void;
+  // ServerBus
+  broadcast(signal: ServerSignal): void;
+  onBroadcast(listener: (signal: ServerSignal) => void): () => void;
+  handleOps(): readonly HandleOp[];
+  // TaskStore
   createTask(task: TaskRecord, limit?: TaskLimit): "created" | "full" | "full-for-caller";
   loadTask(id: string): TaskRecord | undefined;
   changeTask(id: string, change: TaskChange, options?: { readonly running?: boolean }): TaskRecord | undefined;
@@ -68,18 +69,10 @@ export interface MemoryEngine extends Engine {
 }
 
 const DEFAULT_EVENTS_PER_SESSION = 512;
-// Client lines kept for this process (as a shared engine keeps them for one): the newest this many.
-const MAX_CLIENT_LINES = 256;
-// Of those, at most this many from one session until they are taken: one client's flood pushes out no other's.
-const MAX_CLIENT_LINES_PER_SESSION = 16;
-// Expired sessions are ended (and `ended` signalled) at most this late; a session read after expiry ends at once.
-const SWEEP_FLOOR_MS = 1000;
-// setTimeout's longest delay: a longer one would fire at once.
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * The default engine: sessions, events, the bus and leases held in this process's memory, for a server that runs as
- * one process. Synchronous throughout; its only timer (idle expiry) does not keep the process alive.
+ * The default engine: every role held in this process's memory, for a server that runs as one process. Synchronous
+ * throughout; its only timers (idle expiry, the task sweep) do not keep the process alive.
  * @example
  * ```ts source="examples/engine.ts#createMemoryEngine"
  * const engine = createMemoryEngine({ eventsPerSession: 1024 });
@@ -94,33 +87,27 @@ export function createMemoryEngine(options: MemoryEngineOptions = {}): MemoryEng
   return new InMemoryEngine(eventsPerSession, options.now ?? Date.now);
 }
 
+// Each role's state is its own part (memory-*.ts); the engine checks it is open, then hands each call to its part.
 class InMemoryEngine implements MemoryEngine {
   readonly node = crypto.randomUUID();
   readonly shared = false as const;
-  readonly #now: () => number;
-  readonly #bus = new LocalBus<SessionSignal>();
   readonly #sessions: SessionTable;
-  readonly #handleOps: HandleOp[] = [];
+  readonly #channel: MemorySessionChannel;
+  readonly #leases = new MemoryLeases();
+  readonly #bus = new MemoryBus();
   readonly #tasks: TaskTable;
-  // session → request → what runs; kept only so the bookkeeping matches a shared engine's (no other process to orphan).
-  readonly #running = new Map<string, Map<string, RunningRequest>>();
-  // The tasks this process runs (taskRunning until taskFinished): what a task change `running` is checked against.
-  readonly #runningTasks = new Set<string>();
-  readonly #clientLines: { session: string; line: string }[] = [];
-  readonly #cancels = new KeptCancels();
-  #sweeper: ReturnType<typeof setTimeout> | undefined;
-  #shortestIdleMs = SWEEP_FLOOR_MS;
   #closed = false;
 
   constructor(eventsPerSession: number, now: () => number) {
-    this.#now = now;
     this.#tasks = new TaskTable(now);
+    this.#channel = new MemorySessionChannel(this.node, (id) => this.#sessions.has(id));
     this.#sessions = new SessionTable(now, eventsPerSession, (id) => {
-      this.#running.delete(id);
-      this.#cancels.ended(id);
-      this.#bus.signal(id, { type: "ended" });
+      this.#leases.ended(id);
+      this.#channel.ended(id);
     });
   }
+
+  // ── EngineLifecycle ──
 
   start(_server: { readonly name: string }): void {
     this.#open();
@@ -129,26 +116,24 @@ class InMemoryEngine implements MemoryEngine {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#sweeper !== undefined) clearTimeout(this.#sweeper);
-    this.#sweeper = undefined;
-    this.#bus.close();
+    this.#channel.close();
     this.#sessions.clear();
-    this.#running.clear();
-    this.#handleOps.length = 0;
+    this.#leases.clear();
+    this.#bus.clear();
     this.#tasks.clear();
-    this.#runningTasks.clear();
-    this.#clientLines.length = 0;
-    this.#cancels.clear();
   }
+
+  onResume(_listener: () => void): () => void {
+    this.#open();
+    // Its store is this process's memory: never lost, so never resumed.
+    return () => {};
+  }
+
+  // ── SessionStore ──
 
   createSession(record: SessionRecord, limits: SessionLimits): "created" | "full" | "full-for-caller" {
     this.#open();
-    const outcome = this.#sessions.create(record, limits);
-    if (outcome === "created") {
-      this.#shortestIdleMs = Math.min(this.#shortestIdleMs, limits.idleMs);
-      if (this.#sweeper === undefined) this.#schedule(limits.idleMs);
-    }
-    return outcome;
+    return this.#sessions.create(record, limits);
   }
 
   loadSession(id: string): SessionRecord | undefined {
@@ -176,16 +161,18 @@ class InMemoryEngine implements MemoryEngine {
     return this.#sessions.ids();
   }
 
+  // ── EventLog ──
+
   append(session: string, stream: string, data: string, options?: { readonly running?: string }): StoredEvent {
     this.#open();
     const request = options?.running;
-    if (request !== undefined && !this.#running.get(session)?.has(request)) {
+    if (request !== undefined && !this.#leases.holds(session, request)) {
       throw new LeaseLost(`request ${request} of session ${session} is not running on this process`);
     }
     const event = this.#sessions.append(session, stream, data);
     // A session that ended keeps nothing and tells no one: the event goes nowhere.
     if (event === undefined) return { id: "", stream, data };
-    this.#bus.signal(session, { type: "event", event });
+    this.#channel.signal(session, { type: "event", event });
     return event;
   }
 
@@ -194,89 +181,63 @@ class InMemoryEngine implements MemoryEngine {
     return this.#sessions.replay(session, lastEventId);
   }
 
+  // ── SessionChannel ──
+
   signal(session: string, signal: SessionSignal): void {
     this.#open();
-    if (signal.type === "client" && signal.to === this.node) {
-      const held = this.#clientLines.filter((kept) => kept.session === session).length;
-      if (held < MAX_CLIENT_LINES_PER_SESSION) this.#clientLines.push({ session, line: signal.line });
-      if (this.#clientLines.length > MAX_CLIENT_LINES) this.#clientLines.shift();
-    }
-    if (signal.type === "client" && signal.cancels !== undefined && this.#sessions.has(session)) {
-      this.#cancels.keep(session, signal.cancels, signal.line);
-    }
-    this.#bus.signal(session, signal);
-  }
-
-  takeClientLines(): readonly { readonly session: string; readonly line: string }[] {
-    this.#open();
-    return this.#clientLines.splice(0);
-  }
-
-  takeCancels(running: readonly Pick<RunningRequest, "session" | "request">[]) {
-    this.#open();
-    return this.#cancels.take(running);
+    this.#channel.signal(session, signal);
   }
 
   follow(session: string, listener: (signal: SessionSignal) => void): () => void {
     this.#open();
-    return this.#bus.follow(session, listener);
+    return this.#channel.follow(session, listener);
   }
 
-  broadcast(signal: ServerSignal): void {
+  takeClientLines(): readonly { readonly session: string; readonly line: string }[] {
     this.#open();
-    // No other process hears it; a handle op is still kept, as a shared engine keeps it for processes to come.
-    if (signal.type !== "handle") return;
-    // A handle's op overrides its earlier enable or disable (and a second remove adds nothing): bounded by handles.
-    const ops = this.#handleOps;
-    let at = 0;
-    for (const op of ops) {
-      if (op.kind !== signal.kind || op.name !== signal.name || (op.op === "remove" && signal.op !== "remove")) {
-        ops[at++] = op;
-      }
-    }
-    ops.length = at;
-    ops.push({ type: "handle", kind: signal.kind, name: signal.name, op: signal.op });
+    return this.#channel.takeClientLines();
   }
 
-  onBroadcast(_listener: (signal: ServerSignal) => void): () => void {
+  takeCancels(running: readonly Pick<RunningRequest, "session" | "request">[]) {
     this.#open();
-    // Only other processes' broadcasts are heard, and there is none.
-    return () => {};
+    return this.#channel.takeCancels(running);
   }
 
-  onResume(_listener: () => void): () => void {
-    this.#open();
-    // Its store is this process's memory: never lost, so never resumed.
-    return () => {};
-  }
-
-  handleOps(): readonly HandleOp[] {
-    this.#open();
-    return [...this.#handleOps];
-  }
+  // ── RequestLeases ──
 
   running(request: RunningRequest): void {
     this.#open();
-    let requests = this.#running.get(request.session);
-    if (!requests) {
-      requests = new Map();
-      this.#running.set(request.session, requests);
-    }
-    requests.set(request.request, request);
+    this.#leases.running(request);
   }
 
   finished(session: string, request: string): void {
     this.#open();
-    const requests = this.#running.get(session);
-    requests?.delete(request);
-    if (requests?.size === 0) this.#running.delete(session);
+    this.#leases.finished(session, request);
   }
 
-  onOrphan(_listener: (request: RunningRequest) => void): () => void {
+  onOrphan(listener: (request: RunningRequest) => void): () => void {
     this.#open();
-    // One process: a request's owner stops only with the engine itself, so no request is ever orphaned.
-    return () => {};
+    return this.#leases.onOrphan(listener);
   }
+
+  // ── ServerBus ──
+
+  broadcast(signal: ServerSignal): void {
+    this.#open();
+    this.#bus.broadcast(signal);
+  }
+
+  onBroadcast(listener: (signal: ServerSignal) => void): () => void {
+    this.#open();
+    return this.#bus.onBroadcast(listener);
+  }
+
+  handleOps(): readonly HandleOp[] {
+    this.#open();
+    return this.#bus.handleOps();
+  }
+
+  // ── TaskStore ──
 
   createTask(task: TaskRecord, limit?: TaskLimit): "created" | "full" | "full-for-caller" {
     this.#open();
@@ -290,7 +251,7 @@ class InMemoryEngine implements MemoryEngine {
 
   changeTask(id: string, change: TaskChange, options?: { readonly running?: boolean }): TaskRecord | undefined {
     this.#open();
-    if (options?.running && !this.#runningTasks.has(id) && this.#tasks.load(id) !== undefined) {
+    if (options?.running && !this.#leases.runsTask(id) && this.#tasks.load(id) !== undefined) {
       throw new LeaseLost(`task ${id} is not running on this process`);
     }
     return this.#tasks.change(id, change);
@@ -315,12 +276,12 @@ class InMemoryEngine implements MemoryEngine {
 
   taskRunning(id: string): void {
     this.#open();
-    this.#runningTasks.add(id);
+    this.#leases.taskRunning(id);
   }
 
   taskFinished(id: string): void {
     this.#open();
-    this.#runningTasks.delete(id);
+    this.#leases.taskFinished(id);
   }
 
   onOrphanTask(_listener: (id: string) => void): () => void {
@@ -331,19 +292,5 @@ class InMemoryEngine implements MemoryEngine {
 
   #open(): void {
     if (this.#closed) throw new Error("This memory engine is closed: a closed engine serves nothing (make a new one)");
-  }
-
-  #schedule(delayMs: number): void {
-    this.#sweeper = setTimeout(
-      () => {
-        this.#sweeper = undefined;
-        const earliest = this.#sessions.sweep();
-        if (earliest === undefined || this.#closed) return;
-        this.#schedule(Math.max(earliest - this.#now() + 1, Math.min(SWEEP_FLOOR_MS, this.#shortestIdleMs)));
-      },
-      Math.min(delayMs + 1, MAX_TIMER_MS),
-    );
-    // The sweep is housekeeping: it must not keep a finished process alive.
-    (this.#sweeper as { unref?: () => void }).unref?.();
   }
 }

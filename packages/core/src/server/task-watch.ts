@@ -1,7 +1,7 @@
 import type { TaskWatching } from "../connection/server-core.js";
 import type { RequestContextImpl } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
-import type { Engine, TaskRecord, TaskSignal, Unfollow } from "../engine/engine.js";
+import type { TaskRecord, TaskSignal, TaskStore, Unfollow } from "../engine/engine.js";
 import { isTerminal } from "../engine/memory-tasks.js";
 import { messageOf } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
@@ -34,7 +34,7 @@ export class TaskWatch implements TaskWatching {
   /** The ids acknowledged: those that exist and are the caller's, in the order asked. */
   readonly taskIds: readonly string[];
   readonly #unfollows: Map<string, Unfollow>;
-  readonly #engine: Engine;
+  readonly #engine: TaskStore;
   readonly #log: (entry: LogEntry) => void;
   // Each followed task as last known, and the timer that looks for it when its TTL has passed.
   readonly #last = new Map<string, TaskRecord>();
@@ -49,7 +49,7 @@ export class TaskWatch implements TaskWatching {
   private constructor(
     taskIds: readonly string[],
     unfollows: Map<string, Unfollow>,
-    engine: Engine,
+    engine: TaskStore,
     log: (entry: LogEntry) => void,
   ) {
     this.taskIds = taskIds;
@@ -63,7 +63,7 @@ export class TaskWatch implements TaskWatching {
    * are unfollowed and left out, as silently for one as for the other.
    */
   static async open(
-    engine: Engine,
+    engine: TaskStore,
     ids: readonly string[],
     ctx: RequestContextImpl,
     log: (entry: LogEntry) => void,

@@ -1,0 +1,67 @@
+import {
+  SESSION_BOUNDS,
+  type SessionChange,
+  type SessionLimits,
+  type SessionRecord,
+  type SessionStore,
+} from "@toolsmith/core";
+import { subscriptionUriRefusal, tooManySubscriptions } from "@toolsmith/core/internal";
+import type { RedisLifecycle } from "./lifecycle.js";
+import { bounded } from "./options.js";
+import { decodeRecord, encodeFixed } from "./records.js";
+import * as scripts from "./scripts.js";
+
+// Keys outlive a session's idle time by this much, so the sweep (not Redis's expiry) ends it and tells its followers.
+const GRACE_MS = 60_000;
+
+/** The Redis engine's `SessionStore`: each session a hash, the limits counted in one script with the create. */
+export class RedisSessionStore implements SessionStore {
+  readonly #redis: RedisLifecycle;
+
+  constructor(redis: RedisLifecycle) {
+    this.#redis = redis;
+  }
+
+  async createSession(record: SessionRecord, limits: SessionLimits): Promise<"created" | "full" | "full-for-caller"> {
+    const outcome = await this.#redis.run(scripts.CREATE, [
+      record.id,
+      encodeFixed(record),
+      record.caller ?? "",
+      record.initialized ? "1" : "0",
+      record.logLevel ?? "",
+      bounded(Math.max(1, Math.ceil(limits.idleMs))),
+      bounded(limits.max),
+      bounded(limits.perCaller),
+      GRACE_MS,
+    ]);
+    if (outcome === "exists") throw new Error(`A session with id ${JSON.stringify(record.id)} already exists`);
+    return outcome as "created" | "full" | "full-for-caller";
+  }
+
+  async loadSession(id: string): Promise<SessionRecord | undefined> {
+    return decodeRecord(await this.#redis.run(scripts.LOAD, [id, GRACE_MS]));
+  }
+
+  async changeSession(id: string, change: SessionChange): Promise<void> {
+    if (change.kind === "subscribe") {
+      const refused = subscriptionUriRefusal(change.uri);
+      if (refused) throw refused;
+    }
+    const value = change.kind === "logLevel" ? change.level : change.kind === "initialized" ? "" : change.uri;
+    const { subscriptions, subscriptionBytes } = SESSION_BOUNDS;
+    const outcome = await this.#redis.run(scripts.CHANGE, [id, change.kind, value, subscriptions, subscriptionBytes]);
+    if (outcome === -1) throw tooManySubscriptions();
+  }
+
+  async deleteSession(id: string): Promise<boolean> {
+    return (await this.#redis.run(scripts.DELETE, [id])) === 1;
+  }
+
+  async subscribers(uri: string): Promise<readonly string[]> {
+    return (await this.#redis.run(scripts.SUBSCRIBERS, [uri])) as string[];
+  }
+
+  async sessionIds(): Promise<readonly string[]> {
+    return (await this.#redis.run(scripts.SESSION_IDS, [])) as string[];
+  }
+}
