@@ -11,8 +11,7 @@ const progressed = (message) => message?.method === "notifications/progress";
 const isRequest = (message) =>
   typeof message?.method === "string" && (typeof message.id === "string" || typeof message.id === "number");
 
-// What a raw line is answered with, if it is a request or a batch holding one (awaited too: requests run side by
-// side, so a slow one's reply may come after a later one's).
+// What a raw line is answered with, if it is a request or a batch holding one.
 function replyTo(text) {
   let message;
   try {
@@ -31,21 +30,13 @@ function replyTo(text) {
   return (reply) => reply?.method === undefined && JSON.stringify(reply?.id) === id;
 }
 
-/** A raw line, then a request whose reply ends the exchange (what the raw line got lands before it). */
+/**
+ * A raw line, awaiting its reply when it is a request (requests run side by side: a later one's reply could pass
+ * it), then a request whose reply ends the exchange (what a line that is no request got lands before it).
+ */
 async function raw(ch, label, text) {
-  await ch.send(label, text, { until: null });
-  const sync = ch.msg("tools/call", { name: "echo", arguments: { text: "sync" } });
-  const id = JSON.stringify(sync.id);
-  const waits = [(reply) => reply?.method === undefined && JSON.stringify(reply?.id) === id];
-  const expected = replyTo(text);
-  if (expected) waits.push(expected);
-  await ch.send(`${label} › then`, sync, {
-    until: (message) => {
-      const at = waits.findIndex((wait) => wait(message));
-      if (at >= 0) waits.splice(at, 1);
-      return waits.length === 0;
-    },
-  });
+  await ch.send(label, text, { until: replyTo(text) ?? null });
+  await ch.send(`${label} › then`, ch.msg("tools/call", { name: "echo", arguments: { text: "sync" } }));
 }
 
 async function badInput(ch) {
