@@ -20,4 +20,5 @@ export { isUriTemplate } from "./schema/uri-template.js";
 export type { Announcement } from "./server/engine-link.js";
 export { defaultEngine, mayHear, mayRead, onAnnounce } from "./server/server.js";
 export { isPlainObject } from "./wire/json-rpc.js";
+export { andThen, attempt } from "./wire/maybe.js";
 export { keyOf, rawBatchIds } from "./wire/raw-id.js";

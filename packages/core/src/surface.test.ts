@@ -178,6 +178,8 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
     values: [
       "DEFAULT_RETRY_AFTER_SECONDS",
       "InputRequired",
+      "andThen",
+      "attempt",
       "callerKey",
       "defaultEngine",
       "isEngineUnavailable",
