@@ -1,26 +1,23 @@
 import {
+  type Era,
   ErrorCode,
   featuresOf,
   HANDSHAKE_VERSIONS,
   LATEST_STATELESS_VERSION,
   MetaKey,
   type ProtocolVersion,
-  STATELESS_VERSIONS,
 } from "@toolsmith/core";
-import { isPlainObject } from "@toolsmith/core/internal";
+import { BATCH_REVISIONS, eraOf, isPlainObject, messageIdText } from "@toolsmith/core/internal";
 import type { Outgoing } from "../exchange/exchange.js";
-import { idOf, isRequest, refuse } from "../exchange/refusals.js";
+import { isRequest, refuse } from "../exchange/refusals.js";
 
-// Which era a request chose, and whether its MCP-Protocol-Version agrees: revisions and what each allows are
-// core's (its version lists and revision table); this file only reads the header against them.
+// Which era a request chose, and whether its MCP-Protocol-Version agrees: core decides (its `eraOf`, version lists
+// and revision table); this file reads the header and body it decides from.
 
 /** The header naming a request's protocol revision. */
 export const VERSION_HEADER = "mcp-protocol-version";
 
-const STATELESS: readonly string[] = STATELESS_VERSIONS;
 const HANDSHAKE: readonly string[] = HANDSHAKE_VERSIONS;
-// The revisions whose sessions accept JSON-RPC batches, as the revision table says (for the refusal's message).
-const BATCH_VERSIONS = HANDSHAKE_VERSIONS.filter((version) => featuresOf(version).batches).join(", ");
 
 /** True for a header naming a handshake-era revision. */
 export function isHandshakeHeader(header: string | null): boolean {
@@ -28,18 +25,12 @@ export function isHandshakeHeader(header: string | null): boolean {
 }
 
 /**
- * The era a POST without a session chose: `initialize` (without a stateless header) opens the handshake era, a
- * stateless header or `_meta` naming a version is a 2026-07-28 request; undefined for neither.
+ * The era a POST without a session chose, decided once here by core's `eraOf` from its MCP-Protocol-Version header,
+ * its method (a request's) and its `_meta`, and handed to the connection that serves it; undefined for neither.
  */
-export function eraOf(header: string | null, message: unknown): "handshake" | "stateless" | undefined {
-  if (isRequest(message) && message.method === "initialize" && (header === null || HANDSHAKE.includes(header))) {
-    return "handshake";
-  }
-  const meta = isPlainObject(message) && isPlainObject(message.params) ? message.params._meta : undefined;
-  if ((header !== null && STATELESS.includes(header)) || (isPlainObject(meta) && MetaKey.protocolVersion in meta)) {
-    return "stateless";
-  }
-  return undefined;
+export function eraOfPost(header: string | null, message: unknown): Era | undefined {
+  const params = isPlainObject(message) && isPlainObject(message.params) ? message.params : undefined;
+  return eraOf(isRequest(message) ? message.method : undefined, params?._meta, header);
 }
 
 /** The 400 of a POST that chose no era: no session, no initialize, no stateless version. */
@@ -61,7 +52,7 @@ export function statelessVersionRefusal(
   if (header === null) {
     return refuse(
       400,
-      idOf(message, body),
+      messageIdText(message, body),
       ErrorCode.HeaderMismatch,
       "The MCP-Protocol-Version header is missing; it must equal _meta's",
     );
@@ -71,7 +62,7 @@ export function statelessVersionRefusal(
   if (inBody === undefined || inBody === header) return undefined;
   return refuse(
     400,
-    idOf(message, body),
+    messageIdText(message, body),
     ErrorCode.HeaderMismatch,
     // Never the body's value itself when it is not a string: it may nest too deep to turn into text.
     `MCP-Protocol-Version (${header}) does not match _meta (${typeof inBody === "string" ? inBody : `not a string: ${Array.isArray(inBody) ? "an array" : typeof inBody}`})`,
@@ -91,7 +82,7 @@ export function sessionVersionRefusal(
   if (header !== null && header !== version) {
     return refuse(
       400,
-      idOf(message, body),
+      messageIdText(message, body),
       ErrorCode.InvalidRequest,
       `MCP-Protocol-Version ${header} is not this session's (${version})`,
     );
@@ -101,7 +92,7 @@ export function sessionVersionRefusal(
       400,
       null,
       ErrorCode.InvalidRequest,
-      `Invalid request: JSON-RPC batches are accepted only in a ${BATCH_VERSIONS} session`,
+      `Invalid request: JSON-RPC batches are accepted only in a ${BATCH_REVISIONS} session`,
     );
   }
   return undefined;

@@ -13,12 +13,12 @@ export interface EngineStart {
 
 /**
  * Start `server`'s engine now, so what this process announces reaches the other processes before it serves
- * anything (`listen` starts it before serving). A failed start is tried again by the next request, and by itself
- * after a while (up to every 10 s), so a process started while Redis was down recovers unasked.
+ * anything (`listen` starts it before serving). The server starts it once and a failed start again when asked
+ * (`server.startEngine()`); this asks again with the next request, and by itself after a while (up to every 10 s),
+ * so a process started while Redis was down recovers unasked.
  */
 export function startEngine(server: Server, onError: (error: unknown) => void): EngineStart {
   let started = false;
-  let starting: Promise<void> | undefined;
   let retry: ReturnType<typeof setTimeout> | undefined;
   let retries = 0;
   let stopped = false;
@@ -50,26 +50,22 @@ export function startEngine(server: Server, onError: (error: unknown) => void): 
   };
   const ready = (): MaybePromise<void> => {
     if (started) return;
-    if (starting) return starting;
     const start = server.startEngine();
     if (!(start instanceof Promise)) {
       started = true;
       return;
     }
-    starting = start.then(
+    return start.then(
       () => {
         started = true;
-        starting = undefined;
         if (retry !== undefined) clearTimeout(retry);
         retry = undefined;
       },
       (error: unknown) => {
-        starting = undefined;
         again();
         throw unstarted(error);
       },
     );
-    return starting;
   };
   // Started now; a request that needs the engine waits for it.
   void attempt(ready, (error) => {

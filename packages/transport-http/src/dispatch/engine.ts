@@ -1,11 +1,11 @@
 import { type AuthInfo, createMemoryEngine, ErrorCode, type Servable, toServer } from "@toolsmith/core";
-import { attempt, defaultEngine } from "@toolsmith/core/internal";
+import { attempt, defaultEngine, messageIdText } from "@toolsmith/core/internal";
 import { callerShare, StreamLimits } from "../checks/caller-limits.js";
 import { postRefusal, tooLarge } from "../checks/post-checks.js";
 import { authorize, type Guard, guard, protectedResourceMetadata } from "../checks/protection.js";
-import { eraOf, noEra, VERSION_HEADER } from "../checks/versions.js";
+import { eraOfPost, noEra, VERSION_HEADER } from "../checks/versions.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "../exchange/exchange.js";
-import { idOf, refuse, shuttingDown } from "../exchange/refusals.js";
+import { refuse, shuttingDown } from "../exchange/refusals.js";
 import { UserRoutes } from "../routes/routes.js";
 import { fanOut } from "../sessions/fan-out.js";
 import type { HttpSession } from "../sessions/http-session.js";
@@ -131,16 +131,17 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     } catch {
       return refuse(400, null, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
     }
-    if (closed) return shuttingDown(idOf(message, body));
+    if (closed) return shuttingDown(messageIdText(message, body));
     if (request.header("mcp-session-id") === null) {
-      const era = eraOf(request.header(VERSION_HEADER), message);
+      // The era is decided here, once: each era's requests hand it to the connection that serves them.
+      const era = eraOfPost(request.header(VERSION_HEADER), message);
       if (era === "handshake") return sessions.initialize(request, body, message, auth);
       if (era === "stateless") {
         // Never waits for the engine (a 2026-07-28 request needs nothing of it), but starts it for listen streams.
         if (!start.started) void attempt(start.ready, onError);
         return stateless.serve(request, body, message, auth);
       }
-      return noEra(idOf(message, body));
+      return noEra(messageIdText(message, body));
     }
     const found = sessions.find(request, auth, message, body);
     const serve = (session: HttpSession | Outgoing | undefined) =>

@@ -1,4 +1,4 @@
-import { ErrorCode, errorLine, httpStatusOf, idText } from "@toolsmith/core";
+import { ErrorCode, errorLine, httpStatusOf } from "@toolsmith/core";
 import {
   DEFAULT_RETRY_AFTER_SECONDS,
   isEngineUnavailable,
@@ -10,37 +10,37 @@ import { answer, JSON_HEADERS, type Outgoing } from "./exchange.js";
 // The answers the transport writes itself (core writes the rest): its refusals, with the HTTP status each gets, and
 // its faults (the engine away, the server shutting down, a request whose process stopped).
 
-/** The id's JSON text as the body carries it (exact past 2^53; the last of duplicate keys, as JSON.parse reads it). */
-export function idOf(message: unknown, body: string): string {
-  return isPlainObject(message) ? idText(message.id, body) : "null";
-}
-
 /** True for a JSON-RPC request: a method and an id, so an answer is owed. */
 export function isRequest(message: unknown): message is Record<string, unknown> & { method: string } {
   return isPlainObject(message) && typeof message.method === "string" && message.id !== undefined;
 }
 
-/** The transport's own JSON-RPC refusal; `id` is the request id's JSON text (`idOf`), null when there is none. */
+/** The transport's own JSON-RPC refusal; `id` is the request id's JSON text (`messageIdText`), null when none. */
 export function refuse(status: number, id: string | null, code: number, message: string): Outgoing {
   return answer(status, errorLine(id ?? "null", { code, message }));
 }
 
-/** The status of a 2026-07-28 reply core wrote, by its error code (undefined for a result). */
-export const statelessStatus = (code: number | undefined): number => httpStatusOf(code, "stateless");
+/**
+ * The status of a 2026-07-28 reply core wrote, by its error code (undefined for a result) and, for a request the
+ * engine could not serve, the seconds to wait (core's `httpStatusOf`: 503).
+ */
+export const statelessStatus = (code: number | undefined, wait?: number): number =>
+  httpStatusOf(code, "stateless", wait);
 
-/** The status of a handshake-era reply core wrote, by its error code (undefined for a result). */
-export const handshakeStatus = (code: number | undefined): number => httpStatusOf(code, "handshake");
+/** The status of a handshake-era reply core wrote (see `statelessStatus`). */
+export const handshakeStatus = (code: number | undefined, wait?: number): number =>
+  httpStatusOf(code, "handshake", wait);
 
-function secondsOf(error: unknown): number {
-  const seconds = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
-  return typeof seconds === "number" && Number.isFinite(seconds) && seconds > 0
-    ? Math.ceil(seconds)
+/** A 503's `Retry-After`: whole seconds, at least 1; the default wait for what is no number. */
+export function retryAfter(seconds: unknown): number {
+  return typeof seconds === "number" && Number.isFinite(seconds)
+    ? Math.max(1, Math.ceil(seconds))
     : DEFAULT_RETRY_AFTER_SECONDS;
 }
 
 /** The 503 for a request (`id`: its id's JSON text, null without one) the engine (Redis) could not serve. */
 export function unavailable(id: string | null, error: unknown, headers?: Readonly<Record<string, string>>): Outgoing {
-  const retryAfterSeconds = secondsOf(error);
+  const retryAfterSeconds = retryAfter((error as { retryAfterSeconds?: unknown }).retryAfterSeconds);
   const body = errorLine(id ?? "null", serviceUnavailable(retryAfterSeconds));
   return { status: 503, headers: { ...JSON_HEADERS, ...headers, "retry-after": String(retryAfterSeconds) }, body };
 }

@@ -1,7 +1,8 @@
 import type { Route } from "@toolsmith/core";
+import { messageIdText } from "@toolsmith/core/internal";
 import { EventStream, SSE_HEADERS } from "./event-stream.js";
 import { JSON_HEADERS, type Outgoing } from "./exchange.js";
-import { idOf, isRequest } from "./refusals.js";
+import { isRequest, retryAfter } from "./refusals.js";
 
 /**
  * Where a reply's SSE events are kept (the session's engine), so a client that lost the stream can resume it on any
@@ -24,8 +25,11 @@ export interface EventLog {
 }
 
 export interface ReplyOptions {
-  /** The HTTP status of a lone JSON-RPC response, by its error code (undefined for a result). */
-  status(error: number | undefined): number;
+  /**
+   * The HTTP status of a lone JSON-RPC response, by its error code (undefined for a result) and the wait core gave a
+   * request the engine could not serve (`statelessStatus`, `handshakeStatus`).
+   */
+  status(error: number | undefined, wait?: number): number;
   /** Extra response headers (the session id). */
   headers?: Readonly<Record<string, string>>;
   /** The headers of a JSON answer: JSON_HEADERS with `headers`, merged once where many replies share them. */
@@ -85,11 +89,12 @@ export class Reply {
       const extra = options.headers;
       const headers = options.jsonHeaders ?? (extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS);
       const wait = route.retryAfterSeconds;
-      // Core could not reach the engine for it: 503, telling the client when to try again.
+      const status = options.status(route.error, wait);
+      // Core could not reach the engine for it: the client is told when to try again.
       this.#settle(
         wait === undefined
-          ? { status: options.status(route.error), headers, body: line }
-          : { status: 503, headers: { ...headers, "retry-after": String(Math.max(1, Math.ceil(wait))) }, body: line },
+          ? { status, headers, body: line }
+          : { status, headers: { ...headers, "retry-after": String(retryAfter(wait)) }, body: line },
       );
       return true;
     }
@@ -121,7 +126,7 @@ export class Reply {
 
   // The lone request's id text (a batch's stream has no single lease).
   #request(): string | undefined {
-    return isRequest(this.#message) ? idOf(this.#message, this.#body) : undefined;
+    return isRequest(this.#message) ? messageIdText(this.#message, this.#body) : undefined;
   }
 
   #open(): EventStream {

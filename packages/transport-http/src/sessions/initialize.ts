@@ -9,10 +9,17 @@ import {
   type SessionLimits,
   type SessionRecord,
 } from "@toolsmith/core";
-import { andThen, attempt, isPlainObject, keptCapabilities, keptClientInfo } from "@toolsmith/core/internal";
+import {
+  andThen,
+  attempt,
+  isPlainObject,
+  keptCapabilities,
+  keptClientInfo,
+  messageIdText,
+} from "@toolsmith/core/internal";
 import { callerOf, type RemoteAddress } from "../checks/caller-limits.js";
 import type { Incoming, Outgoing } from "../exchange/exchange.js";
-import { handshakeStatus, idOf, refuse, ShuttingDown } from "../exchange/refusals.js";
+import { handshakeStatus, refuse, ShuttingDown } from "../exchange/refusals.js";
 import { Reply } from "../exchange/reply.js";
 import { HttpSession } from "./http-session.js";
 import type { LiveSessions } from "./live-sessions.js";
@@ -121,7 +128,12 @@ export function openSession(
         andThen(c.engine.createSession(record, c.limits), (created): MaybePromise<Outgoing> => {
           if (created !== "created") {
             connection.close();
-            return refuse(503, idOf(message, body), ErrorCode.ServerError, fullMessage(created, c.limits.perCaller));
+            return refuse(
+              503,
+              messageIdText(message, body),
+              ErrorCode.ServerError,
+              fullMessage(created, c.limits.perCaller),
+            );
           }
           const opened = new HttpSession(record, c.engine, c.onError);
           opened.wake = c.live.wake;
@@ -141,9 +153,9 @@ export function openSession(
       },
     );
   };
-  // Until it is kept, what the connection says is held back (its reply first of all).
+  // Until it is kept, what the connection says is held back (its reply first of all). The door chose its era.
   const done = attempt(
-    () => connection.receive(body, { parsed: message }),
+    () => connection.receive(body, { parsed: message, era: "handshake" }),
     () => undefined,
   );
   return andThen(done, settle);

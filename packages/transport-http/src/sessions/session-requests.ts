@@ -7,11 +7,11 @@ import {
   type Server,
   type SessionRecord,
 } from "@toolsmith/core";
-import { andThen, attempt } from "@toolsmith/core/internal";
+import { andThen, attempt, messageIdText } from "@toolsmith/core/internal";
 import type { StreamLimits } from "../checks/caller-limits.js";
 import { isHandshakeHeader, VERSION_HEADER } from "../checks/versions.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "../exchange/exchange.js";
-import { faultAnswer, idOf, refuse, shuttingDown } from "../exchange/refusals.js";
+import { faultAnswer, refuse, shuttingDown } from "../exchange/refusals.js";
 import { getStream } from "./get-stream.js";
 import { HttpSession, ownedBy } from "./http-session.js";
 import { type OpeningContext, openSession } from "./initialize.js";
@@ -60,7 +60,7 @@ export class SessionRequests {
     if (id === null) return undefined;
     const c = this.#c;
     // The engine's trouble is answered with the request's id, read only then.
-    const fault = (error: unknown) => faultAnswer(message === undefined ? null : idOf(message, body))(error);
+    const fault = (error: unknown) => faultAnswer(message === undefined ? null : messageIdText(message, body))(error);
     if (!c.started()) {
       return attempt(
         () =>
@@ -94,7 +94,7 @@ export class SessionRequests {
       if (!record) c.live.drop(id, true);
       return refuse(
         404,
-        idOf(message, body),
+        messageIdText(message, body),
         ErrorCode.SessionNotFound,
         "Session not found: it ended or expired; send initialize to start a new one",
       );
@@ -102,7 +102,7 @@ export class SessionRequests {
     const live = c.live.get(id);
     if (live === undefined) {
       // Rare (a session first served here): the engine failing the revival is an outage, as a failed load is.
-      const id_ = () => idOf(message, body);
+      const id_ = () => messageIdText(message, body);
       return attempt(
         () => andThen(this.#revive(record, auth), (revived) => revived ?? shuttingDown(id_())),
         (error) => faultAnswer(id_())(error),
@@ -174,7 +174,7 @@ export class SessionRequests {
   initialize(request: Incoming, body: string, message: unknown, auth: AuthInfo | undefined): MaybePromise<Outgoing> {
     return attempt(
       () => andThen(this.#c.ready(), () => openSession(this.#opening, request, body, message, auth)),
-      faultAnswer(idOf(message, body)),
+      faultAnswer(messageIdText(message, body)),
     );
   }
 

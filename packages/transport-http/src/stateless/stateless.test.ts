@@ -107,6 +107,19 @@ describe("2026-07-28 over HTTP", () => {
     expect(handle.sessions).toBe(0);
   });
 
+  it("the era its MCP-Protocol-Version header chose is the one it is served in, _meta or not", async () => {
+    const handle = handler();
+    // Served as the 2026-07-28 request it says it is: no handshake-era ping, and _meta is required.
+    const ping = await handle(post({ jsonrpc: "2.0", id: 1, method: "ping" }, headers2026("ping")));
+    expect(ping.status).toBe(404);
+    expect(await ping.json()).toMatchObject({ id: 1, error: { code: ErrorCode.MethodNotFound } });
+    const list = await handle(post({ jsonrpc: "2.0", id: 2, method: "tools/list" }, headers2026("tools/list")));
+    expect(list.status).toBe(400);
+    expect(await errorMessage(list)).toBe(
+      `Missing params._meta["${MetaKey.protocolVersion}"]: every ${LATEST_STATELESS_VERSION} request must carry it`,
+    );
+  });
+
   it("a batch, or anything but one request or notification, is 400 + -32600", async () => {
     const response = await handler()(
       post([{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } }], headers2026("tools/list")),

@@ -8,13 +8,13 @@ import {
   type Server,
   type Tool,
 } from "@toolsmith/core";
-import { isPlainObject } from "@toolsmith/core/internal";
+import { isPlainObject, messageIdText } from "@toolsmith/core/internal";
 import type { StreamLimits } from "../checks/caller-limits.js";
 import { addressOf, callerOf, type RemoteAddress } from "../checks/caller-limits.js";
 import { paramMismatch, routingMismatch } from "../checks/routing-headers.js";
 import { statelessVersionRefusal, VERSION_HEADER } from "../checks/versions.js";
 import type { Incoming, Outgoing } from "../exchange/exchange.js";
-import { idOf, refuse, statelessStatus } from "../exchange/refusals.js";
+import { refuse, statelessStatus } from "../exchange/refusals.js";
 import { Reply } from "../exchange/reply.js";
 
 // The Mcp-Param-* check of a 2026-07-28 tools/call: core asks it only of a tool this caller may use, so a hidden
@@ -46,7 +46,7 @@ export class StatelessRequests {
     if (!isPlainObject(message) || typeof message.method !== "string") {
       return refuse(
         400,
-        idOf(message, body),
+        messageIdText(message, body),
         ErrorCode.InvalidRequest,
         "Invalid request: one JSON-RPC request or notification per POST",
       );
@@ -58,20 +58,26 @@ export class StatelessRequests {
       if (message.method === "initialize") {
         return refuse(
           404,
-          idOf(message, body),
+          messageIdText(message, body),
           ErrorCode.MethodNotFound,
           `Method not found: initialize (removed in protocol revision ${LATEST_STATELESS_VERSION})`,
         );
       }
       const mismatch = routingMismatch(request, message);
-      if (mismatch) return refuse(400, idOf(message, body), ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
+      if (mismatch)
+        return refuse(400, messageIdText(message, body), ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
     }
     if (message.method === "subscriptions/listen") return this.#listen(request, body, message, auth);
     // One connection for this request alone: nothing outlives it. Closing its stream cancels the request.
     const reply: Reply = new Reply({ status: statelessStatus, onCancel: () => connection.close() });
     const connection = this.#server.connect({ send: (line, route) => void reply.deliver(line, route) });
     // The address keys an anonymous caller's task limits, as it keys its streams.
-    const options: ReceiveOptions = { tag: reply, parsed: message, address: addressOf(request, this.#remoteAddress) };
+    const options: ReceiveOptions = {
+      tag: reply,
+      parsed: message,
+      era: "stateless",
+      address: addressOf(request, this.#remoteAddress),
+    };
     if (auth) options.auth = auth;
     if (message.method === "tools/call") options.checkTool = paramCheck(request, message);
     const done = connection.receive(body, options);
@@ -98,7 +104,7 @@ export class StatelessRequests {
     auth: AuthInfo | undefined,
   ): Promise<Outgoing> | Outgoing {
     const caller = callerOf(request, auth, this.#remoteAddress);
-    const refused = this.#streams.take(caller, idOf(message, body));
+    const refused = this.#streams.take(caller, messageIdText(message, body));
     if (refused) return refused;
     // A listen stream's place is given back once: when it ends, or at once when its client closes it.
     let held = true;
@@ -126,7 +132,9 @@ export class StatelessRequests {
     };
     const done = connection.receive(
       body,
-      auth ? { tag: reply, parsed: message, auth } : { tag: reply, parsed: message },
+      auth
+        ? { tag: reply, parsed: message, era: "stateless", auth }
+        : { tag: reply, parsed: message, era: "stateless" },
     );
     if (done === undefined) finish();
     else done.then(finish, finish);
