@@ -42,17 +42,18 @@ it("each layered package is checked from its own src/, with its own list", () =>
 // transport-http's configuration: the same rules, its own folders, its one entry.
 it("names an upward import in transport-http's layers, and passes one pointing down", () => {
   const src = tree({
-    "index.ts": 'export { listen } from "./doors/listen.js";\n',
-    "exchange/exchange.ts": 'import type { Listen } from "../doors/listen.js";\nexport type E = Listen;\n',
+    "index.ts": 'export { listen } from "./doors/node-server.js";\n',
+    "exchange/exchange.ts": 'import type { Listen } from "../doors/node-server.js";\nexport type E = Listen;\n',
     "checks/versions.ts": 'import { s } from "../sessions/s.js";\nexport const v = s;\n',
     "sessions/s.ts": 'import { e } from "../exchange/e.js";\nexport const s = e;\n',
     "exchange/e.ts": "export const e = 1;\n",
-    "doors/listen.ts": 'import { s } from "../sessions/s.js";\nexport type Listen = 1;\nexport const listen = s;\n',
-    "doors/listen.test.ts": 'import { e } from "../exchange/e.js";\n',
+    "doors/node-server.ts":
+      'import { s } from "../sessions/s.js";\nexport type Listen = 1;\nexport const listen = s;\n',
+    "doors/node-server.test.ts": 'import { e } from "../exchange/e.js";\n',
   });
   expect(layerViolations(src, "@toolsmith/transport-http").sort()).toEqual([
     "checks/versions.ts imports ../sessions/s.js: sessions/ sits above checks/",
-    "exchange/exchange.ts imports ../doors/listen.js: doors/ sits above exchange/",
+    "exchange/exchange.ts imports ../doors/node-server.js: doors/ sits above exchange/",
   ]);
 });
 

@@ -61,7 +61,7 @@ export function addressOf(request: Incoming, remoteAddress: RemoteAddress | unde
  * Who holds a session or stream, for the per-caller limits: core's `callerKey` (the authenticated subject, else the
  * address), as tasks are counted; undefined when neither is known.
  */
-export function callerOf(
+export function callerKeyOf(
   request: Incoming,
   auth: AuthInfo | undefined,
   remoteAddress: RemoteAddress | undefined,

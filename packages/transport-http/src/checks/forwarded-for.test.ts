@@ -1,6 +1,6 @@
 import { createServer, DefinitionError } from "@toolsmith/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { listen } from "../doors/listen.js";
+import { listen } from "../doors/node-server.js";
 import { forwardedFor } from "./forwarded-for.js";
 
 // The client's address behind proxies that append to X-Forwarded-For: only their entries are believed.

@@ -4,8 +4,8 @@ import { createServer, LATEST_HANDSHAKE_VERSION, MetaKey } from "@toolsmith/core
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createHttpHandler } from "../doors/http-handler.js";
-import { listen } from "../doors/listen.js";
 import { nodeListener } from "../doors/node-listener.js";
+import { listen } from "../doors/node-server.js";
 
 // Issue 15's hot-path changes attacked by a hostile client over real sockets against listen().
 

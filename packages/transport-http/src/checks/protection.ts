@@ -81,10 +81,11 @@ function forbidden(message: string): Outgoing {
   return refuse(403, null, ErrorCode.ServerError, message);
 }
 
-export type Guard = (request: Incoming) => Outgoing | undefined;
+/** The Host and Origin check of a request: undefined when it passes, else the refusal. */
+export type HostOriginCheck = (request: Incoming) => Outgoing | undefined;
 
 /** The checks every request passes first: Host (loopback names unless `allowedHosts` says otherwise) and Origin. */
-export function guard(options: ProtectionOptions): Guard {
+export function hostOriginCheck(options: ProtectionOptions): HostOriginCheck {
   const allowed = options.allowedHosts;
   const hosts = typeof allowed === "object" ? new Set(allowed.map((host) => host.toLowerCase())) : undefined;
   const anyHost = allowed === "any";

@@ -1,7 +1,7 @@
 import { createServer, ErrorCode, MetaKey } from "@toolsmith/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type HttpServer, listen } from "../doors/listen.js";
+import { type HttpServer, listen } from "../doors/node-server.js";
 
 // What a client gets wrong, over a real node:http listener: a JSON-RPC answer with the status the transport gives
 // its code, never a bare 500.

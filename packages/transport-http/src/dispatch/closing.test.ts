@@ -3,7 +3,7 @@ import { connect } from "node:net";
 import { createMemoryEngine, createServer, type Engine, LATEST_HANDSHAKE_VERSION } from "@toolsmith/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpHandler } from "../doors/http-handler.js";
-import { type HttpServer, listen } from "../doors/listen.js";
+import { type HttpServer, listen } from "../doors/node-server.js";
 import {
   call2026,
   get,
@@ -176,6 +176,6 @@ describe("listen (node:http) once close() has begun", () => {
       expect(answer).toMatch(/^HTTP\/1\.1 503 [\s\S]*retry-after: 1\r\n/i);
       expect(answer).toMatch(new RegExp(`\\r\\n\\r\\n\\{"jsonrpc":"2\\.0","id":${id},"error":\\{"code":-32000,`));
     }
-    expect(served.engine.sessions).toBe(0);
+    expect(served.dispatcher.sessions).toBe(0);
   });
 });

@@ -3,7 +3,7 @@ import { connect } from "node:net";
 import { createServer, DefinitionError } from "@toolsmith/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpHandler } from "../doors/http-handler.js";
-import { type HttpServer, listen } from "../doors/listen.js";
+import { type HttpServer, listen } from "../doors/node-server.js";
 
 // The health route: a load balancer's probe, answered without MCP and before the Host/Origin checks.
 

@@ -1,7 +1,7 @@
 import { createMemoryEngine, createServer, type Engine, EngineUnavailable } from "@toolsmith/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpHandler } from "../doors/http-handler.js";
-import { type HttpServer, listen } from "../doors/listen.js";
+import { type HttpServer, listen } from "../doors/node-server.js";
 import { call2026, get, H, initialize, openSession, post } from "../exchange/requests.test-util.js";
 
 // The engine is started before a handshake-era request is served: `listen` awaits it, a handler waits for it.

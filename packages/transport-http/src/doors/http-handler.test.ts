@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { errorMessage, H, headers2026, META, openSession, post, URL_ } from "../exchange/requests.test-util.js";
 import { createHttpHandler } from "./http-handler.js";
 
-// The web-standard front door: a fetch Request in, a Response out. What the engine decides is tested with its parts.
+// The web-standard front door: a fetch Request in, a Response out. What the dispatcher decides is tested with its parts.
 
 function server() {
   const s = createServer({ name: "web", version: "1" });

@@ -1,5 +1,5 @@
 import type { Servable } from "@toolsmith/core";
-import { createHttpEngine, type HttpEngine } from "../dispatch/engine.js";
+import { createHttpDispatcher, type HttpDispatcher } from "../dispatch/dispatcher.js";
 import type { HttpOptions } from "../dispatch/options.js";
 import { webBody } from "../exchange/event-stream.js";
 import type { Incoming, Outgoing } from "../exchange/exchange.js";
@@ -13,8 +13,8 @@ export interface HttpHandler {
   close(): void;
   /** Handshake-era sessions open now. */
   readonly sessions: number;
-  /** The engine behind it (what `nodeListener` serves without building Requests). */
-  readonly engine: HttpEngine;
+  /** The dispatcher behind it (what `nodeListener` serves without building Requests). */
+  readonly dispatcher: HttpDispatcher;
 }
 
 // The body's bytes, read whole; undefined past `limit`.
@@ -68,12 +68,12 @@ function toResponse(outgoing: Outgoing): Response {
  * Bun.serve({ port: 3000, fetch: handle });
  */
 export function createHttpHandler(servable: Servable, options: HttpOptions = {}): HttpHandler {
-  const engine = createHttpEngine(servable, options);
-  const handler = (async (request: Request) => toResponse(await engine.serve(fromRequest(request)))) as HttpHandler;
+  const dispatcher = createHttpDispatcher(servable, options);
+  const handler = (async (request: Request) => toResponse(await dispatcher.serve(fromRequest(request)))) as HttpHandler;
   Object.defineProperties(handler, {
-    close: { value: () => engine.close() },
-    sessions: { get: () => engine.sessions },
-    engine: { value: engine },
+    close: { value: () => dispatcher.close() },
+    sessions: { get: () => dispatcher.sessions },
+    dispatcher: { value: dispatcher },
   });
   return handler;
 }

@@ -7,8 +7,8 @@ import { createServer, ErrorCode, type LogEntry, MetaKey } from "@toolsmith/core
 import { afterEach, describe, expect, it } from "vitest";
 import type { HttpOptions } from "../dispatch/options.js";
 import { createHttpHandler } from "./http-handler.js";
-import { type ListenOptions, listen } from "./listen.js";
 import { nodeListener } from "./node-listener.js";
+import { type ListenOptions, listen } from "./node-server.js";
 
 // The node:http front doors (`listen`, and `nodeListener` around a handler): what a raw client sees.
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { HttpEngine } from "../dispatch/engine.js";
+import type { HttpDispatcher } from "../dispatch/dispatcher.js";
 import type { Incoming, Outgoing } from "../exchange/exchange.js";
 import { writeResponse } from "./write-response.js";
 
@@ -27,7 +27,7 @@ function utf8(body: Buffer): string {
   return body.toString("utf8", bom ? 3 : 0);
 }
 
-// node:http's request as the engine reads it: no Request, no web streams, the body collected from its chunks. A
+// node:http's request as the dispatcher reads it: no Request, no web streams, the body collected from its chunks. A
 // class: its methods are shared, where an object literal made five closures per request.
 class NodeIncoming implements Incoming {
   readonly method: string;
@@ -143,18 +143,18 @@ function write(res: ServerResponse, outgoing: Outgoing): void {
 }
 
 /**
- * A node:http request listener for a handler or engine: `http.createServer(nodeListener(handler))`, or in Express
+ * A node:http request listener for a handler or its dispatcher: `http.createServer(nodeListener(handler))`, or in Express
  * `app.all("/mcp", nodeListener(handler))` (before any body-parsing middleware). It reads and writes node:http's own
  * objects, skipping the web Request and Response.
  */
 export function nodeListener(
-  target: HttpEngine | { readonly engine: HttpEngine },
+  target: HttpDispatcher | { readonly dispatcher: HttpDispatcher },
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const engine = "engine" in target ? target.engine : target;
+  const dispatcher = "dispatcher" in target ? target.dispatcher : target;
   return (req, res) => {
     let served: Outgoing | Promise<Outgoing>;
     try {
-      served = engine.serve(new NodeIncoming(req, res));
+      served = dispatcher.serve(new NodeIncoming(req, res));
     } catch {
       res.statusCode = 500;
       res.end();

@@ -1,6 +1,6 @@
 import type { EventStream } from "./event-stream.js";
 
-// What the engine reads and writes. Two front doors make these: the web-standard handler (Request → Response) and
+// What the dispatcher reads and writes. Two front doors make these: the web-standard handler (Request → Response) and
 // the node:http listener, which skips building Request and Response objects on its hot path.
 
 /** An incoming HTTP request. Header names are lower case. */

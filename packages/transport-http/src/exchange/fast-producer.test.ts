@@ -5,7 +5,7 @@ import { createServer, MetaKey } from "@toolsmith/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { within } from "../../../../scripts/wait.js";
 import { createHttpHandler } from "../doors/http-handler.js";
-import { type HttpServer, listen } from "../doors/listen.js";
+import { type HttpServer, listen } from "../doors/node-server.js";
 import { events, H, headers2026, initialize, META, post } from "./requests.test-util.js";
 
 // A tool that logs far more than a stream's unread bound (1 MiB) in one go, to a client that reads: every message

@@ -4,7 +4,7 @@ import { createServer } from "@toolsmith/core";
 import { expect, it } from "vitest";
 import { within } from "../../../../scripts/wait.js";
 import { createHttpHandler } from "../doors/http-handler.js";
-import { listen } from "../doors/listen.js";
+import { listen } from "../doors/node-server.js";
 import { get, H, initialize, post } from "./requests.test-util.js";
 
 // A GET stream whose client never reads while the server says a lot on it: the process does not buffer it without

@@ -3,7 +3,7 @@ import { connect } from "node:net";
 import { createServer, DefinitionError } from "@toolsmith/core";
 import { describe, expect, it } from "vitest";
 import { createHttpHandler } from "../doors/http-handler.js";
-import { type ListenOptions, listen } from "../doors/listen.js";
+import { type ListenOptions, listen } from "../doors/node-server.js";
 import { mcp, ok, open, raw, serve } from "./routes.test-util.js";
 
 // What an attack on the routes, the health route and the Host check found: each case failed before its fix.
@@ -40,7 +40,7 @@ describe("the health route while closing", () => {
     const probe = () => raw(port, "GET /healthz HTTP/1.1\r\nHost: 10.0.0.1\r\nConnection: close\r\n\r\n");
     expect(await probe()).toMatch(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\nok\n$/);
     // What the HttpServer's close() does first, before it stops accepting connections.
-    open[0]?.engine.close();
+    open[0]?.dispatcher.close();
     expect(await probe()).toMatch(/^HTTP\/1\.1 503 [\s\S]*\r\n\r\nclosing\n$/);
   });
 });

@@ -2,7 +2,7 @@ import { request as httpRequest } from "node:http";
 import { createMemoryEngine, createServer, DefinitionError, EngineUnavailable } from "@toolsmith/core";
 import { describe, expect, it } from "vitest";
 import { createHttpHandler } from "../doors/http-handler.js";
-import { type ListenOptions, listen } from "../doors/listen.js";
+import { type ListenOptions, listen } from "../doors/node-server.js";
 import { mcp, ok, open, raw, send, serve } from "./routes.test-util.js";
 
 // The user's own routes: hostile requests, definitions refused, the web-standard handler, and the engine left alone.

@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage 
 import { connect } from "node:net";
 import { createServer, type LogEntry } from "@toolsmith/core";
 import { afterEach } from "vitest";
-import { type HttpServer, type ListenOptions, listen } from "../doors/listen.js";
+import { type HttpServer, type ListenOptions, listen } from "../doors/node-server.js";
 
 // Shared by the tests of the user's routes: a server listening on 127.0.0.1:0, closed after each test, and clients
 // that choose their Host header and their body's pacing.

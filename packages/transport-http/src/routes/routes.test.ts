@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { createServer, type ErrorReport, type LogEntry } from "@toolsmith/core";
 import { describe, expect, it } from "vitest";
-import { listen } from "../doors/listen.js";
+import { listen } from "../doors/node-server.js";
 import { mcp, ok, open, send, serve } from "./routes.test-util.js";
 
 // The user's own routes beside /mcp, through real HTTP requests against listen on 127.0.0.1:0: how they are served.

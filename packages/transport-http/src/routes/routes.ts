@@ -1,5 +1,5 @@
 import { DefinitionError, type Server } from "@toolsmith/core";
-import { BAD_HOST, type Guard, isHostName } from "../checks/protection.js";
+import { BAD_HOST, type HostOriginCheck, isHostName } from "../checks/protection.js";
 import { answer, type Incoming, type Outgoing } from "../exchange/exchange.js";
 
 // The user's own routes beside the MCP endpoint: exact paths (or a `/*` prefix), web-standard handlers, checked
@@ -31,7 +31,7 @@ export interface RouteOptions {
  */
 export type Routes = Readonly<Record<string, RouteHandler | RouteOptions>>;
 
-interface Route {
+interface UserRoute {
   readonly key: string;
   readonly handler: RouteHandler;
   readonly anyHost: boolean;
@@ -39,7 +39,7 @@ interface Route {
 }
 
 // The methods at one path (or prefix); HEAD falls back to GET.
-type Table = Map<string, Route>;
+type Table = Map<string, UserRoute>;
 
 const KEY = /^([A-Z]+) (\/[^\s?#]*)$/;
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -141,7 +141,7 @@ export class UserRoutes {
       }
       const limit = route.maxBodyBytes === undefined ? maxBodyBytes : bodyLimit(route.maxBodyBytes, key);
       const tables = prefix ? prefixes : this.#exact;
-      const table = tables.get(path) ?? new Map<string, Route>();
+      const table = tables.get(path) ?? new Map<string, UserRoute>();
       tables.set(path, table);
       table.set(method, {
         key,
@@ -154,7 +154,7 @@ export class UserRoutes {
   }
 
   /** The answer for a request to one of the routes' paths, or undefined for another path. */
-  serve(incoming: Incoming, checks: Guard): Promise<Outgoing> | Outgoing | undefined {
+  serve(incoming: Incoming, hostOrigin: HostOriginCheck): Promise<Outgoing> | Outgoing | undefined {
     // Matched as the handler's request.url will read it: "/static/../mcp" is "/mcp", not under /static/.
     const path = DOT_SEGMENT.test(incoming.path) ? new URL(incoming.path, "http://h").pathname : incoming.path;
     const table = this.#exact.get(path) ?? this.#prefixes.find(([prefix]) => path.startsWith(`${prefix}/`))?.[1];
@@ -163,7 +163,7 @@ export class UserRoutes {
     const route = table.get(method) ?? (method === "HEAD" ? table.get("GET") : undefined);
     // The checks run unless the route (or, for a 405, every route at the path) opted out.
     const open = route ? route.anyHost : [...table.values()].every((each) => each.anyHost);
-    const refused = open ? undefined : checks(incoming);
+    const refused = open ? undefined : hostOrigin(incoming);
     if (refused) return refused;
     if (!route) {
       const allow = [...table.keys()];
@@ -173,7 +173,7 @@ export class UserRoutes {
     return this.#run(incoming, route);
   }
 
-  async #run(incoming: Incoming, route: Route): Promise<Outgoing> {
+  async #run(incoming: Incoming, route: UserRoute): Promise<Outgoing> {
     const head = incoming.method === "HEAD";
     let request: Request | undefined;
     // A Host that is no host name ("a b", "user@host", "x/../etc#" that would move the handler's URL), RFC 9112: 400.
@@ -220,7 +220,7 @@ export class UserRoutes {
 
   // The body as it is, but a failure midway (the status is sent: the connection is cut) is logged, as a throw is;
   // not a cancel because the client left.
-  #watched(route: Route, response: Response, left: AbortSignal): Response {
+  #watched(route: UserRoute, response: Response, left: AbortSignal): Response {
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     (response.body as ReadableStream<Uint8Array>).pipeTo(writable).catch((error: unknown) => {
       if (!left.aborted) this.#failed(route, error, "failed midway through its body (connection cut)");
@@ -228,7 +228,7 @@ export class UserRoutes {
     return new Response(readable, response);
   }
 
-  #failed(route: Route, error: unknown, what: string): void {
+  #failed(route: UserRoute, error: unknown, what: string): void {
     // Through the server's own log (its logger and its onError hook), which never throws; the logger adds the stack.
     this.#server?.log({
       level: "error",

@@ -1,6 +1,6 @@
 import { type AuthInfo, ErrorCode, type MaybePromise } from "@toolsmith/core";
 import { andThen, attempt } from "@toolsmith/core/internal";
-import { callerOf, type RemoteAddress, type StreamLimits } from "../checks/caller-limits.js";
+import { callerKeyOf, type RemoteAddress, type StreamLimits } from "../checks/caller-limits.js";
 import { accepts } from "../checks/post-checks.js";
 import { SSE_HEADERS } from "../exchange/event-stream.js";
 import type { Incoming, Outgoing } from "../exchange/exchange.js";
@@ -25,7 +25,7 @@ export function getStream(
   if (lastEventId === null && session.get) {
     return refuse(409, null, ErrorCode.InvalidRequest, "This session already has a GET stream open");
   }
-  const caller = callerOf(request, auth, remoteAddress);
+  const caller = callerKeyOf(request, auth, remoteAddress);
   const refused = streams.take(caller, null);
   if (refused) return refused;
   const stream = streams.open(caller);

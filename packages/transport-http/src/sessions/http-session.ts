@@ -15,8 +15,8 @@ import {
 import { andThen, attempt, isLeaseLost } from "@toolsmith/core/internal";
 import type { EventStream } from "../exchange/event-stream.js";
 import { JSON_HEADERS } from "../exchange/exchange.js";
+import type { PostReply, PostReplyOptions, PostStreamLog } from "../exchange/post-reply.js";
 import { handshakeStatus, orphanedLine } from "../exchange/refusals.js";
-import type { EventLog, Reply, ReplyOptions } from "../exchange/reply.js";
 import { HeldStreams } from "./held-streams.js";
 
 /** True for a record opened by `auth`'s caller (a session opened unauthenticated: an unauthenticated caller). */
@@ -33,14 +33,14 @@ let streams = 0;
  * One handshake-era session as this process serves it: its live connection (made here, from the engine's record
  * when another process opened it), the streams held here, and what it follows of the session's channel.
  */
-export class HttpSession implements EventLog {
+export class HttpSession implements PostStreamLog {
   readonly id: string;
   readonly engine: Engine;
   readonly version: ProtocolVersion;
   /** Set once made (the connection's `send` needs the session first). */
   connection!: Connection;
   /** What every POST's reply in this session is made with: made once, not per POST. */
-  readonly replies: ReplyOptions;
+  readonly replies: PostReplyOptions;
   readonly priming: boolean;
   /** Its stored principal (who may hear what, for the changes told to it). */
   readonly principal: StoredPrincipal | undefined;
@@ -102,7 +102,7 @@ export class HttpSession implements EventLog {
     return this.#open.size > 0 || this.connection.pending > 0 || this.#held.open;
   }
 
-  // ── EventLog: the POST streams this process writes ──
+  // ── PostStreamLog: the POST streams this process writes ──
 
   nextKey(): string {
     return `${this.engine.node}-${++streams}`;
@@ -168,7 +168,7 @@ export class HttpSession implements EventLog {
 
   /** A line its connection said: on the POST stream it belongs to while that is open, else on the GET stream. */
   deliver(line: string, route: Route): void {
-    const reply = route.tag as Reply | undefined;
+    const reply = route.tag as PostReply | undefined;
     if (reply?.deliver(line, route)) return;
     this.unrelated(line);
   }

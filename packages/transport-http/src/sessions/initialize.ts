@@ -17,10 +17,10 @@ import {
   keptClientInfo,
   messageIdText,
 } from "@toolsmith/core/internal";
-import { callerOf, type RemoteAddress } from "../checks/caller-limits.js";
+import { callerKeyOf, type RemoteAddress } from "../checks/caller-limits.js";
 import type { Incoming, Outgoing } from "../exchange/exchange.js";
+import { PostReply } from "../exchange/post-reply.js";
 import { handshakeStatus, refuse, ShuttingDown } from "../exchange/refusals.js";
-import { Reply } from "../exchange/reply.js";
 import { HttpSession } from "./http-session.js";
 import type { LiveSessions } from "./live-sessions.js";
 
@@ -94,8 +94,8 @@ function fullMessage(created: "full" | "full-for-caller", perCaller: number): st
 }
 
 /** The handshake's reply, from what its connection said (held until the session was kept). */
-function handshakeReply(said: readonly [string, Route][], id: string): MaybePromise<Outgoing> {
-  const reply = new Reply({ status: handshakeStatus, headers: { "mcp-session-id": id } });
+function initializeReply(said: readonly [string, Route][], id: string): MaybePromise<Outgoing> {
+  const reply = new PostReply({ status: handshakeStatus, headers: { "mcp-session-id": id } });
   for (const [line, route] of said) reply.deliver(line, route);
   reply.accept();
   return reply.answered();
@@ -120,9 +120,9 @@ export function openSession(
     // Only a successful initialize opens a session.
     if (version === undefined) {
       connection.close();
-      return handshakeReply(said, id);
+      return initializeReply(said, id);
     }
-    const record = recordOf(id, callerOf(request, auth, c.remoteAddress), message, auth, version);
+    const record = recordOf(id, callerKeyOf(request, auth, c.remoteAddress), message, auth, version);
     return attempt(
       () =>
         andThen(c.engine.createSession(record, c.limits), (created): MaybePromise<Outgoing> => {
@@ -140,7 +140,7 @@ export function openSession(
           opened.connection = connection;
           opening.session = opened;
           return andThen(opened.follow(opening.ended), () => {
-            if (c.live.add(opened)) return handshakeReply(said, id);
+            if (c.live.add(opened)) return initializeReply(said, id);
             // Made as close() ran: no client knows its id, so it ends at once and the initialize is refused.
             return andThen(c.engine.deleteSession(id), () => {
               throw new ShuttingDown();

@@ -3,8 +3,8 @@ import { idText } from "@toolsmith/core";
 import { andThen, attempt, isPlainObject } from "@toolsmith/core/internal";
 import { sessionVersionRefusal, VERSION_HEADER } from "../checks/versions.js";
 import type { Incoming, Outgoing } from "../exchange/exchange.js";
+import { PostReply } from "../exchange/post-reply.js";
 import { faultAnswer, isRequest } from "../exchange/refusals.js";
-import { Reply } from "../exchange/reply.js";
 import type { HttpSession } from "./http-session.js";
 
 // A POST in a handshake-era session: its reply on its own stream, and what the client says that another process of
@@ -44,7 +44,7 @@ export function postInSession(
   const refused = sessionVersionRefusal(request.header(VERSION_HEADER), session.version, message, body);
   if (refused) return refused;
   const needsAnswer = Array.isArray(message) ? message.some(isRequest) : isRequest(message);
-  const reply = new Reply(session.replies, message, body);
+  const reply = new PostReply(session.replies, message, body);
   // While they run, a cancellation kept for them (missed on the bus) is looked for (a shared engine's fan-out).
   const running = session.engine.shared ? requestIds(message) : [];
   for (const id of running) session.running.add(id);

@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createServer, type RequestContext } from "@toolsmith/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type HttpServer, listen } from "../doors/listen.js";
+import { type HttpServer, listen } from "../doors/node-server.js";
 
 // Two principals over HTTP: the authenticate hook gives each a scope set; each sees and calls only its own tools.
 

@@ -10,12 +10,12 @@ import {
 } from "@toolsmith/core";
 import { isPlainObject, messageIdText } from "@toolsmith/core/internal";
 import type { StreamLimits } from "../checks/caller-limits.js";
-import { addressOf, callerOf, type RemoteAddress } from "../checks/caller-limits.js";
+import { addressOf, callerKeyOf, type RemoteAddress } from "../checks/caller-limits.js";
 import { paramMismatch, routingMismatch } from "../checks/routing-headers.js";
 import { statelessVersionRefusal, VERSION_HEADER } from "../checks/versions.js";
 import type { Incoming, Outgoing } from "../exchange/exchange.js";
+import { PostReply } from "../exchange/post-reply.js";
 import { refuse, statelessStatus } from "../exchange/refusals.js";
-import { Reply } from "../exchange/reply.js";
 
 // The Mcp-Param-* check of a 2026-07-28 tools/call: core asks it only of a tool this caller may use, so a hidden
 // tool's headers are never looked at (it answers as unknown, like a tool that does not exist).
@@ -69,7 +69,7 @@ export class StatelessRequests {
     }
     if (message.method === "subscriptions/listen") return this.#listen(request, body, message, auth);
     // One connection for this request alone: nothing outlives it. Closing its stream cancels the request.
-    const reply: Reply = new Reply({ status: statelessStatus, onCancel: () => connection.close() });
+    const reply: PostReply = new PostReply({ status: statelessStatus, onCancel: () => connection.close() });
     const connection = this.#server.connect({ send: (line, route) => void reply.deliver(line, route) });
     // The address keys an anonymous caller's task limits, as it keys its streams.
     const options: ReceiveOptions = {
@@ -103,7 +103,7 @@ export class StatelessRequests {
     message: Record<string, unknown>,
     auth: AuthInfo | undefined,
   ): Promise<Outgoing> | Outgoing {
-    const caller = callerOf(request, auth, this.#remoteAddress);
+    const caller = callerKeyOf(request, auth, this.#remoteAddress);
     const refused = this.#streams.take(caller, messageIdText(message, body));
     if (refused) return refused;
     // A listen stream's place is given back once: when it ends, or at once when its client closes it.
@@ -115,7 +115,7 @@ export class StatelessRequests {
       this.#listening.delete(connection);
     };
     // Closing the stream cancels the request.
-    const reply: Reply = new Reply({
+    const reply: PostReply = new PostReply({
       status: statelessStatus,
       onCancel: () => {
         release();

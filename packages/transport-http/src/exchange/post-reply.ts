@@ -8,7 +8,7 @@ import { isRequest, retryAfter } from "./refusals.js";
  * Where a reply's SSE events are kept (the session's engine), so a client that lost the stream can resume it on any
  * process (handshake era). `request`: the id's JSON text of the POST's lone request, for its lease.
  */
-export interface EventLog {
+export interface PostStreamLog {
   /** Whether a stream opens with an event of empty data and an id (2025-11-25), so it can be resumed at once. */
   readonly priming: boolean;
   /** A new stream key, for a reply that becomes a stream. */
@@ -24,7 +24,7 @@ export interface EventLog {
   finished(key: string, request: string | undefined, stream: EventStream): void;
 }
 
-export interface ReplyOptions {
+export interface PostReplyOptions {
   /**
    * The HTTP status of a lone JSON-RPC response, by its error code (undefined for a result) and the wait core gave a
    * request the engine could not serve (`statelessStatus`, `handshakeStatus`).
@@ -35,7 +35,7 @@ export interface ReplyOptions {
   /** The headers of a JSON answer: JSON_HEADERS with `headers`, merged once where many replies share them. */
   jsonHeaders?: Readonly<Record<string, string>>;
   /** Handshake era: the session's event log, for resumption. */
-  log?: EventLog;
+  log?: PostStreamLog;
   /** The client closed the SSE stream before the reply was complete. */
   onCancel?: () => void;
 }
@@ -44,10 +44,10 @@ export interface ReplyOptions {
  * The HTTP answer to one POSTed request: plain JSON when its response is the first thing the connection says for
  * it, an SSE stream as soon as anything else comes first (progress, a log message, a question to the client).
  */
-export class Reply {
+export class PostReply {
   /** The answer, once known; `answered` resolves with it when it is not known at once. */
   outgoing: Outgoing | undefined;
-  readonly #options: ReplyOptions;
+  readonly #options: PostReplyOptions;
   #resolve: ((outgoing: Outgoing) => void) | undefined;
   #stream: EventStream | undefined;
   // The stream's key in the event log, once the reply is a stream.
@@ -57,7 +57,7 @@ export class Reply {
   readonly #message: unknown;
   readonly #body: string;
 
-  constructor(options: ReplyOptions, message?: unknown, body = "") {
+  constructor(options: PostReplyOptions, message?: unknown, body = "") {
     this.#options = options;
     this.#message = message;
     this.#body = body;

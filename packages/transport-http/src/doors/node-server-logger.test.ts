@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { createServer } from "@toolsmith/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { type HttpServer, listen } from "./listen.js";
+import { type HttpServer, listen } from "./node-server.js";
 
 // `listen` gives a server without a logger one on its log stream (or stderr), as stdio does: what a request cannot
 // tell its client is still heard by whoever runs the server.

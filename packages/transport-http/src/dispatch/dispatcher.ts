@@ -2,7 +2,7 @@ import { type AuthInfo, createMemoryEngine, ErrorCode, type Servable, toServer }
 import { attempt, defaultEngine, messageIdText } from "@toolsmith/core/internal";
 import { callerShare, StreamLimits } from "../checks/caller-limits.js";
 import { postRefusal, tooLarge } from "../checks/post-checks.js";
-import { authorize, type Guard, guard, protectedResourceMetadata } from "../checks/protection.js";
+import { authorize, hostOriginCheck, protectedResourceMetadata } from "../checks/protection.js";
 import { eraOfPost, noEra, VERSION_HEADER } from "../checks/versions.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "../exchange/exchange.js";
 import { refuse, shuttingDown } from "../exchange/refusals.js";
@@ -28,16 +28,20 @@ function healthy(method: string, closing: boolean): Outgoing {
   return answer(status, method === "GET" ? body : undefined, HEALTH_HEADERS);
 }
 
-/** The engine both front doors share: one Incoming in, one Outgoing out. */
-export interface HttpEngine {
+/**
+ * The MCP endpoint both front doors share, one Incoming in, one Outgoing out: the health route, the user's routes,
+ * the checks, then each POST, GET and DELETE to its era's requests or its session (the server's `Engine` keeps the
+ * state; this decides where a request goes).
+ */
+export interface HttpDispatcher {
   serve(request: Incoming): Outgoing | Promise<Outgoing>;
   close(): void;
   /** Handshake-era sessions this process serves now (each with its live connection). */
   readonly sessions: number;
 }
 
-/** Build the engine that serves `servable`; `createHttpHandler` and `listen` put a front door on it. */
-export function createHttpEngine(servable: Servable, options: HttpOptions = {}): HttpEngine {
+/** Build the dispatcher that serves `servable`; `createHttpHandler` and `listen` put a front door on it. */
+export function createHttpDispatcher(servable: Servable, options: HttpOptions = {}): HttpDispatcher {
   const server = toServer(servable);
   // Before anything starts: paths that clash (a route shadowing /mcp) throw here, leaving nothing running.
   const { reserved, maxBodyBytes } = checkOptions(options);
@@ -72,7 +76,7 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     onError,
   });
   const stopFanOut = fanOut(server, engine, live, onError);
-  const checks: Guard = guard(options);
+  const hostOrigin = hostOriginCheck(options);
   // A principal without a subject is the authenticate hook's bug: told once, not on every request it refuses.
   let toldNoSubject = false;
   const noSubject = () => {
@@ -89,10 +93,10 @@ export function createHttpEngine(servable: Servable, options: HttpOptions = {}):
     // Before the Host/Origin checks: load balancers probe by address, and the answer reveals nothing.
     if (request.path === health) return healthy(request.method, closed);
     if (routes !== undefined && request.path !== path) {
-      const served = routes.serve(request, checks);
+      const served = routes.serve(request, hostOrigin);
       if (served !== undefined) return served;
     }
-    const refused = checks(request);
+    const refused = hostOrigin(request);
     if (refused) return refused;
     if (request.path !== path) {
       const metadata = protectedResourceMetadata(options, request, path);

@@ -4,7 +4,7 @@ import { isLogLevel, type Servable, textLogger, toServer } from "@toolsmith/core
 import { isEngineUnavailable } from "@toolsmith/core/internal";
 import { forwardedFor, trustedProxies, trustSaid } from "../checks/forwarded-for.js";
 import { isLoopbackHost } from "../checks/protection.js";
-import { createHttpEngine, type HttpEngine } from "../dispatch/engine.js";
+import { createHttpDispatcher, type HttpDispatcher } from "../dispatch/dispatcher.js";
 import { checkOptions, type HttpOptions } from "../dispatch/options.js";
 import { UserRoutes } from "../routes/routes.js";
 import { nodeListener } from "./node-listener.js";
@@ -23,7 +23,8 @@ export interface HttpServer {
   /** The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
   readonly url: string;
   readonly server: Server;
-  readonly engine: HttpEngine;
+  /** The MCP endpoint it serves (what `close()` closes first). */
+  readonly dispatcher: HttpDispatcher;
   close(): Promise<void>;
 }
 
@@ -93,13 +94,13 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
       message: `the engine could not start (${(unavailable as Error).message}): serving anyway; requests that need it are answered 503 with Retry-After until it starts, which is tried again by itself`,
     });
   }
-  const engine = createHttpEngine(servable, {
+  const dispatcher = createHttpDispatcher(servable, {
     ...options,
     path,
     allowedHosts,
     ...(remoteAddress ? { remoteAddress } : {}),
   });
-  server.on("request", nodeListener(engine));
+  server.on("request", nodeListener(dispatcher));
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${bound}${path}`;
   const log = options.log === undefined ? process.stderr : options.log;
   log?.write(`MCP server (Streamable HTTP) listening on ${url}\n`);
@@ -107,11 +108,11 @@ export async function listen(servable: Servable, options: ListenOptions = {}): P
   return {
     url,
     server,
-    engine,
+    dispatcher,
     // Sessions end and listen streams get their closing result; connections left after a grace period are cut.
     close: () =>
       new Promise<void>((resolve) => {
-        engine.close();
+        dispatcher.close();
         server.close(() => resolve());
         const idle = setInterval(() => server.closeIdleConnections(), 10);
         const cut = setTimeout(() => server.closeAllConnections(), 1000);

@@ -6,7 +6,7 @@ import { createRedisEngine } from "@toolsmith/redis";
 import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../../../../scripts/wait.js";
-import { type HttpServer, listen } from "./listen.js";
+import { type HttpServer, listen } from "./node-server.js";
 
 // A Redis that may evict the engine's keys is said loudly where a server run by `listen` logs (its log stream, else
 // stderr), or refused before the process serves: the engine starts before the first request, its logger first.

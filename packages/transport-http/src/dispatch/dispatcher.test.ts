@@ -3,11 +3,11 @@ import { describe, expect, it } from "vitest";
 import { createHttpHandler } from "../doors/http-handler.js";
 import { headers2026, post } from "../exchange/requests.test-util.js";
 
-// The engine's own routing: the endpoint's path, its verbs, and a body that must be JSON.
+// The dispatcher's own routing: the endpoint's path, its verbs, and a body that must be JSON.
 
-const handle = createHttpHandler(createServer({ name: "engine", version: "1" }));
+const handle = createHttpHandler(createServer({ name: "dispatcher", version: "1" }));
 
-describe("the engine", () => {
+describe("the dispatcher", () => {
   it("another path is 404; a verb other than POST, GET and DELETE is 405 naming them", async () => {
     const elsewhere = await handle(
       new Request("http://127.0.0.1:3000/other", { method: "POST", headers: headers2026("tools/list"), body: "{}" }),
