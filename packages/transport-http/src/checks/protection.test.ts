@@ -78,4 +78,17 @@ describe("protection", () => {
       scopes_supported: ["tools"],
     });
   });
+
+  it("an authenticate hook that throws fails the request and is heard by a server with only onError", async () => {
+    const heard: unknown[] = [];
+    const s = createServer({ name: "http", version: "1", onError: (error) => heard.push(error) });
+    const thrown = new Error("the token service is down");
+    const handle = createHttpHandler(s, {
+      authenticate: () => {
+        throw thrown;
+      },
+    });
+    await expect(handle(call2026(1, "whoami", {}, { authorization: "Bearer alice" }))).rejects.toBe(thrown);
+    expect(heard).toEqual([thrown]);
+  });
 });

@@ -104,8 +104,13 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
       return answer(404, "Not found", { "content-type": "text/plain" });
     }
     if (!options.authenticate) return route(request, undefined);
-    return authorize(options, request, path, noSubject).then((auth) =>
-      isOutgoing(auth) ? auth : route(request, auth),
+    return authorize(options, request, path, noSubject).then(
+      (auth) => (isOutgoing(auth) ? auth : route(request, auth)),
+      (error: unknown) => {
+        // The hook's own failure (not an AuthError): the request fails, and the server's log (onError too) hears why.
+        server.log({ level: "error", message: `HTTP transport: the authenticate hook threw: ${String(error)}`, error });
+        throw error;
+      },
     );
   }
 
