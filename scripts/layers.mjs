@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// packages/core/src is layered: a folder imports only from itself and the folders before it in LAYERS. This check
-// fails (exit 1, naming each import) when a source file imports upward (read from its syntax tree, so every way of
-// writing an import counts), imports the package by name or a test file, or imports a computed path; when a folder is
-// not in LAYERS, a source file sits in src/ beside the entries, or anything below src/ is a symlink.
+// packages/core/src and packages/transport-http/src are layered: a folder imports only from itself and the folders
+// before it in its package's list (LAYERS, HTTP_LAYERS). This check fails (exit 1, naming each import) when a source
+// file imports upward (read from its syntax tree, so every way of writing an import counts), imports the package by
+// name or a test file, or imports a computed path; when a folder is not in the list, a source file sits in src/ beside
+// the entries, or anything below src/ is a symlink. One way between folders means no import cycle between them; a
+// cycle inside one folder is Biome's noImportCycles (the same `pnpm run lint`).
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join, posix, relative } from "node:path";
 import { importsOf } from "./imports.mjs";
@@ -24,13 +26,30 @@ export const LAYERS = [
 /** The package's entry points: the only source files directly in src/, above every layer. */
 export const ENTRIES = ["index.ts", "internal.ts"];
 
+/** transport-http's folders, bottom first, following a request from what every part shares to the front doors. */
+export const HTTP_LAYERS = ["exchange", "checks", "routes", "stateless", "sessions", "dispatch", "doors"];
+
+/** Each layered package: its source folder (from the repository's root), its layers (named as the list is), entries. */
+export const PACKAGES = {
+  "@toolsmith/core": { src: "packages/core/src", layers: LAYERS, list: "LAYERS", entries: ENTRIES },
+  "@toolsmith/transport-http": {
+    src: "packages/transport-http/src",
+    layers: HTTP_LAYERS,
+    list: "HTTP_LAYERS",
+    entries: ["index.ts"],
+  },
+};
+
 const SOURCE = /\.[cm]?tsx?$/;
 const TEST = /\.test(-util)?\.[cm]?[tj]sx?$/;
 
-/** The upward imports (and unplaced files and folders) below `src`, one line of text each. */
+/** The upward imports (and unplaced files and folders) below `src` of package `packageName`, one line of text each. */
 export function layerViolations(src, packageName = "@toolsmith/core") {
+  const layered = PACKAGES[packageName];
+  if (layered === undefined) throw new Error(`${packageName} is not a layered package: add it to PACKAGES`);
+  const { layers, list, entries } = layered;
   const problems = [];
-  const rank = new Map(LAYERS.map((name, index) => [name, index]));
+  const rank = new Map(layers.map((name, index) => [name, index]));
   const files = [];
   (function walk(dir) {
     for (const name of readdirSync(dir)) {
@@ -41,12 +60,12 @@ export function layerViolations(src, packageName = "@toolsmith/core") {
       if (stat.isSymbolicLink()) problems.push(`${file} is a symlink: a layer holds its own files`);
       else if (stat.isDirectory()) {
         if (dir === src && !rank.has(name)) {
-          problems.push(`${name}/ is not a layer: add it to LAYERS in scripts/layers.mjs, in its place`);
+          problems.push(`${name}/ is not a layer: add it to ${list} in scripts/layers.mjs, in its place`);
         }
         walk(path);
       } else if (SOURCE.test(name) && !TEST.test(name)) {
-        if (dir === src && !ENTRIES.includes(name)) {
-          problems.push(`${file} sits beside the entries (${ENTRIES.join(", ")}): put it in the layer it belongs to`);
+        if (dir === src && !entries.includes(name)) {
+          problems.push(`${file} sits beside the entries (${entries.join(", ")}): put it in the layer it belongs to`);
         }
         files.push(file);
       }
@@ -66,7 +85,7 @@ export function layerViolations(src, packageName = "@toolsmith/core") {
       } else {
         const target = posix.normalize(posix.join(posix.dirname(file), spec));
         const targetLayer = target.includes("/") ? target.split("/")[0] : undefined;
-        if (targetLayer === undefined && ENTRIES.includes(target.replace(/\.js$/, ".ts"))) {
+        if (targetLayer === undefined && entries.includes(target.replace(/\.js$/, ".ts"))) {
           problems.push(`${file} imports ${spec}: an entry point, above every layer; import the file`);
         } else if (targetLayer === undefined || target.startsWith("..")) {
           problems.push(`${file} imports ${spec}: outside the layers`);
@@ -79,9 +98,17 @@ export function layerViolations(src, packageName = "@toolsmith/core") {
   return problems;
 }
 
+// `node scripts/layers.mjs`: every layered package; `node scripts/layers.mjs <src> [package]`: one tree.
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const src = process.argv[2] ?? new URL("../packages/core/src", import.meta.url).pathname;
-  const problems = layerViolations(src);
-  for (const line of problems) process.stderr.write(`layers: ${line}\n`);
-  process.exit(problems.length === 0 ? 0 : 1);
+  const given = process.argv[2];
+  const trees = given
+    ? [[given, process.argv[3] ?? "@toolsmith/core"]]
+    : Object.entries(PACKAGES).map(([name, { src }]) => [new URL(`../${src}`, import.meta.url).pathname, name]);
+  let failed = false;
+  for (const [src, name] of trees) {
+    const problems = layerViolations(src, name);
+    for (const line of problems) process.stderr.write(`layers: ${name}: ${line}\n`);
+    failed ||= problems.length > 0;
+  }
+  process.exit(failed ? 1 : 0);
 }

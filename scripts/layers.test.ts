@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script, run by `pnpm lint`
-import { LAYERS, layerViolations } from "./layers.mjs";
+import { HTTP_LAYERS, LAYERS, layerViolations, PACKAGES } from "./layers.mjs";
 
 const folders: string[] = [];
 afterEach(() => {
@@ -23,6 +23,53 @@ function tree(files: Record<string, string>): string {
 
 it("core's own tree imports only downward", () => {
   expect(layerViolations(new URL("../packages/core/src", import.meta.url).pathname)).toEqual([]);
+});
+
+it("transport-http's own tree imports only downward, and every folder it has is one of its layers", () => {
+  const src = new URL("../packages/transport-http/src", import.meta.url).pathname;
+  expect(layerViolations(src, "@toolsmith/transport-http")).toEqual([]);
+  const folders = readdirSync(src, { withFileTypes: true }).filter((entry) => entry.isDirectory());
+  expect(folders.map((entry) => entry.name).sort()).toEqual([...HTTP_LAYERS].sort());
+});
+
+it("each layered package is checked from its own src/, with its own list", () => {
+  expect(Object.keys(PACKAGES)).toEqual(["@toolsmith/core", "@toolsmith/transport-http"]);
+  expect(PACKAGES["@toolsmith/core"]).toMatchObject({ layers: LAYERS, entries: ["index.ts", "internal.ts"] });
+  expect(PACKAGES["@toolsmith/transport-http"]).toMatchObject({ layers: HTTP_LAYERS, entries: ["index.ts"] });
+  expect(() => layerViolations(tree({}), "@toolsmith/elsewhere")).toThrow(/not a layered package/);
+});
+
+// transport-http's configuration: the same rules, its own folders, its one entry.
+it("names an upward import in transport-http's layers, and passes one pointing down", () => {
+  const src = tree({
+    "index.ts": 'export { listen } from "./doors/node-server.js";\n',
+    "exchange/exchange.ts": 'import type { Listen } from "../doors/node-server.js";\nexport type E = Listen;\n',
+    "checks/versions.ts": 'import { s } from "../sessions/s.js";\nexport const v = s;\n',
+    "sessions/s.ts": 'import { e } from "../exchange/e.js";\nexport const s = e;\n',
+    "exchange/e.ts": "export const e = 1;\n",
+    "doors/node-server.ts":
+      'import { s } from "../sessions/s.js";\nexport type Listen = 1;\nexport const listen = s;\n',
+    "doors/node-server.test.ts": 'import { e } from "../exchange/e.js";\n',
+  });
+  expect(layerViolations(src, "@toolsmith/transport-http").sort()).toEqual([
+    "checks/versions.ts imports ../sessions/s.js: sessions/ sits above checks/",
+    "exchange/exchange.ts imports ../doors/node-server.js: doors/ sits above exchange/",
+  ]);
+});
+
+it("refuses in transport-http a folder not in HTTP_LAYERS, a core folder, a file beside index.ts, its own name", () => {
+  const src = tree({
+    "index.ts": "export {};\n",
+    "internal.ts": "export {};\n",
+    "wire/w.ts": "export const w = 1;\n",
+    "stateless/self.ts": 'export { listen } from "@toolsmith/transport-http";\n',
+    "stateless/core.ts": 'export { createServer } from "@toolsmith/core";\n',
+  });
+  expect(layerViolations(src, "@toolsmith/transport-http").sort()).toEqual([
+    "internal.ts sits beside the entries (index.ts): put it in the layer it belongs to",
+    "stateless/self.ts imports @toolsmith/transport-http: the package itself, above every layer; import the file",
+    "wire/ is not a layer: add it to HTTP_LAYERS in scripts/layers.mjs, in its place",
+  ]);
 });
 
 it("names an upward import, static, type-only or dynamic", () => {

@@ -183,10 +183,14 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
   "@toolsmith/core/internal": {
     file: "./internal.ts",
     values: [
+      "BATCH_REVISIONS",
       "DEFAULT_RETRY_AFTER_SECONDS",
       "InputRequired",
+      "andThen",
+      "attempt",
       "callerKey",
       "defaultEngine",
+      "eraOf",
       "isEngineUnavailable",
       "isIpAddress",
       "isLeaseLost",
@@ -197,6 +201,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "keyOf",
       "mayHear",
       "mayRead",
+      "messageIdText",
       "onAnnounce",
       "rawBatchIds",
       "serviceUnavailable",

@@ -1,5 +1,6 @@
 import type { AuthInfo } from "../context/context.js";
 import type { SessionChange, SessionRecord } from "../engine/engine.js";
+import type { Era } from "../protocol/era.js";
 import type { RequestId } from "../wire/json-rpc.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import type { Tool } from "../wire/types.js";
@@ -59,6 +60,11 @@ export interface ReceiveOptions {
   tag?: unknown;
   /** The line already parsed (`JSON.parse(line)`), when the transport had to look inside: it is not parsed again. */
   parsed?: unknown;
+  /**
+   * The era the transport's door chose for this request with `eraOf` (HTTP: from its headers and body), on a
+   * connection in none yet: it is served in it, not chosen again. Without it the request's own line decides (stdio).
+   */
+  era?: Era;
   /**
    * A check of a `tools/call` against the tool it reaches, made only once that tool is known to be this caller's
    * (a refused or unknown one answers as unknown first): throw an `McpError` to refuse. HTTP checks its

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createServer, MetaKey } from "../index.js";
-import { connectLines } from "./connection.test-util.js";
+import { type Era, eraOf } from "../protocol/era.js";
+import { connectLines, replyTo } from "./connection.test-util.js";
 import {
   CLIENT,
   errorReply,
@@ -193,6 +194,45 @@ describe("stateless era, and falling back to initialize", () => {
     expect(await send(session, request(2, "initialize", initializeParams("2025-11-25")))).toMatchObject({
       id: 2,
       result: { protocolVersion: "2025-11-25" },
+    });
+  });
+});
+
+describe("the era a door chose (ReceiveOptions.era)", () => {
+  const ask = async (session: ReturnType<typeof connectLines>, message: Json, era: Era) =>
+    JSON.parse((await replyTo(session, JSON.stringify(message), { era })) ?? "null") as unknown;
+
+  it("eraOf: initialize opens the handshake era unless the header names a stateless revision; _meta or that header is 2026-07-28", () => {
+    const meta = stateless()._meta;
+    expect(eraOf("initialize", undefined)).toBe("handshake");
+    expect(eraOf("initialize", undefined, "2025-06-18")).toBe("handshake");
+    expect(eraOf("initialize", undefined, "2026-07-28")).toBe("stateless");
+    expect(eraOf("tools/list", meta)).toBe("stateless");
+    expect(eraOf("tools/list", undefined, "2026-07-28")).toBe("stateless");
+    expect(eraOf("tools/list", undefined, "2025-06-18")).toBeUndefined();
+    expect(eraOf("ping", {})).toBeUndefined();
+  });
+
+  it("stateless: served in it, not chosen again from the request (no handshake-era ping without _meta)", async () => {
+    const session = connectLines(fixture().server);
+    expect(await ask(session, request(1, "ping"), "stateless")).toMatchObject({ id: 1, error: { code: -32601 } });
+    expect(await ask(session, request(2, "tools/list"), "stateless")).toEqual(
+      errorReply(2, -32602, /: every 2026-07-28 request must carry it$/),
+    );
+    expect(await ask(session, request(3, "tools/list", stateless()), "stateless")).toMatchObject({
+      id: 3,
+      result: { tools: expect.any(Array) },
+    });
+  });
+
+  it("handshake: initialize opens the session; anything else is not taken for the stateless era", async () => {
+    const session = connectLines(fixture().server);
+    expect(await ask(session, request(1, "tools/list", stateless()), "handshake")).toEqual(
+      errorReply(1, -32602, NO_META),
+    );
+    expect(await ask(session, request(2, "initialize", initializeParams("2025-06-18")), "handshake")).toMatchObject({
+      id: 2,
+      result: { protocolVersion: "2025-06-18" },
     });
   });
 });

@@ -3,6 +3,7 @@ import { type AuthInfo, type ContextPort, checkedAuth, metaOf, RequestContextImp
 import { keptCapabilities, keptClientInfo } from "../engine/session-bounds.js";
 import {
   type ConnectionState,
+  eraOf,
   FRESH,
   type Fresh,
   type HandshakeSession,
@@ -17,7 +18,7 @@ import { check, InitializeParams, issuesText } from "../protocol/inbound.js";
 import { featuresOf, type RevisionFeatures, STATELESS_REVISIONS } from "../protocol/revision.js";
 import { MetaKey, negotiateHandshakeVersion, type ProtocolVersion } from "../protocol/versions.js";
 import { McpError } from "../wire/errors.js";
-import { ErrorCode, isPlainObject, type RequestId } from "../wire/json-rpc.js";
+import { ErrorCode, type RequestId } from "../wire/json-rpc.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import type { Implementation } from "../wire/types.js";
 import { admittedMeta, firstRound, requestedVersion, serveRound, statelessRevision } from "./admission.js";
@@ -125,10 +126,12 @@ export class EraRouter {
       this.#caller = ctx.callerOnly();
       return this.#inFlight.run(handler, method, params, ctx, false);
     }
-    // Fresh or stateless: `initialize` selects the handshake era (a stateless client may still fall back to it).
-    if (method === "initialize") return this.#initialize(state, id, key, params, options);
+    // Fresh or stateless: the era the door chose, else the request's own (`initialize` selects the handshake era, and
+    // a stateless client may still fall back to it).
     const meta = params?._meta;
-    if (state.kind === "fresh" && !(isPlainObject(meta) && MetaKey.protocolVersion in meta)) {
+    const era = options?.era ?? eraOf(method, meta);
+    if (era === "handshake" && method === "initialize") return this.#initialize(state, id, key, params, options);
+    if (era !== "stateless" && state.kind === "fresh") {
       if (method === "ping") return {};
       throw new McpError(
         ErrorCode.InvalidParams,

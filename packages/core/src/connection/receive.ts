@@ -2,7 +2,7 @@ import { check, Envelope, issuesText } from "../protocol/inbound.js";
 import { BATCH_REVISIONS } from "../protocol/revision.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import { isPromiseLike, type MaybePromise } from "../wire/maybe.js";
-import { idText, rawBatchIds } from "../wire/raw-id.js";
+import { idText, messageIdText, rawBatchIds } from "../wire/raw-id.js";
 import type { ReceiveOptions } from "./connect-options.js";
 import type { EraRouter } from "./era-routing.js";
 import type { ErrorBoundary } from "./error-boundary.js";
@@ -119,7 +119,7 @@ export class Receiver {
         this.#outbound.settle(message);
         return;
       }
-      const text = rawId ?? (isPlainObject(message) ? idText(message.id, line) : "null");
+      const text = rawId ?? messageIdText(message, line);
       respond(
         this.#out.errorLine(text, {
           code: ErrorCode.InvalidRequest,

@@ -1,4 +1,5 @@
 import type { CacheHint } from "../protocol/cache-hints.js";
+import type { Era } from "../protocol/era.js";
 import { isLogLevel, type LogLevel, levelPasses } from "../protocol/log-levels.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
 import type { TaskPolicy } from "../protocol/tasks.js";
@@ -24,8 +25,7 @@ import { type ClientLog, clientLog, logData } from "./client-log.js";
 import { nextProgress } from "./progress.js";
 import { type TraceContext, traceOf } from "./trace.js";
 
-/** Which protocol era a request arrived in. */
-export type Era = "handshake" | "stateless";
+export type { Era } from "../protocol/era.js";
 
 /**
  * Who is calling, as the transport authenticated them (the HTTP transport's `authenticate` hook). Sessions and

@@ -1,5 +1,21 @@
+import { isPlainObject } from "../wire/json-rpc.js";
 import type { Implementation } from "../wire/types.js";
-import type { HandshakeVersion } from "./versions.js";
+import { type HandshakeVersion, isHandshakeVersion, isStatelessVersion, MetaKey } from "./versions.js";
+
+/** Which protocol era a request arrives in: handshake (`initialize`, then a session) or stateless (2026-07-28). */
+export type Era = "handshake" | "stateless";
+
+/**
+ * The era a request chose where none is set yet, from what its door read of it: `initialize` opens the handshake era
+ * (unless the `MCP-Protocol-Version` header names a stateless revision); that header, or `_meta` naming a version,
+ * makes it a 2026-07-28 request; undefined for neither. Decided once, by the door (HTTP: headers and body; stdio: the
+ * line alone), and handed to the connection (`ReceiveOptions.era`), which does not decide again.
+ */
+export function eraOf(method: unknown, meta: unknown, versionHeader: string | null = null): Era | undefined {
+  if (method === "initialize" && (versionHeader === null || isHandshakeVersion(versionHeader))) return "handshake";
+  if (versionHeader !== null && isStatelessVersion(versionHeader)) return "stateless";
+  return isPlainObject(meta) && MetaKey.protocolVersion in meta ? "stateless" : undefined;
+}
 
 /** What `initialize` settled for a handshake-era connection. */
 export interface HandshakeSession {

@@ -1,4 +1,5 @@
 import { ErrorCode } from "../wire/json-rpc.js";
+import type { Era } from "./era.js";
 
 /**
  * The HTTP status of a reply the core wrote (`code` undefined for a result), per era: 2026-07-28 gives each
@@ -6,11 +7,7 @@ import { ErrorCode } from "../wire/json-rpc.js";
  * errors are answers, sent with 200. A transport's own refusals choose their status where they are made.
  * `retryAfterSeconds` (the route's, set for a request the engine could not serve): 503, in either era.
  */
-export function httpStatusOf(
-  code: number | undefined,
-  era: "handshake" | "stateless",
-  retryAfterSeconds?: number,
-): number {
+export function httpStatusOf(code: number | undefined, era: Era, retryAfterSeconds?: number): number {
   if (retryAfterSeconds !== undefined) return 503;
   if (era === "handshake") return code === ErrorCode.ParseError || code === ErrorCode.InvalidRequest ? 400 : 200;
   switch (code) {

@@ -1,4 +1,5 @@
 import { ErrorCode } from "../wire/json-rpc.js";
+import type { Era } from "./era.js";
 import { HANDSHAKE_VERSIONS, type ProtocolVersion, STATELESS_VERSIONS } from "./versions.js";
 
 /**
@@ -8,7 +9,7 @@ import { HANDSHAKE_VERSIONS, type ProtocolVersion, STATELESS_VERSIONS } from "./
 export interface RevisionFeatures {
   readonly version: ProtocolVersion;
   /** handshake: `initialize` first, then requests; stateless: `_meta` on every request. */
-  readonly era: "handshake" | "stateless";
+  readonly era: Era;
   /** `title`, `outputSchema`, `structuredContent`, `resource_link` (2025-06-18+). */
   readonly titlesAndStructuredOutput: boolean;
   /** `_meta` on tools, resources, prompts, content blocks and resource contents; `annotations.lastModified` (2025-06-18+). */

@@ -1,3 +1,5 @@
+import { isPlainObject } from "./json-rpc.js";
+
 // JSON.parse rounds numbers past 2^53, but a request id must be echoed exactly: read the id's own text off the line.
 // With a key written twice, JSON.parse keeps the last: so does this, so the id echoed is the id the server read.
 
@@ -105,6 +107,11 @@ export function idText(id: unknown, line?: string): string {
   if (Number.isSafeInteger(id)) return String(id);
   const raw = line === undefined ? undefined : rawNumberMember(line, "id");
   return raw ?? (Number.isFinite(id) ? String(id) : "null");
+}
+
+/** `idText` of a parsed message's id (`null` for what is no object, such as a batch), `line` being its text. */
+export function messageIdText(message: unknown, line?: string): string {
+  return isPlainObject(message) ? idText(message.id, line) : "null";
 }
 
 /** The source text of `params.<key>` (the last of each key, as JSON.parse keeps it), if a number. */

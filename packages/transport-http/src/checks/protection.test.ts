@@ -1,0 +1,94 @@
+import { createServer } from "@toolsmith/core";
+import { describe, expect, it } from "vitest";
+import type { HttpOptions } from "../dispatch/options.js";
+import { createHttpHandler } from "../doors/http-handler.js";
+import { call2026, errorMessage, headers2026, META, post, URL_ } from "../exchange/requests.test-util.js";
+import { AuthError } from "./protection.js";
+
+// What every request passes first: Host and Origin (DNS rebinding protection), then the authenticate hook.
+
+function handler(options: HttpOptions = {}) {
+  const s = createServer({ name: "http", version: "1" });
+  s.tool({ name: "whoami", description: "The caller", handler: (_args, ctx) => ctx.auth?.subject ?? "anonymous" });
+  return createHttpHandler(s, options);
+}
+
+const LIST = { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } };
+
+describe("protection", () => {
+  it("Origin: own and loopback origins pass, others are 403 naming allowedOrigins; an allow-list replaces that", async () => {
+    const handle = handler();
+    const list = (origin: string) => handle(post(LIST, { ...headers2026("tools/list"), origin }));
+    expect((await list("http://127.0.0.1:3000")).status).toBe(200);
+    expect((await list("http://localhost:5173")).status).toBe(200);
+    const evil = await list("http://evil.example.com");
+    expect(evil.status).toBe(403);
+    expect(await errorMessage(evil)).toBe(
+      "Origin not allowed: http://evil.example.com; set the allowedOrigins option to the origins a browser may call from",
+    );
+    const strict = handler({ allowedOrigins: ["https://app.example.com"] });
+    const request = (origin: string) => strict(post(LIST, { ...headers2026("tools/list"), origin }));
+    expect((await request("https://app.example.com")).status).toBe(200);
+    expect((await request("http://localhost:5173")).status).toBe(403);
+  });
+
+  it('Host: loopback names on any port by default (DNS rebinding protection); an allow-list or "any" replaces that', async () => {
+    const request = (handle: ReturnType<typeof handler>, host: string) =>
+      handle(post(LIST, { ...headers2026("tools/list"), host }));
+    const loopback = handler();
+    for (const host of ["127.0.0.1:3000", "localhost:8080", "localhost", "127.5.6.7", "[::1]:1"]) {
+      expect((await request(loopback, host)).status, host).toBe(200);
+    }
+    for (const host of ["evil.example", "evil.example:3000", "localhost.evil.example", "127.0.0.256", "[::2]"]) {
+      const refused = await request(loopback, host);
+      expect(refused.status, host).toBe(403);
+      expect(await errorMessage(refused)).toContain(`Host not allowed: ${host}. Set the allowedHosts option`);
+    }
+    const listed = handler({ allowedHosts: ["mcp.example.com"] });
+    expect((await request(listed, "mcp.example.com")).status).toBe(200);
+    expect((await request(listed, "127.0.0.1:3000")).status).toBe(403);
+    expect((await request(handler({ allowedHosts: "any" }), "evil.example")).status).toBe(200);
+  });
+
+  it("authenticate: the principal reaches ctx.auth; none is 401 with WWW-Authenticate and the metadata URL; AuthError 403", async () => {
+    const handle = handler({
+      authenticate: (request) => {
+        const token = request.headers.get("authorization");
+        if (token === "Bearer read-only") throw new AuthError(403, "this token cannot call tools");
+        return token === "Bearer alice" ? { subject: "alice", scopes: ["tools"] } : undefined;
+      },
+      resourceMetadata: { authorizationServers: ["https://auth.example.com"], scopesSupported: ["tools"] },
+    });
+    const asAlice = await handle(call2026(1, "whoami", {}, { authorization: "Bearer alice" }));
+    expect(await asAlice.json()).toMatchObject({ result: { content: [{ text: "alice" }] } });
+    const anonymous = await handle(call2026(1, "whoami", {}));
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("www-authenticate")).toBe(
+      'Bearer resource_metadata="http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp", error="invalid_token", error_description="Unauthorized"',
+    );
+    const readOnly = await handle(call2026(1, "whoami", {}, { authorization: "Bearer read-only" }));
+    expect(readOnly.status).toBe(403);
+    expect(readOnly.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
+    expect(await errorMessage(readOnly)).toBe("this token cannot call tools");
+    const metadata = await handle(new Request(`${new URL(URL_).origin}/.well-known/oauth-protected-resource/mcp`));
+    expect(await metadata.json()).toEqual({
+      resource: "http://127.0.0.1:3000/mcp",
+      authorization_servers: ["https://auth.example.com"],
+      bearer_methods_supported: ["header"],
+      scopes_supported: ["tools"],
+    });
+  });
+
+  it("an authenticate hook that throws fails the request and is heard by a server with only onError", async () => {
+    const heard: unknown[] = [];
+    const s = createServer({ name: "http", version: "1", onError: (error) => heard.push(error) });
+    const thrown = new Error("the token service is down");
+    const handle = createHttpHandler(s, {
+      authenticate: () => {
+        throw thrown;
+      },
+    });
+    await expect(handle(call2026(1, "whoami", {}, { authorization: "Bearer alice" }))).rejects.toBe(thrown);
+    expect(heard).toEqual([thrown]);
+  });
+});

@@ -1,0 +1,180 @@
+import { type AuthInfo, ErrorCode, errorLine, type MaybePromise } from "@toolsmith/core";
+import { answer, type Incoming, type Outgoing } from "../exchange/exchange.js";
+import { refuse } from "../exchange/refusals.js";
+
+export interface ProtectionOptions {
+  /**
+   * Origins a browser may call from (`https://app.example.com`), or "any". By default a request with an `Origin`
+   * is accepted only from a loopback origin, the server's own, or one of `allowedHosts` (DNS rebinding protection):
+   * else 403.
+   */
+  allowedOrigins?: readonly string[] | "any";
+  /**
+   * `Host` values accepted (`mcp.example.com`, `localhost:3000`; compared whole), or "any" for a deployment whose
+   * proxy checks `Host` itself. By default only loopback names are: `localhost`, `127.0.0.0/8` and `[::1]`, on any
+   * port (`listen`: its own port), which is DNS rebinding protection. Else 403.
+   */
+  allowedHosts?: readonly string[] | "any";
+}
+
+/** Refuse a request with a status, a message, and (401/403) what to send in `WWW-Authenticate`. */
+export class AuthError extends Error {
+  override readonly name = "AuthError";
+  constructor(
+    readonly status: 401 | 403,
+    message: string,
+    readonly error: "invalid_token" | "insufficient_scope" | "invalid_request" = status === 403
+      ? "insufficient_scope"
+      : "invalid_token",
+  ) {
+    super(message);
+  }
+}
+
+export interface AuthOptions {
+  /**
+   * Who is calling: the principal (it reaches handlers as `ctx.auth`), or undefined for 401. Throw an `AuthError`
+   * for 403 (a token without the scope) or a 401 with your own message. Sessions and `requestState` are bound to
+   * the principal's `subject`, which must be a non-empty string: a principal without one is a configuration
+   * error, answered 401 and logged once through the server's logger.
+   */
+  authenticate?: (request: Request) => MaybePromise<AuthInfo | undefined>;
+  /** RFC 9728 protected-resource metadata, served at `/.well-known/oauth-protected-resource<path>`. */
+  resourceMetadata?: {
+    authorizationServers: readonly string[];
+    scopesSupported?: readonly string[];
+    resourceName?: string;
+    resourceDocumentation?: string;
+  };
+}
+
+// A loopback name, with or without a port: localhost, 127.0.0.0/8, [::1].
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}|\[::1\])(?::\d{1,5})?$/i;
+
+/** True for a `Host` value that names this machine's loopback interface. */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOST.test(host);
+}
+
+// A host name or bracketed IP literal with an optional port: nothing ("/", "?", "#", "@", a space) that would move
+// into the path, query or user info of a URL made from it.
+const HOST_NAME = /^(?:[a-z0-9\-._~]+|\[[0-9a-f:.]+\])(?::\d{0,5})?$/i;
+// The last Host checked, and its verdict: a client sends the same one on every request.
+let lastHost = "";
+let lastHostOk = false;
+
+/**
+ * True for a `Host` value a URL can be made of without it changing the path: `http://${host}${target}` keeps the
+ * request's own path and query (`evil/../x#` would not), and parses (`1.2.3.999` would not).
+ */
+export function isHostName(host: string): boolean {
+  if (host === lastHost) return lastHostOk;
+  lastHost = host;
+  lastHostOk = HOST_NAME.test(host) && URL.canParse(`http://${host}/`);
+  return lastHostOk;
+}
+
+/** The 400 of a `Host` that is no host name (RFC 9112), in JSON-RPC as the MCP endpoint answers. */
+export const BAD_HOST = "Bad Request: the Host header is not a host name";
+
+function forbidden(message: string): Outgoing {
+  return refuse(403, null, ErrorCode.ServerError, message);
+}
+
+/** The Host and Origin check of a request: undefined when it passes, else the refusal. */
+export type HostOriginCheck = (request: Incoming) => Outgoing | undefined;
+
+/** The checks every request passes first: Host (loopback names unless `allowedHosts` says otherwise) and Origin. */
+export function hostOriginCheck(options: ProtectionOptions): HostOriginCheck {
+  const allowed = options.allowedHosts;
+  const hosts = typeof allowed === "object" ? new Set(allowed.map((host) => host.toLowerCase())) : undefined;
+  const anyHost = allowed === "any";
+  const origins = options.allowedOrigins;
+  return (request) => {
+    const host = request.header("host");
+    // Not checked against a list, so checked for what a URL is made of (the authenticate hook's, a route's).
+    if (anyHost && host !== null && !isHostName(host)) return refuse(400, null, ErrorCode.InvalidRequest, BAD_HOST);
+    if (!anyHost && (host === null || !(hosts ? hosts.has(host.toLowerCase()) : LOOPBACK_HOST.test(host)))) {
+      return forbidden(
+        `Host not allowed: ${host ?? "(none)"}. Set the allowedHosts option to the names clients use (by default only loopback names are accepted: DNS rebinding protection), or to "any" when a proxy in front checks Host`,
+      );
+    }
+    const origin = request.header("origin");
+    if (origin === null || origins === "any") return undefined;
+    const refused = () =>
+      forbidden(`Origin not allowed: ${origin}; set the allowedOrigins option to the origins a browser may call from`);
+    if (origins) return origins.includes(origin) ? undefined : refused();
+    let from: string;
+    try {
+      from = new URL(origin).host.toLowerCase();
+    } catch {
+      return refused();
+    }
+    const own = host !== null && from === host.toLowerCase();
+    return own || LOOPBACK_HOST.test(from) || hosts?.has(from) ? undefined : refused();
+  };
+}
+
+function metadataUrl(request: Incoming, path: string): string {
+  return `${request.origin}/.well-known/oauth-protected-resource${path}`;
+}
+
+/** The RFC 9728 document for this endpoint, when asked for at its well-known path. */
+export function protectedResourceMetadata(options: AuthOptions, request: Incoming, path: string): Outgoing | undefined {
+  const metadata = options.resourceMetadata;
+  if (!metadata) return undefined;
+  if (
+    request.path !== `/.well-known/oauth-protected-resource${path}` &&
+    request.path !== "/.well-known/oauth-protected-resource"
+  ) {
+    return undefined;
+  }
+  const body: Record<string, unknown> = {
+    resource: `${request.origin}${path}`,
+    authorization_servers: metadata.authorizationServers,
+    bearer_methods_supported: ["header"],
+  };
+  if (metadata.scopesSupported) body.scopes_supported = metadata.scopesSupported;
+  if (metadata.resourceName) body.resource_name = metadata.resourceName;
+  if (metadata.resourceDocumentation) body.resource_documentation = metadata.resourceDocumentation;
+  return answer(200, JSON.stringify(body));
+}
+
+// What a caller is told when `authenticate` gave a principal without a subject.
+const NO_SUBJECT =
+  "Unauthorized: the server's authenticate hook returned a principal without a subject (a non-empty string is required)";
+
+/**
+ * The caller, or the 401/403 that refuses them. Without an `authenticate` hook everyone is anonymous. A principal
+ * without a subject is refused with 401 and reported through `misconfigured`: it could not be told from another.
+ */
+export async function authorize(
+  options: AuthOptions,
+  request: Incoming,
+  path: string,
+  misconfigured: () => void,
+): Promise<AuthInfo | undefined | Outgoing> {
+  if (!options.authenticate) return undefined;
+  const challenge = (error: string, description: string) => {
+    const parts = [`error="${error}"`, `error_description="${description.replace(/["\\]/g, "")}"`];
+    if (options.resourceMetadata) parts.unshift(`resource_metadata="${metadataUrl(request, path)}"`);
+    return `Bearer ${parts.join(", ")}`;
+  };
+  const refused = (status: number, error: string, message: string) =>
+    answer(status, errorLine("null", { code: ErrorCode.ServerError, message }), {
+      "content-type": "application/json",
+      "www-authenticate": challenge(error, message),
+    });
+  try {
+    const principal = await options.authenticate(request.request());
+    if (principal === undefined || principal === null) return refused(401, "invalid_token", "Unauthorized");
+    if (typeof principal.subject !== "string" || principal.subject.trim() === "") {
+      misconfigured();
+      return refused(401, "invalid_token", NO_SUBJECT);
+    }
+    return principal;
+  } catch (error) {
+    if (!(error instanceof AuthError)) throw error;
+    return refused(error.status, error.error, error.message);
+  }
+}

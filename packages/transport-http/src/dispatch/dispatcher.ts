@@ -1,0 +1,177 @@
+import { type AuthInfo, createMemoryEngine, ErrorCode, type Servable, toServer } from "@toolsmith/core";
+import { attempt, defaultEngine, messageIdText } from "@toolsmith/core/internal";
+import { callerShare, StreamLimits } from "../checks/caller-limits.js";
+import { postRefusal, tooLarge } from "../checks/post-checks.js";
+import { authorize, hostOriginCheck, protectedResourceMetadata } from "../checks/protection.js";
+import { eraOfPost, noEra, VERSION_HEADER } from "../checks/versions.js";
+import { answer, type Incoming, isOutgoing, type Outgoing } from "../exchange/exchange.js";
+import { refuse, shuttingDown } from "../exchange/refusals.js";
+import { UserRoutes } from "../routes/routes.js";
+import { fanOut } from "../sessions/fan-out.js";
+import type { HttpSession } from "../sessions/http-session.js";
+import { LiveSessions } from "../sessions/live-sessions.js";
+import { SessionRequests } from "../sessions/session-requests.js";
+import { StatelessRequests } from "../stateless/stateless.js";
+import { startEngine } from "./engine-start.js";
+import { checkOptions, type HttpOptions } from "./options.js";
+
+const HEALTH_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/plain; charset=utf-8",
+  "cache-control": "no-store",
+};
+
+// The health route's answer: the process serves HTTP (nothing else is checked, so nothing else is told). Once
+// closing, 503: a load balancer takes a draining process out of rotation.
+function healthy(method: string, closing: boolean): Outgoing {
+  if (method !== "GET" && method !== "HEAD") return answer(405, undefined, { allow: "GET, HEAD" });
+  const [status, body] = closing ? [503, "closing\n"] : [200, "ok\n"];
+  return answer(status, method === "GET" ? body : undefined, HEALTH_HEADERS);
+}
+
+/**
+ * The MCP endpoint both front doors share, one Incoming in, one Outgoing out: the health route, the user's routes,
+ * the checks, then each POST, GET and DELETE to its era's requests or its session (the server's `Engine` keeps the
+ * state; this decides where a request goes).
+ */
+export interface HttpDispatcher {
+  serve(request: Incoming): Outgoing | Promise<Outgoing>;
+  close(): void;
+  /** Handshake-era sessions this process serves now (each with its live connection). */
+  readonly sessions: number;
+}
+
+/** Build the dispatcher that serves `servable`; `createHttpHandler` and `listen` put a front door on it. */
+export function createHttpDispatcher(servable: Servable, options: HttpOptions = {}): HttpDispatcher {
+  const server = toServer(servable);
+  // Before anything starts: paths that clash (a route shadowing /mcp) throw here, leaving nothing running.
+  const { reserved, maxBodyBytes } = checkOptions(options);
+  const { path, health } = reserved;
+  const routes = options.routes && new UserRoutes(options.routes, reserved, maxBodyBytes, server);
+  const maxStreams = options.maxStreams ?? 1000;
+  const maxSessions = options.maxSessions ?? 1000;
+  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const limits = { max: maxSessions, perCaller: options.maxSessionsPerCaller ?? callerShare(maxSessions), idleMs };
+  // The memory engine's event buffer, when no engine was configured: the option kept its meaning.
+  const keep = options.eventBufferSize;
+  const engine =
+    keep === undefined ? server.engine : defaultEngine(server, () => createMemoryEngine({ eventsPerSession: keep }));
+  // Through the server's own log (its logger and its onError hook), which never throws.
+  const onError = (error: unknown) => {
+    server.log({ level: "error", message: `HTTP transport: the engine failed: ${String(error)}`, error });
+  };
+  const live = new LiveSessions(maxSessions, idleMs, engine, onError);
+  const streams = new StreamLimits(maxStreams, options.maxStreamsPerCaller ?? callerShare(maxStreams));
+  const stateless = new StatelessRequests(server, streams, options.remoteAddress);
+  let closed = false;
+  const start = startEngine(server, onError);
+  const sessions = new SessionRequests({
+    server,
+    engine,
+    limits,
+    streams,
+    live,
+    remoteAddress: options.remoteAddress,
+    ready: start.ready,
+    started: () => start.started,
+    onError,
+  });
+  const stopFanOut = fanOut(server, engine, live, onError);
+  const hostOrigin = hostOriginCheck(options);
+  // A principal without a subject is the authenticate hook's bug: told once, not on every request it refuses.
+  let toldNoSubject = false;
+  const noSubject = () => {
+    if (toldNoSubject) return;
+    toldNoSubject = true;
+    const message = `The authenticate hook returned a principal without a subject; every such request is answered 401. Return { subject: "<non-empty caller id>", scopes } from authenticate`;
+    // An error, so a server with only onError hears it too; its stack is transport-http's, not the hook's: left out.
+    const error = new Error(message);
+    delete error.stack;
+    server.log({ level: "error", message, error });
+  };
+
+  function serve(request: Incoming): Outgoing | Promise<Outgoing> {
+    // Before the Host/Origin checks: load balancers probe by address, and the answer reveals nothing.
+    if (request.path === health) return healthy(request.method, closed);
+    if (routes !== undefined && request.path !== path) {
+      const served = routes.serve(request, hostOrigin);
+      if (served !== undefined) return served;
+    }
+    const refused = hostOrigin(request);
+    if (refused) return refused;
+    if (request.path !== path) {
+      const metadata = protectedResourceMetadata(options, request, path);
+      if (metadata && request.method === "GET") return metadata;
+      return answer(404, "Not found", { "content-type": "text/plain" });
+    }
+    if (!options.authenticate) return route(request, undefined);
+    return authorize(options, request, path, noSubject).then(
+      (auth) => (isOutgoing(auth) ? auth : route(request, auth)),
+      (error: unknown) => {
+        // The hook's own failure (not an AuthError): the request fails, and the server's log (onError too) hears why.
+        server.log({ level: "error", message: `HTTP transport: the authenticate hook threw: ${String(error)}`, error });
+        throw error;
+      },
+    );
+  }
+
+  function route(request: Incoming, auth: AuthInfo | undefined): Outgoing | Promise<Outgoing> {
+    switch (request.method) {
+      case "POST":
+        return post(request, auth);
+      // Once closing, nothing new starts here (a session made now would outlive close): 503, to retry elsewhere.
+      case "GET":
+        return closed ? shuttingDown(null) : sessions.get(request, auth);
+      case "DELETE":
+        return closed ? shuttingDown(null) : sessions.remove(request, auth);
+      default:
+        return answer(405, undefined, { allow: "POST, GET, DELETE" });
+    }
+  }
+
+  // A POST goes to the session it names, else to the era it chose: initialize, or a 2026-07-28 request.
+  async function post(request: Incoming, auth: AuthInfo | undefined): Promise<Outgoing> {
+    const refused = postRefusal(request, maxBodyBytes);
+    if (refused) return refused;
+    const body = await request.text(maxBodyBytes);
+    if (body === undefined) return tooLarge(maxBodyBytes);
+    let message: unknown;
+    try {
+      message = JSON.parse(body);
+    } catch {
+      return refuse(400, null, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
+    }
+    if (closed) return shuttingDown(messageIdText(message, body));
+    if (request.header("mcp-session-id") === null) {
+      // The era is decided here, once: each era's requests hand it to the connection that serves them.
+      const era = eraOfPost(request.header(VERSION_HEADER), message);
+      if (era === "handshake") return sessions.initialize(request, body, message, auth);
+      if (era === "stateless") {
+        // Never waits for the engine (a 2026-07-28 request needs nothing of it), but starts it for listen streams.
+        if (!start.started) void attempt(start.ready, onError);
+        return stateless.serve(request, body, message, auth);
+      }
+      return noEra(messageIdText(message, body));
+    }
+    const found = sessions.find(request, auth, message, body);
+    const serve = (session: HttpSession | Outgoing | undefined) =>
+      isOutgoing(session) || !session ? (session as Outgoing) : sessions.post(request, session, body, message, auth);
+    return found instanceof Promise ? found.then(serve) : serve(found);
+  }
+
+  return {
+    serve,
+    close() {
+      closed = true;
+      start.stop();
+      // One process alone: closing it ends its sessions. Shared: they live on, for the other processes.
+      const ids = live.ids();
+      live.closeAll();
+      if (!engine.shared) for (const id of ids) void attempt<unknown>(() => engine.deleteSession(id), onError);
+      stopFanOut();
+      stateless.close();
+    },
+    get sessions() {
+      return live.size;
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { createServer } from "@toolsmith/core";
+import { describe, expect, it } from "vitest";
+import { errorMessage, H, headers2026, META, openSession, post, URL_ } from "../exchange/requests.test-util.js";
+import { createHttpHandler } from "./http-handler.js";
+
+// The web-standard front door: a fetch Request in, a Response out. What the dispatcher decides is tested with its parts.
+
+function server() {
+  const s = createServer({ name: "web", version: "1" });
+  s.tool({ name: "t", description: "t", handler: () => "ok" });
+  return s;
+}
+
+const LIST = { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } };
+const handler = (maxBodyBytes?: number) =>
+  createHttpHandler(server(), maxBodyBytes === undefined ? {} : { maxBodyBytes });
+
+describe("createHttpHandler", () => {
+  it("a Request without a Host header is judged by the host its URL addresses", async () => {
+    const handle = handler();
+    const to = (url: string) =>
+      handle(new Request(url, { method: "POST", headers: headers2026("tools/list"), body: JSON.stringify(LIST) }));
+    expect((await to(URL_)).status).toBe(200);
+    expect((await to("http://evil.example/mcp")).status).toBe(403);
+  });
+
+  it("a streamed body is read up to maxBodyBytes: past it, 413", async () => {
+    const chunk = new TextEncoder().encode(" ".repeat(600));
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(chunk);
+        controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const refused = await handler(1000)(
+      new Request(URL_, { method: "POST", headers: headers2026("tools/list"), body, duplex: "half" } as RequestInit),
+    );
+    expect(refused.status).toBe(413);
+    expect(await errorMessage(refused)).toBe("Request body over 1000 bytes");
+  });
+
+  it("sessions counts the open sessions; close() ends them all", async () => {
+    const made = server();
+    const handle = createHttpHandler(made);
+    const session = await openSession(handle);
+    await openSession(handle);
+    expect(handle.sessions).toBe(2);
+    handle.close();
+    expect(handle.sessions).toBe(0);
+    expect(await made.engine.loadSession(session)).toBeUndefined();
+    // Closing, the handler serves nothing more (closing.test.ts): 503, to retry on another process.
+    const after = await handle(
+      post({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { ...H, "mcp-session-id": session }),
+    );
+    expect(after.status).toBe(503);
+  });
+});

@@ -1,0 +1,147 @@
+import type { Route } from "@toolsmith/core";
+import { messageIdText } from "@toolsmith/core/internal";
+import { EventStream, SSE_HEADERS } from "./event-stream.js";
+import { JSON_HEADERS, type Outgoing } from "./exchange.js";
+import { isRequest, retryAfter } from "./refusals.js";
+
+/**
+ * Where a reply's SSE events are kept (the session's engine), so a client that lost the stream can resume it on any
+ * process (handshake era). `request`: the id's JSON text of the POST's lone request, for its lease.
+ */
+export interface PostStreamLog {
+  /** Whether a stream opens with an event of empty data and an id (2025-11-25), so it can be resumed at once. */
+  readonly priming: boolean;
+  /** A new stream key, for a reply that becomes a stream. */
+  nextKey(): string;
+  /** Stream `key` is open: a GET may resume it until its reply is complete. */
+  opened(key: string, request: string | undefined): void;
+  /**
+   * Keep one event of stream `key` (empty data: the priming event) and write it to `stream` with its id, in order;
+   * `last`: the reply is complete after it (the stream closes).
+   */
+  write(key: string, data: string, stream: EventStream, last: boolean, request: string | undefined): void;
+  /** The reply of stream `key` is complete without a last event (a notification's, a response's POST). */
+  finished(key: string, request: string | undefined, stream: EventStream): void;
+}
+
+export interface PostReplyOptions {
+  /**
+   * The HTTP status of a lone JSON-RPC response, by its error code (undefined for a result) and the wait core gave a
+   * request the engine could not serve (`statelessStatus`, `handshakeStatus`).
+   */
+  status(error: number | undefined, wait?: number): number;
+  /** Extra response headers (the session id). */
+  headers?: Readonly<Record<string, string>>;
+  /** The headers of a JSON answer: JSON_HEADERS with `headers`, merged once where many replies share them. */
+  jsonHeaders?: Readonly<Record<string, string>>;
+  /** Handshake era: the session's event log, for resumption. */
+  log?: PostStreamLog;
+  /** The client closed the SSE stream before the reply was complete. */
+  onCancel?: () => void;
+}
+
+/**
+ * The HTTP answer to one POSTed request: plain JSON when its response is the first thing the connection says for
+ * it, an SSE stream as soon as anything else comes first (progress, a log message, a question to the client).
+ */
+export class PostReply {
+  /** The answer, once known; `answered` resolves with it when it is not known at once. */
+  outgoing: Outgoing | undefined;
+  readonly #options: PostReplyOptions;
+  #resolve: ((outgoing: Outgoing) => void) | undefined;
+  #stream: EventStream | undefined;
+  // The stream's key in the event log, once the reply is a stream.
+  #key = "";
+  #done = false;
+  // The POST's lone request (its message and body), for the lease of its stream: its id is read only if it streams.
+  readonly #message: unknown;
+  readonly #body: string;
+
+  constructor(options: PostReplyOptions, message?: unknown, body = "") {
+    this.#options = options;
+    this.#message = message;
+    this.#body = body;
+  }
+
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** The answer: at once when the connection already gave it, else when it does. */
+  answered(): Outgoing | Promise<Outgoing> {
+    if (this.outgoing) return this.outgoing;
+    return new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  #settle(outgoing: Outgoing): void {
+    this.outgoing = outgoing;
+    this.#resolve?.(outgoing);
+  }
+
+  /** Take a line the connection said for this request; false once the reply is complete (send it elsewhere). */
+  deliver(line: string, route: Route): boolean {
+    if (this.#done) return false;
+    if (route.kind === "response" && this.#stream === undefined) {
+      this.#done = true;
+      const options = this.#options;
+      const extra = options.headers;
+      const headers = options.jsonHeaders ?? (extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS);
+      const wait = route.retryAfterSeconds;
+      const status = options.status(route.error, wait);
+      // Core could not reach the engine for it: the client is told when to try again.
+      this.#settle(
+        wait === undefined
+          ? { status, headers, body: line }
+          : { status, headers: { ...headers, "retry-after": String(retryAfter(wait)) }, body: line },
+      );
+      return true;
+    }
+    const stream = this.#stream ?? this.#open();
+    const last = route.kind === "response";
+    if (last) this.#done = true;
+    const log = this.#options.log;
+    if (log) {
+      log.write(this.#key, line, stream, last, this.#request());
+      return true;
+    }
+    stream.write(line);
+    if (last) stream.close();
+    return true;
+  }
+
+  /** The request was accepted and needs no answer (a notification, a response, a cancelled request). */
+  accept(status = 202): void {
+    if (this.#done) return;
+    this.#done = true;
+    if (this.#stream) {
+      const log = this.#options.log;
+      if (log) log.finished(this.#key, this.#request(), this.#stream);
+      else this.#stream.close();
+      return;
+    }
+    this.#settle({ status, headers: this.#options.headers ?? {} });
+  }
+
+  // The lone request's id text (a batch's stream has no single lease).
+  #request(): string | undefined {
+    return isRequest(this.#message) ? messageIdText(this.#message, this.#body) : undefined;
+  }
+
+  #open(): EventStream {
+    const stream = new EventStream(() => {
+      if (!this.#done) this.#options.onCancel?.();
+    });
+    this.#stream = stream;
+    const log = this.#options.log;
+    if (log) {
+      this.#key = log.nextKey();
+      log.opened(this.#key, this.#request());
+      // 2025-11-25: an event with an id first, so a client can resume even before the first message.
+      if (log.priming) log.write(this.#key, "", stream, false, undefined);
+    }
+    this.#settle({ status: 200, headers: { ...SSE_HEADERS, ...this.#options.headers }, stream });
+    return stream;
+  }
+}
