@@ -1,4 +1,4 @@
-import type { ContextPort, RequestContextImpl } from "../context/context.js";
+import type { ContextPort, RequestContextImpl } from "../context/request-context.js";
 import type { SessionChange, SessionRecord } from "../engine/engine.js";
 import { subscriptionUriRefusal } from "../engine/session-bounds.js";
 import type { Phase } from "../protocol/era.js";

@@ -1,5 +1,6 @@
 import type { InputRound } from "../context/ask.js";
-import { type AuthInfo, type ContextPort, checkedAuth, metaOf, RequestContextImpl } from "../context/context.js";
+import { type AuthInfo, checkedAuth, metaOf } from "../context/context.js";
+import { type ContextPort, RequestContextImpl } from "../context/request-context.js";
 import { keptCapabilities, keptClientInfo } from "../engine/session-bounds.js";
 import {
   type ConnectionState,

@@ -1,5 +1,6 @@
-import { nameLogger, type RequestContext, setCacheHint, withLogger } from "../context/context.js";
+import { type RequestContext, withLogger } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
+import { nameLogger, setCacheHint } from "../context/request-context.js";
 import { type Middleware, runOwn } from "../middleware/compose.js";
 import { CACHE_HINT, type CacheHint, type CacheKind, COMPUTED_LIST_CACHE, narrower } from "../protocol/cache-hints.js";
 import { toReadResourceResult } from "../protocol/results.js";

@@ -1,7 +1,8 @@
 import { InputRequired } from "../context/ask.js";
-import { type RequestContext, RequestContextImpl, type TaskHost } from "../context/context.js";
+import type { RequestContext } from "../context/context.js";
 import { UnfitAnswer } from "../context/elicit-answer.js";
 import type { LogEntry } from "../context/logger.js";
+import { RequestContextImpl, type TaskHost } from "../context/request-context.js";
 import { isEngineUnavailable } from "../engine/engine.js";
 import { runOwn } from "../middleware/compose.js";
 import { errorResult, isCallToolResult, structured, toCallToolResult } from "../protocol/results.js";

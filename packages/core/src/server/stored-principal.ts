@@ -1,4 +1,5 @@
-import { type AuthInfo, type ContextPort, RequestContextImpl } from "../context/context.js";
+import type { AuthInfo } from "../context/context.js";
+import { type ContextPort, RequestContextImpl } from "../context/request-context.js";
 import type { StoredPrincipal } from "../engine/engine.js";
 import { featuresOf } from "../protocol/revision.js";
 import { LATEST_HANDSHAKE_VERSION } from "../protocol/versions.js";
