@@ -18,6 +18,7 @@ export type { Audience } from "./registry/router.js";
 export { standardSchemaAdapter, zodV4Adapter } from "./schema/schema-adapter.js";
 export { isUriTemplate } from "./schema/uri-template.js";
 export type { Announcement } from "./server/engine-link.js";
-export { defaultEngine, mayHear, mayRead, onAnnounce } from "./server/server.js";
+export { defaultEngine, onAnnounce } from "./server/server.js";
+export { mayHear, mayRead } from "./server/stored-principal.js";
 export { isPlainObject } from "./wire/json-rpc.js";
 export { keyOf, rawBatchIds } from "./wire/raw-id.js";
