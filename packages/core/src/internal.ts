@@ -15,7 +15,7 @@ export {
   utf8Length,
 } from "./engine/session-bounds.js";
 export type { Audience } from "./registry/router.js";
-export { standardSchemaAdapter, zodV4Adapter } from "./schema/schema-adapter.js";
+export { standardSchemaAdapter, zodV4Adapter } from "./schema/adapters.js";
 export { isUriTemplate } from "./schema/uri-template.js";
 export type { Announcement } from "./server/engine-link.js";
 export { defaultEngine, onAnnounce } from "./server/server.js";

@@ -1,8 +1,9 @@
 import { type CacheHint, takeCacheHint } from "../protocol/cache-hints.js";
 import { type TaskPolicy, taskPolicyOf } from "../protocol/tasks.js";
+import { compileSchema } from "../schema/adapters.js";
 import { DEFERRED_NODES } from "../schema/compiled-schema.js";
 import { readable } from "../schema/inline-refs.js";
-import { type CompiledSchema, compileSchema, type InputSchema } from "../schema/schema-adapter.js";
+import type { CompiledSchema, InputSchema } from "../schema/schema-adapter.js";
 import { isUriTemplate, parseUriTemplate, type UriTemplate } from "../schema/uri-template.js";
 import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";

@@ -6,7 +6,7 @@ import { CACHE_HINT, type CacheHint, type CacheKind, COMPUTED_LIST_CACHE, narrow
 import { toReadResourceResult } from "../protocol/results.js";
 import { featuresOf } from "../protocol/revision.js";
 import { shape } from "../protocol/revision-shape.js";
-import { describeIssues } from "../schema/schema-adapter.js";
+import { describeIssues } from "../schema/validation-issues.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { andThen, isPromiseLike, type MaybePromise } from "../wire/maybe.js";

@@ -9,7 +9,8 @@ import { errorResult, isCallToolResult, structured, toCallToolResult } from "../
 import { featuresOf, type RevisionFeatures } from "../protocol/revision.js";
 import { shapeToolResult } from "../protocol/revision-shape.js";
 import { declaresTasks, type TaskPolicy, tasksRequired } from "../protocol/tasks.js";
-import { type CompiledSchema, describeIssues } from "../schema/schema-adapter.js";
+import type { CompiledSchema } from "../schema/schema-adapter.js";
+import { describeIssues } from "../schema/validation-issues.js";
 import { isMcpError, McpError, messageOf } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { andThen, isPromiseLike, type MaybePromise } from "../wire/maybe.js";
