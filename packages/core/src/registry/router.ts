@@ -16,16 +16,10 @@ import type {
 } from "../wire/types.js";
 import { AppRegistry } from "./app-registry.js";
 import { type AudienceRouter, audienceOfAll, dependsOnCaller, guardOf } from "./audience.js";
-import {
-  type CompiledPrompt,
-  type CompiledResource,
-  type CompiledTemplate,
-  type CompiledTool,
-  compilePrompt,
-  compileStaticResource,
-  compileTemplate,
-  compileTool,
-} from "./compile.js";
+import type { CompiledPrompt, CompiledResource, CompiledTemplate, CompiledTool } from "./compile.js";
+import { compilePrompt } from "./compile-prompt.js";
+import { compileStaticResource, compileTemplate } from "./compile-resource.js";
+import { compileTool } from "./compile-tool.js";
 import { type CompleteRef, type CompletionResult, type CompletionRouter, complete } from "./completions.js";
 import { Declarations, type DeclaringRouter, hasApps } from "./declarations.js";
 import type {
