@@ -1,8 +1,9 @@
+import { serviceUnavailable } from "../connection/error-boundary.js";
 import { UnfitAnswer } from "../context/elicit-answer.js";
 import { type Engine, isEngineUnavailable, isLeaseLost, type TaskChange } from "../engine/engine.js";
 import type { LogLevel } from "../protocol/log-levels.js";
-import { isMcpError, type McpError, messageOf } from "../wire/errors.js";
-import { ErrorCode } from "../wire/json-rpc.js";
+import { isMcpError, type McpError, messageOf, toWireError } from "../wire/errors.js";
+import { ErrorCode, type JsonRpcErrorObject } from "../wire/json-rpc.js";
 
 // How a task's handler ends: its outcome as the task's record keeps it, and kept once the engine can take it.
 
@@ -18,18 +19,17 @@ export function isProtocolFailure(error: unknown): error is McpError {
 }
 
 /**
- * What a throw fails the task with: a protocol error as itself (its JSON-RPC error inlined); anything else as an
- * internal error, or the store out of reach (the caller logs it).
+ * What a throw fails the task with: a protocol error as itself (its JSON-RPC error inlined); the engine's store out
+ * of reach as core's one outage answer (`serviceUnavailable`); anything else as the generic internal error (the
+ * caller logs it).
  */
 export function failureOf(error: unknown): TaskChange {
-  if (isProtocolFailure(error)) {
-    const failure: { code: number; message: string; data?: unknown } = { code: error.code, message: error.message };
-    if (error.data !== undefined) failure.data = error.data;
-    return { kind: "fail", error: failure, statusMessage: error.message };
-  }
-  const code = isEngineUnavailable(error) ? ErrorCode.ServerError : ErrorCode.InternalError;
-  const message = code === ErrorCode.ServerError ? "Service unavailable" : "Internal error";
-  return { kind: "fail", error: { code, message }, statusMessage: message };
+  const wire: JsonRpcErrorObject = isProtocolFailure(error)
+    ? toWireError(error)
+    : isEngineUnavailable(error)
+      ? serviceUnavailable(error.retryAfterSeconds)
+      : { code: ErrorCode.InternalError, message: "Internal error" };
+  return { kind: "fail", error: wire, statusMessage: wire.message };
 }
 
 /** Where keeping an outcome reports what went wrong. */
