@@ -3,7 +3,7 @@ import { UnfitAnswer } from "../context/elicit-answer.js";
 import { type Engine, isEngineUnavailable, isLeaseLost, type TaskChange } from "../engine/engine.js";
 import type { LogLevel } from "../protocol/log-levels.js";
 import { isMcpError, type McpError, messageOf, toWireError } from "../wire/errors.js";
-import { ErrorCode, type JsonRpcErrorObject } from "../wire/json-rpc.js";
+import { INTERNAL_ERROR, type JsonRpcErrorObject } from "../wire/json-rpc.js";
 
 // How a task's handler ends: its outcome as the task's record keeps it, and kept once the engine can take it.
 
@@ -24,11 +24,11 @@ export function isProtocolFailure(error: unknown): error is McpError {
  * caller logs it).
  */
 export function failureOf(error: unknown): TaskChange {
-  const wire: JsonRpcErrorObject = isProtocolFailure(error)
+  const wire: Readonly<JsonRpcErrorObject> = isProtocolFailure(error)
     ? toWireError(error)
     : isEngineUnavailable(error)
       ? serviceUnavailable(error.retryAfterSeconds)
-      : { code: ErrorCode.InternalError, message: "Internal error" };
+      : INTERNAL_ERROR;
   return { kind: "fail", error: wire, statusMessage: wire.message };
 }
 
