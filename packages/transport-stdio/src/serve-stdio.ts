@@ -7,10 +7,11 @@ import {
   textLogger,
   toServer,
 } from "@toolsmith/core";
-import { FlowControl, type WireEntry } from "./flow-control.js";
+import { FlowControl } from "./flow-control.js";
 import { type LineEvent, LineReader } from "./line-reader.js";
 import { Shutdown } from "./shutdown.js";
 import { guardStdout, type StdoutGuard, writeThrough } from "./stdout-guard.js";
+import type { WireEntry } from "./tap.js";
 
 /** How `serveStdio` serves: its streams, bounds and shutdown. */
 export interface StdioOptions {
@@ -95,7 +96,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
 
   // A tap sees each reply with the phase its request came in with: the phase rides along as the message's tag.
   const connection = server.connect({
-    send: (line, route) => flow.send(line, (route.tag as Phase | undefined) ?? connection.phase),
+    send: (line, route) => flow.out.send(line, (route.tag as Phase | undefined) ?? connection.phase),
   });
   const reader = new LineReader(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   const flow = new FlowControl({
@@ -122,7 +123,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
   function onData(chunk: Buffer | string): void {
     reader.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk, incoming);
     // The replies to the lines of one chunk go out together (`flow` writes them).
-    flow.hold();
+    flow.out.hold();
     for (const event of incoming) flow.accept(event);
     incoming.length = 0;
     flow.flow();
