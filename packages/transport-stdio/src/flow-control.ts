@@ -4,7 +4,7 @@ import { tooLargeReply } from "./framing.js";
 import { busyReply, cancelledId, MixedBatch, NOT_URGENT, urgentMessage } from "./line-kinds.js";
 import type { LineEvent } from "./line-reader.js";
 import { Outgoing } from "./outgoing.js";
-import type { StdoutGuard } from "./stdout-guard.js";
+import type { StdoutRedirect } from "./stdout-redirect.js";
 import { Tap, type WireEntry } from "./tap.js";
 import { WaitingLines } from "./waiting-lines.js";
 
@@ -19,7 +19,7 @@ export interface FlowOptions {
   /** Paused while the client is not reading replies and enough waits, or once closing; resumed after. */
   stdin: NodeJS.ReadableStream;
   /** Writes one framed line to stdout; false when stdout's buffer is full. */
-  write: StdoutGuard["write"];
+  write: StdoutRedirect["write"];
   maxInFlight: number;
   maxQueuedBytes: number;
   maxLineBytes: number;

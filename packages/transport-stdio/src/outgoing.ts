@@ -1,6 +1,6 @@
 import type { Phase } from "@toolsmith/core";
 import { frame } from "./framing.js";
-import type { StdoutGuard } from "./stdout-guard.js";
+import type { StdoutRedirect } from "./stdout-redirect.js";
 import type { Tap } from "./tap.js";
 
 // Replies made while a chunk is served are written together, a write once this much is held: a few replies a
@@ -12,14 +12,14 @@ const HELD_BYTES = 1024;
  * whether stdout's buffer is full (the client is not reading). Nothing once finished.
  */
 export class Outgoing {
-  readonly #write: StdoutGuard["write"];
+  readonly #write: StdoutRedirect["write"];
   readonly #tap: Tap;
   // Lines held to be written together (`hold` … `release`); undefined when each is written as it comes.
   #held: string | undefined;
   #blocked = false;
   #finished = false;
 
-  constructor(write: StdoutGuard["write"], tap: Tap) {
+  constructor(write: StdoutRedirect["write"], tap: Tap) {
     this.#write = write;
     this.#tap = tap;
   }

@@ -10,7 +10,7 @@ import {
 import { FlowControl } from "./flow-control.js";
 import { type LineEvent, LineReader } from "./line-reader.js";
 import { Shutdown } from "./shutdown.js";
-import { guardStdout, type StdoutGuard, writeThrough } from "./stdout-guard.js";
+import { redirectStdout, type StdoutRedirect, writeThrough } from "./stdout-redirect.js";
 import type { WireEntry } from "./tap.js";
 
 /** How `serveStdio` serves: its streams, bounds and shutdown. */
@@ -31,7 +31,7 @@ export interface StdioOptions {
    */
   maxQueuedBytes?: number;
   /** Send user code's stdout writes and console output to stderr while serving (default true with process.stdout). */
-  guardStdout?: boolean;
+  redirectStdout?: boolean;
   /**
    * Exit the process (code 0) once stdin ends and every reply is written; SIGTERM and SIGINT then end the input as
    * EOF does (default true with process.stdin).
@@ -89,9 +89,9 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     if (!server.log(entry)) logger(entry);
   };
 
-  const guard: StdoutGuard | undefined =
-    (options.guardStdout ?? usesProcess) ? guardStdout(stdout as NodeJS.WriteStream, stderr) : undefined;
-  const write = guard?.write ?? writeThrough(stdout);
+  const redirect: StdoutRedirect | undefined =
+    (options.redirectStdout ?? usesProcess) ? redirectStdout(stdout as NodeJS.WriteStream, stderr) : undefined;
+  const write = redirect?.write ?? writeThrough(stdout);
   if (!server.logger && !server.errorHook) server.setLogger(logger);
 
   // A tap sees each reply with the phase its request came in with: the phase rides along as the message's tag.
@@ -116,7 +116,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     timeoutMs: options.shutdownTimeoutMs ?? 10_000,
     write,
     detach,
-    restore: () => guard?.restore(),
+    restore: () => redirect?.restore(),
   });
   const incoming: LineEvent[] = [];
 
