@@ -149,7 +149,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   #notification(method: string, params: Params, line: string | undefined): MaybePromise<void> {
     if (method === "notifications/initialized") {
-      if (!this.#eras.handshaking) return;
+      if (!this.#eras.initializing) return;
       // In operation, the client hears of list changes.
       const operate = () => {
         if (this.#eras.initialized()) this.#attach();

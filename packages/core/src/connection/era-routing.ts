@@ -62,7 +62,7 @@ export class EraRouter {
 
   get negotiatedVersion(): ProtocolVersion | undefined {
     const state = this.#state;
-    return state.kind === "handshaking" || state.kind === "operating" ? state.session.protocolVersion : undefined;
+    return state.kind === "initializing" || state.kind === "operating" ? state.session.protocolVersion : undefined;
   }
 
   /** Whether a JSON-RPC batch is taken: only in a 2025-03-26 session, so `initialize` in one is a second one. */
@@ -82,8 +82,8 @@ export class EraRouter {
   }
 
   /** Whether `initialize` was answered and `notifications/initialized` has not come yet. */
-  get handshaking(): boolean {
-    return this.#state.kind === "handshaking";
+  get initializing(): boolean {
+    return this.#state.kind === "initializing";
   }
 
   /**
@@ -91,17 +91,17 @@ export class EraRouter {
    * the caller as the connection's own auth shows it (whom a list change or resource update may reach).
    */
   restore(session: HandshakeSession, operating: boolean): RequestContextImpl {
-    const handshaking = initialize(FRESH, session);
-    this.#state = operating ? initialized(handshaking) : handshaking;
+    const initializing = initialize(FRESH, session);
+    this.#state = operating ? initialized(initializing) : initializing;
     const caller = this.#sessionContext(session, featuresOf(session.protocolVersion), 0, "n0", undefined, undefined);
     this.#caller = caller;
     return caller;
   }
 
-  /** `notifications/initialized`: true when it took a handshaking connection into operation. */
+  /** `notifications/initialized`: true when it took an initializing connection into operation. */
   initialized(): boolean {
     const state = this.#state;
-    if (state.kind !== "handshaking") return false;
+    if (state.kind !== "initializing") return false;
     this.#state = initialized(state);
     return true;
   }
@@ -115,7 +115,7 @@ export class EraRouter {
     options: ReceiveOptions | undefined,
   ): MaybePromise<Reply> {
     const state = this.#state;
-    if (state.kind === "handshaking" || state.kind === "operating") {
+    if (state.kind === "initializing" || state.kind === "operating") {
       if (method === "initialize") throw invalidRequest("this connection is already initialized");
       // Served in the session `initialize` negotiated.
       const { session } = state;
