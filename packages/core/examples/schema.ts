@@ -3,7 +3,7 @@
 import { registerSchemaAdapter, type SchemaAdapter, type Server } from "@toolsmith/core";
 import { type FromJsonSchema, jsonSchema } from "@toolsmith/core/json-schema";
 import { z } from "zod";
-import { compileSchema } from "../src/schema/schema-adapter.js";
+import { compileSchema } from "../src/schema/adapters.js";
 import { parseUriTemplate } from "../src/schema/uri-template.js";
 
 //#region FromJsonSchema

@@ -94,15 +94,15 @@ export {
 } from "./registry/definitions.js";
 export type { Guard } from "./registry/guards.js";
 export type { Registered, RegisteredKind } from "./registry/router.js";
-export {
-  type AnySchema,
-  type Infer,
-  type InferInput,
-  type InputSchema,
-  type RawShape,
-  registerSchemaAdapter,
-  type SchemaAdapter,
-  type ValidationIssue,
+export { registerSchemaAdapter } from "./schema/adapters.js";
+export type {
+  AnySchema,
+  Infer,
+  InferInput,
+  InputSchema,
+  RawShape,
+  SchemaAdapter,
+  ValidationIssue,
 } from "./schema/schema-adapter.js";
 export type { StandardJsonSchema, StandardSchema } from "./schema/standard-schema.js";
 export type { ServerOptions } from "./server/options.js";

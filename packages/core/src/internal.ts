@@ -17,10 +17,11 @@ export {
 export { eraOf } from "./protocol/era.js";
 export { BATCH_REVISIONS } from "./protocol/revision.js";
 export type { Audience } from "./registry/router.js";
-export { standardSchemaAdapter, zodV4Adapter } from "./schema/schema-adapter.js";
+export { standardSchemaAdapter, zodV4Adapter } from "./schema/adapters.js";
 export { isUriTemplate } from "./schema/uri-template.js";
 export type { Announcement } from "./server/bus-link.js";
-export { defaultEngine, mayHear, mayRead, onAnnounce } from "./server/server.js";
+export { defaultEngine, onAnnounce } from "./server/server.js";
+export { mayHear, mayRead } from "./server/stored-principal.js";
 export { isPlainObject } from "./wire/json-rpc.js";
 export { andThen, attempt } from "./wire/maybe.js";
 export { keyOf, messageIdText, rawBatchIds } from "./wire/raw-id.js";

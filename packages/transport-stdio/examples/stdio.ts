@@ -2,7 +2,7 @@
 // scripts/sync-examples.mjs.
 import { createServer, type ToolDefinition } from "@toolsmith/core";
 import { serveStdio } from "@toolsmith/transport-stdio";
-import { releaseStdout } from "@toolsmith/transport-stdio/guard";
+import { releaseStdout } from "@toolsmith/transport-stdio/redirect-stdout";
 
 export function either(): void {
   //#region releaseStdout

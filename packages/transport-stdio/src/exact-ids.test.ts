@@ -31,7 +31,7 @@ async function serve(lines: readonly string[]): Promise<string[]> {
     stdout,
     stderr,
     exitOnEnd: false,
-    guardStdout: false,
+    redirectStdout: false,
     maxLineBytes: LIMIT,
   });
   stdin.end(lines.map((line) => `${line}\n`).join(""));

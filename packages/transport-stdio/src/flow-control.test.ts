@@ -120,7 +120,7 @@ describe("flow control: the in-flight limit, the waiting queue and its bound", (
     const stdin = new PassThrough();
     const { stdout, writes } = recordedStdout();
     stdout.resume();
-    const options = { stdin, stdout, stderr: new PassThrough(), exitOnEnd: false, guardStdout: false };
+    const options = { stdin, stdout, stderr: new PassThrough(), exitOnEnd: false, redirectStdout: false };
     const connection = serveStdio(untilCancelled(), options);
     stdin.write(`${[1, 2, 3].map((n) => call(n, "quick", { n })).join("\n")}\n`);
     stdin.end();
@@ -133,7 +133,7 @@ describe("flow control: the in-flight limit, the waiting queue and its bound", (
     const stdin = new PassThrough();
     const { stdout, writes } = recordedStdout();
     stdout.resume();
-    const options = { stdin, stdout, stderr: new PassThrough(), exitOnEnd: false, guardStdout: false };
+    const options = { stdin, stdout, stderr: new PassThrough(), exitOnEnd: false, redirectStdout: false };
     const connection = serveStdio(untilCancelled(), options);
     const ids = Array.from({ length: 100 }, (_, i) => i + 1);
     stdin.write(`${ids.map((n) => call(n, "quick", { n })).join("\n")}\n`);
@@ -149,7 +149,7 @@ describe("flow control: the in-flight limit, the waiting queue and its bound", (
     const stdin = new PassThrough();
     // Nothing reads stdout until the end: its buffer fills.
     const { stdout, writes } = recordedStdout({ highWaterMark: 1024 });
-    const options = { stdin, stdout, stderr: new PassThrough(), exitOnEnd: false, guardStdout: false };
+    const options = { stdin, stdout, stderr: new PassThrough(), exitOnEnd: false, redirectStdout: false };
     const connection = serveStdio(untilCancelled(), options);
     const ids = Array.from({ length: 1000 }, (_, i) => i + 1);
     // Listeners run in order: once this one hears the chunk, serveStdio's has taken it.

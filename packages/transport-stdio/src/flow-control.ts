@@ -1,25 +1,17 @@
 import type { Connection, Phase, ReceiveOptions } from "@toolsmith/core";
 import { isBlankLine } from "./blank-line.js";
-import { frame, tooLargeReply } from "./framing.js";
+import { tooLargeReply } from "./framing.js";
 import { busyReply, cancelledId, MixedBatch, NOT_URGENT, urgentMessage } from "./line-kinds.js";
 import type { LineEvent } from "./line-reader.js";
-import type { StdoutGuard } from "./stdout-guard.js";
+import { Outgoing } from "./outgoing.js";
+import type { StdoutRedirect } from "./stdout-redirect.js";
+import { Tap, type WireEntry } from "./tap.js";
 import { WaitingLines } from "./waiting-lines.js";
 
 // While stdout is blocked, reading goes on (the client's answers may be behind) until this much waits, then pauses.
 const PAUSE_BYTES = 1024 * 1024;
-// Replies made while a chunk is served are written together, a write once this much is held: a few replies a
-// write (not one a reply), yet the client reads the first ones while the rest are made (not all at the chunk's end).
-const HELD_BYTES = 1024;
 // The phase a line came in with rides along as its tag, onto every reply it causes (made once, not per line).
 const TAGGED: Record<Phase, ReceiveOptions> = { handshake: { tag: "handshake" }, operation: { tag: "operation" } };
-
-/** One line on the wire, as a tap sees it. */
-export interface WireEntry {
-  direction: "in" | "out";
-  line: string;
-  phase: Phase;
-}
 
 /** What the flow of lines is wired to, and its bounds. */
 export interface FlowOptions {
@@ -27,7 +19,7 @@ export interface FlowOptions {
   /** Paused while the client is not reading replies and enough waits, or once closing; resumed after. */
   stdin: NodeJS.ReadableStream;
   /** Writes one framed line to stdout; false when stdout's buffer is full. */
-  write: StdoutGuard["write"];
+  write: StdoutRedirect["write"];
   maxInFlight: number;
   maxQueuedBytes: number;
   maxLineBytes: number;
@@ -40,16 +32,17 @@ export interface FlowOptions {
 /**
  * Lines between stdio and the connection: each line read is served at once, waits its turn (at most `maxInFlight`
  * served at once, and none while stdout is blocked), or is answered "busy" past `maxQueuedBytes`; stdin pauses
- * only while stdout is blocked and enough waits. Replies go out through `send`.
+ * only while stdout is blocked and enough waits. What the connection says goes out through `out` (outgoing.ts).
  */
 export class FlowControl {
   readonly #connection: Connection;
   readonly #stdin: NodeJS.ReadableStream;
-  readonly #write: StdoutGuard["write"];
+  /** What goes out on stdout: replies (`hold` them while a chunk is served, `flow` releases them) and the rest. */
+  readonly out: Outgoing;
   readonly #maxInFlight: number;
   readonly #maxQueuedBytes: number;
   readonly #maxLineBytes: number;
-  readonly #tapper: ((entry: WireEntry) => void) | undefined;
+  readonly #tap: Tap;
   readonly #log: (error: unknown, where: { method: string }) => void;
   readonly #settled: () => void;
   // Requests (and notifications other than cancellations) read but not served yet, in order.
@@ -59,27 +52,23 @@ export class FlowControl {
   #inFlight = 0;
   // Lines being handed to the connection: a synchronous handler may close() meanwhile, and still gets its reply.
   #dispatching = 0;
-  // Replies held to be written together (`hold` … `release`); undefined when each is written as it comes.
-  #held: string | undefined;
-  #blocked = false;
   #paused = false;
   #flowing = false;
   #inputEnded = false;
   #stopping = false;
   // Why requests not started yet are refused rather than served (shutting down), once they are.
   #refusing: string | undefined;
-  #finished = false;
   #keepAlive: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: FlowOptions) {
     this.#connection = options.connection;
     this.#stdin = options.stdin;
-    this.#write = options.write;
     this.#maxInFlight = options.maxInFlight;
     this.#maxQueuedBytes = options.maxQueuedBytes;
     this.#maxLineBytes = options.maxLineBytes;
-    this.#tapper = options.tap;
     this.#log = options.log;
+    this.#tap = new Tap(options.tap, options.log);
+    this.out = new Outgoing(options.write, this.#tap);
     this.#settled = options.settled;
   }
 
@@ -90,41 +79,7 @@ export class FlowControl {
 
   /** True once serving stopped: nothing more is written. */
   get finished(): boolean {
-    return this.#finished;
-  }
-
-  /** Write `line` to stdout, unless serving has finished; `phase` is what a tap sees it with. */
-  send(line: string, phase: Phase): void {
-    if (this.#finished) return;
-    const framed = frame(line);
-    // Without a tap, nothing is made for one.
-    if (this.#tapper) this.#tap({ direction: "out", line: framed.slice(0, -1), phase });
-    if (this.#held === undefined) {
-      if (!this.#write(framed)) this.#blocked = true;
-      return;
-    }
-    this.#held += framed;
-    // Written once enough is held: so a full stdout also stops serving about as soon as without holding.
-    if (this.#held.length >= HELD_BYTES) this.#writeHeld();
-  }
-
-  /** Hold replies from here until `flow` (or `release`): a write per KiB or so, not per line. */
-  hold(): void {
-    this.#held ??= "";
-  }
-
-  /** Write the held replies, and write each from now on as it comes. */
-  release(): void {
-    if (this.#held === undefined) return;
-    this.#writeHeld();
-    this.#held = undefined;
-  }
-
-  #writeHeld(): void {
-    const held = this.#held;
-    if (!held) return;
-    this.#held = "";
-    if (!this.#write(held)) this.#blocked = true;
+    return this.out.finished;
   }
 
   /**
@@ -135,10 +90,13 @@ export class FlowControl {
   accept(event: LineEvent): void {
     if (this.#stopping) {
       // Read with a line that closed the server (a synchronous handler's close()): refused, not left unanswered.
-      if (!this.#finished) this.#refuse(event, this.#refusing as string);
+      if (!this.out.finished) this.#refuse(event, this.#refusing as string);
       return;
     }
-    if ((this.#waiting.empty && !this.#blocked && this.#inFlight < this.#maxInFlight) || event.kind === "oversized") {
+    if (
+      (this.#waiting.empty && !this.out.blocked && this.#inFlight < this.#maxInFlight) ||
+      event.kind === "oversized"
+    ) {
       this.#dispatch(event);
       return;
     }
@@ -167,9 +125,9 @@ export class FlowControl {
 
   /** Serve waiting lines in order while there is room, then pause or resume reading. */
   flow(): void {
-    if (this.#flowing || this.#finished) return;
+    if (this.#flowing || this.out.finished) return;
     this.#flowing = true;
-    this.hold();
+    this.out.hold();
     try {
       // Shutting down: what has not started gets its refusal now rather than run after the abort.
       const refusing = this.#refusing;
@@ -178,17 +136,17 @@ export class FlowControl {
           this.#refuse(next.event, refusing, next.parsed);
         }
       }
-      while (!this.#blocked && !this.#stopping && this.#inFlight < this.#maxInFlight) {
+      while (!this.out.blocked && !this.#stopping && this.#inFlight < this.#maxInFlight) {
         const next = this.#waiting.shift();
         if (next === undefined) break;
         this.#dispatch(next.event, next.parsed);
       }
     } finally {
       this.#flowing = false;
-      this.release();
+      this.out.release();
     }
     // Reading stops only while the client is not reading our replies (and enough is queued), or when closing.
-    const shouldPause = this.#stopping || (this.#blocked && this.#waiting.bytes >= PAUSE_BYTES);
+    const shouldPause = this.#stopping || (this.out.blocked && this.#waiting.bytes >= PAUSE_BYTES);
     if (shouldPause && !this.#paused) {
       this.#paused = true;
       this.#stdin.pause();
@@ -207,7 +165,7 @@ export class FlowControl {
 
   /** stdout has room again. */
   drained(): void {
-    this.#blocked = false;
+    this.out.drained();
     this.flow();
   }
 
@@ -223,7 +181,7 @@ export class FlowControl {
 
   /** Stop taking lines: what waits is answered -32000 `why`, what runs still gets its reply. False if already done. */
   stop(why: string): boolean {
-    if (this.#finished || this.#stopping) return false;
+    if (this.out.finished || this.#stopping) return false;
     this.#stopping = true;
     this.#refusing = why;
     return true;
@@ -234,43 +192,33 @@ export class FlowControl {
     // Each such line held a request (it made a promise), parsed before: its refusal answers it.
     for (const event of this.#unanswered) {
       const refusal = event.kind === "line" ? busyReply(JSON.parse(event.text), event.text, why) : undefined;
-      if (refusal !== undefined) this.send(refusal, this.#connection.phase);
+      if (refusal !== undefined) this.out.send(refusal, this.#connection.phase);
     }
     this.#unanswered.clear();
   }
 
   /** Stop for good: nothing more is served or written, and nothing keeps the process alive. */
   finish(): void {
-    this.release();
-    this.#finished = true;
+    this.out.finish();
     this.#unanswered.clear();
     this.#holdAlive(false);
   }
 
-  #tap(entry: WireEntry): void {
-    if (!this.#tapper) return;
-    try {
-      this.#tapper(entry);
-    } catch (error) {
-      this.#log(error, { method: "(tap)" });
-    }
-  }
-
   #tapIn(event: LineEvent): void {
-    if (event.kind === "line" && this.#tapper) {
-      this.#tap({ direction: "in", line: event.text, phase: this.#connection.phase });
+    if (event.kind === "line" && this.#tap.on) {
+      this.#tap.see({ direction: "in", line: event.text, phase: this.#connection.phase });
     }
   }
 
   // `parsed`: the line's message, when it was parsed already to tell what it is.
   #dispatch(event: LineEvent, parsed?: unknown): void {
     if (event.kind === "oversized") {
-      if (!event.notification) this.send(tooLargeReply(event, this.#maxLineBytes), this.#connection.phase);
+      if (!event.notification) this.out.send(tooLargeReply(event, this.#maxLineBytes), this.#connection.phase);
       return;
     }
     if (isBlankLine(event.text)) return;
     const connection = this.#connection;
-    if (this.#tapper) this.#tap({ direction: "in", line: event.text, phase: connection.phase });
+    if (this.#tap.on) this.#tap.see({ direction: "in", line: event.text, phase: connection.phase });
     let done: void | Promise<void>;
     this.#dispatching++;
     try {
@@ -278,7 +226,7 @@ export class FlowControl {
       done =
         parsed !== undefined
           ? connection.receive(event.text, { ...TAGGED[connection.phase], parsed })
-          : this.#tapper
+          : this.#tap.on
             ? connection.receive(event.text, TAGGED[connection.phase])
             : connection.receive(event.text);
     } catch (error) {
@@ -324,7 +272,7 @@ export class FlowControl {
       return;
     }
     this.#tapIn(event);
-    this.send(busy, this.#connection.phase);
+    this.out.send(busy, this.#connection.phase);
   }
 
   // A paused stdin keeps no process alive; while input is still open, this timer does.

@@ -38,7 +38,7 @@ export function serve(server: Server, options: Partial<StdioOptions> = {}) {
       all.push(reply);
     }
   });
-  const connection = serveStdio(server, { stdin, stdout, stderr, exitOnEnd: false, guardStdout: false, ...options });
+  const connection = serveStdio(server, { stdin, stdout, stderr, exitOnEnd: false, redirectStdout: false, ...options });
   return {
     connection,
     stdin,

@@ -1,8 +1,8 @@
-// First, so stdout is guarded before any other module of this package runs.
-import "./guard-on-import.js";
+// First, so stdout is redirected before any other module of this package runs.
+import "./redirect-on-import.js";
 
-export type { WireEntry } from "./flow-control.js";
-export { releaseStdout } from "./guard-on-import.js";
 export { type LineEvent, LineReader } from "./line-reader.js";
+export { releaseStdout } from "./redirect-on-import.js";
 export { type StdioConnection, type StdioOptions, serveStdio } from "./serve-stdio.js";
-export { guardStdout, type StdoutGuard } from "./stdout-guard.js";
+export { redirectStdout, type StdoutRedirect } from "./stdout-redirect.js";
+export type { WireEntry } from "./tap.js";

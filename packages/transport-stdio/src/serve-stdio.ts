@@ -7,10 +7,11 @@ import {
   textLogger,
   toServer,
 } from "@toolsmith/core";
-import { FlowControl, type WireEntry } from "./flow-control.js";
+import { FlowControl } from "./flow-control.js";
 import { type LineEvent, LineReader } from "./line-reader.js";
 import { Shutdown } from "./shutdown.js";
-import { guardStdout, type StdoutGuard, writeThrough } from "./stdout-guard.js";
+import { redirectStdout, type StdoutRedirect, writeThrough } from "./stdout-redirect.js";
+import type { WireEntry } from "./tap.js";
 
 /** How `serveStdio` serves: its streams, bounds and shutdown. */
 export interface StdioOptions {
@@ -30,7 +31,7 @@ export interface StdioOptions {
    */
   maxQueuedBytes?: number;
   /** Send user code's stdout writes and console output to stderr while serving (default true with process.stdout). */
-  guardStdout?: boolean;
+  redirectStdout?: boolean;
   /**
    * Exit the process (code 0) once stdin ends and every reply is written; SIGTERM and SIGINT then end the input as
    * EOF does (default true with process.stdin).
@@ -92,14 +93,14 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     if (!server.log(entry)) logger(entry);
   };
 
-  const guard: StdoutGuard | undefined =
-    (options.guardStdout ?? usesProcess) ? guardStdout(stdout as NodeJS.WriteStream, stderr) : undefined;
-  const write = guard?.write ?? writeThrough(stdout);
+  const redirect: StdoutRedirect | undefined =
+    (options.redirectStdout ?? usesProcess) ? redirectStdout(stdout as NodeJS.WriteStream, stderr) : undefined;
+  const write = redirect?.write ?? writeThrough(stdout);
   if (!server.logger && !server.errorHook) server.setLogger(logger);
 
   // A tap sees each reply with the phase its request came in with: the phase rides along as the message's tag.
   const connection = server.connect({
-    send: (line, route) => flow.send(line, (route.tag as Phase | undefined) ?? connection.phase),
+    send: (line, route) => flow.out.send(line, (route.tag as Phase | undefined) ?? connection.phase),
   });
   const reader = new LineReader(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   const flow = new FlowControl({
@@ -119,14 +120,14 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
     timeoutMs: options.shutdownTimeoutMs ?? 10_000,
     write,
     detach,
-    restore: () => guard?.restore(),
+    restore: () => redirect?.restore(),
   });
   const incoming: LineEvent[] = [];
 
   function onData(chunk: Buffer | string): void {
     reader.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk, incoming);
     // The replies to the lines of one chunk go out together (`flow` writes them).
-    flow.hold();
+    flow.out.hold();
     for (const event of incoming) flow.accept(event);
     incoming.length = 0;
     flow.flow();

@@ -1,6 +1,6 @@
 import type { Connection } from "@toolsmith/core";
 import type { FlowControl } from "./flow-control.js";
-import type { StdoutGuard } from "./stdout-guard.js";
+import type { StdoutRedirect } from "./stdout-redirect.js";
 
 // After requests are aborted, how long a handler that ignores its abort still has before it is answered for.
 const ABANDON_MS = 1000;
@@ -11,7 +11,7 @@ export interface ShutdownOptions {
   connection: Connection;
   /** How long requests may run after the input ends, and the last replies may take to flush. */
   timeoutMs: number;
-  write: StdoutGuard["write"];
+  write: StdoutRedirect["write"];
   /** Stop listening to stdin, stdout and the process's signals. */
   detach: () => void;
   /** Give stdout back as it was before serving. */
@@ -28,7 +28,7 @@ export class Shutdown {
   readonly #flow: FlowControl;
   readonly #connection: Connection;
   readonly #timeoutMs: number;
-  readonly #write: StdoutGuard["write"];
+  readonly #write: StdoutRedirect["write"];
   readonly #detach: () => void;
   readonly #restore: () => void;
   readonly #timers: ReturnType<typeof setTimeout>[] = [];

@@ -55,7 +55,7 @@ function serve(server: Server, options: Partial<StdioOptions> = {}): Harness {
     stdout,
     stderr,
     exitOnEnd: false,
-    guardStdout: false,
+    redirectStdout: false,
     ...options,
     tap: (entry) => {
       if (entry.direction === "out") writtenBeforeTap.push(written.includes(entry.line));

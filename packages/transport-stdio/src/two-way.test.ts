@@ -33,7 +33,7 @@ function serve(server: Server, options: Partial<StdioOptions> = {}) {
     stdout,
     stderr: new PassThrough(),
     exitOnEnd: false,
-    guardStdout: false,
+    redirectStdout: false,
     ...options,
   });
   const until = async (found: () => boolean) => {

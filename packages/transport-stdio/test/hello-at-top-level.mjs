@@ -1,5 +1,5 @@
 // A server whose main module prints at the top level, before serveStdio: node hello-at-top-level.mjs
-// (GUARD_STDOUT=off serves with { guardStdout: false }).
+// (REDIRECT_STDOUT=off serves with { redirectStdout: false }).
 import { createServer } from "@toolsmith/core";
 import { serveStdio } from "@toolsmith/transport-stdio";
 import { z } from "zod";
@@ -14,4 +14,4 @@ server.tool({
   input: { text: z.string() },
   handler: ({ text }) => text,
 });
-serveStdio(server, process.env.GUARD_STDOUT === "off" ? { guardStdout: false } : {});
+serveStdio(server, process.env.REDIRECT_STDOUT === "off" ? { redirectStdout: false } : {});

@@ -1,5 +1,5 @@
-// A server whose own imports print before @toolsmith/transport-stdio is imported: the guard subpath goes first.
-import "@toolsmith/transport-stdio/guard";
+// A server whose own imports print before @toolsmith/transport-stdio is imported: the redirect-stdout subpath goes first.
+import "@toolsmith/transport-stdio/redirect-stdout";
 import "./say-hello.mjs";
 import { createServer } from "@toolsmith/core";
 import { serveStdio } from "@toolsmith/transport-stdio";

@@ -1,5 +1,5 @@
 import { type InputRound, inputRound } from "../context/ask.js";
-import type { RequestContextImpl } from "../context/context.js";
+import type { RequestContextImpl } from "../context/request-context.js";
 import { check, issuesText, RequestMeta } from "../protocol/inbound.js";
 import { featuresOf, type RevisionFeatures, STATELESS_REVISIONS } from "../protocol/revision.js";
 import {

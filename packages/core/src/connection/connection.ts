@@ -1,4 +1,4 @@
-import type { ContextPort, RequestContextImpl } from "../context/context.js";
+import type { ContextPort, RequestContextImpl } from "../context/request-context.js";
 import type { SessionChange, SessionRecord } from "../engine/engine.js";
 import { subscriptionUriRefusal } from "../engine/session-bounds.js";
 import type { Phase } from "../protocol/era.js";
@@ -148,7 +148,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
 
   #notification(method: string, params: Params, line: string | undefined): MaybePromise<void> {
     if (method === "notifications/initialized") {
-      if (!this.#eras.handshaking) return;
+      if (!this.#eras.initializing) return;
       // In operation, the client hears of list changes.
       const operate = () => {
         if (this.#eras.initialized()) this.#attach();

@@ -1,5 +1,6 @@
 import type { InputRound } from "../context/ask.js";
-import { type AuthInfo, type ContextPort, checkedAuth, metaOf, RequestContextImpl } from "../context/context.js";
+import { type AuthInfo, checkedAuth, metaOf } from "../context/context.js";
+import { type ContextPort, RequestContextImpl } from "../context/request-context.js";
 import { keptCapabilities, keptClientInfo } from "../engine/session-bounds.js";
 import {
   type ConnectionState,
@@ -62,7 +63,7 @@ export class EraRouter {
 
   get negotiatedVersion(): ProtocolVersion | undefined {
     const state = this.#state;
-    return state.kind === "handshaking" || state.kind === "operating" ? state.session.protocolVersion : undefined;
+    return state.kind === "initializing" || state.kind === "operating" ? state.session.protocolVersion : undefined;
   }
 
   /** Whether a JSON-RPC batch is taken: only in a 2025-03-26 session, so `initialize` in one is a second one. */
@@ -82,12 +83,12 @@ export class EraRouter {
   }
 
   /** Whether `initialize` was answered and `notifications/initialized` has not come yet. */
-  get handshaking(): boolean {
-    return this.#state.kind === "handshaking";
+  get initializing(): boolean {
+    return this.#state.kind === "initializing";
   }
 
   /**
-   * Start as a session `initialize` opened elsewhere (another connection, another process), handshaking until
+   * Start as a session `initialize` opened elsewhere (another connection, another process), initializing until
    * `initialized()`; the caller as the connection's own auth shows it (whom a list change or resource update may reach).
    */
   restore(session: HandshakeSession): void {
@@ -96,12 +97,12 @@ export class EraRouter {
   }
 
   /**
-   * `notifications/initialized`, here or kept by another process: true when it took a handshaking connection into
+   * `notifications/initialized`, here or kept by another process: true when it took an initializing connection into
    * operation.
    */
   initialized(): boolean {
     const state = this.#state;
-    if (state.kind !== "handshaking") return false;
+    if (state.kind !== "initializing") return false;
     this.#state = initialized(state);
     return true;
   }
@@ -115,7 +116,7 @@ export class EraRouter {
     options: ReceiveOptions | undefined,
   ): MaybePromise<Reply> {
     const state = this.#state;
-    if (state.kind === "handshaking" || state.kind === "operating") {
+    if (state.kind === "initializing" || state.kind === "operating") {
       if (method === "initialize") throw invalidRequest("this connection is already initialized");
       // Served in the session `initialize` negotiated.
       const { session } = state;

@@ -1,6 +1,7 @@
 import { InputRequired, type InputRound } from "../context/ask.js";
-import type { AuthInfo, RequestContextImpl } from "../context/context.js";
+import type { AuthInfo } from "../context/context.js";
 import { type AskTarget, inputRequired, openRound } from "../context/input-required.js";
+import type { RequestContextImpl } from "../context/request-context.js";
 import { describeOperation, runMiddleware } from "../middleware/compose.js";
 import { type StampedResult, withoutHint } from "../protocol/cache-hints.js";
 import { McpError } from "../wire/errors.js";

@@ -1,4 +1,4 @@
-import type { RequestContextImpl } from "../context/context.js";
+import type { RequestContextImpl } from "../context/request-context.js";
 import type { OperationKind } from "../middleware/compose.js";
 import { CACHE_HINT, type CacheHint, type CacheKind } from "../protocol/cache-hints.js";
 import {

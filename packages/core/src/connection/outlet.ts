@@ -1,5 +1,5 @@
 import { StampedResult } from "../protocol/cache-hints.js";
-import { ErrorCode, errorLine, type JsonRpcErrorObject, type RequestId } from "../wire/json-rpc.js";
+import { errorLine, INTERNAL_ERROR, type JsonRpcErrorObject, type RequestId } from "../wire/json-rpc.js";
 import type { ServerCore } from "./server-core.js";
 
 /** What a line the connection sends is, and which client request it belongs to: what a transport routes by. */
@@ -24,8 +24,6 @@ export type Respond = (
   error?: number,
   retryAfterSeconds?: number,
 ) => void;
-
-const INTERNAL_ERROR: JsonRpcErrorObject = { code: ErrorCode.InternalError, message: "Internal error" };
 
 /** Everything a connection says, serialized and handed to the transport's `send`: replies, notifications, requests. */
 export class Outlet {

@@ -1,5 +1,5 @@
-import type { RequestContextImpl, TaskHost } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
+import type { RequestContextImpl, TaskHost } from "../context/request-context.js";
 import type { Middleware } from "../middleware/compose.js";
 import type { CacheHint, CacheKind, StampedResult } from "../protocol/cache-hints.js";
 import type { ProtocolVersion } from "../protocol/versions.js";

@@ -108,7 +108,7 @@ describe("the engine failing under a kept session", () => {
     expect(sentOn(connection).filter(({ line }) => parse(line).id === 1)).toHaveLength(1);
   });
 
-  it("keeps the handshake when notifications/initialized's teller throws at once", async () => {
+  it("keeps the initialization when notifications/initialized's teller throws at once", async () => {
     const logged: LogEntry[] = [];
     const connection = connectLines(server(logged), {
       session: record({ initialized: false }),

@@ -1,5 +1,5 @@
-import type { RequestContextImpl } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
+import type { RequestContextImpl } from "../context/request-context.js";
 import { SESSION_BOUNDS, subscriptionUriRefusal, tooManySubscriptions, utf8Length } from "../engine/session-bounds.js";
 import { MetaKey } from "../protocol/versions.js";
 import { allows } from "../registry/guards.js";

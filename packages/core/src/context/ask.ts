@@ -1,7 +1,8 @@
 import type { RevisionFeatures } from "../protocol/revision.js";
+import { compileSchema } from "../schema/adapters.js";
 import { checkRawForm, formFromJsonSchema } from "../schema/elicitation-form.js";
 import { checkRawAnswer } from "../schema/form-answer.js";
-import { compileSchema, type InputSchema } from "../schema/schema-adapter.js";
+import type { InputSchema } from "../schema/schema-adapter.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode, isPlainObject, type RequestId } from "../wire/json-rpc.js";
 import { answerAction, fittingContent } from "./elicit-answer.js";

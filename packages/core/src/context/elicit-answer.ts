@@ -1,4 +1,5 @@
-import { describeIssues, type Validation } from "../schema/schema-adapter.js";
+import type { Validation } from "../schema/schema-adapter.js";
+import { describeIssues } from "../schema/validation-issues.js";
 import { McpError, shown } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 

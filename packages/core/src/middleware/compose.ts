@@ -1,5 +1,6 @@
 import type { InputRound, Round } from "../context/ask.js";
-import { nameLogger, type RequestContext } from "../context/context.js";
+import type { RequestContext } from "../context/context.js";
+import { nameLogger } from "../context/request-context.js";
 import { isPlainObject } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
 

@@ -33,8 +33,8 @@ export interface Fresh {
 }
 
 /** `initialize` answered; waiting for `notifications/initialized`. */
-export interface Handshaking {
-  readonly kind: "handshaking";
+export interface Initializing {
+  readonly kind: "initializing";
   readonly session: HandshakeSession;
 }
 
@@ -49,24 +49,27 @@ export interface Stateless {
   readonly kind: "stateless";
 }
 
-export type ConnectionState = Fresh | Handshaking | Operating | Stateless;
+export type ConnectionState = Fresh | Initializing | Operating | Stateless;
 
-/** The lifecycle phase shown to observers of the wire. */
+/**
+ * The lifecycle phase shown to observers of the wire: "handshake" while initializing (fresh, or `initialize`
+ * answered), "operation" after. Its first value names the initialization phase, not the era.
+ */
 export type Phase = "handshake" | "operation";
 
 export const FRESH: Fresh = { kind: "fresh" };
 const STATELESS: Stateless = { kind: "stateless" };
 
 /**
- * Fresh or Stateless → Handshaking. Stateless requests leave nothing behind, so `initialize` may still select the
+ * Fresh or Stateless → Initializing. Stateless requests leave nothing behind, so `initialize` may still select the
  * handshake era for this connection (a client falling back after a discovery attempt); once initialized, never again.
  */
-export function initialize(_state: Fresh | Stateless, session: HandshakeSession): Handshaking {
-  return { kind: "handshaking", session };
+export function initialize(_state: Fresh | Stateless, session: HandshakeSession): Initializing {
+  return { kind: "initializing", session };
 }
 
-/** Handshaking → Operating, on `notifications/initialized`. */
-export function initialized(state: Handshaking): Operating {
+/** Initializing → Operating, on `notifications/initialized`. */
+export function initialized(state: Initializing): Operating {
   return { kind: "operating", session: state.session };
 }
 
@@ -76,5 +79,5 @@ export function servedStateless(_state: Fresh | Stateless): Stateless {
 }
 
 export function phaseOf(state: ConnectionState): Phase {
-  return state.kind === "fresh" || state.kind === "handshaking" ? "handshake" : "operation";
+  return state.kind === "fresh" || state.kind === "initializing" ? "handshake" : "operation";
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as z3 from "zod/v3";
 import { createServer, type Server } from "../index.js";
-import { compileSchema } from "../schema/schema-adapter.js";
+import { compileSchema } from "../schema/adapters.js";
 import { createTestClient } from "../testing/client.js";
 import { definitionError } from "../testing/expect-errors.test-util.js";
 import "../schema/zod-v3.js";

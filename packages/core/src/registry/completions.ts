@@ -1,5 +1,6 @@
-import { nameLogger, type RequestContext } from "../context/context.js";
+import type { RequestContext } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
+import { nameLogger } from "../context/request-context.js";
 import { type Middleware, runOwn } from "../middleware/compose.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";

@@ -1,5 +1,6 @@
-import { type RequestContext, RequestContextImpl } from "../context/context.js";
+import type { RequestContext } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
+import { RequestContextImpl } from "../context/request-context.js";
 
 // Per-caller visibility: a guard decides whether a caller may see and use a tool, resource or prompt.
 

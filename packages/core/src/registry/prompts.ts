@@ -4,7 +4,7 @@ import { runOwn } from "../middleware/compose.js";
 import { toGetPromptResult } from "../protocol/results.js";
 import { featuresOf } from "../protocol/revision.js";
 import { shapePromptResult } from "../protocol/revision-shape.js";
-import { describeIssues } from "../schema/schema-adapter.js";
+import { describeIssues } from "../schema/validation-issues.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";

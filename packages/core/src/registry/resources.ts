@@ -1,11 +1,12 @@
-import { nameLogger, type RequestContext, setCacheHint, withLogger } from "../context/context.js";
+import { type RequestContext, withLogger } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
+import { nameLogger, setCacheHint } from "../context/request-context.js";
 import { type Middleware, runOwn } from "../middleware/compose.js";
 import { CACHE_HINT, type CacheHint, type CacheKind, COMPUTED_LIST_CACHE, narrower } from "../protocol/cache-hints.js";
 import { toReadResourceResult } from "../protocol/results.js";
 import { featuresOf } from "../protocol/revision.js";
 import { shape } from "../protocol/revision-shape.js";
-import { describeIssues } from "../schema/schema-adapter.js";
+import { describeIssues } from "../schema/validation-issues.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { andThen, isPromiseLike, type MaybePromise } from "../wire/maybe.js";

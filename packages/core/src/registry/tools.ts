@@ -1,14 +1,16 @@
 import { InputRequired } from "../context/ask.js";
-import { type RequestContext, RequestContextImpl, type TaskHost } from "../context/context.js";
+import type { RequestContext } from "../context/context.js";
 import { UnfitAnswer } from "../context/elicit-answer.js";
 import type { LogEntry } from "../context/logger.js";
+import { RequestContextImpl, type TaskHost } from "../context/request-context.js";
 import { isEngineUnavailable } from "../engine/engine.js";
 import { runOwn } from "../middleware/compose.js";
 import { errorResult, isCallToolResult, structured, toCallToolResult } from "../protocol/results.js";
 import { featuresOf, type RevisionFeatures } from "../protocol/revision.js";
 import { shapeToolResult } from "../protocol/revision-shape.js";
 import { declaresTasks, type TaskPolicy, tasksRequired } from "../protocol/tasks.js";
-import { type CompiledSchema, describeIssues } from "../schema/schema-adapter.js";
+import type { CompiledSchema } from "../schema/schema-adapter.js";
+import { describeIssues } from "../schema/validation-issues.js";
 import { isMcpError, McpError, messageOf } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { andThen, isPromiseLike, type MaybePromise } from "../wire/maybe.js";

@@ -3,7 +3,7 @@ import { DefinitionError } from "../wire/errors.js";
 import { isPlainObject } from "../wire/json-rpc.js";
 import { asGiven, inlineRefs, RefError, readable } from "./inline-refs.js";
 import { regExpsOf } from "./library-regexps.js";
-import { guarded, patternPlan, preloadEngine } from "./pattern-guard.js";
+import { patternPlan, prechecked, preloadEngine } from "./pattern-precheck.js";
 
 // A compiled schema: its JSON Schema made at once or on first read, and a validator chosen by that JSON Schema.
 
@@ -219,7 +219,7 @@ function validatorOf(adapter: Library, schema: unknown, listed: Record<string, u
     ? undefined
     : patternPlan(jsonSchema, what, adapter.ownPatterns ?? noPatterns, () => regExpsOf(schema));
   if (plan) preloadEngine();
-  const validate = plan ? guarded(plan, run, what) : run;
+  const validate = plan ? prechecked(plan, run, what) : run;
   // A schema whose values may nest without bound is walked that deep (a recursive one) or lets the value through
   // (`z.unknown()`): those values are bounded first. Any other schema bounds them itself, at no cost here.
   if (!admitsDeep(jsonSchema, adapter.keepsUnlisted === true)) return validate;

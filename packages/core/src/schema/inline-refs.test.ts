@@ -5,9 +5,10 @@ import * as z3 from "zod/v3";
 import { createServer, type Server } from "../index.js";
 import { createTestClient } from "../testing/client.js";
 import { DefinitionError } from "../wire/errors.js";
+import { compileSchema, registerSchemaAdapter } from "./adapters.js";
 import { DEFERRED_NODES } from "./compiled-schema.js";
 import { inlineRefs } from "./inline-refs.js";
-import { compileSchema, registerSchemaAdapter, type SchemaAdapter } from "./schema-adapter.js";
+import type { SchemaAdapter } from "./schema-adapter.js";
 import "./zod-v3.js";
 
 // Listed schemas are JSON Schema 2020-12 that strict clients accept: a reused sub-schema is inlined wherever it is

@@ -4,7 +4,7 @@ import * as z3 from "zod/v3";
 import { createServer, type Server } from "../index.js";
 import { createTestClient } from "../testing/client.js";
 import { DefinitionError } from "../wire/errors.js";
-import { compileSchema, zodV4Adapter } from "./schema-adapter.js";
+import { compileSchema, zodV4Adapter } from "./adapters.js";
 import { CALLS, corpus } from "./schema-corpus.test-util.js";
 import { zodV3Adapter } from "./zod-v3.js";
 

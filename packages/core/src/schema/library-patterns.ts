@@ -1,5 +1,5 @@
 // The patterns of a library's own keywords that RE2 cannot run (lookarounds), left to the library as zod's formats
-// are: each library keeps its own safe. ArkType's, by keyword; pattern-guard.test.ts checks them against ArkType's.
+// are: each library keeps its own safe. ArkType's, by keyword; pattern-precheck.test.ts checks them against ArkType's.
 
 /** ArkType's keyword patterns (`string.integer`, `string.numeric`, `string.date.iso`) with lookarounds. */
 export const ARKTYPE_PATTERNS: ReadonlySet<string> = new Set([

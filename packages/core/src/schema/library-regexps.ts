@@ -1,4 +1,4 @@
-import type { FlagsBySource } from "./pattern-guard.js";
+import type { FlagsBySource } from "./pattern-precheck.js";
 
 // A JSON Schema lists a library's pattern without its RegExp's flags (`/^abc$/i` as "^abc$"): the flags are read from
 // the library's own schema, so that RE2 checks what the library will (a case-insensitive pattern stays so).

@@ -4,7 +4,8 @@ import * as z3 from "zod/v3";
 import { createServer, type InputSchema, type ValidationIssue } from "../index.js";
 import { createTestClient } from "../testing/client.js";
 import { definitionError } from "../testing/expect-errors.test-util.js";
-import { type CompiledSchema, compileSchema, isRawShape, isSchema, zodV4Adapter } from "./schema-adapter.js";
+import { compileSchema, isRawShape, isSchema, zodV4Adapter } from "./adapters.js";
+import type { CompiledSchema } from "./schema-adapter.js";
 // zod v3 support is opt-in: this import registers its adapter.
 import { zodV3Adapter } from "./zod-v3.js";
 

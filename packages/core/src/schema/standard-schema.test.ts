@@ -8,8 +8,9 @@ import type { AnySchema, Infer, InferInput, InputSchema, StandardJsonSchema } fr
 import { createServer } from "../server/server.js";
 import { createTestClient } from "../testing/client.js";
 import { definitionError } from "../testing/expect-errors.test-util.js";
+import { compileSchema, standardSchemaAdapter } from "./adapters.js";
 import { jsonSchema } from "./json-schema.js";
-import { compileSchema, LISTED_ISSUES, standardSchemaAdapter } from "./schema-adapter.js";
+import { LISTED_ISSUES } from "./validation-issues.js";
 
 // The same tool in zod, ArkType and Valibot (through its Standard JSON Schema wrapper): listed alike, refused alike.
 

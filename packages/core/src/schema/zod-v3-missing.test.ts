@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as z3 from "zod/v3";
 import { definitionError } from "../testing/expect-errors.test-util.js";
-import { compileSchema, type InputSchema } from "./schema-adapter.js";
+import { compileSchema } from "./adapters.js";
+import type { InputSchema } from "./schema-adapter.js";
 
 // Without `import "@toolsmith/core/zod-v3"` (this file never loads it), a zod v3 schema says how to add it.
 

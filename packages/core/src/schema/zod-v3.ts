@@ -1,20 +1,18 @@
 import * as z3 from "zod/v3";
 import { ignoreOverride, zodPatterns, zodToJsonSchema } from "zod-to-json-schema";
 import { isPlainObject } from "../wire/json-rpc.js";
+import { registerSchemaAdapter, withoutDialect } from "./adapters.js";
 import { SURELY_NODES } from "./compiled-schema.js";
 import { SCHEMA_MAPS as KEYWORD_MAPS, SCHEMA_LISTS, SCHEMA_ONE } from "./keywords.js";
 import {
-  eachKey,
   isZodV3,
-  listIssues,
-  registerSchemaAdapter,
   type SchemaAdapter,
   type Validation,
   type ValidationIssue,
-  withoutDialect,
   type ZodV3Schema,
 } from "./schema-adapter.js";
 import { segmentText } from "./standard-schema.js";
+import { eachKey, listIssues } from "./validation-issues.js";
 
 // Importing this module adds zod v3 support: `import "@toolsmith/core/zod-v3";`.
 

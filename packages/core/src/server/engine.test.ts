@@ -5,7 +5,8 @@ import type { Guard } from "../registry/guards.js";
 import { createTestClient } from "../testing/client.js";
 import type { Announcement } from "./engine-link.js";
 import type { Server } from "./servable.js";
-import { createServer, mayHear, mayRead, onAnnounce } from "./server.js";
+import { createServer, onAnnounce } from "./server.js";
+import { mayHear, mayRead } from "./stored-principal.js";
 
 // A server's engine: made when first used, started once, and (when shared) what carries a change made on one
 // process to the others: handle ops applied alike, list changes and resource updates told to every listen stream.

@@ -1,12 +1,9 @@
-import type { Asker } from "../context/ask.js";
 import { logData } from "../context/client-log.js";
 import type { RequestContext, TaskRun } from "../context/context.js";
-import { UnfitAnswer } from "../context/elicit-answer.js";
 import type { LogEntry } from "../context/logger.js";
 import { TaskContext, type TaskPort } from "../context/task-context.js";
 import {
   type Engine,
-  isEngineUnavailable,
   isLeaseLost,
   type TaskChange,
   type TaskRecord,
@@ -16,19 +13,15 @@ import {
 import { isTerminal } from "../engine/memory-tasks.js";
 import type { LogLevel } from "../protocol/log-levels.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
-import { isMcpError, McpError, messageOf } from "../wire/errors.js";
-import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
+import { messageOf } from "../wire/errors.js";
+import { failureOf, isProtocolFailure, keepOutcome, RUNNING } from "./task-outcome.js";
+import { TaskQuestions } from "./task-questions.js";
 
-// One task's handler as it runs on this process (the runner, task-runner.ts, starts it and answers tasks/*).
+// One task's handler as it runs on this process (the runner, task-runner.ts, starts it and answers tasks/*): its
+// lease, its status message, its stop; its questions (task-questions.ts) and its outcome (task-outcome.ts).
 
 /** At most one status message per this long is written (the last one always is). */
 const MESSAGE_EVERY_MS = 250;
-
-/** An outcome the store could not take is tried again after this long, doubling up to the most. */
-const KEEP_RETRY_MS = 250;
-const KEEP_RETRY_MAX_MS = 10_000;
-// Every write of the handler's side is fenced: made only while this process still holds the task's lease.
-const RUNNING = { running: true } as const;
 // setTimeout's longest delay: a task kept longer is not stopped by a timer (it would fire at once).
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -40,12 +33,9 @@ export class RunningTask implements TaskPort {
   readonly #engine: Engine;
   readonly #tool: string;
   readonly #log: (entry: LogEntry) => void;
-  readonly #waiting = new Map<
-    string,
-    { resolve: (answer: Record<string, unknown>) => void; reject: (why: unknown) => void }
-  >();
-  readonly #asked = new Set<string>();
-  readonly #counters: Record<string, number> = Object.create(null);
+  readonly #questions: TaskQuestions;
+  // Each question under a key never used before in this task; the handler waits for its answer (no replay).
+  readonly ask: TaskPort["ask"];
   #cancelled = false;
   #done = false;
   #released: Promise<void> | undefined;
@@ -70,6 +60,8 @@ export class RunningTask implements TaskPort {
     this.#tool = tool;
     this.#log = log;
     this.signal = this.#controller.signal;
+    this.#questions = new TaskQuestions(engine, id, this.signal, () => this.#lost());
+    this.ask = this.#questions.ask;
   }
 
   /**
@@ -97,7 +89,7 @@ export class RunningTask implements TaskPort {
         if (this.#cancelled || this.#released) return;
         const taken = await this.#engine.takeAnswers(this.id);
         if (taken === undefined) return;
-        for (const key of Object.keys(taken.answers)) this.#answer(key, taken.answers[key]);
+        for (const key of Object.keys(taken.answers)) this.#questions.answer(key, taken.answers[key]);
         this.#saw(taken.task);
       } while (this.#collectAgain);
     } catch {
@@ -105,14 +97,6 @@ export class RunningTask implements TaskPort {
     } finally {
       this.#collecting = false;
     }
-  }
-
-  #answer(key: string, value: unknown): void {
-    const waiting = this.#waiting.get(key);
-    if (waiting === undefined) return;
-    this.#waiting.delete(key);
-    if (isPlainObject(value)) waiting.resolve(value);
-    else waiting.reject(new McpError(ErrorCode.InvalidParams, `inputResponses["${key}"] must be an object`));
   }
 
   // The task as the store has it: cancelled stops the handler; ended by another process (it took the task over when
@@ -146,8 +130,7 @@ export class RunningTask implements TaskPort {
     if (this.#cancelled) return;
     this.#cancelled = true;
     this.#controller.abort(why);
-    for (const waiting of this.#waiting.values()) waiting.reject(why);
-    this.#waiting.clear();
+    this.#questions.failAll(why);
     void this.#release();
   }
 
@@ -165,32 +148,6 @@ export class RunningTask implements TaskPort {
     })();
     return this.#released;
   }
-
-  // Each question under a key never used before in this task; the handler waits for its answer (no replay).
-  readonly ask: Asker = (method, params, prefix, key) => {
-    if (this.signal.aborted) return Promise.reject(this.signal.reason);
-    let at = key;
-    if (at === undefined) {
-      do {
-        const n = (this.#counters[prefix] ?? 0) + 1;
-        this.#counters[prefix] = n;
-        at = `${prefix}-${n}`;
-      } while (this.#asked.has(at));
-    } else if (this.#asked.has(at)) {
-      return Promise.reject(new Error(`the key "${at}" was already asked in this task: a task never reuses a key`));
-    }
-    this.#asked.add(at);
-    const asked = at;
-    return new Promise((resolve, reject) => {
-      this.#waiting.set(asked, { resolve, reject });
-      const change: TaskChange = { kind: "ask", key: asked, request: { method, params } };
-      Promise.resolve(this.#engine.changeTask(this.id, change, RUNNING)).catch((error: unknown) => {
-        this.#waiting.delete(asked);
-        reject(error);
-        if (isLeaseLost(error)) this.#lost();
-      });
-    });
-  };
 
   message(text: string): void {
     if (this.#done) return;
@@ -237,62 +194,19 @@ export class RunningTask implements TaskPort {
       const result = await run(ctx);
       outcome = { kind: "complete", result: result as Record<string, unknown> };
     } catch (error) {
-      outcome = this.#failure(error);
+      // A protocol error fails the task as itself; anything else is an internal error, logged.
+      if (!isProtocolFailure(error) && !this.#cancelled) this.#report("error", `failed: ${messageOf(error)}`, error);
+      outcome = failureOf(error);
     }
     this.#done = true;
     clearTimeout(this.#timer);
     try {
       if (this.#message !== undefined && !this.#cancelled) await this.#writeMessage();
-      await this.#keep(outcome);
+      await keepOutcome(this.#engine, this.id, outcome, () => this.#cancelled, this.#report.bind(this));
     } finally {
-      for (const waiting of this.#waiting.values()) waiting.reject(new Error("the task ended"));
-      this.#waiting.clear();
+      this.#questions.failAll(new Error("the task ended"));
       await this.#release();
     }
-  }
-
-  // The outcome, kept once the store can take it: a task whose outcome was lost would stay working while its process
-  // lives (its lease held). After a cancellation, whatever the handler did is discarded.
-  async #keep(outcome: TaskChange): Promise<void> {
-    for (let attempt = 0; !this.#cancelled; attempt++) {
-      try {
-        await this.#engine.changeTask(this.id, outcome, RUNNING);
-        return;
-      } catch (error) {
-        if (isLeaseLost(error)) {
-          if (!this.#cancelled)
-            this.#report(
-              "warning",
-              "lost its lease to another process (which ended the task): its outcome is dropped",
-              error,
-            );
-          return;
-        }
-        if (!isEngineUnavailable(error)) {
-          this.#report("error", `could not keep its outcome: ${messageOf(error)}`, error);
-          return;
-        }
-        if (attempt === 0)
-          this.#report("warning", `could not keep its outcome yet (trying again): ${messageOf(error)}`, error);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.min(KEEP_RETRY_MAX_MS, KEEP_RETRY_MS * 2 ** attempt));
-          (timer as { unref?: () => void }).unref?.();
-        });
-      }
-    }
-  }
-
-  // A protocol error fails the task (its JSON-RPC error inlined); anything else is an internal error, logged.
-  #failure(error: unknown): TaskChange {
-    if (isMcpError(error) && !(error instanceof UnfitAnswer)) {
-      const failure: { code: number; message: string; data?: unknown } = { code: error.code, message: error.message };
-      if (error.data !== undefined) failure.data = error.data;
-      return { kind: "fail", error: failure, statusMessage: error.message };
-    }
-    if (!this.#cancelled) this.#report("error", `failed: ${messageOf(error)}`, error);
-    const code = isEngineUnavailable(error) ? ErrorCode.ServerError : ErrorCode.InternalError;
-    const message = code === ErrorCode.ServerError ? "Service unavailable" : "Internal error";
-    return { kind: "fail", error: { code, message }, statusMessage: message };
   }
 
   #report(level: LogLevel, message: string, error: unknown): void {

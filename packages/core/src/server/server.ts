@@ -2,25 +2,16 @@ import type { ConnectOptions } from "../connection/connect-options.js";
 import { Connection } from "../connection/connection.js";
 import type { ConnectionListener, ServerCore } from "../connection/server-core.js";
 import type { ErrorReport, LogEntry, Logger } from "../context/logger.js";
-import type { Engine, StoredPrincipal } from "../engine/engine.js";
+import type { Engine } from "../engine/engine.js";
 import type { Middleware } from "../middleware/compose.js";
-import {
-  type CacheHint,
-  type CacheKind,
-  StampedResult,
-  stampCacheHint,
-  stampsAsComplete,
-} from "../protocol/cache-hints.js";
-import { featuresOf } from "../protocol/revision.js";
-import { TASKS_EXTENSION } from "../protocol/tasks.js";
-import { HANDSHAKE_VERSIONS, MetaKey, type ProtocolVersion, STATELESS_VERSIONS } from "../protocol/versions.js";
+import type { CacheHint, CacheKind, StampedResult } from "../protocol/cache-hints.js";
+import type { ProtocolVersion } from "../protocol/versions.js";
 import type {
   PromptDefinition,
   ResourceTemplateDefinition,
   StaticResourceDefinition,
   ToolDefinition,
 } from "../registry/definitions.js";
-import { allows } from "../registry/guards.js";
 import {
   type Audience,
   type ChangeKind,
@@ -31,31 +22,27 @@ import {
 } from "../registry/router.js";
 import type { InputSchema } from "../schema/schema-adapter.js";
 import { DefinitionError } from "../wire/errors.js";
-import { isPlainObject } from "../wire/json-rpc.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import { Sealer } from "../wire/seal.js";
 import type { Implementation, ServerCapabilities } from "../wire/types.js";
 import { type Announcement, EngineLink } from "./engine-link.js";
+import { ServerIdentity } from "./identity.js";
 import { ListChanges } from "./list-changes.js";
 import { type ServerOptions, settingsOf } from "./options.js";
 import { page } from "./pages.js";
 import { type Servable, type Server, toServer } from "./servable.js";
-import { principalContext } from "./stored-principal.js";
 import { TaskRunner } from "./task-runner.js";
 
-class ServerImpl implements Server, ServerCore {
+/** The server `createServer` makes: what transports and connections are given as `Server` and `ServerCore`. */
+export class ServerImpl implements Server, ServerCore {
   readonly info: Implementation;
   readonly router: Router;
   readonly sealer: Sealer;
   readonly requestStateTtlMs: number;
   readonly clientRequestTimeoutMs: number;
   readonly tasks: TaskRunner;
-  readonly #instructions: string | undefined;
+  readonly #identity: ServerIdentity;
   readonly #pageSize: number;
-  readonly #serverInfo = new Map<ProtocolVersion, Implementation>();
-  readonly #metaServerInfo: Record<string, unknown>;
-  // What closes a 2026-07-28 result stamped only "complete": its resultType and this server's _meta, as JSON.
-  #completeTail: string | undefined;
   readonly #listChanges = new ListChanges((kind, names, audience, at) =>
     this.#link.announce({ type: "listChanged", kind, names, audience }, at),
   );
@@ -71,14 +58,12 @@ class ServerImpl implements Server, ServerCore {
   constructor(options: ServerOptions) {
     const settings = settingsOf(options);
     this.info = settings.info;
-    this.#instructions = settings.instructions;
     this.#pageSize = settings.pageSize;
     this.requestStateTtlMs = settings.requestStateTtlMs;
     this.clientRequestTimeoutMs = settings.clientRequestTimeoutMs;
     this.sealer = new Sealer(options.stateKey);
     this.#onError = options.onError;
     this.#logger = options.logger;
-    this.#metaServerInfo = { [MetaKey.serverInfo]: this.info };
     this.router = new Router(
       this.log.bind(this),
       (kind, audience, keys) => this.#changed(kind, audience, keys),
@@ -86,6 +71,7 @@ class ServerImpl implements Server, ServerCore {
       (kind, key, op) => this.#handled(kind, key, op),
       settings.maxSchemaNodes,
     );
+    this.#identity = new ServerIdentity(this.info, settings.instructions, this.router);
     const host = {
       name: this.info.name,
       router: this.router,
@@ -233,48 +219,15 @@ class ServerImpl implements Server, ServerCore {
   }
 
   serverInfo(version: ProtocolVersion): Implementation {
-    let info = this.#serverInfo.get(version);
-    if (!info) {
-      const features = featuresOf(version);
-      info = { ...this.info };
-      if (!features.titlesAndStructuredOutput) delete info.title;
-      if (!features.icons) {
-        delete info.icons;
-        delete info.description;
-        delete info.websiteUrl;
-      }
-      this.#serverInfo.set(version, info);
-    }
-    return info;
+    return this.#identity.serverInfo(version);
   }
 
   discoverResult(): Record<string, unknown> {
-    const capabilities = this.router.capabilities();
-    const result: Record<string, unknown> = {
-      supportedVersions: [...STATELESS_VERSIONS, ...HANDSHAKE_VERSIONS],
-      // The tasks extension exists only in 2026-07-28, so only discover tells of it.
-      capabilities: this.router.tasking()
-        ? { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } }
-        : capabilities,
-    };
-    if (this.#instructions !== undefined) result.instructions = this.#instructions;
-    return result;
+    return this.#identity.discoverResult();
   }
 
   initializeResult(version: ProtocolVersion): Record<string, unknown> {
-    let capabilities = this.router.capabilities();
-    // 2025-03-26 has no `_meta` on tools, so no tool can link an MCP App: its extension is not declared there.
-    if (!featuresOf(version).itemMeta && capabilities.extensions !== undefined) {
-      const { extensions: _dropped, ...rest } = capabilities;
-      capabilities = rest;
-    }
-    const result: Record<string, unknown> = {
-      protocolVersion: version,
-      capabilities,
-      serverInfo: this.serverInfo(version),
-    };
-    if (this.#instructions !== undefined) result.instructions = this.#instructions;
-    return result;
+    return this.#identity.initializeResult(version);
   }
 
   stamp(
@@ -283,15 +236,7 @@ class ServerImpl implements Server, ServerCore {
     perCaller = false,
     fallback?: CacheHint,
   ): Record<string, unknown> | StampedResult {
-    const hint = cache === undefined ? undefined : (fallback ?? this.router.cache[cache]);
-    if (stampsAsComplete(result, hint)) {
-      // Made on first use, as serverInfo(version) is: the info as it was then.
-      this.#completeTail ??= `,"resultType":"complete","_meta":${JSON.stringify(this.#metaServerInfo)}}`;
-      return new StampedResult(result, this.#completeTail);
-    }
-    const out = stampCacheHint(result, hint, perCaller);
-    out._meta = isPlainObject(out._meta) ? { ...out._meta, ...this.#metaServerInfo } : this.#metaServerInfo;
-    return out;
+    return this.#identity.stamp(result, cache, perCaller, fallback);
   }
 
   page(key: string, items: unknown[], cursor: string | undefined): MaybePromise<Record<string, unknown>> {
@@ -321,7 +266,8 @@ class ServerImpl implements Server, ServerCore {
   }
 }
 
-function implOf(server: Server): ServerImpl {
+/** The server behind `server`, which createServer made (a TypeError otherwise). */
+export function implOf(server: Server): ServerImpl {
   if (!(server instanceof ServerImpl)) throw new TypeError("not a server made by createServer");
   return server;
 }
@@ -340,20 +286,6 @@ export function onAnnounce(server: Server, listener: (announcement: Announcement
  */
 export function defaultEngine(server: Server, make: () => Engine): Engine {
   return implOf(server).engineOr(make);
-}
-
-/** Whether a caller known by its stored principal may hear of a change for `audience` (as a connection's would). */
-export function mayHear(server: Server, audience: Audience, principal: StoredPrincipal | undefined): boolean {
-  if (audience === undefined) return true;
-  const impl = implOf(server);
-  const ctx = principalContext(principal);
-  const report = (entry: LogEntry) => impl.log(entry);
-  return audience.some((guard) => allows(guard, ctx, report));
-}
-
-/** Whether a caller known by its stored principal may read `uri` (and so hear of its updates). */
-export function mayRead(server: Server, uri: string, principal: StoredPrincipal | undefined): boolean {
-  return implOf(server).router.canRead(uri, principalContext(principal));
 }
 
 /**

@@ -1,9 +1,16 @@
-import { type AuthInfo, type ContextPort, RequestContextImpl } from "../context/context.js";
+import type { AuthInfo } from "../context/context.js";
+import type { LogEntry } from "../context/logger.js";
+import { type ContextPort, RequestContextImpl } from "../context/request-context.js";
 import type { StoredPrincipal } from "../engine/engine.js";
 import { featuresOf } from "../protocol/revision.js";
 import { LATEST_HANDSHAKE_VERSION } from "../protocol/versions.js";
+import { allows } from "../registry/guards.js";
+import type { Audience } from "../registry/router.js";
+import type { Server } from "./servable.js";
+import { implOf } from "./server.js";
 
-// A stored principal as guards see a caller: `ctx.auth` with its subject, scopes and client id (never a token).
+// A stored principal as guards see a caller: `ctx.auth` with its subject, scopes and client id (never a token); what
+// such a caller may hear of and read, for a transport telling the sessions it keeps in the engine.
 
 // Nothing is served through it: a guard that tried to ask or notify is told so.
 const NO_PORT: ContextPort = {
@@ -30,4 +37,18 @@ export function principalContext(principal: StoredPrincipal | undefined): Reques
     extra: undefined,
     port: NO_PORT,
   });
+}
+
+/** Whether a caller known by its stored principal may hear of a change for `audience` (as a connection's would). */
+export function mayHear(server: Server, audience: Audience, principal: StoredPrincipal | undefined): boolean {
+  if (audience === undefined) return true;
+  const impl = implOf(server);
+  const ctx = principalContext(principal);
+  const report = (entry: LogEntry) => impl.log(entry);
+  return audience.some((guard) => allows(guard, ctx, report));
+}
+
+/** Whether a caller known by its stored principal may read `uri` (and so hear of its updates). */
+export function mayRead(server: Server, uri: string, principal: StoredPrincipal | undefined): boolean {
+  return implOf(server).router.canRead(uri, principalContext(principal));
 }

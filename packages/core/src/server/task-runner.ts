@@ -1,6 +1,7 @@
 import type { TaskService } from "../connection/server-core.js";
-import type { RequestContext, RequestContextImpl, TaskRun } from "../context/context.js";
+import type { RequestContext, TaskRun } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
+import type { RequestContextImpl } from "../context/request-context.js";
 import type { Engine, TaskRecord, Unfollow } from "../engine/engine.js";
 import { isTerminal } from "../engine/memory-tasks.js";
 import type { RevisionFeatures } from "../protocol/revision.js";

@@ -1,6 +1,6 @@
 import type { TaskWatching } from "../connection/server-core.js";
-import type { RequestContextImpl } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
+import type { RequestContextImpl } from "../context/request-context.js";
 import type { TaskRecord, TaskSignal, TaskStore, Unfollow } from "../engine/engine.js";
 import { isTerminal } from "../engine/memory-tasks.js";
 import { messageOf } from "../wire/errors.js";

@@ -1,4 +1,4 @@
-import type { RequestContextImpl } from "../context/context.js";
+import type { RequestContextImpl } from "../context/request-context.js";
 import type { TaskRecord } from "../engine/engine.js";
 import { declaresTasks, tasksRequired } from "../protocol/tasks.js";
 import { McpError } from "../wire/errors.js";

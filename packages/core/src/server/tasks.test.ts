@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { RequestContext } from "../context/context.js";
+import { EngineUnavailable } from "../engine/engine.js";
 import { createMemoryEngine } from "../engine/memory.js";
 import { TASKS_EXTENSION } from "../protocol/tasks.js";
 import { createTestClient, type TestClientOptions } from "../testing/client.js";
@@ -221,6 +222,30 @@ describe("a task's outcome", () => {
       error: { code: -32603, message: "the job failed" },
     });
     expect(failed).not.toHaveProperty("result");
+  });
+
+  it("the engine's store out of reach fails the task with core's one outage answer", async () => {
+    const server = createServer({ name: "outage", version: "1" });
+    server.tool({
+      name: "outage",
+      description: "Meets an unreachable store",
+      task: "optional",
+      handler: () => {
+        throw new EngineUnavailable("the store is down", { retryAfterSeconds: 3 });
+      },
+    });
+    const c = await client(server);
+    const { taskId } = await c.request("tools/call", { name: "outage" });
+    const failed = await until(
+      () => c.request("tasks/get", { taskId }),
+      (t) => t.status !== "working",
+    );
+    const message = "Service unavailable: the server's state store cannot be reached; try again in 3 s";
+    expect(failed).toMatchObject({
+      status: "failed",
+      statusMessage: message,
+      error: { code: -32000, message, data: { retryAfterSeconds: 3 } },
+    });
   });
 });
 

@@ -5,7 +5,7 @@ import { createServer } from "../index.js";
 import { createTestClient } from "./client.js";
 import { sent, starts, unanswered } from "./fixtures.test-util.js";
 
-// The test client's own methods: the handshake or discovery of each revision, the list helpers, the typed calls'
+// The test client's own methods: the initialization or discovery of each revision, the list helpers, the typed calls'
 // signals, and close().
 
 function demo() {

@@ -20,7 +20,7 @@ import { listen, type TestSubscription } from "./listen.js";
 import { type TaskHandle, taskHandle } from "./tasks.js";
 import { type CallOptions, type Exchange, Wire, type WireRecord } from "./wire.js";
 
-// The test client itself: the handshake or discovery, then one typed method per MCP request.
+// The test client itself: initialization or discovery, then one typed method per MCP request.
 
 /** One page of a list: its items under the list's key, and the cursor of the next page if there is one. */
 export type ListPage<K extends string, T> = { [key in K]: T[] } & { nextCursor?: string };
@@ -129,7 +129,7 @@ const STALE_PAGES = 100;
 // A backstop for a list that never ends, whatever its pages bring.
 const MAX_PAGES = 1_000_000;
 
-/** Connect an in-memory client to `server` and complete the handshake (or discovery) of the chosen revision. */
+/** Connect an in-memory client to `server` and complete the initialization (or discovery) of the chosen revision. */
 export async function createTestClient(servable: Servable, options: TestClientOptions = {}): Promise<TestClient> {
   const protocolVersion = options.protocolVersion ?? LATEST_STATELESS_VERSION;
   const era: Era = isStatelessVersion(protocolVersion) ? "stateless" : "handshake";

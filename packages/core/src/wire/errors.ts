@@ -1,4 +1,4 @@
-import { ErrorCode, type JsonRpcErrorObject } from "./json-rpc.js";
+import { INTERNAL_ERROR, type JsonRpcErrorObject } from "./json-rpc.js";
 
 /**
  * An error that crosses the wire as a JSON-RPC error object.
@@ -92,7 +92,7 @@ export function shown(value: unknown): string {
 
 /** One boundary: what an unexpected throw becomes on the wire (a generic -32603; details stay on the server). */
 export function toWireError(thrown: unknown): JsonRpcErrorObject {
-  if (!isMcpError(thrown)) return { code: ErrorCode.InternalError, message: "Internal error" };
+  if (!isMcpError(thrown)) return { ...INTERNAL_ERROR };
   // Field by field: an McpError from another library may have no toJSON, or extra fields.
   const { code, message, data } = thrown as { code: number; message: unknown; data?: unknown };
   const wire: JsonRpcErrorObject = { code, message: typeof message === "string" ? message : String(message) };

@@ -74,7 +74,13 @@ export function success(id: RequestId, result: Record<string, unknown>): JsonRpc
   return { jsonrpc: "2.0", id, result };
 }
 
-const INTERNAL_ERROR = JSON.stringify({ code: ErrorCode.InternalError, message: "Internal error" });
+/** The generic answer to anything thrown that is not an `McpError`: -32603 "Internal error", never its message. */
+export const INTERNAL_ERROR: Readonly<JsonRpcErrorObject> = Object.freeze({
+  code: ErrorCode.InternalError,
+  message: "Internal error",
+});
+
+const INTERNAL_ERROR_TEXT = JSON.stringify(INTERNAL_ERROR);
 
 /**
  * The one writer of JSON-RPC error responses, for core and transports alike: `id` is the id's JSON text, from
@@ -91,7 +97,7 @@ export function errorLine(id: string, error: JsonRpcErrorObject, onError?: (thro
     text = JSON.stringify(error);
   } catch (thrown) {
     onError?.(thrown);
-    text = INTERNAL_ERROR;
+    text = INTERNAL_ERROR_TEXT;
   }
   return `{"jsonrpc":"2.0","id":${id},"error":${text}}`;
 }

@@ -8,7 +8,7 @@ import { run } from "../../../scripts/child-processes.js";
 
 // The fixtures import the built package (dist), as a user's server would.
 const fixture = (name: string) => fileURLToPath(new URL(`../test/${name}`, import.meta.url));
-const BUILT = fileURLToPath(new URL("../dist/guard-on-import.js", import.meta.url));
+const BUILT = fileURLToPath(new URL("../dist/redirect-on-import.js", import.meta.url));
 
 const clients: Client[] = [];
 
@@ -35,7 +35,7 @@ async function connect(script: string, env: Record<string, string> = {}) {
   });
   const ended = new Promise<string>((resolve) => stream.on("end", () => resolve(text)));
   const errors: Error[] = [];
-  const client = new Client({ name: "guard-test", version: "1.0.0" }, { versionNegotiation: { mode: "legacy" } });
+  const client = new Client({ name: "redirect-test", version: "1.0.0" }, { versionNegotiation: { mode: "legacy" } });
   client.onerror = (error) => errors.push(error);
   clients.push(client);
   await client.connect(transport);
@@ -46,10 +46,10 @@ async function connect(script: string, env: Record<string, string> = {}) {
   return { client, errors, stderr };
 }
 
-describe("stdout is guarded from the moment the package is imported", () => {
+describe("stdout is redirected from the moment the package is imported", () => {
   for (const [what, env] of [
-    ["serveStdio's own guard on", {}],
-    ["guardStdout: false", { GUARD_STDOUT: "off" }],
+    ["serveStdio's own redirect on", {}],
+    ["redirectStdout: false", { REDIRECT_STDOUT: "off" }],
   ] as const) {
     it(`sends a top-level console.log before serveStdio to stderr (${what})`, async () => {
       const { client, errors, stderr } = await connect("hello-at-top-level.mjs", env);
@@ -64,7 +64,7 @@ describe("stdout is guarded from the moment the package is imported", () => {
     });
   }
 
-  it('guards output of imports that run before ours with `import "@toolsmith/transport-stdio/guard"` first', async () => {
+  it('redirects output of imports that run before ours with `import "@toolsmith/transport-stdio/redirect-stdout"` first', async () => {
     const { client, errors, stderr } = await connect("hello-before-import.mjs");
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["ping_tool"]);
     expect(await stderr()).toContain("hello from an earlier import\n");
@@ -77,6 +77,6 @@ describe("releaseStdout", () => {
     const { code, stdout, stderr } = await run(process.execPath, [fixture("release-stdout.mjs")]);
     expect(code).toBe(0);
     expect(stdout).toBe("released\n");
-    expect(stderr).toBe("guarded\n");
+    expect(stderr).toBe("redirected\n");
   });
 });

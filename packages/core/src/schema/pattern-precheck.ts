@@ -197,7 +197,7 @@ type Validate = (value: unknown) => Answer | Promise<Answer>;
 const cut = (key: string) => (key.length > 64 ? `${key.slice(0, 64)}…` : key);
 
 /** `validate`, run only once every string `plan` holds to a pattern matches it on RE2. */
-export function guarded(plan: Plan, validate: Validate, what: string): Validate {
+export function prechecked(plan: Plan, validate: Validate, what: string): Validate {
   const compiled = new Map<string, LinearPattern>();
   const compile = ({ source, flags }: Pattern): LinearPattern => {
     const key = `${flags}/${source}`;

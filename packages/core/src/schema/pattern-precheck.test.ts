@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as z3 from "zod/v3";
 import { ARKTYPE_PATTERNS } from "./library-patterns.js";
-import { patternPlan } from "./pattern-guard.js";
+import { patternPlan } from "./pattern-precheck.js";
 import "./zod-v3.js";
 import type { AnySchema } from "../index.js";
 import { createServer } from "../server/server.js";

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { guardStdout, writeThrough } from "./stdout-guard.js";
+import { redirectStdout, writeThrough } from "./stdout-redirect.js";
 
 // Everything written to the stream so far (and consumed).
 function drain(stream: PassThrough): string {
@@ -17,21 +17,21 @@ function streams() {
   return { stdout, stderr, asStdout: stdout as unknown as NodeJS.WriteStream };
 }
 
-describe("guardStdout", () => {
-  it("sends user writes to stderr and the guard's own writes to stdout", () => {
+describe("redirectStdout", () => {
+  it("sends user writes to stderr and the redirect's own writes to stdout", () => {
     const { stdout, stderr, asStdout } = streams();
-    const guard = guardStdout(asStdout, stderr);
+    const redirect = redirectStdout(asStdout, stderr);
     stdout.write("user text\n");
     stdout.write(Buffer.from("user bytes\n"));
-    expect(guard.write('{"jsonrpc":"2.0","id":1,"result":{}}\n')).toBe(true);
+    expect(redirect.write('{"jsonrpc":"2.0","id":1,"result":{}}\n')).toBe(true);
     expect(drain(stdout)).toBe('{"jsonrpc":"2.0","id":1,"result":{}}\n');
     expect(drain(stderr)).toBe("user text\nuser bytes\n");
-    guard.restore();
+    redirect.restore();
   });
 
   it("passes encodings and callbacks of redirected writes through", async () => {
     const { stdout, stderr, asStdout } = streams();
-    const guard = guardStdout(asStdout, stderr);
+    const redirect = redirectStdout(asStdout, stderr);
     const withEncoding = new Promise<void>((resolve, reject) => {
       (stdout.write as (chunk: string, encoding: BufferEncoding, cb: (error?: Error | null) => void) => boolean)(
         "aGVsbG8K",
@@ -45,31 +45,31 @@ describe("guardStdout", () => {
     await Promise.all([withEncoding, withCallback]);
     expect(drain(stderr)).toBe("hello\nbye\n");
     expect(drain(stdout)).toBe("");
-    guard.restore();
+    redirect.restore();
   });
 
-  it("calls the guard's write callback once the line is written", async () => {
+  it("calls the redirect's write callback once the line is written", async () => {
     const { stdout, stderr, asStdout } = streams();
-    const guard = guardStdout(asStdout, stderr);
+    const redirect = redirectStdout(asStdout, stderr);
     await new Promise<void>((resolve, reject) => {
-      guard.write("line\n", (error) => (error ? reject(error) : resolve()));
+      redirect.write("line\n", (error) => (error ? reject(error) : resolve()));
     });
     expect(drain(stdout)).toBe("line\n");
-    guard.restore();
+    redirect.restore();
   });
 
   it("restore() puts the stream's own write back", () => {
     const { stdout, stderr, asStdout } = streams();
     const before = stdout.write;
-    const guard = guardStdout(asStdout, stderr);
+    const redirect = redirectStdout(asStdout, stderr);
     expect(stdout.write).not.toBe(before);
-    guard.restore();
+    redirect.restore();
     expect(stdout.write).toBe(before);
     expect(Object.hasOwn(stdout, "write")).toBe(false);
     stdout.write("after\n");
     expect(drain(stdout)).toBe("after\n");
     expect(drain(stderr)).toBe("");
-    guard.restore();
+    redirect.restore();
     expect(stdout.write).toBe(before);
   });
 
@@ -81,22 +81,22 @@ describe("guardStdout", () => {
     };
     const fake = { write: own } as unknown as NodeJS.WriteStream;
     const stderr = new PassThrough();
-    const guard = guardStdout(fake, stderr);
+    const redirect = redirectStdout(fake, stderr);
     fake.write("user\n");
-    guard.write("wire\n");
+    redirect.write("wire\n");
     expect(written).toEqual(["wire\n"]);
     expect(drain(stderr)).toBe("user\n");
-    guard.restore();
+    redirect.restore();
     expect(fake.write).toBe(own);
     fake.write("later\n");
     expect(written).toEqual(["wire\n", "later\n"]);
   });
 
-  it("installed twice, both guards write to the real stdout and user writes reach stderr once", () => {
+  it("installed twice, both redirects write to the real stdout and user writes reach stderr once", () => {
     const { stdout, stderr, asStdout } = streams();
     const before = stdout.write;
-    const first = guardStdout(asStdout, stderr);
-    const second = guardStdout(asStdout, stderr);
+    const first = redirectStdout(asStdout, stderr);
+    const second = redirectStdout(asStdout, stderr);
     stdout.write("user\n");
     first.write("one\n");
     second.write("two\n");
@@ -111,16 +111,16 @@ describe("guardStdout", () => {
   });
 
   for (const order of ["last installed first", "first installed first"] as const) {
-    it(`installed twice, stdout stays guarded until both are restored (${order})`, () => {
+    it(`installed twice, stdout stays redirected until both are restored (${order})`, () => {
       const { stdout, stderr, asStdout } = streams();
       const before = stdout.write;
-      const first = guardStdout(asStdout, stderr);
-      const second = guardStdout(asStdout, stderr);
+      const first = redirectStdout(asStdout, stderr);
+      const second = redirectStdout(asStdout, stderr);
       const [early, late] = order === "last installed first" ? [second, first] : [first, second];
       early.restore();
-      stdout.write("still guarded\n");
+      stdout.write("still redirected\n");
       late.write("wire\n");
-      expect(drain(stderr)).toBe("still guarded\n");
+      expect(drain(stderr)).toBe("still redirected\n");
       expect(drain(stdout)).toBe("wire\n");
       late.restore();
       expect(stdout.write).toBe(before);
@@ -129,18 +129,18 @@ describe("guardStdout", () => {
     });
   }
 
-  it("writeThrough writes to the stream itself, guarded or not", async () => {
+  it("writeThrough writes to the stream itself, redirected or not", async () => {
     const { stdout, stderr, asStdout } = streams();
     const write = writeThrough(stdout);
     write("before\n");
-    const guard = guardStdout(asStdout, stderr);
+    const redirect = redirectStdout(asStdout, stderr);
     stdout.write("user\n");
     await new Promise<void>((resolve, reject) => {
-      write("while guarded\n", (error) => (error ? reject(error) : resolve()));
+      write("while redirected\n", (error) => (error ? reject(error) : resolve()));
     });
-    guard.restore();
+    redirect.restore();
     write("after\n");
-    expect(drain(stdout)).toBe("before\nwhile guarded\nafter\n");
+    expect(drain(stdout)).toBe("before\nwhile redirected\nafter\n");
     expect(drain(stderr)).toBe("user\n");
   });
 });

@@ -1,0 +1,289 @@
+import type { CacheHint } from "../protocol/cache-hints.js";
+import { isLogLevel, type LogLevel, levelPasses } from "../protocol/log-levels.js";
+import type { RevisionFeatures } from "../protocol/revision.js";
+import type { TaskPolicy } from "../protocol/tasks.js";
+import { MetaKey, type ProtocolVersion } from "../protocol/versions.js";
+import type { RequestId } from "../wire/json-rpc.js";
+import type { Implementation, Tool } from "../wire/types.js";
+import {
+  type AskPort,
+  ask,
+  type ElicitForm,
+  type ElicitRawForm,
+  type ElicitResult,
+  type ElicitUrl,
+  type InputRound,
+  type Root,
+  type SampleRequest,
+  type SampleResult,
+} from "./ask.js";
+import { callerKey } from "./caller.js";
+import { type ClientLog, clientLog, logData } from "./client-log.js";
+import type { AuthInfo, Era, RequestContext, TaskRun } from "./context.js";
+import { nextProgress } from "./progress.js";
+import { type TraceContext, traceOf } from "./trace.js";
+
+// The context the connection makes for each request (context.ts says what a handler sees of it): made cheap, its
+// parts built when first asked for, and once its tool detaches, a front for the task's own context.
+
+/** The server's task runner as a request sees it: where a tools/call becomes a task. */
+export interface TaskHost {
+  /** Make the task (durable before this resolves), run `run` under it in the background: the CreateTaskResult. */
+  start(ctx: RequestContextImpl, tool: string, policy: TaskPolicy, run: TaskRun): Promise<Record<string, unknown>>;
+}
+
+/** What a context needs from its connection. */
+export interface ContextPort extends AskPort {
+  notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined, tag?: unknown): void;
+  /** The handshake era's `logging/setLevel` level; undefined when the client set none. */
+  readonly logLevel: LogLevel | undefined;
+  /** Hears what crashed while serving a request but was answered as a refusal (a guard that threw). */
+  crashed?(error: unknown, requestId: RequestId): void;
+}
+
+/** Everything a context is made from. */
+export interface ContextInit {
+  requestId: RequestId;
+  /** The request's key in flight (`requestKey`): its id exactly as written, when JSON.parse rounded it. */
+  key: string;
+  revision: RevisionFeatures;
+  clientInfo: Implementation | undefined;
+  clientCapabilities: Readonly<Record<string, unknown>>;
+  meta: Readonly<Record<string, unknown>> | undefined;
+  auth: AuthInfo | undefined;
+  /** The peer's address, asked only for a per-caller limit (see `ReceiveOptions.address`). */
+  address?: (() => string | undefined) | undefined;
+  extra: Record<string, unknown> | undefined;
+  port: ContextPort;
+  /** 2026-07-28: the answers this request's retry brought, for a method that may ask. */
+  inputs?: InputRound | undefined;
+  /** The transport's tag of the message that brought this request, carried on every line it causes. */
+  tag?: unknown;
+  /** The transport's own check of a tools/call against the tool it reaches (see `ReceiveOptions.checkTool`). */
+  checkTool?: ((tool: Tool) => void) | undefined;
+  /** The server's task runner, where a tools/call may become a task. */
+  tasks?: TaskHost | undefined;
+}
+
+/** A request's context; its AbortController and log object are made only when a handler asks for them. */
+export class RequestContextImpl implements RequestContext {
+  readonly requestId: RequestId;
+  readonly key: string;
+  readonly revision: RevisionFeatures;
+  readonly clientInfo: Implementation | undefined;
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  readonly meta: Readonly<Record<string, unknown>> | undefined;
+  readonly auth: AuthInfo | undefined;
+  /** 2026-07-28: set once a retry's state has been opened. */
+  inputs: InputRound | undefined;
+  readonly tag: unknown;
+  /** The default `logger` of this request's log messages: the name of the tool, resource or prompt it serves. */
+  logger: string | undefined;
+  /** 2026-07-28: the caching hint of this request's result, unless its own says otherwise, when not the server's. */
+  cacheHint: CacheHint | undefined;
+  readonly checkTool: ((tool: Tool) => void) | undefined;
+  readonly tasks: TaskHost | undefined;
+  /** Set while a `detach: "manual"` tool runs: what `detach()` does. */
+  detacher: ((options: { statusMessage?: string } | undefined) => Promise<void>) | undefined;
+  #task: { readonly id: string } | undefined;
+  // Once detached: the task's context, which serves what the handler does from then on.
+  #delegate: RequestContext | undefined;
+  readonly #port: ContextPort;
+  readonly #address: (() => string | undefined) | undefined;
+  #extra: Record<string, unknown> | undefined;
+  #controller: AbortController | undefined;
+  #log: ClientLog | undefined;
+  #abortReason: unknown;
+  #aborted = false;
+  #cancelled = false;
+  #done = false;
+  #lastProgress = Number.NEGATIVE_INFINITY;
+  // Read from `meta` on first use only: a handler or middleware that never asks costs nothing.
+  #trace: TraceContext | undefined | null = null;
+
+  constructor(init: ContextInit) {
+    this.requestId = init.requestId;
+    this.key = init.key;
+    this.revision = init.revision;
+    this.clientInfo = init.clientInfo;
+    this.clientCapabilities = init.clientCapabilities;
+    this.meta = init.meta;
+    this.auth = init.auth;
+    this.inputs = init.inputs;
+    this.tag = init.tag;
+    this.checkTool = init.checkTool;
+    this.tasks = init.tasks;
+    this.#port = init.port;
+    this.#address = init.address;
+    this.#extra = init.extra;
+  }
+
+  /**
+   * Who asked, without what: kept by a connection to tell its caller of changes later. Never the request's `_meta`,
+   * transport tag or answers, which would keep its whole body (up to the body limit) for the session's life.
+   */
+  callerOnly(): RequestContextImpl {
+    return new RequestContextImpl({
+      requestId: this.requestId,
+      key: this.key,
+      revision: this.revision,
+      clientInfo: this.clientInfo,
+      clientCapabilities: this.clientCapabilities,
+      meta: undefined,
+      auth: this.auth,
+      address: this.#address,
+      extra: this.#extra,
+      port: this.#port,
+      checkTool: this.checkTool,
+      tasks: this.tasks,
+    });
+  }
+
+  /** Who per-caller limits count this request against: its subject, else its address (`callerKey`). */
+  get caller(): string | undefined {
+    return callerKey(this.auth?.subject, this.#address);
+  }
+
+  get protocolVersion(): ProtocolVersion {
+    return this.revision.version;
+  }
+
+  get task(): { readonly id: string } | undefined {
+    return this.#task;
+  }
+
+  get trace(): TraceContext | undefined {
+    if (this.#trace === null) this.#trace = traceOf(this.meta);
+    return this.#trace;
+  }
+
+  detach(options?: { statusMessage?: string }): Promise<void> {
+    return this.detacher === undefined || this.#task !== undefined ? Promise.resolve() : this.detacher(options);
+  }
+
+  /** Detached: from now on the task's context serves this handler (its signal, questions, progress and log). */
+  adopt(task: RequestContext): void {
+    this.#task = task.task;
+    this.#delegate = task;
+    // A signal the handler took before detaching follows the task's, no longer the request's.
+    task.signal.addEventListener("abort", () => this.#controller?.abort(task.signal.reason), { once: true });
+  }
+
+  get era(): Era {
+    return this.revision.era;
+  }
+
+  get extra(): Record<string, unknown> {
+    this.#extra ??= {};
+    return this.#extra;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#delegate !== undefined && !this.#controller) return this.#delegate.signal;
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** True once the client cancelled this request: its reply must not be sent. */
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
+  /** The client cancelled: abort, and answer nothing. */
+  cancel(reason: unknown): void {
+    this.#cancelled = true;
+    this.abort(reason);
+  }
+
+  abort(reason: unknown): void {
+    // A detached handler outlives its request: only its task stops it.
+    if (this.#aborted || this.#delegate !== undefined) return;
+    this.#aborted = true;
+    this.#abortReason = reason;
+    this.#controller?.abort(reason);
+  }
+
+  /** Something crashed while serving this request and was answered as a refusal: the connection hears of it. */
+  crashed(error: unknown): void {
+    this.#port.crashed?.(error, this.requestId);
+  }
+
+  /** The request has been answered: progress and request-scoped logs stop. */
+  finish(): void {
+    this.#done = true;
+  }
+
+  progress(done: number, total?: number, message?: string): void {
+    this.#lastProgress = nextProgress(done, this.#lastProgress);
+    if (this.#delegate !== undefined) {
+      this.#delegate.progress(done, total, message);
+      return;
+    }
+    const token = this.meta?.progressToken;
+    if (this.#done || (typeof token !== "string" && typeof token !== "number")) return;
+    const params: Record<string, unknown> = { progressToken: token, progress: done };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.#port.notify("notifications/progress", params, this.requestId, this.tag);
+  }
+
+  get log(): ClientLog {
+    if (this.#delegate !== undefined) return this.#delegate.log;
+    this.#log ??= clientLog(
+      (level, first, second, logger) => this.#send(level, first, second, logger),
+      undefined,
+      () => this.logger,
+    );
+    return this.#log;
+  }
+
+  #send(level: LogLevel, first: unknown, second: unknown, logger: string | undefined): void {
+    let threshold: LogLevel | undefined;
+    if (this.revision.logLevelFrom === "set-level") {
+      threshold = this.#port.logLevel ?? "debug";
+    } else {
+      // 2026-07-28: only when this request asked, only on its own stream.
+      const asked = this.meta?.[MetaKey.logLevel];
+      threshold = isLogLevel(asked) && !this.#done ? asked : undefined;
+    }
+    if (threshold === undefined || !levelPasses(level, threshold)) return;
+    const params: Record<string, unknown> = { level, data: logData(first, second) };
+    if (logger !== undefined) params.logger = logger;
+    // After the reply a handshake-era log belongs to the connection, no longer to the request.
+    if (this.#done) this.#port.notify("notifications/message", params, undefined);
+    else this.#port.notify("notifications/message", params, this.requestId, this.tag);
+  }
+
+  elicit(request: ElicitForm | ElicitRawForm | ElicitUrl): Promise<ElicitResult<never>> {
+    if (this.#delegate !== undefined)
+      return this.#delegate.elicit(request as ElicitRawForm) as Promise<ElicitResult<never>>;
+    return ask.elicit(this, this.#port, request) as Promise<ElicitResult<never>>;
+  }
+
+  sample(request: SampleRequest): Promise<SampleResult> {
+    if (this.#delegate !== undefined) return this.#delegate.sample(request);
+    return ask.sample(this, this.#port, request);
+  }
+
+  roots(options?: { key?: string }): Promise<Root[]> {
+    if (this.#delegate !== undefined) return this.#delegate.roots(options);
+    return ask.roots(this, this.#port, options?.key);
+  }
+}
+
+/** Name a request's log messages after what serves it, unless something already has. */
+export function nameLogger(ctx: RequestContext, name: string): void {
+  if (ctx instanceof RequestContextImpl) ctx.logger ??= name;
+}
+
+/** What a mounted module serves carries `hint` unless its own says otherwise (see RequestContextImpl.cacheHint). */
+export function setCacheHint(ctx: RequestContext, hint: CacheHint): void {
+  if (ctx instanceof RequestContextImpl) ctx.cacheHint = hint;
+}

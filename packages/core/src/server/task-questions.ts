@@ -1,0 +1,70 @@
+import type { Asker } from "../context/ask.js";
+import { type Engine, isLeaseLost, type TaskChange } from "../engine/engine.js";
+import { McpError } from "../wire/errors.js";
+import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
+import { RUNNING } from "./task-outcome.js";
+
+// A running task's questions to the client: each asked under a key never used before in the task, written to the
+// task's record (fenced by its lease), and awaited until its answer is taken from the engine (no replay).
+
+type Waiting = { resolve: (answer: Record<string, unknown>) => void; reject: (why: unknown) => void };
+
+/** One task's questions waiting for answers, and the keys it has asked under. */
+export class TaskQuestions {
+  readonly #engine: Engine;
+  readonly #id: string;
+  readonly #signal: AbortSignal;
+  // This process lost the task's lease: nothing more is written for it here.
+  readonly #lost: () => void;
+  readonly #waiting = new Map<string, Waiting>();
+  readonly #asked = new Set<string>();
+  readonly #counters: Record<string, number> = Object.create(null);
+
+  constructor(engine: Engine, id: string, signal: AbortSignal, lost: () => void) {
+    this.#engine = engine;
+    this.#id = id;
+    this.#signal = signal;
+    this.#lost = lost;
+  }
+
+  /** Put a question to the client, as the task's `inputRequests[key]`; resolves with its answer. */
+  readonly ask: Asker = (method, params, prefix, key) => {
+    if (this.#signal.aborted) return Promise.reject(this.#signal.reason);
+    let at = key;
+    if (at === undefined) {
+      do {
+        const n = (this.#counters[prefix] ?? 0) + 1;
+        this.#counters[prefix] = n;
+        at = `${prefix}-${n}`;
+      } while (this.#asked.has(at));
+    } else if (this.#asked.has(at)) {
+      return Promise.reject(new Error(`the key "${at}" was already asked in this task: a task never reuses a key`));
+    }
+    this.#asked.add(at);
+    const asked = at;
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(asked, { resolve, reject });
+      const change: TaskChange = { kind: "ask", key: asked, request: { method, params } };
+      Promise.resolve(this.#engine.changeTask(this.#id, change, RUNNING)).catch((error: unknown) => {
+        this.#waiting.delete(asked);
+        reject(error);
+        if (isLeaseLost(error)) this.#lost();
+      });
+    });
+  };
+
+  /** The client's answer under `key` (taken from the engine): an object resolves its question, anything else fails it. */
+  answer(key: string, value: unknown): void {
+    const waiting = this.#waiting.get(key);
+    if (waiting === undefined) return;
+    this.#waiting.delete(key);
+    if (isPlainObject(value)) waiting.resolve(value);
+    else waiting.reject(new McpError(ErrorCode.InvalidParams, `inputResponses["${key}"] must be an object`));
+  }
+
+  /** Every question still waiting fails with `why` (the task stopped or ended). */
+  failAll(why: unknown): void {
+    for (const waiting of this.#waiting.values()) waiting.reject(why);
+    this.#waiting.clear();
+  }
+}
