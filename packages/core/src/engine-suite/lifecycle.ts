@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { EngineLifecycle } from "./engine.js";
-import { type MakeEngines, openerOf } from "./engine-suite-helpers.test-util.js";
+import type { EngineLifecycle } from "../engine/engine.js";
+import { type MakeEngines, openerOf } from "./helpers.js";
 
 /**
  * What every engine does whatever roles it plays (`EngineLifecycle`): its processes told apart, a start that may be

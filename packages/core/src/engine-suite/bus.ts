@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { EngineLifecycle, ServerBus, ServerSignal } from "./engine.js";
-import { Heard, type MakeEngines, ODD, openerOf } from "./engine-suite-helpers.test-util.js";
+import type { EngineLifecycle, ServerBus, ServerSignal } from "../engine/engine.js";
+import { Heard, type MakeEngines, ODD, openerOf } from "./helpers.js";
 
 type Bus = EngineLifecycle & ServerBus;
 

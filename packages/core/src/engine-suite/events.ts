@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { EngineLifecycle, EventLog, SessionStore, StoredEvent } from "./engine.js";
-import { type MakeEngines, ODD, openerOf, ROOMY, recordOf } from "./engine-suite-helpers.test-util.js";
+import type { EngineLifecycle, EventLog, SessionStore, StoredEvent } from "../engine/engine.js";
+import { type MakeEngines, ODD, openerOf, ROOMY, recordOf } from "./helpers.js";
 
 type Events = EngineLifecycle & SessionStore & EventLog;
 

@@ -8,8 +8,8 @@ import type {
   SessionSignal,
   StoredEvent,
   TaskRecord,
-} from "./engine.js";
-import { isLeaseLost } from "./engine.js";
+} from "../engine/engine.js";
+import { isLeaseLost } from "../engine/engine.js";
 
 /**
  * What `make` gives: fresh engines of one server (each call its own empty store), and how to end them. `E` is the

@@ -1,14 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { EngineLifecycle, EventLog, SessionChannel, SessionSignal, SessionStore, StoredEvent } from "./engine.js";
-import {
-  eventsIn,
-  flush,
-  Heard,
-  type MakeEngines,
-  openerOf,
-  ROOMY,
-  recordOf,
-} from "./engine-suite-helpers.test-util.js";
+import type {
+  EngineLifecycle,
+  EventLog,
+  SessionChannel,
+  SessionSignal,
+  SessionStore,
+  StoredEvent,
+} from "../engine/engine.js";
+import { eventsIn, flush, Heard, type MakeEngines, openerOf, ROOMY, recordOf } from "./helpers.js";
 
 // The client lines an engine keeps for one process from one session until it takes them (the oldest first).
 const MAX_CLIENT_LINES_PER_SESSION = 16;

@@ -7,16 +7,8 @@ import type {
   SessionChannel,
   SessionSignal,
   SessionStore,
-} from "./engine.js";
-import {
-  expectLeaseLost,
-  flush,
-  Heard,
-  type MakeEngines,
-  openerOf,
-  ROOMY,
-  recordOf,
-} from "./engine-suite-helpers.test-util.js";
+} from "../engine/engine.js";
+import { expectLeaseLost, flush, Heard, type MakeEngines, openerOf, ROOMY, recordOf } from "./helpers.js";
 
 // What a lapsed lease may take to be noticed: the engine's lease time plus its check, on a slow shared machine.
 const ORPHAN_DEADLINE_MS = 30_000;

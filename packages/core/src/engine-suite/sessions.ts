@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { EngineLifecycle, SessionLimits, SessionRecord, SessionStore } from "./engine.js";
-import { sessionBoundsCases } from "./engine-suite-bounds.test-util.js";
-import { eventually, type MakeEngines, ODD, openerOf, ROOMY, recordOf } from "./engine-suite-helpers.test-util.js";
+import type { EngineLifecycle, SessionLimits, SessionRecord, SessionStore } from "../engine/engine.js";
+import { sessionBoundsCases } from "./bounds.js";
+import { eventually, type MakeEngines, ODD, openerOf, ROOMY, recordOf } from "./helpers.js";
 
 type Sessions = EngineLifecycle & SessionStore;
 
