@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EngineLifecycle, TaskChange, TaskRecord, TaskSignal, TaskStore } from "../engine/engine.js";
-import { Heard, type MakeEngines, type Opener, openerOf, taskOf } from "./helpers.js";
+import { Heard, type MakeEngines, type Opener, openerOf, TEST_TIMEOUT_MS, taskOf } from "./helpers.js";
 import { taskDurableCases } from "./tasks-durable.js";
 import { taskKeptCases } from "./tasks-kept.js";
 import { tasksAcrossProcessesCases } from "./tasks-two.js";
@@ -38,7 +38,7 @@ type Tasks = EngineLifecycle & TaskStore;
  * that need two processes skip with one engine).
  */
 export function taskStoreSuite(name: string, make: MakeEngines<Tasks>): void {
-  describe(`task store suite: ${name}`, () => {
+  describe(`task store suite: ${name}`, { timeout: TEST_TIMEOUT_MS }, () => {
     const opener = openerOf(make);
     taskCases(opener);
     tasksAcrossProcessesCases(opener);
