@@ -8,10 +8,10 @@ const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.ur
 
 it("CONTRIBUTING.md names core's layers in the order of LAYERS", () => {
   const list = /`packages\/core\/src` is layered by folder \(([^)]*)\)/.exec(read("CONTRIBUTING.md"))?.[1] ?? "";
-  expect([...list.matchAll(/`(\w+)\/`/g)].map((match) => match[1])).toEqual(LAYERS);
+  expect([...list.matchAll(/`([\w-]+)\/`/g)].map((match) => match[1])).toEqual(LAYERS);
 });
 
 it("docs/architecture.md has one row per layer, in the order of LAYERS", () => {
-  const rows = [...read("docs/architecture.md").matchAll(/^\| `(\w+)\/` \|/gm)].map((match) => match[1]);
+  const rows = [...read("docs/architecture.md").matchAll(/^\| `([\w-]+)\/` \|/gm)].map((match) => match[1]);
   expect(rows).toEqual(LAYERS);
 });

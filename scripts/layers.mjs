@@ -2,12 +2,13 @@
 // packages/core/src and packages/transport-http/src are layered: a folder imports only from itself and the folders
 // before it in its package's list (LAYERS, HTTP_LAYERS). This check fails (exit 1, naming each import) when a source
 // file imports upward (read from its syntax tree, so every way of writing an import counts), imports the package by
-// name or a test file, or imports a computed path; when a folder is not in the list, a source file sits in src/ beside
-// the entries, or anything below src/ is a symlink. One way between folders means no import cycle between them; a
-// cycle inside one folder is Biome's noImportCycles (the same `pnpm run lint`).
+// name or a test file, or imports a computed path; when a file of core outside engine-suite/ imports vitest; when a
+// folder is not in the list, a source file sits in src/ beside the entries, or anything below src/ is a symlink. One
+// way between folders means no import cycle between them; a cycle inside one folder is Biome's noImportCycles (the
+// same `pnpm run lint`).
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join, posix, relative } from "node:path";
-import { importsOf } from "./imports.mjs";
+import { importsOf, packageOf } from "./imports.mjs";
 
 /** Bottom first. Each folder's README.md says what it holds. */
 export const LAYERS = [
@@ -21,7 +22,12 @@ export const LAYERS = [
   "connection",
   "server",
   "testing",
+  // The shared engine suites (@toolsmith/core/engine-suite): they import vitest, so no other layer may import them.
+  "engine-suite",
 ];
+
+/** The one layer that may import vitest (an optional peer of core): every other layer, and entry, loads without it. */
+export const VITEST_LAYER = "engine-suite";
 
 /** The package's entry points: the only source files directly in src/, above every layer. */
 export const ENTRIES = ["index.ts", "internal.ts"];
@@ -73,8 +79,14 @@ export function layerViolations(src, packageName = "@toolsmith/core") {
   })(src);
   for (const file of files) {
     const layer = file.includes("/") ? file.split("/")[0] : undefined;
+    const imports = importsOf(file, readFileSync(join(src, file), "utf8"));
+    for (const { spec } of imports) {
+      if (layer !== VITEST_LAYER && spec !== undefined && packageOf(spec) === "vitest") {
+        problems.push(`${file} imports ${spec}: only ${VITEST_LAYER}/ may (vitest is an optional peer)`);
+      }
+    }
     if (layer === undefined) continue; // the package's entry points sit above every layer
-    for (const { spec, text } of importsOf(file, readFileSync(join(src, file), "utf8"))) {
+    for (const { spec, text } of imports) {
       if (spec === undefined) {
         problems.push(`${file} imports a computed path (${text}): no check can follow it`);
       } else if (spec === packageName || spec.startsWith(`${packageName}/`)) {

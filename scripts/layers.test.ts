@@ -148,6 +148,21 @@ it("refuses the package's own name or entries, a computed import(), and shipped 
   ]);
 });
 
+it("lets only engine-suite/ import vitest, an optional peer: no other layer or entry may load it", () => {
+  const src = tree({
+    "engine-suite/suite.ts": 'import { describe } from "vitest";\nexport const d = describe;\n',
+    "engine-suite/suite.test.ts": 'import { it } from "vitest";\n',
+    "engine/memory.ts": 'import { vi } from "vitest";\nexport const v = vi;\n',
+    "testing/client.ts": 'export type T = import("vitest/node").TestProject;\n',
+    "index.ts": 'export { it } from "vitest";\nexport * from "./engine/memory.js";\n',
+  });
+  expect(layerViolations(src).sort()).toEqual([
+    "engine/memory.ts imports vitest: only engine-suite/ may (vitest is an optional peer)",
+    "index.ts imports vitest: only engine-suite/ may (vitest is an optional peer)",
+    "testing/client.ts imports vitest/node: only engine-suite/ may (vitest is an optional peer)",
+  ]);
+});
+
 it("refuses a symlink and a source file beside the entries", () => {
   const src = tree({ "server/s.ts": "export const s = 1;\n", "wire/w.ts": "export const w = 1;\n" });
   symlinkSync("../server", join(src, "wire", "up"));

@@ -1,7 +1,7 @@
-// The @example blocks of core's engine/ layer: compiled by `pnpm typecheck`, copied into the TSDoc by
-// scripts/sync-examples.mjs. engineSuite is a test helper, not exported.
+// The @example blocks of core's engine/ and engine-suite/ layers: compiled by `pnpm typecheck`, copied into the
+// TSDoc by scripts/sync-examples.mjs.
 import { createMemoryEngine, createServer, type Server } from "@toolsmith/core";
-import { engineSuite } from "../src/engine/engine-suite.test-util.js";
+import { engineSuite } from "@toolsmith/core/engine-suite";
 
 export function withEngine(): Server {
   //#region createMemoryEngine

@@ -180,6 +180,25 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "WireRecord",
     ],
   },
+  "@toolsmith/core/engine-suite": {
+    file: "./engine-suite/index.ts",
+    values: [
+      "Heard",
+      "ROOMY",
+      "engineSuite",
+      "eventLogSuite",
+      "eventually",
+      "lifecycleSuite",
+      "recordOf",
+      "requestLeasesSuite",
+      "serverBusSuite",
+      "sessionChannelSuite",
+      "sessionStoreSuite",
+      "taskOf",
+      "taskStoreSuite",
+    ],
+    types: ["MadeEngines", "MakeEngines"],
+  },
   "@toolsmith/core/internal": {
     file: "./internal.ts",
     values: [

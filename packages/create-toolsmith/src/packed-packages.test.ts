@@ -127,7 +127,12 @@ describe("core and transport-stdio, installed from their tarballs outside the wo
       }),
     );
     // transport-stdio's own "@toolsmith/core": "0.1.0" is not on the registry yet: send it to the tarball.
-    writeFileSync(join(app, "pnpm-workspace.yaml"), 'overrides:\n  "@toolsmith/core": "file:./core.tgz"\n');
+    // Resolved from the workspace's lockfile, core's optional peer vitest (its engine suites) comes with esbuild,
+    // whose install script (a check of its binary) nothing here needs.
+    writeFileSync(
+      join(app, "pnpm-workspace.yaml"),
+      'allowBuilds:\n  esbuild: false\noverrides:\n  "@toolsmith/core": "file:./core.tgz"\n',
+    );
     // The workspace's lockfile as the starting point, so that an offline resolution finds what the store has.
     copyFileSync(join(WORKSPACE, "pnpm-lock.yaml"), join(app, "pnpm-lock.yaml"));
     await pnpm(["install", "--offline", "--no-frozen-lockfile"], app);

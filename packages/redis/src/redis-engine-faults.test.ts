@@ -1,7 +1,6 @@
 import { type Engine, EngineUnavailable, type ServerSignal, type SessionSignal } from "@toolsmith/core";
+import { Heard, ROOMY, recordOf, taskOf } from "@toolsmith/core/engine-suite";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { Heard, ROOMY, recordOf } from "../../core/src/engine/engine-suite-helpers.test-util.js";
-import { taskOf } from "../../core/src/engine/engine-suite-tasks.test-util.js";
 import { createRedisEngine } from "./redis-engine.js";
 import { type RedisServer, startRedis } from "./testing/redis-server.js";
 

@@ -1,6 +1,6 @@
 import type { Engine } from "@toolsmith/core";
+import { engineSuite } from "@toolsmith/core/engine-suite";
 import { afterAll, beforeAll } from "vitest";
-import { engineSuite } from "../../core/src/engine/engine-suite.test-util.js";
 import { createRedisEngine } from "./redis-engine.js";
 import { type RedisServer, startRedis } from "./testing/redis-server.js";
 

@@ -1,7 +1,7 @@
 import { createServer, EngineUnavailable, type LogLevel } from "@toolsmith/core";
+import { ROOMY, recordOf } from "@toolsmith/core/engine-suite";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ROOMY, recordOf } from "../../core/src/engine/engine-suite-helpers.test-util.js";
 import { createRedisEngine } from "./redis-engine.js";
 import { type RedisServer, startRedis } from "./testing/redis-server.js";
 

@@ -1,7 +1,7 @@
 import { type Engine, EngineUnavailable, type ServerSignal, type SessionSignal } from "@toolsmith/core";
+import { Heard, ROOMY, recordOf } from "@toolsmith/core/engine-suite";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { within } from "../../../scripts/wait.js";
-import { Heard, ROOMY, recordOf } from "../../core/src/engine/engine-suite-helpers.test-util.js";
 import { createRedisEngine } from "./redis-engine.js";
 import { type RedisServer, startRedis } from "./testing/redis-server.js";
 

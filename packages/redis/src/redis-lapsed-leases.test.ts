@@ -1,8 +1,7 @@
 import type { Engine } from "@toolsmith/core";
+import { ROOMY, recordOf, taskOf } from "@toolsmith/core/engine-suite";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ROOMY, recordOf } from "../../core/src/engine/engine-suite-helpers.test-util.js";
-import { taskOf } from "../../core/src/engine/engine-suite-tasks.test-util.js";
 import { createRedisEngine } from "./redis-engine.js";
 import { type RedisServer, startRedis } from "./testing/redis-server.js";
 

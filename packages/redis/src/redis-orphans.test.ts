@@ -2,11 +2,11 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Engine, RunningRequest } from "@toolsmith/core";
+import { Heard, ROOMY, recordOf } from "@toolsmith/core/engine-suite";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { exited, track } from "../../../scripts/child-processes.js";
 import { within } from "../../../scripts/wait.js";
-import { Heard, ROOMY, recordOf } from "../../core/src/engine/engine-suite-helpers.test-util.js";
 import { createRedisEngine } from "./redis-engine.js";
 import { type RedisServer, startRedis } from "./testing/redis-server.js";
 

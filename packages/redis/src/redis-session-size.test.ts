@@ -1,7 +1,7 @@
 import { type Engine, SESSION_BOUNDS } from "@toolsmith/core";
+import { ROOMY, recordOf } from "@toolsmith/core/engine-suite";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOMY, recordOf } from "../../core/src/engine/engine-suite-helpers.test-util.js";
 import { run } from "./client.js";
 import { createRedisEngine } from "./redis-engine.js";
 import * as scripts from "./scripts.js";

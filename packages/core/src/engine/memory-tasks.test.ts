@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { taskOf } from "../engine-suite/index.js";
 import type { TaskRecord } from "./engine.js";
-import { taskOf } from "./engine-suite-tasks.test-util.js";
 import { createMemoryEngine } from "./memory.js";
 import { TaskTable } from "./memory-tasks.js";
 

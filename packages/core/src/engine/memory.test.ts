@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { engineSuite, Heard, ROOMY, recordOf, taskOf } from "../engine-suite/index.js";
 import { isPromiseLike } from "../wire/maybe.js";
 import type { SessionLimits, SessionSignal } from "./engine.js";
-import { engineSuite } from "./engine-suite.test-util.js";
-import { Heard, ROOMY, recordOf } from "./engine-suite-helpers.test-util.js";
-import { taskOf } from "./engine-suite-tasks.test-util.js";
 import { createMemoryEngine, type MemoryEngine } from "./memory.js";
 
 engineSuite("memory", async () => {

@@ -2,11 +2,11 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createServer, type Engine, ErrorCode } from "@toolsmith/core";
+import { Heard } from "@toolsmith/core/engine-suite";
 import { createRedisEngine } from "@toolsmith/redis";
 import { afterEach, describe, expect, it } from "vitest";
 import { end, track } from "../../../../scripts/child-processes.js";
 import { until } from "../../../../scripts/wait.js";
-import { Heard } from "../../../core/src/engine/engine-suite-helpers.test-util.js";
 import { createHttpHandler } from "../doors/http-handler.js";
 import { sharedRedis } from "./shared-redis.test-util.js";
 

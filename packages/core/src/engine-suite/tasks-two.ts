@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { EngineLifecycle, TaskSignal, TaskStore } from "./engine.js";
-import { Heard, type Opener, taskOf } from "./engine-suite-helpers.test-util.js";
+import type { EngineLifecycle, TaskSignal, TaskStore } from "../engine/engine.js";
+import { Heard, type Opener, taskOf } from "./helpers.js";
 
 // What a lapsed lease may take to be noticed: the engine's lease time, its wait after connecting, and its check.
 const ORPHAN_DEADLINE_MS = 30_000;

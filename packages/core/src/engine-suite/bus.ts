@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { EngineLifecycle, ServerBus, ServerSignal } from "./engine.js";
-import { Heard, type MakeEngines, ODD, openerOf } from "./engine-suite-helpers.test-util.js";
+import type { EngineLifecycle, ServerBus, ServerSignal } from "../engine/engine.js";
+import { Heard, type MakeEngines, ODD, openerOf, TEST_TIMEOUT_MS } from "./helpers.js";
 
 type Bus = EngineLifecycle & ServerBus;
 
@@ -24,7 +24,7 @@ async function busFlush(engines: readonly Bus[], heard: Heard<ServerSignal>): Pr
  * what it heard once its own calls returned).
  */
 export function serverBusSuite(name: string, make: MakeEngines<Bus>): void {
-  describe(`server bus suite: ${name}`, () => {
+  describe(`server bus suite: ${name}`, { timeout: TEST_TIMEOUT_MS }, () => {
     const { open, two, server } = openerOf(make);
     describe("the bus", () => {
       it("never tells an engine its own broadcasts, and keeps handle ops in order (the last enable or disable)", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { EngineLifecycle, TaskStore } from "./engine.js";
-import { expectLeaseLost, type Opener, taskOf } from "./engine-suite-helpers.test-util.js";
+import type { EngineLifecycle, TaskStore } from "../engine/engine.js";
+import { expectLeaseLost, type Opener, taskOf } from "./helpers.js";
 
 // What the engine acknowledged reaches the process running the task even when a signal is missed (kept until taken),
 // and what a process no longer holds (its lease gone) it cannot write: each task has one outcome.

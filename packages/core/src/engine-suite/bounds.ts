@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { EngineLifecycle, SessionStore } from "../engine/engine.js";
+import { SESSION_BOUNDS, utf8Length } from "../engine/session-bounds.js";
 import { McpError } from "../wire/errors.js";
-import type { EngineLifecycle, SessionStore } from "./engine.js";
-import { type Opener, ROOMY, recordOf } from "./engine-suite-helpers.test-util.js";
-import { SESSION_BOUNDS, utf8Length } from "./session-bounds.js";
+import { type Opener, ROOMY, recordOf } from "./helpers.js";
 
 // A URI of exactly `bytes` UTF-8 bytes, distinct per `n`.
 const uriOf = (n: number, bytes: number): string => {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { EngineLifecycle } from "./engine.js";
-import { type MakeEngines, openerOf } from "./engine-suite-helpers.test-util.js";
+import type { EngineLifecycle } from "../engine/engine.js";
+import { type MakeEngines, openerOf, TEST_TIMEOUT_MS } from "./helpers.js";
 
 /**
  * What every engine does whatever roles it plays (`EngineLifecycle`): its processes told apart, a start that may be
  * asked again, a close that may be asked twice.
  */
 export function lifecycleSuite(name: string, make: MakeEngines<EngineLifecycle>): void {
-  describe(`lifecycle suite: ${name}`, () => {
+  describe(`lifecycle suite: ${name}`, { timeout: TEST_TIMEOUT_MS }, () => {
     const { open, two, server } = openerOf(make);
     describe("across processes", () => {
       it("tells its processes apart and says it is shared", async (ctx) => {

@@ -7,7 +7,7 @@ import type {
   SessionChannel,
   SessionSignal,
   SessionStore,
-} from "./engine.js";
+} from "../engine/engine.js";
 import {
   expectLeaseLost,
   flush,
@@ -16,7 +16,8 @@ import {
   openerOf,
   ROOMY,
   recordOf,
-} from "./engine-suite-helpers.test-util.js";
+  TEST_TIMEOUT_MS,
+} from "./helpers.js";
 
 // What a lapsed lease may take to be noticed: the engine's lease time plus its check, on a slow shared machine.
 const ORPHAN_DEADLINE_MS = 30_000;
@@ -29,7 +30,7 @@ type Leased = EngineLifecycle & SessionStore & EventLog & SessionChannel & Reque
  * the cross-process tests skip with one engine).
  */
 export function requestLeasesSuite(name: string, make: MakeEngines<Leased>): void {
-  describe(`request leases suite: ${name}`, () => {
+  describe(`request leases suite: ${name}`, { timeout: TEST_TIMEOUT_MS }, () => {
     const { open, two } = openerOf(make);
     describe("leases", () => {
       it("takes running and finished requests, known or not, and closes twice without fault", async () => {

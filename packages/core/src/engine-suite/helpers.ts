@@ -8,8 +8,8 @@ import type {
   SessionSignal,
   StoredEvent,
   TaskRecord,
-} from "./engine.js";
-import { isLeaseLost } from "./engine.js";
+} from "../engine/engine.js";
+import { isLeaseLost } from "../engine/engine.js";
 
 /**
  * What `make` gives: fresh engines of one server (each call its own empty store), and how to end them. `E` is the
@@ -27,6 +27,12 @@ export type MakeEngines<E extends EngineLifecycle = Engine> = () => Promise<Made
 
 /** Generous: what a slow shared machine may take to carry a signal between processes. */
 export const DEADLINE_MS = 10_000;
+
+/**
+ * Each suite's test timeout, above every wait a test makes (vitest's default, 5 s, is below `DEADLINE_MS`): a test
+ * that fails by waiting fails naming what it waited for. A test that waits longer on purpose sets its own.
+ */
+export const TEST_TIMEOUT_MS = 120_000;
 
 /** Limits no test reaches. */
 export const ROOMY: SessionLimits = { max: 1000, perCaller: 1000, idleMs: 60_000 };

@@ -1,14 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { EngineLifecycle, EventLog, SessionChannel, SessionSignal, SessionStore, StoredEvent } from "./engine.js";
-import {
-  eventsIn,
-  flush,
-  Heard,
-  type MakeEngines,
-  openerOf,
-  ROOMY,
-  recordOf,
-} from "./engine-suite-helpers.test-util.js";
+import type {
+  EngineLifecycle,
+  EventLog,
+  SessionChannel,
+  SessionSignal,
+  SessionStore,
+  StoredEvent,
+} from "../engine/engine.js";
+import { eventsIn, flush, Heard, type MakeEngines, openerOf, ROOMY, recordOf, TEST_TIMEOUT_MS } from "./helpers.js";
 
 // The client lines an engine keeps for one process from one session until it takes them (the oldest first).
 const MAX_CLIENT_LINES_PER_SESSION = 16;
@@ -21,7 +20,7 @@ type Channels = EngineLifecycle & SessionStore & EventLog & SessionChannel;
  * them (skipped with one engine).
  */
 export function sessionChannelSuite(name: string, make: MakeEngines<Channels>): void {
-  describe(`session channel suite: ${name}`, () => {
+  describe(`session channel suite: ${name}`, { timeout: TEST_TIMEOUT_MS }, () => {
     const { open, two } = openerOf(make);
     describe("the channel", () => {
       it("tells a session's followers each signal once, in order, its own appends included", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { EngineLifecycle, EventLog, SessionStore, StoredEvent } from "./engine.js";
-import { type MakeEngines, ODD, openerOf, ROOMY, recordOf } from "./engine-suite-helpers.test-util.js";
+import type { EngineLifecycle, EventLog, SessionStore, StoredEvent } from "../engine/engine.js";
+import { type MakeEngines, ODD, openerOf, ROOMY, recordOf, TEST_TIMEOUT_MS } from "./helpers.js";
 
 type Events = EngineLifecycle & SessionStore & EventLog;
 
@@ -9,7 +9,7 @@ type Events = EngineLifecycle & SessionStore & EventLog;
  * makes the sessions), on one process and across them (skipped with one engine).
  */
 export function eventLogSuite(name: string, make: MakeEngines<Events>): void {
-  describe(`event log suite: ${name}`, () => {
+  describe(`event log suite: ${name}`, { timeout: TEST_TIMEOUT_MS }, () => {
     const { open, two } = openerOf(make);
     describe("events", () => {
       it("replays the same stream's later events, oldest first, and nothing of other streams", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { EngineLifecycle, SessionLimits, SessionRecord, SessionStore } from "./engine.js";
-import { sessionBoundsCases } from "./engine-suite-bounds.test-util.js";
-import { eventually, type MakeEngines, ODD, openerOf, ROOMY, recordOf } from "./engine-suite-helpers.test-util.js";
+import type { EngineLifecycle, SessionLimits, SessionRecord, SessionStore } from "../engine/engine.js";
+import { sessionBoundsCases } from "./bounds.js";
+import { eventually, type MakeEngines, ODD, openerOf, ROOMY, recordOf, TEST_TIMEOUT_MS } from "./helpers.js";
 
 type Sessions = EngineLifecycle & SessionStore;
 
@@ -10,7 +10,7 @@ type Sessions = EngineLifecycle & SessionStore;
  * one engine); what one session may keep is `sessionBoundsCases`.
  */
 export function sessionStoreSuite(name: string, make: MakeEngines<Sessions>): void {
-  describe(`session store suite: ${name}`, () => {
+  describe(`session store suite: ${name}`, { timeout: TEST_TIMEOUT_MS }, () => {
     const { open, two } = openerOf(make);
     describe("sessions", () => {
       it("keeps a session's record as given and loads it back", async () => {
