@@ -22,7 +22,7 @@ export const LAYERS = [
 ];
 
 /** The package's entry points: the only source files directly in src/, above every layer. */
-export const ENTRIES = ["index.ts", "internal.ts"];
+export const ENTRIES = ["index.ts", "transport.ts", "engine.ts", "internal.ts"];
 
 const SOURCE = /\.[cm]?tsx?$/;
 const TEST = /\.test(-util)?\.[cm]?[tj]sx?$/;
