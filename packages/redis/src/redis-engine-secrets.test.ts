@@ -1,4 +1,4 @@
-import type { Engine, SessionRecord, TaskRecord } from "@toolsmith/core";
+import type { Engine, SessionRecord, TaskRecord } from "@toolsmith/core/engine";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOMY, recordOf } from "../../core/src/engine/engine-suite-helpers.test-util.js";

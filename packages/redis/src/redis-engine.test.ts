@@ -1,4 +1,4 @@
-import type { Engine } from "@toolsmith/core";
+import type { Engine } from "@toolsmith/core/engine";
 import { afterAll, beforeAll } from "vitest";
 import { engineSuite } from "../../core/src/engine/engine-suite.test-util.js";
 import { createRedisEngine } from "./redis-engine.js";

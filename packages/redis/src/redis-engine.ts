@@ -12,12 +12,13 @@ import {
   type SessionRecord,
   type SessionSignal,
   type StoredEvent,
+  subscriptionUriRefusal,
   type TaskChange,
   type TaskLimit,
   type TaskRecord,
   type TaskSignal,
-} from "@toolsmith/core";
-import { subscriptionUriRefusal, tooManySubscriptions } from "@toolsmith/core/internal";
+  tooManySubscriptions,
+} from "@toolsmith/core/engine";
 import type { Redis } from "ioredis";
 
 import { Channels } from "./channels.js";

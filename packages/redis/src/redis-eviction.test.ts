@@ -1,4 +1,5 @@
-import { createServer, EngineUnavailable, type LogLevel } from "@toolsmith/core";
+import { createServer, type LogLevel } from "@toolsmith/core";
+import { EngineUnavailable } from "@toolsmith/core/engine";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ROOMY, recordOf } from "../../core/src/engine/engine-suite-helpers.test-util.js";

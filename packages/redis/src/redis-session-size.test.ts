@@ -1,4 +1,4 @@
-import { type Engine, SESSION_BOUNDS } from "@toolsmith/core";
+import { type Engine, SESSION_BOUNDS } from "@toolsmith/core/engine";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOMY, recordOf } from "../../core/src/engine/engine-suite-helpers.test-util.js";

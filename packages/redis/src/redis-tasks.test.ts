@@ -1,4 +1,4 @@
-import type { Engine } from "@toolsmith/core";
+import type { Engine } from "@toolsmith/core/engine";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../../core/src/engine/engine-suite-helpers.test-util.js";
