@@ -324,3 +324,16 @@ describe("the public surface", () => {
     });
   }
 });
+
+it("lists every entry in package.json's exports", async () => {
+  // Read as text (core's tests import no node:* module, and tsc does not resolve a `?raw` module).
+  const raw = "../package.json?raw";
+  const { default: text } = (await import(/* @vite-ignore */ raw)) as { default: string };
+  const manifest = JSON.parse(text) as { exports: Record<string, Record<string, string>> };
+  const listed = Object.entries(SURFACE).map(([entry, { file }]) => [entry, file.replace(/^\.\//, "./src/")]);
+  const exported = Object.entries(manifest.exports).map(([path, entry]) => [
+    `@toolsmith/core${path.slice(1)}`,
+    entry["@toolsmith/source"],
+  ]);
+  expect(Object.fromEntries(exported)).toEqual(Object.fromEntries(listed));
+});
