@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createServer, MetaKey } from "../index.js";
+import { createServer } from "../index.js";
+import { MetaKey } from "../transport.js";
 import { connectLines } from "./connection.test-util.js";
 import {
   CLIENT,
