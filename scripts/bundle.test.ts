@@ -3,7 +3,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script, run by `pnpm run build`
-import { BUNDLED, entryPoints } from "./bundle.mjs";
+import { BUNDLED, entryPoints, SHARED } from "./bundle.mjs";
 
 // What `pnpm run build` leaves in a bundled package's dist: its entries and their shared chunks, each with a source
 // map into src, and the declarations its exports name. Nothing else ships (a stale per-module file would).
@@ -41,6 +41,18 @@ describe.each(BUNDLED as string[])("the built dist of %s", (name) => {
     }
     for (const conditions of Object.values(manifest.exports)) {
       expect(existsSync(join(dir, conditions.types ?? "")), conditions.types).toBe(true);
+    }
+  });
+
+  it("makes each of its shared entries the re-exports of one module, chunks/shared.js", () => {
+    const shared = (SHARED as Record<string, string[]>)[name] ?? [];
+    const outs = Object.entries(entryPoints(manifest) as Record<string, string>).filter(([, source]) =>
+      shared.includes(source),
+    );
+    expect(outs.length).toBe(shared.length);
+    for (const [out] of outs) {
+      const text = readFileSync(join(dist, `${out}.js`), "utf8");
+      expect(text, out).toMatch(/^export \{ [\w$, ]+ \} from "(\.\.?\/)+chunks\/shared\.js";\n\/\/# sourceMappingURL=/);
     }
   });
 });

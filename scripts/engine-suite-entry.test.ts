@@ -44,7 +44,7 @@ function install(): void {
 
 // The engine under test: the memory engine's EngineLifecycle and TaskStore members, and nothing else, so a suite
 // that reached for another role would fail on a member that is not there.
-const TEST = `import { createMemoryEngine } from "@toolsmith/core";
+const TEST = `import { createMemoryEngine } from "@toolsmith/core/engine";
 import { lifecycleSuite, taskStoreSuite } from "@toolsmith/core/engine-suite";
 
 const PLAYED = ["node", "shared", "start", "close", "onResume", "createTask", "loadTask", "changeTask", "answerTask",

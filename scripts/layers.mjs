@@ -30,7 +30,7 @@ export const LAYERS = [
 export const VITEST_LAYER = "engine-suite";
 
 /** The package's entry points: the only source files directly in src/, above every layer. */
-export const ENTRIES = ["index.ts", "internal.ts"];
+export const ENTRIES = ["index.ts", "transport.ts", "engine.ts", "internal.ts"];
 
 /** transport-http's folders, bottom first, following a request from what every part shares to the front doors. */
 export const HTTP_LAYERS = ["exchange", "checks", "routes", "stateless", "sessions", "dispatch", "doors"];

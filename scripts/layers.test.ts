@@ -34,7 +34,10 @@ it("transport-http's own tree imports only downward, and every folder it has is 
 
 it("each layered package is checked from its own src/, with its own list", () => {
   expect(Object.keys(PACKAGES)).toEqual(["@toolsmith/core", "@toolsmith/transport-http"]);
-  expect(PACKAGES["@toolsmith/core"]).toMatchObject({ layers: LAYERS, entries: ["index.ts", "internal.ts"] });
+  expect(PACKAGES["@toolsmith/core"]).toMatchObject({
+    layers: LAYERS,
+    entries: ["index.ts", "transport.ts", "engine.ts", "internal.ts"],
+  });
   expect(PACKAGES["@toolsmith/transport-http"]).toMatchObject({ layers: HTTP_LAYERS, entries: ["index.ts"] });
   expect(() => layerViolations(tree({}), "@toolsmith/elsewhere")).toThrow(/not a layered package/);
 });
@@ -136,9 +139,14 @@ it("refuses the package's own name or entries, a computed import(), and shipped 
     "wire/helper.test-util.ts": 'export { s } from "../server/s.js";\n',
     "wire/launder.ts": 'export { s } from "./helper.test-util.js";\n',
     "wire/entry.ts": 'export { createServer } from "../index.js";\nexport { keyOf } from "../internal.js";\n',
+    // ../engine.js is the entry beside src/, not a file of the engine/ layer.
+    "protocol/engine-entry.ts":
+      'export type { Engine } from "../engine.js";\nexport { idText } from "../transport.js";\n',
     "server/s.ts": "export const s = 1;\n",
   });
   expect(layerViolations(src).sort()).toEqual([
+    "protocol/engine-entry.ts imports ../engine.js: an entry point, above every layer; import the file",
+    "protocol/engine-entry.ts imports ../transport.js: an entry point, above every layer; import the file",
     "wire/computed.ts imports a computed path (name): no check can follow it",
     "wire/entry.ts imports ../index.js: an entry point, above every layer; import the file",
     "wire/entry.ts imports ../internal.js: an entry point, above every layer; import the file",
@@ -170,7 +178,7 @@ it("refuses a symlink and a source file beside the entries", () => {
   writeFileSync(join(src, "helpers.ts"), 'export * from "./server/s.js";\n');
   writeFileSync(join(src, "helpers.test.ts"), "export {};\n");
   expect(layerViolations(src).sort()).toEqual([
-    "helpers.ts sits beside the entries (index.ts, internal.ts): put it in the layer it belongs to",
+    "helpers.ts sits beside the entries (index.ts, transport.ts, engine.ts, internal.ts): put it in the layer it belongs to",
     "wire/s.ts is a symlink: a layer holds its own files",
     "wire/up is a symlink: a layer holds its own files",
   ]);

@@ -1,5 +1,6 @@
 import { StringDecoder } from "node:string_decoder";
-import { ErrorCode, errorLine, idText } from "@toolsmith/core";
+import { ErrorCode } from "@toolsmith/core";
+import { errorLine, idText } from "@toolsmith/core/transport";
 
 // A batch's elements, each as its own text: `idText` reads a number id past 2^53 exactly off one message's text.
 function elementTexts(text: string): string[] {

@@ -1,5 +1,6 @@
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
-import { type LogLevel, MetaKey } from "@toolsmith/core";
+import type { LogLevel } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { Unavailable } from "./transient.js";
 
 // The official client 2.4.0 refuses `resultType: "task"` and the tasks/* methods, so the CLI sends those requests

@@ -1,4 +1,5 @@
-import { LATEST_STATELESS_VERSION, MetaKey } from "@toolsmith/core";
+import { LATEST_STATELESS_VERSION } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import type { Colors } from "./colors.js";
 
 export type Direction = "in" | "out";

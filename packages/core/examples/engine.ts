@@ -1,6 +1,8 @@
 // The @example blocks of core's engine/ and engine-suite/ layers: compiled by `pnpm typecheck`, copied into the
 // TSDoc by scripts/sync-examples.mjs.
-import { createMemoryEngine, createServer, type Server } from "@toolsmith/core";
+
+import { createServer, type Server } from "@toolsmith/core";
+import { createMemoryEngine } from "@toolsmith/core/engine";
 import { engineSuite } from "@toolsmith/core/engine-suite";
 
 export function withEngine(): Server {

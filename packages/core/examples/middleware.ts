@@ -1,7 +1,7 @@
 // The @example blocks of core's middleware/ layer: compiled by `pnpm typecheck`, copied into the TSDoc by
 // scripts/sync-examples.mjs.
 import type { Server } from "@toolsmith/core";
-import { type AuditRecord, audit, rateLimit, requestLog, timeout } from "@toolsmith/core/middleware";
+import { type AuditRecord, audit, InputRequired, rateLimit, requestLog, timeout } from "@toolsmith/core/middleware";
 
 export function timed(server: Server, log: (method: string, ms: number) => void): void {
   //#region Middleware
@@ -38,4 +38,19 @@ export function limited(server: Server): void {
   //#region rateLimit
   server.use(rateLimit({ capacity: 5, perSecond: 0.5 }));
   //#endregion rateLimit
+}
+
+export function countFailures(server: Server): () => number {
+  //#region InputRequired
+  let failures = 0;
+  server.use(async (_operation, next) => {
+    try {
+      return await next();
+    } catch (error) {
+      if (!(error instanceof InputRequired)) failures++;
+      throw error;
+    }
+  });
+  //#endregion InputRequired
+  return () => failures;
 }

@@ -1,6 +1,7 @@
 // The @example blocks of core's server/ layer: compiled by `pnpm typecheck`, copied into the TSDoc by
 // scripts/sync-examples.mjs.
-import { createServer, type Servable, type Server } from "@toolsmith/core";
+import { createServer, type Server } from "@toolsmith/core";
+import type { Servable } from "@toolsmith/core/transport";
 import { z } from "zod";
 
 export function notes(): Server {

@@ -1,6 +1,7 @@
 // The @example blocks of core's wire/ layer: compiled by `pnpm typecheck`, copied into the TSDoc by
 // scripts/sync-examples.mjs.
-import { DefinitionError, ErrorCode, errorLine, idText, McpError, type Server } from "@toolsmith/core";
+import { DefinitionError, ErrorCode, McpError, type Server } from "@toolsmith/core";
+import { errorLine, idText } from "@toolsmith/core/transport";
 
 export function unknownTool(): never {
   //#region McpError

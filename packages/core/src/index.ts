@@ -1,20 +1,18 @@
 /**
- * `@toolsmith/core`: what a server author needs (createServer, definitions, errors, the request context, middleware,
- * guards, handles, schemas, content helpers, wire types) and what a transport author needs (Connection, Route,
- * errorLine, idText, versions, MetaKey). The test client is `@toolsmith/core/testing`; sibling packages' helpers are
- * `@toolsmith/core/internal`. Every export is a promise: src/surface.test.ts pins the list.
+ * `@toolsmith/core`: what a server author needs: createServer and its options, the definitions and their handles,
+ * errors, the request context, guards, schemas, content helpers, the logger, MCP's wire types and the JSON-RPC types
+ * (the test client records them), and the latest version of each era (a server's tests run both). Transport authors
+ * add `@toolsmith/core/transport`, engine authors `@toolsmith/core/engine`, middleware authors
+ * `@toolsmith/core/middleware`; the test client is `@toolsmith/core/testing`. Every export is a promise:
+ * src/surface.test.ts pins the list.
  */
 
-export type { ConnectOptions, ReceiveOptions } from "./connection/connect-options.js";
-export { Connection } from "./connection/connection.js";
-export type { Route } from "./connection/outlet.js";
 export type {
   ElicitForm,
   ElicitRawForm,
   ElicitResult,
   ElicitUrl,
   Root,
-  Round,
   SampleRequest,
   SampleResult,
 } from "./context/ask.js";
@@ -22,40 +20,7 @@ export type { ClientLog, LogData, LogMethod } from "./context/client-log.js";
 export type { AuthInfo, Era, RequestContext } from "./context/context.js";
 export { type ErrorReport, type LogEntry, type Logger, textLogger } from "./context/logger.js";
 export type { TraceContext } from "./context/trace.js";
-export {
-  type Engine,
-  type EngineLifecycle,
-  type EngineOwner,
-  EngineUnavailable,
-  type EventLog,
-  LeaseLost,
-  type RequestLeases,
-  type RunningRequest,
-  type ServerBus,
-  type ServerSignal,
-  type SessionChange,
-  type SessionChannel,
-  type SessionLimits,
-  type SessionRecord,
-  type SessionSignal,
-  type SessionStore,
-  type StoredEvent,
-  type StoredPrincipal,
-  type TaskChange,
-  type TaskInputRequest,
-  type TaskLimit,
-  type TaskRecord,
-  type TaskSignal,
-  type TaskStatus,
-  type TaskStore,
-  type Unfollow,
-} from "./engine/engine.js";
-export { createMemoryEngine, type MemoryEngine, type MemoryEngineOptions } from "./engine/memory.js";
-export { SESSION_BOUNDS } from "./engine/session-bounds.js";
-export type { Middleware, Operation, OperationKind } from "./middleware/compose.js";
 export type { CacheHint } from "./protocol/cache-hints.js";
-export type { Phase } from "./protocol/era.js";
-export { httpStatusOf } from "./protocol/http-status.js";
 export { isLogLevel, LOG_LEVELS, type LogLevel, levelPasses } from "./protocol/log-levels.js";
 export {
   audio,
@@ -65,17 +30,7 @@ export {
   resourceLink,
   text,
 } from "./protocol/results.js";
-export { featuresOf, type RevisionFeatures } from "./protocol/revision.js";
-export {
-  HANDSHAKE_VERSIONS,
-  type HandshakeVersion,
-  LATEST_HANDSHAKE_VERSION,
-  LATEST_STATELESS_VERSION,
-  MetaKey,
-  type ProtocolVersion,
-  STATELESS_VERSIONS,
-  type StatelessVersion,
-} from "./protocol/versions.js";
+export { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION, type ProtocolVersion } from "./protocol/versions.js";
 export type { ToolUi, UiCsp, UiPermissions } from "./registry/app-options.js";
 export {
   type Completer,
@@ -106,12 +61,11 @@ export type {
 } from "./schema/schema-adapter.js";
 export type { StandardJsonSchema, StandardSchema } from "./schema/standard-schema.js";
 export type { ServerOptions } from "./server/options.js";
-export { type Servable, type Server, toServer } from "./server/servable.js";
+export type { Server } from "./server/servable.js";
 export { createServer } from "./server/server.js";
 export { ClientError, DefinitionError, isMcpError, McpError } from "./wire/errors.js";
 export {
   ErrorCode,
-  errorLine,
   type JsonRpcError,
   type JsonRpcErrorObject,
   type JsonRpcMessage,
@@ -121,7 +75,6 @@ export {
   type JsonRpcSuccess,
   type RequestId,
 } from "./wire/json-rpc.js";
-export { idText } from "./wire/raw-id.js";
 export type {
   Annotations,
   AudioContent,

@@ -1,19 +1,13 @@
 /**
- * `@toolsmith/core/internal`: what Toolsmith's own packages (decorators, transports, cli) share with core. Unstable:
- * it may change in any release, without notice; nothing outside this repository should import it.
+ * `@toolsmith/core/internal`: what Toolsmith's own packages (decorators, transports, cli) share with core: helpers
+ * shaped by their needs, and the cross-process fan-out of list changes (`onAnnounce`, `mayHear`, `mayRead`,
+ * `defaultEngine`) until issue 25's one-session work settles its shape. Unstable: it may change in any release,
+ * without notice; nothing outside this repository should import it. What a third party needs to write a transport,
+ * an engine or a middleware is public, on `/transport`, `/engine` and `/middleware`.
  */
 
-export { serviceUnavailable } from "./connection/error-boundary.js";
-export { InputRequired } from "./context/ask.js";
-export { callerKey, isIpAddress } from "./context/caller.js";
-export { DEFAULT_RETRY_AFTER_SECONDS, isEngineUnavailable, isLeaseLost } from "./engine/engine.js";
-export {
-  keptCapabilities,
-  keptClientInfo,
-  subscriptionUriRefusal,
-  tooManySubscriptions,
-  utf8Length,
-} from "./engine/session-bounds.js";
+export { isIpAddress } from "./context/caller.js";
+export { utf8Length } from "./engine/session-bounds.js";
 export { eraOf } from "./protocol/era.js";
 export { BATCH_REVISIONS } from "./protocol/revision.js";
 export type { Audience } from "./registry/router.js";

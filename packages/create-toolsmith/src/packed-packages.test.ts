@@ -77,11 +77,14 @@ describe.each(PUBLISHABLE)("the packed package %s", (dir) => {
   });
 });
 
-// testing's client and middleware's timeout reject with index's McpError; zod-v3 registers where createServer looks.
+// testing's client and middleware's timeout reject with index's McpError; zod-v3 registers where createServer looks;
+// the server's connection is transport's Connection, and the memory engine throws engine's LeaseLost.
 const ENTRIES_AGREE = `import { McpError, createServer } from "@toolsmith/core";
+import { LeaseLost, createMemoryEngine } from "@toolsmith/core/engine";
 import { isPlainObject } from "@toolsmith/core/internal";
 import { timeout } from "@toolsmith/core/middleware";
 import { createTestClient } from "@toolsmith/core/testing";
+import { Connection } from "@toolsmith/core/transport";
 import "@toolsmith/core/zod-v3";
 import { jsonSchema } from "@toolsmith/core/json-schema";
 import * as z3 from "zod/v3";
@@ -100,6 +103,11 @@ const operation = { kind: "read", method: "resources/read", abort() {} };
 const late = await timeout(1)(operation, () => new Promise(() => {})).catch((error) => error);
 if (listed?.name !== "v3" || !isPlainObject(listed.inputSchema)) throw new Error("no zod v3 tool");
 if (!(unknown instanceof McpError) || !(late instanceof McpError)) throw new Error("two McpError classes");
+if (!(server.connect({ send() {} }) instanceof Connection)) throw new Error("two Connection classes");
+const engine = createMemoryEngine();
+engine.start({ name: "entries" });
+const lost = (() => { try { engine.append("s", "get", "x", { running: "r" }); } catch (error) { return error; } })();
+if (!(lost instanceof LeaseLost)) throw new Error("two LeaseLost classes");
 process.stdout.write("one McpError, one adapter registry\\n");
 `;
 

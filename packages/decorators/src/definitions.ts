@@ -5,7 +5,6 @@ import {
   DefinitionError,
   type Guard,
   type MaybePromise,
-  type Middleware,
   type PromptDefinition,
   type RequestContext,
   type ResourceTemplateDefinition,
@@ -14,6 +13,7 @@ import {
   type ToolDefinition,
 } from "@toolsmith/core";
 import { isUriTemplate } from "@toolsmith/core/internal";
+import type { Middleware } from "@toolsmith/core/middleware";
 import { type AnyClass, prototypeChain } from "./prototype-chain.js";
 import {
   type CompleteOption,

@@ -1,4 +1,5 @@
-import { DefinitionError, type Middleware, type Server } from "@toolsmith/core";
+import { DefinitionError, type Server } from "@toolsmith/core";
+import type { Middleware } from "@toolsmith/core/middleware";
 import { isTc39, legacySlot, ownLegacySlot, ownTc39Slot, tc39Slot, withArticle } from "./dialect.js";
 import { prototypeChain } from "./prototype-chain.js";
 import type { Registration } from "./registry.js";

@@ -2,9 +2,10 @@
 // around its completions, never for a caller its guard refuses nor while disabled. Alone, mounted and nested, both
 // eras; run in both decorator dialects (see dialect-suite.ts).
 
-import { McpError, type Middleware, type Servable, type Server } from "@toolsmith/core";
-import { rateLimit } from "@toolsmith/core/middleware";
+import { McpError, type Server } from "@toolsmith/core";
+import { type Middleware, rateLimit } from "@toolsmith/core/middleware";
 import { createTestClient } from "@toolsmith/core/testing";
+import type { Servable } from "@toolsmith/core/transport";
 import { McpServer, prompt, resource, tool, use } from "@toolsmith/decorators";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

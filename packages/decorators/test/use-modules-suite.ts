@@ -1,8 +1,8 @@
 // A decorated module's @use middleware (use.ts), served alone and mounted (and mounted in a module), in both eras:
 // run in both decorator dialects (see dialect-suite.ts).
 
-import { McpError, type Middleware, type RequestContext } from "@toolsmith/core";
-import { rateLimit } from "@toolsmith/core/middleware";
+import { McpError, type RequestContext } from "@toolsmith/core";
+import { type Middleware, rateLimit } from "@toolsmith/core/middleware";
 import { createTestClient } from "@toolsmith/core/testing";
 import { McpServer, prompt, resource, tool, use } from "@toolsmith/decorators";
 import { describe, expect, it } from "vitest";

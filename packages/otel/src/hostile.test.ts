@@ -10,8 +10,8 @@ import {
 } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
-import { createServer, type Middleware } from "@toolsmith/core";
-import { rateLimit, timeout } from "@toolsmith/core/middleware";
+import { createServer } from "@toolsmith/core";
+import { type Middleware, rateLimit, timeout } from "@toolsmith/core/middleware";
 import { createTestClient } from "@toolsmith/core/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -1,6 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { type Span, SpanKind, type Tracer } from "@opentelemetry/api";
-import { createServer, MetaKey } from "@toolsmith/core";
+import { createServer } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { type HttpServer, listen } from "@toolsmith/transport-http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTelemetry } from "./open-telemetry.js";

@@ -1,5 +1,6 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import { ErrorCode, type Middleware } from "@toolsmith/core";
+import { ErrorCode } from "@toolsmith/core";
+import type { Middleware } from "@toolsmith/core/middleware";
 import { createTestClient } from "@toolsmith/core/testing";
 import { describe, expect, it } from "vitest";
 import { INSTRUMENTATION_NAME } from "./open-telemetry.js";

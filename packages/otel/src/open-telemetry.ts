@@ -12,8 +12,9 @@ import {
   type TracerProvider,
   trace,
 } from "@opentelemetry/api";
-import { ErrorCode, isMcpError, type Middleware, type Operation, type RequestContext } from "@toolsmith/core";
-import { InputRequired, isEngineUnavailable } from "@toolsmith/core/internal";
+import { ErrorCode, isMcpError, type RequestContext } from "@toolsmith/core";
+import { isEngineUnavailable } from "@toolsmith/core/engine";
+import { InputRequired, type Middleware, type Operation } from "@toolsmith/core/middleware";
 
 /** The instrumentation scope's name: what spans made by this middleware are attributed to. */
 export const INSTRUMENTATION_NAME = "@toolsmith/otel";

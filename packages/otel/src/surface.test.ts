@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script (reads a module's exports from its syntax)
 import { exportedNames } from "../../../scripts/imports.mjs";
@@ -19,4 +20,12 @@ describe.each(Object.entries(ENTRIES))("@toolsmith/otel's public surface: %s", (
     const { default: source } = (await import(/* @vite-ignore */ raw)) as { default: string };
     expect(exportedNames(file, source)).toEqual([...values, ...types].sort());
   });
+});
+
+it("lists every entry in package.json's exports", () => {
+  const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    exports: Record<string, Record<string, string>>;
+  };
+  const sources = Object.values(manifest.exports).map((entry) => entry["@toolsmith/source"]?.replace(/^\.\/src\//, ""));
+  expect(sources.sort()).toEqual(Object.keys(ENTRIES).sort());
 });

@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from "node:tls";
-import { EngineUnavailable } from "@toolsmith/core";
+import { EngineUnavailable } from "@toolsmith/core/engine";
 import { Redis, type RedisOptions } from "ioredis";
 import { GuardedConnector } from "./connector.js";
 import type { Script } from "./scripts.js";

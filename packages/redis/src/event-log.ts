@@ -1,4 +1,4 @@
-import { type EventLog, LeaseLost, type StoredEvent } from "@toolsmith/core";
+import { type EventLog, LeaseLost, type StoredEvent } from "@toolsmith/core/engine";
 import type { RedisLifecycle } from "./lifecycle.js";
 import { type RedisRequestLeases, requestField } from "./request-leases.js";
 import * as scripts from "./scripts.js";

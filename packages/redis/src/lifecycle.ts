@@ -5,7 +5,7 @@ import {
   EngineUnavailable,
   type RunningRequest,
   type ServerSignal,
-} from "@toolsmith/core";
+} from "@toolsmith/core/engine";
 import type { Redis } from "ioredis";
 import { Channels } from "./channels.js";
 import { asUnavailable, createClient, lastErrorOf, RECONNECT_MAX_MS, redacted, run } from "./client.js";

@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from "node:tls";
-import { DEFAULT_RETRY_AFTER_SECONDS } from "@toolsmith/core/internal";
+import { DEFAULT_RETRY_AFTER_SECONDS } from "@toolsmith/core/engine";
 
 /** Options of `createRedisEngine`. */
 export interface RedisEngineOptions {

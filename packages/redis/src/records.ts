@@ -1,5 +1,6 @@
-import type { LogLevel, SessionRecord, StoredPrincipal } from "@toolsmith/core";
-import { keptCapabilities, keptClientInfo } from "@toolsmith/core/internal";
+import type { LogLevel } from "@toolsmith/core";
+import type { SessionRecord, StoredPrincipal } from "@toolsmith/core/engine";
+import { keptCapabilities, keptClientInfo } from "@toolsmith/core/engine";
 
 /** What of a record never changes after `initialize`, as Redis keeps it (JSON). */
 interface Fixed {

@@ -1,4 +1,4 @@
-import type { Engine, RunningRequest, SessionLimits, SessionSignal, StoredEvent } from "@toolsmith/core";
+import type { Engine, RunningRequest, SessionLimits, SessionSignal, StoredEvent } from "@toolsmith/core/engine";
 import { Heard, ROOMY, recordOf } from "@toolsmith/core/engine-suite";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-import type { Engine, SessionRecord, TaskRecord } from "@toolsmith/core";
+import type { Engine, SessionRecord, TaskRecord } from "@toolsmith/core/engine";
 import { ROOMY, recordOf, taskOf } from "@toolsmith/core/engine-suite";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

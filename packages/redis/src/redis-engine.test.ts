@@ -1,4 +1,4 @@
-import type { Engine } from "@toolsmith/core";
+import type { Engine } from "@toolsmith/core/engine";
 import { engineSuite } from "@toolsmith/core/engine-suite";
 import { afterAll, beforeAll } from "vitest";
 import { createRedisEngine } from "./redis-engine.js";

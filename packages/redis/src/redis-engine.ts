@@ -12,7 +12,7 @@ import type {
   TaskLimit,
   TaskRecord,
   TaskSignal,
-} from "@toolsmith/core";
+} from "@toolsmith/core/engine";
 import { RedisEventLog } from "./event-log.js";
 import { RedisLifecycle } from "./lifecycle.js";
 import { DEFAULTS, type RedisEngineOptions, type Settings, withoutUndefined } from "./options.js";

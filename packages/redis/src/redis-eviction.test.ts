@@ -1,4 +1,5 @@
-import { createServer, EngineUnavailable, type LogLevel } from "@toolsmith/core";
+import { createServer, type LogLevel } from "@toolsmith/core";
+import { EngineUnavailable } from "@toolsmith/core/engine";
 import { ROOMY, recordOf } from "@toolsmith/core/engine-suite";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-import { type Engine, EngineUnavailable, type ServerSignal, type SessionSignal } from "@toolsmith/core";
+import { type Engine, EngineUnavailable, type ServerSignal, type SessionSignal } from "@toolsmith/core/engine";
 import { Heard, ROOMY, recordOf } from "@toolsmith/core/engine-suite";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

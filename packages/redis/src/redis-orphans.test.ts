@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Engine, RunningRequest } from "@toolsmith/core";
+import type { Engine, RunningRequest } from "@toolsmith/core/engine";
 import { Heard, ROOMY, recordOf } from "@toolsmith/core/engine-suite";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";

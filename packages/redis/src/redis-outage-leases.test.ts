@@ -1,5 +1,5 @@
 import { createServer, type Server, Socket } from "node:net";
-import type { Engine, RunningRequest } from "@toolsmith/core";
+import type { Engine, RunningRequest } from "@toolsmith/core/engine";
 import { ROOMY, recordOf, taskOf } from "@toolsmith/core/engine-suite";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";

@@ -1,4 +1,5 @@
-import { createServer, type Engine, type Server } from "@toolsmith/core";
+import { createServer, type Server } from "@toolsmith/core";
+import type { Engine } from "@toolsmith/core/engine";
 import { createTestClient } from "@toolsmith/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisEngine } from "./redis-engine.js";

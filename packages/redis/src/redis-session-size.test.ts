@@ -1,4 +1,4 @@
-import { type Engine, SESSION_BOUNDS } from "@toolsmith/core";
+import { type Engine, SESSION_BOUNDS } from "@toolsmith/core/engine";
 import { ROOMY, recordOf } from "@toolsmith/core/engine-suite";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

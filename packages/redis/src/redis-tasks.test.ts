@@ -1,4 +1,4 @@
-import type { Engine } from "@toolsmith/core";
+import type { Engine } from "@toolsmith/core/engine";
 import { eventually, taskOf } from "@toolsmith/core/engine-suite";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

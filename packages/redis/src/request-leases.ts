@@ -1,4 +1,4 @@
-import type { RequestLeases, RunningRequest } from "@toolsmith/core";
+import type { RequestLeases, RunningRequest } from "@toolsmith/core/engine";
 import { type RedisLifecycle, RUN_KEEP_MS } from "./lifecycle.js";
 import * as scripts from "./scripts.js";
 

@@ -1,4 +1,4 @@
-import type { ServerBus, ServerSignal } from "@toolsmith/core";
+import type { ServerBus, ServerSignal } from "@toolsmith/core/engine";
 import type { RedisLifecycle } from "./lifecycle.js";
 import * as scripts from "./scripts.js";
 

@@ -1,4 +1,4 @@
-import type { RunningRequest, SessionChannel, SessionSignal } from "@toolsmith/core";
+import type { RunningRequest, SessionChannel, SessionSignal } from "@toolsmith/core/engine";
 import { KEEP_CANCEL, KEEP_CLIENT_LINE, TAKE_CANCELS, TAKE_CLIENT_LINES } from "./client-lines.js";
 import { type RedisLifecycle, RUN_KEEP_MS } from "./lifecycle.js";
 

@@ -4,8 +4,9 @@ import {
   type SessionLimits,
   type SessionRecord,
   type SessionStore,
-} from "@toolsmith/core";
-import { subscriptionUriRefusal, tooManySubscriptions } from "@toolsmith/core/internal";
+  subscriptionUriRefusal,
+  tooManySubscriptions,
+} from "@toolsmith/core/engine";
 import type { RedisLifecycle } from "./lifecycle.js";
 import { bounded } from "./options.js";
 import { decodeRecord, encodeFixed } from "./records.js";

@@ -1,4 +1,4 @@
-import type { TaskChange, TaskInputRequest, TaskLimit, TaskRecord } from "@toolsmith/core";
+import type { TaskChange, TaskInputRequest, TaskLimit, TaskRecord } from "@toolsmith/core/engine";
 
 // A purged task's key outlives its TTL by this much at most (as long as the TTL when shorter): a process whose clock
 // runs behind still finds a task it may serve, and none is ever purged early.

@@ -5,7 +5,7 @@ import {
   type TaskRecord,
   type TaskSignal,
   type TaskStore,
-} from "@toolsmith/core";
+} from "@toolsmith/core/engine";
 import { type RedisLifecycle, RUN_KEEP_MS } from "./lifecycle.js";
 import { bounded } from "./options.js";
 import { answerArgs, changeArgs, createArgs, decodeTask } from "./task-records.js";

@@ -1,6 +1,6 @@
 // The @example blocks of @toolsmith/transport-http: compiled by `pnpm typecheck`, copied into the TSDoc by
 // scripts/sync-examples.mjs.
-import type { Servable } from "@toolsmith/core";
+import type { Servable } from "@toolsmith/core/transport";
 import { createHttpHandler, forwardedFor, listen, type Routes } from "@toolsmith/transport-http";
 
 // Bun's own types are not installed here: what the example needs of Bun.serve.

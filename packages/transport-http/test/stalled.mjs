@@ -3,7 +3,8 @@
 // finishes once the test writes "go" on stdin; what the server logs, and what its own reply stream says, go to stdout.
 import { createInterface } from "node:readline";
 import { Readable } from "node:stream";
-import { createServer, LATEST_STATELESS_VERSION, MetaKey } from "@toolsmith/core";
+import { createServer, LATEST_STATELESS_VERSION } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { createRedisEngine } from "@toolsmith/redis";
 import { createHttpHandler } from "@toolsmith/transport-http";
 

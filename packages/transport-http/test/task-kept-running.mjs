@@ -1,6 +1,7 @@
 // A process of a tasks server on Redis (tasks-across-processes.test.ts): it starts a task that never ends, says its id,
 // and is then killed (SIGKILL) by the test that spawned it: its lease lapses with the task still working.
-import { createServer, LATEST_STATELESS_VERSION, MetaKey } from "@toolsmith/core";
+import { createServer, LATEST_STATELESS_VERSION } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { createRedisEngine } from "@toolsmith/redis";
 import { createHttpHandler } from "@toolsmith/transport-http";
 

@@ -1,5 +1,6 @@
 import { PassThrough, Writable } from "node:stream";
-import { createServer, MetaKey } from "@toolsmith/core";
+import { createServer } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { describe, expect, it } from "vitest";
 import { serveStdio } from "./index.js";
 

@@ -1,4 +1,4 @@
-import type { Connection, Phase, ReceiveOptions } from "@toolsmith/core";
+import type { Connection, Phase, ReceiveOptions } from "@toolsmith/core/transport";
 import { isBlankLine } from "./blank-line.js";
 import { tooLargeReply } from "./framing.js";
 import { busyReply, cancelledId, MixedBatch, NOT_URGENT, urgentMessage } from "./line-kinds.js";

@@ -1,4 +1,5 @@
-import { ErrorCode, errorLine } from "@toolsmith/core";
+import { ErrorCode } from "@toolsmith/core";
+import { errorLine } from "@toolsmith/core/transport";
 import type { LineEvent } from "./line-reader.js";
 
 const LINE_SEPARATORS = /[\u2028\u2029]/g;

@@ -1,5 +1,6 @@
 import { PassThrough } from "node:stream";
-import { createServer, MetaKey, type Server } from "@toolsmith/core";
+import { createServer, type Server } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { z } from "zod";
 import { WAIT_MS } from "../../../scripts/wait.js";
 import { type StdioOptions, serveStdio } from "./index.js";

@@ -1,5 +1,6 @@
-import { ErrorCode, errorLine, idText, type RequestId } from "@toolsmith/core";
+import { ErrorCode, type RequestId } from "@toolsmith/core";
 import { isPlainObject, rawBatchIds } from "@toolsmith/core/internal";
+import { errorLine, idText } from "@toolsmith/core/transport";
 
 /** What `urgentMessage` returns for a line that may wait its turn behind queued requests. */
 export const NOT_URGENT: unique symbol = Symbol("not urgent");

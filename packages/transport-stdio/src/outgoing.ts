@@ -1,4 +1,4 @@
-import type { Phase } from "@toolsmith/core";
+import type { Phase } from "@toolsmith/core/transport";
 import { frame } from "./framing.js";
 import type { StdoutRedirect } from "./stdout-redirect.js";
 import type { Tap } from "./tap.js";

@@ -1,12 +1,5 @@
-import {
-  isLogLevel,
-  type Logger,
-  type LogLevel,
-  type Phase,
-  type Servable,
-  textLogger,
-  toServer,
-} from "@toolsmith/core";
+import { isLogLevel, type Logger, type LogLevel, textLogger } from "@toolsmith/core";
+import { type Phase, type Servable, toServer } from "@toolsmith/core/transport";
 import { FlowControl } from "./flow-control.js";
 import { type LineEvent, LineReader } from "./line-reader.js";
 import { Shutdown } from "./shutdown.js";

@@ -1,4 +1,4 @@
-import type { Connection } from "@toolsmith/core";
+import type { Connection } from "@toolsmith/core/transport";
 import type { FlowControl } from "./flow-control.js";
 import type { StdoutRedirect } from "./stdout-redirect.js";
 

@@ -1,5 +1,6 @@
 import { PassThrough, Writable } from "node:stream";
-import { createServer, MetaKey, type Server } from "@toolsmith/core";
+import { createServer, type Server } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type StdioOptions, serveStdio, type WireEntry } from "./index.js";

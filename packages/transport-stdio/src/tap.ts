@@ -1,4 +1,4 @@
-import type { Phase } from "@toolsmith/core";
+import type { Phase } from "@toolsmith/core/transport";
 
 /** One line on the wire, as a tap sees it. */
 export interface WireEntry {

@@ -1,5 +1,6 @@
 import { PassThrough } from "node:stream";
-import { type ConnectOptions, createServer, MetaKey, type RequestContext, type Server } from "@toolsmith/core";
+import { createServer, type RequestContext, type Server } from "@toolsmith/core";
+import { type ConnectOptions, MetaKey } from "@toolsmith/core/transport";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type StdioOptions, serveStdio } from "./index.js";

@@ -1,5 +1,6 @@
-import { ErrorCode, errorLine, idText } from "@toolsmith/core";
+import { ErrorCode } from "@toolsmith/core";
 import { isPlainObject, rawBatchIds } from "@toolsmith/core/internal";
+import { errorLine, idText } from "@toolsmith/core/transport";
 
 // The host's requests the server has not answered yet, by each id's exact text (past 2^53 too), so that a server
 // that stops answers each of them once, with the id as the host wrote it: a batch with one array line.

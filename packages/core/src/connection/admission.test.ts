@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MetaKey } from "../index.js";
+import { MetaKey } from "../transport.js";
 import { connectLines } from "./connection.test-util.js";
 import {
   CLIENT,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createServer, MetaKey } from "../index.js";
+import { createServer } from "../index.js";
 import { type Era, eraOf } from "../protocol/era.js";
+import { MetaKey } from "../transport.js";
 import { connectLines, replyTo } from "./connection.test-util.js";
 import {
   CLIENT,

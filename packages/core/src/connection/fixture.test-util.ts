@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import { z } from "zod";
-import { type Connection, createServer, type ErrorReport, MetaKey, type Server } from "../index.js";
+import { createServer, type ErrorReport, type Server } from "../index.js";
+import { type Connection, MetaKey } from "../transport.js";
 import { connectLines, replyTo } from "./connection.test-util.js";
 
 // Shared by the connection tests: a server with one of each kind of thing, and the messages they send it.

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as z3 from "zod/v3";
-import { createServer, MetaKey } from "../index.js";
+import { createServer } from "../index.js";
 import { jsonSchema } from "../schema/json-schema.js";
+import { MetaKey } from "../transport.js";
 import type { Connection } from "./connection.js";
 import { connectLines, receiveLine, replyTo, sentOn } from "./connection.test-util.js";
 import "../schema/zod-v3.js";

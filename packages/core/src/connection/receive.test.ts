@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createServer, McpError, MetaKey, type Server } from "../index.js";
+import { createServer, McpError, type Server } from "../index.js";
+import { MetaKey } from "../transport.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import { connectLines, receiveLine, replyTo } from "./connection.test-util.js";
 import {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as z3 from "zod/v3";
-import { createServer, type ErrorReport, MetaKey } from "../index.js";
+import { createServer, type ErrorReport } from "../index.js";
 import { createTestClient } from "../testing/client.js";
+import { MetaKey } from "../transport.js";
 import { connectLines, replyTo } from "./connection.test-util.js";
 import { fixture, handshake, type Json, send } from "./fixture.test-util.js";
 import "../schema/zod-v3.js";

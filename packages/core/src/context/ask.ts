@@ -128,7 +128,22 @@ export function inputRound(responses: Record<string, unknown> | undefined, round
   return { responses: responses ?? NO_RESPONSES, round, asked: undefined, counters: undefined };
 }
 
-/** Thrown through a handler that asked what this round cannot answer; the dispatcher answers `input_required`. */
+/**
+ * Thrown through a handler, and the middleware around it, that asked what this round cannot answer: the dispatcher
+ * answers `input_required`. It is no failure: a middleware that counts failures rethrows it uncounted.
+ * @example
+ * ```ts source="examples/middleware.ts#InputRequired"
+ * let failures = 0;
+ * server.use(async (_operation, next) => {
+ *   try {
+ *     return await next();
+ *   } catch (error) {
+ *     if (!(error instanceof InputRequired)) failures++;
+ *     throw error;
+ *   }
+ * });
+ * ```
+ */
 export class InputRequired {
   readonly name = "InputRequired";
   readonly message = "the request needs input from the client (answered as input_required)";

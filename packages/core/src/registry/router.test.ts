@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createServer, MetaKey, type Server, toServer } from "../index.js";
+import { createServer, type Server } from "../index.js";
 import { HANDSHAKE_VERSIONS, STATELESS_VERSIONS } from "../protocol/versions.js";
 import { createTestClient } from "../testing/client.js";
 import { rpcError } from "../testing/expect-errors.test-util.js";
+import { MetaKey, toServer } from "../transport.js";
 
 // The router's own part: what is listed and advertised, each list shaped for the caller's revision. Then what the
 // server adds around it (result envelopes, toServer, copies of the capabilities).

@@ -1,7 +1,8 @@
 import { once } from "node:events";
 import { createServer as createNodeServer, type IncomingMessage, request } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createServer, MetaKey } from "@toolsmith/core";
+import { createServer } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { HttpOptions } from "../dispatch/options.js";
 import { createHttpHandler } from "../doors/http-handler.js";

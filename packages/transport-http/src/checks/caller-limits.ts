@@ -1,5 +1,5 @@
 import { type AuthInfo, ErrorCode } from "@toolsmith/core";
-import { callerKey } from "@toolsmith/core/internal";
+import { callerKey } from "@toolsmith/core/transport";
 import { EventStream } from "../exchange/event-stream.js";
 import type { Incoming, Outgoing } from "../exchange/exchange.js";
 import { refuse } from "../exchange/refusals.js";

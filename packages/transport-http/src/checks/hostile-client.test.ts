@@ -1,6 +1,7 @@
 import { Agent, createServer as createNodeServer, type IncomingMessage, request } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createServer, LATEST_HANDSHAKE_VERSION, MetaKey } from "@toolsmith/core";
+import { createServer, LATEST_HANDSHAKE_VERSION } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createHttpHandler } from "../doors/http-handler.js";

@@ -1,4 +1,5 @@
-import { type AuthInfo, ErrorCode, errorLine, type MaybePromise } from "@toolsmith/core";
+import { type AuthInfo, ErrorCode, type MaybePromise } from "@toolsmith/core";
+import { errorLine } from "@toolsmith/core/transport";
 import { answer, type Incoming, type Outgoing } from "../exchange/exchange.js";
 import { refuse } from "../exchange/refusals.js";
 

@@ -1,8 +1,10 @@
 import { once } from "node:events";
 import { createServer as createNodeServer, type IncomingMessage, request } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createServer, type Engine, LATEST_STATELESS_VERSION, MetaKey, type ServerOptions } from "@toolsmith/core";
+import { createServer, LATEST_STATELESS_VERSION, type ServerOptions } from "@toolsmith/core";
+import type { Engine } from "@toolsmith/core/engine";
 import { taskOf } from "@toolsmith/core/engine-suite";
+import { MetaKey } from "@toolsmith/core/transport";
 import { createRedisEngine } from "@toolsmith/redis";
 import { afterEach, describe, expect, it } from "vitest";
 import type { HttpOptions } from "../dispatch/options.js";

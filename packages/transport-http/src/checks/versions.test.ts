@@ -1,4 +1,5 @@
-import { createServer, ErrorCode, featuresOf, HANDSHAKE_VERSIONS, LATEST_STATELESS_VERSION } from "@toolsmith/core";
+import { createServer, ErrorCode, LATEST_STATELESS_VERSION } from "@toolsmith/core";
+import { featuresOf, HANDSHAKE_VERSIONS } from "@toolsmith/core/transport";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createHttpHandler } from "../doors/http-handler.js";

@@ -1,13 +1,6 @@
-import {
-  type Era,
-  ErrorCode,
-  featuresOf,
-  HANDSHAKE_VERSIONS,
-  LATEST_STATELESS_VERSION,
-  MetaKey,
-  type ProtocolVersion,
-} from "@toolsmith/core";
+import { type Era, ErrorCode, LATEST_STATELESS_VERSION, type ProtocolVersion } from "@toolsmith/core";
 import { BATCH_REVISIONS, eraOf, isPlainObject, messageIdText } from "@toolsmith/core/internal";
+import { featuresOf, HANDSHAKE_VERSIONS, MetaKey } from "@toolsmith/core/transport";
 import type { Outgoing } from "../exchange/exchange.js";
 import { isRequest, refuse } from "../exchange/refusals.js";
 

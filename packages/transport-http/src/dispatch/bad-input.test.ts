@@ -1,4 +1,5 @@
-import { createServer, ErrorCode, MetaKey } from "@toolsmith/core";
+import { createServer, ErrorCode } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type HttpServer, listen } from "../doors/node-server.js";

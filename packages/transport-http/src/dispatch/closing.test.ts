@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { connect } from "node:net";
-import { createMemoryEngine, createServer, type Engine, LATEST_HANDSHAKE_VERSION } from "@toolsmith/core";
+import { createServer, LATEST_HANDSHAKE_VERSION } from "@toolsmith/core";
+import { createMemoryEngine, type Engine } from "@toolsmith/core/engine";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpHandler } from "../doors/http-handler.js";
 import { type HttpServer, listen } from "../doors/node-server.js";

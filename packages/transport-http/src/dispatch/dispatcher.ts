@@ -1,5 +1,7 @@
-import { type AuthInfo, createMemoryEngine, ErrorCode, type Servable, toServer } from "@toolsmith/core";
+import { type AuthInfo, ErrorCode } from "@toolsmith/core";
+import { createMemoryEngine } from "@toolsmith/core/engine";
 import { attempt, defaultEngine, messageIdText } from "@toolsmith/core/internal";
+import { type Servable, toServer } from "@toolsmith/core/transport";
 import { callerShare, StreamLimits } from "../checks/caller-limits.js";
 import { postRefusal, tooLarge } from "../checks/post-checks.js";
 import { authorize, hostOriginCheck, protectedResourceMetadata } from "../checks/protection.js";

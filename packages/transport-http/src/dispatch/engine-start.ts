@@ -1,5 +1,6 @@
-import { EngineUnavailable, type MaybePromise, type Server } from "@toolsmith/core";
-import { attempt, isEngineUnavailable } from "@toolsmith/core/internal";
+import type { MaybePromise, Server } from "@toolsmith/core";
+import { EngineUnavailable, isEngineUnavailable } from "@toolsmith/core/engine";
+import { attempt } from "@toolsmith/core/internal";
 
 /** The server's engine as the transport starts it: `ready` before what needs it, `started` once it is. */
 export interface EngineStart {

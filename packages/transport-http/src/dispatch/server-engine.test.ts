@@ -1,4 +1,5 @@
-import { createMemoryEngine, createServer, type Engine, EngineUnavailable } from "@toolsmith/core";
+import { createServer } from "@toolsmith/core";
+import { createMemoryEngine, type Engine, EngineUnavailable } from "@toolsmith/core/engine";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpHandler } from "../doors/http-handler.js";
 import { type HttpServer, listen } from "../doors/node-server.js";

@@ -1,4 +1,4 @@
-import type { Servable } from "@toolsmith/core";
+import type { Servable } from "@toolsmith/core/transport";
 import { createHttpDispatcher, type HttpDispatcher } from "../dispatch/dispatcher.js";
 import type { HttpOptions } from "../dispatch/options.js";
 import { webBody } from "../exchange/event-stream.js";

@@ -3,7 +3,8 @@ import { Agent, createServer as createNodeServer, type IncomingMessage, request 
 import { type AddressInfo, connect } from "node:net";
 import { Writable } from "node:stream";
 import { gzipSync } from "node:zlib";
-import { createServer, ErrorCode, type LogEntry, MetaKey } from "@toolsmith/core";
+import { createServer, ErrorCode, type LogEntry } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { afterEach, describe, expect, it } from "vitest";
 import type { HttpOptions } from "../dispatch/options.js";
 import { createHttpHandler } from "./http-handler.js";

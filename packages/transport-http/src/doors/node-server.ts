@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { isLogLevel, type Servable, textLogger, toServer } from "@toolsmith/core";
-import { isEngineUnavailable } from "@toolsmith/core/internal";
+import { isLogLevel, textLogger } from "@toolsmith/core";
+import { isEngineUnavailable } from "@toolsmith/core/engine";
+import { type Servable, toServer } from "@toolsmith/core/transport";
 import { forwardedFor, trustedProxies, trustSaid } from "../checks/forwarded-for.js";
 import { isLoopbackHost } from "../checks/protection.js";
 import { createHttpDispatcher, type HttpDispatcher } from "../dispatch/dispatcher.js";

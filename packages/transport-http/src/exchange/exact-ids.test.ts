@@ -1,4 +1,5 @@
-import { createServer, ErrorCode, MetaKey } from "@toolsmith/core";
+import { createServer, ErrorCode } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { describe, expect, it } from "vitest";
 import type { HttpOptions } from "../dispatch/options.js";
 import { createHttpHandler } from "../doors/http-handler.js";

@@ -1,7 +1,8 @@
 import { once } from "node:events";
 import { connect, type Socket } from "node:net";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createServer, MetaKey } from "@toolsmith/core";
+import { createServer } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { within } from "../../../../scripts/wait.js";
 import { createHttpHandler } from "../doors/http-handler.js";

@@ -1,5 +1,5 @@
-import type { Route } from "@toolsmith/core";
 import { messageIdText } from "@toolsmith/core/internal";
+import type { Route } from "@toolsmith/core/transport";
 import { EventStream, SSE_HEADERS } from "./event-stream.js";
 import { JSON_HEADERS, type Outgoing } from "./exchange.js";
 import { isRequest, retryAfter } from "./refusals.js";

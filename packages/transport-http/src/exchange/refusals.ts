@@ -1,10 +1,7 @@
-import { ErrorCode, errorLine, httpStatusOf } from "@toolsmith/core";
-import {
-  DEFAULT_RETRY_AFTER_SECONDS,
-  isEngineUnavailable,
-  isPlainObject,
-  serviceUnavailable,
-} from "@toolsmith/core/internal";
+import { ErrorCode } from "@toolsmith/core";
+import { DEFAULT_RETRY_AFTER_SECONDS, isEngineUnavailable } from "@toolsmith/core/engine";
+import { isPlainObject } from "@toolsmith/core/internal";
+import { errorLine, httpStatusOf, serviceUnavailable } from "@toolsmith/core/transport";
 import { answer, JSON_HEADERS, type Outgoing } from "./exchange.js";
 
 // The answers the transport writes itself (core writes the rest): its refusals, with the HTTP status each gets, and

@@ -1,4 +1,5 @@
-import { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION, MetaKey } from "@toolsmith/core";
+import { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 
 // Shared by the HTTP tests that call a handler directly: web-standard requests of both eras.
 

@@ -1,5 +1,6 @@
 import { request as httpRequest } from "node:http";
-import { createMemoryEngine, createServer, DefinitionError, EngineUnavailable } from "@toolsmith/core";
+import { createServer, DefinitionError } from "@toolsmith/core";
+import { createMemoryEngine, EngineUnavailable } from "@toolsmith/core/engine";
 import { describe, expect, it } from "vitest";
 import { createHttpHandler } from "../doors/http-handler.js";
 import { type ListenOptions, listen } from "../doors/node-server.js";

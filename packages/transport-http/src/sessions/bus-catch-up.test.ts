@@ -1,4 +1,5 @@
-import { createMemoryEngine, createServer, type Engine, type SessionSignal } from "@toolsmith/core";
+import { createServer } from "@toolsmith/core";
+import { createMemoryEngine, type Engine, type SessionSignal } from "@toolsmith/core/engine";
 import { expect, it } from "vitest";
 import { within } from "../../../../scripts/wait.js";
 import { createHttpHandler } from "../doors/http-handler.js";

@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
-import { createServer, type Engine, LATEST_STATELESS_VERSION, MetaKey } from "@toolsmith/core";
+import { createServer, LATEST_STATELESS_VERSION } from "@toolsmith/core";
+import type { Engine } from "@toolsmith/core/engine";
+import { MetaKey } from "@toolsmith/core/transport";
 import { createRedisEngine } from "@toolsmith/redis";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";

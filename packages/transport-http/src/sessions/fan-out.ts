@@ -1,13 +1,7 @@
-import type { Engine, Server, StoredPrincipal } from "@toolsmith/core";
-import {
-  type Announcement,
-  andThen,
-  attempt,
-  isEngineUnavailable,
-  mayHear,
-  mayRead,
-  onAnnounce,
-} from "@toolsmith/core/internal";
+import type { Server } from "@toolsmith/core";
+import type { Engine, StoredPrincipal } from "@toolsmith/core/engine";
+import { isEngineUnavailable } from "@toolsmith/core/engine";
+import { type Announcement, andThen, attempt, mayHear, mayRead, onAnnounce } from "@toolsmith/core/internal";
 import { orphanedLine } from "../exchange/refusals.js";
 import type { HttpSession } from "./http-session.js";
 import type { LiveSessions } from "./live-sessions.js";

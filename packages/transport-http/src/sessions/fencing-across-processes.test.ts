@@ -1,7 +1,8 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createServer, type Engine, ErrorCode } from "@toolsmith/core";
+import { createServer, ErrorCode } from "@toolsmith/core";
+import type { Engine } from "@toolsmith/core/engine";
 import { Heard } from "@toolsmith/core/engine-suite";
 import { createRedisEngine } from "@toolsmith/redis";
 import { afterEach, describe, expect, it } from "vitest";

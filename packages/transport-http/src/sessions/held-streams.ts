@@ -1,4 +1,5 @@
-import type { Engine, MaybePromise, StoredEvent } from "@toolsmith/core";
+import type { MaybePromise } from "@toolsmith/core";
+import type { Engine, StoredEvent } from "@toolsmith/core/engine";
 import { andThen } from "@toolsmith/core/internal";
 import type { EventStream } from "../exchange/event-stream.js";
 

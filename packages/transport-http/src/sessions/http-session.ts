@@ -1,18 +1,15 @@
+import type { AuthInfo, MaybePromise, ProtocolVersion } from "@toolsmith/core";
 import {
-  type AuthInfo,
-  type Connection,
   type Engine,
-  featuresOf,
-  type MaybePromise,
-  type ProtocolVersion,
-  type Route,
+  isLeaseLost,
   type SessionRecord,
   type SessionSignal,
   type StoredEvent,
   type StoredPrincipal,
   type Unfollow,
-} from "@toolsmith/core";
-import { andThen, attempt, isLeaseLost } from "@toolsmith/core/internal";
+} from "@toolsmith/core/engine";
+import { andThen, attempt } from "@toolsmith/core/internal";
+import { type Connection, featuresOf, type Route } from "@toolsmith/core/transport";
 import type { EventStream } from "../exchange/event-stream.js";
 import { JSON_HEADERS } from "../exchange/exchange.js";
 import type { PostReply, PostReplyOptions, PostStreamLog } from "../exchange/post-reply.js";

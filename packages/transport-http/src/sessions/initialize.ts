@@ -1,22 +1,13 @@
+import { type AuthInfo, ErrorCode, type MaybePromise, type ProtocolVersion } from "@toolsmith/core";
 import {
-  type AuthInfo,
-  type Connection,
   type Engine,
-  ErrorCode,
-  type MaybePromise,
-  type ProtocolVersion,
-  type Route,
-  type SessionLimits,
-  type SessionRecord,
-} from "@toolsmith/core";
-import {
-  andThen,
-  attempt,
-  isPlainObject,
   keptCapabilities,
   keptClientInfo,
-  messageIdText,
-} from "@toolsmith/core/internal";
+  type SessionLimits,
+  type SessionRecord,
+} from "@toolsmith/core/engine";
+import { andThen, attempt, isPlainObject, messageIdText } from "@toolsmith/core/internal";
+import type { Connection, Route } from "@toolsmith/core/transport";
 import { callerKeyOf, type RemoteAddress } from "../checks/caller-limits.js";
 import type { Incoming, Outgoing } from "../exchange/exchange.js";
 import { PostReply } from "../exchange/post-reply.js";

@@ -1,4 +1,4 @@
-import type { Engine } from "@toolsmith/core";
+import type { Engine } from "@toolsmith/core/engine";
 import { andThen, attempt } from "@toolsmith/core/internal";
 import type { HttpSession } from "./http-session.js";
 

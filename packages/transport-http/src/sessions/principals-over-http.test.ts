@@ -1,10 +1,5 @@
-import {
-  type AuthInfo,
-  createServer,
-  LATEST_HANDSHAKE_VERSION,
-  type LogEntry,
-  type SessionRecord,
-} from "@toolsmith/core";
+import { type AuthInfo, createServer, LATEST_HANDSHAKE_VERSION, type LogEntry } from "@toolsmith/core";
+import type { SessionRecord } from "@toolsmith/core/engine";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createHttpHandler } from "../doors/http-handler.js";

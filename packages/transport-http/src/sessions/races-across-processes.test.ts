@@ -1,4 +1,5 @@
-import { createServer, type Engine, ErrorCode } from "@toolsmith/core";
+import { createServer, ErrorCode } from "@toolsmith/core";
+import type { Engine } from "@toolsmith/core/engine";
 import { createRedisEngine } from "@toolsmith/redis";
 import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";

@@ -1,4 +1,5 @@
-import { createServer, type Engine, EngineUnavailable } from "@toolsmith/core";
+import { createServer } from "@toolsmith/core";
+import { type Engine, EngineUnavailable } from "@toolsmith/core/engine";
 import { createRedisEngine } from "@toolsmith/redis";
 import { expect, it } from "vitest";
 import { createHttpHandler, type HttpHandler } from "../doors/http-handler.js";

@@ -1,4 +1,5 @@
-import { createServer, SESSION_BOUNDS } from "@toolsmith/core";
+import { createServer } from "@toolsmith/core";
+import { SESSION_BOUNDS } from "@toolsmith/core/engine";
 import { createRedisEngine } from "@toolsmith/redis";
 import { describe, expect, it } from "vitest";
 import { createHttpHandler, type HttpHandler } from "../doors/http-handler.js";

@@ -1,6 +1,6 @@
 import type { AuthInfo, MaybePromise } from "@toolsmith/core";
-import { idText } from "@toolsmith/core";
 import { andThen, attempt, isPlainObject } from "@toolsmith/core/internal";
+import { idText } from "@toolsmith/core/transport";
 import { sessionVersionRefusal, VERSION_HEADER } from "../checks/versions.js";
 import type { Incoming, Outgoing } from "../exchange/exchange.js";
 import { PostReply } from "../exchange/post-reply.js";

@@ -1,13 +1,7 @@
-import {
-  type AuthInfo,
-  type Connection,
-  ErrorCode,
-  type MaybePromise,
-  type Route,
-  type Server,
-  type SessionRecord,
-} from "@toolsmith/core";
+import { type AuthInfo, ErrorCode, type MaybePromise, type Server } from "@toolsmith/core";
+import type { SessionRecord } from "@toolsmith/core/engine";
 import { andThen, attempt, messageIdText } from "@toolsmith/core/internal";
+import type { Connection, Route } from "@toolsmith/core/transport";
 import type { StreamLimits } from "../checks/caller-limits.js";
 import { isHandshakeHeader, VERSION_HEADER } from "../checks/versions.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "../exchange/exchange.js";

@@ -1,4 +1,4 @@
-import type { Engine } from "@toolsmith/core";
+import type { Engine } from "@toolsmith/core/engine";
 import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
 import { afterAll, beforeAll } from "vitest";
 import type { HttpHandler } from "../doors/http-handler.js";

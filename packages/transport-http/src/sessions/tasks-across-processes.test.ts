@@ -1,7 +1,9 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createServer, type Engine, LATEST_STATELESS_VERSION, MetaKey } from "@toolsmith/core";
+import { createServer, LATEST_STATELESS_VERSION } from "@toolsmith/core";
+import type { Engine } from "@toolsmith/core/engine";
+import { MetaKey } from "@toolsmith/core/transport";
 import { createRedisEngine } from "@toolsmith/redis";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

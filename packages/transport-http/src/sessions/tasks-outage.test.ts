@@ -1,4 +1,5 @@
-import { createServer, LATEST_STATELESS_VERSION, type LogEntry, MetaKey } from "@toolsmith/core";
+import { createServer, LATEST_STATELESS_VERSION, type LogEntry } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { createRedisEngine } from "@toolsmith/redis";
 import { expect, it } from "vitest";
 import { until, within } from "../../../../scripts/wait.js";

@@ -1,4 +1,5 @@
-import { createServer, MetaKey, type RequestContext, type Server } from "@toolsmith/core";
+import { createServer, type RequestContext, type Server } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createHttpHandler, type HttpHandler } from "../doors/http-handler.js";

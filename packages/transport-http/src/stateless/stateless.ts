@@ -1,14 +1,6 @@
-import {
-  type AuthInfo,
-  type Connection,
-  ErrorCode,
-  LATEST_STATELESS_VERSION,
-  McpError,
-  type ReceiveOptions,
-  type Server,
-  type Tool,
-} from "@toolsmith/core";
+import { type AuthInfo, ErrorCode, LATEST_STATELESS_VERSION, McpError, type Server, type Tool } from "@toolsmith/core";
 import { isPlainObject, messageIdText } from "@toolsmith/core/internal";
+import type { Connection, ReceiveOptions } from "@toolsmith/core/transport";
 import type { StreamLimits } from "../checks/caller-limits.js";
 import { addressOf, callerKeyOf, type RemoteAddress } from "../checks/caller-limits.js";
 import { paramMismatch, routingMismatch } from "../checks/routing-headers.js";

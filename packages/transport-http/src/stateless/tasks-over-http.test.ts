@@ -1,4 +1,5 @@
-import { createServer, LATEST_STATELESS_VERSION, MetaKey } from "@toolsmith/core";
+import { createServer, LATEST_STATELESS_VERSION } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { describe, expect, it } from "vitest";
 import { createHttpHandler } from "../doors/http-handler.js";
 import { headers2026, post, replyOf } from "../exchange/requests.test-util.js";

@@ -1,3 +1,11 @@
+/**
+ * `@toolsmith/core/middleware`: what a middleware author needs (`Middleware`, the `Operation` it sees, a verified
+ * input `Round`, `InputRequired`, which a handler's question throws through it and is no failure) and the kit of
+ * ready middleware. Every export is a promise: src/surface.test.ts pins the list.
+ */
+
+export { InputRequired, type Round } from "../../context/ask.js";
+export type { Middleware, Operation, OperationKind } from "../compose.js";
 export { type AuditOptions, type AuditRecord, audit } from "./audit.js";
 export { callerOf, principalOf } from "./caller.js";
 export type { Outcome } from "./outcome.js";
