@@ -74,6 +74,12 @@ export interface RequestContext {
   readonly trace: TraceContext | undefined;
   /** The authenticated caller; undefined on stdio (the HTTP transport fills it). */
   readonly auth: AuthInfo | undefined;
+  /**
+   * Who per-caller limits count this request against, in the one format every limit uses (`callerKey`): `subject <s>`
+   * when authenticated, else `address <a>`, the client's network address (an IPv6 address as its /56); undefined when
+   * neither is known (stdio, an in-memory test client without auth).
+   */
+  readonly caller: string | undefined;
   /** Room for transports and middleware to attach what they know about this request. */
   readonly extra: Record<string, unknown>;
   /**

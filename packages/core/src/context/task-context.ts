@@ -40,6 +40,7 @@ export class TaskContext implements RequestContext {
   readonly meta: Readonly<Record<string, unknown>> | undefined;
   readonly trace: TraceContext | undefined;
   readonly auth: AuthInfo | undefined;
+  readonly caller: string | undefined;
   readonly extra: Record<string, unknown>;
   readonly task: { readonly id: string };
   readonly tag: unknown = undefined;
@@ -62,6 +63,7 @@ export class TaskContext implements RequestContext {
     this.meta = from.meta;
     this.trace = from.trace;
     this.auth = from.auth;
+    this.caller = from.caller;
     this.extra = { ...from.extra };
     this.task = { id: port.id };
     this.asker = port.ask;

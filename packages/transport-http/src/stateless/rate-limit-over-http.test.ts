@@ -93,4 +93,22 @@ describe("rateLimit over HTTP", () => {
     expect(replies.filter((reply) => errorCode(reply) === RATE_LIMITED)).toHaveLength(3);
     expect(runs.add).toBe(3);
   });
+
+  it("unauthenticated callers are counted by their network address (the one caller key), not in one shared bucket", async () => {
+    const server = createServer({ name: "limited", version: "1" });
+    let runs = 0;
+    server.tool({ name: "add", description: "Add", handler: () => ++runs });
+    server.use(rateLimit({ capacity: 2, perSecond: 0.0001, now: () => 0 }));
+    const handle = createHttpHandler(server, {
+      remoteAddress: (request) => request.headers.get("x-peer") ?? undefined,
+    });
+    const from = (peer: string, id: number) => handle(call2026(id, "add", {}, { "x-peer": peer }));
+    const codes = async (peer: string, first: number) =>
+      Promise.all([0, 1, 2].map(async (index) => errorCode(await replyOf(await from(peer, first + index)))));
+    expect(await codes("192.0.2.1", 1)).toEqual([undefined, undefined, RATE_LIMITED]);
+    // Another client is not starved by the first one's use; the same /56 is the same caller.
+    expect(await codes("2001:db8:1:100::1", 10)).toEqual([undefined, undefined, RATE_LIMITED]);
+    expect(errorCode(await replyOf(await from("2001:db8:1:1ff::2", 20)))).toBe(RATE_LIMITED);
+    expect(runs).toBe(4);
+  });
 });

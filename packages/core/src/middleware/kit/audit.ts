@@ -1,5 +1,5 @@
 import type { Middleware, Operation } from "../compose.js";
-import { callerOf } from "./caller.js";
+import { callerLabel } from "./caller.js";
 import { type Outcome, observe } from "./outcome.js";
 
 /** One audited operation. */
@@ -40,7 +40,7 @@ export function audit(record: (entry: AuditRecord) => void, options: AuditOption
     const entry: AuditRecord = {
       at: new Date().toISOString(),
       method: operation.method,
-      caller: callerOf(operation.ctx),
+      caller: callerLabel(operation.ctx),
       outcome: "ok",
     };
     if (operation.name !== undefined) entry.name = operation.name;

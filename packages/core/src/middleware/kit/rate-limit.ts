@@ -2,7 +2,7 @@ import type { Round } from "../../context/ask.js";
 import { McpError } from "../../wire/errors.js";
 import { ErrorCode } from "../../wire/json-rpc.js";
 import type { Middleware, Operation } from "../compose.js";
-import { principalOf } from "./caller.js";
+import { callerKeyOf } from "./caller.js";
 
 export interface RateLimitOptions {
   /** Tokens a caller's bucket holds: the burst (default 10). */
@@ -15,7 +15,10 @@ export interface RateLimitOptions {
    * says: its request paid on its first call.
    */
   costs?: (operation: Operation) => number;
-  /** Who a bucket belongs to (default: the authenticated subject; every unauthenticated caller shares one bucket). */
+  /**
+   * Who a bucket belongs to (default: the request's caller key, `ctx.caller`: the authenticated subject, else the
+   * client's network address; one shared bucket where neither is known, as on stdio).
+   */
   key?: (operation: Operation) => string;
   /** Buckets kept at most; the least recently used go first (default 10,000). */
   maxCallers?: number;
@@ -84,7 +87,7 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
   const freeRounds = options.freeRounds ?? 10;
   const now = options.now ?? (() => Date.now());
   const costs = options.costs ?? ((operation) => (operation.kind === "list" || operation.kind === "complete" ? 0 : 1));
-  const keyOf = options.key ?? ((operation) => principalOf(operation.ctx));
+  const keyOf = options.key ?? ((operation) => callerKeyOf(operation.ctx));
   const buckets = new Map<string, { tokens: number; at: number }>();
   const redeemed = new Redeemed(options.maxRounds ?? 100_000);
   return (operation, next) => {

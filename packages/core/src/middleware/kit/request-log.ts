@@ -1,5 +1,5 @@
 import type { Middleware } from "../compose.js";
-import { callerOf, describe } from "./caller.js";
+import { callerLabel, describe } from "./caller.js";
 import { type Outcome, observe } from "./outcome.js";
 
 /** One logged operation. */
@@ -28,7 +28,7 @@ export function requestLog(
 ): Middleware {
   return (operation, next) => {
     const started = now();
-    const caller = callerOf(operation.ctx);
+    const caller = callerLabel(operation.ctx);
     return observe(next, (ended) => {
       const ms = Math.round((now() - started) * 10) / 10;
       const code = ended.outcome === "error" ? ended.code : undefined;
