@@ -47,7 +47,7 @@ describe("the wire log", () => {
 });
 
 describe("wiretap over a real pipe", () => {
-  it("shows the seed's session: handshake, the phase boundary, and last the request that asked", async () => {
+  it("shows the seed's session: initialization, the phase boundary, and last the request that asked", async () => {
     const { stdout } = await replay(serverPath, SEED_SESSION);
     expect(stdout).toHaveLength(3);
     const answer = JSON.parse(stdout[2] as string);
@@ -56,9 +56,9 @@ describe("wiretap over a real pipe", () => {
     expect(lines[0]).toBe("negotiated protocol: 2025-11-25");
     expect(lines[1]).toBe("wire transcript — 6 message(s), 0 dropped (cap 64)");
     expect(lines.slice(2)).toEqual([
-      `[handshake] → ${SEED_SESSION[0]}`,
-      `[handshake] ← ${stdout[0]}`,
-      `[handshake] → ${SEED_SESSION[1]}`,
+      `[initialization] → ${SEED_SESSION[0]}`,
+      `[initialization] ← ${stdout[0]}`,
+      `[initialization] → ${SEED_SESSION[1]}`,
       `[operation] → ${SEED_SESSION[2]}`,
       `[operation] ← ${stdout[1]}`,
       `[operation] → ${SEED_SESSION[3]}`,

@@ -128,11 +128,11 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
     ],
     types: [
       "ConnectOptions",
+      "Delivery",
       "HandshakeVersion",
       "Phase",
       "ReceiveOptions",
       "RevisionFeatures",
-      "Route",
       "Servable",
       "StatelessVersion",
     ],

@@ -1,6 +1,6 @@
 /**
  * `@toolsmith/core/transport`: what a transport author needs beside the root: a server's `Connection` and the options
- * it is made and fed with, the `Route` of each line it says, the one writer of error lines (`errorLine`, `idText`),
+ * it is made and fed with, the `Delivery` of each line it says, the one writer of error lines (`errorLine`, `idText`),
  * the revisions and what differs between them, the HTTP status of a reply, the outage answer and the caller key of
  * per-caller limits. The engine a transport keeps sessions in is `@toolsmith/core/engine`. Every export is a
  * promise: src/surface.test.ts pins the list.
@@ -9,7 +9,7 @@
 export type { ConnectOptions, ReceiveOptions } from "./connection/connect-options.js";
 export { Connection } from "./connection/connection.js";
 export { serviceUnavailable } from "./connection/error-boundary.js";
-export type { Route } from "./connection/outlet.js";
+export type { Delivery } from "./connection/outlet.js";
 export { callerKey } from "./context/caller.js";
 export type { Phase } from "./protocol/era.js";
 export { httpStatusOf } from "./protocol/http-status.js";

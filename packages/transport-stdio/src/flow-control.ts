@@ -11,7 +11,10 @@ import { WaitingLines } from "./waiting-lines.js";
 // While stdout is blocked, reading goes on (the client's answers may be behind) until this much waits, then pauses.
 const PAUSE_BYTES = 1024 * 1024;
 // The phase a line came in with rides along as its tag, onto every reply it causes (made once, not per line).
-const TAGGED: Record<Phase, ReceiveOptions> = { handshake: { tag: "handshake" }, operation: { tag: "operation" } };
+const TAGGED: Record<Phase, ReceiveOptions> = {
+  initialization: { tag: "initialization" },
+  operation: { tag: "operation" },
+};
 
 /** What the flow of lines is wired to, and its bounds. */
 export interface FlowOptions {

@@ -93,7 +93,7 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
 
   // A tap sees each reply with the phase its request came in with: the phase rides along as the message's tag.
   const connection = server.connect({
-    send: (line, route) => flow.out.send(line, (route.tag as Phase | undefined) ?? connection.phase),
+    send: (line, delivery) => flow.out.send(line, (delivery.tag as Phase | undefined) ?? connection.phase),
   });
   const reader = new LineReader(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   const flow = new FlowControl({

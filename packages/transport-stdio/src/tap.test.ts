@@ -103,14 +103,14 @@ function newServer(): Server {
 }
 
 describe("serveStdio tap: sees every line, in order, with the connection's phase", () => {
-  it("handshake era: initialize and notifications/initialized are handshake, later requests operation", async () => {
+  it("handshake era: initialize and notifications/initialized come in during initialization, later requests in operation", async () => {
     const harness = serve(newServer());
     const call = request(3, "tools/call", { name: "echo", arguments: { text: "hi" } });
     await harness.run([INITIALIZE, INITIALIZED, request(2, "tools/list"), call]);
     expect(summary(harness.entries)).toEqual([
-      "in handshake initialize",
-      "out handshake reply 1",
-      "in handshake notifications/initialized",
+      "in initialization initialize",
+      "out initialization reply 1",
+      "in initialization notifications/initialized",
       "in operation tools/list",
       "out operation reply 2",
       "in operation tools/call",
@@ -138,15 +138,15 @@ describe("serveStdio tap: sees every line, in order, with the connection's phase
     expect(harness.entries.filter((entry) => entry.direction === "in").map((entry) => entry.line)).toEqual(lines);
   });
 
-  it("stateless era: the first request comes in during handshake, the ones after in operation", async () => {
+  it("stateless era: the first request comes in during initialization, the ones after in operation", async () => {
     const harness = serve(newServer());
     await harness.run([
       request(1, "server/discover", { _meta: META }),
       request(2, "tools/call", { name: "echo", arguments: { text: "x" }, _meta: META }),
     ]);
     expect(summary(harness.entries)).toEqual([
-      "in handshake server/discover",
-      "out handshake reply 1",
+      "in initialization server/discover",
+      "out initialization reply 1",
       "in operation tools/call",
       "out operation reply 2",
     ]);
@@ -224,9 +224,9 @@ describe("serveStdio tap: sees every line, in order, with the connection's phase
     const slowReply = entries.findIndex((entry) => entry.direction === "out" && idOf(entry.line) === 2);
     const initialized = entries.findIndex((entry) => entry.line === INITIALIZED);
     expect(slowReply).toBeGreaterThan(initialized);
-    expect(entries[initialized]?.phase).toBe("handshake");
-    expect(entries.find((entry) => entry.line === slow)?.phase).toBe("handshake");
-    expect(entries[slowReply]?.phase).toBe("handshake");
+    expect(entries[initialized]?.phase).toBe("initialization");
+    expect(entries.find((entry) => entry.line === slow)?.phase).toBe("initialization");
+    expect(entries[slowReply]?.phase).toBe("initialization");
     expect(entries.find((entry) => entry.direction === "out" && idOf(entry.line) === 3)?.phase).toBe("operation");
     expect(JSON.parse(entries[slowReply]?.line ?? "{}").result.content).toEqual([{ type: "text", text: "done" }]);
   });
@@ -235,9 +235,9 @@ describe("serveStdio tap: sees every line, in order, with the connection's phase
     const harness = serve(newServer());
     await harness.run([INITIALIZE, INITIALIZED, notification("notifications/cancelled")]);
     expect(summary(harness.entries)).toEqual([
-      "in handshake initialize",
-      "out handshake reply 1",
-      "in handshake notifications/initialized",
+      "in initialization initialize",
+      "out initialization reply 1",
+      "in initialization notifications/initialized",
       "in operation notifications/cancelled",
     ]);
   });
@@ -246,8 +246,8 @@ describe("serveStdio tap: sees every line, in order, with the connection's phase
     const harness = serve(newServer());
     await harness.run(["{oops"]);
     expect(harness.entries.map(({ direction, phase }) => `${direction} ${phase}`)).toEqual([
-      "in handshake",
-      "out handshake",
+      "in initialization",
+      "out initialization",
     ]);
     expect(harness.entries[0]?.line).toBe("{oops");
     expect(JSON.parse(harness.entries[1]?.line ?? "{}")).toMatchObject({ id: null, error: { code: -32700 } });
@@ -259,10 +259,10 @@ describe("serveStdio tap: sees every line, in order, with the connection's phase
     const bigLater = request(12, "tools/call", { name: "echo", arguments: { text: "y".repeat(2000) } });
     await harness.run([big, INITIALIZE, INITIALIZED, bigLater, request(13, "ping")]);
     expect(summary(harness.entries)).toEqual([
-      "out handshake reply 9",
-      "in handshake initialize",
-      "out handshake reply 1",
-      "in handshake notifications/initialized",
+      "out initialization reply 9",
+      "in initialization initialize",
+      "out initialization reply 1",
+      "in initialization notifications/initialized",
       "out operation reply 12",
       "in operation ping",
       "out operation reply 13",

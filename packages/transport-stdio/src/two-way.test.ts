@@ -209,9 +209,9 @@ describe("serveStdio, two-way", () => {
     server.connect = (options: ConnectOptions) =>
       connect({
         ...options,
-        send: (line, route) => {
+        send: (line, delivery) => {
           sent++;
-          options.send(line, route);
+          options.send(line, delivery);
         },
       });
     const stdio = serve(server);

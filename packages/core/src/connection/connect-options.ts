@@ -4,14 +4,14 @@ import type { Era } from "../protocol/era.js";
 import type { RequestId } from "../wire/json-rpc.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import type { Tool } from "../wire/types.js";
-import type { Route } from "./outlet.js";
+import type { Delivery } from "./outlet.js";
 
 // What a transport tells a connection: once, when it connects, and with each message.
 
 /** How a transport connects: where the connection's lines go, and what the transport knows of the peer. */
 export interface ConnectOptions {
   /** Every line the connection says goes here, in order: replies, notifications, requests to the client. */
-  send(line: string, route: Route): void;
+  send(line: string, delivery: Delivery): void;
   /** The caller, when the transport authenticated one for the whole connection (a TypeError without a subject). */
   auth?: AuthInfo;
   /** Copied into every request's `ctx.extra`. */
@@ -56,7 +56,7 @@ export interface ReceiveOptions {
    */
   address?: () => string | undefined;
   extra?: Record<string, unknown>;
-  /** Anything the transport wants back on every line this message causes (`route.tag`): a stream, a phase. */
+  /** Anything the transport wants back on every line this message causes (`delivery.tag`): a stream, a phase. */
   tag?: unknown;
   /** The line already parsed (`JSON.parse(line)`), when the transport had to look inside: it is not parsed again. */
   parsed?: unknown;

@@ -2,14 +2,14 @@ import type { Server } from "../server/servable.js";
 import { isPromiseLike } from "../wire/maybe.js";
 import type { ConnectOptions, ReceiveOptions } from "./connect-options.js";
 import type { Connection } from "./connection.js";
-import type { Route } from "./outlet.js";
+import type { Delivery } from "./outlet.js";
 
 // Shared by the core tests: a connection whose outbound lines are recorded, and the reply to one line.
 
 /** One line a connection sent, and how it was routed. */
 export interface SentLine {
   line: string;
-  route: Route;
+  delivery: Delivery;
 }
 
 interface Wire {
@@ -52,9 +52,9 @@ export function connectLines(server: Server, options: Omit<ConnectOptions, "send
   const wire: Wire = { sent: [], current: undefined, waiting: new Map() };
   const connection = server.connect({
     ...options,
-    send(line, route) {
-      wire.sent.push({ line, route });
-      if (route.kind !== "response") return;
+    send(line, delivery) {
+      wire.sent.push({ line, delivery });
+      if (delivery.kind !== "response") return;
       if (wire.current) {
         wire.current.push(line);
         return;
@@ -71,7 +71,7 @@ export function connectLines(server: Server, options: Omit<ConnectOptions, "send
   return connection;
 }
 
-/** Every line `connection` (made by `connectLines`) has sent so far, with its route. */
+/** Every line `connection` (made by `connectLines`) has sent so far, with its delivery. */
 export function sentOn(connection: Connection): SentLine[] {
   return wireOf(connection).sent;
 }

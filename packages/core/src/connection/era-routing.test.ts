@@ -41,7 +41,7 @@ describe("handshake era", () => {
   it("ping before initialize → {}", async () => {
     const session = connectLines(fixture().server);
     expect(await send(session, request(1, "ping"))).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
-    expect(session.phase).toBe("handshake");
+    expect(session.phase).toBe("initialization");
   });
 
   for (const version of HANDSHAKE) {
@@ -144,13 +144,13 @@ describe("handshake era", () => {
     });
   }
 
-  it('phase is "handshake" until notifications/initialized, then "operation"', async () => {
+  it('phase is "initialization" until notifications/initialized, then "operation"', async () => {
     const session = connectLines(fixture().server);
-    expect(session.phase).toBe("handshake");
+    expect(session.phase).toBe("initialization");
     await send(session, notification("notifications/initialized"));
-    expect(session.phase).toBe("handshake");
+    expect(session.phase).toBe("initialization");
     await send(session, request(1, "initialize", initializeParams("2025-11-25")));
-    expect(session.phase).toBe("handshake");
+    expect(session.phase).toBe("initialization");
     await send(session, notification("notifications/initialized"));
     expect(session.phase).toBe("operation");
   });

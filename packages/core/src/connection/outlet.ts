@@ -2,8 +2,8 @@ import { StampedResult } from "../protocol/cache-hints.js";
 import { errorLine, INTERNAL_ERROR, type JsonRpcErrorObject, type RequestId } from "../wire/json-rpc.js";
 import type { ServerCore } from "./server-core.js";
 
-/** What a line the connection sends is, and which client request it belongs to: what a transport routes by. */
-export interface Route {
+/** What a line the connection sends is, and which client request it belongs to: what a transport delivers it by. */
+export interface Delivery {
   /** `response`: the reply to a client request; `notification`; `request`: the server asking the client. */
   readonly kind: "response" | "notification" | "request";
   /** The client request this message answers or was sent while serving (a listen stream's id for its messages). */
@@ -16,7 +16,7 @@ export interface Route {
   readonly retryAfterSeconds?: number;
 }
 
-export type Send = (line: string, route: Route) => void;
+export type Send = (line: string, delivery: Delivery) => void;
 export type Respond = (
   line: string,
   id: RequestId | null,
@@ -37,17 +37,17 @@ export class Outlet {
 
   // Made once per connection: a batch swaps in its own collector, so replies go through a function.
   readonly respond: Respond = (line, id, tag, error, retryAfterSeconds) => {
-    const route: {
+    const delivery: {
       kind: "response";
       relatedTo?: RequestId;
       tag?: unknown;
       error?: number;
       retryAfterSeconds?: number;
     } = { kind: "response", tag };
-    if (id !== null) route.relatedTo = id;
-    if (error !== undefined) route.error = error;
-    if (retryAfterSeconds !== undefined) route.retryAfterSeconds = retryAfterSeconds;
-    this.#send(line, route);
+    if (id !== null) delivery.relatedTo = id;
+    if (error !== undefined) delivery.error = error;
+    if (retryAfterSeconds !== undefined) delivery.retryAfterSeconds = retryAfterSeconds;
+    this.#send(line, delivery);
   };
 
   successLine(id: string, result: Record<string, unknown> | StampedResult): string {
@@ -84,7 +84,7 @@ export class Outlet {
       method: "(serialize)",
     });
 
-  emit(message: Record<string, unknown>, route: Route): void {
+  emit(message: Record<string, unknown>, delivery: Delivery): void {
     let line: string;
     try {
       line = JSON.stringify(message);
@@ -92,7 +92,7 @@ export class Outlet {
       this.#core.log({ level: "error", message: `a ${String(message.method)} message could not be serialized`, error });
       return;
     }
-    this.#send(line, route);
+    this.#send(line, delivery);
   }
 
   notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined, tag?: unknown): void {

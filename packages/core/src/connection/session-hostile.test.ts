@@ -123,6 +123,6 @@ describe("the engine failing under a kept session", () => {
       outcome = error;
     }
     expect(outcome).toBeInstanceOf(EngineUnavailable);
-    expect(connection.phase).toBe("handshake");
+    expect(connection.phase).toBe("initialization");
   });
 });

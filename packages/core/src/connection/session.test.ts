@@ -109,7 +109,7 @@ describe("connect({ session }): a session kept elsewhere carries on", () => {
 
   it("a session not yet initialized waits for notifications/initialized", async () => {
     const connection = connectLines(server(), { session: record({ initialized: false }) });
-    expect(connection.phase).toBe("handshake");
+    expect(connection.phase).toBe("initialization");
     await connection.receive(INITIALIZED);
     expect(connection.phase).toBe("operation");
   });
@@ -180,7 +180,7 @@ describe("connect({ onSessionChange }): told before the reply", () => {
       },
     });
     const initialized = connection.receive(INITIALIZED);
-    expect(connection.phase).toBe("handshake");
+    expect(connection.phase).toBe("initialization");
     gate.resolve();
     await initialized;
     expect(connection.phase).toBe("operation");
@@ -217,10 +217,10 @@ describe("connect({ onSessionChange }): told before the reply", () => {
       data: { retryAfterSeconds: 4 },
     });
     expect(JSON.stringify(reply)).not.toContain("redis");
-    const route = sentOn(connection).at(-1)?.route;
-    expect(route).toMatchObject({ kind: "response", error: -32000, retryAfterSeconds: 4 });
-    expect(httpStatusOf(route?.error, "handshake", route?.retryAfterSeconds)).toBe(503);
-    expect(httpStatusOf(route?.error, "stateless", route?.retryAfterSeconds)).toBe(503);
+    const delivery = sentOn(connection).at(-1)?.delivery;
+    expect(delivery).toMatchObject({ kind: "response", error: -32000, retryAfterSeconds: 4 });
+    expect(httpStatusOf(delivery?.error, "handshake", delivery?.retryAfterSeconds)).toBe(503);
+    expect(httpStatusOf(delivery?.error, "stateless", delivery?.retryAfterSeconds)).toBe(503);
     expect(connection.logLevel).toBe("error");
   });
 
@@ -258,7 +258,7 @@ describe("connect({ onSessionChange }): told before the reply", () => {
       onSessionChange: () => (fail ? Promise.reject(new EngineUnavailable("down")) : undefined),
     });
     await expect(connection.receive(INITIALIZED)).rejects.toThrow("down");
-    expect(connection.phase).toBe("handshake");
+    expect(connection.phase).toBe("initialization");
     expect(logged.some((entry) => entry.level === "error" && entry.method === "notifications/initialized")).toBe(true);
     fail = false;
     connection.receive(INITIALIZED);
@@ -271,7 +271,7 @@ describe("connect({ outboundIds }): the server's own requests by string ids", ()
     const connection = connectLines(server(), { session: record(), outboundIds: "node-a-c1" });
     const { reply } = receiveLine(connection, call(1, "ask"));
     await Promise.resolve();
-    const asked = sentOn(connection).find(({ route }) => route.kind === "request");
+    const asked = sentOn(connection).find(({ delivery }) => delivery.kind === "request");
     expect(parse(asked?.line).id).toBe("node-a-c1-0");
     const answer = (id: unknown) =>
       JSON.stringify({ jsonrpc: "2.0", id, result: { action: "accept", content: { ok: true } } });
@@ -286,7 +286,7 @@ describe("connect({ outboundIds }): the server's own requests by string ids", ()
     const connection = connectLines(server(), { session: record() });
     const { reply } = receiveLine(connection, call(1, "ask"));
     await Promise.resolve();
-    const asked = sentOn(connection).find(({ route }) => route.kind === "request");
+    const asked = sentOn(connection).find(({ delivery }) => delivery.kind === "request");
     expect(parse(asked?.line).id).toBe(0);
     await replyTo(connection, JSON.stringify({ jsonrpc: "2.0", id: 0, result: { action: "decline" } }));
     expect(parse(await reply).result.content[0].text).toBe("decline");

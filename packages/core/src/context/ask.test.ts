@@ -325,8 +325,8 @@ describe("asking in the handshake era: requests to the client", () => {
         return "done";
       },
     });
-    const routes: unknown[] = [];
-    const connection = s.connect({ send: (_line, route) => routes.push(route) });
+    const deliveries: unknown[] = [];
+    const connection = s.connect({ send: (_line, delivery) => deliveries.push(delivery) });
     connection.receive(
       JSON.stringify({
         jsonrpc: "2.0",
@@ -337,7 +337,7 @@ describe("asking in the handshake era: requests to the client", () => {
     );
     connection.receive(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "leave" } }));
     later();
-    expect(routes.at(-1)).toEqual({ kind: "notification" });
+    expect(deliveries.at(-1)).toEqual({ kind: "notification" });
   });
 });
 

@@ -52,10 +52,10 @@ export interface Stateless {
 export type ConnectionState = Fresh | Initializing | Operating | Stateless;
 
 /**
- * The lifecycle phase shown to observers of the wire: "handshake" while initializing (fresh, or `initialize`
- * answered), "operation" after. Its first value names the initialization phase, not the era.
+ * The lifecycle phase shown to observers of the wire, named as the MCP specification names it: "initialization"
+ * while initializing (fresh, or `initialize` answered), "operation" after.
  */
-export type Phase = "handshake" | "operation";
+export type Phase = "initialization" | "operation";
 
 export const FRESH: Fresh = { kind: "fresh" };
 const STATELESS: Stateless = { kind: "stateless" };
@@ -79,5 +79,5 @@ export function servedStateless(_state: Fresh | Stateless): Stateless {
 }
 
 export function phaseOf(state: ConnectionState): Phase {
-  return state.kind === "fresh" || state.kind === "initializing" ? "handshake" : "operation";
+  return state.kind === "fresh" || state.kind === "initializing" ? "initialization" : "operation";
 }

@@ -1,5 +1,5 @@
 import type { Connection } from "../connection/connection.js";
-import type { Route } from "../connection/outlet.js";
+import type { Delivery } from "../connection/outlet.js";
 import type { AuthInfo, Era } from "../context/context.js";
 import { MetaKey, type ProtocolVersion } from "../protocol/versions.js";
 import type { Server } from "../server/servable.js";
@@ -91,7 +91,7 @@ export class Wire {
     this.speaker = speaker;
     this.#answerer = answerer;
     this.#connection = server.connect({
-      send: (line, route) => this.#onServerLine(line, route),
+      send: (line, delivery) => this.#onServerLine(line, delivery),
       ...(auth ? { auth } : {}),
       onInternalError: (error, id) => {
         const entry = this.waiting.get(keyOf(id));
@@ -110,10 +110,10 @@ export class Wire {
     return this.#nextId++;
   }
 
-  #onServerLine(line: string, route: Route): void {
+  #onServerLine(line: string, delivery: Delivery): void {
     const message = safeParse(line);
     this.messages.push({ direction: "out", line, message });
-    if (route.kind === "response") {
+    if (delivery.kind === "response") {
       this.#rawReplies?.push(line);
       const key = keyOf((message as { id?: unknown }).id);
       const entry = this.waiting.get(key);
@@ -123,9 +123,9 @@ export class Wire {
       }
       return;
     }
-    if (route.kind === "request") {
+    if (delivery.kind === "request") {
       const { id, method, params } = message as { id: RequestId; method: string; params?: Record<string, unknown> };
-      const related = route.relatedTo === undefined ? undefined : this.waiting.get(keyOf(route.relatedTo));
+      const related = delivery.relatedTo === undefined ? undefined : this.waiting.get(keyOf(delivery.relatedTo));
       related?.requests.push({ method, params: params ?? {} });
       this.#answerer.ask(id, method, params ?? {}, related, this);
       return;
@@ -135,7 +135,8 @@ export class Wire {
     if (notification.method === "notifications/cancelled") this.#answerer.withdraw(notification.params?.requestId);
     const subscription = (notification.params?._meta as Record<string, unknown> | undefined)?.[MetaKey.subscriptionId];
     if (subscription !== undefined) this.streams.get(keyOf(subscription))?.(notification);
-    else if (route.relatedTo !== undefined) this.waiting.get(keyOf(route.relatedTo))?.notifications.push(notification);
+    else if (delivery.relatedTo !== undefined)
+      this.waiting.get(keyOf(delivery.relatedTo))?.notifications.push(notification);
   }
 
   /** Record `message` and hand it to the server, not waiting for what it causes. */

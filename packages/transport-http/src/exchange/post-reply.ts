@@ -1,5 +1,5 @@
 import { messageIdText } from "@toolsmith/core/internal";
-import type { Route } from "@toolsmith/core/transport";
+import type { Delivery } from "@toolsmith/core/transport";
 import { EventStream, SSE_HEADERS } from "./event-stream.js";
 import { JSON_HEADERS, type Outgoing } from "./exchange.js";
 import { isRequest, retryAfter } from "./refusals.js";
@@ -81,15 +81,15 @@ export class PostReply {
   }
 
   /** Take a line the connection said for this request; false once the reply is complete (send it elsewhere). */
-  deliver(line: string, route: Route): boolean {
+  deliver(line: string, delivery: Delivery): boolean {
     if (this.#done) return false;
-    if (route.kind === "response" && this.#stream === undefined) {
+    if (delivery.kind === "response" && this.#stream === undefined) {
       this.#done = true;
       const options = this.#options;
       const extra = options.headers;
       const headers = options.jsonHeaders ?? (extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS);
-      const wait = route.retryAfterSeconds;
-      const status = options.status(route.error, wait);
+      const wait = delivery.retryAfterSeconds;
+      const status = options.status(delivery.error, wait);
       // Core could not reach the engine for it: the client is told when to try again.
       this.#settle(
         wait === undefined
@@ -99,7 +99,7 @@ export class PostReply {
       return true;
     }
     const stream = this.#stream ?? this.#open();
-    const last = route.kind === "response";
+    const last = delivery.kind === "response";
     if (last) this.#done = true;
     const log = this.#options.log;
     if (log) {

@@ -9,7 +9,7 @@ import {
   type Unfollow,
 } from "@toolsmith/core/engine";
 import { andThen, attempt } from "@toolsmith/core/internal";
-import { type Connection, featuresOf, type Route } from "@toolsmith/core/transport";
+import { type Connection, type Delivery, featuresOf } from "@toolsmith/core/transport";
 import type { EventStream } from "../exchange/event-stream.js";
 import { JSON_HEADERS } from "../exchange/exchange.js";
 import type { PostReply, PostReplyOptions, PostStreamLog } from "../exchange/post-reply.js";
@@ -164,9 +164,9 @@ export class HttpSession implements PostStreamLog {
   }
 
   /** A line its connection said: on the POST stream it belongs to while that is open, else on the GET stream. */
-  deliver(line: string, route: Route): void {
-    const reply = route.tag as PostReply | undefined;
-    if (reply?.deliver(line, route)) return;
+  deliver(line: string, delivery: Delivery): void {
+    const reply = delivery.tag as PostReply | undefined;
+    if (reply?.deliver(line, delivery)) return;
     this.unrelated(line);
   }
 

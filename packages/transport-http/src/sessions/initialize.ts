@@ -7,7 +7,7 @@ import {
   type SessionRecord,
 } from "@toolsmith/core/engine";
 import { andThen, attempt, isPlainObject, messageIdText } from "@toolsmith/core/internal";
-import type { Connection, Route } from "@toolsmith/core/transport";
+import type { Connection, Delivery } from "@toolsmith/core/transport";
 import { callerKeyOf, type RemoteAddress } from "../checks/caller-limits.js";
 import type { Incoming, Outgoing } from "../exchange/exchange.js";
 import { PostReply } from "../exchange/post-reply.js";
@@ -30,7 +30,7 @@ export interface OpeningContext {
    */
   connect(
     id: string,
-    send: (line: string, route: Route) => void,
+    send: (line: string, delivery: Delivery) => void,
     auth: AuthInfo | undefined,
     initialized: () => void,
     record?: SessionRecord,
@@ -40,7 +40,7 @@ export interface OpeningContext {
 /** A session being opened by `initialize`: its connection, what it said before being kept, and its end. */
 interface Opening {
   readonly connection: Connection;
-  readonly said: [string, Route][];
+  readonly said: [string, Delivery][];
   session: HttpSession | undefined;
   readonly ended: () => void;
 }
@@ -85,9 +85,9 @@ function fullMessage(created: "full" | "full-for-caller", perCaller: number): st
 }
 
 /** The handshake's reply, from what its connection said (held until the session was kept). */
-function initializeReply(said: readonly [string, Route][], id: string): MaybePromise<Outgoing> {
+function initializeReply(said: readonly [string, Delivery][], id: string): MaybePromise<Outgoing> {
   const reply = new PostReply({ status: handshakeStatus, headers: { "mcp-session-id": id } });
-  for (const [line, route] of said) reply.deliver(line, route);
+  for (const [line, delivery] of said) reply.deliver(line, delivery);
   reply.accept();
   return reply.answered();
 }
@@ -157,14 +157,15 @@ export function openSession(
 function openingOf(c: OpeningContext, id: string, auth: AuthInfo | undefined): Opening {
   const live = c.live;
   // The handshake's own lines wait until the session is kept: its reply says whether it was.
-  const said: [string, Route][] = [];
+  const said: [string, Delivery][] = [];
   const opening: { -readonly [K in keyof Opening]: Opening[K] } = {
     said,
     session: undefined,
     ended: () => live.drop(id, true),
     connection: c.connect(
       id,
-      (line, route) => (opening.session ? opening.session.deliver(line, route) : void said.push([line, route])),
+      (line, delivery) =>
+        opening.session ? opening.session.deliver(line, delivery) : void said.push([line, delivery]),
       auth,
       () => {
         if (opening.session) opening.session.initialized = true;

@@ -1,7 +1,7 @@
 import { type AuthInfo, ErrorCode, type MaybePromise, type Server } from "@toolsmith/core";
 import type { SessionRecord } from "@toolsmith/core/engine";
 import { andThen, attempt, messageIdText } from "@toolsmith/core/internal";
-import type { Connection, Route } from "@toolsmith/core/transport";
+import type { Connection, Delivery } from "@toolsmith/core/transport";
 import type { StreamLimits } from "../checks/caller-limits.js";
 import { isHandshakeHeader, VERSION_HEADER } from "../checks/versions.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "../exchange/exchange.js";
@@ -110,7 +110,7 @@ export class SessionRequests {
   // A connection of this process for a session: what its client changes is kept in the engine before its answer.
   #connect(
     id: string,
-    send: (line: string, route: Route) => void,
+    send: (line: string, delivery: Delivery) => void,
     auth: AuthInfo | undefined,
     initialized: () => void,
     record?: SessionRecord,
@@ -138,7 +138,7 @@ export class SessionRequests {
     session.wake = c.live.wake;
     session.connection = this.#connect(
       record.id,
-      (line, route) => session.deliver(line, route),
+      (line, delivery) => session.deliver(line, delivery),
       auth,
       () => {
         session.initialized = true;

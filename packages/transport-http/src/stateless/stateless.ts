@@ -62,7 +62,7 @@ export class StatelessRequests {
     if (message.method === "subscriptions/listen") return this.#listen(request, body, message, auth);
     // One connection for this request alone: nothing outlives it. Closing its stream cancels the request.
     const reply: PostReply = new PostReply({ status: statelessStatus, onCancel: () => connection.close() });
-    const connection = this.#server.connect({ send: (line, route) => void reply.deliver(line, route) });
+    const connection = this.#server.connect({ send: (line, delivery) => void reply.deliver(line, delivery) });
     // The address keys an anonymous caller's task limits, as it keys its streams.
     const options: ReceiveOptions = {
       tag: reply,
@@ -114,7 +114,7 @@ export class StatelessRequests {
         connection.close();
       },
     });
-    const connection = this.#server.connect({ send: (line, route) => void reply.deliver(line, route) });
+    const connection = this.#server.connect({ send: (line, delivery) => void reply.deliver(line, delivery) });
     request.onAbort(() => connection.close());
     this.#listening.add(connection);
     const finish = () => {
