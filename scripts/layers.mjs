@@ -8,6 +8,7 @@
 // same `pnpm run lint`).
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join, posix, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { importsOf, packageOf } from "./imports.mjs";
 
 /** Bottom first. Each folder's README.md says what it holds. */
@@ -111,11 +112,11 @@ export function layerViolations(src, packageName = "@toolsmith/core") {
 }
 
 // `node scripts/layers.mjs`: every layered package; `node scripts/layers.mjs <src> [package]`: one tree.
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const given = process.argv[2];
   const trees = given
     ? [[given, process.argv[3] ?? "@toolsmith/core"]]
-    : Object.entries(PACKAGES).map(([name, { src }]) => [new URL(`../${src}`, import.meta.url).pathname, name]);
+    : Object.entries(PACKAGES).map(([name, { src }]) => [fileURLToPath(new URL(`../${src}`, import.meta.url)), name]);
   let failed = false;
   for (const [src, name] of trees) {
     const problems = layerViolations(src, name);

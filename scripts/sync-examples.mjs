@@ -13,6 +13,7 @@
 // region, an @example with no source, a missing file or region, and a region no block shows.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const EXAMPLE_TAG = /^\s*\*\s*@example\b/;
 const OPENING = /^(\s*\*)\s?```(\w+) source="([^"#]+)#([^"]+)"\s*$/;
@@ -28,7 +29,7 @@ export function regionsOf(text, file) {
   const regions = new Map();
   const problems = [];
   let open;
-  text.split("\n").forEach((line, index) => {
+  text.split(/\r?\n/).forEach((line, index) => {
     const start = REGION.exec(line);
     const end = END_REGION.exec(line);
     if (start) {
@@ -62,7 +63,9 @@ function dedent(lines) {
  * `{ code }` (lines) or `{ problem }`. Returns the new text, the blocks that differed, and the problems.
  */
 export function syncSource(text, file, regionOf) {
-  const lines = text.split("\n");
+  // A file keeps its line endings (a CRLF checkout gets CRLF blocks).
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const lines = text.split(/\r?\n/);
   const out = [];
   const drifted = [];
   const problems = [];
@@ -115,7 +118,7 @@ export function syncSource(text, file, regionOf) {
     out.push(lines[close]);
     i = close;
   }
-  return { text: out.join("\n"), drifted, problems, used };
+  return { text: out.join(eol), drifted, problems, used };
 }
 
 // The name declared after the comment that holds line `from`, to name the block in a report.
@@ -185,9 +188,10 @@ export function syncExamples(root, { check = false } = {}) {
   return { drifted, problems };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+// Compared as URLs, so a checkout whose path holds a space or a non-ASCII letter runs (and fails) the check too.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const check = process.argv.includes("--check");
-  const root = new URL("..", import.meta.url).pathname;
+  const root = fileURLToPath(new URL("..", import.meta.url));
   const { drifted, problems } = syncExamples(root, { check });
   for (const line of problems) process.stderr.write(`sync-examples: ${line}\n`);
   if (check) {

@@ -1,6 +1,8 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script, run by `pnpm lint`
 import { regionsOf, syncExamples } from "./sync-examples.mjs";
@@ -53,7 +55,10 @@ function source(block: string[], indent = ""): string {
 const SYNCED = ['greet("Ada");', "", 'greet("Grace");'];
 
 it("finds the repository's every @example equal to its region, every region shown", () => {
-  expect(syncExamples(new URL("..", import.meta.url).pathname, { check: true })).toEqual({ drifted: [], problems: [] });
+  expect(syncExamples(fileURLToPath(new URL("..", import.meta.url)), { check: true })).toEqual({
+    drifted: [],
+    problems: [],
+  });
 });
 
 it("names a block that drifted from its file, writes nothing with --check, then rewrites it, once", () => {
@@ -121,4 +126,29 @@ it("refuses a region that would end the comment, and regions that nest, repeat o
     "y.ts:3: a second region named a",
     "y.ts:4: #endregion with no region open",
   ]);
+});
+
+it("keeps a file's line endings: CRLF regions and CRLF sources give CRLF blocks, and then nothing drifts", () => {
+  const crlf = (text: string) => text.replaceAll("\n", "\r\n");
+  const root = repo({
+    "packages/greet/examples/greet.ts": crlf(EXAMPLE),
+    "packages/greet/src/a.ts": crlf(source(['greet("Ada Lovelace");'])),
+    "packages/greet/src/b.ts": source(['greet("Ada Lovelace");']),
+  });
+  expect(syncExamples(root).problems).toEqual([]);
+  expect(readFileSync(join(root, "packages/greet/src/a.ts"), "utf8")).toBe(crlf(source(SYNCED)));
+  expect(readFileSync(join(root, "packages/greet/src/b.ts"), "utf8")).toBe(source(SYNCED));
+  expect(syncExamples(root, { check: true })).toEqual({ drifted: [], problems: [] });
+});
+
+it("checks a checkout whose path holds a space or a non-ASCII letter (run as `node scripts/sync-examples.mjs`)", () => {
+  const root = repo({
+    "a checkout é/packages/greet/examples/greet.ts": EXAMPLE,
+    "a checkout é/packages/greet/src/a.ts": source(['greet("Ada Lovelace");']),
+    "a checkout é/scripts/sync-examples.mjs": readFileSync(new URL("sync-examples.mjs", import.meta.url), "utf8"),
+  });
+  const script = join(root, "a checkout é/scripts/sync-examples.mjs");
+  const run = spawnSync(process.execPath, [script, "--check"], { encoding: "utf8" });
+  expect(run.status).toBe(1);
+  expect(run.stderr).toContain("packages/greet/src/a.ts:3: the @example of greet differs from examples/greet.ts#greet");
 });
