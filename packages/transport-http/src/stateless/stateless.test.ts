@@ -110,10 +110,13 @@ describe("2026-07-28 over HTTP", () => {
 
   it("the era its MCP-Protocol-Version header chose is the one it is served in, _meta or not", async () => {
     const handle = handler();
-    // Served as the 2026-07-28 request it says it is: no handshake-era ping, and _meta is required.
-    const ping = await handle(post({ jsonrpc: "2.0", id: 1, method: "ping" }, headers2026("ping")));
-    expect(ping.status).toBe(404);
-    expect(await ping.json()).toMatchObject({ id: 1, error: { code: ErrorCode.MethodNotFound } });
+    // Served as the 2026-07-28 request it says it is: a method it does not have (ping, which it removed, or an unknown
+    // one) is not found before _meta is looked at, and any other requires _meta.
+    for (const method of ["ping", "nope/nothing", "logging/setLevel"]) {
+      const missing = await handle(post({ jsonrpc: "2.0", id: 1, method }, headers2026(method)));
+      expect(missing.status, method).toBe(404);
+      expect(await missing.json()).toMatchObject({ id: 1, error: { code: ErrorCode.MethodNotFound } });
+    }
     const list = await handle(post({ jsonrpc: "2.0", id: 2, method: "tools/list" }, headers2026("tools/list")));
     expect(list.status).toBe(400);
     expect(await errorMessage(list)).toBe(
