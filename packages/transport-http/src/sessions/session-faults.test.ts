@@ -45,4 +45,24 @@ describe("the engine failing a session's requests", () => {
     expect((await handle(post(INITIALIZED, headers))).status).toBe(202);
     handle.close();
   });
+
+  it("an engine whose start throws (synchronously) on initialize is 503 with Retry-After, as one that rejects", async () => {
+    const state = { failing: true };
+    const refuse = () => {
+      throw new Error("this Redis may evict its keys");
+    };
+    for (const fail of [refuse, () => Promise.reject(new Error("this Redis may evict its keys"))]) {
+      const heard: unknown[] = [];
+      const engine = failing(createMemoryEngine(), "start", fail, state);
+      const server = createServer({ name: "start", version: "1", engine, onError: (error) => heard.push(error) });
+      const handle = createHttpHandler(server);
+      const refused = await handle(post(initialize(), H));
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("2");
+      expect(await refused.json()).toMatchObject({ id: 1, error: { code: -32000, data: { retryAfterSeconds: 2 } } });
+      // Said once, however many requests meet it.
+      expect(heard.map(String)).toEqual(["Error: this Redis may evict its keys"]);
+      handle.close();
+    }
+  });
 });
