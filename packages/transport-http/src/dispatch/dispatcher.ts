@@ -36,6 +36,11 @@ function healthy(method: string, closing: boolean): Outgoing {
 export interface HttpDispatcher {
   serve(request: Incoming): Outgoing | Promise<Outgoing>;
   close(): void;
+  /**
+   * Serving a request failed (`serve` threw or rejected: a bug, not an outage): told through the server's log (its
+   * logger and `onError`), once per error, as a front door answers it.
+   */
+  failed(error: unknown): void;
   /** Handshake-era sessions this process serves now (each with its live connection). */
   readonly sessions: number;
 }
@@ -77,6 +82,15 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
   });
   const stopFanOut = fanOut(server, engine, live, onError);
   const hostOrigin = hostOriginCheck(options);
+  // What serving a request failed with, once told (an authenticate hook's throw is told where it is caught).
+  const told = new WeakSet<object>();
+  const tell = (message: string, error: unknown) => {
+    if (typeof error === "object" && error !== null) {
+      if (told.has(error)) return;
+      told.add(error);
+    }
+    server.log({ level: "error", message, error });
+  };
   // A principal without a subject is the authenticate hook's bug: told once, not on every request it refuses.
   let toldNoSubject = false;
   const noSubject = () => {
@@ -108,7 +122,7 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
       (auth) => (isOutgoing(auth) ? auth : route(request, auth)),
       (error: unknown) => {
         // The hook's own failure (not an AuthError): the request fails, and the server's log (onError too) hears why.
-        server.log({ level: "error", message: `HTTP transport: the authenticate hook threw: ${String(error)}`, error });
+        tell(`HTTP transport: the authenticate hook threw: ${String(error)}`, error);
         throw error;
       },
     );
@@ -169,6 +183,9 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
       if (!engine.shared) for (const id of ids) void attempt<unknown>(() => engine.deleteSession(id), onError);
       stopFanOut();
       stateless.close();
+    },
+    failed(error) {
+      tell(`HTTP transport: a request failed: ${String(error)}`, error);
     },
     get sessions() {
       return live.size;
