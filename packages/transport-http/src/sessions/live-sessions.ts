@@ -96,9 +96,14 @@ export class LiveSessions {
         const touched = attempt(
           () =>
             andThen(this.#engine.loadSession(session.id), (record) => {
-              if (!record) this.drop(session.id, true);
+              if (!record) {
+                this.drop(session.id, true);
+                return;
+              }
+              // Its connection takes in what another process kept of it (initialized, log level).
+              session.connection.sessionKept(record);
               // What it missed of the bus, if anything, is written on its GET stream now.
-              else return session.catchUp();
+              return session.catchUp();
             }),
           this.#onError,
         );

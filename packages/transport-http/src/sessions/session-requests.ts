@@ -108,8 +108,8 @@ export class SessionRequests {
         (error) => faultAnswer(id_())(error),
       );
     }
-    // Another process may have served the session's logging/setLevel since this one last did.
-    if (live.connection.logLevel !== record.logLevel) live.connection.sessionKept(record);
+    // The record is the session's authority: another process may have kept its initialized or log level since.
+    live.connection.sessionKept(record);
     return live;
   }
 
