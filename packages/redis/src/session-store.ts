@@ -9,7 +9,7 @@ import { subscriptionUriRefusal, tooManySubscriptions } from "@toolsmith/core/in
 import type { RedisLifecycle } from "./lifecycle.js";
 import { bounded } from "./options.js";
 import { decodeRecord, encodeFixed } from "./records.js";
-import * as scripts from "./scripts.js";
+import * as scripts from "./session-scripts.js";
 
 // Keys outlive a session's idle time by this much, so the sweep (not Redis's expiry) ends it and tells its followers.
 const GRACE_MS = 60_000;
