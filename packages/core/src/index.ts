@@ -28,6 +28,7 @@ export {
   type EngineOwner,
   EngineUnavailable,
   type EventLog,
+  type InitializedSession,
   LeaseLost,
   type RequestLeases,
   type RunningRequest,

@@ -76,6 +76,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "Implementation",
       "Infer",
       "InferInput",
+      "InitializedSession",
       "InputSchema",
       "JsonRpcError",
       "JsonRpcErrorObject",

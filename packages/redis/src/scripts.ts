@@ -17,7 +17,7 @@ export function script(body: string): Script {
 }
 
 // Keys (P = ARGV[1] = "ts:{<namespace>}:"): P.."sessions" (zset id → expiry ms; it outlives its sessions' keys), P.."s:"..id (hash: b = the record's
-// fixed part as JSON, c = caller, i = initialized, l = log level, t = idleMs, n = subscription counter, sb = the
+// fixed part as JSON, p = its principal as JSON ("" = none; absent in a record an earlier version kept), c = caller, i = initialized, l = log level, t = idleMs, n = subscription counter, sb = the
 // bytes of its subscriptions' URIs), P.."sub:"..id (zset uri → order; never read by a load), P.."u:"..uri (set of ids), P.."k:"..caller (zset id → expiry ms),
 // P.."e:"..id (stream: s = stream key, d = data), P.."ops" (list of handle ops), P.."node:"..node (lease, PX),
 // P.."run:"..node (hash of running requests), P.."rt:"..node (set of its running tasks' ids), P.."nodes" (set of nodes

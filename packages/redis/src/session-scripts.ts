@@ -3,7 +3,10 @@ import { script } from "./scripts.js";
 // The session scripts: a session is the hash P.."s:"..id (see scripts.ts for every key), its expiry in P.."sessions"
 // and, per caller, in P.."k:"..caller; its subscriptions in P.."sub:"..id and each URI's index P.."u:"..uri.
 
-/** ARGV: P, id, fixed JSON, caller ("" = none), initialized (1/0), level ("" = none), idleMs, max, perCaller, grace. */
+/**
+ * ARGV: P, id, fixed JSON, caller ("" = none), initialized (1/0), level ("" = none), idleMs, max, perCaller, grace,
+ * principal JSON ("" = none; also in the fixed JSON, which an earlier version reads).
+ */
 export const CREATE = script(`
 local t = now()
 local id, caller, idle, grace = ARGV[2], ARGV[4], tonumber(ARGV[7]), tonumber(ARGV[10])
@@ -23,7 +26,7 @@ if caller ~= '' then
   extend(mine, keep)
   redis.call('HSET', rec, 'c', caller)
 end
-redis.call('HSET', rec, 'b', ARGV[3], 'i', ARGV[5], 't', ARGV[7], 'n', 0, 'sb', 0)
+redis.call('HSET', rec, 'b', ARGV[3], 'p', ARGV[11], 'i', ARGV[5], 't', ARGV[7], 'n', 0, 'sb', 0)
 if ARGV[6] ~= '' then redis.call('HSET', rec, 'l', ARGV[6]) end
 redis.call('PEXPIRE', rec, keep)
 redis.call('ZADD', SESSIONS, ms(t + idle), id)
@@ -115,4 +118,40 @@ return found
 /** ARGV: P. Every live session's id. */
 export const SESSION_IDS = script(`
 return redis.call('ZRANGEBYSCORE', SESSIONS, '(' .. ms(now()), '+inf')
+`);
+
+/**
+ * ARGV: P, by URI (1/0), uri. { id, principal, fixed } of each live initialized session (subscribed to the URI when
+ * by URI): principal "" for none; fixed "" unless the record has no principal field (kept by an earlier version),
+ * then its fixed JSON, which holds it. No idle time restarted: a change told to every session keeps none alive.
+ */
+export const INITIALIZED = script(`
+local t = now()
+local ids = {}
+if ARGV[2] == '1' then
+  local index = P .. 'u:' .. ARGV[3]
+  for _, id in ipairs(redis.call('SMEMBERS', index)) do
+    local at = expiry(id)
+    if at == nil then redis.call('SREM', index, id)
+    elseif at > t then table.insert(ids, id) end
+  end
+else
+  ids = redis.call('ZRANGEBYSCORE', SESSIONS, '(' .. ms(t), '+inf')
+end
+local out = {}
+for _, id in ipairs(ids) do
+  local rec = P .. 's:' .. id
+  local h = redis.call('HMGET', rec, 'i', 'p')
+  if h[1] == '1' then
+    local fixed = ''
+    if not h[2] then fixed = redis.call('HGET', rec, 'b') end
+    -- A record without its fixed part is no session (a load ends it): told nothing.
+    if fixed then
+      table.insert(out, id)
+      table.insert(out, h[2] or '')
+      table.insert(out, fixed)
+    end
+  end
+end
+return out
 `);

@@ -1,4 +1,5 @@
 import {
+  type InitializedSession,
   SESSION_BOUNDS,
   type SessionChange,
   type SessionLimits,
@@ -8,7 +9,7 @@ import {
 import { subscriptionUriRefusal, tooManySubscriptions } from "@toolsmith/core/internal";
 import type { RedisLifecycle } from "./lifecycle.js";
 import { bounded } from "./options.js";
-import { decodeRecord, encodeFixed } from "./records.js";
+import { decodeInitialized, decodeRecord, encodeFixed, encodePrincipal } from "./records.js";
 import * as scripts from "./session-scripts.js";
 
 // Keys outlive a session's idle time by this much, so the sweep (not Redis's expiry) ends it and tells its followers.
@@ -33,6 +34,7 @@ export class RedisSessionStore implements SessionStore {
       bounded(limits.max),
       bounded(limits.perCaller),
       GRACE_MS,
+      encodePrincipal(record),
     ]);
     if (outcome === "exists") throw new Error(`A session with id ${JSON.stringify(record.id)} already exists`);
     return outcome as "created" | "full" | "full-for-caller";
@@ -55,6 +57,10 @@ export class RedisSessionStore implements SessionStore {
 
   async deleteSession(id: string): Promise<boolean> {
     return (await this.#redis.run(scripts.DELETE, [id])) === 1;
+  }
+
+  async initializedSessions(uri?: string): Promise<readonly InitializedSession[]> {
+    return decodeInitialized(await this.#redis.run(scripts.INITIALIZED, uri === undefined ? ["0", ""] : ["1", uri]));
   }
 
   async subscribers(uri: string): Promise<readonly string[]> {
