@@ -9,7 +9,6 @@ import {
   type SessionRecord,
   type SessionSignal,
   type StoredEvent,
-  type StoredPrincipal,
   type Unfollow,
 } from "@toolsmith/core";
 import { andThen, attempt, isLeaseLost } from "@toolsmith/core/internal";
@@ -31,7 +30,9 @@ let streams = 0;
 
 /**
  * One handshake-era session as this process serves it: its live connection (made here, from the engine's record
- * when another process opened it), the streams held here, and what it follows of the session's channel.
+ * when another process opened it), the streams held here, and what it follows of the session's channel. Handles
+ * only, besides the id and version, which never change: the session's state is its engine record (the authority)
+ * and its connection (this process's view of it), decision 0007.
  */
 export class HttpSession implements PostStreamLog {
   readonly id: string;
@@ -42,10 +43,7 @@ export class HttpSession implements PostStreamLog {
   /** What every POST's reply in this session is made with: made once, not per POST. */
   readonly replies: PostReplyOptions;
   readonly priming: boolean;
-  /** Its stored principal (who may hear what, for the changes told to it). */
-  readonly principal: StoredPrincipal | undefined;
-  /** Known initialized (it never goes back): list changes are told to it without loading its record. */
-  initialized: boolean;
+  /** When this process last served it (what the bounded cache of live sessions evicts by). */
   lastSeen = Date.now();
   /**
    * The client's requests being served here (their ids' JSON text), while they run: what a periodic check looks up
@@ -69,8 +67,6 @@ export class HttpSession implements PostStreamLog {
 
   constructor(record: SessionRecord, engine: Engine, onError: (error: unknown) => void) {
     const { id, version } = record;
-    this.principal = record.principal;
-    this.initialized = record.initialized;
     this.id = id;
     this.engine = engine;
     this.version = version;

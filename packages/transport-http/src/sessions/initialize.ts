@@ -35,15 +35,10 @@ export interface OpeningContext {
   onError(error: unknown): void;
   /**
    * A connection of this process for session `id`: `send` gets its lines, what its client changes is kept in the
-   * engine before its answer, and `initialized` is told once it is; `record`: the session as the engine keeps it.
+   * engine before its answer; `record`: the session as the engine keeps it. No credentials: each request brings its
+   * own caller.
    */
-  connect(
-    id: string,
-    send: (line: string, route: Route) => void,
-    auth: AuthInfo | undefined,
-    initialized: () => void,
-    record?: SessionRecord,
-  ): Connection;
+  connect(id: string, send: (line: string, route: Route) => void, record?: SessionRecord): Connection;
 }
 
 /** A session being opened by `initialize`: its connection, what it said before being kept, and its end. */
@@ -113,7 +108,7 @@ export function openSession(
   auth: AuthInfo | undefined,
 ): MaybePromise<Outgoing> {
   const id = crypto.randomUUID();
-  const opening = openingOf(c, id, auth);
+  const opening = openingOf(c, id);
   const { connection, said } = opening;
   const settle = (): MaybePromise<Outgoing> => {
     const version = connection.negotiatedVersion;
@@ -154,8 +149,11 @@ export function openSession(
     );
   };
   // Until it is kept, what the connection says is held back (its reply first of all). The door chose its era.
+  const options = auth
+    ? { parsed: message, era: "handshake" as const, auth }
+    : { parsed: message, era: "handshake" as const };
   const done = attempt(
-    () => connection.receive(body, { parsed: message, era: "handshake" }),
+    () => connection.receive(body, options),
     () => undefined,
   );
   return andThen(done, settle);
@@ -163,7 +161,7 @@ export function openSession(
 
 // What outlives an initialize (its connection's output, its end) is made here, apart from the request: a closure
 // made in openSession would keep its whole body (up to maxBodyBytes) for the session's life.
-function openingOf(c: OpeningContext, id: string, auth: AuthInfo | undefined): Opening {
+function openingOf(c: OpeningContext, id: string): Opening {
   const live = c.live;
   // The handshake's own lines wait until the session is kept: its reply says whether it was.
   const said: [string, Route][] = [];
@@ -171,13 +169,8 @@ function openingOf(c: OpeningContext, id: string, auth: AuthInfo | undefined): O
     said,
     session: undefined,
     ended: () => live.drop(id, true),
-    connection: c.connect(
-      id,
-      (line, route) => (opening.session ? opening.session.deliver(line, route) : void said.push([line, route])),
-      auth,
-      () => {
-        if (opening.session) opening.session.initialized = true;
-      },
+    connection: c.connect(id, (line, route) =>
+      opening.session ? opening.session.deliver(line, route) : void said.push([line, route]),
     ),
   };
   return opening;

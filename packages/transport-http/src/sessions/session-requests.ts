@@ -104,7 +104,7 @@ export class SessionRequests {
       // Rare (a session first served here): the engine failing the revival is an outage, as a failed load is.
       const id_ = () => messageIdText(message, body);
       return attempt(
-        () => andThen(this.#revive(record, auth), (revived) => revived ?? shuttingDown(id_())),
+        () => andThen(this.#revive(record), (revived) => revived ?? shuttingDown(id_())),
         (error) => faultAnswer(id_())(error),
       );
     }
@@ -113,44 +113,27 @@ export class SessionRequests {
     return live;
   }
 
-  // A connection of this process for a session: what its client changes is kept in the engine before its answer.
-  #connect(
-    id: string,
-    send: (line: string, route: Route) => void,
-    auth: AuthInfo | undefined,
-    initialized: () => void,
-    record?: SessionRecord,
-  ): Connection {
+  // A connection of this process for a session: what its client changes is kept in the engine before its answer. It
+  // holds no credentials: each request brings its caller (the lines other processes relay build no context).
+  #connect(id: string, send: (line: string, route: Route) => void, record?: SessionRecord): Connection {
     const { engine } = this.#c;
     return this.#c.server.connect({
       send,
-      onSessionChange: (change) =>
-        andThen(engine.changeSession(id, change), () => {
-          if (change.kind === "initialized") initialized();
-        }),
+      onSessionChange: (change) => engine.changeSession(id, change),
       outboundIds: `${engine.node}-${++this.#connections}`,
       hearsChanges: false,
       ...(record ? { session: record } : {}),
-      ...(auth ? { auth } : {}),
     });
   }
 
   // The session's live connection here, made from its record (another process opened it, or this one let it go).
-  #revive(record: SessionRecord, auth: AuthInfo | undefined): MaybePromise<HttpSession | undefined> {
+  #revive(record: SessionRecord): MaybePromise<HttpSession | undefined> {
     const making = this.#making.get(record.id);
     if (making) return making;
     const c = this.#c;
     const session = new HttpSession(record, c.engine, c.onError);
     session.wake = c.live.wake;
-    session.connection = this.#connect(
-      record.id,
-      (line, route) => session.deliver(line, route),
-      auth,
-      () => {
-        session.initialized = true;
-      },
-      record,
-    );
+    session.connection = this.#connect(record.id, (line, route) => session.deliver(line, route), record);
     const followed = attempt(
       () => session.follow(() => c.live.drop(session.id, true)),
       (error) => {
