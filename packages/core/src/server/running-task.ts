@@ -5,12 +5,12 @@ import { UnfitAnswer } from "../context/elicit-answer.js";
 import type { LogEntry } from "../context/logger.js";
 import { TaskContext, type TaskPort } from "../context/task-context.js";
 import {
-  type Engine,
   isEngineUnavailable,
   isLeaseLost,
   type TaskChange,
   type TaskRecord,
   type TaskSignal,
+  type TaskStore,
   type Unfollow,
 } from "../engine/engine.js";
 import { isTerminal } from "../engine/memory-tasks.js";
@@ -37,7 +37,7 @@ export class RunningTask implements TaskPort {
   readonly signal: AbortSignal;
   unfollow: Unfollow | undefined;
   readonly #controller = new AbortController();
-  readonly #engine: Engine;
+  readonly #engine: TaskStore;
   readonly #tool: string;
   readonly #log: (entry: LogEntry) => void;
   readonly #waiting = new Map<
@@ -59,7 +59,7 @@ export class RunningTask implements TaskPort {
   #collectAgain = false;
 
   constructor(
-    engine: Engine,
+    engine: TaskStore,
     readonly id: string,
     tool: string,
     log: (entry: LogEntry) => void,

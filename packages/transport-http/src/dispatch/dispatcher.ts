@@ -8,7 +8,7 @@ import { answer, type Incoming, isOutgoing, type Outgoing } from "../exchange/ex
 import { refuse, shuttingDown } from "../exchange/refusals.js";
 import { UserRoutes } from "../routes/routes.js";
 import { fanOut } from "../sessions/fan-out.js";
-import type { HttpSession } from "../sessions/http-session.js";
+import type { HttpSession, SessionsEngine } from "../sessions/http-session.js";
 import { LiveSessions } from "../sessions/live-sessions.js";
 import { SessionRequests } from "../sessions/session-requests.js";
 import { StatelessRequests } from "../stateless/stateless.js";
@@ -30,7 +30,7 @@ function healthy(method: string, closing: boolean): Outgoing {
 
 /**
  * The MCP endpoint both front doors share, one Incoming in, one Outgoing out: the health route, the user's routes,
- * the checks, then each POST, GET and DELETE to its era's requests or its session (the server's `Engine` keeps the
+ * the checks, then each POST, GET and DELETE to its era's requests or its session (the server's engine keeps the
  * state; this decides where a request goes).
  */
 export interface HttpDispatcher {
@@ -58,7 +58,7 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
   const limits = { max: maxSessions, perCaller: options.maxSessionsPerCaller ?? callerShare(maxSessions), idleMs };
   // The memory engine's event buffer, when no engine was configured: the option kept its meaning.
   const keep = options.eventBufferSize;
-  const engine =
+  const engine: SessionsEngine =
     keep === undefined ? server.engine : defaultEngine(server, () => createMemoryEngine({ eventsPerSession: keep }));
   // Through the server's own log (its logger and its onError hook), which never throws.
   const onError = (error: unknown) => {

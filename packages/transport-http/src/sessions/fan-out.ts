@@ -1,4 +1,4 @@
-import type { Engine, InitializedSession, Server, StoredPrincipal } from "@toolsmith/core";
+import type { InitializedSession, Server, StoredPrincipal } from "@toolsmith/core";
 import {
   type Announcement,
   andThen,
@@ -9,7 +9,7 @@ import {
   onAnnounce,
 } from "@toolsmith/core/internal";
 import { orphanedLine } from "../exchange/refusals.js";
-import type { HttpSession } from "./http-session.js";
+import type { HttpSession, SessionsEngine } from "./http-session.js";
 import type { LiveSessions } from "./live-sessions.js";
 
 // What a process does for every session of its server, once however many HTTP handlers serve it here:
@@ -46,7 +46,12 @@ function swallow(step: () => unknown, onError: (error: unknown) => void): void {
   if (done instanceof Promise) done.catch(onError);
 }
 
-function link(server: Server, engine: Engine, caches: Set<LiveSessions>, onError: (error: unknown) => void): Link {
+function link(
+  server: Server,
+  engine: SessionsEngine,
+  caches: Set<LiveSessions>,
+  onError: (error: unknown) => void,
+): Link {
   const stopAnnounce = onAnnounce(server, (announcement) => {
     const line = lineOf(announcement);
     const allowed = (principal: StoredPrincipal | undefined) =>
@@ -146,7 +151,7 @@ function link(server: Server, engine: Engine, caches: Set<LiveSessions>, onError
 }
 
 /** Serve `server`'s sessions from this process (with `live`, the sessions one handler serves); stop with the function. */
-export function fanOut(server: Server, engine: Engine, live: LiveSessions, onError: (error: unknown) => void) {
+export function fanOut(server: Server, engine: SessionsEngine, live: LiveSessions, onError: (error: unknown) => void) {
   let current = links.get(server);
   if (!current) {
     current = link(server, engine, new Set(), onError);

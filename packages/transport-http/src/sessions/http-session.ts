@@ -1,13 +1,17 @@
 import {
   type AuthInfo,
   type Connection,
-  type Engine,
+  type EngineLifecycle,
+  type EventLog,
   featuresOf,
   type MaybePromise,
   type ProtocolVersion,
+  type RequestLeases,
   type Route,
+  type SessionChannel,
   type SessionRecord,
   type SessionSignal,
+  type SessionStore,
   type StoredEvent,
   type Unfollow,
 } from "@toolsmith/core";
@@ -25,6 +29,12 @@ export function ownedBy(record: SessionRecord, auth: AuthInfo | undefined): bool
   return typeof auth.subject === "string" && auth.subject.trim() !== "" && auth.subject === subject;
 }
 
+/** What a live session uses of its engine: who this process is, its events, its channel, its requests' leases. */
+export type LiveSessionEngine = EngineLifecycle & EventLog & SessionChannel & RequestLeases;
+
+/** What the handshake era over HTTP uses of its engine: the store of sessions, and what a live session uses. */
+export type SessionsEngine = SessionStore & LiveSessionEngine;
+
 // POST stream keys are `<node>-<n>`, n counted per process: a session let go here and made again never reuses one.
 let streams = 0;
 
@@ -36,7 +46,7 @@ let streams = 0;
  */
 export class HttpSession implements PostStreamLog {
   readonly id: string;
-  readonly engine: Engine;
+  readonly engine: LiveSessionEngine;
   readonly version: ProtocolVersion;
   /** Set once made (the connection's `send` needs the session first). */
   connection!: Connection;
@@ -65,7 +75,7 @@ export class HttpSession implements PostStreamLog {
   #unfollow: Unfollow | undefined;
   #closed = false;
 
-  constructor(record: SessionRecord, engine: Engine, onError: (error: unknown) => void) {
+  constructor(record: SessionRecord, engine: LiveSessionEngine, onError: (error: unknown) => void) {
     const { id, version } = record;
     this.id = id;
     this.engine = engine;

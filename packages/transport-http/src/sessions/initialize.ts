@@ -1,7 +1,6 @@
 import {
   type AuthInfo,
   type Connection,
-  type Engine,
   ErrorCode,
   type MaybePromise,
   type ProtocolVersion,
@@ -21,14 +20,14 @@ import { callerKeyOf, type RemoteAddress } from "../checks/caller-limits.js";
 import type { Incoming, Outgoing } from "../exchange/exchange.js";
 import { PostReply } from "../exchange/post-reply.js";
 import { handshakeStatus, refuse, ShuttingDown } from "../exchange/refusals.js";
-import { HttpSession } from "./http-session.js";
+import { HttpSession, type SessionsEngine } from "./http-session.js";
 import type { LiveSessions } from "./live-sessions.js";
 
 // `initialize` over HTTP: what a new session keeps, and what it answers.
 
 /** What opening a session needs of the handshake era's requests. */
 export interface OpeningContext {
-  readonly engine: Engine;
+  readonly engine: SessionsEngine;
   readonly limits: SessionLimits;
   readonly live: LiveSessions;
   readonly remoteAddress: RemoteAddress | undefined;
