@@ -16,6 +16,7 @@ export {
 } from "./engine/session-bounds.js";
 export { eraOf } from "./protocol/era.js";
 export { BATCH_REVISIONS } from "./protocol/revision.js";
+export { isHandshakeVersion } from "./protocol/versions.js";
 export type { Audience } from "./registry/router.js";
 export { standardSchemaAdapter, zodV4Adapter } from "./schema/schema-adapter.js";
 export { isUriTemplate } from "./schema/uri-template.js";

@@ -193,6 +193,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "defaultEngine",
       "eraOf",
       "isEngineUnavailable",
+      "isHandshakeVersion",
       "isIpAddress",
       "isLeaseLost",
       "isPlainObject",

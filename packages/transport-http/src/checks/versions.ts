@@ -2,7 +2,6 @@ import {
   type Era,
   ErrorCode,
   featuresOf,
-  HANDSHAKE_VERSIONS,
   LATEST_STATELESS_VERSION,
   MetaKey,
   type ProtocolVersion,
@@ -16,13 +15,6 @@ import { isRequest, refuse } from "../exchange/refusals.js";
 
 /** The header naming a request's protocol revision. */
 export const VERSION_HEADER = "mcp-protocol-version";
-
-const HANDSHAKE: readonly string[] = HANDSHAKE_VERSIONS;
-
-/** True for a header naming a handshake-era revision. */
-export function isHandshakeHeader(header: string | null): boolean {
-  return header !== null && HANDSHAKE.includes(header);
-}
 
 /**
  * The era a POST without a session chose, decided once here by core's `eraOf` from its MCP-Protocol-Version header,

@@ -7,9 +7,9 @@ import {
   type Server,
   type SessionRecord,
 } from "@toolsmith/core";
-import { andThen, attempt, messageIdText } from "@toolsmith/core/internal";
+import { andThen, attempt, isHandshakeVersion, messageIdText } from "@toolsmith/core/internal";
 import type { StreamLimits } from "../checks/caller-limits.js";
-import { isHandshakeHeader, VERSION_HEADER } from "../checks/versions.js";
+import { VERSION_HEADER } from "../checks/versions.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "../exchange/exchange.js";
 import { faultAnswer, refuse, shuttingDown } from "../exchange/refusals.js";
 import { getStream } from "./get-stream.js";
@@ -177,7 +177,7 @@ export class SessionRequests {
     return andThen(this.find(request, auth), (session) => {
       if (isOutgoing(session)) return session;
       if (!session) {
-        if (isHandshakeHeader(request.header(VERSION_HEADER))) {
+        if (isHandshakeVersion(request.header(VERSION_HEADER))) {
           return refuse(400, null, ErrorCode.ServerError, "Bad Request: no MCP-Session-Id; send initialize first");
         }
         return answer(405, undefined, { allow: "POST" });
