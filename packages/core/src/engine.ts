@@ -12,6 +12,7 @@ export {
   type EngineOwner,
   EngineUnavailable,
   type EventLog,
+  type InitializedSession,
   isEngineUnavailable,
   isLeaseLost,
   LeaseLost,

@@ -10,6 +10,7 @@ export { isIpAddress } from "./context/caller.js";
 export { utf8Length } from "./engine/session-bounds.js";
 export { eraOf } from "./protocol/era.js";
 export { BATCH_REVISIONS } from "./protocol/revision.js";
+export { isHandshakeVersion } from "./protocol/versions.js";
 export type { Audience } from "./registry/router.js";
 export { standardSchemaAdapter, zodV4Adapter } from "./schema/adapters.js";
 export { isUriTemplate } from "./schema/uri-template.js";

@@ -92,6 +92,9 @@ class RedisEngine implements Engine {
   deleteSession(id: string) {
     return this.#sessions.deleteSession(id);
   }
+  initializedSessions(uri?: string) {
+    return this.#sessions.initializedSessions(uri);
+  }
   subscribers(uri: string) {
     return this.#sessions.subscribers(uri);
   }

@@ -4,7 +4,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "./client.js";
 import { createRedisEngine } from "./redis-engine.js";
-import * as scripts from "./scripts.js";
+import * as scripts from "./session-scripts.js";
 import { type RedisServer, startRedis } from "./testing/redis-server.js";
 
 // Issue 24: one session's 1,500 subscriptions of 8 KiB made every load of it carry them all, and filled Redis. What a

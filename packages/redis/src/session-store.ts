@@ -1,4 +1,5 @@
 import {
+  type InitializedSession,
   SESSION_BOUNDS,
   type SessionChange,
   type SessionLimits,
@@ -9,8 +10,8 @@ import {
 } from "@toolsmith/core/engine";
 import type { RedisLifecycle } from "./lifecycle.js";
 import { bounded } from "./options.js";
-import { decodeRecord, encodeFixed } from "./records.js";
-import * as scripts from "./scripts.js";
+import { decodeInitialized, decodeRecord, encodeFixed, encodePrincipal } from "./records.js";
+import * as scripts from "./session-scripts.js";
 
 // Keys outlive a session's idle time by this much, so the sweep (not Redis's expiry) ends it and tells its followers.
 const GRACE_MS = 60_000;
@@ -34,6 +35,7 @@ export class RedisSessionStore implements SessionStore {
       bounded(limits.max),
       bounded(limits.perCaller),
       GRACE_MS,
+      encodePrincipal(record),
     ]);
     if (outcome === "exists") throw new Error(`A session with id ${JSON.stringify(record.id)} already exists`);
     return outcome as "created" | "full" | "full-for-caller";
@@ -56,6 +58,10 @@ export class RedisSessionStore implements SessionStore {
 
   async deleteSession(id: string): Promise<boolean> {
     return (await this.#redis.run(scripts.DELETE, [id])) === 1;
+  }
+
+  async initializedSessions(uri?: string): Promise<readonly InitializedSession[]> {
+    return decodeInitialized(await this.#redis.run(scripts.INITIALIZED, uri === undefined ? ["0", ""] : ["1", uri]));
   }
 
   async subscribers(uri: string): Promise<readonly string[]> {

@@ -1,5 +1,5 @@
 import { ErrorCode, type RequestId } from "@toolsmith/core";
-import { isPlainObject, rawBatchIds } from "@toolsmith/core/internal";
+import { isPlainObject, messageIdText, rawBatchIds } from "@toolsmith/core/internal";
 import { errorLine, idText } from "@toolsmith/core/transport";
 
 /** What `urgentMessage` returns for a line that may wait its turn behind queued requests. */
@@ -72,9 +72,7 @@ export function requestIdOf(message: unknown): RequestId | undefined {
 export function busyReply(message: unknown, text: string, why: string): string | undefined {
   const error = { code: ErrorCode.ServerError, message: why };
   if (!Array.isArray(message)) {
-    return requestIdOf(message) === undefined
-      ? undefined
-      : errorLine(idText((message as { id: unknown }).id, text), error);
+    return requestIdOf(message) === undefined ? undefined : errorLine(messageIdText(message, text), error);
   }
   const raw = rawBatchIds(text);
   const replies: string[] = [];

@@ -1,5 +1,5 @@
 import { ErrorCode } from "@toolsmith/core";
-import { isPlainObject, rawBatchIds } from "@toolsmith/core/internal";
+import { isPlainObject, messageIdText, rawBatchIds } from "@toolsmith/core/internal";
 import { errorLine, idText } from "@toolsmith/core/transport";
 
 // The host's requests the server has not answered yet, by each id's exact text (past 2^53 too), so that a server
@@ -17,8 +17,7 @@ function isResponse(value: unknown): value is Message {
 
 // Each message of a line (one, or a batch's), with its id's text as the line wrote it.
 function withIds(parsed: unknown, line: string): { message: unknown; id: string }[] {
-  if (!Array.isArray(parsed))
-    return [{ message: parsed, id: isPlainObject(parsed) ? idText(parsed.id, line) : "null" }];
+  if (!Array.isArray(parsed)) return [{ message: parsed, id: messageIdText(parsed, line) }];
   let raws: (string | undefined)[] | undefined;
   return parsed.map((message, index) => {
     const id = isPlainObject(message) ? message.id : undefined;

@@ -93,6 +93,25 @@ export function sessionStoreSuite(name: string, make: MakeEngines<Sessions>): vo
         expect((await engine.sessionIds()).length).toBe(3);
       });
 
+      it("reads the initialized sessions (of a URI) with their principals, and they still expire however often", async () => {
+        const [engine] = (await open()) as [Sessions];
+        const limits: SessionLimits = { max: 10, perCaller: 10, idleMs: 500 };
+        const [a, b, c] = [recordOf(), recordOf({ principal: undefined, caller: undefined }), recordOf()];
+        for (const record of [a, b, c]) await engine.createSession(record, limits);
+        for (const id of [a.id, b.id]) await engine.changeSession(id, { kind: "initialized" });
+        for (const id of [a.id, c.id]) await engine.changeSession(id, { kind: "subscribe", uri: "file:///x" });
+        const sorted = async (uri?: string) =>
+          [...(await engine.initializedSessions(uri))].sort((x, y) => (x.id < y.id ? -1 : 1));
+        const all = [{ id: a.id, principal: a.principal }, { id: b.id }].sort((x, y) => (x.id < y.id ? -1 : 1));
+        expect(await sorted()).toEqual(all);
+        expect(await sorted("file:///x")).toEqual([{ id: a.id, principal: a.principal }]);
+        expect(await sorted("file:///none")).toEqual([]);
+        // Read far more often than the idle time: no read restarts it.
+        await eventually(async () => (await sorted()).length === 0, "the initialized sessions to end while read", 20);
+        expect(await engine.loadSession(a.id)).toBeUndefined();
+        expect(await sorted("file:///x")).toEqual([]);
+      });
+
       it("ends a session unused for its idleMs, and gives its place back", async () => {
         const [engine] = (await open()) as [Sessions];
         const record = recordOf();

@@ -24,6 +24,7 @@ export type { RequestLeases, RunningRequest } from "./request-leases.js";
 export type { ServerBus, ServerSignal } from "./server-bus.js";
 export type { SessionChannel, SessionSignal } from "./session-channel.js";
 export type {
+  InitializedSession,
   SessionChange,
   SessionLimits,
   SessionRecord,

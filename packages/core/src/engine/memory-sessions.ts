@@ -7,7 +7,7 @@ import {
   tooManySubscriptions,
   utf8Length,
 } from "./session-bounds.js";
-import type { SessionChange, SessionLimits, SessionRecord } from "./session-store.js";
+import type { InitializedSession, SessionChange, SessionLimits, SessionRecord } from "./session-store.js";
 
 // An event id is the text of a positive integer, exactly as this table writes it.
 const EVENT_ID = /^[1-9][0-9]{0,15}$/;
@@ -147,6 +147,18 @@ export class SessionTable {
     const live: string[] = [];
     for (const id of [...ids]) if (this.#live(id)) live.push(id);
     return live;
+  }
+
+  /** The live sessions initialized (those subscribed to `uri` when given), with their principals; none touched. */
+  initialized(uri?: string): InitializedSession[] {
+    const ids = uri === undefined ? this.#sessions.keys() : (this.#byUri.get(uri) ?? []);
+    const found: InitializedSession[] = [];
+    // A copy: an expired session ends as it is met.
+    for (const id of [...ids]) {
+      const kept = this.#live(id);
+      if (kept?.initialized) found.push({ id, principal: kept.base.principal });
+    }
+    return found;
   }
 
   ids(): string[] {

@@ -9,7 +9,7 @@ import { TaskTable } from "./memory-tasks.js";
 import type { RunningRequest } from "./request-leases.js";
 import type { ServerSignal } from "./server-bus.js";
 import type { SessionSignal } from "./session-channel.js";
-import type { SessionChange, SessionLimits, SessionRecord } from "./session-store.js";
+import type { InitializedSession, SessionChange, SessionLimits, SessionRecord } from "./session-store.js";
 import type { TaskChange, TaskLimit, TaskRecord, TaskSignal } from "./task-store.js";
 
 /** Options of `createMemoryEngine`. */
@@ -34,7 +34,10 @@ export interface MemoryEngine extends Engine {
   loadSession(id: string): SessionRecord | undefined;
   changeSession(id: string, change: SessionChange): void;
   deleteSession(id: string): boolean;
+  initializedSessions(uri?: string): readonly InitializedSession[];
+  /** @deprecated `initializedSessions(uri)`; goes in the next minor release. */
   subscribers(uri: string): readonly string[];
+  /** @deprecated `initializedSessions()`; goes in the next minor release. */
   sessionIds(): readonly string[];
   // EventLog
   append(session: string, stream: string, data: string, options?: { readonly running?: string }): StoredEvent;
@@ -149,6 +152,11 @@ class InMemoryEngine implements MemoryEngine {
   deleteSession(id: string): boolean {
     this.#open();
     return this.#sessions.delete(id);
+  }
+
+  initializedSessions(uri?: string): readonly InitializedSession[] {
+    this.#open();
+    return this.#sessions.initialized(uri);
   }
 
   subscribers(uri: string): readonly string[] {

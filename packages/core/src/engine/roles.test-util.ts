@@ -25,7 +25,15 @@ export type RoleName = keyof Roles;
 /** Each role's members, as its interface declares them (`exact` below fails to compile when one is missed). */
 export const ROLE_MEMBERS = {
   EngineLifecycle: ["node", "shared", "start", "close", "onResume"],
-  SessionStore: ["createSession", "loadSession", "changeSession", "deleteSession", "subscribers", "sessionIds"],
+  SessionStore: [
+    "createSession",
+    "loadSession",
+    "changeSession",
+    "deleteSession",
+    "initializedSessions",
+    "subscribers",
+    "sessionIds",
+  ],
   EventLog: ["append", "replay"],
   SessionChannel: ["signal", "follow", "takeClientLines", "takeCancels"],
   RequestLeases: ["running", "finished", "onOrphan"],

@@ -30,6 +30,12 @@ export interface SessionRecord {
   readonly logLevel: LogLevel | undefined;
 }
 
+/** A session a list change or resource update is told to: live, initialized, and the principal it is bound to. */
+export interface InitializedSession {
+  readonly id: string;
+  readonly principal: StoredPrincipal | undefined;
+}
+
 /** What a session's client changed after `initialize`. */
 export type SessionChange =
   | { readonly kind: "initialized" }
@@ -71,8 +77,23 @@ export interface SessionStore {
   changeSession(id: string, change: SessionChange): MaybePromise<void>;
   /** End it (its events and subscriptions go too); `ended` travels on its channel. False when there was none. */
   deleteSession(id: string): MaybePromise<boolean>;
-  /** The live sessions subscribed to `uri` (exactly that URI: no pattern). */
+  /**
+   * The live sessions initialized (`notifications/initialized` kept), each with its principal: those subscribed to
+   * `uri` when given (exactly that URI: no pattern), else all; who a list change or resource update is told to. One
+   * read (one round trip for a shared engine) that restarts no session's idle time, so sessions still expire however
+   * often changes come.
+   */
+  initializedSessions(uri?: string): MaybePromise<readonly InitializedSession[]>;
+  /**
+   * The live sessions subscribed to `uri` (exactly that URI: no pattern).
+   * @deprecated Toolsmith no longer calls it (`initializedSessions(uri)` reads the audience of an update); it goes in
+   * the next minor release.
+   */
   subscribers(uri: string): MaybePromise<readonly string[]>;
-  /** Every live session's id (for a list change). */
+  /**
+   * Every live session's id.
+   * @deprecated Toolsmith no longer calls it (`initializedSessions()` reads the audience of a list change); it goes in
+   * the next minor release.
+   */
   sessionIds(): MaybePromise<readonly string[]>;
 }

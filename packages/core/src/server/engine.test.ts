@@ -27,6 +27,7 @@ function unused(node: string): Engine {
     loadSession: no("loadSession"),
     changeSession: no("changeSession"),
     deleteSession: no("deleteSession"),
+    initializedSessions: no("initializedSessions"),
     subscribers: no("subscribers"),
     sessionIds: no("sessionIds"),
     append: no("append"),

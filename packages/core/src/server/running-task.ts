@@ -3,11 +3,11 @@ import type { RequestContext, TaskRun } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import { TaskContext, type TaskPort } from "../context/task-context.js";
 import {
-  type Engine,
   isLeaseLost,
   type TaskChange,
   type TaskRecord,
   type TaskSignal,
+  type TaskStore,
   type Unfollow,
 } from "../engine/engine.js";
 import { isTerminal } from "../engine/memory-tasks.js";
@@ -30,7 +30,7 @@ export class RunningTask implements TaskPort {
   readonly signal: AbortSignal;
   unfollow: Unfollow | undefined;
   readonly #controller = new AbortController();
-  readonly #engine: Engine;
+  readonly #engine: TaskStore;
   readonly #tool: string;
   readonly #log: (entry: LogEntry) => void;
   readonly #questions: TaskQuestions;
@@ -49,7 +49,7 @@ export class RunningTask implements TaskPort {
   #collectAgain = false;
 
   constructor(
-    engine: Engine,
+    engine: TaskStore,
     readonly id: string,
     tool: string,
     log: (entry: LogEntry) => void,

@@ -1,6 +1,6 @@
 import { serviceUnavailable } from "../connection/error-boundary.js";
 import { UnfitAnswer } from "../context/elicit-answer.js";
-import { type Engine, isEngineUnavailable, isLeaseLost, type TaskChange } from "../engine/engine.js";
+import { isEngineUnavailable, isLeaseLost, type TaskChange, type TaskStore } from "../engine/engine.js";
 import type { LogLevel } from "../protocol/log-levels.js";
 import { isMcpError, type McpError, messageOf, toWireError } from "../wire/errors.js";
 import { INTERNAL_ERROR, type JsonRpcErrorObject } from "../wire/json-rpc.js";
@@ -41,7 +41,7 @@ export type OutcomeReport = (level: LogLevel, message: string, error: unknown) =
  * when another process took the task over.
  */
 export async function keepOutcome(
-  engine: Engine,
+  engine: TaskStore,
   id: string,
   outcome: TaskChange,
   stopped: () => boolean,

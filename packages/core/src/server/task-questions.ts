@@ -1,5 +1,5 @@
 import type { Asker } from "../context/ask.js";
-import { type Engine, isLeaseLost, type TaskChange } from "../engine/engine.js";
+import { isLeaseLost, type TaskChange, type TaskStore } from "../engine/engine.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import { RUNNING } from "./task-outcome.js";
@@ -11,7 +11,7 @@ type Waiting = { resolve: (answer: Record<string, unknown>) => void; reject: (wh
 
 /** One task's questions waiting for answers, and the keys it has asked under. */
 export class TaskQuestions {
-  readonly #engine: Engine;
+  readonly #engine: TaskStore;
   readonly #id: string;
   readonly #signal: AbortSignal;
   // This process lost the task's lease: nothing more is written for it here.
@@ -20,7 +20,7 @@ export class TaskQuestions {
   readonly #asked = new Set<string>();
   readonly #counters: Record<string, number> = Object.create(null);
 
-  constructor(engine: Engine, id: string, signal: AbortSignal, lost: () => void) {
+  constructor(engine: TaskStore, id: string, signal: AbortSignal, lost: () => void) {
     this.#engine = engine;
     this.#id = id;
     this.#signal = signal;

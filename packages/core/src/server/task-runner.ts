@@ -2,7 +2,7 @@ import type { TaskService } from "../connection/server-core.js";
 import type { RequestContext, TaskRun } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import type { RequestContextImpl } from "../context/request-context.js";
-import type { Engine, TaskRecord, Unfollow } from "../engine/engine.js";
+import type { EngineLifecycle, TaskRecord, TaskStore, Unfollow } from "../engine/engine.js";
 import { isTerminal } from "../engine/memory-tasks.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
 import { declaresTasks, type TaskPolicy, type taskDefaultsOf, tasksRequired } from "../protocol/tasks.js";
@@ -59,7 +59,7 @@ export const RECHECK_MS = 10_000;
 
 /** The server's task runner and its tasks/* methods. */
 export class TaskRunner implements TaskService {
-  readonly #engine: () => Engine;
+  readonly #engine: () => EngineLifecycle & TaskStore;
   readonly #ready: () => MaybePromise<void>;
   readonly #defaults: TaskSettings;
   readonly #log: (entry: LogEntry) => void;
@@ -71,7 +71,7 @@ export class TaskRunner implements TaskService {
 
   /** `ready` starts the engine (once): a 2026-07-28 request may be a fresh process's first, and tasks need it. */
   constructor(
-    engine: () => Engine,
+    engine: () => EngineLifecycle & TaskStore,
     ready: () => MaybePromise<void>,
     defaults: TaskSettings,
     log: (entry: LogEntry) => void,
@@ -108,7 +108,7 @@ export class TaskRunner implements TaskService {
   }
 
   // A task runs here from now until `ended`: with a shared engine, checked periodically while any runs.
-  #hold(task: RunningTask, engine: Engine): () => void {
+  #hold(task: RunningTask, engine: EngineLifecycle & TaskStore): () => void {
     this.#here.add(task);
     if (engine.shared && this.#recheck === undefined) {
       this.#recheck = setInterval(() => this.#recheckAll(), RECHECK_MS);

@@ -1,6 +1,6 @@
 import { type Era, ErrorCode, LATEST_STATELESS_VERSION, type ProtocolVersion } from "@toolsmith/core";
 import { BATCH_REVISIONS, eraOf, isPlainObject, messageIdText } from "@toolsmith/core/internal";
-import { featuresOf, HANDSHAKE_VERSIONS, MetaKey } from "@toolsmith/core/transport";
+import { featuresOf, MetaKey } from "@toolsmith/core/transport";
 import type { Outgoing } from "../exchange/exchange.js";
 import { isRequest, refuse } from "../exchange/refusals.js";
 
@@ -9,13 +9,6 @@ import { isRequest, refuse } from "../exchange/refusals.js";
 
 /** The header naming a request's protocol revision. */
 export const VERSION_HEADER = "mcp-protocol-version";
-
-const HANDSHAKE: readonly string[] = HANDSHAKE_VERSIONS;
-
-/** True for a header naming a handshake-era revision. */
-export function isHandshakeHeader(header: string | null): boolean {
-  return header !== null && HANDSHAKE.includes(header);
-}
 
 /**
  * The era a POST without a session chose, decided once here by core's `eraOf` from its MCP-Protocol-Version header,

@@ -10,7 +10,7 @@ import { answer, type Incoming, isOutgoing, type Outgoing } from "../exchange/ex
 import { refuse, shuttingDown } from "../exchange/refusals.js";
 import { UserRoutes } from "../routes/routes.js";
 import { fanOut } from "../sessions/fan-out.js";
-import type { HttpSession } from "../sessions/http-session.js";
+import type { HttpSession, SessionsEngine } from "../sessions/http-session.js";
 import { LiveSessions } from "../sessions/live-sessions.js";
 import { SessionRequests } from "../sessions/session-requests.js";
 import { StatelessRequests } from "../stateless/stateless.js";
@@ -32,12 +32,17 @@ function healthy(method: string, closing: boolean): Outgoing {
 
 /**
  * The MCP endpoint both front doors share, one Incoming in, one Outgoing out: the health route, the user's routes,
- * the checks, then each POST, GET and DELETE to its era's requests or its session (the server's `Engine` keeps the
+ * the checks, then each POST, GET and DELETE to its era's requests or its session (the server's engine keeps the
  * state; this decides where a request goes).
  */
 export interface HttpDispatcher {
   serve(request: Incoming): Outgoing | Promise<Outgoing>;
   close(): void;
+  /**
+   * Serving a request failed (`serve` threw or rejected: a bug, not an outage): told through the server's log (its
+   * logger and `onError`), once per error, as a front door answers it.
+   */
+  failed(error: unknown): void;
   /** Handshake-era sessions this process serves now (each with its live connection). */
   readonly sessions: number;
 }
@@ -55,7 +60,7 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
   const limits = { max: maxSessions, perCaller: options.maxSessionsPerCaller ?? callerShare(maxSessions), idleMs };
   // The memory engine's event buffer, when no engine was configured: the option kept its meaning.
   const keep = options.eventBufferSize;
-  const engine =
+  const engine: SessionsEngine =
     keep === undefined ? server.engine : defaultEngine(server, () => createMemoryEngine({ eventsPerSession: keep }));
   // Through the server's own log (its logger and its onError hook), which never throws.
   const onError = (error: unknown) => {
@@ -79,6 +84,15 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
   });
   const stopFanOut = fanOut(server, engine, live, onError);
   const hostOrigin = hostOriginCheck(options);
+  // What serving a request failed with, once told (an authenticate hook's throw is told where it is caught).
+  const told = new WeakSet<object>();
+  const tell = (message: string, error: unknown) => {
+    if (typeof error === "object" && error !== null) {
+      if (told.has(error)) return;
+      told.add(error);
+    }
+    server.log({ level: "error", message, error });
+  };
   // A principal without a subject is the authenticate hook's bug: told once, not on every request it refuses.
   let toldNoSubject = false;
   const noSubject = () => {
@@ -110,7 +124,7 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
       (auth) => (isOutgoing(auth) ? auth : route(request, auth)),
       (error: unknown) => {
         // The hook's own failure (not an AuthError): the request fails, and the server's log (onError too) hears why.
-        server.log({ level: "error", message: `HTTP transport: the authenticate hook threw: ${String(error)}`, error });
+        tell(`HTTP transport: the authenticate hook threw: ${String(error)}`, error);
         throw error;
       },
     );
@@ -171,6 +185,9 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
       if (!engine.shared) for (const id of ids) void attempt<unknown>(() => engine.deleteSession(id), onError);
       stopFanOut();
       stateless.close();
+    },
+    failed(error) {
+      tell(`HTTP transport: a request failed: ${String(error)}`, error);
     },
     get sessions() {
       return live.size;

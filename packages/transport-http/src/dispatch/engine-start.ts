@@ -49,24 +49,28 @@ export function startEngine(server: Server, onError: (error: unknown) => void): 
     told.add(away);
     return away;
   };
+  const failed = (error: unknown): never => {
+    again();
+    throw unstarted(error);
+  };
   const ready = (): MaybePromise<void> => {
     if (started) return;
-    const start = server.startEngine();
+    let start: MaybePromise<void>;
+    try {
+      start = server.startEngine();
+    } catch (error) {
+      // An engine whose start throws at once is told and answered as one whose start rejects.
+      return failed(error);
+    }
     if (!(start instanceof Promise)) {
       started = true;
       return;
     }
-    return start.then(
-      () => {
-        started = true;
-        if (retry !== undefined) clearTimeout(retry);
-        retry = undefined;
-      },
-      (error: unknown) => {
-        again();
-        throw unstarted(error);
-      },
-    );
+    return start.then(() => {
+      started = true;
+      if (retry !== undefined) clearTimeout(retry);
+      retry = undefined;
+    }, failed);
   };
   // Started now; a request that needs the engine waits for it.
   void attempt(ready, (error) => {

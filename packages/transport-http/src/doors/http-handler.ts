@@ -71,7 +71,15 @@ function toResponse(outgoing: Outgoing): Response {
  */
 export function createHttpHandler(servable: Servable, options: HttpOptions = {}): HttpHandler {
   const dispatcher = createHttpDispatcher(servable, options);
-  const handler = (async (request: Request) => toResponse(await dispatcher.serve(fromRequest(request)))) as HttpHandler;
+  const handler = (async (request: Request) => {
+    try {
+      return toResponse(await dispatcher.serve(fromRequest(request)));
+    } catch (error) {
+      // The host answers the rejection (a 500, as a rule); the server's log hears why.
+      dispatcher.failed(error);
+      throw error;
+    }
+  }) as HttpHandler;
   Object.defineProperties(handler, {
     close: { value: () => dispatcher.close() },
     sessions: { get: () => dispatcher.sessions },

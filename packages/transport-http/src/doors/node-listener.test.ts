@@ -4,6 +4,7 @@ import { type AddressInfo, connect } from "node:net";
 import { Writable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { createServer, ErrorCode, type LogEntry } from "@toolsmith/core";
+import { createMemoryEngine, type Engine } from "@toolsmith/core/engine";
 import { MetaKey } from "@toolsmith/core/transport";
 import { afterEach, describe, expect, it } from "vitest";
 import type { HttpOptions } from "../dispatch/options.js";
@@ -244,5 +245,73 @@ describe("listen on a host that is not loopback", () => {
     const url = await start({ log, allowedHosts: ["192.0.2.7"] });
     expect(said.join("")).not.toMatch(/allowedHosts/);
     expect((await send(url, LIST, { host: "192.0.2.7" })).status).toBe(200);
+  });
+});
+
+describe("a request the dispatcher fails (a bug, not an outage)", () => {
+  // An engine whose createSession throws a plain Error: no outage (that is a 503), so `initialize` fails.
+  function buggy(): Engine {
+    const engine = createMemoryEngine();
+    return new Proxy(engine, {
+      get(target, property) {
+        if (property === "createSession") {
+          return () => {
+            throw new Error("the engine's bug");
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  }
+  const INITIALIZE = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+  });
+  const SESSION_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+  it("nodeListener answers 500 and the server's log (onError) hears why, once", async () => {
+    const heard: unknown[] = [];
+    const server = createServer({ name: "bug", version: "1", engine: buggy(), onError: (error) => heard.push(error) });
+    const handler = createHttpHandler(server);
+    const http = createNodeServer(nodeListener(handler));
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    cleanup.push(async () => {
+      handler.close();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    });
+    const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+    const req = request(url, { method: "POST", headers: SESSION_HEADERS });
+    req.end(INITIALIZE);
+    const failed = await read(((await once(req, "response")) as [IncomingMessage])[0]);
+    expect(failed).toEqual({ status: 500, body: "" });
+    expect(heard.map(String)).toEqual(["Error: the engine's bug"]);
+  });
+
+  it("the web-standard handler rejects with it, and the server's log hears it once (an authenticate hook's too)", async () => {
+    const heard: unknown[] = [];
+    const server = createServer({ name: "bug", version: "1", engine: buggy(), onError: (error) => heard.push(error) });
+    const handle = createHttpHandler(server);
+    const request = () =>
+      new Request("http://127.0.0.1/mcp", { method: "POST", headers: SESSION_HEADERS, body: INITIALIZE });
+    await expect(handle(request())).rejects.toThrow("the engine's bug");
+    expect(heard.map(String)).toEqual(["Error: the engine's bug"]);
+    handle.close();
+    const hook = new Error("the token service is down");
+    const guarded = createHttpHandler(
+      createServer({ name: "hook", version: "1", onError: (error) => heard.push(error) }),
+      {
+        authenticate: () => {
+          throw hook;
+        },
+      },
+    );
+    heard.length = 0;
+    await expect(guarded(request())).rejects.toBe(hook);
+    expect(heard).toEqual([hook]);
+    guarded.close();
   });
 });

@@ -155,7 +155,8 @@ export function nodeListener(
     let served: Outgoing | Promise<Outgoing>;
     try {
       served = dispatcher.serve(new NodeIncoming(req, res));
-    } catch {
+    } catch (error) {
+      dispatcher.failed(error);
       res.statusCode = 500;
       res.end();
       return;
@@ -166,7 +167,9 @@ export function nodeListener(
     }
     served.then(
       (outgoing) => write(res, outgoing),
-      () => {
+      (error: unknown) => {
+        // A bug, not an outage (that is a 503 with Retry-After): the client gets a bare 500, the server's log why.
+        dispatcher.failed(error);
         if (!res.headersSent) res.statusCode = 500;
         res.end();
       },

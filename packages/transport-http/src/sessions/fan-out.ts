@@ -1,9 +1,9 @@
 import type { Server } from "@toolsmith/core";
-import type { Engine, StoredPrincipal } from "@toolsmith/core/engine";
+import type { InitializedSession, StoredPrincipal } from "@toolsmith/core/engine";
 import { isEngineUnavailable } from "@toolsmith/core/engine";
 import { type Announcement, andThen, attempt, mayHear, mayRead, onAnnounce } from "@toolsmith/core/internal";
 import { orphanedLine } from "../exchange/refusals.js";
-import type { HttpSession } from "./http-session.js";
+import type { HttpSession, SessionsEngine } from "./http-session.js";
 import type { LiveSessions } from "./live-sessions.js";
 
 // What a process does for every session of its server, once however many HTTP handlers serve it here:
@@ -40,35 +40,26 @@ function swallow(step: () => unknown, onError: (error: unknown) => void): void {
   if (done instanceof Promise) done.catch(onError);
 }
 
-function link(server: Server, engine: Engine, caches: Set<LiveSessions>, onError: (error: unknown) => void): Link {
+function link(
+  server: Server,
+  engine: SessionsEngine,
+  caches: Set<LiveSessions>,
+  onError: (error: unknown) => void,
+): Link {
   const stopAnnounce = onAnnounce(server, (announcement) => {
     const line = lineOf(announcement);
     const allowed = (principal: StoredPrincipal | undefined) =>
       announcement.type === "listChanged"
         ? mayHear(server, announcement.audience, principal)
         : mayRead(server, announcement.uri, principal);
-    const tell = (id: string, initialized: boolean, principal: StoredPrincipal | undefined) => {
-      if (initialized && allowed(principal)) return andThen(engine.append(id, "get", line), () => {});
-    };
-    const each = (ids: readonly string[]) => {
-      for (const id of ids) {
-        // A session served here and known initialized is told without loading (which would restart its idle time).
-        let here: { initialized: boolean; principal: StoredPrincipal | undefined } | undefined;
-        for (const cache of caches) here ??= cache.peek(id);
-        swallow(
-          () =>
-            here?.initialized
-              ? tell(id, true, here.principal)
-              : andThen(engine.loadSession(id), (record) => record && tell(id, record.initialized, record.principal)),
-          onError,
-        );
+    // Who hears it, with the principals its guards decide on, in one read of the engine that restarts no idle time.
+    const each = (sessions: readonly InitializedSession[]) => {
+      for (const { id, principal } of sessions) {
+        swallow(() => (allowed(principal) ? engine.append(id, "get", line) : undefined), onError);
       }
     };
-    swallow(
-      () =>
-        andThen(announcement.type === "listChanged" ? engine.sessionIds() : engine.subscribers(announcement.uri), each),
-      onError,
-    );
+    const uri = announcement.type === "listChanged" ? undefined : announcement.uri;
+    swallow(() => andThen(engine.initializedSessions(uri), each), onError);
   });
   const stopOrphans = engine.onOrphan((orphan) => {
     const line = orphanedLine(orphan.request);
@@ -154,7 +145,7 @@ function link(server: Server, engine: Engine, caches: Set<LiveSessions>, onError
 }
 
 /** Serve `server`'s sessions from this process (with `live`, the sessions one handler serves); stop with the function. */
-export function fanOut(server: Server, engine: Engine, live: LiveSessions, onError: (error: unknown) => void) {
+export function fanOut(server: Server, engine: SessionsEngine, live: LiveSessions, onError: (error: unknown) => void) {
   let current = links.get(server);
   if (!current) {
     current = link(server, engine, new Set(), onError);

@@ -1,5 +1,5 @@
 import type { MaybePromise } from "@toolsmith/core";
-import type { Engine, StoredEvent } from "@toolsmith/core/engine";
+import type { EngineLifecycle, EventLog, StoredEvent } from "@toolsmith/core/engine";
 import { andThen } from "@toolsmith/core/internal";
 import type { EventStream } from "../exchange/event-stream.js";
 
@@ -31,7 +31,7 @@ interface Held {
  * process at a time: the latest to take it).
  */
 export class HeldStreams {
-  readonly #engine: Engine;
+  readonly #engine: EngineLifecycle & EventLog;
   readonly #session: string;
   readonly #held = new Map<string, Held>();
   // This process's latest take of each stream it holds here, and whether its `taken` signal came back yet: a take
@@ -39,7 +39,7 @@ export class HeldStreams {
   readonly #takes = new Map<string, { token: string; confirmed: boolean }>();
   #taking = 0;
 
-  constructor(engine: Engine, session: string) {
+  constructor(engine: EngineLifecycle & EventLog, session: string) {
     this.#engine = engine;
     this.#session = session;
   }

@@ -1,11 +1,14 @@
 import type { AuthInfo, MaybePromise, ProtocolVersion } from "@toolsmith/core";
 import {
-  type Engine,
+  type EngineLifecycle,
+  type EventLog,
   isLeaseLost,
+  type RequestLeases,
+  type SessionChannel,
   type SessionRecord,
   type SessionSignal,
+  type SessionStore,
   type StoredEvent,
-  type StoredPrincipal,
   type Unfollow,
 } from "@toolsmith/core/engine";
 import { andThen, attempt } from "@toolsmith/core/internal";
@@ -23,26 +26,31 @@ export function ownedBy(record: SessionRecord, auth: AuthInfo | undefined): bool
   return typeof auth.subject === "string" && auth.subject.trim() !== "" && auth.subject === subject;
 }
 
+/** What a live session uses of its engine: who this process is, its events, its channel, its requests' leases. */
+export type LiveSessionEngine = EngineLifecycle & EventLog & SessionChannel & RequestLeases;
+
+/** What the handshake era over HTTP uses of its engine: the store of sessions, and what a live session uses. */
+export type SessionsEngine = SessionStore & LiveSessionEngine;
+
 // POST stream keys are `<node>-<n>`, n counted per process: a session let go here and made again never reuses one.
 let streams = 0;
 
 /**
  * One handshake-era session as this process serves it: its live connection (made here, from the engine's record
- * when another process opened it), the streams held here, and what it follows of the session's channel.
+ * when another process opened it), the streams held here, and what it follows of the session's channel. Handles
+ * only, besides the id and version, which never change: the session's state is its engine record (the authority)
+ * and its connection (this process's view of it), decision 0007.
  */
 export class HttpSession implements PostStreamLog {
   readonly id: string;
-  readonly engine: Engine;
+  readonly engine: LiveSessionEngine;
   readonly version: ProtocolVersion;
   /** Set once made (the connection's `send` needs the session first). */
   connection!: Connection;
   /** What every POST's reply in this session is made with: made once, not per POST. */
   readonly replies: PostReplyOptions;
   readonly priming: boolean;
-  /** Its stored principal (who may hear what, for the changes told to it). */
-  readonly principal: StoredPrincipal | undefined;
-  /** Known initialized (it never goes back): list changes are told to it without loading its record. */
-  initialized: boolean;
+  /** When this process last served it (what the bounded cache of live sessions evicts by). */
   lastSeen = Date.now();
   /**
    * The client's requests being served here (their ids' JSON text), while they run: what a periodic check looks up
@@ -64,10 +72,8 @@ export class HttpSession implements PostStreamLog {
   #unfollow: Unfollow | undefined;
   #closed = false;
 
-  constructor(record: SessionRecord, engine: Engine, onError: (error: unknown) => void) {
+  constructor(record: SessionRecord, engine: LiveSessionEngine, onError: (error: unknown) => void) {
     const { id, version } = record;
-    this.principal = record.principal;
-    this.initialized = record.initialized;
     this.id = id;
     this.engine = engine;
     this.version = version;

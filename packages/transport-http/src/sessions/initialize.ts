@@ -1,40 +1,29 @@
 import { type AuthInfo, ErrorCode, type MaybePromise, type ProtocolVersion } from "@toolsmith/core";
-import {
-  type Engine,
-  keptCapabilities,
-  keptClientInfo,
-  type SessionLimits,
-  type SessionRecord,
-} from "@toolsmith/core/engine";
+import { keptCapabilities, keptClientInfo, type SessionLimits, type SessionRecord } from "@toolsmith/core/engine";
 import { andThen, attempt, isPlainObject, messageIdText } from "@toolsmith/core/internal";
 import type { Connection, Delivery } from "@toolsmith/core/transport";
 import { callerKeyOf, type RemoteAddress } from "../checks/caller-limits.js";
 import type { Incoming, Outgoing } from "../exchange/exchange.js";
 import { PostReply } from "../exchange/post-reply.js";
 import { handshakeStatus, refuse, ShuttingDown } from "../exchange/refusals.js";
-import { HttpSession } from "./http-session.js";
+import { HttpSession, type SessionsEngine } from "./http-session.js";
 import type { LiveSessions } from "./live-sessions.js";
 
 // `initialize` over HTTP: what a new session keeps, and what it answers.
 
 /** What opening a session needs of the handshake era's requests. */
 export interface OpeningContext {
-  readonly engine: Engine;
+  readonly engine: SessionsEngine;
   readonly limits: SessionLimits;
   readonly live: LiveSessions;
   readonly remoteAddress: RemoteAddress | undefined;
   onError(error: unknown): void;
   /**
    * A connection of this process for session `id`: `send` gets its lines, what its client changes is kept in the
-   * engine before its answer, and `initialized` is told once it is; `record`: the session as the engine keeps it.
+   * engine before its answer; `record`: the session as the engine keeps it. No credentials: each request brings its
+   * own caller.
    */
-  connect(
-    id: string,
-    send: (line: string, delivery: Delivery) => void,
-    auth: AuthInfo | undefined,
-    initialized: () => void,
-    record?: SessionRecord,
-  ): Connection;
+  connect(id: string, send: (line: string, delivery: Delivery) => void, record?: SessionRecord): Connection;
 }
 
 /** A session being opened by `initialize`: its connection, what it said before being kept, and its end. */
@@ -104,7 +93,7 @@ export function openSession(
   auth: AuthInfo | undefined,
 ): MaybePromise<Outgoing> {
   const id = crypto.randomUUID();
-  const opening = openingOf(c, id, auth);
+  const opening = openingOf(c, id);
   const { connection, said } = opening;
   const settle = (): MaybePromise<Outgoing> => {
     const version = connection.negotiatedVersion;
@@ -145,8 +134,11 @@ export function openSession(
     );
   };
   // Until it is kept, what the connection says is held back (its reply first of all). The door chose its era.
+  const options = auth
+    ? { parsed: message, era: "handshake" as const, auth }
+    : { parsed: message, era: "handshake" as const };
   const done = attempt(
-    () => connection.receive(body, { parsed: message, era: "handshake" }),
+    () => connection.receive(body, options),
     () => undefined,
   );
   return andThen(done, settle);
@@ -154,7 +146,7 @@ export function openSession(
 
 // What outlives an initialize (its connection's output, its end) is made here, apart from the request: a closure
 // made in openSession would keep its whole body (up to maxBodyBytes) for the session's life.
-function openingOf(c: OpeningContext, id: string, auth: AuthInfo | undefined): Opening {
+function openingOf(c: OpeningContext, id: string): Opening {
   const live = c.live;
   // The handshake's own lines wait until the session is kept: its reply says whether it was.
   const said: [string, Delivery][] = [];
@@ -162,14 +154,8 @@ function openingOf(c: OpeningContext, id: string, auth: AuthInfo | undefined): O
     said,
     session: undefined,
     ended: () => live.drop(id, true),
-    connection: c.connect(
-      id,
-      (line, delivery) =>
-        opening.session ? opening.session.deliver(line, delivery) : void said.push([line, delivery]),
-      auth,
-      () => {
-        if (opening.session) opening.session.initialized = true;
-      },
+    connection: c.connect(id, (line, delivery) =>
+      opening.session ? opening.session.deliver(line, delivery) : void said.push([line, delivery]),
     ),
   };
   return opening;

@@ -1,4 +1,4 @@
-import type { Engine } from "@toolsmith/core/engine";
+import type { SessionStore } from "@toolsmith/core/engine";
 import { andThen, attempt } from "@toolsmith/core/internal";
 import type { HttpSession } from "./http-session.js";
 
@@ -10,7 +10,7 @@ export class LiveSessions {
   readonly #sessions = new Map<string, HttpSession>();
   readonly #max: number;
   readonly #idleMs: number;
-  readonly #engine: Engine;
+  readonly #engine: SessionStore;
   readonly #onError: (error: unknown) => void;
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
@@ -24,7 +24,7 @@ export class LiveSessions {
     this.#take = take;
   }
 
-  constructor(max: number, idleMs: number, engine: Engine, onError: (error: unknown) => void) {
+  constructor(max: number, idleMs: number, engine: SessionStore, onError: (error: unknown) => void) {
     this.#max = max;
     this.#idleMs = idleMs;
     this.#engine = engine;
@@ -96,9 +96,14 @@ export class LiveSessions {
         const touched = attempt(
           () =>
             andThen(this.#engine.loadSession(session.id), (record) => {
-              if (!record) this.drop(session.id, true);
+              if (!record) {
+                this.drop(session.id, true);
+                return;
+              }
+              // Its connection takes in what another process kept of it (initialized, log level).
+              session.connection.sessionKept(record);
               // What it missed of the bus, if anything, is written on its GET stream now.
-              else return session.catchUp();
+              return session.catchUp();
             }),
           this.#onError,
         );

@@ -1,6 +1,6 @@
 import { type AuthInfo, createServer, LATEST_HANDSHAKE_VERSION, type LogEntry } from "@toolsmith/core";
 import type { SessionRecord } from "@toolsmith/core/engine";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { createHttpHandler } from "../doors/http-handler.js";
 import { call2026, H, initialize, post, replyOf, URL_ } from "../exchange/requests.test-util.js";
@@ -117,5 +117,28 @@ describe("sessions and requestState over HTTP are bound to the subject", () => {
       call2026(6, "transfer", { inputResponses: yes, requestState: forAlice }, as("alice")),
     );
     expect(await replyOf(done)).toMatchObject({ result: { content: [{ text: "accept" }] } });
+  });
+
+  it("a session's live connection holds no credentials: each request's context has its own caller's", async () => {
+    const server = createServer({ name: "tokens", version: "1" });
+    server.tool({ name: "token", description: "Its caller's token", handler: (_args, ctx) => String(ctx.auth?.token) });
+    const made: unknown[] = [];
+    const connect = server.connect.bind(server);
+    vi.spyOn(server, "connect").mockImplementation((options) => {
+      made.push(options.auth);
+      return connect(options);
+    });
+    const handle = createHttpHandler(server, {
+      authenticate: (request) => ({ subject: "alice", scopes: [], token: request.headers.get("authorization") }),
+    });
+    const opened = await handle(post(initialize(), { ...H, authorization: "Bearer first" }));
+    const headers = { ...H, "mcp-session-id": opened.headers.get("mcp-session-id") as string };
+    await handle(
+      post({ jsonrpc: "2.0", method: "notifications/initialized" }, { ...headers, authorization: "Bearer a" }),
+    );
+    const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "token", arguments: {} } };
+    const called = await handle(post(call, { ...headers, authorization: "Bearer second" }));
+    expect(await replyOf(called)).toMatchObject({ result: { content: [{ text: "Bearer second" }] } });
+    expect(made).toEqual([undefined]);
   });
 });

@@ -60,10 +60,14 @@ export function postInSession(
     else done.then(over, over);
   }
   if (!needsAnswer) {
-    const told = tellOthers(session, body, message);
-    reply.accept();
-    if (told === undefined) return reply.answered();
-    return attempt(() => andThen(told, () => reply.answered()), faultAnswer(null));
+    // Accepted once kept: a `notifications/initialized` the engine could not keep is its outage (503, Retry-After).
+    const told = andThen(done, () => tellOthers(session, body, message));
+    const accepted = () => {
+      reply.accept();
+      return reply.answered();
+    };
+    if (told === undefined) return accepted();
+    return attempt(() => andThen(told, accepted), faultAnswer(null));
   }
   if (done !== undefined)
     done.then(

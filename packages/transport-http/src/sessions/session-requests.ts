@@ -1,9 +1,9 @@
 import { type AuthInfo, ErrorCode, type MaybePromise, type Server } from "@toolsmith/core";
 import type { SessionRecord } from "@toolsmith/core/engine";
-import { andThen, attempt, messageIdText } from "@toolsmith/core/internal";
+import { andThen, attempt, isHandshakeVersion, messageIdText } from "@toolsmith/core/internal";
 import type { Connection, Delivery } from "@toolsmith/core/transport";
 import type { StreamLimits } from "../checks/caller-limits.js";
-import { isHandshakeHeader, VERSION_HEADER } from "../checks/versions.js";
+import { VERSION_HEADER } from "../checks/versions.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "../exchange/exchange.js";
 import { faultAnswer, refuse, shuttingDown } from "../exchange/refusals.js";
 import { getStream } from "./get-stream.js";
@@ -98,53 +98,36 @@ export class SessionRequests {
       // Rare (a session first served here): the engine failing the revival is an outage, as a failed load is.
       const id_ = () => messageIdText(message, body);
       return attempt(
-        () => andThen(this.#revive(record, auth), (revived) => revived ?? shuttingDown(id_())),
+        () => andThen(this.#revive(record), (revived) => revived ?? shuttingDown(id_())),
         (error) => faultAnswer(id_())(error),
       );
     }
-    // Another process may have served the session's logging/setLevel since this one last did.
-    if (live.connection.logLevel !== record.logLevel) live.connection.sessionKept(record);
+    // The record is the session's authority: another process may have kept its initialized or log level since.
+    live.connection.sessionKept(record);
     return live;
   }
 
-  // A connection of this process for a session: what its client changes is kept in the engine before its answer.
-  #connect(
-    id: string,
-    send: (line: string, delivery: Delivery) => void,
-    auth: AuthInfo | undefined,
-    initialized: () => void,
-    record?: SessionRecord,
-  ): Connection {
+  // A connection of this process for a session: what its client changes is kept in the engine before its answer. It
+  // holds no credentials: each request brings its caller (the lines other processes relay build no context).
+  #connect(id: string, send: (line: string, delivery: Delivery) => void, record?: SessionRecord): Connection {
     const { engine } = this.#c;
     return this.#c.server.connect({
       send,
-      onSessionChange: (change) =>
-        andThen(engine.changeSession(id, change), () => {
-          if (change.kind === "initialized") initialized();
-        }),
+      onSessionChange: (change) => engine.changeSession(id, change),
       outboundIds: `${engine.node}-${++this.#connections}`,
       hearsChanges: false,
       ...(record ? { session: record } : {}),
-      ...(auth ? { auth } : {}),
     });
   }
 
   // The session's live connection here, made from its record (another process opened it, or this one let it go).
-  #revive(record: SessionRecord, auth: AuthInfo | undefined): MaybePromise<HttpSession | undefined> {
+  #revive(record: SessionRecord): MaybePromise<HttpSession | undefined> {
     const making = this.#making.get(record.id);
     if (making) return making;
     const c = this.#c;
     const session = new HttpSession(record, c.engine, c.onError);
     session.wake = c.live.wake;
-    session.connection = this.#connect(
-      record.id,
-      (line, delivery) => session.deliver(line, delivery),
-      auth,
-      () => {
-        session.initialized = true;
-      },
-      record,
-    );
+    session.connection = this.#connect(record.id, (line, delivery) => session.deliver(line, delivery), record);
     const followed = attempt(
       () => session.follow(() => c.live.drop(session.id, true)),
       (error) => {
@@ -188,7 +171,7 @@ export class SessionRequests {
     return andThen(this.find(request, auth), (session) => {
       if (isOutgoing(session)) return session;
       if (!session) {
-        if (isHandshakeHeader(request.header(VERSION_HEADER))) {
+        if (isHandshakeVersion(request.header(VERSION_HEADER))) {
           return refuse(400, null, ErrorCode.ServerError, "Bad Request: no MCP-Session-Id; send initialize first");
         }
         return answer(405, undefined, { allow: "POST" });
