@@ -1,7 +1,7 @@
 /**
  * `@toolsmith/core/internal`: what Toolsmith's own packages (decorators, transports, cli) share with core: helpers
  * shaped by their needs, and the cross-process fan-out of list changes (`onAnnounce`, `mayHear`, `mayRead`,
- * `defaultEngine`) until issue 25's one-session work settles its shape. Unstable: it may change in any release,
+ * `defaultEngine`), which only transport-http uses yet and so is not promised to others. Unstable: it may change in any release,
  * without notice; nothing outside this repository should import it. What a third party needs to write a transport,
  * an engine or a middleware is public, on `/transport`, `/engine` and `/middleware`.
  */
