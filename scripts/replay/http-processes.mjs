@@ -2,6 +2,8 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { load } from "./entries.mjs";
+import { HttpPeer } from "./http-peer.mjs";
+import { STOPPED } from "./transcript.mjs";
 import { deadline } from "./wait.mjs";
 
 const FIXTURE = fileURLToPath(new URL("./fixture.mjs", import.meta.url));
@@ -68,6 +70,30 @@ export async function startProcesses(checkout, count, options = {}) {
     async stop() {
       await Promise.all(started.map((one) => one.stop()));
       await redis?.stop();
+    },
+  };
+}
+
+/**
+ * A scripted session over HTTP: `play` against `count` processes built from a checkout (sharing a Redis when
+ * `redis`), every exchange kept in order; a script that stops early is recorded as stopped, and the processes end
+ * either way.
+ */
+export function httpSession(name, play, count, { redis = false } = {}) {
+  return {
+    name,
+    async run(checkout, options = {}) {
+      const processes = await startProcesses(checkout, count, redis ? { redis, redisFrom: options.redisFrom } : {});
+      const peer = new HttpPeer(processes.urls);
+      try {
+        await play(peer);
+      } catch (error) {
+        peer.exchanges.push({ label: STOPPED, error: String(error.message ?? error) });
+      } finally {
+        peer.closeAll();
+        await processes.stop();
+      }
+      return { exchanges: peer.exchanges, stderr: processes.stderr(), urls: processes.urls };
     },
   };
 }

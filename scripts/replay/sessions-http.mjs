@@ -2,10 +2,8 @@
 // what the front door refuses. Every request goes over its own connection, so each exchange stands alone.
 import { HttpChannel, STATELESS } from "./channels.mjs";
 import { BAD_INPUT, call, resources, tools } from "./conversation.mjs";
-import { HttpPeer } from "./http-peer.mjs";
-import { startProcesses } from "./http-processes.mjs";
+import { httpSession } from "./http-processes.mjs";
 import { statelessRefusals, tasks } from "./stateless.mjs";
-import { STOPPED } from "./transcript.mjs";
 
 /** Wait until the open stream `exchange` carried `count` messages of `method` (or ended). */
 export function hear(exchange, method, count = 1) {
@@ -174,19 +172,4 @@ export const HTTP_SESSIONS = [
   ["http 2025-03-26", (peer) => handshake(peer, "2025-03-26")],
   ["http 2026-07-28", stateless],
   ["http front door", door],
-].map(([name, play]) => ({
-  name,
-  async run(checkout) {
-    const processes = await startProcesses(checkout, 1);
-    const peer = new HttpPeer(processes.urls);
-    try {
-      await play(peer);
-    } catch (error) {
-      peer.exchanges.push({ label: STOPPED, error: String(error.message ?? error) });
-    } finally {
-      peer.closeAll();
-      await processes.stop();
-    }
-    return { exchanges: peer.exchanges, stderr: processes.stderr(), urls: processes.urls };
-  },
-}));
+].map(([name, play]) => httpSession(name, play, 1));

@@ -1,11 +1,9 @@
 // Sessions across three processes sharing a Redis: each request of a session goes to the next process in turn.
 import { HttpChannel, STATELESS } from "./channels.mjs";
 import { call, resources, tools } from "./conversation.mjs";
-import { HttpPeer } from "./http-peer.mjs";
-import { startProcesses } from "./http-processes.mjs";
+import { httpSession } from "./http-processes.mjs";
 import { hear } from "./sessions-http.mjs";
 import { tasks } from "./stateless.mjs";
-import { STOPPED } from "./transcript.mjs";
 
 const PROCESSES = 3;
 const roundRobin = (n) => n % PROCESSES;
@@ -67,19 +65,4 @@ async function stateless(peer) {
 export const REDIS_SESSIONS = [
   ["redis 2025-11-25 (3 processes)", handshake],
   ["redis 2026-07-28 (3 processes)", stateless],
-].map(([name, play]) => ({
-  name,
-  async run(checkout, options = {}) {
-    const processes = await startProcesses(checkout, PROCESSES, { redis: true, redisFrom: options.redisFrom });
-    const peer = new HttpPeer(processes.urls);
-    try {
-      await play(peer);
-    } catch (error) {
-      peer.exchanges.push({ label: STOPPED, error: String(error.message ?? error) });
-    } finally {
-      peer.closeAll();
-      await processes.stop();
-    }
-    return { exchanges: peer.exchanges, stderr: processes.stderr(), urls: processes.urls };
-  },
-}));
+].map(([name, play]) => httpSession(name, play, PROCESSES, { redis: true }));

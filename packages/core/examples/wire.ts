@@ -9,14 +9,16 @@ export function unknownTool(): never {
   //#endregion McpError
 }
 
-export function emptyName(server: Server): void {
+export function emptyName(server: Server): string | undefined {
   //#region DefinitionError
   try {
     server.tool({ name: "", description: "Nameless", handler: () => 1 });
   } catch (error) {
-    if (error instanceof DefinitionError) console.error(error.message); // it says what to change
+    if (error instanceof DefinitionError) return error.message; // it says what to change
+    throw error;
   }
   //#endregion DefinitionError
+  return undefined;
 }
 
 export function tooLarge(message: { id?: unknown }, line: string): void {

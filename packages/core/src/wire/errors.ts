@@ -34,7 +34,8 @@ export class McpError extends Error {
  * try {
  *   server.tool({ name: "", description: "Nameless", handler: () => 1 });
  * } catch (error) {
- *   if (error instanceof DefinitionError) console.error(error.message); // it says what to change
+ *   if (error instanceof DefinitionError) return error.message; // it says what to change
+ *   throw error;
  * }
  * ```
  */
