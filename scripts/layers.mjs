@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// packages/core/src and packages/transport-http/src are layered: a folder imports only from itself and the folders
-// before it in its package's list (LAYERS, HTTP_LAYERS). This check fails (exit 1, naming each import) when a source
+// packages/core/src, packages/transport-http/src and packages/auth/src are layered: a folder imports only from itself
+// and the folders before it in its package's list (LAYERS, HTTP_LAYERS, AUTH_LAYERS). This check fails (exit 1, naming each import) when a source
 // file imports upward (read from its syntax tree, so every way of writing an import counts), imports the package by
 // name or a test file, or imports a computed path; when a file of core outside engine-suite/ imports vitest; when a
 // folder is not in the list, a source file sits in src/ beside the entries, or anything below src/ is a symlink. One
@@ -36,6 +36,12 @@ export const ENTRIES = ["index.ts", "transport.ts", "engine.ts", "internal.ts"];
 /** transport-http's folders, bottom first, following a request from what every part shares to the front doors. */
 export const HTTP_LAYERS = ["exchange", "checks", "routes", "stateless", "sessions", "dispatch", "doors"];
 
+/**
+ * @toolsmith/auth's folders, bottom first: what a token says, verifying one, sealed records on the engine, the clients
+ * and the upstream an authorization server deals with, and the authorization server (the OAuth proxy) itself.
+ */
+export const AUTH_LAYERS = ["tokens", "verify", "vault", "clients", "upstream", "proxy"];
+
 /** Each layered package: its source folder (from the repository's root), its layers (named as the list is), entries. */
 export const PACKAGES = {
   "@toolsmith/core": { src: "packages/core/src", layers: LAYERS, list: "LAYERS", entries: ENTRIES },
@@ -45,6 +51,7 @@ export const PACKAGES = {
     list: "HTTP_LAYERS",
     entries: ["index.ts"],
   },
+  "@toolsmith/auth": { src: "packages/auth/src", layers: AUTH_LAYERS, list: "AUTH_LAYERS", entries: ["index.ts"] },
 };
 
 const SOURCE = /\.[cm]?tsx?$/;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script, run by `pnpm lint`
-import { HTTP_LAYERS, LAYERS, layerViolations, PACKAGES } from "./layers.mjs";
+import { AUTH_LAYERS, HTTP_LAYERS, LAYERS, layerViolations, PACKAGES } from "./layers.mjs";
 
 const folders: string[] = [];
 afterEach(() => {
@@ -33,12 +33,13 @@ it("transport-http's own tree imports only downward, and every folder it has is 
 });
 
 it("each layered package is checked from its own src/, with its own list", () => {
-  expect(Object.keys(PACKAGES)).toEqual(["@toolsmith/core", "@toolsmith/transport-http"]);
+  expect(Object.keys(PACKAGES)).toEqual(["@toolsmith/core", "@toolsmith/transport-http", "@toolsmith/auth"]);
   expect(PACKAGES["@toolsmith/core"]).toMatchObject({
     layers: LAYERS,
     entries: ["index.ts", "transport.ts", "engine.ts", "internal.ts"],
   });
   expect(PACKAGES["@toolsmith/transport-http"]).toMatchObject({ layers: HTTP_LAYERS, entries: ["index.ts"] });
+  expect(PACKAGES["@toolsmith/auth"]).toMatchObject({ layers: AUTH_LAYERS, entries: ["index.ts"] });
   expect(() => layerViolations(tree({}), "@toolsmith/elsewhere")).toThrow(/not a layered package/);
 });
 

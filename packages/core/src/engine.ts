@@ -15,6 +15,7 @@ export {
   type InitializedSession,
   isEngineUnavailable,
   isLeaseLost,
+  type KeyValueStore,
   LeaseLost,
   type RequestLeases,
   type RunningRequest,

@@ -19,6 +19,7 @@ export {
   LeaseLost,
 } from "./engine-errors.js";
 export type { EventLog, StoredEvent } from "./event-log.js";
+export type { KeyValueStore } from "./key-value-store.js";
 export type { EngineLifecycle, EngineOwner, Unfollow } from "./lifecycle.js";
 export type { RequestLeases, RunningRequest } from "./request-leases.js";
 export type { ServerBus, ServerSignal } from "./server-bus.js";

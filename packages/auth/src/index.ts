@@ -1,0 +1,7 @@
+/**
+ * `@toolsmith/auth`: sign-in for a remote Toolsmith server. Verify the tokens an identity provider issues
+ * (`jwtVerifier`, `introspectionVerifier`), require scopes per operation, or make the server its own OAuth
+ * authorization server in front of one upstream provider (`oauthProxy`), its state on the server's engine.
+ */
+
+export { createVault, MIN_SECRET_BYTES, type Vault } from "./vault/vault.js";
