@@ -211,6 +211,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "engineSuite",
       "eventLogSuite",
       "eventually",
+      "keyValueStoreSuite",
       "lifecycleSuite",
       "recordOf",
       "requestLeasesSuite",
