@@ -4,4 +4,6 @@
  * authorization server in front of one upstream provider (`oauthProxy`), its state on the server's engine.
  */
 
+export { scopesOf, type TokenPrincipal } from "./tokens/principal.js";
 export { createVault, MIN_SECRET_BYTES, type Vault } from "./vault/vault.js";
+export { type JwtVerifierOptions, jwtVerifier, type Verifier } from "./verify/jwt-verifier.js";
