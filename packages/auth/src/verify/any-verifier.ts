@@ -6,6 +6,10 @@ import type { Verifier } from "./jwt-verifier.js";
  * Several verifiers in turn (a JWT verifier, then introspection for the tokens it cannot read): the first that names
  * a principal wins. A 401 from one lets the next try; a 403 (a good token without a scope) is the answer at once.
  * None succeeding: a 503 if any could not tell (its provider down), else the first 401, else undefined (no token).
+ * @example
+ * ```ts source="examples/verify.ts#anyVerifier"
+ * const authenticate = anyVerifier(jwts, opaques);
+ * ```
  */
 export function anyVerifier(...verifiers: Verifier[]): Verifier {
   if (verifiers.length === 0) throw new TypeError("anyVerifier: give it at least one verifier");

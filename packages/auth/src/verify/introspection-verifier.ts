@@ -48,6 +48,14 @@ function audienceMatches(aud: unknown, wanted: readonly string[]): boolean {
  * and the answer kept in a bounded LRU keyed by a hash of the token (never the token), for no longer than
  * `cacheTtlSec` nor the token's `exp`. Inactive, expired or another resource's: 401 `invalid_token`; the endpoint
  * unreachable, slow or answering garbage: `AuthUnavailable` (503).
+ * @example
+ * ```ts source="examples/verify.ts#introspectionVerifier"
+ * const authenticate = introspectionVerifier({
+ *   endpoint: "https://idp.example.com/oauth2/introspect",
+ *   client: { id: "mcp-server", secret: process.env.INTROSPECTION_SECRET ?? "" },
+ *   audience: "https://mcp.example.com/mcp",
+ * });
+ * ```
  */
 export function introspectionVerifier(options: IntrospectionVerifierOptions): Verifier {
   const endpoint = new URL(options.endpoint);

@@ -81,6 +81,15 @@ function refusal(error: unknown): unknown {
  * of the issuer's set), `iss`, `aud`, `exp` and `nbf`, then `requiredScopes`.
  * No `Authorization` header: undefined (the transport's 401). A bad token: `AuthError` 401 `invalid_token`; a good
  * one without a required scope: 403 `insufficient_scope`; the issuer unreachable: `AuthUnavailable` (503).
+ * @example
+ * ```ts source="examples/verify.ts#jwtVerifier"
+ * const authenticate = jwtVerifier({
+ *   issuer: "https://idp.example.com",
+ *   audience: "https://mcp.example.com/mcp",
+ *   requiredScopes: ["mcp:use"],
+ * });
+ * await listen(server, { port: 3000, allowedHosts: ["mcp.example.com"], authenticate });
+ * ```
  */
 export function jwtVerifier(options: JwtVerifierOptions): Verifier {
   const algorithms = checkedAlgorithms(options.algorithms);

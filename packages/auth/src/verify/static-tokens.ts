@@ -23,6 +23,13 @@ function isLoopback(hostname: string): boolean {
  * An `authenticate` hook for development and tests: a fixed table of tokens, compared in constant time (by their
  * SHA-256 digests, every entry every time). It refuses to serve a request whose `Host` is not a loopback name: that
  * request throws (the transport answers 500 and logs why) unless `allowRemote: true` says a fixed token is meant.
+ * @example
+ * ```ts source="examples/verify.ts#staticTokens"
+ * await listen(server, {
+ *   port: 3000,
+ *   authenticate: staticTokens({ tokens: { "dev-token": { subject: "me", scopes: ["mcp:use"] } } }),
+ * });
+ * ```
  */
 export function staticTokens(options: StaticTokensOptions): Verifier {
   const entries = Object.entries(options.tokens).map(([token, who]) => {
