@@ -1,5 +1,6 @@
 import { AuthUnavailable } from "@toolsmith/transport-http";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { until } from "../../../../scripts/wait.js";
 import type { TokenPrincipal } from "../tokens/principal.js";
 import { RESOURCE, request, startIdp, type TestIdp } from "./idp.test-util.js";
 import { introspectionVerifier } from "./introspection-verifier.js";
@@ -137,5 +138,19 @@ describe("introspectionVerifier", () => {
     await expect(verifier({ maxResponseBytes: 1000 })(request(`Bearer ${token}`))).rejects.toBeInstanceOf(
       AuthUnavailable,
     );
+  });
+
+  it("asks in flight are bounded: beyond 64, a caller is told 503 at once, and nothing waits on the hung ones", async () => {
+    const hung = await startIdp();
+    hung.mode = "hang";
+    const verify = introspectionVerifier({ endpoint: hung.introspectionUri, client: CLIENT, timeoutMs: 600_000 });
+    const pending = Array.from({ length: 64 }, (_, i) => verify(request(`Bearer hung-${i}`)).catch((error) => error));
+    await until(() => hung.count("/introspect") === 64, "64 introspections at the endpoint");
+    const refused = await verify(request("Bearer one-too-many")).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AuthUnavailable);
+    expect((refused as Error).message).toMatch(/too many/);
+    await hung.close();
+    for (const outcome of await Promise.all(pending)) expect(outcome).toBeInstanceOf(AuthUnavailable);
+    expect(hung.count("/introspect")).toBe(64);
   });
 });
