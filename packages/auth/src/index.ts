@@ -4,7 +4,13 @@
  * authorization server in front of one upstream provider (`oauthProxy`), its state on the server's engine.
  */
 
-export type { ClientLookup, ClientRegistry, OAuthClient, TokenEndpointAuthMethod } from "./clients/client.js";
+export {
+  type ClientLookup,
+  type ClientRegistry,
+  type OAuthClient,
+  TOKEN_ENDPOINT_AUTH_METHODS,
+  type TokenEndpointAuthMethod,
+} from "./clients/client.js";
 export type { HostResolver } from "./clients/fetch-document.js";
 export { type ClientRegistryOptions, createClientRegistry } from "./clients/registry.js";
 export { createVault, MIN_SECRET_BYTES, type Vault } from "./vault/vault.js";

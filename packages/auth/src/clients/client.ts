@@ -1,7 +1,10 @@
 // What the authorization server knows of a client, whichever way it came: a metadata document or a registration.
 
+/** The ways a client may prove itself at the token endpoint: `token_endpoint_auth_methods_supported` (RFC 8414). */
+export const TOKEN_ENDPOINT_AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"] as const;
+
 /** How a client proves itself at the token endpoint. */
-export type TokenEndpointAuthMethod = "none" | "client_secret_basic" | "client_secret_post";
+export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
 
 /** An OAuth client the authorization server accepts. */
 export interface OAuthClient {
