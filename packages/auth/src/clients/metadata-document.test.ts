@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createVault } from "../vault/vault.js";
 import { documentFor, documentServer } from "./document-server.test-util.js";
 import { rawStore } from "./memory-store.test-util.js";
+import { MAX_FETCHES_AT_ONCE } from "./metadata-document.js";
 import { type ClientRegistryOptions, createClientRegistry } from "./registry.js";
 
 const SECRET = "a test secret of at least thirty-two bytes";
@@ -261,6 +262,32 @@ describe("client ID metadata documents: refusals, each with a reason to show", (
     await clients.lookup(`${server.origin}/client.json`);
     await clients.lookup(`${server.origin}/client.json`);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("bounds the documents fetched at once: one more is refused at once, and not kept", async () => {
+    let arrived = 0;
+    let allArrived: () => void = () => {};
+    const waiting = new Promise<void>((resolve) => {
+      allArrived = resolve;
+    });
+    const server = await serve((request, response) => {
+      if (request.url === "/extra.json") {
+        sendJson(response, documentFor(`http://127.0.0.1:${server.port}/extra.json`));
+        return;
+      }
+      // The others hang until the test ends them.
+      arrived += 1;
+      if (arrived === MAX_FETCHES_AT_ONCE) allArrived();
+    });
+    const { registry: clients } = registry(dev);
+    const pending = Array.from({ length: MAX_FETCHES_AT_ONCE }, (_, i) => clients.lookup(`${server.origin}/${i}.json`));
+    await waiting;
+    const extra = await clients.lookup(`${server.origin}/extra.json`);
+    expect(extra.reason).toContain("too many documents");
+    for (const socket of server.sockets) socket.destroy();
+    const ended = await Promise.all(pending);
+    expect(ended.every((found) => found.reason?.includes("could not be reached"))).toBe(true);
+    expect((await clients.lookup(`${server.origin}/extra.json`)).client).toBeDefined();
   });
 
   it("refuses URL client ids when metadata documents are off", async () => {

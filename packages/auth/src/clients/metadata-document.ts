@@ -9,6 +9,8 @@ import { DocumentRefusal, type FetchLimits, fetchDocument } from "./fetch-docume
 
 const KIND = "client-document";
 const MAX_CLIENT_ID_URL = 2048;
+/** Documents fetched at once by one process: past it a lookup is refused (not kept), so a flood of URLs costs little. */
+export const MAX_FETCHES_AT_ONCE = 32;
 
 /** How long documents and refusals are kept. */
 export interface DocumentCaching {
@@ -105,6 +107,9 @@ export function createDocumentClients(vault: Vault, limits: FetchLimits, caching
       if (problem !== undefined) return Promise.resolve(refusal(problem));
       let pending = inFlight.get(clientId);
       if (pending === undefined) {
+        if (inFlight.size >= MAX_FETCHES_AT_ONCE) {
+          return Promise.resolve(refusal("too many documents are being fetched at once; try again shortly"));
+        }
         pending = load(clientId).finally(() => inFlight.delete(clientId));
         inFlight.set(clientId, pending);
       }
