@@ -290,6 +290,20 @@ describe("client ID metadata documents: refusals, each with a reason to show", (
     expect((await clients.lookup(`${server.origin}/extra.json`)).client).toBeDefined();
   });
 
+  it("accepts documents only from the hosts a trust policy names, and their subdomains", async () => {
+    const server = await serve((request, response) =>
+      sendJson(response, documentFor(`http://127.0.0.1:${server.port}${request.url}`)),
+    );
+    const trusting = registry({ development: true, documentHosts: ["127.0.0.1", "clients.example"] }).registry;
+    expect((await trusting.lookup(`${server.origin}/client.json`)).client).toBeDefined();
+    const strict = registry({ documentHosts: ["clients.example"], resolveHost: async () => [] }).registry;
+    expect((await strict.lookup("https://evil.example/client.json")).reason).toContain("not one this server accepts");
+    expect((await strict.lookup("https://clients.example.evil.example/c.json")).reason).toContain("not one");
+    const below = await strict.lookup("https://app.clients.example/client.json");
+    expect(below.reason).not.toContain("not one this server accepts");
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("refuses URL client ids when metadata documents are off", async () => {
     const { registry: clients } = registry({ metadataDocuments: false });
     expect(clients.metadataDocuments).toBe(false);

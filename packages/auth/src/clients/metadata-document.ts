@@ -91,8 +91,22 @@ async function fetchClient(
   }
 }
 
+/** Whether `hostname` is one of `trusted` or below one (`example.com` trusts `app.example.com`). */
+export function isTrustedHost(hostname: string, trusted: readonly string[]): boolean {
+  const host = hostname.toLowerCase();
+  return trusted.some((entry) => {
+    const domain = entry.toLowerCase();
+    return host === domain || host.endsWith(`.${domain}`);
+  });
+}
+
 /** Finds clients by metadata document URL: from the vault when kept, else fetched (one fetch per URL at a time). */
-export function createDocumentClients(vault: Vault, limits: FetchLimits, caching: DocumentCaching) {
+export function createDocumentClients(
+  vault: Vault,
+  limits: FetchLimits,
+  caching: DocumentCaching,
+  trustedHosts?: readonly string[],
+) {
   const inFlight = new Map<string, Promise<ClientLookup>>();
   const load = async (clientId: string): Promise<ClientLookup> => {
     const kept = await vault.get<ClientLookup>(KIND, clientId);
@@ -105,6 +119,9 @@ export function createDocumentClients(vault: Vault, limits: FetchLimits, caching
     lookup(clientId: string): Promise<ClientLookup> {
       const problem = clientIdUrlProblem(clientId, limits.development);
       if (problem !== undefined) return Promise.resolve(refusal(problem));
+      if (trustedHosts !== undefined && !isTrustedHost(new URL(clientId).hostname, trustedHosts)) {
+        return Promise.resolve(refusal("its host is not one this server accepts clients from"));
+      }
       let pending = inFlight.get(clientId);
       if (pending === undefined) {
         if (inFlight.size >= MAX_FETCHES_AT_ONCE) {

@@ -28,6 +28,8 @@ export interface ClientRegistryOptions {
   readonly documentMaxBytes?: number;
   /** How long a document is kept when it says no `max-age`. Default 5 minutes; any is held within 1 minute..1 day. */
   readonly documentCacheMs?: number;
+  /** A trust policy: accept metadata documents only from these hosts and their subdomains. Default: any public host. */
+  readonly documentHosts?: readonly string[];
   /** Resolves host names for document fetches (default: the system resolver); every address it gives is checked. */
   readonly resolveHost?: HostResolver;
 }
@@ -50,6 +52,7 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
       ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
     },
     { defaultMs: options.documentCacheMs ?? 5 * MINUTE_MS, minMs: MINUTE_MS, maxMs: DAY_MS, refusalMs: 30_000 },
+    options.documentHosts,
   );
   const registration = {
     vault,
