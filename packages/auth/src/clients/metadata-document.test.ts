@@ -3,18 +3,19 @@ import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createVault } from "../vault/vault.js";
 import { documentFor, documentServer } from "./document-server.test-util.js";
-import { rawStore } from "./memory-store.test-util.js";
 import { MAX_FETCHES_AT_ONCE } from "./metadata-document.js";
+import { closeRecordedStores, recordedStore } from "./recorded-store.test-util.js";
 import { type ClientRegistryOptions, createClientRegistry } from "./registry.js";
 
 const SECRET = "a test secret of at least thirty-two bytes";
 const servers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
+  closeRecordedStores();
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
 function registry(options: Partial<ClientRegistryOptions> = {}) {
-  const raw = rawStore();
+  const raw = recordedStore();
   return { raw, registry: createClientRegistry({ vault: createVault(raw.store, SECRET), ...options }) };
 }
 

@@ -1,17 +1,19 @@
 import { exchangeAuthorization, registerClient } from "@modelcontextprotocol/client";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createVault } from "../vault/vault.js";
 import type { OAuthClient } from "./client.js";
 import { basicCredentials } from "./client-authentication.js";
-import { rawStore } from "./memory-store.test-util.js";
+import { closeRecordedStores, recordedStore } from "./recorded-store.test-util.js";
 import type { RegisteredClient } from "./registration.js";
 import { type ClientRegistryOptions, createClientRegistry } from "./registry.js";
+
+afterEach(closeRecordedStores);
 
 const SECRET = "a test secret of at least thirty-two bytes";
 const ISSUER = "https://mcp.example";
 
 function setUp(options: Partial<ClientRegistryOptions> = {}) {
-  const raw = rawStore();
+  const raw = recordedStore();
   const vault = createVault(raw.store, SECRET);
   return { raw, vault, registry: createClientRegistry({ vault, ...options }) };
 }
