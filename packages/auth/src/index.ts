@@ -4,6 +4,15 @@
  * authorization server in front of one upstream provider (`oauthProxy`), its state on the server's engine.
  */
 
+export {
+  type ClientLookup,
+  type ClientRegistry,
+  type OAuthClient,
+  TOKEN_ENDPOINT_AUTH_METHODS,
+  type TokenEndpointAuthMethod,
+} from "./clients/client.js";
+export type { HostResolver } from "./clients/fetch-document.js";
+export { type ClientRegistryOptions, createClientRegistry } from "./clients/registry.js";
 export { scopesOf, type TokenPrincipal } from "./tokens/principal.js";
 export { createVault, MIN_SECRET_BYTES, type Vault } from "./vault/vault.js";
 export { anyVerifier } from "./verify/any-verifier.js";
