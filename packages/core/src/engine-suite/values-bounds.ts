@@ -82,6 +82,11 @@ export function valueBoundsCases(open: Opener<Values>["open"]): void {
       );
       expect(await engine.getValue("t")).toBeUndefined();
       expect(await engine.countUp("t", 60_000)).toBe(1);
+      // The longest time a number holds exactly is taken (as good as for ever), not cut short.
+      expect(await engine.setValue("forever", "v", { ttlMs: Number.MAX_SAFE_INTEGER })).toBe(true);
+      expect(await engine.countUp("forever", Number.MAX_SAFE_INTEGER)).toBe(1);
+      expect(await engine.countUp("forever", Number.MAX_SAFE_INTEGER)).toBe(2);
+      expect(await engine.getValue("forever")).toBe("v");
     });
   });
 }
