@@ -87,7 +87,8 @@ if (issuer) {
   SERVERS.push({ name: JWT_LOCAL, file, args: ["--jwks", "local"], eras, bearer: true });
   SERVERS.push({ name: JWT_REMOTE, file, args: ["--jwks", "remote"], eras, bearer: true });
 }
-for (const { name, file } of extra) SERVERS.push({ name, file, args: [], eras: ERAS });
+// With --auth, a --with server gets the bearer token too (another build of the JWT server, side by side).
+for (const { name, file } of extra) SERVERS.push({ name, file, args: [], eras: ERAS, bearer: AUTH });
 // --only "Toolsmith": measure just the named servers (the floor is always kept, as every ratio needs it).
 const MEASURED = SERVERS.filter((server) => !ONLY || server.name === FLOOR || ONLY.includes(server.name));
 
@@ -472,7 +473,7 @@ for (const era of ERAS) {
   );
 }
 // Sign-in's target: verifying a JWT with a cached key costs little, Toolsmith behind it at >= 0.85 of Toolsmith.
-for (const name of [JWT_LOCAL, JWT_REMOTE]) {
+for (const { name } of MEASURED.filter((server) => server.bearer)) {
   const era = "2026-07-28";
   const authed = rateOf(era, name);
   const ours = rateOf(era, "Toolsmith");
