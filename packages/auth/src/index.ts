@@ -4,4 +4,15 @@
  * authorization server in front of one upstream provider (`oauthProxy`), its state on the server's engine.
  */
 
+export { type OAuthProxy, type OAuthProxyOptions, oauthProxy } from "./proxy/oauth-proxy.js";
+export { type OAuthUpstreamOptions, oauthUpstream } from "./upstream/oauth-upstream.js";
+export { type OidcUpstreamOptions, oidcUpstream } from "./upstream/oidc-upstream.js";
+export { githubUpstream, googleUpstream, type PresetOptions } from "./upstream/presets.js";
+export {
+  type Upstream,
+  type UpstreamAttempt,
+  UpstreamError,
+  type UpstreamGrant,
+  type UpstreamTokens,
+} from "./upstream/upstream.js";
 export { createVault, MIN_SECRET_BYTES, type Vault } from "./vault/vault.js";
