@@ -5,6 +5,7 @@
  */
 
 export { type OAuthProxy, type OAuthProxyOptions, oauthProxy } from "./proxy/oauth-proxy.js";
+export { scopesOf, type TokenPrincipal } from "./tokens/principal.js";
 export { type OAuthUpstreamOptions, oauthUpstream } from "./upstream/oauth-upstream.js";
 export { type OidcUpstreamOptions, oidcUpstream } from "./upstream/oidc-upstream.js";
 export { githubUpstream, googleUpstream, type PresetOptions } from "./upstream/presets.js";
@@ -16,3 +17,4 @@ export {
   type UpstreamTokens,
 } from "./upstream/upstream.js";
 export { createVault, MIN_SECRET_BYTES, type Vault } from "./vault/vault.js";
+export { type JwtVerifierOptions, jwtVerifier, type Verifier } from "./verify/jwt-verifier.js";
