@@ -4,6 +4,9 @@
  * authorization server in front of one upstream provider (`oauthProxy`), its state on the server's engine.
  */
 
+export type { ClientLookup, ClientRegistry, OAuthClient, TokenEndpointAuthMethod } from "./clients/client.js";
+export type { HostResolver } from "./clients/fetch-document.js";
+export { type ClientRegistryOptions, createClientRegistry } from "./clients/registry.js";
 export { type OAuthProxy, type OAuthProxyOptions, oauthProxy } from "./proxy/oauth-proxy.js";
 export { scopesOf, type TokenPrincipal } from "./tokens/principal.js";
 export { type OAuthUpstreamOptions, oauthUpstream } from "./upstream/oauth-upstream.js";
