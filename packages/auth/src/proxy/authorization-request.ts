@@ -1,4 +1,4 @@
-import type { OAuthClient } from "./registry.js";
+import type { OAuthClient } from "../clients/client.js";
 import { errorPage, redirect, withParams } from "./replies.js";
 import { issuerOf, type ProxySettings, resourceOf } from "./settings.js";
 
@@ -66,8 +66,8 @@ export async function readAuthorization(
   const one = (name: string) => (params.getAll(name).length > 1 ? undefined : params.get(name));
   const clientId = one("client_id");
   if (!clientId) return errorPage(400, "The request names no client (client_id), or names it twice.");
-  const client = await settings.clients.resolve(clientId).catch(() => undefined);
-  if (client === undefined) return errorPage(400, "The client that sent you here is not known to this server.");
+  const { client, reason } = await settings.clients.lookup(clientId);
+  if (client === undefined) return errorPage(400, `The application that sent you here is not accepted: ${reason}`);
   const redirectUri = one("redirect_uri");
   if (!redirectUri || !redirectMatches(client, redirectUri) || !redirectAllowed(redirectUri, settings.development)) {
     return errorPage(400, "The address the client asked to send you back to is not one it registered.");

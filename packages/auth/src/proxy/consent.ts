@@ -1,6 +1,6 @@
+import type { OAuthClient } from "../clients/client.js";
 import { type AuthorizationRequest, readAuthorization } from "./authorization-request.js";
 import { randomId, s256 } from "./pkce.js";
-import type { OAuthClient } from "./registry.js";
 import { errorPage, escapeHtml, page, redirect, withParams } from "./replies.js";
 import { issuerOf, PENDING_TTL_MS, type ProxySettings } from "./settings.js";
 

@@ -1,14 +1,14 @@
 import { type AuthInfo, DefinitionError, type Server } from "@toolsmith/core";
 import type { KeyValueStore } from "@toolsmith/core/engine";
-import type { AuthOptions, RouteInfo, Routes } from "@toolsmith/transport-http";
+import { type AuthOptions, AuthUnavailable, type RouteInfo, type Routes } from "@toolsmith/transport-http";
 import type { JWK } from "jose";
+import { createClientRegistry } from "../clients/registry.js";
 import type { Upstream } from "../upstream/upstream.js";
-import { createVault, type Vault } from "../vault/vault.js";
+import { createVault } from "../vault/vault.js";
+import { jwtVerifier, type Verifier } from "../verify/jwt-verifier.js";
 import { callback } from "./callback.js";
 import { answerConsent, showConsent } from "./consent.js";
-import { localVerifier } from "./local-verifier.js";
 import { authorizationServerMetadata } from "./metadata.js";
-import type { ClientRegistry } from "./registry.js";
 import { errorPage, json, oauthError } from "./replies.js";
 import { revoke } from "./revoke.js";
 import { issuerOf, type ProxySettings, resourceOf } from "./settings.js";
@@ -51,8 +51,6 @@ export interface OAuthProxyOptions {
   };
   /** The key access tokens are signed with (a private P-256 JWK); default one made once and kept in the vault. */
   readonly signingKey?: JWK;
-  /** The client registry (default one on the vault, from `clients`). */
-  readonly registry?: (vault: Vault) => ClientRegistry;
 }
 
 /** What `oauthProxy` gives: spread it into `listen`/`createHttpHandler`'s options; `upstreamToken` for handlers. */
@@ -110,11 +108,22 @@ export function oauthProxy(server: Server, options: OAuthProxyOptions): OAuthPro
     throw new DefinitionError(`issuer must be an origin, such as https://mcp.example.com (got ${options.issuer})`);
   }
   const development = options.development === true;
-  if (options.registry === undefined) throw new DefinitionError("oauthProxy: no client registry");
   const settings: ProxySettings = {
     vault,
     upstream: options.upstream,
-    clients: options.registry(vault),
+    clients: createClientRegistry({
+      vault,
+      development,
+      ...(options.clients?.metadataDocuments === undefined
+        ? {}
+        : { metadataDocuments: options.clients.metadataDocuments }),
+      ...(options.clients?.dynamicRegistration === undefined
+        ? {}
+        : { dynamicRegistration: options.clients.dynamicRegistration }),
+      ...(options.clients?.registrationsPerHour === undefined
+        ? {}
+        : { registrationsPerHour: options.clients.registrationsPerHour }),
+    }),
     key: signingKey(vault, options.signingKey),
     path: options.path ?? "/mcp",
     issuer: options.issuer,
@@ -161,18 +170,25 @@ export function oauthProxy(server: Server, options: OAuthProxyOptions): OAuthPro
       settings.clients.register(request, `address ${info.remoteAddress ?? "unknown"}`),
     );
   }
-  // One verifier per origin served (the issuer and resource a token must name follow the request's).
-  const verifiers = new Map<string, (request: Request) => Promise<AuthInfo | undefined>>();
-  const authenticate = (request: Request) => {
+  // Our tokens checked by jwtVerifier with our own key set, one per origin served (the issuer, unless given, and
+  // the resource a token must name follow the request's; Host is checked against allowedHosts before this runs).
+  const verifiers = new Map<string, Promise<Verifier>>();
+  const verifierFor = (request: Request) => {
     const origin = new URL(request.url).origin;
-    let verify = verifiers.get(origin);
-    if (verify === undefined) {
+    let verifier = verifiers.get(origin);
+    if (verifier === undefined) {
       if (verifiers.size >= 64) verifiers.clear();
-      verify = localVerifier(settings.key, issuerOf(settings, request), resourceOf(settings, request));
-      verifiers.set(origin, verify);
+      verifier = settings
+        .key()
+        .then(({ jwks }) =>
+          jwtVerifier({ issuer: issuerOf(settings, request), audience: resourceOf(settings, request), jwks }),
+        );
+      verifiers.set(origin, verifier);
+      verifier.catch(() => verifiers.delete(origin));
     }
-    return verify(request);
+    return verifier;
   };
+  const authenticate = async (request: Request) => (await verifierFor(request))(request);
   return {
     authenticate,
     resourceMetadata: {

@@ -1,6 +1,6 @@
+import type { ClientRegistry } from "../clients/client.js";
 import type { Upstream } from "../upstream/upstream.js";
 import type { Vault } from "../vault/vault.js";
-import type { ClientRegistry } from "./registry.js";
 import type { SigningKey } from "./signing-key.js";
 
 // What every endpoint of the proxy shares: the vault, the upstream, the clients, the key, and the options resolved.

@@ -1,6 +1,6 @@
+import type { OAuthClient } from "../clients/client.js";
 import type { Code, Grant } from "./callback.js";
 import { randomId, s256, VERIFIER } from "./pkce.js";
-import type { OAuthClient } from "./registry.js";
 import { json, oauthError } from "./replies.js";
 import { issuerOf, type ProxySettings } from "./settings.js";
 import { signAccessToken } from "./signing-key.js";
