@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import http from "node:http";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,6 +52,25 @@ export function callbackUri(port: number): string {
   return `http://127.0.0.1:${port}/callback`;
 }
 
+/**
+ * One GET of the redirect to the suite's callback server, on a connection of its own. The server closes as soon as
+ * one callback reached it, so a refused connection (after it said it was up) means the browser got there first: a
+ * redirect the browser follows itself reaches the redirect URI (Playwright routes only a chain's first request).
+ */
+function deliver(url: URL): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { agent: false, headers: { connection: "close" } }, (response) => {
+      response.resume();
+      response.once("end", () =>
+        response.statusCode === 200 ? resolve() : reject(new Error(`the callback answered ${response.statusCode}`)),
+      );
+    });
+    request.once("error", (error: NodeJS.ErrnoException) =>
+      error.code === "ECONNREFUSED" ? resolve() : reject(error),
+    );
+  });
+}
+
 function readChecks(out: string): Map<string, Check[]> {
   const checks = new Map<string, Check[]>();
   for (const dir of readdirSync(out)) {
@@ -65,7 +85,7 @@ function readChecks(out: string): Map<string, Check[]> {
  * Runs `conformance authorization --url <issuer> --client-id <clientId> --port <port>`: both scenarios, in one run.
  * The suite prints the authorization URL and waits for a person to sign in; `signIn(url)` does it instead (a
  * headless browser through login and consent) and returns the URL the browser was sent back to, which is then
- * handed to the suite's callback server (the browser helper stops at the redirect URI without loading it).
+ * handed to the suite's callback server if the browser did not load it itself.
  * `issuer` is compared by the suite, as a string, with the metadata's `issuer`: pass it exactly.
  */
 export async function runAuthorizationConformance(options: {
@@ -83,8 +103,13 @@ export async function runAuthorizationConformance(options: {
   const authorizationUrl = new Promise<string>((resolve) => {
     prompted = resolve;
   });
+  let listening: (() => void) | undefined;
+  const callbackUp = new Promise<void>((resolve) => {
+    listening = resolve;
+  });
   const onOutput = (chunk: string) => {
     output += chunk;
+    if (output.includes(`Callback server started: http://127.0.0.1:${options.port}`)) listening?.();
     // The line after "Access the following URL in your browser…" is the authorization request.
     const asked = /Access the following URL[^\n]*\n([^\n]+)\n/.exec(output);
     if (asked?.[1]) prompted?.(asked[1].trim());
@@ -106,9 +131,9 @@ export async function runAuthorizationConformance(options: {
       if (redirected.origin !== expected.origin || redirected.pathname !== expected.pathname) {
         throw new Error(`the sign-in ended at ${redirected.origin}${redirected.pathname}, not ${expected.href}`);
       }
-      // Handed to the suite's callback server, which answers once and closes.
-      const answer = await fetch(redirected);
-      await answer.text();
+      // Handed to the suite's callback server (up once it said so), unless the browser already was there.
+      await within(callbackUp, "the suite's callback server to start");
+      await deliver(redirected);
     }
     const { code } = await exit;
     const checks = readChecks(out);
