@@ -98,6 +98,13 @@ describe("jwtVerifier: hostile tokens", () => {
     }
   });
 
+  it("options that contradict or make no sense are refused when the verifier is made", () => {
+    expect(() => fresh({ jwks: { keys: [key.jwk] }, jwksUri: idp.jwksUri })).toThrow(/not both/);
+    expect(() => fresh({ clockToleranceSec: -1 })).toThrow(/clockToleranceSec/);
+    expect(() => fresh({ audience: [] })).toThrow(/audience/);
+    expect(() => jwtVerifier({ issuer: "not a url", audience: RESOURCE })).toThrow(/issuer/);
+  });
+
   it("a token signed with an algorithm outside the allow-list: 401, no key fetched for it", async () => {
     const verify = fresh({ algorithms: ["RS256"], jwksUri: `${idp.issuer}/jwks-untouched` });
     await expect(verify(request(`Bearer ${await token(key, idp.issuer)}`))).rejects.toBeInstanceOf(AuthError);

@@ -110,12 +110,19 @@ export function jwtVerifier(options: JwtVerifierOptions): Verifier {
   if (typeof options.issuer !== "string" || !URL.canParse(options.issuer)) {
     throw new TypeError("jwtVerifier: issuer must be the issuer's URL, exactly as its tokens name it");
   }
+  if (options.jwks !== undefined && options.jwksUri !== undefined) {
+    throw new TypeError("jwtVerifier: give jwks (a local key set) or jwksUri (a fetched one), not both");
+  }
+  const tolerance = options.clockToleranceSec ?? 30;
+  if (!(tolerance >= 0 && Number.isFinite(tolerance))) {
+    throw new TypeError("jwtVerifier: clockToleranceSec must be a number of seconds, 0 or more");
+  }
   const keys = keySet(options, new IdpLink(options));
   const checks = {
     issuer: options.issuer,
     audience,
     algorithms,
-    clockTolerance: options.clockToleranceSec ?? 30,
+    clockTolerance: tolerance,
     requiredClaims: ["exp"],
   };
   const required = options.requiredScopes;
