@@ -98,6 +98,13 @@ describe("jwtVerifier: hostile tokens", () => {
     }
   });
 
+  it("options that contradict or make no sense are refused when the verifier is made", () => {
+    expect(() => fresh({ jwks: { keys: [key.jwk] }, jwksUri: idp.jwksUri })).toThrow(/not both/);
+    expect(() => fresh({ clockToleranceSec: -1 })).toThrow(/clockToleranceSec/);
+    expect(() => fresh({ audience: [] })).toThrow(/audience/);
+    expect(() => jwtVerifier({ issuer: "not a url", audience: RESOURCE })).toThrow(/issuer/);
+  });
+
   it("a token signed with an algorithm outside the allow-list: 401, no key fetched for it", async () => {
     const verify = fresh({ algorithms: ["RS256"], jwksUri: `${idp.issuer}/jwks-untouched` });
     await expect(verify(request(`Bearer ${await token(key, idp.issuer)}`))).rejects.toBeInstanceOf(AuthError);
@@ -177,6 +184,36 @@ describe("jwtVerifier: the principal", () => {
 });
 
 describe("jwtVerifier: keys fetched lazily, refetched only as the cooldown allows", () => {
+  it("a verified token is remembered a minute at most, never past exp; its scopes are checked on every request", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
+    const verify = jwtVerifier({ issuer: idp.issuer, audience: RESOURCE, jwks: { keys: [key.jwk] } });
+    const short = await token(key, idp.issuer, { exp: now() + 20 });
+    expect(await verify(request(`Bearer ${short}`))).toBeDefined();
+    vi.setSystemTime(Date.now() + 21_000 + 30_000);
+    await expect(verify(request(`Bearer ${short}`))).rejects.toThrow(/expired/);
+    const scoped = jwtVerifier({
+      issuer: idp.issuer,
+      audience: RESOURCE,
+      jwks: { keys: [key.jwk] },
+      requiredScopes: ["x"],
+    });
+    const lacking = await token(key, idp.issuer, { scope: "y" });
+    for (let i = 0; i < 2; i++)
+      await expect(scoped(request(`Bearer ${lacking}`))).rejects.toMatchObject({ status: 403 });
+  });
+
+  it("a remembered token is verified again later: once its key has left the set and the set is refetched, it is refused", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
+    const verify = fresh({ jwksUri: idp.jwksUri });
+    const signed = await token(key, idp.issuer);
+    expect(await verify(request(`Bearer ${signed}`))).toBeDefined();
+    idp.keys = [await signingKey("k9")];
+    vi.setSystemTime(Date.now() + 59_000);
+    expect(await verify(request(`Bearer ${signed}`))).toBeDefined();
+    vi.setSystemTime(Date.now() + 10 * 60_000);
+    await expect(verify(request(`Bearer ${signed}`))).rejects.toMatchObject({ status: 401 });
+  });
+
   it("an unknown kid refetches once, then 401; a flood of them makes at most one fetch per cooldown", async () => {
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
     const verify = fresh({ jwksUri: idp.jwksUri });

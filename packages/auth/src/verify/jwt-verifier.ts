@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import type { AuthInfo } from "@toolsmith/core";
 import { AuthUnavailable } from "@toolsmith/transport-http";
-import { errors, type JSONWebKeySet, jwtVerify } from "jose";
+import { errors, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
 import { bearerToken } from "../tokens/bearer.js";
 import { principalOf } from "../tokens/principal.js";
 import { checkScopes, invalidToken } from "../tokens/refusals.js";
+import { AnswerCache } from "./answer-cache.js";
 import { type IdpLimits, IdpLink } from "./idp-link.js";
 import { keySet } from "./key-set.js";
 
@@ -29,7 +31,15 @@ export interface JwtVerifierOptions extends IdpLimits {
   readonly exposeToken?: boolean;
   /** Seconds after a key set fetch before a `kid` it lacks makes another (default 30). */
   readonly jwksCooldownSec?: number;
+  /**
+   * Tokens whose verification is remembered (by their SHA-256, for at most a minute and never past `exp`), so a
+   * client's next request skips the signature check: default 1000, 0 for none.
+   */
+  readonly verifiedMaxEntries?: number;
 }
+
+// How long a verified token is remembered at most: a key withdrawn from the set stops counting within this.
+const VERIFIED_TTL_MS = 60_000;
 
 /** The algorithms accepted by default: asymmetric signatures only. */
 export const DEFAULT_ALGORITHMS: readonly string[] = [
@@ -100,19 +110,29 @@ export function jwtVerifier(options: JwtVerifierOptions): Verifier {
   if (typeof options.issuer !== "string" || !URL.canParse(options.issuer)) {
     throw new TypeError("jwtVerifier: issuer must be the issuer's URL, exactly as its tokens name it");
   }
+  if (options.jwks !== undefined && options.jwksUri !== undefined) {
+    throw new TypeError("jwtVerifier: give jwks (a local key set) or jwksUri (a fetched one), not both");
+  }
+  const tolerance = options.clockToleranceSec ?? 30;
+  if (!(tolerance >= 0 && Number.isFinite(tolerance))) {
+    throw new TypeError("jwtVerifier: clockToleranceSec must be a number of seconds, 0 or more");
+  }
   const keys = keySet(options, new IdpLink(options));
   const checks = {
     issuer: options.issuer,
     audience,
     algorithms,
-    clockTolerance: options.clockToleranceSec ?? 30,
+    clockTolerance: tolerance,
     requiredClaims: ["exp"],
   };
   const required = options.requiredScopes;
   const expose = options.exposeToken === true;
-  return async (request) => {
-    const token = bearerToken(request);
-    if (token === undefined) return undefined;
+  const remembered = new AnswerCache<JWTPayload>(options.verifiedMaxEntries ?? 1000);
+  const claimsOf = async (token: string): Promise<JWTPayload> => {
+    const key = remembered.maxEntries > 0 ? createHash("sha256").update(token).digest("base64url") : "";
+    const now = Date.now();
+    const known = key === "" ? undefined : remembered.get(key, now);
+    if (known !== undefined) return known;
     let verified: Awaited<ReturnType<typeof jwtVerify>>;
     try {
       verified = await jwtVerify(token, keys, checks);
@@ -120,7 +140,14 @@ export function jwtVerifier(options: JwtVerifierOptions): Verifier {
       throw refusal(error);
     }
     if (!typeAllowed(verified.protectedHeader.typ)) throw invalidToken();
-    const principal = principalOf(verified.payload, expose ? token : undefined);
+    const claims = verified.payload;
+    if (key !== "") remembered.set(key, claims, Math.min(now + VERIFIED_TTL_MS, (claims.exp ?? 0) * 1000), now);
+    return claims;
+  };
+  return async (request) => {
+    const token = bearerToken(request);
+    if (token === undefined) return undefined;
+    const principal = principalOf(await claimsOf(token), expose ? token : undefined);
     checkScopes(principal.scopes, required);
     return principal;
   };
