@@ -5,8 +5,9 @@ import { z } from "zod";
 export const SCOPES = ["notes:read", "notes:write"] as const;
 
 /**
- * Notes, one list per person signed in: `whoami` and `list_notes` need a sign-in, `add_note` needs `notes:write`
- * besides. Each handler reads the caller from `ctx.auth`, the principal the sign-in verified.
+ * Notes, one list per person signed in. Every call needs `notes:read` (a client asks for it first, as the 401 names
+ * it); `add_note` needs `notes:write` besides (a client steps up when it calls it). Each handler reads the caller
+ * from `ctx.auth`, the principal the sign-in verified.
  */
 export function createNotesServer(options: Partial<ServerOptions> = {}) {
   const notes = new Map<string, string[]>();
@@ -14,6 +15,7 @@ export function createNotesServer(options: Partial<ServerOptions> = {}) {
     ...options,
     name: "sign-in",
     version: "0.1.0",
+    scopes: ["notes:read"],
     instructions: "Notes kept per person signed in: list_notes to read yours, add_note to write one.",
   });
   server.tool({
@@ -31,6 +33,7 @@ export function createNotesServer(options: Partial<ServerOptions> = {}) {
   server.tool({
     name: "add_note",
     description: "Write a note to your list.",
+    scopes: ["notes:write"],
     input: { text: z.string().min(1).max(1000) },
     handler: ({ text }, ctx) => {
       const mine = notes.get(ctx.auth?.subject ?? "") ?? [];

@@ -41,7 +41,7 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
 }
 
 describe.each(ERAS)("examples/sign-in in development, with the official client (%s)", (_era, mode, person) => {
-  it("sends the client to its local provider, and once a person signs in the tools know who they are", async () => {
+  it("sends the client to its local provider; once a person signs in the tools know them; writing steps up", async () => {
     expect(server.stderr()).toMatch(/sign-in at http:\/\/127\.0\.0\.1:\d+ \(development/);
     const provider = new BrowserSignIn();
     const first = clientOf(mode, provider);
@@ -54,7 +54,10 @@ describe.each(ERAS)("examples/sign-in in development, with the official client (
     const signedIn = clientOf(mode, provider);
     try {
       await signedIn.client.connect(signedIn.transport);
-      expect(await call(signedIn.client, "whoami")).toMatchObject({ subject: person });
+      expect(await call(signedIn.client, "whoami")).toEqual({ subject: person, scopes: ["notes:read"] });
+      // add_note needs notes:write: 403, and the client asks the person for it.
+      await expect(call(signedIn.client, "add_note", { text: "buy milk" })).rejects.toBeInstanceOf(UnauthorizedError);
+      await provider.completeIn(signedIn.transport, { login: person, browser });
       expect(await call(signedIn.client, "add_note", { text: "buy milk" })).toEqual({ count: 1 });
       expect(await call(signedIn.client, "list_notes")).toEqual({ notes: ["buy milk"] });
     } finally {

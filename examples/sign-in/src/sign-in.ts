@@ -41,7 +41,8 @@ export async function signIn(options: SignInOptions): Promise<SignIn> {
       if (verify === undefined) throw new Error("sign-in: serving(url) was not called");
       return verify(request);
     },
-    resourceMetadata: { authorizationServers: [issuer], scopesSupported: [...SCOPES] },
+    // scopes_supported: every scope the server's tools use, as transport-http lists them by default.
+    resourceMetadata: { authorizationServers: [issuer] },
     serving(url) {
       verify = jwtVerifier({ issuer, audience: options.resource ?? url });
     },
