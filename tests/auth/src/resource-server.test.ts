@@ -214,6 +214,61 @@ describe.each(ERAS)("the official client signs a person in through the IdP (%s)"
   });
 });
 
+describe("when the IdP is down", () => {
+  it("a server that has its keys goes on; one that has none answers 503 with Retry-After, never 401", async () => {
+    const logged: string[] = [];
+    const mcp = createServer({
+      name: "keys-not-yet-fetched",
+      version: "1.0.0",
+      logger: (entry) => logged.push(`${entry.level}: ${entry.message}`),
+    });
+    mcp.tool({ name: "whoami", description: "Who calls.", handler: (_input, ctx) => ({ subject: ctx.auth?.subject }) });
+    let verify: Verifier = async () => undefined;
+    const fresh = await listen(mcp, {
+      port: 0,
+      log: null,
+      authenticate: (request) => verify(request),
+      resourceMetadata: { authorizationServers: [idp.issuer] },
+    });
+    // A millisecond of backoff after a failure (default 5 s): over by the time the IdP is back, so nothing waits.
+    verify = jwtVerifier({ issuer: idp.issuer, audience: fresh.url, retryAfterSec: 0.001 });
+    const robot = { clientId: "robot", clientSecret: "robot-secret" };
+    const forFresh = await idp.clientCredentialsToken({ ...robot, resource: fresh.url });
+    const forServer = await idp.clientCredentialsToken({ ...robot, resource: server.url, scope: "notes:read" });
+    const signedIn = async (url: string, token: string) => {
+      const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: { token: async () => token } });
+      const client = new Client({ name: "robot", version: "1.0.0" }, { versionNegotiation: { mode: "legacy" } });
+      await client.connect(transport);
+      return client;
+    };
+    // Connecting to the shared server verifies a token: it fetches and holds the IdP's keys.
+    const before = await signedIn(server.url, forServer);
+    await idp.stop();
+    try {
+      const refused = await fetch(fresh.url, {
+        method: "POST",
+        headers: { authorization: `Bearer ${forFresh}`, "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
+      expect(refused.status).toBe(503);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(refused.headers.get("www-authenticate")).toBeNull();
+      expect(await whoami(before)).toMatchObject({ subject: "robot" });
+      expect(logged).toEqual([expect.stringMatching(/^warning: .*identity provider could not be reached/)]);
+    } finally {
+      await idp.start();
+      await before.close();
+    }
+    const after = await signedIn(fresh.url, forFresh);
+    try {
+      expect(await whoami(after)).toEqual({ subject: "robot" });
+    } finally {
+      await after.close();
+      await fresh.close();
+    }
+  });
+});
+
 it("met no error on the IdP's side", () => {
   expect(idp.serverErrors).toEqual([]);
 });
