@@ -1,5 +1,5 @@
 import { Client, InsufficientScopeError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createServer, type LogEntry, type Server } from "@toolsmith/core";
+import { createServer, ErrorCode, type LogEntry, McpError, type Server } from "@toolsmith/core";
 import { MetaKey } from "@toolsmith/core/transport";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -145,6 +145,29 @@ describe("scopes over HTTP", () => {
     )(post(list, { ...headers2026("tools/list"), authorization: "Bearer writer" }));
     expect(refused.status).toBe(403);
     expect(refused.headers.get("www-authenticate")).toContain('scope="mcp files:read"');
+  });
+
+  it("a handler that decides the scopes from its arguments refuses the same way, before it says anything", async () => {
+    const s = files();
+    s.tool({
+      name: "delete",
+      description: "Delete",
+      input: { path: z.string() },
+      handler: ({ path }, ctx) => {
+        const needed = path.startsWith("/etc") ? ["files:admin"] : ["files:write"];
+        if (!needed.every((scope) => ctx.auth?.scopes.includes(scope)))
+          throw new McpError(ErrorCode.InsufficientScope, `Insufficient scope: ${needed.join(" ")}`, {
+            scopes: needed,
+          });
+        return "deleted";
+      },
+    });
+    const handle = createHttpHandler(s, OPTIONS);
+    const refused = await handle(
+      call2026(1, "delete", { arguments: { path: "/etc/x" } }, { authorization: "Bearer writer" }),
+    );
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("www-authenticate")).toContain('scope="files:admin"');
   });
 
   it("without an authenticate hook a scoped tool is refused (403), said once through the server's log", async () => {
