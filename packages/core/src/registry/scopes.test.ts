@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Delivery } from "../connection/outlet.js";
 import type { AuthInfo } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
+import { httpStatusOf } from "../protocol/http-status.js";
 import { MetaKey } from "../protocol/versions.js";
 import type { Server } from "../server/servable.js";
 import { createServer, declaredScopes, serverScopes } from "../server/server.js";
@@ -182,6 +183,10 @@ describe("scopes", () => {
     expect(deliveries).toEqual([
       { kind: "response", relatedTo: 1, error: ErrorCode.InsufficientScope, scopes: ["files:write"] },
     ]);
+    // 403 in both eras (RFC 6750 §3.1), whatever else the era answers with 200.
+    expect(httpStatusOf(ErrorCode.InsufficientScope, "stateless")).toBe(403);
+    expect(httpStatusOf(ErrorCode.InsufficientScope, "handshake")).toBe(403);
+    expect(httpStatusOf(ErrorCode.InvalidParams, "handshake")).toBe(200);
   });
 
   it("a connection without a principal holds none unless the transport vouches for its peer; a warning says so once", async () => {

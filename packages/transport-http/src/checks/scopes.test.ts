@@ -1,11 +1,21 @@
 import { Client, InsufficientScopeError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createServer, type LogEntry, type Server } from "@toolsmith/core";
+import { createServer, ErrorCode, type LogEntry, McpError, type Server } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { HttpOptions } from "../dispatch/options.js";
 import { createHttpHandler } from "../doors/http-handler.js";
 import { type HttpServer, listen } from "../doors/node-server.js";
-import { call2026, H, headers2026, initialize, META, openSession, post } from "../exchange/requests.test-util.js";
+import {
+  call2026,
+  H,
+  headers2026,
+  initialize,
+  META,
+  openSession,
+  post,
+  replyOf,
+} from "../exchange/requests.test-util.js";
 
 // Scopes per operation over HTTP (docs/decisions/0008-scopes.md): a token short of a scope gets 403 with an RFC 6750
 // insufficient_scope challenge naming every scope the operation needs, in both eras; the official client sees it.
@@ -55,15 +65,26 @@ const REFUSAL = {
 describe("scopes over HTTP", () => {
   it("2026-07-28: 403 with the challenge, JSON even when the client accepts SSE; a token with the scope is served", async () => {
     const handle = createHttpHandler(files(), OPTIONS);
-    const refused = await handle(
-      call2026(1, "write", { arguments: { path: "a" } }, { authorization: "Bearer reader" }),
-    );
+    // The tool logs first, so a served call is an SSE stream: the refusal comes before it runs, so it is not.
+    const write = (id: number, token: string) =>
+      post(
+        {
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "write", arguments: { path: "a" }, _meta: { ...META, [MetaKey.logLevel]: "info" } },
+        },
+        headers2026("tools/call", "write", { authorization: token }),
+      );
+    const refused = await handle(write(1, "Bearer reader"));
     expect(refused.status).toBe(403);
     expect(refused.headers.get("content-type")).toBe("application/json");
     expect(refused.headers.get("www-authenticate")).toBe(CHALLENGE);
     expect(await refused.json()).toEqual({ jsonrpc: "2.0", id: 1, error: REFUSAL });
-    const served = await handle(call2026(2, "write", { arguments: { path: "a" } }, { authorization: "Bearer writer" }));
+    const served = await handle(write(2, "Bearer writer"));
     expect(served.status).toBe(200);
+    expect(served.headers.get("content-type")).toContain("text/event-stream");
+    expect(await replyOf(served)).toMatchObject({ result: { content: [{ text: "wrote a" }] } });
     // The hierarchy: files:admin implies files:write.
     const admin = await handle(call2026(3, "write", { arguments: { path: "a" } }, { authorization: "Bearer admin" }));
     expect(admin.status).toBe(200);
@@ -124,6 +145,29 @@ describe("scopes over HTTP", () => {
     )(post(list, { ...headers2026("tools/list"), authorization: "Bearer writer" }));
     expect(refused.status).toBe(403);
     expect(refused.headers.get("www-authenticate")).toContain('scope="mcp files:read"');
+  });
+
+  it("a handler that decides the scopes from its arguments refuses the same way, before it says anything", async () => {
+    const s = files();
+    s.tool({
+      name: "delete",
+      description: "Delete",
+      input: { path: z.string() },
+      handler: ({ path }, ctx) => {
+        const needed = path.startsWith("/etc") ? ["files:admin"] : ["files:write"];
+        if (!needed.every((scope) => ctx.auth?.scopes.includes(scope)))
+          throw new McpError(ErrorCode.InsufficientScope, `Insufficient scope: ${needed.join(" ")}`, {
+            scopes: needed,
+          });
+        return "deleted";
+      },
+    });
+    const handle = createHttpHandler(s, OPTIONS);
+    const refused = await handle(
+      call2026(1, "delete", { arguments: { path: "/etc/x" } }, { authorization: "Bearer writer" }),
+    );
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("www-authenticate")).toContain('scope="files:admin"');
   });
 
   it("without an authenticate hook a scoped tool is refused (403), said once through the server's log", async () => {
