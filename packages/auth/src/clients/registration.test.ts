@@ -246,6 +246,26 @@ describe("dynamic client registration (RFC 7591)", () => {
     expect((await registry.register(registration(PUBLIC_CLIENT), "203.0.113.8")).status).toBe(201);
   });
 
+  it("bounds registrations from every caller together: past 100 in an hour, 429, and no more records are kept", async () => {
+    const { registry, raw } = setUp();
+    // A flood from many addresses, each under its own bound: without a server-wide one, each registration is a
+    // record kept 30 days, and the engine's store (100 000 values) fills for everyone.
+    for (let i = 0; i < 100; i++) {
+      expect((await registry.register(registration(PUBLIC_CLIENT), `2001:db8::${i.toString(16)}`)).status).toBe(201);
+    }
+    const refused = await registry.register(registration(PUBLIC_CLIENT), "2001:db8::ffff");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("3600");
+    expect(((await refused.json()) as { error: string }).error).toBe("temporarily_unavailable");
+    const kept = [...raw.values.values()].filter((entry) => entry.ttlMs === 30 * 24 * 60 * 60 * 1000);
+    expect(kept).toHaveLength(100);
+    const wider = setUp({ registrationsPerHourTotal: 150 }).registry;
+    for (let i = 0; i < 150; i++) {
+      expect((await wider.register(registration(PUBLIC_CLIENT), `2001:db8::${i.toString(16)}`)).status).toBe(201);
+    }
+    expect((await wider.register(registration(PUBLIC_CLIENT), "2001:db8::ffff")).status).toBe(429);
+  });
+
   it("refuses when registration is off, and a method other than POST", async () => {
     const off = setUp({ dynamicRegistration: false }).registry;
     expect(off.dynamicRegistration).toBe(false);

@@ -20,6 +20,11 @@ export interface ClientRegistryOptions {
   readonly development?: boolean;
   /** Registration attempts one caller may make in an hour (fixed window); more get 429. Default 20. */
   readonly registrationsPerHour?: number;
+  /**
+   * Registrations kept in an hour from every caller together (fixed window); more get 429. Default 100: with the
+   * default TTL, at most 72 000 live records, below the memory engine's 100 000 values.
+   */
+  readonly registrationsPerHourTotal?: number;
   /** How long a registered client is kept, from its registration (fixed, not sliding). Default 30 days. */
   readonly registrationTtlMs?: number;
   /** Time for a whole document fetch, resolution included. Default 5 s. */
@@ -59,6 +64,7 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
     enabled: dynamicRegistration,
     development,
     perHour: options.registrationsPerHour ?? 20,
+    perHourTotal: options.registrationsPerHourTotal ?? 100,
     ttlMs: options.registrationTtlMs ?? 30 * DAY_MS,
   };
   const lookup = async (clientId: string): Promise<ClientLookup> => {
