@@ -18,7 +18,10 @@ export interface ProtectionOptions {
   allowedHosts?: readonly string[] | "any";
 }
 
-/** Refuse a request with a status, a message, and (401/403) what to send in `WWW-Authenticate`. */
+/**
+ * Refuse a request with a status, a message, and (401/403) what to send in `WWW-Authenticate`; `scopes`, for a 403,
+ * every scope the request needs (its `scope` parameter, which a client steps up with).
+ */
 export class AuthError extends Error {
   override readonly name = "AuthError";
   constructor(
@@ -27,6 +30,7 @@ export class AuthError extends Error {
     readonly error: "invalid_token" | "insufficient_scope" | "invalid_request" = status === 403
       ? "insufficient_scope"
       : "invalid_token",
+    readonly scopes?: readonly string[],
   ) {
     super(message);
   }
@@ -177,15 +181,16 @@ export async function authorize(
   unavailable?: (error: AuthUnavailable | undefined) => void,
 ): Promise<AuthInfo | undefined | Outgoing> {
   if (!options.authenticate) return undefined;
-  const challenge = (error: string, description: string) => {
+  const challenge = (error: string, description: string, scopes?: readonly string[]) => {
     const parts = [`error="${error}"`, `error_description="${description.replace(/["\\]/g, "")}"`];
+    if (scopes?.length) parts.splice(1, 0, `scope="${scopes.join(" ").replace(/["\\]/g, "")}"`);
     if (options.resourceMetadata) parts.unshift(`resource_metadata="${metadataUrl(request, path)}"`);
     return `Bearer ${parts.join(", ")}`;
   };
-  const refused = (status: number, error: string, message: string) =>
+  const refused = (status: number, error: string, message: string, scopes?: readonly string[]) =>
     answer(status, errorLine("null", { code: ErrorCode.ServerError, message }), {
       "content-type": "application/json",
-      "www-authenticate": challenge(error, message),
+      "www-authenticate": challenge(error, message, scopes),
     });
   try {
     const principal = await options.authenticate(request.request());
@@ -205,6 +210,6 @@ export async function authorize(
       });
     }
     if (!(error instanceof AuthError)) throw error;
-    return refused(error.status, error.error, error.message);
+    return refused(error.status, error.error, error.message, error.status === 403 ? error.scopes : undefined);
   }
 }
