@@ -120,6 +120,22 @@ describe("dynamic client registration (RFC 7591)", () => {
       "invalid_redirect_uri",
     ],
     ["a data: redirect URI", { ...PUBLIC_CLIENT, redirect_uris: ["data:text/html,hi"] }, "invalid_redirect_uri"],
+    // A URL parser drops tabs and line breaks: the URI matched (as given) would not be the one redirected to.
+    [
+      "a redirect URI with CR LF",
+      { ...PUBLIC_CLIENT, redirect_uris: ["https://a.example/cb\r\nx"] },
+      "invalid_redirect_uri",
+    ],
+    [
+      "a redirect URI with a tab",
+      { ...PUBLIC_CLIENT, redirect_uris: ["https://a.example\t.evil.example/cb"] },
+      "invalid_redirect_uri",
+    ],
+    [
+      "a redirect URI with a space",
+      { ...PUBLIC_CLIENT, redirect_uris: [" https://a.example/cb"] },
+      "invalid_redirect_uri",
+    ],
     ["a file: redirect URI", { ...PUBLIC_CLIENT, redirect_uris: ["file:///etc/passwd"] }, "invalid_redirect_uri"],
     [
       "credentials in a redirect URI",
