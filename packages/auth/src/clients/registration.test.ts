@@ -263,7 +263,7 @@ describe("dynamic client registration (RFC 7591)", () => {
   });
 
   it("bounds registrations from every caller together: past 100 in an hour, 429, and no more records are kept", async () => {
-    const { registry, raw } = setUp();
+    const { registry, raw, vault } = setUp();
     // A flood from many addresses, each under its own bound: without a server-wide one, each registration is a
     // record kept 30 days, and the engine's store (100 000 values) fills for everyone.
     for (let i = 0; i < 100; i++) {
@@ -275,6 +275,8 @@ describe("dynamic client registration (RFC 7591)", () => {
     expect(((await refused.json()) as { error: string }).error).toBe("temporarily_unavailable");
     const kept = [...raw.values.values()].filter((entry) => entry.ttlMs === 30 * 24 * 60 * 60 * 1000);
     expect(kept).toHaveLength(100);
+    // Refused before its own counter was made: a flood past the bound adds no counter per caller either.
+    expect(await vault.count("registrations", "2001:db8::ffff", 60 * 60 * 1000)).toBe(1);
     const wider = setUp({ registrationsPerHourTotal: 150 }).registry;
     for (let i = 0; i < 150; i++) {
       expect((await wider.register(registration(PUBLIC_CLIENT), `2001:db8::${i.toString(16)}`)).status).toBe(201);

@@ -21,8 +21,9 @@ export interface ClientRegistryOptions {
   /** Registration attempts one caller may make in an hour (fixed window); more get 429. Default 20. */
   readonly registrationsPerHour?: number;
   /**
-   * Registrations kept in an hour from every caller together (fixed window); more get 429. Default 100: with the
-   * default TTL, at most 72 000 live records, below the memory engine's 100 000 values.
+   * Registration attempts in an hour from every caller together (fixed window), counted before each caller's own;
+   * more get 429. Default 100: with the default TTL, at most 72 000 live records, below the memory engine's 100 000
+   * values, and at most 100 callers' counters an hour.
    */
   readonly registrationsPerHourTotal?: number;
   /** How long a registered client is kept, from its registration (fixed, not sliding). Default 30 days. */
