@@ -34,6 +34,11 @@ export interface ClientRegistryOptions {
   readonly documentMaxBytes?: number;
   /** How long a document is kept when it says no `max-age`. Default 5 minutes; any is held within 1 minute..1 day. */
   readonly documentCacheMs?: number;
+  /**
+   * Metadata documents fetched in an hour, every client together (fixed window); past it a new URL is refused until
+   * the hour ends (those kept still resolve). Default 500: at most 12 000 kept at once with the 1-day cache bound.
+   */
+  readonly documentFetchesPerHour?: number;
   /** A trust policy: accept metadata documents only from these hosts and their subdomains. Default: any public host. */
   readonly documentHosts?: readonly string[];
   /** Resolves host names for document fetches (default: the system resolver); every address it gives is checked. */
@@ -57,7 +62,13 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
       development,
       ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
     },
-    { defaultMs: options.documentCacheMs ?? 5 * MINUTE_MS, minMs: MINUTE_MS, maxMs: DAY_MS, refusalMs: 30_000 },
+    {
+      defaultMs: options.documentCacheMs ?? 5 * MINUTE_MS,
+      minMs: MINUTE_MS,
+      maxMs: DAY_MS,
+      refusalMs: 30_000,
+      fetchesPerHour: options.documentFetchesPerHour ?? 500,
+    },
     options.documentHosts,
   );
   const registration = {
