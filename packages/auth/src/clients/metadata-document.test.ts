@@ -291,6 +291,25 @@ describe("client ID metadata documents: refusals, each with a reason to show", (
     expect((await clients.lookup(`${server.origin}/extra.json`)).client).toBeDefined();
   });
 
+  it("bounds the documents fetched in an hour: past it one more is refused, not fetched and not kept", async () => {
+    // Each accepted document is a value kept up to a day: a flood of distinct URLs (any path, any subdomain of a
+    // wildcard name) would fill the engine's store, and every sign-in fail with it.
+    const server = await serve((request, response) =>
+      sendJson(response, documentFor(`http://127.0.0.1:${server.port}${request.url}`), {
+        "cache-control": "max-age=86400",
+      }),
+    );
+    const { registry: clients, raw } = registry({ ...dev, documentFetchesPerHour: 20 });
+    for (let i = 0; i < 20; i++) expect((await clients.lookup(`${server.origin}/${i}.json`)).client).toBeDefined();
+    const kept = raw.values.size;
+    const refused = await clients.lookup(`${server.origin}/20.json`);
+    expect(refused.reason).toContain("too many documents");
+    expect(server.requests).toHaveLength(20);
+    expect(raw.values.size).toBe(kept);
+    expect((await clients.lookup(`${server.origin}/3.json`)).client).toBeDefined();
+    expect(server.requests).toHaveLength(20);
+  });
+
   it("accepts documents only from the hosts a trust policy names, and their subdomains", async () => {
     const server = await serve((request, response) =>
       sendJson(response, documentFor(`http://127.0.0.1:${server.port}${request.url}`)),

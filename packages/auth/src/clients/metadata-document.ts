@@ -12,13 +12,16 @@ const MAX_CLIENT_ID_URL = 2048;
 /** Documents fetched at once by one process: past it a lookup is refused (not kept), so a flood of URLs costs little. */
 export const MAX_FETCHES_AT_ONCE = 32;
 
-/** How long documents and refusals are kept. */
+/** How long documents and refusals are kept, and how many documents are fetched in an hour. */
 export interface DocumentCaching {
   readonly defaultMs: number;
   readonly minMs: number;
   readonly maxMs: number;
   readonly refusalMs: number;
+  readonly fetchesPerHour: number;
 }
+
+const HOUR_MS = 60 * 60 * 1000;
 
 /** Whether `clientId` is meant as a metadata document URL (as opposed to a registered id). */
 export function isUrlClientId(clientId: string): boolean {
@@ -111,6 +114,11 @@ export function createDocumentClients(
   const load = async (clientId: string): Promise<ClientLookup> => {
     const kept = await vault.get<ClientLookup>(KIND, clientId);
     if (kept !== undefined) return kept;
+    // Each document is kept up to a day: without a bound on fetches, a flood of distinct URLs (any path, any name
+    // under a wildcard) fills the engine's store, and every sign-in fails with it. Past it, refused and not kept.
+    if ((await vault.count("document-fetches", "(every client)", HOUR_MS)) > caching.fetchesPerHour) {
+      return refusal("too many documents were fetched in the last hour; try again later");
+    }
     const { lookup, ttlMs } = await fetchClient(clientId, limits, caching);
     await vault.put(KIND, clientId, lookup, ttlMs);
     return lookup;

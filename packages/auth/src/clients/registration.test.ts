@@ -120,6 +120,22 @@ describe("dynamic client registration (RFC 7591)", () => {
       "invalid_redirect_uri",
     ],
     ["a data: redirect URI", { ...PUBLIC_CLIENT, redirect_uris: ["data:text/html,hi"] }, "invalid_redirect_uri"],
+    // A URL parser drops tabs and line breaks: the URI matched (as given) would not be the one redirected to.
+    [
+      "a redirect URI with CR LF",
+      { ...PUBLIC_CLIENT, redirect_uris: ["https://a.example/cb\r\nx"] },
+      "invalid_redirect_uri",
+    ],
+    [
+      "a redirect URI with a tab",
+      { ...PUBLIC_CLIENT, redirect_uris: ["https://a.example\t.evil.example/cb"] },
+      "invalid_redirect_uri",
+    ],
+    [
+      "a redirect URI with a space",
+      { ...PUBLIC_CLIENT, redirect_uris: [" https://a.example/cb"] },
+      "invalid_redirect_uri",
+    ],
     ["a file: redirect URI", { ...PUBLIC_CLIENT, redirect_uris: ["file:///etc/passwd"] }, "invalid_redirect_uri"],
     [
       "credentials in a redirect URI",
@@ -244,6 +260,28 @@ describe("dynamic client registration (RFC 7591)", () => {
     expect(refused.headers.get("retry-after")).toBe("3600");
     expect(((await refused.json()) as { error: string }).error).toBe("temporarily_unavailable");
     expect((await registry.register(registration(PUBLIC_CLIENT), "203.0.113.8")).status).toBe(201);
+  });
+
+  it("bounds registrations from every caller together: past 100 in an hour, 429, and no more records are kept", async () => {
+    const { registry, raw, vault } = setUp();
+    // A flood from many addresses, each under its own bound: without a server-wide one, each registration is a
+    // record kept 30 days, and the engine's store (100 000 values) fills for everyone.
+    for (let i = 0; i < 100; i++) {
+      expect((await registry.register(registration(PUBLIC_CLIENT), `2001:db8::${i.toString(16)}`)).status).toBe(201);
+    }
+    const refused = await registry.register(registration(PUBLIC_CLIENT), "2001:db8::ffff");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("3600");
+    expect(((await refused.json()) as { error: string }).error).toBe("temporarily_unavailable");
+    const kept = [...raw.values.values()].filter((entry) => entry.ttlMs === 30 * 24 * 60 * 60 * 1000);
+    expect(kept).toHaveLength(100);
+    // Refused before its own counter was made: a flood past the bound adds no counter per caller either.
+    expect(await vault.count("registrations", "2001:db8::ffff", 60 * 60 * 1000)).toBe(1);
+    const wider = setUp({ registrationsPerHourTotal: 150 }).registry;
+    for (let i = 0; i < 150; i++) {
+      expect((await wider.register(registration(PUBLIC_CLIENT), `2001:db8::${i.toString(16)}`)).status).toBe(201);
+    }
+    expect((await wider.register(registration(PUBLIC_CLIENT), "2001:db8::ffff")).status).toBe(429);
   });
 
   it("refuses when registration is off, and a method other than POST", async () => {

@@ -5,7 +5,8 @@ import { type ClientMetadata, checkClientMetadata } from "./client-metadata.js";
 
 // Dynamic client registration (RFC 7591): a checked request gets a random client id, and a secret when the client
 // is confidential; the record is kept sealed in the vault for a fixed time from registration, the secret only as
-// its SHA-256 (a 256-bit random secret needs no slow hash). Attempts are counted per caller in a fixed window.
+// its SHA-256 (a 256-bit random secret needs no slow hash). Attempts are counted per caller in a fixed window, and
+// the attempts of every caller together in another, counted first.
 
 const KIND = "client";
 const HOUR_MS = 60 * 60 * 1000;
@@ -25,6 +26,8 @@ export interface RegistrationOptions {
   readonly enabled: boolean;
   readonly development: boolean;
   readonly perHour: number;
+  /** Registration attempts in an hour from every caller together. */
+  readonly perHourTotal: number;
   readonly ttlMs: number;
 }
 
@@ -91,6 +94,14 @@ export async function register(options: RegistrationOptions, request: Request, c
   }
   if (request.method !== "POST") {
     return refusal(405, "invalid_request", "registration takes POST", { allow: "POST" });
+  }
+  // Each caller's bound does not bound many callers (an IPv6 block is many addresses): a record lives for ttlMs and
+  // a caller's counter for an hour, so without this bound, counted first, a flood fills the engine's store, and
+  // every sign-in fails with it.
+  if ((await options.vault.count("registrations", "(every caller)", HOUR_MS)) > options.perHourTotal) {
+    return refusal(429, "temporarily_unavailable", "too many registrations on this server; try again later", {
+      "retry-after": String(HOUR_MS / 1000),
+    });
   }
   const attempts = await options.vault.count("registrations", caller, HOUR_MS);
   if (attempts > options.perHour) {

@@ -20,6 +20,12 @@ export interface ClientRegistryOptions {
   readonly development?: boolean;
   /** Registration attempts one caller may make in an hour (fixed window); more get 429. Default 20. */
   readonly registrationsPerHour?: number;
+  /**
+   * Registration attempts in an hour from every caller together (fixed window), counted before each caller's own;
+   * more get 429. Default 100: with the default TTL, at most 72 000 live records, below the memory engine's 100 000
+   * values, and at most 100 callers' counters an hour.
+   */
+  readonly registrationsPerHourTotal?: number;
   /** How long a registered client is kept, from its registration (fixed, not sliding). Default 30 days. */
   readonly registrationTtlMs?: number;
   /** Time for a whole document fetch, resolution included. Default 5 s. */
@@ -28,6 +34,11 @@ export interface ClientRegistryOptions {
   readonly documentMaxBytes?: number;
   /** How long a document is kept when it says no `max-age`. Default 5 minutes; any is held within 1 minute..1 day. */
   readonly documentCacheMs?: number;
+  /**
+   * Metadata documents fetched in an hour, every client together (fixed window); past it a new URL is refused until
+   * the hour ends (those kept still resolve). Default 500: at most 12 000 kept at once with the 1-day cache bound.
+   */
+  readonly documentFetchesPerHour?: number;
   /** A trust policy: accept metadata documents only from these hosts and their subdomains. Default: any public host. */
   readonly documentHosts?: readonly string[];
   /** Resolves host names for document fetches (default: the system resolver); every address it gives is checked. */
@@ -51,7 +62,13 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
       development,
       ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
     },
-    { defaultMs: options.documentCacheMs ?? 5 * MINUTE_MS, minMs: MINUTE_MS, maxMs: DAY_MS, refusalMs: 30_000 },
+    {
+      defaultMs: options.documentCacheMs ?? 5 * MINUTE_MS,
+      minMs: MINUTE_MS,
+      maxMs: DAY_MS,
+      refusalMs: 30_000,
+      fetchesPerHour: options.documentFetchesPerHour ?? 500,
+    },
     options.documentHosts,
   );
   const registration = {
@@ -59,6 +76,7 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
     enabled: dynamicRegistration,
     development,
     perHour: options.registrationsPerHour ?? 20,
+    perHourTotal: options.registrationsPerHourTotal ?? 100,
     ttlMs: options.registrationTtlMs ?? 30 * DAY_MS,
   };
   const lookup = async (clientId: string): Promise<ClientLookup> => {

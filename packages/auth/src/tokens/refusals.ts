@@ -24,14 +24,18 @@ export function invalidToken(reason: InvalidReason = "invalid"): AuthError {
   return new AuthError(401, MESSAGES[reason], "invalid_token");
 }
 
-/** The 403 `insufficient_scope` of a good token that lacks scopes the server requires of every caller. */
-export function insufficientScope(missing: readonly string[]): AuthError {
-  return new AuthError(403, `Forbidden: the access token lacks the scope ${missing.join(" ")}`, "insufficient_scope");
+/**
+ * The 403 `insufficient_scope` of a good token that lacks scopes the server requires of every caller: its message
+ * names the missing ones, its challenge's `scope` every one `required` (what a client asks for when it steps up).
+ */
+export function insufficientScope(missing: readonly string[], required: readonly string[] = missing): AuthError {
+  const message = `Forbidden: the access token lacks the scope ${missing.join(" ")}`;
+  return new AuthError(403, message, "insufficient_scope", required);
 }
 
-/** `scopes` when they include every one of `required`, else the 403 that names the missing ones. */
+/** `scopes` when they include every one of `required`, else the 403 that names them. */
 export function checkScopes(scopes: readonly string[], required: readonly string[] | undefined): void {
   if (required === undefined || required.length === 0) return;
   const missing = required.filter((scope) => !scopes.includes(scope));
-  if (missing.length > 0) throw insufficientScope(missing);
+  if (missing.length > 0) throw insufficientScope(missing, required);
 }

@@ -50,6 +50,17 @@ describe("introspectionVerifier", () => {
     ["expired though still said active", { active: true, sub: "bob", exp: now() - 10, aud: RESOURCE }, "expired"],
     ["for another resource", { active: true, sub: "bob", aud: "http://127.0.0.1/other" }, "this resource"],
     ["with no subject", { active: true, aud: RESOURCE }, "not valid"],
+    [
+      "whose exp is a string, in the past",
+      { active: true, sub: "bob", exp: String(now() - 10), aud: RESOURCE },
+      "not valid",
+    ],
+    [
+      "whose nbf is a string, in the future",
+      { active: true, sub: "bob", nbf: `${now() + 600}`, aud: RESOURCE },
+      "not valid",
+    ],
+    ["whose exp is not finite", { active: true, sub: "bob", exp: null, aud: RESOURCE }, "not valid"],
   ])("a token %s: 401 invalid_token, the token neither told nor logged", async (_name, answer, said) => {
     const token = opaque(answer);
     const served = protectedServer(verifier());

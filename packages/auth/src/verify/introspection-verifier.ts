@@ -38,6 +38,11 @@ function basic(id: string, secret: string): string {
   return `Basic ${Buffer.from(`${encode(id)}:${encode(secret)}`).toString("base64")}`;
 }
 
+// `exp` and `nbf` are NumericDates (RFC 7662 §2.2): one in another form cannot be checked, so its token is refused.
+function unreadableTime(value: unknown): boolean {
+  return value !== undefined && !(typeof value === "number" && Number.isFinite(value));
+}
+
 function audienceMatches(aud: unknown, wanted: readonly string[]): boolean {
   if (typeof aud === "string") return wanted.includes(aud);
   return Array.isArray(aud) && aud.some((one) => typeof one === "string" && wanted.includes(one));
@@ -109,7 +114,7 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
     const token = bearerToken(request);
     if (token === undefined) return undefined;
     const answer = await answerFor(token);
-    if (answer === null) throw invalidToken();
+    if (answer === null || unreadableTime(answer.exp) || unreadableTime(answer.nbf)) throw invalidToken();
     if (typeof answer.exp === "number" && answer.exp * 1000 <= Date.now()) throw invalidToken("expired");
     if (typeof answer.nbf === "number" && answer.nbf * 1000 > Date.now()) throw invalidToken("not-yet-valid");
     if (audience !== undefined && !audienceMatches(answer.aud, audience)) throw invalidToken("other-resource");

@@ -97,7 +97,10 @@ it("over the wire: each refusal's status and challenge; the provider down is 503
   expect(told.body).not.toContain(expired.split(".")[1]);
   const lacking = await ask(`Bearer ${await token(key, idp.issuer, { aud: http.url, scope: "x" })}`);
   expect(lacking.status).toBe(403);
-  expect(lacking.challenge).toContain('error="insufficient_scope"');
+  // The scope parameter is what a client steps up with (RFC 6750 §3, SEP-2350): every scope required.
+  expect(lacking.challenge).toBe(
+    'Bearer error="insufficient_scope", scope="mcp:use", error_description="Forbidden: the access token lacks the scope mcp:use"',
+  );
 
   // A fresh verifier (no keys yet) while the provider is down.
   verify = jwtVerifier({ issuer: idp.issuer, audience: http.url });

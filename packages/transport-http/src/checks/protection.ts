@@ -18,7 +18,10 @@ export interface ProtectionOptions {
   allowedHosts?: readonly string[] | "any";
 }
 
-/** Refuse a request with a status, a message, and (401/403) what to send in `WWW-Authenticate`. */
+/**
+ * Refuse a request with a status, a message, and (401/403) what to send in `WWW-Authenticate`; `scopes`, for a 403,
+ * every scope the request needs (its `scope` parameter, which a client steps up with).
+ */
 export class AuthError extends Error {
   override readonly name = "AuthError";
   constructor(
@@ -27,6 +30,7 @@ export class AuthError extends Error {
     readonly error: "invalid_token" | "insufficient_scope" | "invalid_request" = status === 403
       ? "insufficient_scope"
       : "invalid_token",
+    readonly scopes?: readonly string[],
   ) {
     super(message);
   }
@@ -210,16 +214,18 @@ export async function authorize(
   scopes: readonly string[] = [],
 ): Promise<AuthInfo | undefined | Outgoing> {
   if (!options.authenticate) return undefined;
-  const challenge = (error: string, description: string, status: number) => {
+  const challenge = (error: string, description: string, status: number, named?: readonly string[]) => {
     const parts = [`error="${error}"`, `error_description="${description.replace(/["\\]/g, "")}"`];
-    if (status === 401 && scopes.length > 0) parts.unshift(`scope="${scopes.join(" ")}"`);
+    // A 403 names what its refusal needs; a 401 the server's own scopes (what a client first asks for).
+    const asked = status === 401 ? scopes : named;
+    if (asked?.length) parts.splice(1, 0, `scope="${asked.join(" ").replace(/["\\]/g, "")}"`);
     if (options.resourceMetadata) parts.unshift(`resource_metadata="${metadataUrl(request, path)}"`);
     return `Bearer ${parts.join(", ")}`;
   };
-  const refused = (status: number, error: string, message: string) =>
+  const refused = (status: number, error: string, message: string, named?: readonly string[]) =>
     answer(status, errorLine("null", { code: ErrorCode.ServerError, message }), {
       "content-type": "application/json",
-      "www-authenticate": challenge(error, message, status),
+      "www-authenticate": challenge(error, message, status, named),
     });
   try {
     const principal = await options.authenticate(request.request());
@@ -239,6 +245,6 @@ export async function authorize(
       });
     }
     if (!(error instanceof AuthError)) throw error;
-    return refused(error.status, error.error, error.message);
+    return refused(error.status, error.error, error.message, error.status === 403 ? error.scopes : undefined);
   }
 }
