@@ -114,7 +114,7 @@ export function redirectUriProblem(uri: unknown): string | undefined {
   }
   // A URL parser drops tabs and line breaks and trims spaces: the URI matched as given would not be the one
   // redirected to, so such a URI is refused, not normalized.
-  if (/[\x00-\x20\x7f]/.test(uri)) return "a redirect URI must not contain spaces or control characters";
+  if (hasControl(uri) || uri.includes(" ")) return "a redirect URI must not contain spaces or control characters";
   const url = parseUrl(uri);
   if (url === null) return "a redirect URI is not an absolute URL";
   if (uri.includes("#")) return "a redirect URI must not have a fragment";
