@@ -178,11 +178,13 @@ export function oauthProxy(server: Server, options: OAuthProxyOptions): OAuthPro
     let verifier = verifiers.get(origin);
     if (verifier === undefined) {
       if (verifiers.size >= 64) verifiers.clear();
-      verifier = settings
-        .key()
-        .then(({ jwks }) =>
+      verifier = settings.key().then(
+        ({ jwks }) =>
           jwtVerifier({ issuer: issuerOf(settings, request), audience: resourceOf(settings, request), jwks }),
-        );
+        (error: unknown) => {
+          throw new AuthUnavailable("the signing key could not be read from the server's engine", 5, { cause: error });
+        },
+      );
       verifiers.set(origin, verifier);
       verifier.catch(() => verifiers.delete(origin));
     }
