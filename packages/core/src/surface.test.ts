@@ -142,8 +142,10 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
     values: [
       "DEFAULT_RETRY_AFTER_SECONDS",
       "EngineUnavailable",
+      "KEY_VALUE_BOUNDS",
       "LeaseLost",
       "SESSION_BOUNDS",
+      "checkKeyValue",
       "createMemoryEngine",
       "isEngineUnavailable",
       "isLeaseLost",
@@ -158,6 +160,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "EngineOwner",
       "EventLog",
       "InitializedSession",
+      "KeyValueStore",
       "MemoryEngine",
       "MemoryEngineOptions",
       "RequestLeases",
