@@ -201,6 +201,15 @@ describe("the OAuth proxy in front of a real OpenID provider", () => {
     expect([unsupported.status, unsupported.body.error]).toEqual([400, "unsupported_grant_type"]);
     const unknown = await postForm(url, { grant_type: "authorization_code", code: "x", client_id: "nobody" });
     expect([unknown.status, unknown.body.error]).toEqual([401, "invalid_client"]);
+    const malformed = await postForm(
+      url,
+      { grant_type: "refresh_token", refresh_token: "x" },
+      {
+        authorization: `Basic ${Buffer.from("%E0%A4%A:secret").toString("base64")}`,
+      },
+    );
+    expect([malformed.status, malformed.body.error]).toEqual([401, "invalid_client"]);
+    expect(malformed.headers.get("www-authenticate")).toBe('Basic realm="token"');
     const forged = await postForm(url, { grant_type: "refresh_token", refresh_token: "forged", client_id: clientId });
     expect([forged.status, forged.body.error]).toEqual([400, "invalid_grant"]);
     const twice = await fetch(url, {
