@@ -29,7 +29,14 @@ export async function authenticateClient(
   const basic = request.headers.get("authorization");
   if (basic?.toLowerCase().startsWith("basic ")) {
     const pair = Buffer.from(basic.slice(6).trim(), "base64").toString("utf8");
-    const named = decodeURIComponent(pair.slice(0, Math.max(0, pair.indexOf(":"))).replace(/\+/g, " "));
+    let named: string;
+    try {
+      named = decodeURIComponent(pair.slice(0, Math.max(0, pair.indexOf(":"))).replace(/\+/g, " "));
+    } catch {
+      return oauthError(401, "invalid_client", "the Basic credentials are malformed", {
+        "www-authenticate": 'Basic realm="token"',
+      });
+    }
     if (clientId !== null && clientId !== named) return oauthError(400, "invalid_request", "two different client ids");
     clientId = named;
   }
