@@ -13,7 +13,18 @@ export {
 } from "./clients/client.js";
 export type { HostResolver } from "./clients/fetch-document.js";
 export { type ClientRegistryOptions, createClientRegistry } from "./clients/registry.js";
+export { type OAuthProxy, type OAuthProxyOptions, oauthProxy } from "./proxy/oauth-proxy.js";
 export { scopesOf, type TokenPrincipal } from "./tokens/principal.js";
+export { type OAuthUpstreamOptions, oauthUpstream } from "./upstream/oauth-upstream.js";
+export { type OidcUpstreamOptions, oidcUpstream } from "./upstream/oidc-upstream.js";
+export { githubUpstream, googleUpstream, type PresetOptions } from "./upstream/presets.js";
+export {
+  type Upstream,
+  type UpstreamAttempt,
+  UpstreamError,
+  type UpstreamGrant,
+  type UpstreamTokens,
+} from "./upstream/upstream.js";
 export { createVault, MIN_SECRET_BYTES, type Vault } from "./vault/vault.js";
 export { anyVerifier } from "./verify/any-verifier.js";
 export type { IdpLimits } from "./verify/idp-link.js";

@@ -7,4 +7,4 @@ export { createHttpHandler, type HttpHandler } from "./doors/http-handler.js";
 export { nodeListener } from "./doors/node-listener.js";
 export { type HttpServer, type ListenOptions, listen } from "./doors/node-server.js";
 export type { Incoming, Outgoing } from "./exchange/exchange.js";
-export type { RouteHandler, RouteOptions, Routes } from "./routes/routes.js";
+export type { RouteHandler, RouteInfo, RouteOptions, Routes } from "./routes/routes.js";

@@ -57,7 +57,8 @@ export interface AuthOptions {
   authenticate?: (request: Request) => MaybePromise<AuthInfo | undefined>;
   /** RFC 9728 protected-resource metadata, served at `/.well-known/oauth-protected-resource<path>`. */
   resourceMetadata?: {
-    authorizationServers: readonly string[];
+    /** The authorization servers' issuers; a function is given the origin the request was addressed to. */
+    authorizationServers: readonly string[] | ((origin: string) => readonly string[]);
     scopesSupported?: readonly string[];
     resourceName?: string;
     resourceDocumentation?: string;
@@ -147,7 +148,10 @@ export function protectedResourceMetadata(options: AuthOptions, request: Incomin
   }
   const body: Record<string, unknown> = {
     resource: `${request.origin}${path}`,
-    authorization_servers: metadata.authorizationServers,
+    authorization_servers:
+      typeof metadata.authorizationServers === "function"
+        ? metadata.authorizationServers(request.origin)
+        : metadata.authorizationServers,
     bearer_methods_supported: ["header"],
   };
   if (metadata.scopesSupported) body.scopes_supported = metadata.scopesSupported;

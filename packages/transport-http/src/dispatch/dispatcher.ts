@@ -53,7 +53,8 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
   // Before anything starts: paths that clash (a route shadowing /mcp) throw here, leaving nothing running.
   const { reserved, maxBodyBytes } = checkOptions(options);
   const { path, health } = reserved;
-  const routes = options.routes && new UserRoutes(options.routes, reserved, maxBodyBytes, server);
+  const routes =
+    options.routes && new UserRoutes(options.routes, reserved, maxBodyBytes, server, options.remoteAddress);
   const maxStreams = options.maxStreams ?? 1000;
   const maxSessions = options.maxSessions ?? 1000;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;

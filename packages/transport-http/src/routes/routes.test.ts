@@ -39,6 +39,21 @@ describe("listen's routes", () => {
     expect((await send(base, "GET", "/mcp")).status).not.toBe(404);
   });
 
+  it("tell a handler the caller's address, as the remoteAddress option reads it (the socket's by default)", async () => {
+    const seen: (string | undefined)[] = [];
+    const handler = (_request: Request, info: { remoteAddress: string | undefined }) => {
+      seen.push(info.remoteAddress);
+      return ok("seen");
+    };
+    expect((await send(await serve({ "GET /who": handler }), "GET", "/who")).status).toBe(200);
+    const behind = await serve(
+      { "POST /who": handler },
+      { remoteAddress: (request) => request.headers.get("x-test") ?? "none" },
+    );
+    expect((await send(behind, "POST", "/who", { "x-test": "10.1.2.3" }, "")).status).toBe(200);
+    expect(seen).toEqual(["127.0.0.1", "10.1.2.3"]);
+  });
+
   it("a wrong method is 405 with Allow (HEAD for a GET route); an unknown path is 404 as before", async () => {
     const base = await serve({
       "GET /status": () => ok("up"),

@@ -1,4 +1,5 @@
 import { DefinitionError, type Server } from "@toolsmith/core";
+import { addressOf, type RemoteAddress } from "../checks/caller-limits.js";
 import { BAD_HOST, type HostOriginCheck, isHostName } from "../checks/protection.js";
 import { answer, type Incoming, type Outgoing } from "../exchange/exchange.js";
 
@@ -6,7 +7,13 @@ import { answer, type Incoming, type Outgoing } from "../exchange/exchange.js";
 // once at definition, served without MCP or the engine.
 
 /** A route's handler: the request (its body read whole, up to the route's limit) in, a Response out. */
-export type RouteHandler = (request: Request) => Response | Promise<Response>;
+export type RouteHandler = (request: Request, info: RouteInfo) => Response | Promise<Response>;
+
+/** What the transport knows of a route's request beyond the request itself. */
+export interface RouteInfo {
+  /** The caller's address, as the server's `remoteAddress` option reads it (per-caller limits); undefined if unknown. */
+  readonly remoteAddress: string | undefined;
+}
 
 /** A route with options. */
 export interface RouteOptions {
@@ -110,9 +117,17 @@ export class UserRoutes {
   // Longest prefix first: the most specific route wins.
   readonly #prefixes: [string, Table][] = [];
   readonly #server: Server | undefined;
+  readonly #remoteAddress: RemoteAddress | undefined;
 
-  constructor(routes: Routes, reserved: Reserved, maxBodyBytes: number, server?: Server) {
+  constructor(
+    routes: Routes,
+    reserved: Reserved,
+    maxBodyBytes: number,
+    server?: Server,
+    remoteAddress?: RemoteAddress,
+  ) {
     this.#server = server;
+    this.#remoteAddress = remoteAddress;
     const prefixes = new Map<string, Table>();
     for (const [key, value] of Object.entries(routes)) {
       const match = KEY.exec(key);
@@ -200,7 +215,7 @@ export class UserRoutes {
     request = new Request(request, { signal: aborted.signal, body: body as Uint8Array<ArrayBuffer> | undefined });
     let response: unknown;
     try {
-      response = await route.handler(request);
+      response = await route.handler(request, { remoteAddress: addressOf(incoming, this.#remoteAddress)() });
       if (!(response instanceof Response))
         throw new TypeError(`the handler returned ${typeof response}, not a Response`);
       // Neither can be sent: an error Response has status 0, a read body has nothing left.
