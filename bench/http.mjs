@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { AUDIENCE, startIssuer } from "./auth-keys.mjs";
 import { messageOf, rawConnection } from "./http-client.mjs";
 import { benchOptions } from "./options.mjs";
 
@@ -28,6 +29,10 @@ const {
     listen: { type: "boolean", default: false },
     // The report's file name under bench/results.
     out: { type: "string", default: "http-latest.md" },
+    // Also Toolsmith behind a bearer token verified by jwtVerifier (a local JWKS; a remote one), 2026-07-28 only.
+    auth: { type: "boolean", default: false },
+    // Measure one era only (2026-07-28 or 2025-11-25); both by default.
+    era: { type: "string" },
   },
   { rounds: "3" },
 );
@@ -38,6 +43,7 @@ const CONNECTIONS = Number(values.connections);
 const SECONDS = Number(values.seconds);
 const CLIENT = values.client;
 const LISTEN = values.listen;
+const AUTH = values.auth;
 const SOAKED = values.soak;
 // bench/engine.mjs adds Toolsmith on the Redis engine under this name, and gets its targets.
 const REDIS = "Toolsmith (Redis engine)";
@@ -49,6 +55,11 @@ const OFFICIAL = "official SDK v2";
 const OFFICIAL_SESSIONS = "official SDK v2 + sessions";
 const ERAS = ["2026-07-28", "2025-11-25"];
 const ERA_LABEL = { "2026-07-28": "2026-07-28 stateless", "2025-11-25": "2025-11-25 session" };
+if (values.era !== undefined && !ERAS.includes(values.era))
+  throw new Error(`--era ${ERAS.join("|")}, not ${values.era}`);
+const MEASURED_ERAS = values.era ? [values.era] : ERAS;
+const JWT_LOCAL = "Toolsmith + JWT (local JWKS)";
+const JWT_REMOTE = "Toolsmith + JWT (remote JWKS)";
 const SERVERS = [
   { name: FLOOR, file: here("./servers/http-bare.mjs"), args: [], eras: ERAS },
   { name: "Toolsmith", file: here("./servers/http-toolsmith.mjs"), args: [], eras: ERAS },
@@ -62,7 +73,22 @@ const SERVERS = [
     eras: ["2025-11-25"],
   },
 ];
-for (const { name, file } of extra) SERVERS.push({ name, file, args: [], eras: ERAS });
+// Behind a bearer token: every request carries the issuer's token (the same one, as a client reuses its own).
+const issuer = AUTH ? await startIssuer() : undefined;
+if (issuer) {
+  Object.assign(process.env, {
+    BENCH_AUTH_ISSUER: issuer.url,
+    BENCH_AUTH_AUDIENCE: AUDIENCE,
+    BENCH_AUTH_JWKS: JSON.stringify(issuer.jwks),
+    BENCH_AUTH_JWKS_URI: issuer.jwksUri,
+  });
+  const file = here("./servers/http-toolsmith-jwt.mjs");
+  const eras = ["2026-07-28"];
+  SERVERS.push({ name: JWT_LOCAL, file, args: ["--jwks", "local"], eras, bearer: true });
+  SERVERS.push({ name: JWT_REMOTE, file, args: ["--jwks", "remote"], eras, bearer: true });
+}
+// With --auth, a --with server gets the bearer token too (another build of the JWT server, side by side).
+for (const { name, file } of extra) SERVERS.push({ name, file, args: [], eras: ERAS, bearer: AUTH });
 // --only "Toolsmith": measure just the named servers (the floor is always kept, as every ratio needs it).
 const MEASURED = SERVERS.filter((server) => !ONLY || server.name === FLOOR || ONLY.includes(server.name));
 
@@ -117,6 +143,7 @@ async function start(server, { probe = false, label = "" } = {}) {
   return {
     child,
     url,
+    bearer: server.bearer ? `Bearer ${issuer.token}` : undefined,
     options: { agent, hostname: url.hostname, port: Number(url.port), path: url.pathname, method: "POST" },
     /** The heap in use after a full collection, in MB (with `probe`). */
     heap: () =>
@@ -181,6 +208,7 @@ async function openLane(s, era) {
   const base = { "content-type": "application/json", accept: ACCEPT };
   if (era === "2026-07-28") {
     const headers = { ...base, "mcp-protocol-version": era, "mcp-method": "tools/call", "mcp-name": "add" };
+    if (s.bearer) headers.authorization = s.bearer;
     return { era, connection, headers, body: callBody[era] };
   }
   const init = JSON.stringify({
@@ -364,7 +392,7 @@ const samples = new Map();
 // One discarded pass first, so the load generator's own JIT warm-up does not land on the first server measured.
 await throughput(SERVERS[0], ERAS[0], "discarded");
 for (let round = 1; round <= ROUNDS; round++) {
-  for (const era of ERAS) {
+  for (const era of MEASURED_ERAS) {
     for (const server of MEASURED.filter((candidate) => candidate.eras.includes(era))) {
       const key = `${era} ${server.name}`;
       const result = await throughput(server, era, `${era}-round${round}`);
@@ -444,6 +472,21 @@ for (const era of ERAS) {
         : `, ${(redis / official).toFixed(2)}× the official SDK v2 (${cpu(era === "2026-07-28" ? OFFICIAL : OFFICIAL_SESSIONS)}× per CPU-second; target ≥ 3×: ${check(redis / official >= 3)})`),
   );
 }
+// Sign-in's target: verifying a JWT with a cached key costs little, Toolsmith behind it at >= 0.85 of Toolsmith.
+for (const { name } of MEASURED.filter((server) => server.bearer)) {
+  const era = "2026-07-28";
+  const authed = rateOf(era, name);
+  const ours = rateOf(era, "Toolsmith");
+  if (authed === undefined || ours === undefined) continue;
+  const cpu = (perCpuOf(era, name) / perCpuOf(era, "Toolsmith")).toFixed(2);
+  targets.push(
+    `- ${ERA_LABEL[era]}: ${name} at ${(authed / ours).toFixed(2)} of Toolsmith without auth (${cpu} per CPU-second; target ≥ 0.85: ${check(authed / ours >= 0.85)})`,
+  );
+}
+const remoteStarts = samples.get(`2026-07-28 ${JWT_REMOTE}`)?.rate.length;
+if (issuer && remoteStarts) {
+  targets.push(`- the remote JWKS was fetched ${issuer.fetches()} times by ${remoteStarts} runs of ${JWT_REMOTE}`);
+}
 if (memory) {
   // Flat: RSS at the end within 10% (or 8 MB) of RSS halfway through (the first seconds grow the heap to its
   // working size; a per-request leak keeps growing it after), and the heap left after full collections grown by
@@ -461,3 +504,4 @@ const report = lines.join("\n");
 mkdirSync(here("./results"), { recursive: true });
 writeFileSync(here(`./results/${values.out}`), `${report}\n`);
 process.stdout.write(`${report}\n`);
+await issuer?.stop();
