@@ -7,8 +7,8 @@ import { decodeJwt } from "jose";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { idpUpstream, registerProxy, SECRET, upstreamIdp } from "../../../packages/auth/src/proxy/proxy.test-util.js";
-import { BrowserSignIn } from "./browser-sign-in.test-util.js";
-import { observedRoutes, RouteWatch } from "./proxy-sign-in.test-util.js";
+import type { BrowserSignIn } from "./browser-sign-in.test-util.js";
+import { observedRoutes, RouteWatch, SignIn } from "./proxy-sign-in.test-util.js";
 
 // Set-up 3, "a server that is its own authorization server in front of an upstream" (oauthProxy), end to end with
 // the official client and its OAuthClientProvider: 401, discovery (RFC 9728, then RFC 8414 at the proxy), dynamic
@@ -85,14 +85,6 @@ function structured(result: Awaited<ReturnType<Client["callTool"]>>): Record<str
     string,
     unknown
   >;
-}
-
-/** The provider as an application keeps it, dropping what the server said is no longer valid. */
-class SignIn extends BrowserSignIn {
-  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
-    if (scope === "all" || scope === "tokens") this.saved = undefined;
-    if (scope === "all" || scope === "client") this.client = undefined;
-  }
 }
 
 /** First call refused, the person signs in (consent + upstream login): a connected client with tokens. */
