@@ -1,5 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { type Idp, launchChromium, signInWithChromium } from "@toolsmith/tests-idp";
+import { type Idp, launchChromium, signInWithChromium, startIdp } from "@toolsmith/tests-idp";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -224,4 +224,53 @@ describe("the OAuth proxy in front of a real OpenID provider", () => {
     const unknown = await postForm(`${proxied.origin}/revoke`, { token: "never-issued", client_id: clientId });
     expect(unknown.status).toBe(200);
   }, 60_000);
+
+  it("refreshes the upstream's token for a tool when it has expired, without the client knowing", async () => {
+    const shortLived = await startIdp({ scopes: ["openid", "profile", "email"], accessTokenTtlSec: 10 });
+    const other = await startProxied({ upstream: idpUpstream(shortLived) });
+    try {
+      await registerProxy(shortLived, [other.origin]);
+      other.server.tool({
+        name: "upstream-token",
+        description: "The upstream's token (for this test only)",
+        handler: (_args, ctx) => other.auth.upstreamToken(ctx),
+      });
+      const client = await registerClient(other.origin, REDIRECT);
+      const { verifier, challenge, state } = await pkce();
+      const url = authorizeUrl(other.origin, {
+        response_type: "code",
+        client_id: client,
+        redirect_uri: REDIRECT,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        state,
+      });
+      const back = new URL(await signInWithChromium(url, { browser }));
+      const issued = await postForm(`${other.origin}/token`, {
+        grant_type: "authorization_code",
+        code: back.searchParams.get("code") ?? "",
+        redirect_uri: REDIRECT,
+        client_id: client,
+        code_verifier: verifier,
+      });
+      const mcp = new Client({ name: "refresh", version: "1" });
+      await mcp.connect(
+        new StreamableHTTPClientTransport(new URL(`${other.origin}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${issued.body.access_token}` } },
+        }),
+      );
+      const read = async () =>
+        ((await mcp.callTool({ name: "upstream-token", arguments: {} })).content as { text: string }[])[0]?.text;
+      // Ten seconds is within the proxy's margin: each call finds it expired, and refreshes it at the provider.
+      const first = await read();
+      const second = await read();
+      await mcp.close();
+      expect(first?.length).toBeGreaterThan(10);
+      expect(second?.length).toBeGreaterThan(10);
+      expect(second).not.toBe(first);
+    } finally {
+      await other.http.close();
+      await shortLived.close();
+    }
+  }, 120_000);
 });
