@@ -15,6 +15,7 @@ const SHARED = [
   "./apps-suite.js",
   "./standard-schema-suite.js",
   "./json-schema-suite.js",
+  "./scopes-suite.js",
   "./schema-types-suite.js",
 ];
 

@@ -1,11 +1,21 @@
 import { Client, InsufficientScopeError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createServer, type LogEntry, type Server } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { HttpOptions } from "../dispatch/options.js";
 import { createHttpHandler } from "../doors/http-handler.js";
 import { type HttpServer, listen } from "../doors/node-server.js";
-import { call2026, H, headers2026, initialize, META, openSession, post } from "../exchange/requests.test-util.js";
+import {
+  call2026,
+  H,
+  headers2026,
+  initialize,
+  META,
+  openSession,
+  post,
+  replyOf,
+} from "../exchange/requests.test-util.js";
 
 // Scopes per operation over HTTP (docs/decisions/0008-scopes.md): a token short of a scope gets 403 with an RFC 6750
 // insufficient_scope challenge naming every scope the operation needs, in both eras; the official client sees it.
@@ -55,15 +65,26 @@ const REFUSAL = {
 describe("scopes over HTTP", () => {
   it("2026-07-28: 403 with the challenge, JSON even when the client accepts SSE; a token with the scope is served", async () => {
     const handle = createHttpHandler(files(), OPTIONS);
-    const refused = await handle(
-      call2026(1, "write", { arguments: { path: "a" } }, { authorization: "Bearer reader" }),
-    );
+    // The tool logs first, so a served call is an SSE stream: the refusal comes before it runs, so it is not.
+    const write = (id: number, token: string) =>
+      post(
+        {
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "write", arguments: { path: "a" }, _meta: { ...META, [MetaKey.logLevel]: "info" } },
+        },
+        headers2026("tools/call", "write", { authorization: token }),
+      );
+    const refused = await handle(write(1, "Bearer reader"));
     expect(refused.status).toBe(403);
     expect(refused.headers.get("content-type")).toBe("application/json");
     expect(refused.headers.get("www-authenticate")).toBe(CHALLENGE);
     expect(await refused.json()).toEqual({ jsonrpc: "2.0", id: 1, error: REFUSAL });
-    const served = await handle(call2026(2, "write", { arguments: { path: "a" } }, { authorization: "Bearer writer" }));
+    const served = await handle(write(2, "Bearer writer"));
     expect(served.status).toBe(200);
+    expect(served.headers.get("content-type")).toContain("text/event-stream");
+    expect(await replyOf(served)).toMatchObject({ result: { content: [{ text: "wrote a" }] } });
     // The hierarchy: files:admin implies files:write.
     const admin = await handle(call2026(3, "write", { arguments: { path: "a" } }, { authorization: "Bearer admin" }));
     expect(admin.status).toBe(200);
