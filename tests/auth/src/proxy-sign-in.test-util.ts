@@ -4,9 +4,9 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BrowserSignIn } from "@toolsmith/tests-idp";
 import type { RouteHandler, Routes } from "@toolsmith/transport-http";
 import { Redis } from "ioredis";
-import { BrowserSignIn } from "./browser-sign-in.test-util.js";
 
 /**
  * The official client's provider as an application keeps it (`BrowserSignIn`), dropping what the server said is no

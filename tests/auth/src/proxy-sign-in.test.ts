@@ -1,13 +1,13 @@
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { type OAuthProxy, oauthProxy } from "@toolsmith/auth";
 import { createServer } from "@toolsmith/core";
+import type { BrowserSignIn } from "@toolsmith/tests-idp";
 import { type Idp, launchChromium } from "@toolsmith/tests-idp";
 import { type HttpServer, listen } from "@toolsmith/transport-http";
 import { decodeJwt } from "jose";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { idpUpstream, registerProxy, SECRET, upstreamIdp } from "../../../packages/auth/src/proxy/proxy.test-util.js";
-import type { BrowserSignIn } from "./browser-sign-in.test-util.js";
 import { observedRoutes, RouteWatch, SignIn } from "./proxy-sign-in.test-util.js";
 
 // Set-up 3, "a server that is its own authorization server in front of an upstream" (oauthProxy), end to end with

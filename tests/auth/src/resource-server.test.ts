@@ -1,11 +1,11 @@
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { jwtVerifier, type Verifier } from "@toolsmith/auth";
 import { createServer } from "@toolsmith/core";
-import { type Idp, launchChromium, startIdp } from "@toolsmith/tests-idp";
+import { BrowserSignIn, type Idp, launchChromium, startIdp } from "@toolsmith/tests-idp";
 import { type HttpServer, listen } from "@toolsmith/transport-http";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BrowserSignIn } from "./browser-sign-in.test-util.js";
+import { z } from "zod";
 
 // Set-up 1, "a server behind an identity provider that already issues tokens": the server verifies the IdP's JWT
 // access tokens (jwtVerifier) and names the IdP in its protected-resource metadata; the official client finds it
@@ -29,11 +29,19 @@ beforeAll(async () => {
       { client_id: "robot", client_secret: "robot-secret", grant_types: ["client_credentials"], response_types: [] },
     ],
   });
-  const mcp = createServer({ name: "behind-an-idp", version: "1.0.0" });
+  // Every request needs notes:read (the 401 names it, so that is what a client asks for first); add_note needs more.
+  const mcp = createServer({ name: "behind-an-idp", version: "1.0.0", scopes: ["notes:read"] });
   mcp.tool({
     name: "whoami",
     description: "Who the caller is, as the token says.",
     handler: (_input, ctx) => ({ subject: ctx.auth?.subject, scopes: ctx.auth?.scopes, clientId: ctx.auth?.clientId }),
+  });
+  mcp.tool({
+    name: "add_note",
+    description: "Write a note: needs notes:write.",
+    scopes: ["notes:write"],
+    input: { text: z.string() },
+    handler: ({ text }, ctx) => ({ by: ctx.auth?.subject, text }),
   });
   // The audience is this server's resource URL, known once it listens.
   let verify: Verifier = async () => undefined;
@@ -41,7 +49,7 @@ beforeAll(async () => {
     port: 0,
     log: null,
     authenticate: (request) => verify(request),
-    resourceMetadata: { authorizationServers: [idp.issuer], scopesSupported: ["notes:read"] },
+    resourceMetadata: { authorizationServers: [idp.issuer] },
   });
   verify = jwtVerifier({ issuer: idp.issuer, audience: server.url });
 });
@@ -78,8 +86,9 @@ describe("a server that names its identity provider, before sign-in", () => {
     expect(await (await fetch(metadataUrl)).json()).toMatchObject({
       resource: server.url,
       authorization_servers: [idp.issuer],
-      scopes_supported: ["notes:read"],
+      scopes_supported: ["notes:read", "notes:write"],
     });
+    expect(challenge).toContain('scope="notes:read"');
   });
 
   it("refuses a token the IdP issued for another resource, and takes one issued for it", async () => {
@@ -137,7 +146,7 @@ describe.each(ERAS)("the official client signs a person in through the IdP (%s)"
     const second = clientOf(mode, provider);
     try {
       await second.client.connect(second.transport);
-      expect((await second.client.listTools()).tools.map((tool) => tool.name)).toEqual(["whoami"]);
+      expect((await second.client.listTools()).tools.map((tool) => tool.name)).toEqual(["whoami", "add_note"]);
       expect(await whoami(second.client)).toMatchObject({
         subject: "alice",
         scopes: ["notes:read"],
@@ -145,6 +154,38 @@ describe.each(ERAS)("the official client signs a person in through the IdP (%s)"
       });
     } finally {
       await second.client.close();
+    }
+  });
+
+  it("steps up when a tool needs a scope the token lacks: 403, the IdP's pages again, then the call succeeds", async () => {
+    const provider = new BrowserSignIn();
+    const first = clientOf(mode, provider);
+    await expect(first.client.connect(first.transport).then(() => first.client.listTools())).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    await first.client.close();
+    await provider.completeIn(first.transport, { login: "erin", browser });
+
+    const { client, transport } = clientOf(mode, provider);
+    try {
+      await client.connect(transport);
+      expect(await whoami(client)).toMatchObject({ scopes: ["notes:read"] });
+      // 403 insufficient_scope naming every scope add_note needs: the client asks the IdP for them.
+      await expect(client.callTool({ name: "add_note", arguments: { text: "hello" } })).rejects.toBeInstanceOf(
+        UnauthorizedError,
+      );
+      expect(provider.authorizationUrls).toHaveLength(2);
+      expect(provider.lastAuthorizationUrl.searchParams.get("scope")?.split(" ").sort()).toEqual([
+        "notes:read",
+        "notes:write",
+        "offline_access",
+      ]);
+      await provider.completeIn(transport, { login: "erin", browser });
+      const written = await client.callTool({ name: "add_note", arguments: { text: "hello" } });
+      expect(written.structuredContent).toEqual({ by: "erin", text: "hello" });
+      expect((await whoami(client)).scopes.sort()).toEqual(["notes:read", "notes:write"]);
+    } finally {
+      await client.close();
     }
   });
 

@@ -198,7 +198,8 @@ const NO_SUBJECT =
 /**
  * The caller, or the 401/403 that refuses them (503 when the hook throws `AuthUnavailable`, told to `unavailable`).
  * Without an `authenticate` hook everyone is anonymous. A principal without a subject is refused with 401 and
- * reported through `misconfigured`: it could not be told from another. A 401 names `scopes` (the server's own, which every request needs) as the scopes to ask for.
+ * reported through `misconfigured`: it could not be told from another. A 401 names `scopes` (the server's own,
+ * which every request needs) as the scopes to ask for.
  */
 export async function authorize(
   options: AuthOptions,
