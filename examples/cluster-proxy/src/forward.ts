@@ -19,6 +19,8 @@ export interface Route {
   readonly connectTimeoutMs: number;
   /** Body bytes kept: to resend it when a connection could not be opened, and to name its requests' ids. */
   readonly keepBodyBytes: number;
+  /** Send the client's `Host` on rather than the backend's own. */
+  readonly keepHost: boolean;
 }
 
 // The request's hop-by-hop headers are the connection's own, not the message's (RFC 9110 §7.6.1).
@@ -32,13 +34,13 @@ function endToEnd(headers: IncomingMessage["headers"]): Record<string, string | 
   return out;
 }
 
-function forwarded(req: IncomingMessage, backend: URL): Record<string, string | string[]> {
+function forwarded(req: IncomingMessage, backend: URL, keepHost: boolean): Record<string, string | string[]> {
   const out = endToEnd(req.headers);
   // The backend accepts only its own Host (DNS rebinding protection); the client's goes on as X-Forwarded-Host.
   if (req.headers.host !== undefined) out["x-forwarded-host"] = req.headers.host;
   out["x-forwarded-for"] = [req.headers["x-forwarded-for"], req.socket.remoteAddress].filter(Boolean).join(", ");
   out["x-forwarded-proto"] = "http";
-  out.host = backend.host;
+  if (!keepHost || req.headers.host === undefined) out.host = backend.host;
   return out;
 }
 
@@ -103,7 +105,7 @@ export function forward(req: IncomingMessage, res: ServerResponse, first: number
       port: url.port,
       method: req.method,
       path: req.url,
-      headers: forwarded(req, url),
+      headers: forwarded(req, url, route.keepHost),
     });
     upstream = up;
     // Open: from here the backend may act on what it is sent, so the request is never sent again.

@@ -28,6 +28,11 @@ export interface RoundRobinOptions {
   readonly connectTimeoutMs?: number;
   /** Body bytes kept to resend a request whose backend could not be reached. Default 1 MiB; larger is not retried. */
   readonly keepBodyBytes?: number;
+  /**
+   * Send the client's `Host` on, as a balancer serving a public name does (the backends list it in `allowedHosts`),
+   * rather than each backend's own: then every process sees the one origin clients use. Default false.
+   */
+  readonly keepHost?: boolean;
   /** Told each time a backend leaves or rejoins the rotation for its health. */
   readonly onHealth?: (change: HealthChange) => void;
 }
@@ -175,6 +180,7 @@ export async function startProxy(options: RoundRobinOptions): Promise<RoundRobin
       },
       connectTimeoutMs: options.connectTimeoutMs ?? 5000,
       keepBodyBytes: options.keepBodyBytes ?? 1024 * 1024,
+      keepHost: options.keepHost ?? false,
     });
   };
 
