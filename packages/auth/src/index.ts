@@ -4,4 +4,19 @@
  * authorization server in front of one upstream provider (`oauthProxy`), its state on the server's engine.
  */
 
+export {
+  type ClientLookup,
+  type ClientRegistry,
+  type OAuthClient,
+  TOKEN_ENDPOINT_AUTH_METHODS,
+  type TokenEndpointAuthMethod,
+} from "./clients/client.js";
+export type { HostResolver } from "./clients/fetch-document.js";
+export { type ClientRegistryOptions, createClientRegistry } from "./clients/registry.js";
+export { scopesOf, type TokenPrincipal } from "./tokens/principal.js";
 export { createVault, MIN_SECRET_BYTES, type Vault } from "./vault/vault.js";
+export { anyVerifier } from "./verify/any-verifier.js";
+export type { IdpLimits } from "./verify/idp-link.js";
+export { type IntrospectionVerifierOptions, introspectionVerifier } from "./verify/introspection-verifier.js";
+export { type JwtVerifierOptions, jwtVerifier, type Verifier } from "./verify/jwt-verifier.js";
+export { type StaticTokensOptions, staticTokens } from "./verify/static-tokens.js";

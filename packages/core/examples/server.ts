@@ -1,7 +1,7 @@
 // The @example blocks of core's server/ layer: compiled by `pnpm typecheck`, copied into the TSDoc by
 // scripts/sync-examples.mjs.
 import { createServer, type Server } from "@toolsmith/core";
-import type { Servable } from "@toolsmith/core/transport";
+import { declaredScopes, type Servable, serverScopes } from "@toolsmith/core/transport";
 import { z } from "zod";
 
 export function notes(): Server {
@@ -24,4 +24,18 @@ export function modules(gitHubTools: Servable): Server {
   const app = createServer({ name: "app", version: "1.0.0" }).mount("github", gitHubTools);
   //#endregion Server.mount
   return app;
+}
+
+export function challenge(server: Server): string {
+  //#region serverScopes
+  const challenge = `Bearer scope="${serverScopes(server).join(" ")}"`;
+  //#endregion serverScopes
+  return challenge;
+}
+
+export function metadata(server: Server): Record<string, unknown> {
+  //#region declaredScopes
+  const metadata = { scopes_supported: declaredScopes(server) };
+  //#endregion declaredScopes
+  return metadata;
 }

@@ -1,11 +1,12 @@
 /**
  * `@toolsmith/core/engine`: what an engine author implements and a transport that keeps sessions in one reads: the
- * `Engine` interface and its seven roles, its records and signals, the errors it throws (`EngineUnavailable`, `LeaseLost`) and their
+ * `Engine` interface and its eight roles, its records and signals, the errors it throws (`EngineUnavailable`, `LeaseLost`) and their
  * guards, what one session may keep (`SESSION_BOUNDS` and the helpers that cut to it), and the in-memory engine,
  * core's default. Every export is a promise: src/surface.test.ts pins the list.
  */
 
 export {
+  checkKeyValue,
   DEFAULT_RETRY_AFTER_SECONDS,
   type Engine,
   type EngineLifecycle,
@@ -15,6 +16,7 @@ export {
   type InitializedSession,
   isEngineUnavailable,
   isLeaseLost,
+  KEY_VALUE_BOUNDS,
   type KeyValueStore,
   LeaseLost,
   type RequestLeases,

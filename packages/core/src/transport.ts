@@ -1,8 +1,8 @@
 /**
  * `@toolsmith/core/transport`: what a transport author needs beside the root: a server's `Connection` and the options
  * it is made and fed with, the `Delivery` of each line it says, the one writer of error lines (`errorLine`, `idText`),
- * the revisions and what differs between them, the HTTP status of a reply, the outage answer and the caller key of
- * per-caller limits. The engine a transport keeps sessions in is `@toolsmith/core/engine`. Every export is a
+ * the revisions and what differs between them, the HTTP status of a reply, the outage answer, the caller key of
+ * per-caller limits, and the OAuth scopes a server needs and uses (its 401 challenge, its RFC 9728 metadata). The engine a transport keeps sessions in is `@toolsmith/core/engine`. Every export is a
  * promise: src/surface.test.ts pins the list.
  */
 
@@ -22,5 +22,6 @@ export {
   type StatelessVersion,
 } from "./protocol/versions.js";
 export { type Servable, toServer } from "./server/servable.js";
+export { declaredScopes, serverScopes } from "./server/server.js";
 export { errorLine } from "./wire/json-rpc.js";
 export { idText } from "./wire/raw-id.js";

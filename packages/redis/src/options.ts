@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from "node:tls";
-import { DEFAULT_RETRY_AFTER_SECONDS } from "@toolsmith/core/engine";
+import { DEFAULT_RETRY_AFTER_SECONDS, KEY_VALUE_BOUNDS } from "@toolsmith/core/engine";
 
 /** Options of `createRedisEngine`. */
 export interface RedisEngineOptions {
@@ -22,6 +22,8 @@ export interface RedisEngineOptions {
    * `maxmemory`): said at `warning` on the server's log instead of refusing to start. Default false.
    */
   readonly allowEviction?: boolean;
+  /** Live values kept at most (default 100 000), and as many counters apart: one more throws `EngineUnavailable`. */
+  readonly maxValues?: number;
 }
 
 /** What an option left out is. */
@@ -30,6 +32,7 @@ export const DEFAULTS = {
   eventsPerSession: 512,
   commandTimeoutMs: 2000,
   retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS,
+  maxValues: KEY_VALUE_BOUNDS.maxValues as number,
 };
 
 /** The options as the engine runs with them: every default filled in. */

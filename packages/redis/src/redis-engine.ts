@@ -14,6 +14,7 @@ import type {
   TaskSignal,
 } from "@toolsmith/core/engine";
 import { RedisEventLog } from "./event-log.js";
+import { RedisKeyValueStore } from "./key-value-store.js";
 import { RedisLifecycle } from "./lifecycle.js";
 import { DEFAULTS, type RedisEngineOptions, type Settings, withoutUndefined } from "./options.js";
 import { RedisRequestLeases } from "./request-leases.js";
@@ -35,7 +36,7 @@ import { RedisTaskStore } from "./task-store.js";
  */
 export function createRedisEngine(options: RedisEngineOptions): Engine {
   const settings: Settings = { ...DEFAULTS, ...withoutUndefined(options), url: options.url };
-  for (const key of ["leaseMs", "eventsPerSession", "commandTimeoutMs"] as const) {
+  for (const key of ["leaseMs", "eventsPerSession", "commandTimeoutMs", "maxValues"] as const) {
     const value = settings[key];
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`${key} must be a positive integer, not ${value}`);
   }
@@ -56,6 +57,7 @@ class RedisEngine implements Engine {
   readonly #leases: RedisRequestLeases;
   readonly #bus: RedisServerBus;
   readonly #tasks: RedisTaskStore;
+  readonly #values: RedisKeyValueStore;
 
   constructor(settings: Settings) {
     this.#redis = new RedisLifecycle(settings);
@@ -66,6 +68,7 @@ class RedisEngine implements Engine {
     this.#channel = new RedisSessionChannel(this.#redis);
     this.#bus = new RedisServerBus(this.#redis);
     this.#tasks = new RedisTaskStore(this.#redis);
+    this.#values = new RedisKeyValueStore(this.#redis);
   }
 
   // ── EngineLifecycle ──
@@ -173,5 +176,22 @@ class RedisEngine implements Engine {
   }
   onOrphanTask(listener: (id: string) => void) {
     return this.#tasks.onOrphanTask(listener);
+  }
+
+  // ── KeyValueStore ──
+  setValue(key: string, value: string, options: { readonly ttlMs: number; readonly ifAbsent?: boolean }) {
+    return this.#values.setValue(key, value, options);
+  }
+  getValue(key: string) {
+    return this.#values.getValue(key);
+  }
+  takeValue(key: string) {
+    return this.#values.takeValue(key);
+  }
+  deleteValue(key: string) {
+    return this.#values.deleteValue(key);
+  }
+  countUp(key: string, windowMs: number) {
+    return this.#values.countUp(key, windowMs);
   }
 }

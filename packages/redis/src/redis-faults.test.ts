@@ -44,6 +44,12 @@ function everyCall(engine: Engine, id: string): [string, () => unknown][] {
     ["handleOps", () => engine.handleOps()],
     ["running", () => engine.running({ session: id, request: "1", stream: "post-1" })],
     ["finished", () => engine.finished(id, "1")],
+    ["setValue", () => engine.setValue(id, "v", { ttlMs: 60_000 })],
+    ["setValue ifAbsent", () => engine.setValue(id, "v", { ttlMs: 60_000, ifAbsent: true })],
+    ["getValue", () => engine.getValue(id)],
+    ["takeValue", () => engine.takeValue(id)],
+    ["deleteValue", () => engine.deleteValue(id)],
+    ["countUp", () => engine.countUp(id, 60_000)],
   ];
 }
 
@@ -89,6 +95,7 @@ describe("Redis faults", () => {
     await a.changeSession(record.id, { kind: "initialized" });
     const first = await a.append(record.id, "get", "before the restart 1");
     const second = await a.append(record.id, "get", "before the restart 2");
+    await a.setValue("kept", "across the restart", { ttlMs: 600_000 });
     const signals = new Heard<SessionSignal>();
     await b.follow(record.id, signals.push);
     const broadcasts = new Heard<ServerSignal>();
@@ -105,6 +112,7 @@ describe("Redis faults", () => {
     expect(await a.loadSession(record.id)).toEqual({ ...record, initialized: true });
     expect(await a.subscribers("file:///kept")).toEqual([record.id]);
     expect(await b.replay(record.id, first.id)).toEqual({ stream: "get", events: [second] });
+    expect(await b.takeValue("kept")).toBe("across the restart");
     // Nobody resubscribes by hand: the engines' subscriber connections did so on reconnecting.
     await untilWorks(async () => {
       await a.broadcast({ type: "resourceUpdated", uri: "file:///after" });

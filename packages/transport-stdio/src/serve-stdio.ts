@@ -92,8 +92,10 @@ export function serveStdio(servable: Servable, options: StdioOptions = {}): Stdi
   if (!server.logger && !server.errorHook) server.setLogger(logger);
 
   // A tap sees each reply with the phase its request came in with: the phase rides along as the message's tag.
+  // The peer is the local user who started this process: it holds every scope (docs/decisions/0008-scopes.md).
   const connection = server.connect({
     send: (line, delivery) => flow.out.send(line, (delivery.tag as Phase | undefined) ?? connection.phase),
+    holdsEveryScope: true,
   });
   const reader = new LineReader(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   const flow = new FlowControl({

@@ -17,6 +17,12 @@ export interface ConnectOptions {
   /** Copied into every request's `ctx.extra`. */
   extra?: Record<string, unknown>;
   /**
+   * A request without a principal (`auth`) holds every OAuth scope (`scopes` of definitions and servers): for a
+   * transport whose peer is the local user who started the server (stdio), and the in-memory test client. Without it
+   * such a request holds none (HTTP without `authenticate`). A principal holds exactly its own scopes, either way.
+   */
+  holdsEveryScope?: boolean;
+  /**
    * Told of each request answered with the generic -32603 "Internal error", with the error behind it that the wire
    * never carries, and of a guard that threw while serving a request (its item answered as one that does not exist).
    * The in-memory test client makes it the rejection's `cause`.

@@ -51,7 +51,14 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     this.#onInternalError = options.onInternalError;
     this.#onSessionChange = options.onSessionChange;
     this.#hearsChanges = options.hearsChanges !== false;
-    this.#eras = new EraRouter(core, this.#inFlight, this, options.auth, options.extra);
+    this.#eras = new EraRouter(
+      core,
+      this.#inFlight,
+      this,
+      options.auth,
+      options.extra,
+      core.scopeSource(options.holdsEveryScope === true),
+    );
     const boundary = new ErrorBoundary(core, this.#out, this.#eras, options.onInternalError);
     // Made once per connection: what the client notifies is the connection's to act on.
     this.#receiver = new Receiver(this.#out, this.#outbound, this.#eras, boundary, (method, params, line) =>

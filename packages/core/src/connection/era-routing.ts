@@ -1,6 +1,7 @@
 import type { InputRound } from "../context/ask.js";
 import { type AuthInfo, checkedAuth, metaOf } from "../context/context.js";
-import { type ContextPort, RequestContextImpl } from "../context/request-context.js";
+import { type ContextPort, RequestContextImpl, type ScopeSource } from "../context/request-context.js";
+import { grantOf, insufficientScope, NO_SCOPE } from "../context/scopes.js";
 import { keptCapabilities, keptClientInfo } from "../engine/session-bounds.js";
 import {
   type ConnectionState,
@@ -28,6 +29,9 @@ import type { InFlight, Params, Reply } from "./in-flight.js";
 import { checkCapable, methodOf } from "./methods.js";
 import type { ServerCore } from "./server-core.js";
 
+// Servers whose refusal of a caller without a principal was told, once each.
+const WARNED = new WeakSet<object>();
+
 /**
  * The era a connection speaks, as a typestate (protocol/era.ts), and each request routed by it: `initialize` opens
  * a handshake-era session, a request with `_meta` is admitted statelessly, anything else is refused.
@@ -41,15 +45,21 @@ export class EraRouter {
   readonly #port: ContextPort;
   readonly #auth: AuthInfo | undefined;
   readonly #extra: Record<string, unknown> | undefined;
+  readonly #scopes: ScopeSource;
 
-  /** `auth` and `extra`: what the transport knows of the whole connection, under each message's own. */
+  /**
+   * `auth` and `extra`: what the transport knows of the whole connection, under each message's own; `scopes`: what
+   * its callers hold.
+   */
   constructor(
     core: ServerCore,
     inFlight: InFlight,
     port: ContextPort,
     auth: AuthInfo | undefined,
     extra: Record<string, unknown> | undefined,
+    scopes: ScopeSource,
   ) {
+    this.#scopes = scopes;
     this.#core = core;
     this.#inFlight = inFlight;
     this.#port = port;
@@ -115,6 +125,9 @@ export class EraRouter {
     params: Params,
     options: ReceiveOptions | undefined,
   ): MaybePromise<Reply> {
+    // The server's own scopes, before anything else: every request needs them, whatever it asks.
+    const required = this.#core.router.required;
+    if (required !== undefined) this.#demandServer(required, options);
     const state = this.#state;
     if (state.kind === "initializing" || state.kind === "operating") {
       if (method === "initialize") throw invalidRequest("this connection is already initialized");
@@ -158,6 +171,23 @@ export class EraRouter {
       firstRound(handler, params),
     );
     return serveRound(this.#inFlight, handler, method, params, ctx);
+  }
+
+  // A caller short of one of the server's own scopes is refused, naming them all.
+  #demandServer(required: readonly string[], options: ReceiveOptions | undefined): void {
+    const grant = grantOf(this.#authOf(options), this.#scopes.everyScope, this.#scopes.hierarchy());
+    for (const scope of required) {
+      if (grant.holds(scope)) continue;
+      if (grant === NO_SCOPE && !WARNED.has(this.#core)) {
+        WARNED.add(this.#core);
+        this.#core.log({
+          level: "warning",
+          message: `the server needs the scopes ${required.join(" ")} for every request, and a caller without a principal holds none: every request is refused until the transport authenticates callers (transport-http: its authenticate option); said once`,
+          method: "(scopes)",
+        });
+      }
+      throw insufficientScope(required);
+    }
   }
 
   #initialize(
@@ -232,6 +262,7 @@ export class EraRouter {
       tag: options?.tag,
       tasks: this.#core.tasks,
       checkTool: options?.checkTool,
+      scopes: this.#scopes,
     });
   }
 

@@ -1,3 +1,4 @@
+import { refusedScopes } from "../context/scopes.js";
 import { isEngineUnavailable } from "../engine/engine.js";
 import { isMcpError, toWireError } from "../wire/errors.js";
 import { ErrorCode, type JsonRpcErrorObject, type RequestId } from "../wire/json-rpc.js";
@@ -76,7 +77,9 @@ export class ErrorBoundary {
       this.#onInternalError?.(error, id);
     }
     const wire = toWireError(error);
-    respond(this.#out.errorLine(text, wire), id, options?.tag, wire.code);
+    // A refusal for want of scopes tells the transport which (HTTP's 403 challenge names them).
+    const scopes = wire.code === ErrorCode.InsufficientScope ? refusedScopes(wire.data) : undefined;
+    respond(this.#out.errorLine(text, wire), id, options?.tag, wire.code, undefined, scopes);
   }
 }
 

@@ -14,6 +14,11 @@ export interface Delivery {
   readonly error?: number;
   /** For an error response to a request the engine could not serve (`EngineUnavailable`): when to try again. */
   readonly retryAfterSeconds?: number;
+  /**
+   * For an `InsufficientScope` error response: every scope the operation needs (HTTP answers 403 with a
+   * `WWW-Authenticate: Bearer error="insufficient_scope"` challenge naming them).
+   */
+  readonly scopes?: readonly string[];
 }
 
 export type Send = (line: string, delivery: Delivery) => void;
@@ -23,6 +28,7 @@ export type Respond = (
   tag: unknown,
   error?: number,
   retryAfterSeconds?: number,
+  scopes?: readonly string[],
 ) => void;
 
 /** Everything a connection says, serialized and handed to the transport's `send`: replies, notifications, requests. */
@@ -36,17 +42,19 @@ export class Outlet {
   }
 
   // Made once per connection: a batch swaps in its own collector, so replies go through a function.
-  readonly respond: Respond = (line, id, tag, error, retryAfterSeconds) => {
+  readonly respond: Respond = (line, id, tag, error, retryAfterSeconds, scopes) => {
     const delivery: {
       kind: "response";
       relatedTo?: RequestId;
       tag?: unknown;
       error?: number;
       retryAfterSeconds?: number;
+      scopes?: readonly string[];
     } = { kind: "response", tag };
     if (id !== null) delivery.relatedTo = id;
     if (error !== undefined) delivery.error = error;
     if (retryAfterSeconds !== undefined) delivery.retryAfterSeconds = retryAfterSeconds;
+    if (scopes !== undefined) delivery.scopes = scopes;
     this.#send(line, delivery);
   };
 

@@ -1,5 +1,5 @@
 import type { LogEntry } from "../context/logger.js";
-import type { RequestContextImpl, TaskHost } from "../context/request-context.js";
+import type { RequestContextImpl, ScopeSource, TaskHost } from "../context/request-context.js";
 import type { Middleware } from "../middleware/compose.js";
 import type { CacheHint, CacheKind, StampedResult } from "../protocol/cache-hints.js";
 import type { ProtocolVersion } from "../protocol/versions.js";
@@ -62,6 +62,8 @@ export interface ServerCore {
   /** One page of a list, with `nextCursor` when more follow. */
   page(key: string, items: unknown[], cursor: string | undefined): MaybePromise<Record<string, unknown>>;
   log(entry: LogEntry): void;
+  /** What its requests' callers hold: `everyScope` for a connection whose transport vouches for the local user. */
+  scopeSource(everyScope: boolean): ScopeSource;
   attach(listener: ConnectionListener): void;
   detach(listener: ConnectionListener): void;
 }

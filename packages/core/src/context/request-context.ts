@@ -21,6 +21,7 @@ import { callerKey } from "./caller.js";
 import { type ClientLog, clientLog, logData } from "./client-log.js";
 import type { AuthInfo, Era, RequestContext, TaskRun } from "./context.js";
 import { nextProgress } from "./progress.js";
+import { type Grant, grantOf, ScopeHierarchy } from "./scopes.js";
 import { type TraceContext, traceOf } from "./trace.js";
 
 // The context the connection makes for each request (context.ts says what a handler sees of it): made cheap, its
@@ -40,6 +41,16 @@ export interface ContextPort extends AskPort {
   /** Hears what crashed while serving a request but was answered as a refusal (a guard that threw). */
   crashed?(error: unknown, requestId: RequestId): void;
 }
+
+/** Where a context learns what its caller holds: its connection's word and its server's hierarchy of scopes. */
+export interface ScopeSource {
+  /** A request without a principal holds every scope (`ConnectOptions.holdsEveryScope`). */
+  readonly everyScope: boolean;
+  /** The server's implied scopes, its modules' included. */
+  hierarchy(): ScopeHierarchy;
+}
+
+const NO_SOURCE: ScopeSource = { everyScope: false, hierarchy: () => new ScopeHierarchy() };
 
 /** Everything a context is made from. */
 export interface ContextInit {
@@ -63,6 +74,8 @@ export interface ContextInit {
   checkTool?: ((tool: Tool) => void) | undefined;
   /** The server's task runner, where a tools/call may become a task. */
   tasks?: TaskHost | undefined;
+  /** What the caller holds is read from here (without it: its principal's own scopes, none without one). */
+  scopes?: ScopeSource | undefined;
 }
 
 /** A request's context; its AbortController and log object are made only when a handler asks for them. */
@@ -86,6 +99,8 @@ export class RequestContextImpl implements RequestContext {
   /** Set while a `detach: "manual"` tool runs: what `detach()` does. */
   detacher: ((options: { statusMessage?: string } | undefined) => Promise<void>) | undefined;
   #task: { readonly id: string } | undefined;
+  readonly #scopes: ScopeSource;
+  #grant: Grant | undefined;
   // Once detached: the task's context, which serves what the handler does from then on.
   #delegate: RequestContext | undefined;
   readonly #port: ContextPort;
@@ -116,6 +131,13 @@ export class RequestContextImpl implements RequestContext {
     this.#port = init.port;
     this.#address = init.address;
     this.#extra = init.extra;
+    this.#scopes = init.scopes ?? NO_SOURCE;
+  }
+
+  /** The scopes this request's caller holds: worked out on first use (a request needing none never asks). */
+  get grant(): Grant {
+    this.#grant ??= grantOf(this.auth, this.#scopes.everyScope, this.#scopes.hierarchy());
+    return this.#grant;
   }
 
   /**
@@ -136,6 +158,7 @@ export class RequestContextImpl implements RequestContext {
       port: this.#port,
       checkTool: this.checkTool,
       tasks: this.tasks,
+      scopes: this.#scopes,
     });
   }
 

@@ -9,6 +9,7 @@ import { requestLeasesSuite } from "./leases.js";
 import { lifecycleSuite } from "./lifecycle.js";
 import { sessionStoreSuite } from "./sessions.js";
 import { taskStoreSuite } from "./tasks.js";
+import { keyValueStoreSuite } from "./values.js";
 
 export { serverBusSuite } from "./bus.js";
 export { sessionChannelSuite } from "./channel.js";
@@ -18,12 +19,13 @@ export { requestLeasesSuite } from "./leases.js";
 export { lifecycleSuite } from "./lifecycle.js";
 export { sessionStoreSuite } from "./sessions.js";
 export { taskStoreSuite } from "./tasks.js";
+export { keyValueStoreSuite } from "./values.js";
 
 /**
  * The behaviours every engine must have, for an engine's own tests to run: each role's suite, all given the same
  * `make`, which gives fresh engines of one server (one, or several as several processes would hold); tests that
  * need two processes skip themselves with one. An engine that plays only some roles runs their suites alone
- * (`lifecycleSuite` always; `serverBusSuite`, `taskStoreSuite`; the session roles' suites each need the session roles
+ * (`lifecycleSuite` always; `serverBusSuite`, `taskStoreSuite`, `keyValueStoreSuite`; the session roles' suites each need the session roles
  * before them: `sessionStoreSuite`, `eventLogSuite`, `sessionChannelSuite`, `requestLeasesSuite`).
  * @example
  * ```ts source="examples/engine.ts#engineSuite"
@@ -41,4 +43,5 @@ export function engineSuite(name: string, make: MakeEngines<Engine>): void {
   requestLeasesSuite(name, make);
   serverBusSuite(name, make);
   taskStoreSuite(name, make);
+  keyValueStoreSuite(name, make);
 }

@@ -1,4 +1,5 @@
 import type { EventLog } from "./event-log.js";
+import type { KeyValueStore } from "./key-value-store.js";
 import type { EngineLifecycle } from "./lifecycle.js";
 import type { RequestLeases } from "./request-leases.js";
 import type { ServerBus } from "./server-bus.js";
@@ -19,7 +20,7 @@ export {
   LeaseLost,
 } from "./engine-errors.js";
 export type { EventLog, StoredEvent } from "./event-log.js";
-export type { KeyValueStore } from "./key-value-store.js";
+export { checkKeyValue, KEY_VALUE_BOUNDS, type KeyValueStore } from "./key-value-store.js";
 export type { EngineLifecycle, EngineOwner, Unfollow } from "./lifecycle.js";
 export type { RequestLeases, RunningRequest } from "./request-leases.js";
 export type { ServerBus, ServerSignal } from "./server-bus.js";
@@ -44,8 +45,8 @@ export type {
 
 /**
  * An engine that plays every role: the state that must outlive one process (sessions, their events, their channels,
- * leases on running requests, the bus between processes, tasks). One engine per server process; `start` before use,
- * `close` when done. Processes of one server share a `namespace`. What `createServer({ engine })` takes; a consumer
+ * leases on running requests, the bus between processes, tasks, short-lived values). One engine per server process;
+ * `start` before use, `close` when done. Processes of one server share a `namespace`. What `createServer({ engine })` takes; a consumer
  * inside Toolsmith names only the roles it uses.
  */
 export interface Engine
@@ -55,4 +56,5 @@ export interface Engine
     SessionChannel,
     RequestLeases,
     ServerBus,
-    TaskStore {}
+    TaskStore,
+    KeyValueStore {}

@@ -1,81 +1,26 @@
-import type { Engine } from "./engine.js";
 import { LeaseLost } from "./engine-errors.js";
 import type { StoredEvent } from "./event-log.js";
+import { KEY_VALUE_BOUNDS } from "./key-value-store.js";
 import { MemoryBus } from "./memory-bus.js";
+import type { HandleOp, MemoryEngine, MemoryEngineOptions } from "./memory-engine.js";
 import { MemoryLeases } from "./memory-leases.js";
 import { MemorySessionChannel } from "./memory-session-channel.js";
 import { SessionTable } from "./memory-sessions.js";
 import { TaskTable } from "./memory-tasks.js";
+import { ValueTable } from "./memory-values.js";
 import type { RunningRequest } from "./request-leases.js";
 import type { ServerSignal } from "./server-bus.js";
 import type { SessionSignal } from "./session-channel.js";
 import type { InitializedSession, SessionChange, SessionLimits, SessionRecord } from "./session-store.js";
 import type { TaskChange, TaskLimit, TaskRecord, TaskSignal } from "./task-store.js";
 
-/** Options of `createMemoryEngine`. */
-export interface MemoryEngineOptions {
-  /** Events kept per session for resumption (default 512): older ones are dropped, oldest first. */
-  readonly eventsPerSession?: number;
-  /** The clock, in milliseconds (default `Date.now`): what idle expiry reads. */
-  readonly now?: () => number;
-}
-
-type HandleOp = Extract<ServerSignal, { type: "handle" }>;
-
-/** The in-memory engine: the `Engine` of one process, every method answering at once (no promise is ever made). */
-export interface MemoryEngine extends Engine {
-  // EngineLifecycle
-  readonly shared: false;
-  start(server: { readonly name: string }): void;
-  close(): void;
-  onResume(listener: () => void): () => void;
-  // SessionStore
-  createSession(record: SessionRecord, limits: SessionLimits): "created" | "full" | "full-for-caller";
-  loadSession(id: string): SessionRecord | undefined;
-  changeSession(id: string, change: SessionChange): void;
-  deleteSession(id: string): boolean;
-  initializedSessions(uri?: string): readonly InitializedSession[];
-  /** @deprecated `initializedSessions(uri)`; goes in the next minor release. */
-  subscribers(uri: string): readonly string[];
-  /** @deprecated `initializedSessions()`; goes in the next minor release. */
-  sessionIds(): readonly string[];
-  // EventLog
-  append(session: string, stream: string, data: string, options?: { readonly running?: string }): StoredEvent;
-  replay(session: string, lastEventId: string): { stream: string; events: StoredEvent[] } | undefined;
-  // SessionChannel
-  signal(session: string, signal: SessionSignal): void;
-  follow(session: string, listener: (signal: SessionSignal) => void): () => void;
-  takeClientLines(): readonly { readonly session: string; readonly line: string }[];
-  takeCancels(
-    running: readonly Pick<RunningRequest, "session" | "request">[],
-  ): readonly { readonly session: string; readonly request: string; readonly line: string }[];
-  // RequestLeases
-  running(request: RunningRequest): void;
-  finished(session: string, request: string): void;
-  onOrphan(listener: (request: RunningRequest) => void): () => void;
-  // ServerBus
-  broadcast(signal: ServerSignal): void;
-  onBroadcast(listener: (signal: ServerSignal) => void): () => void;
-  handleOps(): readonly HandleOp[];
-  // TaskStore
-  createTask(task: TaskRecord, limit?: TaskLimit): "created" | "full" | "full-for-caller";
-  loadTask(id: string): TaskRecord | undefined;
-  changeTask(id: string, change: TaskChange, options?: { readonly running?: boolean }): TaskRecord | undefined;
-  answerTask(id: string, responses: Readonly<Record<string, unknown>>): readonly string[];
-  takeAnswers(
-    id: string,
-  ): { readonly task: TaskRecord; readonly answers: Readonly<Record<string, unknown>> } | undefined;
-  followTask(id: string, listener: (signal: TaskSignal) => void): () => void;
-  taskRunning(id: string): void;
-  taskFinished(id: string): void;
-  onOrphanTask(listener: (id: string) => void): () => void;
-}
+export type { MemoryEngine, MemoryEngineOptions } from "./memory-engine.js";
 
 const DEFAULT_EVENTS_PER_SESSION = 512;
 
 /**
  * The default engine: every role held in this process's memory, for a server that runs as one process. Synchronous
- * throughout; its only timers (idle expiry, the task sweep) do not keep the process alive.
+ * throughout; its only timers (idle expiry, the task and value sweeps) do not keep the process alive.
  * @example
  * ```ts source="examples/engine.ts#createMemoryEngine"
  * const engine = createMemoryEngine({ eventsPerSession: 1024 });
@@ -84,10 +29,11 @@ const DEFAULT_EVENTS_PER_SESSION = 512;
  */
 export function createMemoryEngine(options: MemoryEngineOptions = {}): MemoryEngine {
   const eventsPerSession = options.eventsPerSession ?? DEFAULT_EVENTS_PER_SESSION;
-  if (!Number.isInteger(eventsPerSession) || eventsPerSession < 1) {
-    throw new RangeError(`eventsPerSession must be a positive integer, not ${eventsPerSession}`);
+  const maxValues = options.maxValues ?? KEY_VALUE_BOUNDS.maxValues;
+  for (const [name, value] of Object.entries({ eventsPerSession, maxValues })) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, not ${value}`);
   }
-  return new InMemoryEngine(eventsPerSession, options.now ?? Date.now);
+  return new InMemoryEngine(eventsPerSession, options.now ?? Date.now, maxValues);
 }
 
 // Each role's state is its own part (memory-*.ts); the engine checks it is open, then hands each call to its part.
@@ -99,10 +45,12 @@ class InMemoryEngine implements MemoryEngine {
   readonly #leases = new MemoryLeases();
   readonly #bus = new MemoryBus();
   readonly #tasks: TaskTable;
+  readonly #values: ValueTable;
   #closed = false;
 
-  constructor(eventsPerSession: number, now: () => number) {
+  constructor(eventsPerSession: number, now: () => number, maxValues: number) {
     this.#tasks = new TaskTable(now);
+    this.#values = new ValueTable(now, maxValues);
     this.#channel = new MemorySessionChannel(this.node, (id) => this.#sessions.has(id));
     this.#sessions = new SessionTable(now, eventsPerSession, (id) => {
       this.#leases.ended(id);
@@ -124,6 +72,7 @@ class InMemoryEngine implements MemoryEngine {
     this.#leases.clear();
     this.#bus.clear();
     this.#tasks.clear();
+    this.#values.clear();
   }
 
   onResume(_listener: () => void): () => void {
@@ -296,6 +245,33 @@ class InMemoryEngine implements MemoryEngine {
     this.#open();
     // One process: a task's runner stops only with the engine itself, so no task is ever orphaned.
     return () => {};
+  }
+
+  // ── KeyValueStore ──
+
+  setValue(key: string, value: string, options: { readonly ttlMs: number; readonly ifAbsent?: boolean }): boolean {
+    this.#open();
+    return this.#values.setValue(key, value, options);
+  }
+
+  getValue(key: string): string | undefined {
+    this.#open();
+    return this.#values.getValue(key);
+  }
+
+  takeValue(key: string): string | undefined {
+    this.#open();
+    return this.#values.takeValue(key);
+  }
+
+  deleteValue(key: string): boolean {
+    this.#open();
+    return this.#values.deleteValue(key);
+  }
+
+  countUp(key: string, windowMs: number): number {
+    this.#open();
+    return this.#values.countUp(key, windowMs);
   }
 
   #open(): void {

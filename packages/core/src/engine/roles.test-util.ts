@@ -2,6 +2,7 @@ import type {
   Engine,
   EngineLifecycle,
   EventLog,
+  KeyValueStore,
   RequestLeases,
   ServerBus,
   SessionChannel,
@@ -18,6 +19,7 @@ export interface Roles {
   RequestLeases: RequestLeases;
   ServerBus: ServerBus;
   TaskStore: TaskStore;
+  KeyValueStore: KeyValueStore;
 }
 
 export type RoleName = keyof Roles;
@@ -49,6 +51,7 @@ export const ROLE_MEMBERS = {
     "taskFinished",
     "onOrphanTask",
   ],
+  KeyValueStore: ["setValue", "getValue", "takeValue", "deleteValue", "countUp"],
 } as const satisfies { [R in RoleName]: readonly (keyof Roles[R])[] };
 
 type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -65,6 +68,7 @@ const exact: { [R in RoleName]: Exact<Listed<R>, keyof Roles[R]> } & {
   RequestLeases: true,
   ServerBus: true,
   TaskStore: true,
+  KeyValueStore: true,
   Engine: true,
 };
 void exact;

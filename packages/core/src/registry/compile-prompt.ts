@@ -12,7 +12,13 @@ import type { PromptDefinition } from "./definitions.js";
 
 export function compilePrompt(definition: PromptDefinition<InputSchema | undefined>): CompiledPrompt {
   const name = checkName("Prompt", definition.name);
-  checkHandler(`Prompt "${name}"`, definition.handler, definition.guard, definition.use);
+  const scopes = checkHandler(
+    `Prompt "${name}"`,
+    definition.handler,
+    definition.guard,
+    definition.use,
+    definition.scopes,
+  );
   const args =
     definition.args === undefined ? undefined : compileSchema(definition.args, "input", `Prompt "${name}" args`);
   // A raw JSON Schema's `$ref`s followed, so an argument defined under `$defs` is checked and described too.
@@ -48,5 +54,5 @@ export function compilePrompt(definition: PromptDefinition<InputSchema | undefin
     argumentList.map((argument) => argument.name),
     "argument",
   );
-  return { definition: definition as PromptDefinition, key: name, wire, args, required, completers };
+  return { definition: definition as PromptDefinition, key: name, wire, args, required, completers, scopes };
 }

@@ -39,7 +39,13 @@ export function compileStaticResource(definition: StaticResourceDefinition): Com
       `Resource "${uri}" is a fixed URI, so it takes neither input, list, complete nor listCache; those are for templates like "notes://{id}"`,
     );
   }
-  checkHandler(`Resource "${uri}"`, definition.handler, definition.guard, definition.use);
+  const scopes = checkHandler(
+    `Resource "${uri}"`,
+    definition.handler,
+    definition.guard,
+    definition.use,
+    definition.scopes,
+  );
   const cache = takeCacheHint(definition.cache, `Resource "${uri}" cache`);
   const wire = optional<Resource>({
     uri,
@@ -47,12 +53,18 @@ export function compileStaticResource(definition: StaticResourceDefinition): Com
     size: definition.size,
     ...described(definition),
   });
-  return { definition, key: uri, wire, cache };
+  return { definition, key: uri, wire, cache, scopes };
 }
 
 export function compileTemplate(definition: ResourceTemplateDefinition<InputSchema | undefined>): CompiledTemplate {
   const uriTemplate = checkUri("Resource template", definition.uriTemplate, "notes://{id}");
-  checkHandler(`Resource template "${uriTemplate}"`, definition.handler, definition.guard, definition.use);
+  const scopes = checkHandler(
+    `Resource template "${uriTemplate}"`,
+    definition.handler,
+    definition.guard,
+    definition.use,
+    definition.scopes,
+  );
   const cache = takeCacheHint(definition.cache, `Resource template "${uriTemplate}" cache`);
   const listCache = takeCacheHint(definition.listCache, `Resource template "${uriTemplate}" listCache`);
   const template = parseUriTemplate(uriTemplate);
@@ -84,6 +96,7 @@ export function compileTemplate(definition: ResourceTemplateDefinition<InputSche
     completers,
     cache,
     listCache,
+    scopes,
   };
 }
 

@@ -36,7 +36,13 @@ export function compileTool(
       `Tool "${name}" has no description; add one: it is the model's whole manual for the tool`,
     );
   }
-  checkHandler(`Tool "${name}"`, definition.handler, definition.guard, definition.use);
+  const scopes = checkHandler(
+    `Tool "${name}"`,
+    definition.handler,
+    definition.guard,
+    definition.use,
+    definition.scopes,
+  );
   const input =
     definition.input === undefined ? undefined : compileSchema(definition.input, "input", `Tool "${name}" input`);
   if (input && !input.isObject) {
@@ -49,7 +55,7 @@ export function compileTool(
   checkSize(input, `Tool "${name}" input`, maxSchemaNodes);
   checkSize(output, `Tool "${name}" output`, maxSchemaNodes);
   const task = taskPolicyOf(`Tool "${name}"`, definition.task);
-  return new ToolCompiled(definition as ToolDefinition, input, output, task);
+  return new ToolCompiled(definition as ToolDefinition, input, output, task, scopes);
 }
 
 // A tool as listed is made on first need (its first list, call or describe()), with its JSON Schemas: registering
@@ -68,6 +74,7 @@ class ToolCompiled implements CompiledTool {
     readonly input: CompiledSchema | undefined,
     readonly output: CompiledSchema | undefined,
     readonly task: TaskPolicy | undefined,
+    readonly scopes: readonly string[] | undefined,
   ) {
     this.key = definition.name;
     this.#title = definition.title;

@@ -1,3 +1,4 @@
+import { checkScopes } from "../context/scopes.js";
 import type { CacheHint } from "../protocol/cache-hints.js";
 import type { TaskPolicy } from "../protocol/tasks.js";
 import type { CompiledSchema } from "../schema/schema-adapter.js";
@@ -26,6 +27,8 @@ export interface Compiled<D, W> {
   readonly definition: D;
   readonly key: string;
   readonly wire: W;
+  /** The scopes its caller must hold, checked at registration; undefined when none. */
+  readonly scopes: readonly string[] | undefined;
 }
 
 export interface CompiledTool extends Compiled<ToolDefinition, Tool> {
@@ -108,8 +111,14 @@ export function checkUri(kind: string, uri: unknown, example: string): string {
   return uri;
 }
 
-/** A handler, and the guard and middleware beside it, checked. */
-export function checkHandler(what: string, handler: unknown, guard?: unknown, use?: unknown): void {
+/** A handler, and the guard, middleware and scopes beside it, checked: its scopes as kept (undefined for none). */
+export function checkHandler(
+  what: string,
+  handler: unknown,
+  guard?: unknown,
+  use?: unknown,
+  scopes?: unknown,
+): readonly string[] | undefined {
   if (typeof handler !== "function") throw new DefinitionError(`${what} has no handler function`);
   if (guard !== undefined && typeof guard !== "function") {
     throw new DefinitionError(`${what} guard must be a function of the request context that returns true to allow`);
@@ -117,4 +126,5 @@ export function checkHandler(what: string, handler: unknown, guard?: unknown, us
   if (use !== undefined && (!Array.isArray(use) || use.some((one) => typeof one !== "function"))) {
     throw new DefinitionError(`${what} use must be an array of middleware functions: (operation, next) => result`);
   }
+  return checkScopes(what, scopes);
 }

@@ -9,6 +9,7 @@ import type { CompiledPrompt, CompiledTemplate } from "./compile.js";
 import type { Completer, Completion, PromptDefinition, ResourceTemplateDefinition } from "./definitions.js";
 import { allows } from "./guards.js";
 import { type ModuleRouter, type Modules, type Mount, NO_PARAMS, type Params } from "./mounts.js";
+import { demand, through } from "./scopes.js";
 import type { Table } from "./table.js";
 
 /** What `completion/complete` needs of a router: its prompts and templates, where it reports, and its modules. */
@@ -17,6 +18,8 @@ export interface CompletionRouter extends ModuleRouter {
   readonly templates: Table<ResourceTemplateDefinition, CompiledTemplate>;
   readonly modules: Modules<CompletionRouter>;
   readonly report: (entry: LogEntry) => void;
+  /** The scopes every operation of its server needs (`createServer({ scopes })`). */
+  readonly required: readonly string[] | undefined;
 }
 
 /** What `completion/complete` refers to. */
@@ -36,7 +39,8 @@ export function hasCompleters(router: CompletionRouter): boolean {
 
 /**
  * `completion/complete` on `router`: suggestions for a prompt argument or a template variable, its modules
- * included; `shown` is the prompt's name as the client sent it.
+ * included; `shown` is the prompt's name as the client sent it. A caller completes only what it could use: the
+ * scopes of the prompt or template (and of the servers it is served through, `above`) are checked first.
  */
 export function complete(
   router: CompletionRouter,
@@ -46,9 +50,13 @@ export function complete(
   ctx: RequestContext,
   params: Params,
   shown: string | undefined,
+  above?: readonly string[],
 ): MaybePromise<CompletionResult> {
   let completers: ReadonlyMap<string, Completer> | undefined;
   let use: readonly Middleware[] | undefined;
+  let item: { readonly scopes: readonly string[] | undefined } | undefined;
+  let what = "";
+  const below = () => through(above, router.required);
   if (ref.type === "ref/prompt") {
     const prompt = router.prompts.get(ref.name ?? "");
     if (!prompt) {
@@ -57,13 +65,15 @@ export function complete(
         const { mount, rest } = inModule;
         const local = { ...ref, name: rest };
         return completeIn(mount, { ...params, ref: local }, ctx, (localParams) =>
-          complete(mount.router, local, argument, known, ctx, localParams, shown),
+          complete(mount.router, local, argument, known, ctx, localParams, shown, below()),
         );
       }
     }
     completers = prompt && allows(prompt.definition.guard, ctx, router.report) ? prompt.completers : undefined;
     if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${shown}`);
     use = prompt?.definition.use;
+    item = prompt;
+    what = `prompt "${shown}"`;
     // A completer logs under its prompt's name, as the client knows it (`github.triage` from a module).
     nameLogger(ctx, shown ?? "");
   } else if (ref.type === "ref/resource") {
@@ -73,16 +83,21 @@ export function complete(
       const owner = router.modules.list.find((mount) => offers(mount.router, ref.uri ?? "", ctx));
       if (owner) {
         return completeIn(owner, params, ctx, (local) =>
-          complete(owner.router, ref, argument, known, ctx, local, shown),
+          complete(owner.router, ref, argument, known, ctx, local, shown, below()),
         );
       }
     }
     completers = template && allows(template.definition.guard, ctx, router.report) ? template.completers : undefined;
     if (!completers) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
     use = template?.definition.use;
+    item = template;
+    what = `resource template "${ref.uri}"`;
     if (template) nameLogger(ctx, template.wire.name);
   } else {
     throw new McpError(ErrorCode.InvalidParams, `Invalid ref type: ${JSON.stringify(ref.type)}`);
+  }
+  if (item !== undefined && (above !== undefined || router.required !== undefined || item.scopes !== undefined)) {
+    demand(above, router.required, item.scopes, ctx, { key: item, what }, router.report);
   }
   const completer = completers.get(argument.name);
   const suggest = (): MaybePromise<CompletionResult> =>

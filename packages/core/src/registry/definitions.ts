@@ -32,6 +32,13 @@ interface Served {
   /** Who may see and use it (default: everyone). */
   guard?: Guard;
   /**
+   * The OAuth scopes a caller must hold to use it (each an RFC 6749 scope token), besides the server's own
+   * (`createServer({ scopes })`). A caller that lacks one is refused before anything of it runs, with
+   * `ErrorCode.InsufficientScope` naming every scope it needs (HTTP: 403 with an `insufficient_scope` challenge).
+   * It is still listed, so a client can ask for the scopes before calling it (a guard hides).
+   */
+  scopes?: readonly string[];
+  /**
    * Middleware around this definition alone: its calls, reads or gets, and its completions, once it is known to be
    * the caller's (never for one its guard refuses, nor when disabled). It follows the definition through renames,
    * and a mounted module's keeps working.

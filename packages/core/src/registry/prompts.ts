@@ -13,6 +13,7 @@ import type { CompiledPrompt } from "./compile.js";
 import type { PromptDefinition } from "./definitions.js";
 import { allows } from "./guards.js";
 import { type ModuleRouter, type Modules, NO_PARAMS, type Params } from "./mounts.js";
+import { demand, through } from "./scopes.js";
 import type { Table } from "./table.js";
 
 /** What `prompts/get` needs of a router: its prompts, where it reports, and its modules (routers alike). */
@@ -20,11 +21,14 @@ export interface PromptRouter extends ModuleRouter {
   readonly prompts: Table<PromptDefinition, CompiledPrompt>;
   readonly modules: Modules<PromptRouter>;
   readonly report: (entry: LogEntry) => void;
+  /** The scopes every operation of its server needs (`createServer({ scopes })`). */
+  readonly required: readonly string[] | undefined;
 }
 
 /**
  * `prompts/get` of `name` on `router`, or in the module its prefix names; `params` as the request had them, `shown`
- * the name the client sent, which every answer about the prompt uses.
+ * the name the client sent, which every answer about the prompt uses; `above`: the scopes of the servers it is
+ * served through.
  */
 export function getPrompt(
   router: PromptRouter,
@@ -33,14 +37,18 @@ export function getPrompt(
   ctx: RequestContext,
   params: Params,
   shown: string,
+  above?: readonly string[],
 ): MaybePromise<GetPromptResult> {
   const prompt = router.prompts.get(name);
   if (!prompt || !allows(prompt.definition.guard, ctx, router.report)) {
     const served = router.modules.inModule("prompt", name, params, ctx, (module, rest, local) =>
-      getPrompt(module, rest, args, ctx, local, shown),
+      getPrompt(module, rest, args, ctx, local, shown, through(above, router.required)),
     );
     if (served) return served;
     throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${shown}`);
+  }
+  if (above !== undefined || router.required !== undefined || prompt.scopes !== undefined) {
+    demand(above, router.required, prompt.scopes, ctx, { key: prompt, what: `prompt "${shown}"` }, router.report);
   }
   const { use } = prompt.definition;
   if (use === undefined) return runPrompt(prompt, args, ctx, shown);

@@ -15,6 +15,7 @@ import type { CompiledResource, CompiledTemplate } from "./compile.js";
 import type { ResourceTemplateDefinition, StaticResourceDefinition } from "./definitions.js";
 import { allows } from "./guards.js";
 import { type ModuleRouter, type Modules, NO_PARAMS, type Params } from "./mounts.js";
+import { demand, through } from "./scopes.js";
 import type { Table } from "./table.js";
 
 /**
@@ -26,6 +27,8 @@ export interface ResourceRouter extends ModuleRouter {
   readonly templates: Table<ResourceTemplateDefinition, CompiledTemplate>;
   readonly modules: Modules<ResourceRouter>;
   readonly report: (entry: LogEntry) => void;
+  /** The scopes every operation of its server needs (`createServer({ scopes })`). */
+  readonly required: readonly string[] | undefined;
   /** Its server's own hints (`createServer({ cache })` over the defaults). */
   readonly cache: Readonly<Record<CacheKind, CacheHint>>;
   listResources(ctx: RequestContext, params: Params): MaybePromise<Resource[]>;
@@ -56,13 +59,15 @@ export function canRead(router: ResourceRouter, uri: string, ctx: RequestContext
 
 // Who serves `uri` for this caller: a static resource, a template here, or one of a mounted module's (inside its
 // middleware). A URI names no module, so only one that serves it to this caller is asked. `above`: in a module, the
-// narrowest read hint of the servers it is mounted through, the one serving the request included.
+// narrowest read hint of the servers it is mounted through, the one serving the request included; `scopesAbove` the
+// scopes of those servers. The read checks the caller's scopes first (a resource or the template that matched).
 function resolve(
   router: ResourceRouter,
   uri: string,
   ctx: RequestContext,
   params: Params,
   above?: CacheHint,
+  scopesAbove?: readonly string[],
 ): (() => MaybePromise<ReadOutcome>) | undefined {
   const notFound = (): never => {
     throw new McpError(featuresOf(ctx.protocolVersion).resourceNotFound, `Resource not found: ${uri}`, { uri });
@@ -72,21 +77,34 @@ function resolve(
     return cache ? { ...result, [CACHE_HINT]: cache } : result;
   };
   // A resource's own middleware runs around its read, seeing it as the router was asked (or by its URI).
-  const own = (use: readonly Middleware[] | undefined, read: () => MaybePromise<ReadOutcome>) =>
-    use === undefined
-      ? read
-      : () => runOwn(use, "resources/read", "read", params === NO_PARAMS ? { uri } : params, ctx, read);
+  const own = (
+    item: { readonly scopes: readonly string[] | undefined; readonly wire: { readonly name: string } },
+    use: readonly Middleware[] | undefined,
+    read: () => MaybePromise<ReadOutcome>,
+  ) => {
+    const served =
+      use === undefined
+        ? read
+        : () => runOwn(use, "resources/read", "read", params === NO_PARAMS ? { uri } : params, ctx, read);
+    if (scopesAbove === undefined && router.required === undefined && item.scopes === undefined) return served;
+    return () => {
+      const what = { key: item, what: `resource "${uri}" (${item.wire.name})` };
+      demand(scopesAbove, router.required, item.scopes, ctx, what, router.report);
+      return served();
+    };
+  };
   const fixed = router.resources.get(uri);
   if (fixed && allows(fixed.definition.guard, ctx, router.report)) {
     const { definition, wire, cache } = fixed;
-    return own(definition.use, () => {
+    return own(fixed, definition.use, () => {
       nameLogger(ctx, wire.name);
       return andThen(definition.handler(ctx), (value) =>
         outcome(toReadResourceResult(value, uri, definition.mimeType), cache),
       );
     });
   }
-  for (const { definition, template, input, wire, cache } of router.templates.enabled()) {
+  for (const compiled of router.templates.enabled()) {
+    const { definition, template, input, wire, cache } = compiled;
     if (!allows(definition.guard, ctx, router.report)) continue;
     const variables = template.match(uri);
     if (!variables) continue;
@@ -96,8 +114,8 @@ function resolve(
         outcome(toReadResourceResult(value, uri, definition.mimeType), cache),
       );
     };
-    if (!input) return own(definition.use, () => read(variables));
-    return own(definition.use, () =>
+    if (!input) return own(compiled, definition.use, () => read(variables));
+    return own(compiled, definition.use, () =>
       andThen(input.validate(variables), (checked) => {
         if (checked.ok) return read(checked.value);
         const message = `Invalid variables for resource template "${template.template}":\n${describeIssues(checked.issues)}`;
@@ -108,7 +126,7 @@ function resolve(
   for (const mount of router.modules.list) {
     // Read in a module, no wider than its server's own hint nor any above it says (a resource's own `cache` aside).
     const hint = narrower(above ?? router.cache.read, mount.router.cache.read);
-    const read = resolve(mount.router, uri, ctx, params, hint);
+    const read = resolve(mount.router, uri, ctx, params, hint, through(scopesAbove, router.required));
     if (read) {
       return () => {
         setCacheHint(ctx, hint);

@@ -1,5 +1,6 @@
 import type { RequestContext } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
+import type { ScopeHierarchy } from "../context/scopes.js";
 import type { Middleware } from "../middleware/compose.js";
 import { type CacheHint, type CacheKind, serverCacheHints } from "../protocol/cache-hints.js";
 import { featuresOf } from "../protocol/revision.js";
@@ -33,6 +34,7 @@ import type { Guard } from "./guards.js";
 import { Modules, NO_PARAMS, type Params } from "./mounts.js";
 import { getPrompt, type PromptRouter } from "./prompts.js";
 import { canRead, listResources, type ReadOutcome, type ResourceRouter, readResource } from "./resources.js";
+import { NO_SERVER_SCOPES, type ServerScopes } from "./scopes.js";
 import {
   type Audience,
   type ChangeKind,
@@ -70,6 +72,12 @@ export class Router
   readonly cache: Readonly<Record<CacheKind, CacheHint>>;
   /** The MCP Apps its tools link. */
   readonly apps: AppRegistry;
+  /** The scopes every operation of its server needs (`createServer({ scopes })`); undefined when none. */
+  readonly required: readonly string[] | undefined;
+  readonly #scopes: ServerScopes;
+  // Derived from the tree of modules, made on first need and forgotten on any change.
+  #hierarchy: ScopeHierarchy | undefined;
+  #declaredScopes: readonly string[] | undefined;
   readonly #views = new Views();
   readonly #declared = new Declarations(this);
   readonly #onChange: OnChange;
@@ -80,8 +88,11 @@ export class Router
     cache: Readonly<Record<CacheKind, CacheHint>> = serverCacheHints(undefined),
     onHandle: OnHandle = () => {},
     maxSchemaNodes?: number,
+    scopes: ServerScopes = NO_SERVER_SCOPES,
   ) {
     this.report = report;
+    this.required = scopes.required;
+    this.#scopes = scopes;
     this.#onChange = onChange;
     this.cache = cache;
     const changed: OnChange = (kind, audience, keys) => this.#changed(kind, audience, keys);
@@ -113,6 +124,8 @@ export class Router
 
   #changed(kind: ChangeKind, audience: Audience, keys: readonly string[]): void {
     this.#views.clear();
+    this.#hierarchy = undefined;
+    this.#declaredScopes = undefined;
     this.#declared.clear();
     this.#onChange(kind, audience, keys);
   }
@@ -148,6 +161,41 @@ export class Router
   addTool(definition: ToolDefinition): Registered<ToolDefinition> {
     if (definition.ui === undefined) return this.tools.add(definition);
     return this.apps.addTool(definition);
+  }
+
+  /**
+   * Which scopes imply which: its server's `impliedScopes` with those of every module it serves (a hierarchy is a
+   * fact about the scopes of one authorization server, whoever declares it).
+   */
+  hierarchy(): ScopeHierarchy {
+    this.#hierarchy ??= this.modules.list.reduce(
+      (joined, mount) => joined.with(mount.router.hierarchy()),
+      this.#scopes.hierarchy,
+    );
+    return this.#hierarchy;
+  }
+
+  /**
+   * Every scope it uses, sorted: its server's, those of each enabled item no guard hides, and its modules'. What
+   * RFC 9728 metadata lists as `scopes_supported` unless told otherwise: a guarded item's scopes are left out, as a
+   * guard hides the item itself.
+   */
+  declaredScopes(): readonly string[] {
+    if (this.#declaredScopes !== undefined) return this.#declaredScopes;
+    const found = new Set(this.required);
+    const add = (item: {
+      readonly scopes: readonly string[] | undefined;
+      readonly definition: { guard?: unknown };
+    }) => {
+      if (item.scopes !== undefined && item.definition.guard === undefined)
+        for (const one of item.scopes) found.add(one);
+    };
+    for (const table of [this.tools, this.resources, this.templates, this.prompts] as const) {
+      for (const item of (table as Table<never, CompiledTool | CompiledPrompt>).enabled()) add(item);
+    }
+    for (const mount of this.modules.list) for (const one of mount.router.declaredScopes()) found.add(one);
+    this.#declaredScopes = Object.freeze([...found].sort());
+    return this.#declaredScopes;
   }
 
   /** True when a tool here or in a mounted module links an MCP App (the extension is declared). */

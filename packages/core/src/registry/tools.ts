@@ -19,6 +19,7 @@ import type { CompiledTool } from "./compile.js";
 import type { ToolDefinition } from "./definitions.js";
 import { allows } from "./guards.js";
 import { type ModuleRouter, type Modules, NO_PARAMS, type Params } from "./mounts.js";
+import { demand, through } from "./scopes.js";
 import type { Table } from "./table.js";
 
 // tools/call: the tool this caller may use (here or in a module), its own middleware, its arguments checked, its
@@ -29,6 +30,8 @@ export interface ToolRouter extends ModuleRouter {
   readonly tools: Table<ToolDefinition, CompiledTool>;
   readonly modules: Modules<ToolRouter>;
   readonly report: (entry: LogEntry) => void;
+  /** The scopes every operation of its server needs (`createServer({ scopes })`). */
+  readonly required: readonly string[] | undefined;
 }
 
 /** The transport's own check of a tools/call against the tool it reaches (a tool this caller may use). */
@@ -36,7 +39,8 @@ export type ToolCheck = (tool: Tool) => void;
 
 /**
  * `tools/call` of `name` on `router`, or in the module its prefix names; `params` as the request had them, `check`
- * the transport's own, `shown` the name the client sent, which every answer about the tool uses.
+ * the transport's own, `shown` the name the client sent, which every answer about the tool uses; `above`: the scopes
+ * of the servers it is served through.
  */
 export function callTool(
   router: ToolRouter,
@@ -46,14 +50,19 @@ export function callTool(
   params: Params,
   check: ToolCheck | undefined,
   shown: string,
+  above?: readonly string[],
 ): MaybePromise<CallToolResult> {
   const tool = router.tools.get(name);
   if (!tool || !allows(tool.definition.guard, ctx, router.report)) {
     const served = router.modules.inModule("tool", name, params, ctx, (module, rest, local) =>
-      callTool(module, rest, args, ctx, local, check, shown),
+      callTool(module, rest, args, ctx, local, check, shown, through(above, router.required)),
     );
     if (served) return served;
     throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${shown}`);
+  }
+  // The caller's scopes, once the tool is known to be theirs and before anything of it runs (its arguments too).
+  if (above !== undefined || router.required !== undefined || tool.scopes !== undefined) {
+    demand(above, router.required, tool.scopes, ctx, { key: tool, what: `tool "${shown}"` }, router.report);
   }
   // Only once the tool is known to be this caller's: a refused one answers as unknown, whatever was sent.
   check?.(tool.wire);

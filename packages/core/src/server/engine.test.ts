@@ -51,6 +51,11 @@ function unused(node: string): Engine {
     followTask: no("followTask"),
     taskRunning: no("taskRunning"),
     taskFinished: no("taskFinished"),
+    setValue: no("setValue"),
+    getValue: no("getValue"),
+    takeValue: no("takeValue"),
+    deleteValue: no("deleteValue"),
+    countUp: no("countUp"),
     // A started server watches for other processes' orphaned tasks.
     onOrphanTask: () => () => {},
   };

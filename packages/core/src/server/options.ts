@@ -1,8 +1,10 @@
 import type { ErrorReport, Logger } from "../context/logger.js";
+import { checkScopes, ScopeHierarchy } from "../context/scopes.js";
 import type { Engine } from "../engine/engine.js";
 import type { Middleware } from "../middleware/compose.js";
 import { type CacheHint, type CacheKind, serverCacheHints } from "../protocol/cache-hints.js";
 import { type TaskDefaults, taskDefaultsOf } from "../protocol/tasks.js";
+import type { ServerScopes } from "../registry/scopes.js";
 import { DefinitionError } from "../wire/errors.js";
 import type { Implementation } from "../wire/types.js";
 import type { Servable } from "./servable.js";
@@ -56,6 +58,20 @@ export interface ServerOptions extends Implementation {
   maxSchemaNodes?: number;
   /** Modules served under prefixes (see `server.mount`): `{ github: new GitHubTools() }`. */
   mount?: Readonly<Record<string, Servable>>;
+  /**
+   * OAuth scopes every request to this server needs, lists, `initialize` and `ping` included (a mounted module's:
+   * every operation it serves), besides each tool's, resource's or prompt's own `scopes`. A caller that lacks one is
+   * refused with `ErrorCode.InsufficientScope` (HTTP: 403, and its 401 challenge names them). Who holds which scopes:
+   * a principal (`ctx.auth`) exactly its own; over stdio, and in the in-memory test client without `auth`, every one;
+   * over HTTP without an `authenticate` hook, none.
+   */
+  scopes?: readonly string[];
+  /**
+   * Broad scopes and the narrower ones each implies, followed transitively (cycles are harmless): with
+   * `{ "files:admin": ["files:write", "files:read"] }` a token holding `files:admin` may call a tool that needs
+   * `files:write`. A mounted module's hierarchy joins its server's.
+   */
+  impliedScopes?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The settings a server keeps from its options: checked once, defaults filled in. */
@@ -67,6 +83,7 @@ export interface Settings {
   readonly requestStateTtlMs: number;
   readonly clientRequestTimeoutMs: number;
   readonly maxSchemaNodes: number | undefined;
+  readonly scopes: ServerScopes;
   readonly tasks: {
     readonly ttlMs: number | null;
     readonly pollIntervalMs: number;
@@ -98,6 +115,10 @@ export function settingsOf(options: ServerOptions): Settings {
     requestStateTtlMs: options.requestStateTtlMs ?? 10 * 60_000,
     clientRequestTimeoutMs: options.clientRequestTimeoutMs ?? 5 * 60_000,
     maxSchemaNodes,
+    scopes: {
+      required: checkScopes("The server's", options.scopes),
+      hierarchy: ScopeHierarchy.of(options.impliedScopes),
+    },
     tasks: taskDefaultsOf(options.tasks),
   };
 }

@@ -2,6 +2,7 @@ import type { ConnectOptions } from "../connection/connect-options.js";
 import { Connection } from "../connection/connection.js";
 import type { ConnectionListener, ServerCore } from "../connection/server-core.js";
 import type { ErrorReport, LogEntry, Logger } from "../context/logger.js";
+import type { ScopeSource } from "../context/request-context.js";
 import type { Engine } from "../engine/engine.js";
 import type { Middleware } from "../middleware/compose.js";
 import type { CacheHint, CacheKind, StampedResult } from "../protocol/cache-hints.js";
@@ -54,6 +55,7 @@ export class ServerImpl implements Server, ServerCore {
   #logger: Logger | undefined;
   #orphans: (() => unknown) | undefined;
   #onError: ((error: unknown, where: ErrorReport) => void) | undefined;
+  readonly #scopeSources: readonly [ScopeSource, ScopeSource];
 
   constructor(options: ServerOptions) {
     const settings = settingsOf(options);
@@ -70,7 +72,13 @@ export class ServerImpl implements Server, ServerCore {
       settings.cache,
       (kind, key, op) => this.#handled(kind, key, op),
       settings.maxSchemaNodes,
+      settings.scopes,
     );
+    const hierarchy = () => this.router.hierarchy();
+    this.#scopeSources = [
+      { everyScope: false, hierarchy },
+      { everyScope: true, hierarchy },
+    ];
     this.#identity = new ServerIdentity(this.info, settings.instructions, this.router);
     const host = {
       name: this.info.name,
@@ -164,6 +172,10 @@ export class ServerImpl implements Server, ServerCore {
 
   capabilities(): ServerCapabilities {
     return structuredClone(this.router.capabilities());
+  }
+
+  scopeSource(everyScope: boolean): ScopeSource {
+    return this.#scopeSources[everyScope ? 1 : 0];
   }
 
   connect(options: ConnectOptions): Connection {
@@ -286,6 +298,29 @@ export function onAnnounce(server: Server, listener: (announcement: Announcement
  */
 export function defaultEngine(server: Server, make: () => Engine): Engine {
   return implOf(server).engineOr(make);
+}
+
+/**
+ * The OAuth scopes every request to `server` needs (`createServer({ scopes })`): what an HTTP 401 challenge names.
+ * @example
+ * ```ts source="examples/server.ts#serverScopes"
+ * const challenge = `Bearer scope="${serverScopes(server).join(" ")}"`;
+ * ```
+ */
+export function serverScopes(server: Server): readonly string[] {
+  return implOf(server).router.required ?? [];
+}
+
+/**
+ * Every OAuth scope `server` uses, sorted, as it is now: its own, those of each enabled tool, resource, template and
+ * prompt no guard hides, its modules' included: what RFC 9728 metadata lists as `scopes_supported` by default.
+ * @example
+ * ```ts source="examples/server.ts#declaredScopes"
+ * const metadata = { scopes_supported: declaredScopes(server) };
+ * ```
+ */
+export function declaredScopes(server: Server): readonly string[] {
+  return implOf(server).router.declaredScopes();
 }
 
 /**

@@ -34,7 +34,10 @@ export interface TestClientOptions extends AskHandlers {
   capabilities?: Record<string, unknown>;
   /** 2026-07-28: answer `input_required` rounds with the handlers and retry (default true). */
   followInputRequired?: boolean;
-  /** The caller, as an authenticating transport would give it. */
+  /**
+   * The caller, as an authenticating transport would give it: it holds exactly its `scopes` (widened by the server's
+   * `impliedScopes`). Without it the client is the local user, as over stdio, and holds every scope.
+   */
   auth?: AuthInfo;
   /**
    * Extensions to declare on every 2026-07-28 request (in `_meta` client capabilities' `extensions`): `tasks`

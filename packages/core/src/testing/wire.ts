@@ -93,6 +93,8 @@ export class Wire {
     this.#connection = server.connect({
       send: (line, delivery) => this.#onServerLine(line, delivery),
       ...(auth ? { auth } : {}),
+      // A test is its server's local user: without `auth` it holds every scope, with one exactly that one's.
+      holdsEveryScope: true,
       onInternalError: (error, id) => {
         const entry = this.waiting.get(keyOf(id));
         if (entry) entry.cause = error;

@@ -21,6 +21,11 @@ export const ErrorCode = {
   ResourceNotFound: -32002,
   /** Implementation-defined: the `rateLimit` middleware refused the operation; `data.retryAfterMs` says when to retry. */
   RateLimited: -32010,
+  /**
+   * Implementation-defined: the caller's token lacks a scope the operation needs; `data.scopes` names every scope it
+   * needs (HTTP: 403 with an RFC 6750 `insufficient_scope` challenge).
+   */
+  InsufficientScope: -32011,
   /** 2026-07-28: an HTTP routing header disagrees with the body. */
   HeaderMismatch: -32020,
   /** 2026-07-28: the request needs a client capability it did not declare. */

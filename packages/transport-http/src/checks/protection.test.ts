@@ -1,9 +1,9 @@
-import { createServer } from "@toolsmith/core";
+import { createServer, type LogEntry } from "@toolsmith/core";
 import { describe, expect, it } from "vitest";
 import type { HttpOptions } from "../dispatch/options.js";
 import { createHttpHandler } from "../doors/http-handler.js";
 import { call2026, errorMessage, headers2026, META, post, URL_ } from "../exchange/requests.test-util.js";
-import { AuthError } from "./protection.js";
+import { AuthError, AuthUnavailable } from "./protection.js";
 
 // What every request passes first: Host and Origin (DNS rebinding protection), then the authenticate hook.
 
@@ -90,5 +90,37 @@ describe("protection", () => {
     });
     await expect(handle(call2026(1, "whoami", {}, { authorization: "Bearer alice" }))).rejects.toBe(thrown);
     expect(heard).toEqual([thrown]);
+  });
+
+  it("AuthUnavailable: 503 with Retry-After and a JSON-RPC error, never 401; told to the log once per outage", async () => {
+    const logged: LogEntry[] = [];
+    const s = createServer({ name: "http", version: "1", logger: (entry) => logged.push(entry) });
+    s.tool({ name: "whoami", description: "The caller", handler: (_args, ctx) => ctx.auth?.subject ?? "anonymous" });
+    let down = true;
+    const handle = createHttpHandler(s, {
+      authenticate: () => {
+        if (down) throw new AuthUnavailable("Service unavailable: the identity provider is down", 2.2);
+        return { subject: "alice", scopes: [] };
+      },
+    });
+    for (let i = 0; i < 3; i++) {
+      const refused = await handle(call2026(1, "whoami", {}, { authorization: "Bearer alice" }));
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("3");
+      expect(refused.headers.get("www-authenticate")).toBeNull();
+      expect(await refused.json()).toEqual({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32000, message: "Service unavailable: the identity provider is down" },
+      });
+    }
+    expect(logged).toMatchObject([{ level: "warning", message: expect.stringMatching(/identity provider is down/) }]);
+    down = false;
+    const served = await handle(call2026(1, "whoami", {}, { authorization: "Bearer alice" }));
+    expect(await served.json()).toMatchObject({ result: { content: [{ text: "alice" }] } });
+    down = true;
+    expect((await handle(call2026(1, "whoami", {}, { authorization: "Bearer alice" }))).status).toBe(503);
+    expect(logged).toHaveLength(2);
+    expect(new AuthUnavailable("x", 0).retryAfterSeconds).toBe(1);
   });
 });

@@ -32,12 +32,27 @@ export class AuthError extends Error {
   }
 }
 
+/**
+ * Thrown by an `authenticate` hook that cannot tell (its identity provider is down, slow or answers garbage): the
+ * request is answered 503 with `Retry-After`, never 401, so a client keeps a token that may well be good.
+ */
+export class AuthUnavailable extends Error {
+  override readonly name = "AuthUnavailable";
+  /** Whole seconds a client should wait before retrying (at least 1), sent as `Retry-After`. */
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds = 5, options?: { cause?: unknown }) {
+    super(message, options);
+    this.retryAfterSeconds = Math.max(1, Math.ceil(Number.isFinite(retryAfterSeconds) ? retryAfterSeconds : 5));
+  }
+}
+
 export interface AuthOptions {
   /**
    * Who is calling: the principal (it reaches handlers as `ctx.auth`), or undefined for 401. Throw an `AuthError`
    * for 403 (a token without the scope) or a 401 with your own message. Sessions and `requestState` are bound to
    * the principal's `subject`, which must be a non-empty string: a principal without one is a configuration
-   * error, answered 401 and logged once through the server's logger.
+   * error, answered 401 and logged once through the server's logger. Throw an `AuthUnavailable` when the hook
+   * cannot tell (its identity provider is unreachable): 503 with `Retry-After`.
    */
   authenticate?: (request: Request) => MaybePromise<AuthInfo | undefined>;
   /** RFC 9728 protected-resource metadata, served at `/.well-known/oauth-protected-resource<path>`. */
@@ -146,14 +161,16 @@ const NO_SUBJECT =
   "Unauthorized: the server's authenticate hook returned a principal without a subject (a non-empty string is required)";
 
 /**
- * The caller, or the 401/403 that refuses them. Without an `authenticate` hook everyone is anonymous. A principal
- * without a subject is refused with 401 and reported through `misconfigured`: it could not be told from another.
+ * The caller, or the 401/403 that refuses them (503 when the hook throws `AuthUnavailable`, told to `unavailable`).
+ * Without an `authenticate` hook everyone is anonymous. A principal without a subject is refused with 401 and
+ * reported through `misconfigured`: it could not be told from another.
  */
 export async function authorize(
   options: AuthOptions,
   request: Incoming,
   path: string,
   misconfigured: () => void,
+  unavailable?: (error: AuthUnavailable | undefined) => void,
 ): Promise<AuthInfo | undefined | Outgoing> {
   if (!options.authenticate) return undefined;
   const challenge = (error: string, description: string) => {
@@ -168,6 +185,7 @@ export async function authorize(
     });
   try {
     const principal = await options.authenticate(request.request());
+    unavailable?.(undefined);
     if (principal === undefined || principal === null) return refused(401, "invalid_token", "Unauthorized");
     if (typeof principal.subject !== "string" || principal.subject.trim() === "") {
       misconfigured();
@@ -175,6 +193,13 @@ export async function authorize(
     }
     return principal;
   } catch (error) {
+    if (error instanceof AuthUnavailable) {
+      unavailable?.(error);
+      return answer(503, errorLine("null", { code: ErrorCode.ServerError, message: error.message }), {
+        "content-type": "application/json",
+        "retry-after": String(error.retryAfterSeconds),
+      });
+    }
     if (!(error instanceof AuthError)) throw error;
     return refused(error.status, error.error, error.message);
   }

@@ -4,7 +4,7 @@ import { attempt, defaultEngine, messageIdText } from "@toolsmith/core/internal"
 import { type Servable, toServer } from "@toolsmith/core/transport";
 import { callerShare, StreamLimits } from "../checks/caller-limits.js";
 import { postRefusal, tooLarge } from "../checks/post-checks.js";
-import { authorize, hostOriginCheck, protectedResourceMetadata } from "../checks/protection.js";
+import { type AuthUnavailable, authorize, hostOriginCheck, protectedResourceMetadata } from "../checks/protection.js";
 import { eraOfPost, noEra, VERSION_HEADER } from "../checks/versions.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "../exchange/exchange.js";
 import { refuse, shuttingDown } from "../exchange/refusals.js";
@@ -105,6 +105,21 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
     server.log({ level: "error", message, error });
   };
 
+  // An identity provider that cannot be reached: told once per outage (the first 503), again after a success.
+  let outage = false;
+  const unavailable = (error: AuthUnavailable | undefined) => {
+    if (error === undefined || outage) {
+      outage = error !== undefined;
+      return;
+    }
+    outage = true;
+    server.log({
+      level: "warning",
+      message: `HTTP transport: answering 503 until sign-in recovers: ${error.message}`,
+      error,
+    });
+  };
+
   function serve(request: Incoming): Outgoing | Promise<Outgoing> {
     // Before the Host/Origin checks: load balancers probe by address, and the answer reveals nothing.
     if (request.path === health) return healthy(request.method, closed);
@@ -120,7 +135,7 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
       return answer(404, "Not found", { "content-type": "text/plain" });
     }
     if (!options.authenticate) return route(request, undefined);
-    return authorize(options, request, path, noSubject).then(
+    return authorize(options, request, path, noSubject, unavailable).then(
       (auth) => (isOutgoing(auth) ? auth : route(request, auth)),
       (error: unknown) => {
         // The hook's own failure (not an AuthError): the request fails, and the server's log (onError too) hears why.

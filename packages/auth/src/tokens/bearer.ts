@@ -1,0 +1,22 @@
+import { invalidToken } from "./refusals.js";
+
+/** The longest token read: a header longer than this is refused before any work is done on it. */
+export const MAX_TOKEN_CHARS = 16_384;
+
+// RFC 6750 §2.1's b64token: the characters a bearer token is made of.
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/**
+ * The bearer token a request carries, undefined when it has no `Authorization: Bearer` header (the transport's
+ * 401 that asks for one). A bearer header whose token is empty, too long or not a b64token is refused: 401.
+ */
+export function bearerToken(request: Request): string | undefined {
+  const header = request.headers.get("authorization");
+  if (header === null) return undefined;
+  if (header.toLowerCase() === "bearer") throw invalidToken("malformed");
+  const space = header.indexOf(" ");
+  if (space < 0 || header.slice(0, space).toLowerCase() !== "bearer") return undefined;
+  const token = header.slice(space + 1).trim();
+  if (token.length === 0 || token.length > MAX_TOKEN_CHARS || !B64TOKEN.test(token)) throw invalidToken("malformed");
+  return token;
+}

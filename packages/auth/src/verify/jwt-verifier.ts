@@ -1,0 +1,127 @@
+import type { AuthInfo } from "@toolsmith/core";
+import { AuthUnavailable } from "@toolsmith/transport-http";
+import { errors, type JSONWebKeySet, jwtVerify } from "jose";
+import { bearerToken } from "../tokens/bearer.js";
+import { principalOf } from "../tokens/principal.js";
+import { checkScopes, invalidToken } from "../tokens/refusals.js";
+import { type IdpLimits, IdpLink } from "./idp-link.js";
+import { keySet } from "./key-set.js";
+
+/** An `authenticate` hook for `listen`/`createHttpHandler`: the caller, undefined for no token, or it throws. */
+export type Verifier = (request: Request) => Promise<AuthInfo | undefined>;
+
+export interface JwtVerifierOptions extends IdpLimits {
+  /** The issuer the tokens must name in `iss`, exactly. */
+  readonly issuer: string;
+  /** This server's resource URL (RFC 8707), or several: a token's `aud` must include one. */
+  readonly audience: string | readonly string[];
+  /** The key set's URL; by default the `jwks_uri` of the issuer's metadata (OpenID, then RFC 8414). */
+  readonly jwksUri?: string | URL;
+  /** A local key set (`{ keys: [...] }`) instead of a fetched one. */
+  readonly jwks?: JSONWebKeySet;
+  /** Signature algorithms accepted (default: the asymmetric ones). `none` and HMAC are refused. */
+  readonly algorithms?: readonly string[];
+  /** Seconds of clock skew allowed on `exp` and `nbf` (default 30). */
+  readonly clockToleranceSec?: number;
+  /** Scopes every token must grant, else 403 `insufficient_scope`. */
+  readonly requiredScopes?: readonly string[];
+  /** Adds the raw token to the principal as a non-enumerable `token` (for a handler that passes it on). */
+  readonly exposeToken?: boolean;
+  /** Seconds after a key set fetch before a `kid` it lacks makes another (default 30). */
+  readonly jwksCooldownSec?: number;
+}
+
+/** The algorithms accepted by default: asymmetric signatures only. */
+export const DEFAULT_ALGORITHMS: readonly string[] = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+];
+
+function checkedAlgorithms(algorithms: readonly string[] | undefined): string[] {
+  const chosen = [...(algorithms ?? DEFAULT_ALGORITHMS)];
+  const refused = chosen.filter((alg) => alg.toLowerCase() === "none" || /^HS/i.test(alg));
+  if (chosen.length === 0 || refused.length > 0) {
+    throw new TypeError(
+      `jwtVerifier: algorithms must be asymmetric signature algorithms (RS256, ES256, EdDSA…); refused: ${refused.join(", ") || "(an empty list)"}`,
+    );
+  }
+  return chosen;
+}
+
+// `typ`, when a token has one, must say it is an access token or a JWT (RFC 9068 §2.1).
+function typeAllowed(typ: unknown): boolean {
+  if (typ === undefined) return true;
+  if (typeof typ !== "string") return false;
+  const type = typ.toLowerCase().replace(/^application\//, "");
+  return type === "at+jwt" || type === "jwt";
+}
+
+// What a token that jose refused is told; anything not jose's is passed on (the provider's 503 among them).
+function refusal(error: unknown): unknown {
+  if (error instanceof AuthUnavailable || !(error instanceof errors.JOSEError)) return error;
+  if (error instanceof errors.JWTExpired) return invalidToken("expired");
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === "nbf") return invalidToken("not-yet-valid");
+    if (error.claim === "aud") return invalidToken("other-resource");
+  }
+  return invalidToken();
+}
+
+/**
+ * An `authenticate` hook that accepts the JWT access tokens an issuer signs: signature (an allowed algorithm, a key
+ * of the issuer's set), `iss`, `aud`, `exp` and `nbf`, then `requiredScopes`.
+ * No `Authorization` header: undefined (the transport's 401). A bad token: `AuthError` 401 `invalid_token`; a good
+ * one without a required scope: 403 `insufficient_scope`; the issuer unreachable: `AuthUnavailable` (503).
+ * @example
+ * ```ts source="examples/verify.ts#jwtVerifier"
+ * const authenticate = jwtVerifier({
+ *   issuer: "https://idp.example.com",
+ *   audience: "https://mcp.example.com/mcp",
+ *   requiredScopes: ["mcp:use"],
+ * });
+ * await listen(server, { port: 3000, allowedHosts: ["mcp.example.com"], authenticate });
+ * ```
+ */
+export function jwtVerifier(options: JwtVerifierOptions): Verifier {
+  const algorithms = checkedAlgorithms(options.algorithms);
+  const audience = typeof options.audience === "string" ? [options.audience] : [...options.audience];
+  if (audience.length === 0 || audience.some((aud) => typeof aud !== "string" || aud === "")) {
+    throw new TypeError("jwtVerifier: audience must name this server's resource URL");
+  }
+  if (typeof options.issuer !== "string" || !URL.canParse(options.issuer)) {
+    throw new TypeError("jwtVerifier: issuer must be the issuer's URL, exactly as its tokens name it");
+  }
+  const keys = keySet(options, new IdpLink(options));
+  const checks = {
+    issuer: options.issuer,
+    audience,
+    algorithms,
+    clockTolerance: options.clockToleranceSec ?? 30,
+    requiredClaims: ["exp"],
+  };
+  const required = options.requiredScopes;
+  const expose = options.exposeToken === true;
+  return async (request) => {
+    const token = bearerToken(request);
+    if (token === undefined) return undefined;
+    let verified: Awaited<ReturnType<typeof jwtVerify>>;
+    try {
+      verified = await jwtVerify(token, keys, checks);
+    } catch (error) {
+      throw refusal(error);
+    }
+    if (!typeAllowed(verified.protectedHeader.typ)) throw invalidToken();
+    const principal = principalOf(verified.payload, expose ? token : undefined);
+    checkScopes(principal.scopes, required);
+    return principal;
+  };
+}
