@@ -58,7 +58,8 @@ export function configuration(settings: Settings): Record<string, unknown> {
     clients: settings.clients,
     jwks: { keys: settings.keys },
     cookies: { keys: settings.cookieKeys },
-    scopes: ["openid", "offline_access"],
+    // The resource scopes are listed too: a client registering for them names them in its `scope` (RFC 7591).
+    scopes: ["openid", "offline_access", ...settings.scopes],
     claims: { openid: ["sub"] },
     pkce: { required: () => true },
     clientBasedCORS: () => true,
