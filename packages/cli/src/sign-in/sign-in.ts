@@ -47,6 +47,8 @@ export class SignIn implements PendingSignIn {
   readonly #options: SignInOptions;
   readonly #store: CredentialStore;
   #receiver: LoopbackReceiver | undefined;
+  /** The redirect URI of the last receiver: the token exchange sends it after the receiver has closed. */
+  #redirectUrl: string | undefined;
   #starting: Promise<void> | undefined;
   #redirected = false;
   #signIns = 0;
@@ -60,7 +62,7 @@ export class SignIn implements PendingSignIn {
       server,
       ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
       ...(options.clientMetadataUrl !== undefined ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
-      redirectUrl: () => this.#receiver?.redirectUrl,
+      redirectUrl: () => this.#redirectUrl,
       onState: (state) => this.#receiver?.expect(state),
       onRedirect: (url) => this.#redirect(url),
     });
@@ -113,6 +115,7 @@ export class SignIn implements PendingSignIn {
         if (this.#options.callbackPort !== undefined || preferred === undefined) throw error;
         this.#receiver = await startLoopbackReceiver(0);
       }
+      this.#redirectUrl = this.#receiver.redirectUrl;
     })().finally(() => {
       this.#starting = undefined;
     });
