@@ -1,11 +1,10 @@
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { jwtVerifier, type Verifier } from "@toolsmith/auth";
 import { createServer } from "@toolsmith/core";
-import { type Idp, launchChromium, startIdp } from "@toolsmith/tests-idp";
+import { BrowserSignIn, type Idp, launchChromium, startIdp } from "@toolsmith/tests-idp";
 import { type HttpServer, listen } from "@toolsmith/transport-http";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BrowserSignIn } from "./browser-sign-in.test-util.js";
 
 // Set-up 1, "a server behind an identity provider that already issues tokens": the server verifies the IdP's JWT
 // access tokens (jwtVerifier) and names the IdP in its protected-resource metadata; the official client finds it

@@ -6,7 +6,7 @@ import type {
   OAuthTokens,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
-import { type SignInOptions, signInWithChromium } from "@toolsmith/tests-idp";
+import { type SignInOptions, signInWithChromium } from "./chromium.js";
 
 // Where the authorization server sends the browser back: nothing listens there, the browser is stopped on its way.
 const REDIRECT = "http://127.0.0.1:8976/callback";
