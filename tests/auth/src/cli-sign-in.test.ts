@@ -119,8 +119,8 @@ describe("toolsmith signs in to a server that asks", () => {
     const cli = startCli(["call", "--no-browser", server.url, "write", "text=milk"], env());
     const asked = await signInFor(cli);
     expect(asked.searchParams.get("scope")?.split(" ")).toEqual(expect.arrayContaining(["notes:read", "notes:write"]));
-    const { code, stdout } = await cli.ended();
-    expect(code).toBe(0);
+    const { code, stdout, stderr } = await cli.ended();
+    expect({ code, stderr }).toMatchObject({ code: 0, stderr: expect.stringContaining("signed in to") });
     expect(stdout).toContain("alice wrote milk");
     expect(credentials().tokens.scope?.split(" ")).toContain("notes:write");
   });

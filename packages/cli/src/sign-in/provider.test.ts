@@ -97,3 +97,18 @@ describe("toolsmith's OAuth client provider", () => {
     expect(() => p.codeVerifier()).toThrow(/no sign-in/);
   });
 });
+
+describe("a registration limited to some scopes", () => {
+  it("is made again when the server asks for a scope it does not cover (a step-up)", () => {
+    const { provider: p } = provider();
+    p.saveClientInformation({
+      client_id: "c1",
+      redirect_uris: ["http://127.0.0.1:4711/callback"],
+      scope: "notes:read offline_access",
+    } as never);
+    p.wants("notes:read");
+    expect(p.clientInformation()?.client_id).toBe("c1");
+    p.wants("notes:write");
+    expect(p.clientInformation()).toBeUndefined();
+  });
+});

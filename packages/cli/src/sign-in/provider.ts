@@ -37,6 +37,8 @@ export class CliOAuthProvider implements OAuthClientProvider {
   readonly clientMetadataUrl?: string;
   #verifier: string | undefined;
   #discovery: OAuthDiscoveryState | undefined;
+  /** Scopes the server has asked for in this run (its challenges' `scope`). */
+  readonly #wanted = new Set<string>();
   readonly #options: ProviderOptions;
   readonly #now: () => number;
 
@@ -67,13 +69,24 @@ export class CliOAuthProvider implements OAuthClientProvider {
     return state;
   }
 
+  /** The server asked for `scope` (a challenge's, space-separated): a registration limited to fewer is made again. */
+  wants(scope: string | undefined): void {
+    for (const one of scope?.split(" ") ?? []) if (one !== "") this.#wanted.add(one);
+  }
+
   clientInformation(): StoredOAuthClientInformation | undefined {
     if (this.#options.clientId !== undefined) return { client_id: this.#options.clientId };
     const client = this.#options.store.read(this.#options.server).client;
+    if (!client) return undefined;
+    const { redirect_uris: registered, scope } = client as { redirect_uris?: unknown; scope?: unknown };
     // A registration made for another callback port is no use to this run's redirect: register again.
     const redirect = this.#options.redirectUrl();
-    const registered = (client as { redirect_uris?: unknown } | undefined)?.redirect_uris;
-    if (client && redirect && Array.isArray(registered) && !registered.includes(redirect)) return undefined;
+    if (redirect && Array.isArray(registered) && !registered.includes(redirect)) return undefined;
+    // One registered for some scopes may not ask for others (a step-up): register again, for all of them.
+    if (typeof scope === "string") {
+      const allowed = new Set(scope.split(" "));
+      if ([...this.#wanted].some((one) => !allowed.has(one))) return undefined;
+    }
     return client;
   }
 

@@ -1,4 +1,9 @@
-import { type FetchLike, OAuthError, UnauthorizedError } from "@modelcontextprotocol/client";
+import {
+  extractWWWAuthenticateParams,
+  type FetchLike,
+  OAuthError,
+  UnauthorizedError,
+} from "@modelcontextprotocol/client";
 import { printable } from "../printable.js";
 import { type Opener, openBrowser, openerFor } from "./browser.js";
 import { CredentialStore } from "./credentials.js";
@@ -75,7 +80,10 @@ export class SignIn implements PendingSignIn {
   fetch(base: FetchLike): FetchLike {
     return async (url, init) => {
       const response = await base(url, init);
-      if (String(url) === this.#server.href && asksForSignIn(response)) await this.#listen();
+      if (String(url) === this.#server.href && asksForSignIn(response)) {
+        this.provider.wants(extractWWWAuthenticateParams(response).scope);
+        await this.#listen();
+      }
       return response;
     };
   }
