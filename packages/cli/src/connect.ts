@@ -1,9 +1,18 @@
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client,
+  SdkErrorCode,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+  type Transport,
+  UnauthorizedError,
+} from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { isLogLevel, LATEST_STATELESS_VERSION, LOG_LEVELS, type LogLevel, levelPasses } from "@toolsmith/core";
 import { CliError, EXIT, usage } from "./exit-codes.js";
 import { printable } from "./printable.js";
 import { type LogParams, type RawChannel, tapTransport } from "./raw-requests.js";
+import { SignInFailed } from "./sign-in/loopback.js";
+import { describeFailure, SignIn, type SignInOptions } from "./sign-in/sign-in.js";
 import { describeTarget, type Target } from "./target.js";
 import { unavailableAware } from "./transient.js";
 import { CLI_VERSION } from "./version.js";
@@ -24,6 +33,8 @@ export interface ConnectOptions {
   logLevel: LogLevel | "off";
   /** Hears each log message the server sends (at or above `logLevel`). */
   onLog?: (params: LogParams) => void;
+  /** How to sign in when an HTTP server asks; without it a server that asks is refused. */
+  signIn?: SignInOptions;
 }
 
 export interface Connection {
@@ -34,6 +45,8 @@ export interface Connection {
   stderr(): string;
   /** Whether the connection closed under us (a stdio server that exited). */
   lost(): boolean;
+  /** The sign-in a request started (a step-up), for `useClient` to finish before running again. */
+  signIn?: { pending(): boolean; complete(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -55,6 +68,77 @@ export function parseTimeout(value: string): number {
 
 /** Connect the official client to the target in the era asked for; a failure is exit 3 with the server's stderr. */
 export async function connect(target: Target, options: ConnectOptions): Promise<Connection> {
+  const signIn = target.kind === "http" && options.signIn ? new SignIn(target.url, options.signIn) : undefined;
+  let opened: Opened;
+  try {
+    opened = await open(target, options, signIn);
+    if (opened.failure !== undefined && signIn?.pending() && isSignInAsked(opened.failure)) {
+      // The server asked for sign-in: once the browser is back, connect again with the tokens.
+      const asked = opened.transport;
+      await signIn.complete((query) => (asked as StreamableHTTPClientTransport).finishAuth(query));
+      opened = await open(target, options, signIn);
+    }
+  } catch (error) {
+    await signIn?.close();
+    if (error instanceof SignInFailed) throw new CliError(error.message);
+    throw error;
+  }
+  const { client, tapped, transport, failure } = opened;
+  if (failure !== undefined) {
+    await signIn?.close();
+    const why = failure instanceof Error ? failure.message : String(failure);
+    const tail = opened.kept().trim() === "" ? "" : `\nthe server said on stderr:\n${opened.kept().trimEnd()}`;
+    if (failure instanceof SignInFailed) throw new CliError(failure.message);
+    if (isSignInAsked(failure))
+      throw new CliError(`${describeTarget(target)} asks for sign-in: ${describeFailure(failure)}`);
+    throw new CliError(`could not connect to ${describeTarget(target)}: ${why}${tail}`, EXIT.connect);
+  }
+  const level = options.logLevel === "off" ? undefined : options.logLevel;
+  // The handshake era asks once per connection (2026-07-28 asks in each request's _meta, which the tap stamps).
+  if (client.getProtocolEra() !== "modern" && client.getServerCapabilities()?.logging) {
+    await client.setLoggingLevel(level ?? "emergency", { timeout: options.timeout }).catch((error: unknown) => {
+      process.stderr.write(`toolsmith: the server refused logging/setLevel: ${printable((error as Error).message)}\n`);
+    });
+  }
+  return {
+    client,
+    raw: tapped.raw,
+    stderr: opened.kept,
+    lost: tapped.closed,
+    ...(signIn
+      ? {
+          signIn: {
+            pending: () => signIn.pending(),
+            complete: () => signIn.complete((query) => (transport as StreamableHTTPClientTransport).finishAuth(query)),
+          },
+        }
+      : {}),
+    close: async () => {
+      await client.close();
+      await signIn?.close();
+    },
+  };
+}
+
+/** A 401 the official client could not answer on its own (it gave a URL to sign in at, or the sign-in failed). */
+export function isSignInAsked(error: unknown): boolean {
+  return (
+    error instanceof UnauthorizedError ||
+    (error instanceof SdkHttpError && error.code === SdkErrorCode.ClientHttpAuthentication)
+  );
+}
+
+interface Opened {
+  client: Client;
+  transport: Transport;
+  tapped: ReturnType<typeof tapTransport>;
+  kept(): string;
+  /** Why connecting failed (the client is closed then). */
+  failure?: unknown;
+}
+
+/** A client connected (or not: `failure`) over a new transport. */
+async function open(target: Target, options: ConnectOptions, signIn: SignIn | undefined): Promise<Opened> {
   const mode = options.era === "modern" ? { pin: MODERN_VERSION } : options.era;
   const client = new Client(
     { name: "toolsmith", version: CLI_VERSION },
@@ -63,7 +147,10 @@ export async function connect(target: Target, options: ConnectOptions): Promise<
   let kept = "";
   const transport =
     target.kind === "http"
-      ? new StreamableHTTPClientTransport(target.url, { fetch: unavailableAware() })
+      ? new StreamableHTTPClientTransport(target.url, {
+          fetch: signIn ? signIn.fetch(unavailableAware()) : unavailableAware(),
+          ...(signIn ? { authProvider: signIn.provider } : {}),
+        })
       : new StdioClientTransport({
           command: target.command,
           args: target.args,
@@ -76,7 +163,7 @@ export async function connect(target: Target, options: ConnectOptions): Promise<
     });
   }
   const level = options.logLevel === "off" ? undefined : options.logLevel;
-  const tapped = tapTransport(transport, {
+  const tapped = tapTransport(transport as Transport, {
     timeoutMs: options.timeout,
     ...(level ? { logLevel: level } : {}),
     // The server may send what was not asked for (a handshake-era server until logging/setLevel): shown only from the level.
@@ -85,19 +172,12 @@ export async function connect(target: Target, options: ConnectOptions): Promise<
         options.onLog(params);
     },
   });
+  const opened: Opened = { client, transport, tapped, kept: () => kept };
   try {
     await client.connect(tapped.transport, { timeout: options.timeout });
   } catch (error) {
     await client.close().catch(() => {});
-    const why = error instanceof Error ? error.message : String(error);
-    const tail = kept.trim() === "" ? "" : `\nthe server said on stderr:\n${kept.trimEnd()}`;
-    throw new CliError(`could not connect to ${describeTarget(target)}: ${why}${tail}`, EXIT.connect);
+    opened.failure = error;
   }
-  // The handshake era asks once per connection (2026-07-28 asks in each request's _meta, which the tap stamps).
-  if (client.getProtocolEra() !== "modern" && client.getServerCapabilities()?.logging) {
-    await client.setLoggingLevel(level ?? "emergency", { timeout: options.timeout }).catch((error: unknown) => {
-      process.stderr.write(`toolsmith: the server refused logging/setLevel: ${printable((error as Error).message)}\n`);
-    });
-  }
-  return { client, raw: tapped.raw, stderr: () => kept, lost: tapped.closed, close: () => client.close() };
+  return opened;
 }

@@ -6,6 +6,7 @@ import { configCommand } from "./commands/config.js";
 import { type CliContext, type CommandRegistration, err } from "./commands/context.js";
 import { devCommand } from "./commands/dev.js";
 import { listCommand } from "./commands/list.js";
+import { logoutCommand } from "./commands/logout.js";
 import { wireCommand } from "./commands/wire.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import { CLI_VERSION } from "./version.js";
@@ -23,6 +24,7 @@ const COMMANDS: readonly CommandRegistration[] = [
   devCommand,
   listCommand,
   callCommand,
+  logoutCommand,
   wireCommand,
   addCommand,
   configCommand,

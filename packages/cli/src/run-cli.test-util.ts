@@ -62,11 +62,11 @@ export interface RunningCli {
 }
 
 /** Start `toolsmith …args` (stdin closed), ended by the test file's teardown if the test does not. */
-export function startCli(args: string[]): RunningCli {
+export function startCli(args: string[], env: Record<string, string> = {}): RunningCli {
   const child = track(
     spawn(process.execPath, [BIN, ...args], {
       cwd: REPO,
-      env: { ...process.env, NO_COLOR: "1" },
+      env: { ...process.env, NO_COLOR: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     }),
   );

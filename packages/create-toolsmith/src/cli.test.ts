@@ -13,7 +13,17 @@ describe("create-toolsmith", () => {
   it("prints its options with --help", async () => {
     const { code, stdout } = await bin("--help");
     expect(code).toBe(0);
-    for (const flag of ["--transport", "--dialect", "--no-tests", "--redis", "--otel", "--yes", "--force", "--from"]) {
+    for (const flag of [
+      "--transport",
+      "--dialect",
+      "--no-tests",
+      "--redis",
+      "--otel",
+      "--auth",
+      "--yes",
+      "--force",
+      "--from",
+    ]) {
       expect(stdout).toContain(flag);
     }
   });
@@ -24,7 +34,7 @@ describe("create-toolsmith", () => {
     expect(stdout).toBe(
       [
         "Not a terminal: taking the defaults for anything not given as a flag.",
-        "Writing plain-server (transport http, dialect tc39, tests yes, redis no, otel no)",
+        "Writing plain-server (transport http, dialect tc39, tests yes, redis no, otel no, auth none)",
         "Wrote 11 files.",
         "Next:",
         "  cd plain-server",
@@ -100,7 +110,7 @@ def until(text):
             except OSError: break
 steps = [("Project name", "Bad Name\\r"), ("capital letters", "\\x7f" * 8 + "pty-server\\r"),
          ("Transport", "\\x1b[B\\r"), ("Decorator dialect", "\\x1b[B\\r"), ("test setup", "n\\r"),
-         ("Redis", "y\\r"), ("OpenTelemetry", "y\\r")]
+         ("Redis", "y\\r"), ("OpenTelemetry", "y\\r"), ("Sign-in", "\\x1b[B\\r")]
 for prompt, keys in steps:
     until(prompt)
     os.write(fd, keys.encode())
@@ -109,7 +119,7 @@ os.waitpid(pid, 0)
 `;
 
 describe("create-toolsmith on a terminal", () => {
-  it("asks for the name (again, while npm would refuse it), the transport, the dialect, the tests, Redis and tracing", async () => {
+  it("asks for the name (again, while npm would refuse it), the transport, the dialect, the tests, Redis, tracing and sign-in", async () => {
     const dir = join(temp, "interactive");
     mkdirSync(dir);
     const { code, stderr } = await sh("python3", ["-c", PTY, process.execPath, BIN], dir, cleanEnv());
@@ -119,7 +129,10 @@ describe("create-toolsmith on a terminal", () => {
     expect(Object.keys(pkg.dependencies)).toContain("@toolsmith/transport-http");
     expect(Object.keys(pkg.dependencies)).not.toContain("@toolsmith/transport-stdio");
     expect(pkg.devDependencies).not.toHaveProperty("vitest");
-    expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(["@toolsmith/redis", "@toolsmith/otel"]));
+    expect(Object.keys(pkg.dependencies)).toEqual(
+      expect.arrayContaining(["@toolsmith/redis", "@toolsmith/otel", "@toolsmith/auth"]),
+    );
     expect(readFileSync(join(dir, "pty-server/tsconfig.json"), "utf8")).toContain('"experimentalDecorators": true');
+    expect(readFileSync(join(dir, "pty-server/src/sign-in.ts"), "utf8")).toContain("jwtVerifier");
   });
 });

@@ -46,9 +46,9 @@ async function inspect(target: string[], cwd: string, ...args: string[]): Promis
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
-async function driveWithInspector(target: string[], cwd: string) {
+async function driveWithInspector(target: string[], cwd: string, toolNames = ["greet"]) {
   const { tools } = (await inspect(target, cwd, "--method", "tools/list")) as { tools: { name: string }[] };
-  expect(tools.map((tool) => tool.name)).toEqual(["greet"]);
+  expect(tools.map((tool) => tool.name)).toEqual(toolNames);
   expect(
     await inspect(target, cwd, "--method", "tools/call", "--tool-name", "greet", "--tool-arg", "name=Ada"),
   ).toMatchObject({
@@ -76,19 +76,41 @@ interface Combination {
   transport: Transport;
   extras: string[];
 }
-// Each dialect × transport, and Redis with tracing (--redis --otel) in both dialects.
+// --auth's projects compile against @toolsmith/auth (verify: jwtVerifier; proxy: oauthProxy, oidcUpstream) and core's
+// `scopes` (issue 26): each runs once the checkout has what it needs.
+const authIndex = readFileSync(join(WORKSPACE, "packages/auth/src/index.ts"), "utf8");
+const exported = (...names: string[]) => names.every((name) => new RegExp(`\\b${name}\\b`).test(authIndex));
+// Each dialect × transport, Redis with tracing (--redis --otel) in both dialects, and each sign-in.
 const combinations: Combination[] = [
   ...DIALECTS.flatMap((dialect) => TRANSPORTS.map((transport) => ({ dialect, transport, extras: [] }))),
   { dialect: "tc39", transport: "http", extras: ["--redis", "--otel"] },
   { dialect: "legacy", transport: "both", extras: ["--redis", "--otel"] },
+  ...(exported("jwtVerifier")
+    ? [{ dialect: "tc39", transport: "http", extras: ["--auth", "verify"] } as Combination]
+    : []),
+  ...(exported("oauthProxy", "oidcUpstream")
+    ? [{ dialect: "legacy", transport: "both", extras: ["--auth", "proxy"] } as Combination]
+    : []),
 ];
 const nameOf = ({ dialect, transport, extras }: Combination) =>
-  [dialect, transport, ...extras.map((flag) => flag.slice(2))].join("-");
+  [dialect, transport, ...extras.map((flag) => flag.replace(/^--/, ""))].join("-");
+// What a project made with --auth needs to serve HTTP: an issuer nobody asks until a token comes, a secret.
+const SIGN_IN_ENV: Record<string, Record<string, string>> = {
+  verify: { ISSUER: "https://login.example.com", AUDIENCE: "http://127.0.0.1/mcp" },
+  proxy: {
+    OIDC_ISSUER: "https://login.example.com",
+    OIDC_CLIENT_ID: "notes",
+    OIDC_CLIENT_SECRET: "notes-secret",
+    AUTH_SECRET: "a secret of more than thirty-two bytes, for the test",
+  },
+};
 const timings: Record<string, number> = {};
 
 describe.concurrent.each(combinations)("a generated project ($dialect, $transport, $extras)", (combination) => {
   const { dialect, transport, extras } = combination;
   const traced = extras.includes("--otel");
+  const auth = extras.includes("--auth") ? extras[extras.indexOf("--auth") + 1] : undefined;
+  const toolNames = auth ? ["greet", "reset"] : ["greet"];
   // A dozen installs, builds and servers one after another, six projects at once: each step has its own deadline.
   it("installs offline, builds, passes its tests and lint, and serves the Inspector", {
     timeout: 40 * 60_000,
@@ -110,7 +132,8 @@ describe.concurrent.each(combinations)("a generated project ($dialect, $transpor
     await pnpm(["install", "--offline", "--no-frozen-lockfile", "--engine-strict"], dir);
     await pnpm(["run", "build"], dir);
     const tests = await pnpm(["test"], dir);
-    expect(tests.stdout).toMatch(/Tests\s+\S*8 passed/);
+    // Four tests per era, and with --auth three more about the scoped tool.
+    expect(tests.stdout).toMatch(auth ? /Tests\s+\S*14 passed/ : /Tests\s+\S*8 passed/);
     expect(tests.stdout).toContain("src/server.test.ts");
     if (transport === "stdio") {
       // From source, not a stale build: change the greeting without building and the tests see it.
@@ -139,7 +162,7 @@ describe.concurrent.each(combinations)("a generated project ($dialect, $transpor
     if (transport !== "http") {
       // The Inspector gives the server it starts the variables named with -e.
       const vars = Object.entries(env).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
-      await driveWithInspector([...vars, process.execPath, "dist/main.js"], dir);
+      await driveWithInspector([...vars, process.execPath, "dist/main.js"], dir, toolNames);
       // Over stdio the last batch goes when stdin ends, before the process exits.
       if (traced) await collector.received(name, "tools/call greet");
     }
@@ -151,8 +174,22 @@ describe.concurrent.each(combinations)("a generated project ($dialect, $transpor
       collector.forget(name);
       const redisEnv: Record<string, string> = extras.includes("--redis") ? { REDIS_URL: redis.url } : {};
       const args = transport === "both" ? ["--http"] : [];
-      const { url, child } = await serveHttp("dist/main.js", args, dir, { ...env, ...redisEnv });
-      await driveWithInspector([url, "--transport", "http"], dir);
+      const signInEnv = auth ? (SIGN_IN_ENV[auth] ?? {}) : {};
+      const { url, child } = await serveHttp("dist/main.js", args, dir, { ...env, ...redisEnv, ...signInEnv });
+      if (auth) {
+        // Signed in or not at all: a request without a token is 401, pointing at the protected-resource metadata.
+        const refused = await fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify(INITIALIZE),
+        });
+        expect(refused.status).toBe(401);
+        const challenge = refused.headers.get("www-authenticate") ?? "";
+        expect(challenge).toMatch(/^Bearer /);
+        const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1] ?? "";
+        const metadata = (await (await fetch(metadataUrl)).json()) as { authorization_servers: string[] };
+        expect(metadata.authorization_servers).toHaveLength(1);
+      } else await driveWithInspector([url, "--transport", "http"], dir);
       if (extras.includes("--redis")) {
         const keys = await ok("redis-cli", ["-u", redis.url, "--scan", "--pattern", `ts:{${name}}:*`], dir);
         expect(keys.stdout).toContain(`ts:{${name}}:sessions`);

@@ -13,6 +13,7 @@ describe("parseCliArgs", () => {
       tests: false,
       redis: undefined,
       otel: undefined,
+      auth: undefined,
       yes: true,
       force: true,
       from: undefined,
@@ -27,6 +28,9 @@ describe("parseCliArgs", () => {
     });
     expect(parseCliArgs(["-t", "http", "--redis", "--otel"])).toMatchObject({ redis: true, otel: true });
     expect(parseCliArgs(["--no-redis", "--no-otel"])).toMatchObject({ redis: false, otel: false });
+    expect(parseCliArgs(["-t", "both", "--auth", "verify"])).toMatchObject({ auth: "verify" });
+    expect(parseCliArgs(["--auth", "proxy"])).toMatchObject({ auth: "proxy" });
+    expect(parseCliArgs(["-t", "stdio", "--auth", "none"])).toMatchObject({ auth: "none" });
   });
 
   it("says what is wrong with a bad flag", () => {
@@ -40,6 +44,12 @@ describe("parseCliArgs", () => {
     expect(() => parseCliArgs(["--otel", "--no-otel"])).toThrow("--otel and --no-otel contradict each other");
     expect(() => parseCliArgs(["--transport", "stdio", "--redis"])).toThrow(
       new UsageError("--redis is for a server that serves HTTP: give --transport http or both"),
+    );
+    expect(() => parseCliArgs(["--auth", "oauth"])).toThrow(
+      new UsageError('--auth must be one of none, verify, proxy (got "oauth")'),
+    );
+    expect(() => parseCliArgs(["--transport", "stdio", "--auth", "proxy"])).toThrow(
+      new UsageError("--auth is for a server that serves HTTP: give --transport http or both"),
     );
   });
 });

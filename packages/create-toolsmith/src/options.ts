@@ -2,8 +2,11 @@ import { parseArgs } from "node:util";
 
 export const TRANSPORTS = ["stdio", "http", "both"] as const;
 export const DIALECTS = ["tc39", "legacy"] as const;
+export const AUTHS = ["none", "verify", "proxy"] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 export type Dialect = (typeof DIALECTS)[number];
+/** Sign-in for the HTTP server: none, verify an identity provider's tokens, or the OAuth proxy in front of one. */
+export type Auth = (typeof AUTHS)[number];
 
 /** Everything that decides what is generated. */
 export interface ProjectOptions {
@@ -16,9 +19,18 @@ export interface ProjectOptions {
   redis: boolean;
   /** `@toolsmith/otel` and an OpenTelemetry SDK set-up: a span per operation, sent over OTLP. */
   otel: boolean;
+  /** `@toolsmith/auth` on the HTTP server: `jwtVerifier` (verify) or `oauthProxy` (proxy), and a scoped tool. */
+  auth: Auth;
 }
 
-export const DEFAULTS = { transport: "stdio", dialect: "tc39", tests: true, redis: false, otel: false } as const;
+export const DEFAULTS = {
+  transport: "stdio",
+  dialect: "tc39",
+  tests: true,
+  redis: false,
+  otel: false,
+  auth: "none",
+} as const;
 
 /** What the command line said; anything left undefined is asked for (or defaulted with --yes). */
 export interface CliArgs {
@@ -28,6 +40,7 @@ export interface CliArgs {
   tests: boolean | undefined;
   redis: boolean | undefined;
   otel: boolean | undefined;
+  auth: Auth | undefined;
   yes: boolean;
   force: boolean;
   from: string | undefined;
@@ -45,7 +58,10 @@ function oneOf<T extends string>(flag: string, value: string | undefined, allowe
   throw new UsageError(`--${flag} must be one of ${allowed.join(", ")} (got "${value}")`);
 }
 
-/** Parse `create-toolsmith [dir] [--transport …] [--dialect …] [--no-tests] [--redis] [--otel] [--yes] [--force] [--from path]`. */
+/**
+ * Parse `create-toolsmith [dir] [--transport …] [--dialect …] [--no-tests] [--redis] [--otel] [--auth …] [--yes]
+ * [--force] [--from path]`.
+ */
 export function parseCliArgs(argv: readonly string[]): CliArgs {
   let parsed: ReturnType<typeof parse>;
   try {
@@ -62,6 +78,10 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   if (values.redis && transport === "stdio") {
     throw new UsageError("--redis is for a server that serves HTTP: give --transport http or both");
   }
+  const auth = oneOf("auth", values.auth, AUTHS);
+  if (auth !== undefined && auth !== "none" && transport === "stdio") {
+    throw new UsageError("--auth is for a server that serves HTTP: give --transport http or both");
+  }
   return {
     target: positionals[0],
     transport,
@@ -69,6 +89,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     tests: flag(values.tests, values["no-tests"]),
     redis: flag(values.redis, values["no-redis"]),
     otel: flag(values.otel, values["no-otel"]),
+    auth,
     yes: values.yes ?? false,
     force: values.force ?? false,
     from: values.from,
@@ -92,6 +113,7 @@ function parse(argv: readonly string[]) {
       "no-redis": { type: "boolean" },
       otel: { type: "boolean" },
       "no-otel": { type: "boolean" },
+      auth: { type: "string" },
       yes: { type: "boolean", short: "y" },
       force: { type: "boolean", short: "f" },
       from: { type: "string" },
@@ -110,6 +132,8 @@ Options:
       --no-tests                    leave out the vitest setup and the example test
       --redis                       add @toolsmith/redis: with REDIS_URL set, sessions and tasks live in Redis (HTTP only)
       --otel                        add @toolsmith/otel and an OpenTelemetry SDK set-up sending spans over OTLP
+      --auth none|verify|proxy      sign-in for the HTTP server (@toolsmith/auth): verify an identity provider's
+                                    tokens, or be the OAuth server in front of one (proxy); a scoped tool (default: none)
   -y, --yes                         take the defaults for everything not given, ask nothing
   -f, --force                       write into a non-empty directory
       --from <checkout>             take the Toolsmith packages from a local checkout (packed tarballs), not the registry

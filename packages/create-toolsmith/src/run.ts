@@ -1,6 +1,7 @@
 import * as prompts from "@clack/prompts";
 import { packageNameProblems, projectFromTarget } from "./names.js";
 import {
+  type Auth,
   type CliArgs,
   DEFAULTS,
   type Dialect,
@@ -81,6 +82,10 @@ export async function run(argv: readonly string[], io: RunIo): Promise<number> {
       io.err("create-toolsmith: --redis is for a server that serves HTTP: give --transport http or both.");
       return 2;
     }
+    if (args.auth !== undefined && args.auth !== "none" && transport === "stdio") {
+      io.err("create-toolsmith: --auth is for a server that serves HTTP: give --transport http or both.");
+      return 2;
+    }
     const options: ProjectOptions = {
       name,
       transport,
@@ -109,13 +114,14 @@ export async function run(argv: readonly string[], io: RunIo): Promise<number> {
               }),
             )
           : DEFAULTS.otel),
+      auth: transport === "stdio" ? "none" : (args.auth ?? (ask ? await askAuth() : DEFAULTS.auth)),
     };
     const spin = ask ? prompts.spinner() : undefined;
     const doing = args.from ? `Packing the Toolsmith packages from ${args.from} and writing` : "Writing";
     if (spin) spin.start(`${doing} ${io.relative(dir)}`);
     else
       io.out(
-        `${doing} ${io.relative(dir)} (transport ${options.transport}, dialect ${options.dialect}, tests ${yesNo(options.tests)}, redis ${yesNo(options.redis)}, otel ${yesNo(options.otel)})`,
+        `${doing} ${io.relative(dir)} (transport ${options.transport}, dialect ${options.dialect}, tests ${yesNo(options.tests)}, redis ${yesNo(options.redis)}, otel ${yesNo(options.otel)}, auth ${options.auth})`,
       );
     const written = await scaffold({ ...options, dir, from: args.from }).catch((error: unknown) => {
       spin?.error("Stopped");
@@ -156,6 +162,20 @@ async function askTransport(): Promise<Transport> {
         { value: "stdio", label: "stdio", hint: "the host starts the server as a process" },
         { value: "http", label: "Streamable HTTP", hint: "the server listens; hosts connect by URL" },
         { value: "both", label: "both", hint: "stdio, or HTTP with --http" },
+      ],
+    }),
+  );
+}
+
+async function askAuth(): Promise<Auth> {
+  return answered(
+    await prompts.select<Auth>({
+      message: "Sign-in for the HTTP server (@toolsmith/auth)",
+      initialValue: DEFAULTS.auth,
+      options: [
+        { value: "none", label: "none", hint: "anyone who reaches it may call it" },
+        { value: "verify", label: "verify tokens", hint: "your identity provider issues them (ISSUER, AUDIENCE)" },
+        { value: "proxy", label: "OAuth proxy", hint: "this server signs people in through an OpenID provider" },
       ],
     }),
   );

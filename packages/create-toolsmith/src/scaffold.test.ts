@@ -15,6 +15,7 @@ const base: ProjectOptions = {
   tests: true,
   redis: false,
   otel: false,
+  auth: "none",
 };
 const temp = mkdtempSync(join(tmpdir(), "create-toolsmith-unit-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
@@ -166,6 +167,63 @@ describe("--redis and --otel", () => {
     expect(names).toEqual(expect.arrayContaining(["@toolsmith/core", "@toolsmith/redis", "@toolsmith/otel"]));
     expect(names).not.toContain("create-toolsmith");
     expect(names.length).toBeGreaterThanOrEqual(8);
+  });
+});
+
+describe("--auth", () => {
+  const http = { ...base, transport: "http" } as const;
+
+  it("verify: jwtVerifier on ISSUER and AUDIENCE, given to listen, with the README saying how", () => {
+    const files = renderProject({ ...http, auth: "verify" }, "/p");
+    expect(JSON.parse(files.get("package.json")!).dependencies["@toolsmith/auth"]).toBe(`^${TOOLSMITH_VERSION}`);
+    const signIn = files.get("src/sign-in.ts")!;
+    expect(signIn).toContain('import { jwtVerifier } from "@toolsmith/auth";');
+    expect(signIn).toContain('authenticate: jwtVerifier({ issuer, audience: required("AUDIENCE") }),');
+    expect(signIn).toContain('const issuer = required("ISSUER");');
+    expect(signIn).toContain("resourceMetadata: { authorizationServers: [issuer] },");
+    const main = files.get("src/main.ts")!;
+    expect(main).toContain('import { signIn } from "./sign-in.js";');
+    expect(main).toContain("await listen(server, signIn());");
+    const readme = files.get("README.md")!;
+    expect(readme).toContain("## Sign-in");
+    expect(readme).toContain("ISSUER=https://login.example.com AUDIENCE=http://127.0.0.1:3000/mcp npm start");
+  });
+
+  it("proxy: oauthProxy in front of oidcUpstream from the OIDC_* variables, sealed with AUTH_SECRET", () => {
+    const files = renderProject({ ...base, transport: "both", otel: true, auth: "proxy" }, "/p");
+    const signIn = files.get("src/sign-in.ts")!;
+    expect(signIn).toContain('import { oauthProxy, oidcUpstream } from "@toolsmith/auth";');
+    for (const name of ["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "AUTH_SECRET"]) {
+      expect(signIn).toContain(`required("${name}")`);
+    }
+    expect(signIn).toContain("return oauthProxy(server.toServer(), {");
+    const main = files.get("src/main.ts")!;
+    expect(main).toContain("const http = await listen(server, signIn(server));");
+    // Over stdio nothing signs in.
+    expect(main).toContain("const connection = serveStdio(server, { exitOnEnd: false });");
+    expect(files.get("README.md")).toContain("/oauth/callback");
+  });
+
+  it("adds a tool that needs a scope, and tests it in memory as callers with and without it", () => {
+    const files = renderProject({ ...http, auth: "verify" }, "/p");
+    expect(files.get("src/server.ts")).toContain(
+      '@tool({ description: "Forget everyone greeted so far", scopes: ["greetings:reset"] })\n  reset() {',
+    );
+    const test = files.get("src/server.test.ts")!;
+    expect(test).toContain('const resetter: AuthInfo = { subject: "ada", scopes: ["greetings:reset"] };');
+    expect(test).toContain("createTestClient(new MyServer(), { protocolVersion, auth: resetter })");
+    expect(test).toContain("createTestClient(new MyServer(), { protocolVersion, auth: reader })");
+    expect(test).toContain("code: ErrorCode.InsufficientScope,");
+    expect(test.match(/^ {2}it\(/gm)).toHaveLength(7);
+  });
+
+  it("none: no sign-in file, no @toolsmith/auth, no scoped tool", () => {
+    const files = renderProject(http, "/p");
+    expect(files.has("src/sign-in.ts")).toBe(false);
+    expect(files.get("package.json")).not.toContain("@toolsmith/auth");
+    expect(files.get("src/server.ts")).not.toContain("scopes");
+    expect(files.get("src/server.test.ts")).not.toContain("AuthInfo");
+    expect(files.get("src/main.ts")).toContain("await listen(server);");
   });
 });
 

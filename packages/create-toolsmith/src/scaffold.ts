@@ -6,6 +6,7 @@ import { biomeJson, gitignore, tsconfig, tsconfigTest, vitestConfig } from "./te
 import { mainSource } from "./template/main-source.js";
 import { type PackageSources, packageJson, pnpmWorkspace } from "./template/package-json.js";
 import { readme } from "./template/readme.js";
+import { signInSource } from "./template/sign-in-source.js";
 import { serverSource, testSource } from "./template/source-files.js";
 import { tracingSource } from "./template/tracing-source.js";
 
@@ -22,6 +23,7 @@ export function renderProject(options: ProjectOptions, dir: string, sources: Pac
     ["pnpm-workspace.yaml", pnpmWorkspace(sources)],
   ]);
   if (options.otel) files.set("src/tracing.ts", tracingSource(options.name));
+  if (options.auth !== "none") files.set("src/sign-in.ts", signInSource(options));
   if (options.tests) {
     files.set("tsconfig.test.json", tsconfigTest());
     files.set("vitest.config.ts", vitestConfig(options));

@@ -37,4 +37,5 @@ export type ToolsmithPackage =
   | "@toolsmith/vitest"
   | "@toolsmith/cli"
   | "@toolsmith/redis"
-  | "@toolsmith/otel";
+  | "@toolsmith/otel"
+  | "@toolsmith/auth";

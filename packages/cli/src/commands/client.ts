@@ -1,4 +1,4 @@
-import { ProtocolError } from "@modelcontextprotocol/client";
+import { isHttpsUrl, ProtocolError } from "@modelcontextprotocol/client";
 import { LOG_LEVELS } from "@toolsmith/core";
 import { type Command, Option } from "commander";
 import { colorsFor } from "../colors.js";
@@ -6,14 +6,17 @@ import {
   type Connection,
   type ConnectOptions,
   connect,
+  isSignInAsked,
   MODERN_VERSION,
   parseEra,
   parseLogLevel,
   parseTimeout,
 } from "../connect.js";
-import { CliError, EXIT } from "../exit-codes.js";
+import { CliError, EXIT, usage } from "../exit-codes.js";
 import { ConnectionClosed } from "../raw-requests.js";
 import { formatLog } from "../server-log.js";
+import { SignInFailed } from "../sign-in/loopback.js";
+import { describeFailure, type SignInOptions } from "../sign-in/sign-in.js";
 import { describeTarget, type Target } from "../target.js";
 import { Unavailable } from "../transient.js";
 
@@ -24,6 +27,11 @@ export interface ClientFlags {
   logLevel: string;
   timeout: string;
   verbose?: boolean;
+  clientId?: string;
+  clientMetadataUrl?: string;
+  browser: boolean;
+  callbackPort?: string;
+  signInTimeout: string;
 }
 
 /** The client flags, checked: a bad `--era`, `--log-level` or `--timeout` is exit 2. */
@@ -36,7 +44,32 @@ export function clientOptions(flags: ClientFlags, color = true): ConnectOptions 
     logLevel: parseLogLevel(flags.logLevel),
     // On a terminal the live status line is cleared first; the next status shows it again.
     onLog: (params) => process.stderr.write(`${process.stderr.isTTY ? "\r\x1b[2K" : ""}${formatLog(params, c)}\n`),
+    signIn: signInOptions(flags),
   };
+}
+
+/** The sign-in flags, checked: a bad port, time-out or metadata URL is exit 2. */
+function signInOptions(flags: ClientFlags): SignInOptions {
+  const timeoutMs = Number(flags.signInTimeout);
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+    throw usage(`--sign-in-timeout is a whole number of milliseconds; got "${flags.signInTimeout}"`);
+  const options: SignInOptions = { timeoutMs, noBrowser: !flags.browser };
+  if (flags.callbackPort !== undefined) {
+    const port = Number(flags.callbackPort);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw usage(`--callback-port is a port number (1 to 65535); got "${flags.callbackPort}"`);
+    options.callbackPort = port;
+  }
+  if (flags.clientId !== undefined) {
+    if (flags.clientId.trim() === "") throw usage("--client-id is empty");
+    options.clientId = flags.clientId;
+  }
+  if (flags.clientMetadataUrl !== undefined) {
+    if (!isHttpsUrl(flags.clientMetadataUrl))
+      throw usage(`--client-metadata-url is an https URL with a path; got "${flags.clientMetadataUrl}"`);
+    options.clientMetadataUrl = flags.clientMetadataUrl;
+  }
+  return options;
 }
 
 /** `command` with the client options: `--era`, `--json`, `--log-level`, `--timeout`, `--verbose`. */
@@ -54,7 +87,15 @@ export function addClientOptions(command: Command): Command {
         .default("info"),
     )
     .option("--timeout <ms>", "time-out for each request, in milliseconds", "60000")
-    .option("-v, --verbose", "show the server's stderr as it runs");
+    .option("-v, --verbose", "show the server's stderr as it runs")
+    .option("--client-id <id>", "sign in as this client, registered beforehand with the server's authorization server")
+    .option("--client-metadata-url <url>", "sign in as the client this https metadata document describes, where taken")
+    .option("--no-browser", "when the server asks for sign-in, print the URL but do not open a browser")
+    .option(
+      "--callback-port <port>",
+      "the 127.0.0.1 port the browser comes back to after sign-in (default: a free one)",
+    )
+    .option("--sign-in-timeout <ms>", "how long to wait for the browser to come back, in milliseconds", "300000");
 }
 
 /** One stderr line that says what is happening, cleared afterwards. */
@@ -96,9 +137,20 @@ export async function useClient<T>(
     status.clear();
   }
   try {
-    return await run(connection, status);
+    try {
+      return await run(connection, status);
+    } catch (error) {
+      // A request asked for more scopes (or a new sign-in): once the browser is back, run again with the new token.
+      if (!connection.signIn?.pending() || !isSignInAsked(error)) throw error;
+      status.clear();
+      await connection.signIn.complete();
+      return await run(connection, status);
+    }
   } catch (error) {
     if (error instanceof CliError) throw error;
+    if (error instanceof SignInFailed) throw new CliError(error.message);
+    if (isSignInAsked(error))
+      throw new CliError(`${describeTarget(target)} asks for sign-in: ${describeFailure(error)}`);
     if (connection.lost() || error instanceof ConnectionClosed) throw serverGone(target, connection);
     if (error instanceof Unavailable) throw new CliError(error.message, EXIT.connect);
     if (error instanceof ProtocolError)

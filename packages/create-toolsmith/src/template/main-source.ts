@@ -6,15 +6,18 @@ const SIGNALS = 'for (const signal of ["SIGTERM", "SIGINT"]) {';
 /** `src/main.ts`: serve the class over the chosen transport, with the Redis engine and tracing when asked for. */
 export function mainSource(options: ProjectOptions): string {
   const server = className(options.name);
-  const { transport, redis, otel } = options;
+  const { transport, redis, otel, auth } = options;
   const imports = [
     ...(redis ? ['import { createRedisEngine } from "@toolsmith/redis";'] : []),
     ...(transport !== "stdio" ? ['import { listen } from "@toolsmith/transport-http";'] : []),
     ...(transport === "both" ? ['import { releaseStdout, serveStdio } from "@toolsmith/transport-stdio";'] : []),
     ...(transport === "stdio" ? ['import { serveStdio } from "@toolsmith/transport-stdio";'] : []),
     `import { ${server} } from "./server.js";`,
+    ...(auth !== "none" ? ['import { signIn } from "./sign-in.js";'] : []),
     ...(otel ? ['import { shutdownTracing } from "./tracing.js";'] : []),
   ];
+  // Sign-in (src/sign-in.ts): what listen is given so that callers sign in.
+  const listenCall = auth === "none" ? "listen(server)" : `listen(server, signIn(${auth === "proxy" ? "server" : ""}))`;
   const lines = ["#!/usr/bin/env node", ...imports, ""];
   if (redis) {
     lines.push(
@@ -29,11 +32,11 @@ export function mainSource(options: ProjectOptions): string {
     lines.push(...(otel ? stdioTraced("") : ["serveStdio(server);"]));
   } else if (transport === "http") {
     lines.push(`// ${url}.`);
-    lines.push(...(otel ? httpTraced("") : ["await listen(server);"]));
+    lines.push(...(otel ? httpTraced("", listenCall) : [`await ${listenCall};`]));
   } else {
     lines.push(`// --http: ${url}; else stdio.`);
     lines.push('if (process.argv.includes("--http")) {', "  releaseStdout();");
-    lines.push(...(otel ? httpTraced("  ") : ["  await listen(server);"]));
+    lines.push(...(otel ? httpTraced("  ", listenCall) : [`  await ${listenCall};`]));
     lines.push("} else {");
     lines.push(...(otel ? stdioTraced("  ") : ["  serveStdio(server);"]));
     lines.push("}");
@@ -55,9 +58,9 @@ function stdioTraced(indent: string): string[] {
   ].map((line) => indent + line);
 }
 
-function httpTraced(indent: string): string[] {
+function httpTraced(indent: string, listenCall: string): string[] {
   return [
-    "const http = await listen(server);",
+    `const http = await ${listenCall};`,
     "// Spans go out in batches: on a signal, the server drains, then the last ones go.",
     SIGNALS,
     "  process.once(signal, async () => {",

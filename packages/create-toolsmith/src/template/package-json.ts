@@ -8,12 +8,13 @@ import { formatJson } from "./json.js";
  */
 export type PackageSources = Record<string, string>;
 
-export function toolsmithPackages({ transport, redis, otel }: ProjectOptions): ToolsmithPackage[] {
+export function toolsmithPackages({ transport, redis, otel, auth }: ProjectOptions): ToolsmithPackage[] {
   const packages: ToolsmithPackage[] = ["@toolsmith/core", "@toolsmith/decorators"];
   if (transport !== "http") packages.push("@toolsmith/transport-stdio");
   if (transport !== "stdio") packages.push("@toolsmith/transport-http");
   if (redis) packages.push("@toolsmith/redis");
   if (otel) packages.push("@toolsmith/otel");
+  if (auth !== "none") packages.push("@toolsmith/auth");
   return packages;
 }
 

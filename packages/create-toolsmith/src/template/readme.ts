@@ -1,4 +1,5 @@
 import type { ProjectOptions } from "../options.js";
+import { RESET_SCOPE } from "./sign-in-source.js";
 
 const fence = (lang: string, body: string) => `\`\`\`${lang}\n${body}\n\`\`\``;
 const URL = "http://127.0.0.1:3000/mcp";
@@ -26,6 +27,49 @@ trace. \`src/tracing.ts\` sets up the OpenTelemetry SDK and sends the spans over
 load no SDK, so the middleware does nothing there.`;
 }
 
+function signInSection({ auth, transport }: ProjectOptions): string {
+  const start = transport === "both" ? "npm run start:http" : "npm start";
+  const common = `The \`reset\` tool needs the \`${RESET_SCOPE}\` scope (\`scopes\` in \`src/server.ts\`): a token without
+it is answered 403 with \`WWW-Authenticate: Bearer error="insufficient_scope"\`, which clients use to ask for more.${
+    transport === "both" ? " Over stdio there is no token: the local user holds every scope." : ""
+  } The tests in \`src/server.test.ts\` call it in memory as signed-in callers (\`createTestClient\`'s \`auth\`), no
+identity provider needed. \`npx toolsmith list ${URL}\` signs in from a terminal.`;
+  if (auth === "verify") {
+    return `## Sign-in
+
+The HTTP server takes only tokens your identity provider issued for it (\`src/sign-in.ts\`, \`jwtVerifier\` of
+\`@toolsmith/auth\`): their signature against the provider's published keys, issuer, audience and expiry.
+
+${fence("sh", `ISSUER=https://login.example.com AUDIENCE=${URL} ${start}`)}
+
+- \`ISSUER\`: your identity provider's issuer URL (its metadata is at \`<ISSUER>/.well-known/openid-configuration\`).
+- \`AUDIENCE\`: this server's URL, which the provider puts in the tokens' \`aud\` (RFC 8707 resource indicators).
+
+${common}`;
+  }
+  return `## Sign-in
+
+The HTTP server is the OAuth authorization server its clients sign in with, in front of one OpenID provider
+(\`src/sign-in.ts\`, \`oauthProxy\` and \`oidcUpstream\` of \`@toolsmith/auth\`): clients register (client ID metadata
+documents, or dynamic registration), people sign in at the provider and consent here, and the server issues its own
+tokens, bound to its URL. Register this server with the provider as a web client whose redirect URI is
+\`http://127.0.0.1:3000/oauth/callback\` (the server's origin, then \`/oauth/callback\`), then:
+
+${fence(
+  "sh",
+  `OIDC_ISSUER=https://login.example.com OIDC_CLIENT_ID=… OIDC_CLIENT_SECRET=… \\
+  AUTH_SECRET=$(openssl rand -base64 32) ${start}`,
+)}
+
+- \`OIDC_ISSUER\`, \`OIDC_CLIENT_ID\`, \`OIDC_CLIENT_SECRET\`: the provider and this server's registration with it.
+- \`AUTH_SECRET\`: 32 bytes or more, the same for every process and kept across restarts; it seals what the server
+  keeps (pending sign-ins, codes, refresh tokens, the provider's tokens) on its engine.
+- \`PUBLIC_URL\`: the origin clients reach the server at (\`https://mcp.example.com\`), named in the tokens it issues;
+  by default each request's own.
+
+${common}`;
+}
+
 /** The generated README: what is here, the scripts, and how each host registers the server. */
 export function readme(options: ProjectOptions, dir: string): string {
   const { name, transport } = options;
@@ -36,7 +80,9 @@ export function readme(options: ProjectOptions, dir: string): string {
   const sections: string[] = [];
   sections.push(`# ${name}
 
-An [MCP](https://modelcontextprotocol.io) server built with Toolsmith: one tool (\`greet\`), one resource
+An [MCP](https://modelcontextprotocol.io) server built with Toolsmith: ${
+    options.auth === "none" ? "one tool (`greet`)" : "two tools (`greet`, and `reset`, which needs a scope)"
+  }, one resource
 (\`greetings://history\`) and one prompt (\`welcome\`) in \`src/server.ts\`, written with ${
     options.dialect === "tc39" ? "TC39 standard decorators" : "legacy `experimentalDecorators`"
   }. It serves ${
@@ -53,6 +99,7 @@ tarball, \`npm install ./toolsmith-packages/toolsmith-redis-<version>.tgz\` (or 
 \`package.json\` (and \`pnpm-workspace.yaml\`) already send it and its own \`@toolsmith/*\` dependencies there.`);
   if (options.redis) sections.push(REDIS);
   if (options.otel) sections.push(tracing(options));
+  if (options.auth !== "none") sections.push(signInSection(options));
 
   const scripts = [
     "| script | does |",

@@ -1,5 +1,6 @@
 import { className } from "../names.js";
 import type { ProjectOptions } from "../options.js";
+import { RESET_SCOPE } from "./sign-in-source.js";
 
 export function serverSource(options: ProjectOptions): string {
   const imports = options.otel
@@ -40,20 +41,33 @@ ${traced}export class ${className(options.name)} extends McpServer {
   welcome({ name }: Args<typeof Welcome>) {
     return \`Write a short, friendly welcome message for \${name}.\`;
   }
-}
+${options.auth === "none" ? "" : SCOPED_TOOL}}
 `;
 }
 
+// With sign-in: a tool only a caller whose token holds its scope may call (a 403 over HTTP names the scope).
+const SCOPED_TOOL = `
+  @tool({ description: "Forget everyone greeted so far", scopes: [${JSON.stringify(RESET_SCOPE)}] })
+  reset() {
+    this.greeted = [];
+    return "Forgotten.";
+  }
+`;
+
 export function testSource(options: ProjectOptions): string {
   const server = className(options.name);
-  return `import { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION } from "@toolsmith/core";
+  const scoped = options.auth !== "none";
+  const coreImports = scoped
+    ? "type AuthInfo, ErrorCode, LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION"
+    : "LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION";
+  return `import { ${coreImports} } from "@toolsmith/core";
 import { createTestClient } from "@toolsmith/core/testing";
 import { describe, expect, it } from "vitest";
 import { ${server} } from "./server.js";
 
 // In memory: no transport, no process; once per protocol era, in the newest revision of each that core speaks.
 const ERAS = [LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION];
-
+${scoped ? PRINCIPALS : ""}
 describe.each(ERAS)("${server} (%s)", (protocolVersion) => {
   // toContain, not toEqual: what \`toolsmith add\` adds later does not turn this test red.
   it("lists its tool, resource and prompt", async () => {
@@ -83,6 +97,38 @@ describe.each(ERAS)("${server} (%s)", (protocolVersion) => {
     const { messages } = await client.getPrompt("welcome", { name: "Ada" });
     expect(messages[0]?.content).toMatchObject({ text: expect.stringContaining("Ada") });
   });
-});
+${scoped ? scopedTests(server) : ""}});
+`;
+}
+
+// Callers as the HTTP transport gives them once their token is checked: a scoped tool is tested with no identity provider.
+const PRINCIPALS = `
+// Signed-in callers, as the HTTP transport hands them over once their token is checked: no identity provider here.
+const resetter: AuthInfo = { subject: "ada", scopes: [${JSON.stringify(RESET_SCOPE)}] };
+const reader: AuthInfo = { subject: "rob", scopes: [] };
+`;
+
+function scopedTests(server: string): string {
+  return `
+  it("resets for a caller whose token holds ${RESET_SCOPE}", async () => {
+    const client = await createTestClient(new ${server}(), { protocolVersion, auth: resetter });
+    await client.callTool("greet", { name: "Ada" });
+    expect(await client.callTool("reset")).toMatchObject({ isError: false });
+    const { contents } = await client.readResource("greetings://history");
+    expect(contents[0]).toMatchObject({ text: "[]" });
+  });
+
+  it("refuses a caller without ${RESET_SCOPE}, naming the scope (HTTP: 403 insufficient_scope)", async () => {
+    const client = await createTestClient(new ${server}(), { protocolVersion, auth: reader });
+    await expect(client.callTool("reset")).rejects.toMatchObject({
+      code: ErrorCode.InsufficientScope,
+      data: { scopes: [${JSON.stringify(RESET_SCOPE)}] },
+    });
+  });
+
+  it("lets a client without a principal, the local user as over stdio, hold every scope", async () => {
+    const client = await createTestClient(new ${server}(), { protocolVersion });
+    expect(await client.callTool("reset")).toMatchObject({ isError: false });
+  });
 `;
 }
