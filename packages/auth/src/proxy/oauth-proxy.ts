@@ -1,4 +1,5 @@
 import { type AuthInfo, DefinitionError, type Server } from "@toolsmith/core";
+import { callerKey } from "@toolsmith/core/transport";
 import { type AuthOptions, AuthUnavailable, type RouteInfo, type Routes } from "@toolsmith/transport-http";
 import type { JWK } from "jose";
 import { createClientRegistry } from "../clients/registry.js";
@@ -47,6 +48,10 @@ export interface OAuthProxyOptions {
     readonly dynamicRegistration?: boolean;
     /** Registrations one caller may make per hour (default the registry's). */
     readonly registrationsPerHour?: number;
+    /** Registrations every caller together may make per hour (default the registry's). */
+    readonly registrationsPerHourTotal?: number;
+    /** Metadata documents the server may fetch anew per hour (default the registry's). */
+    readonly documentFetchesPerHour?: number;
   };
   /** The key access tokens are signed with (a private P-256 JWK); default one made once and kept in the vault. */
   readonly signingKey?: JWK;
@@ -112,6 +117,12 @@ export function oauthProxy(server: Server, options: OAuthProxyOptions): OAuthPro
       ...(options.clients?.registrationsPerHour === undefined
         ? {}
         : { registrationsPerHour: options.clients.registrationsPerHour }),
+      ...(options.clients?.registrationsPerHourTotal === undefined
+        ? {}
+        : { registrationsPerHourTotal: options.clients.registrationsPerHourTotal }),
+      ...(options.clients?.documentFetchesPerHour === undefined
+        ? {}
+        : { documentFetchesPerHour: options.clients.documentFetchesPerHour }),
     }),
     key: signingKey(vault, options.signingKey),
     path: options.path ?? "/mcp",
@@ -156,7 +167,8 @@ export function oauthProxy(server: Server, options: OAuthProxyOptions): OAuthPro
   };
   if (settings.clients.dynamicRegistration) {
     routes["POST /register"] = form(64 * 1024, (request, info) =>
-      settings.clients.register(request, `address ${info.remoteAddress ?? "unknown"}`),
+      // Counted as every per-caller limit is: an IPv6 address by its /56, so one host cannot count as many.
+      settings.clients.register(request, callerKey(undefined, () => info.remoteAddress) ?? "address unknown"),
     );
   }
   // Our tokens checked by jwtVerifier with our own key set, one per origin served (the issuer, unless given, and

@@ -86,7 +86,8 @@ async function issue(
     token_type: "Bearer",
     expires_in: settings.accessTokenTtlSec,
     ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }),
-    scope,
+    // RFC 6749 §5.1: the scopes granted, or nothing when none were (never an empty string).
+    ...(scope === "" ? {} : { scope }),
   });
 }
 

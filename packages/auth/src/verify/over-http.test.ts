@@ -99,7 +99,7 @@ it("over the wire: each refusal's status and challenge; the provider down is 503
   expect(lacking.status).toBe(403);
   // The scope parameter is what a client steps up with (RFC 6750 §3, SEP-2350): every scope required.
   expect(lacking.challenge).toBe(
-    'Bearer error="insufficient_scope", scope="mcp:use", error_description="Forbidden: the access token lacks the scope mcp:use"',
+    'Bearer scope="mcp:use", error="insufficient_scope", error_description="Forbidden: the access token lacks the scope mcp:use"',
   );
 
   // A fresh verifier (no keys yet) while the provider is down.

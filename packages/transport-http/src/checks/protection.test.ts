@@ -64,7 +64,8 @@ describe("protection", () => {
     const anonymous = await handle(call2026(1, "whoami", {}));
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get("www-authenticate")).toBe(
-      'Bearer resource_metadata="http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp", error="invalid_token", error_description="Unauthorized"',
+      // No credentials: no error code (RFC 6750 §3.1), only where to get some.
+      'Bearer resource_metadata="http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp"',
     );
     const readOnly = await handle(call2026(1, "whoami", {}, { authorization: "Bearer read-only" }));
     expect(readOnly.status).toBe(403);

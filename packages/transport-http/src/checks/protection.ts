@@ -145,9 +145,27 @@ function metadataUrl(request: Incoming, path: string): string {
 }
 
 /**
+ * A `WWW-Authenticate: Bearer` value, always in one order: where the metadata is, the scopes to ask for, then the
+ * error and its description (none for a request that carried no credentials, RFC 6750 §3.1).
+ */
+function bearerChallenge(
+  metadata: string | undefined,
+  scopes: readonly string[] | undefined,
+  error?: string,
+  description?: string,
+): string {
+  const parts: string[] = [];
+  if (metadata !== undefined) parts.push(`resource_metadata="${metadata}"`);
+  if (scopes?.length) parts.push(`scope="${scopes.join(" ").replace(/["\\]/g, "")}"`);
+  if (error !== undefined && description !== undefined) {
+    parts.push(`error="${error}"`, `error_description="${description.replace(/["\\]/g, "")}"`);
+  }
+  return parts.length === 0 ? "Bearer" : `Bearer ${parts.join(", ")}`;
+}
+
+/**
  * The `WWW-Authenticate` value of a 403 for want of `scopes` (RFC 6750 §3.1, MCP's scope challenge): every scope the
- * operation needs, and where the metadata is, so a client can step up and retry. Scopes are RFC 6749 scope tokens
- * (core checked them): nothing in them can end the quoted string.
+ * operation needs, and where the metadata is, so a client can step up and retry.
  */
 export function scopeChallenge(
   options: AuthOptions,
@@ -155,11 +173,8 @@ export function scopeChallenge(
   path: string,
   scopes: readonly string[],
 ): string {
-  const needed = scopes.join(" ");
-  const parts = [`error="insufficient_scope"`, `scope="${needed}"`];
-  if (options.resourceMetadata) parts.push(`resource_metadata="${metadataUrl(request, path)}"`);
-  parts.push(`error_description="This operation needs the scopes ${needed}"`);
-  return `Bearer ${parts.join(", ")}`;
+  const metadata = options.resourceMetadata ? metadataUrl(request, path) : undefined;
+  return bearerChallenge(metadata, scopes, "insufficient_scope", `This operation needs the scopes ${scopes.join(" ")}`);
 }
 
 /**
@@ -214,14 +229,14 @@ export async function authorize(
   scopes: readonly string[] = [],
 ): Promise<AuthInfo | undefined | Outgoing> {
   if (!options.authenticate) return undefined;
-  const challenge = (error: string, description: string, status: number, named?: readonly string[]) => {
-    const parts = [`error="${error}"`, `error_description="${description.replace(/["\\]/g, "")}"`];
-    // A 403 names what its refusal needs; a 401 the server's own scopes (what a client first asks for).
-    const asked = status === 401 ? scopes : named;
-    if (asked?.length) parts.splice(1, 0, `scope="${asked.join(" ").replace(/["\\]/g, "")}"`);
-    if (options.resourceMetadata) parts.unshift(`resource_metadata="${metadataUrl(request, path)}"`);
-    return `Bearer ${parts.join(", ")}`;
-  };
+  const metadata = options.resourceMetadata ? metadataUrl(request, path) : undefined;
+  // A 403 names what its refusal needs; a 401 the server's own scopes (what a client first asks for).
+  const challenge = (
+    error: string | undefined,
+    description: string | undefined,
+    status: number,
+    named?: readonly string[],
+  ) => bearerChallenge(metadata, status === 401 ? scopes : named, error, description);
   const refused = (status: number, error: string, message: string, named?: readonly string[]) =>
     answer(status, errorLine("null", { code: ErrorCode.ServerError, message }), {
       "content-type": "application/json",
@@ -230,7 +245,16 @@ export async function authorize(
   try {
     const principal = await options.authenticate(request.request());
     unavailable?.(undefined);
-    if (principal === undefined || principal === null) return refused(401, "invalid_token", "Unauthorized");
+    if (principal === undefined || principal === null) {
+      // RFC 6750 §3.1: a request that carried no credentials is told where to get some, without an error code.
+      if (request.header("authorization") === null) {
+        return answer(401, errorLine("null", { code: ErrorCode.ServerError, message: "Unauthorized" }), {
+          "content-type": "application/json",
+          "www-authenticate": challenge(undefined, undefined, 401),
+        });
+      }
+      return refused(401, "invalid_token", "Unauthorized");
+    }
     if (typeof principal.subject !== "string" || principal.subject.trim() === "") {
       misconfigured();
       return refused(401, "invalid_token", NO_SUBJECT);
