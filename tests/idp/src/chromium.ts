@@ -65,7 +65,10 @@ export async function signInWithChromium(url: string, options: SignInOptions = {
       (route) => route.abort("blockedbyclient"),
     );
     const page = await context.newPage();
-    await page.goto(url);
+    // The provider may send the browser straight back (an error, a consent already given): that is an arrival.
+    await page.goto(url).catch((error: unknown) => {
+      if (arrived === undefined) throw error;
+    });
     for (let pages = 0; pages < (options.maxPages ?? 10); pages++) {
       if (arrived !== undefined) return arrived;
       const navigated = page.waitForEvent("framenavigated", (frame) => frame === page.mainFrame());

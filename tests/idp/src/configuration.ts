@@ -30,6 +30,7 @@ export interface Settings {
   accessTokenAlgorithm: SigningAlgorithm;
   clientIdMetadataDocuments: boolean | { fetch: typeof fetch };
   cookieKeys: string[];
+  keepClientScope: boolean;
 }
 
 /** A fresh private signing key of `alg`, with its RFC 7638 thumbprint as `kid`. */
@@ -54,11 +55,12 @@ export function configuration(settings: Settings): Record<string, unknown> {
   const { storage } = settings;
   const metadataDocuments = settings.clientIdMetadataDocuments;
   return {
-    adapter: storage.adapter(),
+    adapter: storage.adapter(settings.keepClientScope),
     clients: settings.clients,
     jwks: { keys: settings.keys },
     cookies: { keys: settings.cookieKeys },
-    scopes: ["openid", "offline_access"],
+    // The resource scopes are listed too: a client registering for them names them in its `scope` (RFC 7591).
+    scopes: ["openid", "offline_access", ...settings.scopes],
     claims: { openid: ["sub"] },
     pkce: { required: () => true },
     clientBasedCORS: () => true,

@@ -207,6 +207,32 @@ describe("the development OpenID provider", () => {
     }
   });
 
+  it("lets a client that registered for less ask for more, unless told to hold it to its registered scope", async () => {
+    const ask = async (on: Idp) => {
+      const metadata = await discoverAuthorizationServerMetadata(on.issuer);
+      const client = await registerClient(on.issuer, {
+        metadata,
+        clientMetadata: { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", scope: "notes:read" },
+      });
+      const { authorizationUrl } = await startAuthorization(on.issuer, {
+        metadata,
+        clientInformation: client,
+        redirectUrl: REDIRECT,
+        scope: "notes:read notes:write",
+        resource: RESOURCE,
+      });
+      return new URL(await signInWithChromium(authorizationUrl.href, { browser })).searchParams;
+    };
+    expect((await ask(idp)).get("code")).toEqual(expect.any(String));
+    const strict = await startIdp({ scopes: ["notes:read", "notes:write"], holdClientsToRegisteredScope: true });
+    try {
+      // Refused before any page: the browser is sent straight back, and that is where the sign-in ends.
+      expect(Object.fromEntries(await ask(strict))).toMatchObject({ error: "invalid_scope", scope: "notes:write" });
+    } finally {
+      await strict.close();
+    }
+  });
+
   it("met no error while answering", () => {
     expect(idp.serverErrors).toEqual([]);
   });

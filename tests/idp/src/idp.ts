@@ -34,6 +34,11 @@ export interface IdpOptions {
    * the fetch the provider uses for them, so a test can answer an https URL from a loopback server.
    */
   clientIdMetadataDocuments?: boolean | { fetch: typeof fetch };
+  /**
+   * Hold a registered client to the `scope` it registered with (oidc-provider's rule); default false, as many
+   * providers do not, so a client that registered for less can still step up.
+   */
+  holdClientsToRegisteredScope?: boolean;
   /** The port to listen on, on 127.0.0.1; default a free one. */
   port?: number;
 }
@@ -79,6 +84,7 @@ export async function startIdp(options: IdpOptions = {}): Promise<Idp> {
     accessTokenAlgorithm: options.accessTokenAlgorithm ?? "RS256",
     clientIdMetadataDocuments: options.clientIdMetadataDocuments ?? true,
     cookieKeys: [randomBytes(32).toString("base64url")],
+    keepClientScope: options.holdClientsToRegisteredScope ?? false,
   };
   // ID tokens default to RS256 for every client: the provider holds an RS256 key besides the access tokens' one.
   if (settings.accessTokenAlgorithm !== "RS256") settings.keys.push(await signingKey("RS256"));

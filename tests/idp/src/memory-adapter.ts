@@ -51,8 +51,13 @@ export class MemoryStorage {
     }
   }
 
-  /** The adapter class oidc-provider constructs once per model (`new Adapter("AccessToken")`). */
-  adapter(): new (model: string) => ModelAdapter {
+  /**
+   * The adapter class oidc-provider constructs once per model (`new Adapter("AccessToken")`). Unless
+   * `keepClientScope`, a registered client is stored without its `scope`, which oidc-provider would otherwise hold it
+   * to (RFC 7591 leaves that to the server, and many do not): the official client registers with the scope of its
+   * first sign-in, and a step-up asks for more.
+   */
+  adapter(keepClientScope: boolean): new (model: string) => ModelAdapter {
     const storage = this;
     return class implements ModelAdapter {
       readonly #model: string;
@@ -60,6 +65,7 @@ export class MemoryStorage {
         this.#model = model;
       }
       async upsert(id: string, payload: Record<string, unknown>, expiresIn?: number): Promise<void> {
+        if (this.#model === "Client" && !keepClientScope) delete payload.scope;
         storage.set(`${this.#model}:${id}`, payload, expiresIn);
       }
       async find(id: string): Promise<Record<string, unknown> | undefined> {

@@ -59,6 +59,10 @@ export interface AuthOptions {
   resourceMetadata?: {
     /** The authorization servers' issuers; a function is given the origin the request was addressed to. */
     authorizationServers: readonly string[] | ((origin: string) => readonly string[]);
+    /**
+     * `scopes_supported`; by default every scope the server uses, as it is now: its own (`createServer({ scopes })`)
+     * and those of each tool, resource, template and prompt no guard hides, sorted.
+     */
     scopesSupported?: readonly string[];
     resourceName?: string;
     resourceDocumentation?: string;
@@ -136,8 +140,34 @@ function metadataUrl(request: Incoming, path: string): string {
   return `${request.origin}/.well-known/oauth-protected-resource${path}`;
 }
 
-/** The RFC 9728 document for this endpoint, when asked for at its well-known path. */
-export function protectedResourceMetadata(options: AuthOptions, request: Incoming, path: string): Outgoing | undefined {
+/**
+ * The `WWW-Authenticate` value of a 403 for want of `scopes` (RFC 6750 §3.1, MCP's scope challenge): every scope the
+ * operation needs, and where the metadata is, so a client can step up and retry. Scopes are RFC 6749 scope tokens
+ * (core checked them): nothing in them can end the quoted string.
+ */
+export function scopeChallenge(
+  options: AuthOptions,
+  request: Incoming,
+  path: string,
+  scopes: readonly string[],
+): string {
+  const needed = scopes.join(" ");
+  const parts = [`error="insufficient_scope"`, `scope="${needed}"`];
+  if (options.resourceMetadata) parts.push(`resource_metadata="${metadataUrl(request, path)}"`);
+  parts.push(`error_description="This operation needs the scopes ${needed}"`);
+  return `Bearer ${parts.join(", ")}`;
+}
+
+/**
+ * The RFC 9728 document for this endpoint, when asked for at its well-known path; `declared`: every scope the server
+ * uses, its `scopes_supported` unless the options name them.
+ */
+export function protectedResourceMetadata(
+  options: AuthOptions,
+  request: Incoming,
+  path: string,
+  declared: () => readonly string[] = () => [],
+): Outgoing | undefined {
   const metadata = options.resourceMetadata;
   if (!metadata) return undefined;
   if (
@@ -154,7 +184,8 @@ export function protectedResourceMetadata(options: AuthOptions, request: Incomin
         : metadata.authorizationServers,
     bearer_methods_supported: ["header"],
   };
-  if (metadata.scopesSupported) body.scopes_supported = metadata.scopesSupported;
+  const scopes = metadata.scopesSupported ?? declared();
+  if (scopes.length > 0) body.scopes_supported = scopes;
   if (metadata.resourceName) body.resource_name = metadata.resourceName;
   if (metadata.resourceDocumentation) body.resource_documentation = metadata.resourceDocumentation;
   return answer(200, JSON.stringify(body));
@@ -167,7 +198,8 @@ const NO_SUBJECT =
 /**
  * The caller, or the 401/403 that refuses them (503 when the hook throws `AuthUnavailable`, told to `unavailable`).
  * Without an `authenticate` hook everyone is anonymous. A principal without a subject is refused with 401 and
- * reported through `misconfigured`: it could not be told from another.
+ * reported through `misconfigured`: it could not be told from another. A 401 names `scopes` (the server's own,
+ * which every request needs) as the scopes to ask for.
  */
 export async function authorize(
   options: AuthOptions,
@@ -175,17 +207,19 @@ export async function authorize(
   path: string,
   misconfigured: () => void,
   unavailable?: (error: AuthUnavailable | undefined) => void,
+  scopes: readonly string[] = [],
 ): Promise<AuthInfo | undefined | Outgoing> {
   if (!options.authenticate) return undefined;
-  const challenge = (error: string, description: string) => {
+  const challenge = (error: string, description: string, status: number) => {
     const parts = [`error="${error}"`, `error_description="${description.replace(/["\\]/g, "")}"`];
+    if (status === 401 && scopes.length > 0) parts.unshift(`scope="${scopes.join(" ")}"`);
     if (options.resourceMetadata) parts.unshift(`resource_metadata="${metadataUrl(request, path)}"`);
     return `Bearer ${parts.join(", ")}`;
   };
   const refused = (status: number, error: string, message: string) =>
     answer(status, errorLine("null", { code: ErrorCode.ServerError, message }), {
       "content-type": "application/json",
-      "www-authenticate": challenge(error, message),
+      "www-authenticate": challenge(error, message, status),
     });
   try {
     const principal = await options.authenticate(request.request());

@@ -1,10 +1,16 @@
 import { type AuthInfo, ErrorCode } from "@toolsmith/core";
 import { createMemoryEngine } from "@toolsmith/core/engine";
 import { attempt, defaultEngine, messageIdText } from "@toolsmith/core/internal";
-import { type Servable, toServer } from "@toolsmith/core/transport";
+import { declaredScopes, type Servable, serverScopes, toServer } from "@toolsmith/core/transport";
 import { callerShare, StreamLimits } from "../checks/caller-limits.js";
 import { postRefusal, tooLarge } from "../checks/post-checks.js";
-import { type AuthUnavailable, authorize, hostOriginCheck, protectedResourceMetadata } from "../checks/protection.js";
+import {
+  type AuthUnavailable,
+  authorize,
+  hostOriginCheck,
+  protectedResourceMetadata,
+  scopeChallenge,
+} from "../checks/protection.js";
 import { eraOfPost, noEra, VERSION_HEADER } from "../checks/versions.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "../exchange/exchange.js";
 import { refuse, shuttingDown } from "../exchange/refusals.js";
@@ -131,12 +137,12 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
     const refused = hostOrigin(request);
     if (refused) return refused;
     if (request.path !== path) {
-      const metadata = protectedResourceMetadata(options, request, path);
+      const metadata = protectedResourceMetadata(options, request, path, () => declaredScopes(server));
       if (metadata && request.method === "GET") return metadata;
       return answer(404, "Not found", { "content-type": "text/plain" });
     }
     if (!options.authenticate) return route(request, undefined);
-    return authorize(options, request, path, noSubject, unavailable).then(
+    return authorize(options, request, path, noSubject, unavailable, serverScopes(server)).then(
       (auth) => (isOutgoing(auth) ? auth : route(request, auth)),
       (error: unknown) => {
         // The hook's own failure (not an AuthError): the request fails, and the server's log (onError too) hears why.
@@ -160,6 +166,18 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
     }
   }
 
+  // A 403 core wrote for want of scopes gets its challenge here, where the metadata's URL is known (RFC 6750 §3.1).
+  function challenged(request: Incoming, outgoing: Outgoing): Outgoing {
+    const { scopes } = outgoing;
+    if (scopes === undefined) return outgoing;
+    const challenge = scopeChallenge(options, request, path, scopes);
+    return {
+      status: outgoing.status,
+      headers: { ...outgoing.headers, "www-authenticate": challenge },
+      body: outgoing.body,
+    };
+  }
+
   // A POST goes to the session it names, else to the era it chose: initialize, or a 2026-07-28 request.
   async function post(request: Incoming, auth: AuthInfo | undefined): Promise<Outgoing> {
     const refused = postRefusal(request, maxBodyBytes);
@@ -176,18 +194,18 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
     if (request.header("mcp-session-id") === null) {
       // The era is decided here, once: each era's requests hand it to the connection that serves them.
       const era = eraOfPost(request.header(VERSION_HEADER), message);
-      if (era === "handshake") return sessions.initialize(request, body, message, auth);
+      if (era === "handshake") return challenged(request, await sessions.initialize(request, body, message, auth));
       if (era === "stateless") {
         // Never waits for the engine (a 2026-07-28 request needs nothing of it), but starts it for listen streams.
         if (!start.started) void attempt(start.ready, onError);
-        return stateless.serve(request, body, message, auth);
+        return challenged(request, await stateless.serve(request, body, message, auth));
       }
       return noEra(messageIdText(message, body));
     }
     const found = sessions.find(request, auth, message, body);
     const serve = (session: HttpSession | Outgoing | undefined) =>
       isOutgoing(session) || !session ? (session as Outgoing) : sessions.post(request, session, body, message, auth);
-    return found instanceof Promise ? found.then(serve) : serve(found);
+    return challenged(request, await (found instanceof Promise ? found.then(serve) : serve(found)));
   }
 
   return {

@@ -31,6 +31,11 @@ export interface Outgoing {
   readonly stream?: EventStream | undefined;
   /** A user route's Response: written as it is (status, headers, body streamed), `status` and `headers` aside. */
   readonly response?: Response | undefined;
+  /**
+   * A 403 core wrote for want of scopes: every scope the operation needs, which the dispatcher names in its
+   * `WWW-Authenticate: Bearer error="insufficient_scope"` challenge (it knows the metadata URL).
+   */
+  readonly scopes?: readonly string[] | undefined;
 }
 
 export const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/json" };

@@ -42,7 +42,9 @@ export interface PostReplyOptions {
 
 /**
  * The HTTP answer to one POSTed request: plain JSON when its response is the first thing the connection says for
- * it, an SSE stream as soon as anything else comes first (progress, a log message, a question to the client).
+ * it, an SSE stream as soon as anything else comes first (progress, a log message, a question to the client). A
+ * refusal for want of scopes comes before anything of the operation runs, so it is the first thing said: JSON with its
+ * status (403), whether or not the client accepts SSE.
  */
 export class PostReply {
   /** The answer, once known; `answered` resolves with it when it is not known at once. */
@@ -90,11 +92,15 @@ export class PostReply {
       const headers = options.jsonHeaders ?? (extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS);
       const wait = delivery.retryAfterSeconds;
       const status = options.status(delivery.error, wait);
-      // Core could not reach the engine for it: the client is told when to try again.
+      const { scopes } = delivery;
+      // Core could not reach the engine for it: the client is told when to try again. A refusal for want of scopes
+      // is challenged (403, RFC 6750 §3.1): the dispatcher writes the challenge naming them.
       this.#settle(
-        wait === undefined
-          ? { status, headers, body: line }
-          : { status, headers: { ...headers, "retry-after": String(retryAfter(wait)) }, body: line },
+        wait !== undefined
+          ? { status, headers: { ...headers, "retry-after": String(retryAfter(wait)) }, body: line }
+          : scopes !== undefined && status === 403
+            ? { status, headers, body: line, scopes }
+            : { status, headers, body: line },
       );
       return true;
     }
