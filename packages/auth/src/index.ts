@@ -15,6 +15,7 @@ export type { HostResolver } from "./clients/fetch-document.js";
 export { type ClientRegistryOptions, createClientRegistry } from "./clients/registry.js";
 export { type OAuthProxy, type OAuthProxyOptions, oauthProxy } from "./proxy/oauth-proxy.js";
 export { scopesOf, type TokenPrincipal } from "./tokens/principal.js";
+export type { FetchLimits } from "./upstream/bounded-fetch.js";
 export { type OAuthUpstreamOptions, oauthUpstream } from "./upstream/oauth-upstream.js";
 export { type OidcUpstreamOptions, oidcUpstream } from "./upstream/oidc-upstream.js";
 export { githubUpstream, googleUpstream, type PresetOptions } from "./upstream/presets.js";

@@ -25,6 +25,7 @@ const TYPES = [
   "ProtectionOptions",
   "RemoteAddress",
   "RouteHandler",
+  "RouteInfo",
   "RouteOptions",
   "Routes",
 ];

@@ -1,5 +1,4 @@
 import { type AuthInfo, DefinitionError, type Server } from "@toolsmith/core";
-import type { KeyValueStore } from "@toolsmith/core/engine";
 import { type AuthOptions, AuthUnavailable, type RouteInfo, type Routes } from "@toolsmith/transport-http";
 import type { JWK } from "jose";
 import { createClientRegistry } from "../clients/registry.js";
@@ -62,16 +61,6 @@ export interface OAuthProxy {
   upstreamToken(ctx: { readonly auth?: AuthInfo | undefined }): Promise<string>;
 }
 
-function storeOf(engine: unknown): KeyValueStore {
-  const store = engine as Partial<KeyValueStore>;
-  if (typeof store.setValue !== "function" || typeof store.takeValue !== "function") {
-    throw new DefinitionError(
-      "oauthProxy keeps its records on the server's engine, and this engine keeps no values (KeyValueStore)",
-    );
-  }
-  return store as KeyValueStore;
-}
-
 function secretOf(server: Server, options: OAuthProxyOptions): string | Uint8Array {
   if (options.secret !== undefined) return options.secret;
   if (options.development === true && server.engine.shared === false) {
@@ -100,7 +89,7 @@ function seconds(name: string, value: number | undefined, fallback: number): num
  * this server alone; the upstream's tokens stay sealed on the server's engine.
  */
 export function oauthProxy(server: Server, options: OAuthProxyOptions): OAuthProxy {
-  const vault = createVault(storeOf(server.engine), secretOf(server, options));
+  const vault = createVault(server.engine, secretOf(server, options));
   if (
     options.issuer !== undefined &&
     (!URL.canParse(options.issuer) || new URL(options.issuer).origin !== options.issuer)
@@ -178,11 +167,13 @@ export function oauthProxy(server: Server, options: OAuthProxyOptions): OAuthPro
     let verifier = verifiers.get(origin);
     if (verifier === undefined) {
       if (verifiers.size >= 64) verifiers.clear();
-      verifier = settings
-        .key()
-        .then(({ jwks }) =>
+      verifier = settings.key().then(
+        ({ jwks }) =>
           jwtVerifier({ issuer: issuerOf(settings, request), audience: resourceOf(settings, request), jwks }),
-        );
+        (error: unknown) => {
+          throw new AuthUnavailable("the signing key could not be read from the server's engine", 5, { cause: error });
+        },
+      );
       verifiers.set(origin, verifier);
       verifier.catch(() => verifiers.delete(origin));
     }
