@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { end } from "../../../scripts/child-processes.js";
 import { type SpawnedHttp, spawnHttp } from "../../../scripts/spawn-http.js";
 
-// Build first (npx -y pnpm@12.4.2 run build). The README's command, `pnpm start` (node dist/main.js --dev): the server
-// and its local OpenID provider in one process; the official client signs a person in through headless Chromium.
+// Build first (npx -y pnpm@12.4.2 run build). The README's command, `pnpm start` (node dist/main.js --dev): the server,
+// its OAuth proxy and a local OpenID provider as the upstream, in one process; the official client signs a person in
+// through headless Chromium: the proxy's consent page, then the provider's login and consent pages.
 const main = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
 type Mode = "legacy" | { pin: "2026-07-28" };
@@ -33,7 +34,7 @@ afterAll(async () => {
 function clientOf(mode: Mode, provider: BrowserSignIn) {
   const transport = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider });
   const client = new Client({ name: "sign-in-example-test", version: "1.0.0" }, { versionNegotiation: { mode } });
-  return { client, transport };
+  return { client, transport, provider };
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
@@ -41,20 +42,27 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
 }
 
 describe.each(ERAS)("examples/sign-in in development, with the official client (%s)", (_era, mode, person) => {
-  it("sends the client to its local provider; once a person signs in the tools know them; writing steps up", async () => {
-    expect(server.stderr()).toMatch(/sign-in at http:\/\/127\.0\.0\.1:\d+ \(development/);
+  it("signs a person in through its proxy and the upstream; the tools know them; writing steps up", async () => {
+    expect(server.stderr()).toMatch(
+      /sign-in through this server \(OAuth proxy\) at the local provider at http:\/\/127/,
+    );
     const provider = new BrowserSignIn();
     const first = clientOf(mode, provider);
     await expect(first.client.connect(first.transport).then(() => first.client.listTools())).rejects.toBeInstanceOf(
       UnauthorizedError,
     );
     await first.client.close();
+    // The authorization server is this server (its proxy), not the upstream.
+    expect(provider.lastAuthorizationUrl.origin).toBe(new URL(server.url).origin);
     await provider.completeIn(first.transport, { login: person, browser });
 
     const signedIn = clientOf(mode, provider);
     try {
       await signedIn.client.connect(signedIn.transport);
       expect(await call(signedIn.client, "whoami")).toEqual({ subject: person, scopes: ["notes:read"] });
+      // The proxy's tokens are for this server; the upstream's stay on it, and a tool calls the upstream with them.
+      expect(signedIn.provider.saved?.access_token).toBeDefined();
+      expect(await call(signedIn.client, "whoami_upstream")).toMatchObject({ profile: { sub: person } });
       // add_note needs notes:write: 403, and the client asks the person for it.
       await expect(call(signedIn.client, "add_note", { text: "buy milk" })).rejects.toBeInstanceOf(UnauthorizedError);
       await provider.completeIn(signedIn.transport, { login: person, browser });
