@@ -91,9 +91,7 @@ async function proxying(server: Server, env: Env, development: boolean): Promise
         signal: AbortSignal.timeout(10_000),
       });
       if (!answer.ok) throw new Error(`${chosen.name} answered ${answer.status}`);
-      const text = await answer.text();
-      if (text.length > 64 * 1024) throw new Error(`${chosen.name} answered too much`);
-      return { profile: JSON.parse(text) as Record<string, unknown> };
+      return { profile: JSON.parse(await boundedText(answer, chosen.name)) as Record<string, unknown> };
     },
   });
   return {
@@ -111,7 +109,7 @@ async function chooseUpstream(env: Env, development: boolean): Promise<Chosen> {
   const { OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET } = env;
   if (OIDC_ISSUER !== undefined && OIDC_CLIENT_ID !== undefined && OIDC_CLIENT_SECRET !== undefined) {
     const upstream = oidcUpstream({ issuer: OIDC_ISSUER, clientId: OIDC_CLIENT_ID, clientSecret: OIDC_CLIENT_SECRET });
-    return { upstream, name: new URL(OIDC_ISSUER).host, userinfo: () => discoverUserinfo(OIDC_ISSUER) };
+    return { upstream, name: new URL(OIDC_ISSUER).host, userinfo: discoverUserinfo(OIDC_ISSUER) };
   }
   if (env.GITHUB_CLIENT_ID !== undefined && env.GITHUB_CLIENT_SECRET !== undefined) {
     const upstream = githubUpstream({ clientId: env.GITHUB_CLIENT_ID, clientSecret: env.GITHUB_CLIENT_SECRET });
@@ -119,7 +117,7 @@ async function chooseUpstream(env: Env, development: boolean): Promise<Chosen> {
   }
   if (env.GOOGLE_CLIENT_ID !== undefined && env.GOOGLE_CLIENT_SECRET !== undefined) {
     const upstream = googleUpstream({ clientId: env.GOOGLE_CLIENT_ID, clientSecret: env.GOOGLE_CLIENT_SECRET });
-    return { upstream, name: "Google", userinfo: () => discoverUserinfo("https://accounts.google.com") };
+    return { upstream, name: "Google", userinfo: discoverUserinfo("https://accounts.google.com") };
   }
   if (!development) {
     throw new Error(
@@ -128,10 +126,11 @@ async function chooseUpstream(env: Env, development: boolean): Promise<Chosen> {
   }
   // The local provider is loaded only in development: a deployed server never starts it.
   const local = await (await import("@toolsmith/tests-idp")).startIdp({ scopes: ["openid", "profile", "email"] });
+  const userinfo = discoverUserinfo(local.issuer);
   return {
     upstream: oidcUpstream({ issuer: local.issuer, clientId: DEV_CLIENT.id, clientSecret: DEV_CLIENT.secret }),
     name: `the local provider at ${local.issuer} (any name and password)`,
-    userinfo: () => discoverUserinfo(local.issuer),
+    userinfo,
     // The proxy's callback is on the port the server got: the provider learns it now.
     serving: (url) =>
       local.addClient({
@@ -146,12 +145,38 @@ async function chooseUpstream(env: Env, development: boolean): Promise<Chosen> {
   };
 }
 
-/** The userinfo endpoint an OpenID provider's metadata names. */
-async function discoverUserinfo(issuer: string): Promise<string> {
-  const answer = await fetch(`${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`, {
-    signal: AbortSignal.timeout(10_000),
-  });
-  const metadata = (await answer.json()) as { userinfo_endpoint?: unknown };
-  if (!answer.ok || typeof metadata.userinfo_endpoint !== "string") throw new Error(`${issuer} names no userinfo`);
-  return metadata.userinfo_endpoint;
+/** The userinfo endpoint an OpenID provider's metadata names: asked once, asked again after a failure. */
+function discoverUserinfo(issuer: string): () => Promise<string> {
+  let found: Promise<string> | undefined;
+  const discover = async () => {
+    const answer = await fetch(`${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`, {
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!answer.ok) throw new Error(`${issuer}'s metadata answered ${answer.status}`);
+    const metadata = JSON.parse(await boundedText(answer, issuer)) as { userinfo_endpoint?: unknown };
+    if (typeof metadata.userinfo_endpoint !== "string") throw new Error(`${issuer} names no userinfo endpoint`);
+    return metadata.userinfo_endpoint;
+  };
+  return () => {
+    found ??= discover().catch((error: unknown) => {
+      found = undefined;
+      throw error;
+    });
+    return found;
+  };
+}
+
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/** An answer's text, refused past 64 KiB (read no further). */
+async function boundedText(answer: Response, from: string): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of answer.body ?? []) {
+    size += chunk.byteLength;
+    // Leaving the loop cancels the body: nothing more is read.
+    if (size > MAX_ANSWER_BYTES) throw new Error(`${from} answered more than ${MAX_ANSWER_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
