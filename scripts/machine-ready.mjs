@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The first step of `pnpm test`: the machine has what the tests start besides Node packages, or is made to have it.
-// Two Debian packages: redis-server (the Redis engine's tests start their own, Redis 7) and chromium (examples/poll
-// renders its MCP App in it, headless). Missing ones are installed with apt-get (as root, or through a password-less
+// Two Debian packages: redis-server (the Redis engine's tests start their own, Redis 7) and chromium (headless:
+// examples/poll renders its MCP App in it; the sign-in tests, tests/idp, tests/auth, packages/auth and
+// examples/sign-in, sign a person in with it). Missing ones are installed with apt-get (as root, or through a password-less
 // sudo), saying so first; where that cannot be done the run stops at once with one message naming the command.
 import { spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
@@ -20,7 +21,7 @@ const NEEDS = [
   },
   {
     pkg: "chromium",
-    why: "examples/poll renders its MCP App in headless Chromium",
+    why: "examples/poll renders its MCP App, and the sign-in tests sign a person in, in headless Chromium",
     found: () => executable(process.env.CHROMIUM_PATH ?? CHROMIUM_DEFAULT),
     where: () => process.env.CHROMIUM_PATH ?? CHROMIUM_DEFAULT,
   },

@@ -1,17 +1,29 @@
+import { createRedisEngine } from "@toolsmith/redis";
 import { listen } from "@toolsmith/transport-http";
 import { createNotesServer } from "./notes.js";
 import { signIn } from "./sign-in.js";
 
-// Streamable HTTP at http://127.0.0.1:$PORT/mcp (default 3000). ISSUER: the identity provider that issues tokens;
-// --dev without one starts a local OpenID provider (any name and password signs in). RESOURCE: the endpoint's public URL.
+// Streamable HTTP at http://127.0.0.1:$PORT/mcp (default 3000; HOST to listen elsewhere). How people sign in is
+// src/sign-in.ts's, chosen by environment variables; --dev without an upstream starts a local OpenID provider.
+// REDIS_URL keeps the sign-in state (sealed) on Redis, shared by every process of the server.
 const development = process.argv.includes("--dev");
-const auth = await signIn({ issuer: process.env.ISSUER, resource: process.env.RESOURCE, development });
-process.stderr.write(`sign-in at ${auth.issuer}${development ? " (development: any name and password)" : ""}\n`);
-const http = await listen(createNotesServer(), {
+const { REDIS_URL, HOST } = process.env;
+const server = createNotesServer(REDIS_URL ? { engine: createRedisEngine({ url: REDIS_URL }) } : {});
+const auth = await signIn(server, process.env, development);
+const http = await listen(server, {
+  ...(HOST ? { host: HOST } : {}),
   authenticate: auth.authenticate,
   resourceMetadata: auth.resourceMetadata,
+  ...(auth.routes ? { routes: auth.routes } : {}),
+  ...(auth.allowedHosts ? { allowedHosts: auth.allowedHosts } : {}),
+  log: null,
 });
-auth.serving(http.url);
+await auth.serving(http.url);
+// Said once the sign-in is ready, so whoever waits for this line can sign in at once.
+process.stderr.write(
+  `MCP server (Streamable HTTP) listening on ${http.url}\nsign-in ${auth.describe}\n` +
+    `try it: npx @modelcontextprotocol/inspector (Streamable HTTP, ${http.url}), or toolsmith list --url ${http.url}\n`,
+);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
