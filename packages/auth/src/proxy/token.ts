@@ -1,5 +1,6 @@
 import type { OAuthClient } from "../clients/client.js";
 import type { Code, Grant } from "./callback.js";
+import { keepGrant, revokeGrant } from "./grants.js";
 import { randomId, s256, VERIFIER } from "./pkce.js";
 import { json, oauthError } from "./replies.js";
 import { issuerOf, type ProxySettings } from "./settings.js";
@@ -66,7 +67,9 @@ async function issue(
   const ttlMs = settings.refreshTokenTtlSec * 1000;
   const refreshable = client.grantTypes.includes("refresh_token");
   // The grant lives as long as its newest refresh token (without one, as long as its access token).
-  await settings.vault.put("grant", grantId, grant, refreshable ? ttlMs : settings.accessTokenTtlSec * 1000);
+  if (!(await keepGrant(settings, grantId, grant, refreshable ? ttlMs : settings.accessTokenTtlSec * 1000))) {
+    return invalidGrant("the grant was revoked");
+  }
   const refreshToken = refreshable ? randomId() : undefined;
   if (refreshToken !== undefined) {
     const record: Refresh = { grant: grantId, clientId: grant.clientId, used: false };
@@ -104,12 +107,12 @@ async function authorizationCode(
   if (bound === undefined) {
     // Used before: whatever was issued with it is revoked.
     const spent = await settings.vault.get<{ grant: string }>("spent", code);
-    if (spent !== undefined) await settings.vault.delete("grant", spent.grant);
+    if (spent !== undefined) await revokeGrant(settings, spent.grant);
     return invalidGrant("the code is invalid, expired or already used");
   }
   await settings.vault.put("spent", code, { grant: bound.grant }, settings.refreshTokenTtlSec * 1000);
   const refuse = async (description: string, error = "invalid_grant") => {
-    await settings.vault.delete("grant", bound.grant);
+    await revokeGrant(settings, bound.grant);
     return oauthError(400, error, description);
   };
   if (bound.clientId !== client.clientId) return refuse("the code was issued to another client");
@@ -136,7 +139,7 @@ async function refreshToken(settings: ProxySettings, request: Request, form: URL
   // Kept as used (the same TTL), so a second use is told from a forged token.
   await settings.vault.put("refresh", token, { ...record, used: true } satisfies Refresh, ttlMs);
   if (record.used) {
-    await settings.vault.delete("grant", record.grant);
+    await revokeGrant(settings, record.grant);
     settings.warn(`OAuth proxy: a refresh token was used twice; its grant (client ${record.clientId}) is revoked`);
     return invalidGrant("the refresh token was already used; the grant is revoked");
   }
