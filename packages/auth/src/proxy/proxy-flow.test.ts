@@ -210,6 +210,16 @@ describe("the OAuth proxy in front of a real OpenID provider", () => {
     );
     expect([malformed.status, malformed.body.error]).toEqual([401, "invalid_client"]);
     expect(malformed.headers.get("www-authenticate")).toBe('Basic realm="token"');
+    // Not base64, and no colon: the same 401 naming Basic, not a request without a client.
+    for (const credentials of ["!!!@@@", Buffer.from(clientId).toString("base64")]) {
+      const garbled = await postForm(
+        url,
+        { grant_type: "refresh_token", refresh_token: "x" },
+        { authorization: `Basic ${credentials}` },
+      );
+      expect([garbled.status, garbled.body.error]).toEqual([401, "invalid_client"]);
+      expect(garbled.headers.get("www-authenticate")).toBe('Basic realm="token"');
+    }
     const forged = await postForm(url, { grant_type: "refresh_token", refresh_token: "forged", client_id: clientId });
     expect([forged.status, forged.body.error]).toEqual([400, "invalid_grant"]);
     const twice = await fetch(url, {

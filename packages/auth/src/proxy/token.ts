@@ -1,4 +1,5 @@
 import type { OAuthClient } from "../clients/client.js";
+import { basicCredentials } from "../clients/client-authentication.js";
 import type { Code, Grant } from "./callback.js";
 import { keepGrant, revokeGrant } from "./grants.js";
 import { randomId, s256, VERIFIER } from "./pkce.js";
@@ -27,28 +28,18 @@ export async function authenticateClient(
   form: URLSearchParams,
 ): Promise<OAuthClient | Response> {
   let clientId = form.get("client_id");
-  const basic = request.headers.get("authorization");
-  if (basic?.toLowerCase().startsWith("basic ")) {
-    const pair = Buffer.from(basic.slice(6).trim(), "base64").toString("utf8");
-    let named: string;
-    try {
-      named = decodeURIComponent(pair.slice(0, Math.max(0, pair.indexOf(":"))).replace(/\+/g, " "));
-    } catch {
-      return oauthError(401, "invalid_client", "the Basic credentials are malformed", {
-        "www-authenticate": 'Basic realm="token"',
-      });
-    }
-    if (clientId !== null && clientId !== named) return oauthError(400, "invalid_request", "two different client ids");
-    clientId = named;
+  const basic = basicCredentials(request.headers.get("authorization"));
+  const challenge = { "www-authenticate": 'Basic realm="token"' };
+  // Not base64, no colon, or not form-encoded: a 401 naming Basic, as any failed Basic authentication (RFC 6749 5.2).
+  if (basic === null) return oauthError(401, "invalid_client", "the Basic credentials are malformed", challenge);
+  if (basic !== undefined) {
+    if (clientId !== null && clientId !== basic.id)
+      return oauthError(400, "invalid_request", "two different client ids");
+    clientId = basic.id;
   }
   const unknown = () =>
-    oauthError(
-      401,
-      "invalid_client",
-      "client authentication failed",
-      basic ? { "www-authenticate": 'Basic realm="token"' } : {},
-    );
-  if (!clientId) return oauthError(401, "invalid_client", "no client_id");
+    oauthError(401, "invalid_client", "client authentication failed", basic === undefined ? {} : challenge);
+  if (!clientId) return basic === undefined ? oauthError(401, "invalid_client", "no client_id") : unknown();
   const client = await settings.clients.resolve(clientId).catch(() => undefined);
   if (client === undefined) return unknown();
   if (!(await settings.clients.authenticate(client, request, form).catch(() => false))) return unknown();
