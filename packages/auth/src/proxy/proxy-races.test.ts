@@ -37,7 +37,17 @@ function holdNextGrantWrite(): Promise<void> {
   });
 }
 
-/** The memory engine, with the hold above on its values. */
+/** Armed: the next write of a spent code's mark waits until a take of a code has found nothing. */
+let spentHold: Promise<void> | undefined;
+let codeMissed: (() => void) | undefined;
+
+function holdSpentMarkUntilCodeMissed(): void {
+  spentHold = new Promise<void>((resolve) => {
+    codeMissed = resolve;
+  });
+}
+
+/** The memory engine, with the holds above on its values. */
 function heldEngine(): Engine {
   const engine = createMemoryEngine();
   return new Proxy(engine, {
@@ -47,6 +57,11 @@ function heldEngine(): Engine {
       const method = value.bind(target) as (key: string, ...rest: unknown[]) => unknown;
       if (name === "setValue") {
         return async (key: string, ...rest: unknown[]) => {
+          const spent = spentHold;
+          if (spent !== undefined && key.startsWith("auth:spent:")) {
+            spentHold = undefined;
+            await spent;
+          }
           const armed = hold;
           if (armed !== undefined && key.startsWith("auth:grant:")) {
             hold = undefined;
@@ -60,6 +75,13 @@ function heldEngine(): Engine {
         return async (key: string) => {
           const answer = await method(key);
           if (key.startsWith("auth:grant:")) grantDeleted?.();
+          return answer;
+        };
+      }
+      if (name === "takeValue") {
+        return async (key: string) => {
+          const answer = await method(key);
+          if (key.startsWith("auth:code:") && answer === undefined) codeMissed?.();
           return answer;
         };
       }
@@ -83,7 +105,7 @@ afterAll(async () => {
   await idp?.close();
 });
 
-async function signIn() {
+async function authorize() {
   const client = await pkce();
   const url = authorizeUrl(proxied.origin, {
     response_type: "code",
@@ -94,14 +116,20 @@ async function signIn() {
     state: client.state,
   });
   const back = new URL(await signInWithChromium(url, { browser }));
-  const code = back.searchParams.get("code") ?? "";
-  const tokens = await postForm(`${proxied.origin}/token`, {
+  return { code: back.searchParams.get("code") ?? "", verifier: client.verifier };
+}
+
+const exchange = ({ code, verifier }: { code: string; verifier: string }) =>
+  postForm(`${proxied.origin}/token`, {
     grant_type: "authorization_code",
     code,
     redirect_uri: REDIRECT,
     client_id: clientId,
-    code_verifier: client.verifier,
+    code_verifier: verifier,
   });
+
+async function signIn() {
+  const tokens = await exchange(await authorize());
   expect(tokens.status).toBe(200);
   return tokens.body;
 }
@@ -124,4 +152,20 @@ it("keeps a grant revoked by a refresh token's reuse even while its rotation is 
   } else {
     expect(rotated.body.error).toBe("invalid_grant");
   }
+}, 60_000);
+
+it("never lets a code used twice at once keep a grant: at most one exchange issues, and that grant is revoked", async () => {
+  const authorized = await authorize();
+  // Were the code marked spent only after it is taken, the first exchange is held before that mark until the second
+  // has found nothing: the second would then not know which grant to revoke.
+  holdSpentMarkUntilCodeMissed();
+  const answers = await Promise.all([exchange(authorized), exchange(authorized)]);
+  spentHold = undefined;
+  const issued = answers.filter((answer) => answer.status === 200);
+  expect(issued.length).toBeLessThanOrEqual(1);
+  for (const refused of answers.filter((answer) => answer.status !== 200)) {
+    expect([refused.status, refused.body.error]).toEqual([400, "invalid_grant"]);
+  }
+  // A code used twice: the grant behind it is revoked, so a refresh token issued by it is refused.
+  for (const { body } of issued) expect((await refresh(body.refresh_token ?? "")).body.error).toBe("invalid_grant");
 }, 60_000);

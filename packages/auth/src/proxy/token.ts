@@ -101,7 +101,6 @@ async function authorizationCode(
     if (spent !== undefined) await revokeGrant(settings, spent.grant);
     return invalidGrant("the code is invalid, expired or already used");
   }
-  await settings.vault.put("spent", code, { grant: bound.grant }, settings.refreshTokenTtlSec * 1000);
   const refuse = async (description: string, error = "invalid_grant") => {
     await revokeGrant(settings, bound.grant);
     return oauthError(400, error, description);
