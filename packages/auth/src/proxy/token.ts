@@ -120,10 +120,33 @@ async function authorizationCode(
   return issue(settings, request, client, bound.grant, grant, bound.scope);
 }
 
+/** The scopes a refresh asks for, if the grant has them all and the resource is its own; else the refusal. */
+function narrowed(form: URLSearchParams, grant: Grant): string | Response {
+  const asked = form.get("scope");
+  const granted = grant.scope === "" ? [] : grant.scope.split(" ");
+  const scopes = asked === null ? granted : asked.split(" ").filter((scope) => scope !== "");
+  if (scopes.some((scope) => !granted.includes(scope))) {
+    return oauthError(400, "invalid_scope", "a requested scope was not granted");
+  }
+  const resource = form.get("resource");
+  if (resource !== null && !(URL.canParse(resource) && new URL(resource).href === grant.resource)) {
+    return oauthError(400, "invalid_target", "resource is not this grant's");
+  }
+  return scopes.join(" ");
+}
+
 async function refreshToken(settings: ProxySettings, request: Request, form: URLSearchParams, client: OAuthClient) {
   const token = form.get("refresh_token");
   if (!token) return oauthError(400, "invalid_request", "refresh_token is required");
   const ttlMs = settings.refreshTokenTtlSec * 1000;
+  // A request its own client may correct (a scope not granted, another resource) is refused before the token is
+  // used up, so the corrected retry is not taken for a stolen token's reuse.
+  const seen = await settings.vault.get<Refresh>("refresh", token);
+  if (seen !== undefined && !seen.used && seen.clientId === client.clientId) {
+    const current = await settings.vault.get<Grant>("grant", seen.grant);
+    const checked = current === undefined ? undefined : narrowed(form, current);
+    if (checked instanceof Response) return checked;
+  }
   const record = await settings.vault.take<Refresh>("refresh", token);
   if (record === undefined) return invalidGrant("the refresh token is invalid or expired");
   // Kept as used (the same TTL), so a second use is told from a forged token.
@@ -136,17 +159,9 @@ async function refreshToken(settings: ProxySettings, request: Request, form: URL
   if (record.clientId !== client.clientId) return invalidGrant("the refresh token was issued to another client");
   const grant = await settings.vault.get<Grant>("grant", record.grant);
   if (grant === undefined) return invalidGrant("the grant was revoked or expired");
-  const asked = form.get("scope");
-  const granted = grant.scope === "" ? [] : grant.scope.split(" ");
-  const scopes = asked === null ? granted : asked.split(" ").filter((scope) => scope !== "");
-  if (scopes.some((scope) => !granted.includes(scope))) {
-    return oauthError(400, "invalid_scope", "a requested scope was not granted");
-  }
-  const resource = form.get("resource");
-  if (resource !== null && !(URL.canParse(resource) && new URL(resource).href === grant.resource)) {
-    return oauthError(400, "invalid_target", "resource is not this grant's");
-  }
-  return issue(settings, request, client, record.grant, grant, scopes.join(" "));
+  const scope = narrowed(form, grant);
+  if (scope instanceof Response) return scope;
+  return issue(settings, request, client, record.grant, grant, scope);
 }
 
 /** POST /token. */
