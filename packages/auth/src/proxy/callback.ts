@@ -87,6 +87,8 @@ export async function callback(settings: ProxySettings, request: Request): Promi
     resource: asked.resource,
     scope: asked.scope,
   };
+  // Which grant the code opened, kept from now on: a second use, even one racing the first, finds it and revokes.
+  await settings.vault.put("spent", ours, { grant: grantId }, settings.refreshTokenTtlSec * 1000);
   await settings.vault.put("code", ours, bound, CODE_TTL_MS);
   return redirect(withParams(asked.redirectUri, { code: ours, state: asked.state, iss: asked.issuer }));
 }

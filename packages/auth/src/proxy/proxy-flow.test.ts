@@ -163,6 +163,30 @@ describe("the OAuth proxy in front of a real OpenID provider", () => {
     expect(proxied.logged.some((entry) => entry.message.includes("a refresh token was used twice"))).toBe(true);
   }, 60_000);
 
+  it("refuses a refresh asking for more scope or another resource without using its token up", async () => {
+    const { params, verifier } = await signIn("notes:read");
+    const { body } = await exchange(params.get("code") ?? "", verifier);
+    const token = body.refresh_token ?? "";
+    const wider = await postForm(`${proxied.origin}/token`, {
+      grant_type: "refresh_token",
+      refresh_token: token,
+      client_id: clientId,
+      scope: "notes:write",
+    });
+    expect([wider.status, wider.body.error]).toEqual([400, "invalid_scope"]);
+    const elsewhere = await postForm(`${proxied.origin}/token`, {
+      grant_type: "refresh_token",
+      refresh_token: token,
+      client_id: clientId,
+      resource: "https://other.example/mcp",
+    });
+    expect([elsewhere.status, elsewhere.body.error]).toEqual([400, "invalid_target"]);
+    // The client's corrected retry is not a reuse: it rotates as usual.
+    const retried = await refresh(token);
+    expect(retried.status).toBe(200);
+    expect(retried.body.scope).toBe("notes:read");
+  }, 60_000);
+
   it("takes a code once: a second use is invalid_grant and revokes what the first issued", async () => {
     const { params, verifier } = await signIn();
     const code = params.get("code") ?? "";
@@ -210,6 +234,16 @@ describe("the OAuth proxy in front of a real OpenID provider", () => {
     );
     expect([malformed.status, malformed.body.error]).toEqual([401, "invalid_client"]);
     expect(malformed.headers.get("www-authenticate")).toBe('Basic realm="token"');
+    // Not base64, and no colon: the same 401 naming Basic, not a request without a client.
+    for (const credentials of ["!!!@@@", Buffer.from(clientId).toString("base64")]) {
+      const garbled = await postForm(
+        url,
+        { grant_type: "refresh_token", refresh_token: "x" },
+        { authorization: `Basic ${credentials}` },
+      );
+      expect([garbled.status, garbled.body.error]).toEqual([401, "invalid_client"]);
+      expect(garbled.headers.get("www-authenticate")).toBe('Basic realm="token"');
+    }
     const forged = await postForm(url, { grant_type: "refresh_token", refresh_token: "forged", client_id: clientId });
     expect([forged.status, forged.body.error]).toEqual([400, "invalid_grant"]);
     const twice = await fetch(url, {

@@ -1,4 +1,5 @@
 import { jwtVerify } from "jose";
+import { revokeGrant } from "./grants.js";
 import { json, oauthError } from "./replies.js";
 import type { ProxySettings } from "./settings.js";
 import { authenticateClient, type Refresh } from "./token.js";
@@ -17,7 +18,7 @@ export async function revoke(settings: ProxySettings, request: Request): Promise
   if (!token) return oauthError(400, "invalid_request", "token is required");
   const refresh = await settings.vault.get<Refresh>("refresh", token);
   if (refresh !== undefined) {
-    if (refresh.clientId === client.clientId) await settings.vault.delete("grant", refresh.grant);
+    if (refresh.clientId === client.clientId) await revokeGrant(settings, refresh.grant);
     return json({});
   }
   // An access token: ours only if it verifies with our key; its grant is this client's only if it says so.
@@ -25,7 +26,7 @@ export async function revoke(settings: ProxySettings, request: Request): Promise
   try {
     const { payload } = await jwtVerify(token, key.publicKey, { algorithms: ["ES256"] });
     if (payload.client_id === client.clientId && typeof payload.grant === "string") {
-      await settings.vault.delete("grant", payload.grant);
+      await revokeGrant(settings, payload.grant);
     }
   } catch {
     // Not ours, or expired: nothing to revoke.

@@ -1,5 +1,7 @@
 import type { OAuthClient } from "../clients/client.js";
+import { basicCredentials } from "../clients/client-authentication.js";
 import type { Code, Grant } from "./callback.js";
+import { keepGrant, revokeGrant } from "./grants.js";
 import { randomId, s256, VERIFIER } from "./pkce.js";
 import { json, oauthError } from "./replies.js";
 import { issuerOf, type ProxySettings } from "./settings.js";
@@ -26,28 +28,18 @@ export async function authenticateClient(
   form: URLSearchParams,
 ): Promise<OAuthClient | Response> {
   let clientId = form.get("client_id");
-  const basic = request.headers.get("authorization");
-  if (basic?.toLowerCase().startsWith("basic ")) {
-    const pair = Buffer.from(basic.slice(6).trim(), "base64").toString("utf8");
-    let named: string;
-    try {
-      named = decodeURIComponent(pair.slice(0, Math.max(0, pair.indexOf(":"))).replace(/\+/g, " "));
-    } catch {
-      return oauthError(401, "invalid_client", "the Basic credentials are malformed", {
-        "www-authenticate": 'Basic realm="token"',
-      });
-    }
-    if (clientId !== null && clientId !== named) return oauthError(400, "invalid_request", "two different client ids");
-    clientId = named;
+  const basic = basicCredentials(request.headers.get("authorization"));
+  const challenge = { "www-authenticate": 'Basic realm="token"' };
+  // Not base64, no colon, or not form-encoded: a 401 naming Basic, as any failed Basic authentication (RFC 6749 5.2).
+  if (basic === null) return oauthError(401, "invalid_client", "the Basic credentials are malformed", challenge);
+  if (basic !== undefined) {
+    if (clientId !== null && clientId !== basic.id)
+      return oauthError(400, "invalid_request", "two different client ids");
+    clientId = basic.id;
   }
   const unknown = () =>
-    oauthError(
-      401,
-      "invalid_client",
-      "client authentication failed",
-      basic ? { "www-authenticate": 'Basic realm="token"' } : {},
-    );
-  if (!clientId) return oauthError(401, "invalid_client", "no client_id");
+    oauthError(401, "invalid_client", "client authentication failed", basic === undefined ? {} : challenge);
+  if (!clientId) return basic === undefined ? oauthError(401, "invalid_client", "no client_id") : unknown();
   const client = await settings.clients.resolve(clientId).catch(() => undefined);
   if (client === undefined) return unknown();
   if (!(await settings.clients.authenticate(client, request, form).catch(() => false))) return unknown();
@@ -66,7 +58,9 @@ async function issue(
   const ttlMs = settings.refreshTokenTtlSec * 1000;
   const refreshable = client.grantTypes.includes("refresh_token");
   // The grant lives as long as its newest refresh token (without one, as long as its access token).
-  await settings.vault.put("grant", grantId, grant, refreshable ? ttlMs : settings.accessTokenTtlSec * 1000);
+  if (!(await keepGrant(settings, grantId, grant, refreshable ? ttlMs : settings.accessTokenTtlSec * 1000))) {
+    return invalidGrant("the grant was revoked");
+  }
   const refreshToken = refreshable ? randomId() : undefined;
   if (refreshToken !== undefined) {
     const record: Refresh = { grant: grantId, clientId: grant.clientId, used: false };
@@ -105,12 +99,11 @@ async function authorizationCode(
   if (bound === undefined) {
     // Used before: whatever was issued with it is revoked.
     const spent = await settings.vault.get<{ grant: string }>("spent", code);
-    if (spent !== undefined) await settings.vault.delete("grant", spent.grant);
+    if (spent !== undefined) await revokeGrant(settings, spent.grant);
     return invalidGrant("the code is invalid, expired or already used");
   }
-  await settings.vault.put("spent", code, { grant: bound.grant }, settings.refreshTokenTtlSec * 1000);
   const refuse = async (description: string, error = "invalid_grant") => {
-    await settings.vault.delete("grant", bound.grant);
+    await revokeGrant(settings, bound.grant);
     return oauthError(400, error, description);
   };
   if (bound.clientId !== client.clientId) return refuse("the code was issued to another client");
@@ -128,22 +121,8 @@ async function authorizationCode(
   return issue(settings, request, client, bound.grant, grant, bound.scope);
 }
 
-async function refreshToken(settings: ProxySettings, request: Request, form: URLSearchParams, client: OAuthClient) {
-  const token = form.get("refresh_token");
-  if (!token) return oauthError(400, "invalid_request", "refresh_token is required");
-  const ttlMs = settings.refreshTokenTtlSec * 1000;
-  const record = await settings.vault.take<Refresh>("refresh", token);
-  if (record === undefined) return invalidGrant("the refresh token is invalid or expired");
-  // Kept as used (the same TTL), so a second use is told from a forged token.
-  await settings.vault.put("refresh", token, { ...record, used: true } satisfies Refresh, ttlMs);
-  if (record.used) {
-    await settings.vault.delete("grant", record.grant);
-    settings.warn(`OAuth proxy: a refresh token was used twice; its grant (client ${record.clientId}) is revoked`);
-    return invalidGrant("the refresh token was already used; the grant is revoked");
-  }
-  if (record.clientId !== client.clientId) return invalidGrant("the refresh token was issued to another client");
-  const grant = await settings.vault.get<Grant>("grant", record.grant);
-  if (grant === undefined) return invalidGrant("the grant was revoked or expired");
+/** The scopes a refresh asks for, if the grant has them all and the resource is its own; else the refusal. */
+function narrowed(form: URLSearchParams, grant: Grant): string | Response {
   const asked = form.get("scope");
   const granted = grant.scope === "" ? [] : grant.scope.split(" ");
   const scopes = asked === null ? granted : asked.split(" ").filter((scope) => scope !== "");
@@ -154,7 +133,36 @@ async function refreshToken(settings: ProxySettings, request: Request, form: URL
   if (resource !== null && !(URL.canParse(resource) && new URL(resource).href === grant.resource)) {
     return oauthError(400, "invalid_target", "resource is not this grant's");
   }
-  return issue(settings, request, client, record.grant, grant, scopes.join(" "));
+  return scopes.join(" ");
+}
+
+async function refreshToken(settings: ProxySettings, request: Request, form: URLSearchParams, client: OAuthClient) {
+  const token = form.get("refresh_token");
+  if (!token) return oauthError(400, "invalid_request", "refresh_token is required");
+  const ttlMs = settings.refreshTokenTtlSec * 1000;
+  // A request its own client may correct (a scope not granted, another resource) is refused before the token is
+  // used up, so the corrected retry is not taken for a stolen token's reuse.
+  const seen = await settings.vault.get<Refresh>("refresh", token);
+  if (seen !== undefined && !seen.used && seen.clientId === client.clientId) {
+    const current = await settings.vault.get<Grant>("grant", seen.grant);
+    const checked = current === undefined ? undefined : narrowed(form, current);
+    if (checked instanceof Response) return checked;
+  }
+  const record = await settings.vault.take<Refresh>("refresh", token);
+  if (record === undefined) return invalidGrant("the refresh token is invalid or expired");
+  // Kept as used (the same TTL), so a second use is told from a forged token.
+  await settings.vault.put("refresh", token, { ...record, used: true } satisfies Refresh, ttlMs);
+  if (record.used) {
+    await revokeGrant(settings, record.grant);
+    settings.warn(`OAuth proxy: a refresh token was used twice; its grant (client ${record.clientId}) is revoked`);
+    return invalidGrant("the refresh token was already used; the grant is revoked");
+  }
+  if (record.clientId !== client.clientId) return invalidGrant("the refresh token was issued to another client");
+  const grant = await settings.vault.get<Grant>("grant", record.grant);
+  if (grant === undefined) return invalidGrant("the grant was revoked or expired");
+  const scope = narrowed(form, grant);
+  if (scope instanceof Response) return scope;
+  return issue(settings, request, client, record.grant, grant, scope);
 }
 
 /** POST /token. */

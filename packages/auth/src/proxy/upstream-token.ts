@@ -1,6 +1,7 @@
 import type { AuthInfo } from "@toolsmith/core";
 import { UpstreamError } from "../upstream/upstream.js";
 import type { Grant } from "./callback.js";
+import { keepGrant } from "./grants.js";
 import type { ProxySettings } from "./settings.js";
 
 // A handler's way to the upstream's access token for its caller: found by the grant the caller's token names,
@@ -27,7 +28,10 @@ export function upstreamTokens(
     if (running) return running;
     const refreshed = (async () => {
       const tokens = await settings.upstream.refresh(grant.upstream);
-      await settings.vault.put("grant", grantId, { ...grant, upstream: tokens }, settings.refreshTokenTtlSec * 1000);
+      const ttlMs = settings.refreshTokenTtlSec * 1000;
+      if (!(await keepGrant(settings, grantId, { ...grant, upstream: tokens }, ttlMs))) {
+        throw new UpstreamError("refused", "the sign-in was revoked: sign in again");
+      }
       return tokens.accessToken;
     })().finally(() => refreshing.delete(grantId));
     refreshing.set(grantId, refreshed);
