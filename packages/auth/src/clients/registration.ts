@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { readBounded } from "@toolsmith/core/internal";
 import type { Vault } from "../vault/vault.js";
-import type { OAuthClient } from "./client.js";
 import { type ClientMetadata, checkClientMetadata } from "./client-metadata.js";
 
 // Dynamic client registration (RFC 7591): a checked request gets a random client id, and a secret when the client
@@ -52,22 +51,6 @@ async function readBody(request: Request): Promise<string | undefined> {
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return undefined;
   const bytes = await readBounded(request.body, MAX_BODY_BYTES);
   return bytes === undefined ? undefined : new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
-}
-
-/** The client a registration record describes. */
-export function registeredClient(clientId: string, record: RegisteredClient): OAuthClient {
-  const { metadata } = record;
-  return {
-    clientId,
-    redirectUris: metadata.redirect_uris,
-    ...(metadata.client_name === undefined ? {} : { clientName: metadata.client_name }),
-    ...(metadata.client_uri === undefined ? {} : { clientUri: metadata.client_uri }),
-    ...(metadata.logo_uri === undefined ? {} : { logoUri: metadata.logo_uri }),
-    tokenEndpointAuthMethod: metadata.token_endpoint_auth_method,
-    grantTypes: metadata.grant_types,
-    ...(metadata.scope === undefined ? {} : { scope: metadata.scope }),
-    source: "registration",
-  };
 }
 
 /** The registration record for `clientId`, if live. */
