@@ -1,8 +1,8 @@
 import { createServer } from "@toolsmith/core";
-import { z } from "zod";
 // Not declared dependencies of the bench (that would touch the lockfile): the built packages, by path.
 import { jwtVerifier } from "../../packages/auth/dist/index.js";
 import { listen } from "../../packages/transport-http/dist/index.js";
+import { benchPort, withAddTool } from "./http-toolsmith-parts.mjs";
 
 // http-toolsmith.mjs behind a bearer token verified by jwtVerifier (bench/http.mjs --auth starts the issuer, see
 // bench/auth-keys.mjs, and names it in BENCH_AUTH_*). `--jwks local`: the issuer's public keys given to the
@@ -24,12 +24,5 @@ const authenticate = jwtVerifier({
   ...(mode === "local" ? { jwks: JSON.parse(BENCH_AUTH_JWKS) } : { jwksUri: BENCH_AUTH_JWKS_URI }),
 });
 
-const server = createServer({ name: "bench-toolsmith", version: "1.0.0" });
-server.tool({
-  name: "add",
-  description: "Add two numbers",
-  input: { a: z.number(), b: z.number() },
-  handler: ({ a, b }) => a + b,
-});
-const port = Number(arg("--port") ?? process.env.PORT ?? 0);
-await listen(server, { port, host: "127.0.0.1", log: process.stdout, authenticate });
+const server = withAddTool(createServer({ name: "bench-toolsmith", version: "1.0.0" }));
+await listen(server, { port: benchPort(), host: "127.0.0.1", log: process.stdout, authenticate });

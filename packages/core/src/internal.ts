@@ -20,3 +20,4 @@ export { mayHear, mayRead } from "./server/stored-principal.js";
 export { isPlainObject } from "./wire/json-rpc.js";
 export { andThen, attempt } from "./wire/maybe.js";
 export { keyOf, messageIdText, rawBatchIds } from "./wire/raw-id.js";
+export { readBounded } from "./wire/read-bounded.js";

@@ -243,6 +243,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "messageIdText",
       "onAnnounce",
       "rawBatchIds",
+      "readBounded",
       "standardSchemaAdapter",
       "utf8Length",
       "zodV4Adapter",

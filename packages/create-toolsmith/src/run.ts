@@ -153,43 +153,30 @@ export async function run(argv: readonly string[], io: RunIo): Promise<number> {
   }
 }
 
-async function askTransport(): Promise<Transport> {
-  return answered(
-    await prompts.select<Transport>({
-      message: "Transport",
-      initialValue: DEFAULTS.transport,
-      options: [
-        { value: "stdio", label: "stdio", hint: "the host starts the server as a process" },
-        { value: "http", label: "Streamable HTTP", hint: "the server listens; hosts connect by URL" },
-        { value: "both", label: "both", hint: "stdio, or HTTP with --http" },
-      ],
-    }),
-  );
+/** The answer to one choice, `initialValue` unless another is picked. */
+async function choose<T extends string>(message: string, initialValue: T, options: prompts.Option<T>[]): Promise<T> {
+  return answered(await prompts.select<T>({ message, initialValue, options }));
 }
 
-async function askAuth(): Promise<Auth> {
-  return answered(
-    await prompts.select<Auth>({
-      message: "Sign-in for the HTTP server (@toolsmith/auth)",
-      initialValue: DEFAULTS.auth,
-      options: [
-        { value: "none", label: "none", hint: "anyone who reaches it may call it" },
-        { value: "verify", label: "verify tokens", hint: "your identity provider issues them (ISSUER, AUDIENCE)" },
-        { value: "proxy", label: "OAuth proxy", hint: "this server signs people in through an OpenID provider" },
-      ],
-    }),
-  );
+function askTransport(): Promise<Transport> {
+  return choose<Transport>("Transport", DEFAULTS.transport, [
+    { value: "stdio", label: "stdio", hint: "the host starts the server as a process" },
+    { value: "http", label: "Streamable HTTP", hint: "the server listens; hosts connect by URL" },
+    { value: "both", label: "both", hint: "stdio, or HTTP with --http" },
+  ]);
 }
 
-async function askDialect(): Promise<Dialect> {
-  return answered(
-    await prompts.select<Dialect>({
-      message: "Decorator dialect",
-      initialValue: DEFAULTS.dialect,
-      options: [
-        { value: "tc39", label: "TC39 standard decorators", hint: "TypeScript's default" },
-        { value: "legacy", label: "legacy experimentalDecorators", hint: "for codebases already using them" },
-      ],
-    }),
-  );
+function askAuth(): Promise<Auth> {
+  return choose<Auth>("Sign-in for the HTTP server (@toolsmith/auth)", DEFAULTS.auth, [
+    { value: "none", label: "none", hint: "anyone who reaches it may call it" },
+    { value: "verify", label: "verify tokens", hint: "your identity provider issues them (ISSUER, AUDIENCE)" },
+    { value: "proxy", label: "OAuth proxy", hint: "this server signs people in through an OpenID provider" },
+  ]);
+}
+
+function askDialect(): Promise<Dialect> {
+  return choose<Dialect>("Decorator dialect", DEFAULTS.dialect, [
+    { value: "tc39", label: "TC39 standard decorators", hint: "TypeScript's default" },
+    { value: "legacy", label: "legacy experimentalDecorators", hint: "for codebases already using them" },
+  ]);
 }

@@ -2,21 +2,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type ProjectOptions, TRANSPORTS } from "./options.js";
+import { DEFAULTS, type ProjectOptions, TRANSPORTS } from "./options.js";
 import { publishablePackages } from "./pack-local.js";
 import { WORKSPACE } from "./process.test-util.js";
 import { renderProject, scaffold, targetProblem } from "./scaffold.js";
 import { OTEL_VERSIONS, TOOLSMITH_VERSION, VERSIONS } from "./versions.js";
 
-const base: ProjectOptions = {
-  name: "my-server",
-  transport: "stdio",
-  dialect: "tc39",
-  tests: true,
-  redis: false,
-  otel: false,
-  auth: "none",
-};
+const base: ProjectOptions = { name: "my-server", ...DEFAULTS };
 const temp = mkdtempSync(join(tmpdir(), "create-toolsmith-unit-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 const read = (path: string) => JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8"));

@@ -34,15 +34,6 @@ async function two(
   return { engines: made as [Engine, Engine], key: (name: string) => `ts:{${namespace}}:${name}` };
 }
 
-async function refusal(call: () => unknown): Promise<unknown> {
-  try {
-    await call();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a refusal, and the call succeeded");
-}
-
 describe("the Redis engine's values", () => {
   it("gives each value Redis's own expiry, ttlMs; a counter its window at its first count, never extended", async () => {
     const { engines, key } = await two();
@@ -81,10 +72,12 @@ describe("the Redis engine's values", () => {
     await b.setValue("2", "v", { ttlMs: 600_000 });
     await a.setValue("3", "v", { ttlMs: 600_000 });
     for (const engine of engines) {
-      const full = await refusal(() => engine.setValue("4", "v", { ttlMs: 600_000 }));
-      expect(isEngineUnavailable(full)).toBe(true);
-      expect((full as { retryAfterSeconds: number }).retryAfterSeconds).toBe(7);
-      expect((full as Error).message).toMatch(/at most 3 live values/);
+      const full = engine.setValue("4", "v", { ttlMs: 600_000 });
+      await expect(full).rejects.toSatisfy(isEngineUnavailable);
+      await expect(full).rejects.toMatchObject({
+        retryAfterSeconds: 7,
+        message: expect.stringMatching(/at most 3 live values/),
+      });
     }
     // A live value replaced, or refused with ifAbsent, needs no room.
     expect(await b.setValue("1", "w", { ttlMs: 600_000 })).toBe(true);
@@ -100,7 +93,7 @@ describe("the Redis engine's values", () => {
     expect(await a.getValue("3")).toBeUndefined();
 
     for (const name of ["x", "y", "z"]) await a.countUp(name, 600_000);
-    expect(isEngineUnavailable(await refusal(() => b.countUp("w", 600_000)))).toBe(true);
+    await expect(b.countUp("w", 600_000)).rejects.toSatisfy(isEngineUnavailable);
     expect(await b.countUp("x", 600_000)).toBe(2);
   });
 

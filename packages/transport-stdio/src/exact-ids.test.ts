@@ -1,8 +1,7 @@
-import { PassThrough, Writable } from "node:stream";
 import { createServer } from "@toolsmith/core";
 import { MetaKey } from "@toolsmith/core/transport";
 import { describe, expect, it } from "vitest";
-import { serveStdio } from "./index.js";
+import { serveLines } from "./in-process.test-util.js";
 
 // Over stdio every reply, the transport's own refusals (an oversized line) included, echoes the id exactly as the
 // line carries it; with duplicate "id" keys, the last one, as JSON.parse (and so the server) reads it.
@@ -18,26 +17,7 @@ const PAD = `"pad":"${"p".repeat(LIMIT)}"`;
 async function serve(lines: readonly string[]): Promise<string[]> {
   const s = createServer({ name: "ids", version: "1" });
   s.tool({ name: "t", description: "t", handler: () => "ok" });
-  const written: string[] = [];
-  const stdin = new PassThrough();
-  const stdout = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      written.push(...chunk.toString("utf8").split("\n").slice(0, -1));
-      callback();
-    },
-  });
-  const stderr = new PassThrough().resume();
-  const connection = serveStdio(s, {
-    stdin,
-    stdout,
-    stderr,
-    exitOnEnd: false,
-    redirectStdout: false,
-    maxLineBytes: LIMIT,
-  });
-  stdin.end(lines.map((line) => `${line}\n`).join(""));
-  await connection.closed;
-  return written;
+  return serveLines(s, lines, { maxLineBytes: LIMIT });
 }
 
 // The reply's id as raw JSON text, and its error code (0 for a result).

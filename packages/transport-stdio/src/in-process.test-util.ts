@@ -1,4 +1,4 @@
-import { PassThrough } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import { createServer, type Server } from "@toolsmith/core";
 import { MetaKey } from "@toolsmith/core/transport";
 import { z } from "zod";
@@ -75,4 +75,31 @@ export function untilCancelled(): Server {
   });
   server.tool({ name: "quick", description: "answers at once", input: { n: z.number() }, handler: ({ n }) => n });
   return server;
+}
+
+/** Serve `lines` to `server` to the end of stdin; every line written to stdout, in order. */
+export async function serveLines(
+  server: Server,
+  lines: readonly string[],
+  options: Partial<StdioOptions> = {},
+): Promise<string[]> {
+  const written: string[] = [];
+  const stdin = new PassThrough();
+  const stdout = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      written.push(...chunk.toString("utf8").split("\n").slice(0, -1));
+      callback();
+    },
+  });
+  const connection = serveStdio(server, {
+    stdin,
+    stdout,
+    stderr: new PassThrough().resume(),
+    exitOnEnd: false,
+    redirectStdout: false,
+    ...options,
+  });
+  stdin.end(lines.map((line) => `${line}\n`).join(""));
+  await connection.closed;
+  return written;
 }

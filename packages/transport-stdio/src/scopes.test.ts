@@ -1,8 +1,7 @@
-import { PassThrough, Writable } from "node:stream";
 import { createServer } from "@toolsmith/core";
 import { MetaKey } from "@toolsmith/core/transport";
 import { expect, it } from "vitest";
-import { serveStdio } from "./index.js";
+import { serveLines } from "./in-process.test-util.js";
 
 // Over stdio there is no token: the peer is the local user who started the process, so it holds every scope
 // (docs/decisions/0008-scopes.md), and the same server class serves a local host and a remote one.
@@ -20,23 +19,10 @@ async function serve(lines: readonly unknown[]): Promise<Record<string, unknown>
   const s = createServer({ name: "files", version: "1", scopes: ["mcp"] });
   s.tool({ name: "write", description: "Write", scopes: ["files:write"], handler: () => "written" });
   s.prompt({ name: "review", scopes: ["review"], handler: () => "review" });
-  const written: string[] = [];
-  const stdin = new PassThrough();
-  const stdout = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      written.push(...chunk.toString("utf8").split("\n").slice(0, -1));
-      callback();
-    },
-  });
-  const connection = serveStdio(s, {
-    stdin,
-    stdout,
-    stderr: new PassThrough().resume(),
-    exitOnEnd: false,
-    redirectStdout: false,
-  });
-  stdin.end(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
-  await connection.closed;
+  const written = await serveLines(
+    s,
+    lines.map((line) => JSON.stringify(line)),
+  );
   return written.map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 

@@ -19,6 +19,32 @@ export interface OAuthClient {
   readonly source: "metadata-document" | "registration";
 }
 
+/** The fields of checked client metadata (`ClientMetadata`, RFC 7591 §2) a client is made of. */
+interface ClientFields {
+  readonly redirect_uris: readonly string[];
+  readonly token_endpoint_auth_method: TokenEndpointAuthMethod;
+  readonly grant_types: readonly string[];
+  readonly client_name?: string;
+  readonly client_uri?: string;
+  readonly logo_uri?: string;
+  readonly scope?: string;
+}
+
+/** The client checked `metadata` describes, under `clientId`, as it came from `source`. */
+export function clientOf(clientId: string, metadata: ClientFields, source: OAuthClient["source"]): OAuthClient {
+  return {
+    clientId,
+    redirectUris: metadata.redirect_uris,
+    ...(metadata.client_name === undefined ? {} : { clientName: metadata.client_name }),
+    ...(metadata.client_uri === undefined ? {} : { clientUri: metadata.client_uri }),
+    ...(metadata.logo_uri === undefined ? {} : { logoUri: metadata.logo_uri }),
+    tokenEndpointAuthMethod: metadata.token_endpoint_auth_method,
+    grantTypes: metadata.grant_types,
+    ...(metadata.scope === undefined ? {} : { scope: metadata.scope }),
+    source,
+  };
+}
+
 /** The answer to a client id: the client, or why there is none (a sentence the authorize step can show). */
 export type ClientLookup =
   | { readonly client: OAuthClient; readonly reason?: undefined }

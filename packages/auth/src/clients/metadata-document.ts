@@ -1,6 +1,6 @@
 import type { Vault } from "../vault/vault.js";
-import type { ClientLookup, OAuthClient } from "./client.js";
-import { type ClientMetadata, checkClientMetadata } from "./client-metadata.js";
+import { type ClientLookup, clientOf } from "./client.js";
+import { checkClientMetadata } from "./client-metadata.js";
 import { DocumentRefusal, type FetchLimits, fetchDocument } from "./fetch-document.js";
 
 // Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document): a client_id that is an https URL names
@@ -47,20 +47,6 @@ export function clientIdUrlProblem(clientId: string, development: boolean): stri
   return undefined;
 }
 
-function toClient(metadata: ClientMetadata, clientId: string): OAuthClient {
-  return {
-    clientId,
-    redirectUris: metadata.redirect_uris,
-    ...(metadata.client_name === undefined ? {} : { clientName: metadata.client_name }),
-    ...(metadata.client_uri === undefined ? {} : { clientUri: metadata.client_uri }),
-    ...(metadata.logo_uri === undefined ? {} : { logoUri: metadata.logo_uri }),
-    tokenEndpointAuthMethod: metadata.token_endpoint_auth_method,
-    grantTypes: metadata.grant_types,
-    ...(metadata.scope === undefined ? {} : { scope: metadata.scope }),
-    source: "metadata-document",
-  };
-}
-
 const refusal = (why: string): ClientLookup => ({ reason: `The client's metadata document was refused: ${why}.` });
 
 async function fetchClient(
@@ -87,7 +73,7 @@ async function fetchClient(
         ? caching.defaultMs
         : document.maxAgeSec * 1000;
     const ttlMs = Math.min(caching.maxMs, Math.max(caching.minMs, wanted));
-    return { lookup: { client: toClient(checked.metadata, clientId) }, ttlMs };
+    return { lookup: { client: clientOf(clientId, checked.metadata, "metadata-document") }, ttlMs };
   } catch (error) {
     if (error instanceof DocumentRefusal) return { lookup: refusal(error.message), ttlMs: caching.refusalMs };
     throw error;

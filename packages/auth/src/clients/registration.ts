@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
+import { readBounded } from "@toolsmith/core/internal";
 import type { Vault } from "../vault/vault.js";
-import type { OAuthClient } from "./client.js";
 import { type ClientMetadata, checkClientMetadata } from "./client-metadata.js";
 
 // Dynamic client registration (RFC 7591): a checked request gets a random client id, and a secret when the client
@@ -46,40 +46,11 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 const refusal = (status: number, error: string, description: string, headers?: Record<string, string>) =>
   json(status, { error, error_description: description }, headers);
 
-async function readBounded(request: Request): Promise<string | undefined> {
+async function readBody(request: Request): Promise<string | undefined> {
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return undefined;
-  if (request.body === null) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-/** The client a registration record describes. */
-export function registeredClient(clientId: string, record: RegisteredClient): OAuthClient {
-  const { metadata } = record;
-  return {
-    clientId,
-    redirectUris: metadata.redirect_uris,
-    ...(metadata.client_name === undefined ? {} : { clientName: metadata.client_name }),
-    ...(metadata.client_uri === undefined ? {} : { clientUri: metadata.client_uri }),
-    ...(metadata.logo_uri === undefined ? {} : { logoUri: metadata.logo_uri }),
-    tokenEndpointAuthMethod: metadata.token_endpoint_auth_method,
-    grantTypes: metadata.grant_types,
-    ...(metadata.scope === undefined ? {} : { scope: metadata.scope }),
-    source: "registration",
-  };
+  const bytes = await readBounded(request.body, MAX_BODY_BYTES);
+  return bytes === undefined ? undefined : new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
 }
 
 /** The registration record for `clientId`, if live. */
@@ -113,7 +84,7 @@ export async function register(options: RegistrationOptions, request: Request, c
   if (type !== "application/json") {
     return refusal(400, "invalid_client_metadata", "the request body must be application/json");
   }
-  const body = await readBounded(request);
+  const body = await readBody(request);
   if (body === undefined) {
     return refusal(400, "invalid_client_metadata", `the request body is larger than ${MAX_BODY_BYTES} bytes`);
   }

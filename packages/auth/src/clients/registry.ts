@@ -1,9 +1,9 @@
 import type { Vault } from "../vault/vault.js";
-import type { ClientLookup, ClientRegistry } from "./client.js";
+import { type ClientLookup, type ClientRegistry, clientOf } from "./client.js";
 import { authenticateClient } from "./client-authentication.js";
 import type { HostResolver } from "./fetch-document.js";
 import { createDocumentClients, isUrlClientId } from "./metadata-document.js";
-import { findRegistration, register, registeredClient } from "./registration.js";
+import { findRegistration, register } from "./registration.js";
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
@@ -88,7 +88,7 @@ export function createClientRegistry(options: ClientRegistryOptions): ClientRegi
     const record = clientId.length > 0 && clientId.length <= 256 ? await findRegistration(vault, clientId) : undefined;
     return record === undefined
       ? { reason: "No client is registered under this client_id (it may have expired); register again." }
-      : { client: registeredClient(clientId, record) };
+      : { client: clientOf(clientId, record.metadata, "registration") };
   };
   return {
     metadataDocuments,

@@ -13,9 +13,11 @@ import {
   type Proxied,
   pkce,
   postForm,
+  REDIRECT,
   registerClient,
   registerProxy,
   startProxied,
+  startSignIn,
   upstreamIdp,
 } from "./proxy.test-util.js";
 
@@ -23,21 +25,13 @@ import {
 // (never a redirect: an open redirect); after, a redirect carrying `error`, `state` and `iss`. Then the consent
 // form's CSRF check, a tampered `state`, and an upstream that is down or answers garbage. No browser is needed.
 
-const REDIRECT = "http://127.0.0.1:9/callback";
 let idp: Idp;
 let proxied: Proxied;
 let clientId: string;
 const open: { close(): unknown }[] = [];
 
 beforeAll(async () => {
-  idp = await upstreamIdp();
-  proxied = await startProxied({
-    upstream: idpUpstream(idp),
-    scopes: ["notes:read"],
-    consent: { title: "Notes <sign-in>" },
-  });
-  await registerProxy(idp, [proxied.origin]);
-  clientId = await registerClient(proxied.origin, REDIRECT);
+  ({ idp, proxied, clientId } = await startSignIn({ scopes: ["notes:read"], consent: { title: "Notes <sign-in>" } }));
 }, 120_000);
 
 afterAll(async () => {

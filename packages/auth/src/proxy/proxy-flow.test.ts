@@ -8,28 +8,25 @@ import {
   type Proxied,
   pkce,
   postForm,
+  REDIRECT,
   registerClient,
   registerProxy,
   startProxied,
-  upstreamIdp,
+  startSignIn,
 } from "./proxy.test-util.js";
 
 // The whole sign-in, as an MCP client and a person do it: the client registers, a person approves our consent page
 // and signs in at a real OpenID provider in headless Chromium, the client exchanges the code, calls a tool that
 // reaches the upstream's token, refreshes, and is cut off when a refresh token or a code is used twice.
 
-const REDIRECT = "http://127.0.0.1:9/callback";
 let idp: Idp;
 let proxied: Proxied;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let clientId: string;
 
 beforeAll(async () => {
-  idp = await upstreamIdp();
-  proxied = await startProxied({ upstream: idpUpstream(idp), scopes: ["notes:read", "notes:write"] });
-  await registerProxy(idp, [proxied.origin]);
+  ({ idp, proxied, clientId } = await startSignIn({ scopes: ["notes:read", "notes:write"] }));
   browser = await launchChromium();
-  clientId = await registerClient(proxied.origin, REDIRECT);
 }, 120_000);
 
 afterAll(async () => {

@@ -72,6 +72,20 @@ export async function startProxied(
   return { server, auth, http, origin: url.origin, port: Number(url.port), logged };
 }
 
+/** The redirect URI the tests' clients register: nothing listens there, the tests read the redirect itself. */
+export const REDIRECT = "http://127.0.0.1:9/callback";
+
+/** A provider, a proxy in front of it (`options` besides the upstream) that the provider knows, and a client of the proxy registered with REDIRECT. */
+export async function startSignIn(
+  options: Omit<Parameters<typeof startProxied>[0], "upstream">,
+): Promise<{ idp: Idp; proxied: Proxied; clientId: string }> {
+  const idp = await upstreamIdp();
+  const proxied = await startProxied({ upstream: idpUpstream(idp), ...options });
+  await registerProxy(idp, [proxied.origin]);
+  const clientId = await registerClient(proxied.origin, REDIRECT);
+  return { idp, proxied, clientId };
+}
+
 /** A client's side of one authorization: its PKCE pair and state. */
 export async function pkce() {
   const verifier = randomId();

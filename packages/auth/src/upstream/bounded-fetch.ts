@@ -1,3 +1,4 @@
+import { readBounded } from "@toolsmith/core/internal";
 import { UpstreamError } from "./upstream.js";
 
 // Every call to the provider is bounded: a provider that hangs, streams forever or answers something other than a
@@ -13,31 +14,6 @@ export interface FetchLimits {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_BYTES = 1024 * 1024;
-
-/** The body, read up to `limit` bytes; undefined past it. */
-async function readBounded(response: Response, limit: number): Promise<Uint8Array | undefined> {
-  const reader = response.body?.getReader();
-  if (!reader) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
-}
 
 /**
  * POST or GET `url` and read its answer as a JSON object: `{ status, body }` (any status: the caller reads an OAuth
@@ -55,7 +31,7 @@ export async function fetchJson(
   let bytes: Uint8Array | undefined;
   try {
     response = await fetch(url, { ...init, signal, redirect: "error" });
-    bytes = await readBounded(response, limits.maxResponseBytes ?? DEFAULT_MAX_BYTES);
+    bytes = await readBounded(response.body, limits.maxResponseBytes ?? DEFAULT_MAX_BYTES);
   } catch (error) {
     const timedOut = signal.aborted;
     throw new UpstreamError("unavailable", `${what} ${timedOut ? "did not answer in time" : "could not be reached"}`, {

@@ -1,3 +1,4 @@
+import { readBounded } from "@toolsmith/core/internal";
 import { AuthUnavailable } from "@toolsmith/transport-http";
 
 /** How an identity provider is reached: every request bounded in time and size, failures backed off. */
@@ -16,24 +17,12 @@ export interface IdpAnswer {
   readonly body: string;
 }
 
-async function readBounded(response: Response, maxBytes: number): Promise<string> {
+async function readAnswer(response: Response, maxBytes: number): Promise<string> {
   const length = Number(response.headers.get("content-length"));
   if (length > maxBytes) throw new Error(`the answer is larger than ${maxBytes} bytes`);
-  if (response.body === null) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new Error(`the answer is larger than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  const bytes = await readBounded(response.body, maxBytes);
+  if (bytes === undefined) throw new Error(`the answer is larger than ${maxBytes} bytes`);
+  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
 }
 
 /**
@@ -86,7 +75,7 @@ export class IdpLink {
         await response.body?.cancel();
         throw new Error(`it answered ${response.status}`);
       }
-      return { status: response.status, body: await readBounded(response, this.#maxBytes) };
+      return { status: response.status, body: await readAnswer(response, this.#maxBytes) };
     } catch (error) {
       throw this.failed(what, error);
     }

@@ -1,11 +1,8 @@
 import { LocalChannels } from "./memory-channels.js";
+import { SweepTimer } from "./sweep-timer.js";
 import type { TaskChange, TaskLimit, TaskRecord, TaskSignal } from "./task-store.js";
 
 const TERMINAL = new Set(["completed", "cancelled", "failed"]);
-// A sweep runs at most this often: tasks past their TTL are purged at most this late (a load never finds them).
-const SWEEP_FLOOR_MS = 1000;
-// setTimeout's longest delay: a longer one would fire at once.
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** When a task may be purged (ms), or undefined when never. */
 function purgeAfter(task: TaskRecord): number | undefined {
@@ -72,14 +69,14 @@ export class TaskTable {
   // Answers taken by `answer` and not yet by the task's process (`take`), by task and key.
   readonly #answers = new Map<string, Map<string, unknown>>();
   readonly #now: () => number;
-  #sweeper: ReturnType<typeof setTimeout> | undefined;
-  // When the planned sweep runs (ms), while one is planned.
-  #sweepAt: number | undefined;
+  // Tasks past their TTL are purged by a sweep at most a second late (a load never finds them).
+  readonly #sweeps: SweepTimer;
   // No task stored may be purged before this (ms; a lower bound: the earliest purge time at the last sweep or since).
   #earliest: number | undefined;
 
   constructor(now: () => number) {
     this.#now = now;
+    this.#sweeps = new SweepTimer(now, () => this.sweep());
   }
 
   /** Keep it, unless `limit.caller` already has `limit.perCaller` tasks stored, or all callers `limit.max`. */
@@ -96,7 +93,7 @@ export class TaskTable {
     }
     const at = purgeAfter(task);
     if (at !== undefined && (this.#earliest === undefined || at < this.#earliest)) this.#earliest = at;
-    this.#plan(at);
+    this.#sweeps.plan(at);
     return "created";
   }
 
@@ -196,29 +193,12 @@ export class TaskTable {
   }
 
   clear(): void {
-    if (this.#sweeper !== undefined) clearTimeout(this.#sweeper);
-    this.#sweeper = undefined;
-    this.#sweepAt = undefined;
+    this.#sweeps.stop();
     this.#earliest = undefined;
     this.#tasks.clear();
     this.#answers.clear();
     this.#owned.clear();
     this.#callerOf.clear();
     this.#channels.close();
-  }
-
-  /** Sweep soon after `at` (unless a sweep is planned before it). */
-  #plan(at: number | undefined): void {
-    if (at === undefined || (this.#sweepAt !== undefined && this.#sweepAt <= at)) return;
-    if (this.#sweeper !== undefined) clearTimeout(this.#sweeper);
-    const delay = Math.min(Math.max(at - this.#now() + 1, SWEEP_FLOOR_MS), MAX_TIMER_MS);
-    this.#sweepAt = this.#now() + delay;
-    this.#sweeper = setTimeout(() => {
-      this.#sweeper = undefined;
-      this.#sweepAt = undefined;
-      this.#plan(this.sweep());
-    }, delay);
-    // The sweep is housekeeping: it must not keep a finished process alive.
-    (this.#sweeper as { unref?: () => void }).unref?.();
   }
 }

@@ -1,9 +1,5 @@
 import { checkKeyValue, type KeyValueStore, storeFull } from "./key-value-store.js";
-
-// A sweep runs at most this often: values past their time are dropped at most this late (a read never finds them).
-const SWEEP_FLOOR_MS = 1000;
-// setTimeout's longest delay: a longer one would fire at once.
-const MAX_TIMER_MS = 2 ** 31 - 1;
+import { SweepTimer } from "./sweep-timer.js";
 
 /** A value or a counter, live until `until` (ms, inclusive: as Redis keeps a key through its last millisecond). */
 interface Kept<T> {
@@ -75,15 +71,18 @@ export class ValueTable implements KeyValueStore {
   readonly #counters: Lapsing<number>;
   readonly #now: () => number;
   readonly #max: number;
-  #sweeper: ReturnType<typeof setTimeout> | undefined;
-  // When the planned sweep runs (ms), while one is planned.
-  #sweepAt: number | undefined;
+  // Values past their time are dropped by a sweep at most a second late (a read never finds them).
+  readonly #sweeps: SweepTimer;
 
   constructor(now: () => number, max: number) {
     this.#now = now;
     this.#max = max;
     this.#values = new Lapsing(now);
     this.#counters = new Lapsing(now);
+    this.#sweeps = new SweepTimer(now, () => {
+      const next = [this.#values.sweep(), this.#counters.sweep()].filter((at) => at !== undefined);
+      return next.length > 0 ? Math.min(...next) : undefined;
+    });
   }
 
   /** How many values and counters it holds (lapsed ones not yet dropped counted). */
@@ -98,7 +97,7 @@ export class ValueTable implements KeyValueStore {
     if (!held) this.#room(this.#values, "values");
     const until = this.#now() + options.ttlMs;
     this.#values.set(key, value, until);
-    this.#plan(until);
+    this.#sweeps.plan(until);
     return true;
   }
 
@@ -129,14 +128,12 @@ export class ValueTable implements KeyValueStore {
     this.#room(this.#counters, "counters");
     const until = this.#now() + windowMs;
     this.#counters.set(key, 1, until);
-    this.#plan(until);
+    this.#sweeps.plan(until);
     return 1;
   }
 
   clear(): void {
-    if (this.#sweeper !== undefined) clearTimeout(this.#sweeper);
-    this.#sweeper = undefined;
-    this.#sweepAt = undefined;
+    this.#sweeps.stop();
     this.#values.clear();
     this.#counters.clear();
   }
@@ -147,21 +144,5 @@ export class ValueTable implements KeyValueStore {
     // Swept only when something may have lapsed: a refusal stays cheap.
     if (entries.mayHaveLapsed()) entries.sweep();
     if (entries.size >= this.#max) throw storeFull(what, this.#max);
-  }
-
-  /** Sweep soon after `at` (unless a sweep is planned before it). */
-  #plan(at: number): void {
-    if (this.#sweepAt !== undefined && this.#sweepAt <= at) return;
-    if (this.#sweeper !== undefined) clearTimeout(this.#sweeper);
-    const delay = Math.min(Math.max(at - this.#now() + 1, SWEEP_FLOOR_MS), MAX_TIMER_MS);
-    this.#sweepAt = this.#now() + delay;
-    this.#sweeper = setTimeout(() => {
-      this.#sweeper = undefined;
-      this.#sweepAt = undefined;
-      const next = [this.#values.sweep(), this.#counters.sweep()].filter((at) => at !== undefined);
-      if (next.length > 0) this.#plan(Math.min(...next));
-    }, delay);
-    // The sweep is housekeeping: it must not keep a finished process alive.
-    (this.#sweeper as { unref?: () => void }).unref?.();
   }
 }

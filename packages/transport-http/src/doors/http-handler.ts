@@ -1,3 +1,4 @@
+import { readBounded } from "@toolsmith/core/internal";
 import type { Servable } from "@toolsmith/core/transport";
 import { createHttpDispatcher, type HttpDispatcher } from "../dispatch/dispatcher.js";
 import type { HttpOptions } from "../dispatch/options.js";
@@ -17,25 +18,6 @@ export interface HttpHandler {
   readonly dispatcher: HttpDispatcher;
 }
 
-// The body's bytes, read whole; undefined past `limit`.
-async function readBody(request: Request, limit: number): Promise<Uint8Array | undefined> {
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
-}
-
 function fromRequest(request: Request): Incoming {
   const url = new URL(request.url);
   return {
@@ -45,10 +27,10 @@ function fromRequest(request: Request): Incoming {
     // A Request made in code may have no Host header: its URL says which host it was addressed to.
     header: (name) => request.headers.get(name) ?? (name === "host" ? url.host : null),
     async text(limit) {
-      const body = await readBody(request, limit);
+      const body = await readBounded(request.body, limit);
       return body === undefined ? undefined : new TextDecoder().decode(body);
     },
-    body: (limit) => readBody(request, limit),
+    body: (limit) => readBounded(request.body, limit),
     onAbort: (listener) => request.signal.addEventListener("abort", listener, { once: true }),
     request: () => request,
   };
