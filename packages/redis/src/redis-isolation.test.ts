@@ -1,48 +1,34 @@
 import { type Engine, EngineUnavailable, type ServerSignal, type SessionSignal } from "@toolsmith/core/engine";
 import { Heard, ROOMY, recordOf } from "@toolsmith/core/engine-suite";
-import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useRedis } from "./redis.test-util.js";
 import { createRedisEngine } from "./redis-engine.js";
-import { type RedisServer, startRedis } from "./testing/redis-server.js";
+import { startRedis } from "./testing/redis-server.js";
 
 // What one Redis engine keeps apart: servers (namespaces) sharing a Redis, and sessions whatever their ids.
 const PASSWORD = "s3cret:with@odd/chars";
-let redis: RedisServer;
-let raw: Redis;
-const engines: Engine[] = [];
+const at = useRedis({ password: PASSWORD });
 const opened = async (url: string, name: string, namespace?: string): Promise<Engine> => {
   const engine = createRedisEngine({ url, ...(namespace === undefined ? {} : { namespace }) });
-  engines.push(engine);
+  at.engines.push(engine);
   await engine.start({ name });
   return engine;
 };
 
-beforeAll(async () => {
-  redis = await startRedis({ password: PASSWORD });
-  raw = new Redis(redis.url, { protocol: 2 });
-});
-afterEach(async () => {
-  await Promise.all(engines.splice(0).map((engine) => engine.close()));
-});
-afterAll(async () => {
-  raw.disconnect();
-  await redis.stop();
-});
-
 describe("a Redis URL with a password", () => {
   it("works when right", async () => {
-    expect(redis.url).toContain("@");
-    const engine = await opened(redis.url, "with-password");
+    expect(at.redis.url).toContain("@");
+    const engine = await opened(at.redis.url, "with-password");
     const record = recordOf();
     expect(await engine.createSession(record, ROOMY)).toBe("created");
     expect(await engine.loadSession(record.id)).toEqual(record);
   });
 
   it("fails start clearly when wrong or missing, never saying the password", async () => {
-    const wrong = `redis://:${encodeURIComponent(`wrong-${PASSWORD}`)}@127.0.0.1:${redis.port}`;
-    for (const url of [wrong, `redis://127.0.0.1:${redis.port}`]) {
+    const wrong = `redis://:${encodeURIComponent(`wrong-${PASSWORD}`)}@127.0.0.1:${at.redis.port}`;
+    for (const url of [wrong, `redis://127.0.0.1:${at.redis.port}`]) {
       const engine = createRedisEngine({ url, commandTimeoutMs: 1000 });
-      engines.push(engine);
+      at.engines.push(engine);
       const failure = await Promise.resolve(engine.start({ name: "refused" })).then(
         () => undefined,
         (error: unknown) => error,
@@ -50,7 +36,7 @@ describe("a Redis URL with a password", () => {
       expect(failure, url).toBeInstanceOf(EngineUnavailable);
       const message = (failure as Error).message;
       expect(message).toMatch(/WRONGPASS|NOAUTH|auth/i);
-      expect(message).toContain(`127.0.0.1:${redis.port}`);
+      expect(message).toContain(`127.0.0.1:${at.redis.port}`);
       expect(message).not.toContain("wrong-");
       expect(message).not.toContain(encodeURIComponent(PASSWORD));
       expect(message).not.toContain(PASSWORD);
@@ -64,21 +50,21 @@ describe("a rediss:// URL (TLS)", () => {
     try {
       expect(secure.url.startsWith("rediss://")).toBe(true);
       const engine = createRedisEngine({ url: secure.url, tls: { ca: secure.ca } });
-      engines.push(engine);
+      at.engines.push(engine);
       await engine.start({ name: "over-tls" });
       const record = recordOf();
       expect(await engine.createSession(record, ROOMY)).toBe("created");
       expect(await engine.loadSession(record.id)).toEqual(record);
       // Without the CA the certificate is refused (an upper-case scheme is TLS all the same).
       const untrusting = createRedisEngine({ url: secure.url.replace("rediss:", "REDISS:"), commandTimeoutMs: 1000 });
-      engines.push(untrusting);
+      at.engines.push(untrusting);
       await expect(Promise.resolve(untrusting.start({ name: "over-tls" }))).rejects.toThrow(/certificate/i);
       // Plain text to a TLS port is no way in either.
       const plain = createRedisEngine({ url: secure.url.replace("rediss:", "redis:"), commandTimeoutMs: 1000 });
-      engines.push(plain);
+      at.engines.push(plain);
       await expect(Promise.resolve(plain.start({ name: "over-tls" }))).rejects.toBeInstanceOf(EngineUnavailable);
     } finally {
-      await Promise.all(engines.splice(0).map((engine) => engine.close()));
+      await Promise.all(at.engines.splice(0).map((engine) => engine.close()));
       await secure.stop();
     }
   });
@@ -90,7 +76,7 @@ describe("two servers on one Redis", () => {
 
   it("never see each other's sessions, events, signals or broadcasts", async () => {
     const pairs = await Promise.all(
-      NAMES.map(async (name) => [await opened(redis.url, name), await opened(redis.url, name)] as const),
+      NAMES.map(async (name) => [await opened(at.redis.url, name), await opened(at.redis.url, name)] as const),
     );
     const id = "shared-id";
     const heard = NAMES.map(() => new Heard<SessionSignal>());
@@ -133,14 +119,14 @@ describe("two servers on one Redis", () => {
   });
 
   it("keeps every key of a server under ts:{<namespace>}:", async () => {
-    await raw.flushdb();
-    const engine = await opened(redis.url, "server name", "ns");
+    await at.raw.flushdb();
+    const engine = await opened(at.redis.url, "server name", "ns");
     await engine.createSession(recordOf({ id: "x" }), ROOMY);
     await engine.changeSession("x", { kind: "subscribe", uri: "file:///x" });
     await engine.append("x", "get", "data");
     await engine.running({ session: "x", request: "1", stream: "post-1" });
     await engine.broadcast({ type: "handle", kind: "tools", name: "t", op: "enable" });
-    const keys = await raw.keys("*");
+    const keys = await at.raw.keys("*");
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.filter((key) => !key.startsWith("ts:{ns}:"))).toEqual([]);
   });
@@ -150,7 +136,7 @@ describe("hostile session ids and stream keys", () => {
   const HOSTILE = ["*", "{", "}", ":", " ", "a b", "x}:s:y", "?[a-z]*", "\\", "x".repeat(10_240)];
 
   it("stay inside their own keys and channels", async () => {
-    const engine = await opened(redis.url, "hostile", "hostile");
+    const engine = await opened(at.redis.url, "hostile", "hostile");
     const prefix = "ts:{hostile}:";
     await engine.createSession(recordOf({ id: "plain" }), ROOMY);
     const plain = new Heard<SessionSignal>();
@@ -179,7 +165,7 @@ describe("hostile session ids and stream keys", () => {
       expected.add(`${prefix}k:${id}`);
     }
     expected.add(`${prefix}k:${recordOf().caller}`);
-    const keys = (await raw.keys("*")).filter((key) => key.startsWith(prefix));
+    const keys = (await at.raw.keys("*")).filter((key) => key.startsWith(prefix));
     const short = (key: string) => (key.length > 80 ? `${key.slice(0, 80)}…` : key);
     expect(keys.filter((key) => !expected.has(key)).map(short), "keys no id names").toEqual([]);
     expect([...expected].filter((key) => !keys.includes(key)).map(short), "keys missing").toEqual([]);
@@ -194,7 +180,7 @@ describe("hostile session ids and stream keys", () => {
 
 describe("limits without a bound", () => {
   it("takes Infinity for the limits and the idle time", async () => {
-    const engine = await opened(redis.url, "unbounded");
+    const engine = await opened(at.redis.url, "unbounded");
     const record = recordOf();
     const limits = {
       max: Number.POSITIVE_INFINITY,

@@ -1,35 +1,21 @@
 import { type Engine, isEngineUnavailable } from "@toolsmith/core/engine";
 import { eventually } from "@toolsmith/core/engine-suite";
-import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useRedis } from "./redis.test-util.js";
 import { createRedisEngine } from "./redis-engine.js";
-import { type RedisServer, startRedis } from "./testing/redis-server.js";
+
+const at = useRedis();
 
 // The Redis engine's KeyValueStore as Redis holds it (the shared suite checks what any engine promises): each key's
 // time to live read back from Redis itself, the bound on live values across processes, namespaces kept apart.
-
-let redis: RedisServer;
-let raw: Redis;
-const engines: Engine[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-  raw = new Redis(redis.url, { protocol: 2 });
-});
-afterEach(async () => {
-  await Promise.all(engines.splice(0).map((engine) => engine.close()));
-});
-afterAll(async () => {
-  raw.disconnect();
-  await redis.stop();
-});
 
 /** Two started engines of one server (as two processes), and the name Redis gives each of its keys. */
 async function two(
   options: { maxValues?: number; retryAfterSeconds?: number } = {},
   namespace: string = crypto.randomUUID(),
 ) {
-  const made = [0, 1].map(() => createRedisEngine({ url: redis.url, namespace, ...options }));
-  engines.push(...made);
+  const made = [0, 1].map(() => createRedisEngine({ url: at.redis.url, namespace, ...options }));
+  at.engines.push(...made);
   for (const engine of made) await engine.start({ name: "values" });
   return { engines: made as [Engine, Engine], key: (name: string) => `ts:{${namespace}}:${name}` };
 }
@@ -39,30 +25,30 @@ describe("the Redis engine's values", () => {
     const { engines, key } = await two();
     const [a, b] = engines;
     await a.setValue("code", "sealed", { ttlMs: 60_000 });
-    const ttl = await raw.pttl(key("v:code"));
+    const ttl = await at.raw.pttl(key("v:code"));
     expect(ttl).toBeGreaterThan(50_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
-    expect(await raw.get(key("v:code"))).toBe("sealed");
-    expect(await raw.zscore(key("values"), "code")).not.toBeNull();
+    expect(await at.raw.get(key("v:code"))).toBe("sealed");
+    expect(await at.raw.zscore(key("values"), "code")).not.toBeNull();
     // ifAbsent refused: the value and its expiry are as they were.
     await b.setValue("code", "other", { ttlMs: 600_000, ifAbsent: true });
-    expect(await raw.pttl(key("v:code"))).toBeLessThanOrEqual(ttl);
+    expect(await at.raw.pttl(key("v:code"))).toBeLessThanOrEqual(ttl);
     await b.setValue("code", "replaced", { ttlMs: 600_000 });
-    expect(await raw.pttl(key("v:code"))).toBeGreaterThan(60_000);
+    expect(await at.raw.pttl(key("v:code"))).toBeGreaterThan(60_000);
 
     expect(await a.countUp("hits", 60_000)).toBe(1);
-    const window = await raw.pttl(key("n:hits"));
+    const window = await at.raw.pttl(key("n:hits"));
     expect(window).toBeGreaterThan(50_000);
     expect(window).toBeLessThanOrEqual(60_000);
     for (let n = 2; n <= 20; n++) expect(await (n % 2 ? a : b).countUp("hits", 600_000)).toBe(n);
-    const after = await raw.pttl(key("n:hits"));
+    const after = await at.raw.pttl(key("n:hits"));
     expect(after).toBeGreaterThan(0);
     expect(after).toBeLessThanOrEqual(window);
-    expect(await raw.get(key("n:hits"))).toBe("20");
+    expect(await at.raw.get(key("n:hits"))).toBe("20");
 
     expect(await b.takeValue("code")).toBe("replaced");
-    expect(await raw.exists(key("v:code"))).toBe(0);
-    expect(await raw.zscore(key("values"), "code")).toBeNull();
+    expect(await at.raw.exists(key("v:code"))).toBe(0);
+    expect(await at.raw.zscore(key("values"), "code")).toBeNull();
   });
 
   it("keeps at most maxValues live values over every process, and as many counters: one more is EngineUnavailable", async () => {
@@ -104,7 +90,7 @@ describe("the Redis engine's values", () => {
     expect(await other.engines[0].getValue("shared-name")).toBeUndefined();
     expect(await other.engines[1].countUp("shared-name", 60_000)).toBe(1);
     expect(await one.engines[1].countUp("shared-name", 60_000)).toBe(1);
-    expect(() => createRedisEngine({ url: redis.url, maxValues: 0 })).toThrow(
+    expect(() => createRedisEngine({ url: at.redis.url, maxValues: 0 })).toThrow(
       /maxValues must be a positive integer, not 0/,
     );
   });

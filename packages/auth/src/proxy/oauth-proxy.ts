@@ -105,25 +105,8 @@ export function oauthProxy(server: Server, options: OAuthProxyOptions): OAuthPro
   const settings: ProxySettings = {
     vault,
     upstream: options.upstream,
-    clients: createClientRegistry({
-      vault,
-      development,
-      ...(options.clients?.metadataDocuments === undefined
-        ? {}
-        : { metadataDocuments: options.clients.metadataDocuments }),
-      ...(options.clients?.dynamicRegistration === undefined
-        ? {}
-        : { dynamicRegistration: options.clients.dynamicRegistration }),
-      ...(options.clients?.registrationsPerHour === undefined
-        ? {}
-        : { registrationsPerHour: options.clients.registrationsPerHour }),
-      ...(options.clients?.registrationsPerHourTotal === undefined
-        ? {}
-        : { registrationsPerHourTotal: options.clients.registrationsPerHourTotal }),
-      ...(options.clients?.documentFetchesPerHour === undefined
-        ? {}
-        : { documentFetchesPerHour: options.clients.documentFetchesPerHour }),
-    }),
+    // The registry's own options, as given (an option left undefined keeps the registry's default).
+    clients: createClientRegistry({ vault, development, ...defined(options.clients ?? {}) }),
     key: signingKey(vault, options.signingKey),
     path: options.path ?? "/mcp",
     issuer: options.issuer,
@@ -200,5 +183,12 @@ export function oauthProxy(server: Server, options: OAuthProxyOptions): OAuthPro
     },
     routes,
     upstreamToken: upstreamTokens(settings),
+  };
+}
+
+/** `options` without the keys whose value is undefined (what exactOptionalPropertyTypes asks of an option passed on). */
+function defined<T extends object>(options: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
   };
 }

@@ -3,6 +3,7 @@ import { type Idp, launchChromium, signInWithChromium, startIdp } from "@toolsmi
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  authorizeFor,
   authorizeUrl,
   idpUpstream,
   type Proxied,
@@ -38,16 +39,7 @@ afterAll(async () => {
 /** A person signs in through the proxy in Chromium: the parameters the client's redirect URI was given. */
 async function signIn(scope = "notes:read") {
   const client = await pkce();
-  const url = authorizeUrl(proxied.origin, {
-    response_type: "code",
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    code_challenge: client.challenge,
-    code_challenge_method: "S256",
-    state: client.state,
-    scope,
-    resource: `${proxied.origin}/mcp`,
-  });
+  const url = authorizeFor(proxied.origin, clientId, client, { scope, resource: `${proxied.origin}/mcp` });
   const back = new URL(await signInWithChromium(url, { browser }));
   return { params: back.searchParams, back, ...client };
 }

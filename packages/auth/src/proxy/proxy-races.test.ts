@@ -2,7 +2,7 @@ import { createMemoryEngine, type Engine } from "@toolsmith/core/engine";
 import { type Idp, launchChromium, signInWithChromium } from "@toolsmith/tests-idp";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
-  authorizeUrl,
+  authorizeFor,
   idpUpstream,
   type Proxied,
   pkce,
@@ -107,14 +107,7 @@ afterAll(async () => {
 
 async function authorize() {
   const client = await pkce();
-  const url = authorizeUrl(proxied.origin, {
-    response_type: "code",
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    code_challenge: client.challenge,
-    code_challenge_method: "S256",
-    state: client.state,
-  });
+  const url = authorizeFor(proxied.origin, clientId, client);
   const back = new URL(await signInWithChromium(url, { browser }));
   return { code: back.searchParams.get("code") ?? "", verifier: client.verifier };
 }

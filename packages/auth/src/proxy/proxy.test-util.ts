@@ -111,6 +111,24 @@ export async function registerClient(origin: string, redirectUri: string, extra:
 }
 
 /** The /authorize URL for a client. */
+/** An authorization request by `clientId` for `REDIRECT` with the PKCE pair `client` (S256), and any more parameters. */
+export function authorizeFor(
+  origin: string,
+  clientId: string,
+  client: { readonly challenge: string; readonly state: string },
+  more: Record<string, string | undefined> = {},
+): string {
+  return authorizeUrl(origin, {
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: client.challenge,
+    code_challenge_method: "S256",
+    state: client.state,
+    ...more,
+  });
+}
+
 export function authorizeUrl(origin: string, params: Record<string, string | undefined>): string {
   const url = new URL(`${origin}/authorize`);
   for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
