@@ -37,7 +37,9 @@ describe("scripts/machine-ready.mjs, the first step of pnpm test", () => {
     const run = ready({ CHROMIUM_PATH: "/nonexistent/chromium", REDIS_SERVER_PATH: node, TOOLSMITH_NO_INSTALL: "1" });
     expect(run.status).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toContain("chromium: examples/poll renders its MCP App in headless Chromium");
+    expect(run.stderr).toContain(
+      "chromium: examples/poll renders its MCP App, and the sign-in tests sign a person in, in headless Chromium",
+    );
     expect(run.stderr).toContain("sudo apt-get update && apt-get install -y chromium");
     expect(run.stderr).not.toContain("redis-server:");
   });
