@@ -50,9 +50,14 @@ function sameResource(a: string, b: string): boolean {
   return URL.canParse(a) && URL.canParse(b) && new URL(a).href === new URL(b).href;
 }
 
+/** The scope a client asks for a refresh token with (OpenID Connect Core §11). */
+export const OFFLINE_ACCESS = "offline_access";
+
 /** The scopes asked for, checked against those the server offers: undefined when one is not offered. */
 function scopesOf(settings: ProxySettings, asked: string | null): string | undefined {
-  const scopes = [...new Set((asked ?? "").split(" ").filter((scope) => scope !== ""))];
+  // offline_access asks for a refresh token, which a client registered for the refresh_token grant gets anyway:
+  // accepted, and never a scope of the access token (it is no permission on this server).
+  const scopes = [...new Set((asked ?? "").split(" ").filter((scope) => scope !== "" && scope !== OFFLINE_ACCESS))];
   if (settings.scopes !== undefined && scopes.some((scope) => !settings.scopes?.includes(scope))) return undefined;
   return scopes.join(" ");
 }

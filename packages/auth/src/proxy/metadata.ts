@@ -1,3 +1,4 @@
+import { OFFLINE_ACCESS } from "./authorization-request.js";
 import type { ProxySettings } from "./settings.js";
 
 // RFC 8414 authorization server metadata, for the issuer a request is served as.
@@ -12,7 +13,8 @@ export function authorizationServerMetadata(settings: ProxySettings, issuer: str
     revocation_endpoint: `${issuer}/revoke`,
     ...(clients.dynamicRegistration ? { registration_endpoint: `${issuer}/register` } : {}),
     jwks_uri: `${issuer}/.well-known/jwks.json`,
-    ...(settings.scopes === undefined ? {} : { scopes_supported: settings.scopes }),
+    // offline_access listed (the refresh tokens it issues), so a client knows to ask for it; never in the resource's.
+    ...(settings.scopes === undefined ? {} : { scopes_supported: [...settings.scopes, OFFLINE_ACCESS] }),
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
     grant_types_supported: ["authorization_code", "refresh_token"],

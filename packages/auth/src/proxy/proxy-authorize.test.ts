@@ -129,6 +129,18 @@ describe("an authorization request from a known client and redirect URI", () => 
     }
   });
 
+  it("takes offline_access (listed in its metadata) as a request for a refresh token, never as a scope shown or granted", async () => {
+    const metadata = (await (await fetch(`${proxied.origin}/.well-known/oauth-authorization-server`)).json()) as {
+      scopes_supported: string[];
+    };
+    expect(metadata.scopes_supported).toEqual(["notes:read", "offline_access"]);
+    const { params } = await valid();
+    const { response, text } = await authorize(proxied.origin, { ...params, scope: "notes:read offline_access" });
+    expect(response.status).toBe(200);
+    expect(text).toContain("<li><code>notes:read</code></li>");
+    expect(text).not.toContain("offline_access");
+  });
+
   it("shows a consent page naming the client, its host and the scopes, everything escaped, framed by no one", async () => {
     const { params } = await valid();
     const { response, text } = await authorize(proxied.origin, params);
