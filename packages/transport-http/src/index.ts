@@ -1,6 +1,12 @@
 export type { RemoteAddress } from "./checks/caller-limits.js";
 export { type ForwardedForOptions, forwardedFor } from "./checks/forwarded-for.js";
-export { AuthError, type AuthOptions, AuthUnavailable, type ProtectionOptions } from "./checks/protection.js";
+export {
+  AuthError,
+  type AuthenticateHook,
+  type AuthOptions,
+  AuthUnavailable,
+  type ProtectionOptions,
+} from "./checks/protection.js";
 export { createHttpDispatcher, type HttpDispatcher } from "./dispatch/dispatcher.js";
 export type { HttpOptions } from "./dispatch/options.js";
 export { createHttpHandler, type HttpHandler } from "./doors/http-handler.js";

@@ -13,6 +13,7 @@ const VALUES = [
   "nodeListener",
 ];
 const TYPES = [
+  "AuthenticateHook",
   "AuthOptions",
   "ForwardedForOptions",
   "HttpDispatcher",

@@ -84,7 +84,7 @@ describe("the OAuth proxy in front of a real OpenID provider", () => {
       code_challenge_methods_supported: ["S256"],
       authorization_response_iss_parameter_supported: true,
       client_id_metadata_document_supported: true,
-      scopes_supported: ["notes:read", "notes:write"],
+      scopes_supported: ["notes:read", "notes:write", "offline_access"],
       grant_types_supported: ["authorization_code", "refresh_token"],
       token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
     });

@@ -11,7 +11,11 @@ const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
  * 401 that asks for one). A bearer header whose token is empty, too long or not a b64token is refused: 401.
  */
 export function bearerToken(request: Request): string | undefined {
-  const header = request.headers.get("authorization");
+  return bearerOf(request.headers.get("authorization"));
+}
+
+/** `bearerToken` of an `Authorization` header's value (null: none). */
+export function bearerOf(header: string | null): string | undefined {
   if (header === null) return undefined;
   if (header.toLowerCase() === "bearer") throw invalidToken("malformed");
   const space = header.indexOf(" ");

@@ -69,3 +69,17 @@ describe("anyVerifier", () => {
     expect(() => anyVerifier()).toThrow(TypeError);
   });
 });
+
+describe("from the Authorization header alone", () => {
+  it("jwtVerifier and introspectionVerifier check a token from the header; anyVerifier can when all of them can", async () => {
+    const jwts = jwtVerifier({ issuer: idp.issuer, audience: RESOURCE });
+    const opaques = introspectionVerifier({ endpoint: idp.introspectionUri, client: { id: "rs", secret: "s" } });
+    const signed = await token(key, idp.issuer, { sub: "dave" });
+    expect(await jwts.fromAuthorization?.(`Bearer ${signed}`)).toMatchObject({ subject: "dave" });
+    expect(await jwts.fromAuthorization?.(null)).toBeUndefined();
+    expect(opaques.fromAuthorization).toBeTypeOf("function");
+    const both = anyVerifier(jwts, opaques);
+    expect(await both.fromAuthorization?.(`Bearer ${signed}`)).toMatchObject({ subject: "dave" });
+    expect(anyVerifier(jwts, naming("eve")).fromAuthorization).toBeUndefined();
+  });
+});

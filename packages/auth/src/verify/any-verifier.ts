@@ -13,13 +13,13 @@ import type { Verifier } from "./jwt-verifier.js";
  */
 export function anyVerifier(...verifiers: Verifier[]): Verifier {
   if (verifiers.length === 0) throw new TypeError("anyVerifier: give it at least one verifier");
-  return async (request) => {
+  const first = async (ask: (verify: Verifier) => Promise<AuthInfo | undefined>) => {
     let refused: AuthError | undefined;
     let unavailable: AuthUnavailable | undefined;
     for (const verify of verifiers) {
       let principal: AuthInfo | undefined;
       try {
-        principal = await verify(request);
+        principal = await ask(verify);
       } catch (error) {
         if (error instanceof AuthUnavailable) unavailable ??= error;
         else if (error instanceof AuthError && error.status === 401) refused ??= error;
@@ -32,4 +32,11 @@ export function anyVerifier(...verifiers: Verifier[]): Verifier {
     if (refused !== undefined) throw refused;
     return undefined;
   };
+  const hook = (request: Request) => first((verify) => verify(request));
+  // From the header alone only when every verifier can check a token so.
+  if (!verifiers.every((verify) => verify.fromAuthorization !== undefined)) return hook;
+  return Object.assign(hook, {
+    fromAuthorization: (authorization: string | null) =>
+      first((verify) => (verify.fromAuthorization as NonNullable<Verifier["fromAuthorization"]>)(authorization)),
+  });
 }

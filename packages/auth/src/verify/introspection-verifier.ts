@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { AuthUnavailable } from "@toolsmith/transport-http";
-import { bearerToken } from "../tokens/bearer.js";
+import { bearerOf } from "../tokens/bearer.js";
 import { principalOf } from "../tokens/principal.js";
 import { checkScopes, invalidToken } from "../tokens/refusals.js";
 import { AnswerCache } from "./answer-cache.js";
 import { type IdpLimits, IdpLink, jsonObject } from "./idp-link.js";
-import type { Verifier } from "./jwt-verifier.js";
+import { headerVerifier, type Verifier } from "./jwt-verifier.js";
 
 export interface IntrospectionVerifierOptions extends IdpLimits {
   /** The provider's RFC 7662 introspection endpoint. */
@@ -110,8 +110,8 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
     return pending;
   };
 
-  return async (request) => {
-    const token = bearerToken(request);
+  return headerVerifier(async (authorization) => {
+    const token = bearerOf(authorization);
     if (token === undefined) return undefined;
     const answer = await answerFor(token);
     if (answer === null || unreadableTime(answer.exp) || unreadableTime(answer.nbf)) throw invalidToken();
@@ -122,5 +122,5 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
     const principal = principalOf(answer, expose ? token : undefined);
     checkScopes(principal.scopes, options.requiredScopes);
     return principal;
-  };
+  });
 }

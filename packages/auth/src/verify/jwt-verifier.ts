@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { AuthInfo } from "@toolsmith/core";
 import { AuthUnavailable } from "@toolsmith/transport-http";
 import { errors, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
-import { bearerToken } from "../tokens/bearer.js";
+import { bearerOf } from "../tokens/bearer.js";
 import { principalOf } from "../tokens/principal.js";
 import { checkScopes, invalidToken } from "../tokens/refusals.js";
 import { AnswerCache } from "./answer-cache.js";
@@ -10,7 +10,17 @@ import { type IdpLimits, IdpLink } from "./idp-link.js";
 import { keySet } from "./key-set.js";
 
 /** An `authenticate` hook for `listen`/`createHttpHandler`: the caller, undefined for no token, or it throws. */
-export type Verifier = (request: Request) => Promise<AuthInfo | undefined>;
+export type Verifier = ((request: Request) => Promise<AuthInfo | undefined>) & {
+  /** The same check from the `Authorization` header alone (transport-http then makes no Request for the hook). */
+  readonly fromAuthorization?: (authorization: string | null) => Promise<AuthInfo | undefined>;
+};
+
+/** A verifier that reads only the `Authorization` header: the hook, and the same check from the header alone. */
+export function headerVerifier(check: (authorization: string | null) => Promise<AuthInfo | undefined>): Verifier {
+  return Object.assign((request: Request) => check(request.headers.get("authorization")), {
+    fromAuthorization: check,
+  });
+}
 
 export interface JwtVerifierOptions extends IdpLimits {
   /** The issuer the tokens must name in `iss`, exactly. */
@@ -144,11 +154,11 @@ export function jwtVerifier(options: JwtVerifierOptions): Verifier {
     if (key !== "") remembered.set(key, claims, Math.min(now + VERIFIED_TTL_MS, (claims.exp ?? 0) * 1000), now);
     return claims;
   };
-  return async (request) => {
-    const token = bearerToken(request);
+  return headerVerifier(async (authorization) => {
+    const token = bearerOf(authorization);
     if (token === undefined) return undefined;
     const principal = principalOf(await claimsOf(token), expose ? token : undefined);
     checkScopes(principal.scopes, required);
     return principal;
-  };
+  });
 }

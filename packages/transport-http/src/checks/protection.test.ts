@@ -50,6 +50,26 @@ describe("protection", () => {
     expect((await request(handler({ allowedHosts: "any" }), "evil.example")).status).toBe(200);
   });
 
+  it("a hook that checks the Authorization header alone (fromAuthorization) is given it, and no Request is made", async () => {
+    const heard: (string | null)[] = [];
+    const hook = Object.assign(
+      (): never => {
+        throw new Error("the whole Request was asked for");
+      },
+      {
+        fromAuthorization: (authorization: string | null) => {
+          heard.push(authorization);
+          return authorization === "Bearer alice" ? { subject: "alice", scopes: [] } : undefined;
+        },
+      },
+    );
+    const handle = handler({ authenticate: hook });
+    const asAlice = await handle(call2026(1, "whoami", {}, { authorization: "Bearer alice" }));
+    expect(await asAlice.json()).toMatchObject({ result: { content: [{ text: "alice" }] } });
+    expect((await handle(call2026(2, "whoami", {}))).status).toBe(401);
+    expect(heard).toEqual(["Bearer alice", null]);
+  });
+
   it("authenticate: the principal reaches ctx.auth; none is 401 with WWW-Authenticate and the metadata URL; AuthError 403", async () => {
     const handle = handler({
       authenticate: (request) => {

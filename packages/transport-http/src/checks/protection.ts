@@ -50,6 +50,15 @@ export class AuthUnavailable extends Error {
   }
 }
 
+/**
+ * Who is calling, from a request: the principal, or undefined for 401. A hook that reads nothing of the request but
+ * its `Authorization` header may say so with `fromAuthorization`: it is then given that header alone, and no web
+ * Request is made for it (what `@toolsmith/auth`'s verifiers do, so checking a token costs no more than that).
+ */
+export type AuthenticateHook = ((request: Request) => MaybePromise<AuthInfo | undefined>) & {
+  readonly fromAuthorization?: (authorization: string | null) => MaybePromise<AuthInfo | undefined>;
+};
+
 export interface AuthOptions {
   /**
    * Who is calling: the principal (it reaches handlers as `ctx.auth`), or undefined for 401. Throw an `AuthError`
@@ -58,7 +67,7 @@ export interface AuthOptions {
    * error, answered 401 and logged once through the server's logger. Throw an `AuthUnavailable` when the hook
    * cannot tell (its identity provider is unreachable): 503 with `Retry-After`.
    */
-  authenticate?: (request: Request) => MaybePromise<AuthInfo | undefined>;
+  authenticate?: AuthenticateHook;
   /** RFC 9728 protected-resource metadata, served at `/.well-known/oauth-protected-resource<path>`. */
   resourceMetadata?: {
     /** The authorization servers' issuers; a function is given the origin the request was addressed to. */
@@ -243,7 +252,10 @@ export async function authorize(
       "www-authenticate": challenge(error, message, status, named),
     });
   try {
-    const principal = await options.authenticate(request.request());
+    const hook = options.authenticate;
+    const principal = await (hook.fromAuthorization
+      ? hook.fromAuthorization(request.header("authorization"))
+      : hook(request.request()));
     unavailable?.(undefined);
     if (principal === undefined || principal === null) {
       // RFC 6750 §3.1: a request that carried no credentials is told where to get some, without an error code.
