@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   authorizeFor,
   authorizeUrl,
+  exchangeCode,
   idpUpstream,
   type Proxied,
   pkce,
@@ -45,14 +46,7 @@ async function signIn(scope = "notes:read") {
 }
 
 const exchange = (code: string, verifier: string, extra: Record<string, string> = {}) =>
-  postForm(`${proxied.origin}/token`, {
-    grant_type: "authorization_code",
-    code,
-    redirect_uri: REDIRECT,
-    client_id: clientId,
-    code_verifier: verifier,
-    ...extra,
-  });
+  exchangeCode(proxied.origin, clientId, code, verifier, extra);
 
 const refresh = (token: string) =>
   postForm(`${proxied.origin}/token`, { grant_type: "refresh_token", refresh_token: token, client_id: clientId });

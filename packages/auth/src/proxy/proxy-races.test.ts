@@ -3,6 +3,7 @@ import { type Idp, launchChromium, signInWithChromium } from "@toolsmith/tests-i
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   authorizeFor,
+  exchangeCode,
   idpUpstream,
   type Proxied,
   pkce,
@@ -113,13 +114,7 @@ async function authorize() {
 }
 
 const exchange = ({ code, verifier }: { code: string; verifier: string }) =>
-  postForm(`${proxied.origin}/token`, {
-    grant_type: "authorization_code",
-    code,
-    redirect_uri: REDIRECT,
-    client_id: clientId,
-    code_verifier: verifier,
-  });
+  exchangeCode(proxied.origin, clientId, code, verifier);
 
 async function signIn() {
   const tokens = await exchange(await authorize());

@@ -149,6 +149,24 @@ export async function postForm(url: string, form: Record<string, string>, header
   };
 }
 
+/** The `authorization_code` grant at `origin`'s token endpoint, for `REDIRECT`, with any more form fields. */
+export function exchangeCode(
+  origin: string,
+  clientId: string,
+  code: string,
+  verifier: string,
+  more: Record<string, string> = {},
+) {
+  return postForm(`${origin}/token`, {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: REDIRECT,
+    client_id: clientId,
+    code_verifier: verifier,
+    ...more,
+  });
+}
+
 /** One request by node:http to `port` with the Host given (a load balancer in front of several processes). */
 export async function send(
   port: number,
