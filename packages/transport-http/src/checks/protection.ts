@@ -223,64 +223,91 @@ export function protectedResourceMetadata(
 const NO_SUBJECT =
   "Unauthorized: the server's authenticate hook returned a principal without a subject (a non-empty string is required)";
 
+// True for what `await` would wait on: a hook may answer with any thenable.
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null)?.then === "function";
+}
+
+/** What `authorize` is told besides the request: where the endpoint is, the server's scopes, and whom to tell. */
+export interface AuthorizeContext {
+  readonly options: AuthOptions;
+  /** The MCP endpoint's path (the metadata URL is made of it). */
+  readonly path: string;
+  /** Told of a principal without a subject: it could not be told from another. */
+  readonly misconfigured: () => void;
+  /** Told of each `AuthUnavailable` (503), and of each answer after (undefined): an outage's start and end. */
+  readonly unavailable?: (error: AuthUnavailable | undefined) => void;
+  /** The server's own scopes, which every request needs: what a 401 names as the scopes to ask for. */
+  readonly scopes: () => readonly string[];
+}
+
 /**
- * The caller, or the 401/403 that refuses them (503 when the hook throws `AuthUnavailable`, told to `unavailable`).
- * Without an `authenticate` hook everyone is anonymous. A principal without a subject is refused with 401 and
- * reported through `misconfigured`: it could not be told from another. A 401 names `scopes` (the server's own,
- * which every request needs) as the scopes to ask for.
+ * The caller, or the 401/403 that refuses them (503 when the hook throws `AuthUnavailable`). Without an
+ * `authenticate` hook everyone is anonymous. A principal without a subject is refused with 401 and reported
+ * through `misconfigured`. Answered at once when the hook answers at once (a verifier's remembered token), so an
+ * accepted request costs no promise more than without a hook; throws (or rejects with) what the hook throws that
+ * is neither an `AuthError` nor an `AuthUnavailable`.
  */
-export async function authorize(
-  options: AuthOptions,
-  request: Incoming,
-  path: string,
-  misconfigured: () => void,
-  unavailable?: (error: AuthUnavailable | undefined) => void,
-  scopes: readonly string[] = [],
-): Promise<AuthInfo | undefined | Outgoing> {
-  if (!options.authenticate) return undefined;
-  const metadata = options.resourceMetadata ? metadataUrl(request, path) : undefined;
-  // A 403 names what its refusal needs; a 401 the server's own scopes (what a client first asks for).
-  const challenge = (
-    error: string | undefined,
-    description: string | undefined,
-    status: number,
-    named?: readonly string[],
-  ) => bearerChallenge(metadata, status === 401 ? scopes : named, error, description);
-  const refused = (status: number, error: string, message: string, named?: readonly string[]) =>
-    answer(status, errorLine("null", { code: ErrorCode.ServerError, message }), {
-      "content-type": "application/json",
-      "www-authenticate": challenge(error, message, status, named),
-    });
+export function authorize(context: AuthorizeContext, request: Incoming): MaybePromise<AuthInfo | undefined | Outgoing> {
+  const hook = context.options.authenticate;
+  if (!hook) return undefined;
+  let principal: MaybePromise<AuthInfo | undefined | null>;
   try {
-    const hook = options.authenticate;
-    const principal = await (hook.fromAuthorization
+    principal = hook.fromAuthorization
       ? hook.fromAuthorization(request.header("authorization"))
-      : hook(request.request()));
-    unavailable?.(undefined);
-    if (principal === undefined || principal === null) {
-      // RFC 6750 §3.1: a request that carried no credentials is told where to get some, without an error code.
-      if (request.header("authorization") === null) {
-        return answer(401, errorLine("null", { code: ErrorCode.ServerError, message: "Unauthorized" }), {
-          "content-type": "application/json",
-          "www-authenticate": challenge(undefined, undefined, 401),
-        });
-      }
-      return refused(401, "invalid_token", "Unauthorized");
-    }
-    if (typeof principal.subject !== "string" || principal.subject.trim() === "") {
-      misconfigured();
-      return refused(401, "invalid_token", NO_SUBJECT);
-    }
-    return principal;
+      : hook(request.request());
   } catch (error) {
-    if (error instanceof AuthUnavailable) {
-      unavailable?.(error);
-      return answer(503, errorLine("null", { code: ErrorCode.ServerError, message: error.message }), {
-        "content-type": "application/json",
-        "retry-after": String(error.retryAfterSeconds),
-      });
-    }
-    if (!(error instanceof AuthError)) throw error;
-    return refused(error.status, error.error, error.message, error.status === 403 ? error.scopes : undefined);
+    return refusedFor(context, request, error);
   }
+  if (isThenable(principal)) {
+    return Promise.resolve(principal).then(
+      (settled) => decided(context, request, settled),
+      (error: unknown) => refusedFor(context, request, error),
+    );
+  }
+  return decided(context, request, principal);
+}
+
+// The hook's answer: its principal, or the 401 of none (or of one without a subject).
+function decided(context: AuthorizeContext, request: Incoming, principal: AuthInfo | undefined | null) {
+  context.unavailable?.(undefined);
+  if (principal !== undefined && principal !== null) {
+    if (typeof principal.subject === "string" && principal.subject.trim() !== "") return principal;
+    context.misconfigured();
+    return refusal(context, request, 401, "invalid_token", NO_SUBJECT);
+  }
+  // RFC 6750 §3.1: a request that carried no credentials is told where to get some, without an error code.
+  if (request.header("authorization") === null) return refusal(context, request, 401, undefined, "Unauthorized");
+  return refusal(context, request, 401, "invalid_token", "Unauthorized");
+}
+
+// What the hook threw: an `AuthError`'s refusal, an `AuthUnavailable`'s 503; anything else is thrown on.
+function refusedFor(context: AuthorizeContext, request: Incoming, error: unknown): Outgoing {
+  if (error instanceof AuthUnavailable) {
+    context.unavailable?.(error);
+    return answer(503, errorLine("null", { code: ErrorCode.ServerError, message: error.message }), {
+      "content-type": "application/json",
+      "retry-after": String(error.retryAfterSeconds),
+    });
+  }
+  if (!(error instanceof AuthError)) throw error;
+  return refusal(context, request, error.status, error.error, error.message, error.scopes);
+}
+
+// A 401 or 403 with its challenge: a 403 names what its refusal needs, a 401 the server's own scopes (what a client
+// first asks for); with no `error`, neither an error code nor a description (a request without credentials).
+function refusal(
+  context: AuthorizeContext,
+  request: Incoming,
+  status: number,
+  error: string | undefined,
+  message: string,
+  named?: readonly string[],
+): Outgoing {
+  const metadata = context.options.resourceMetadata ? metadataUrl(request, context.path) : undefined;
+  const scopes = status === 401 ? context.scopes() : status === 403 ? named : undefined;
+  return answer(status, errorLine("null", { code: ErrorCode.ServerError, message }), {
+    "content-type": "application/json",
+    "www-authenticate": bearerChallenge(metadata, scopes, error, error === undefined ? undefined : message),
+  });
 }

@@ -5,6 +5,7 @@ import { declaredScopes, type Servable, serverScopes, toServer } from "@toolsmit
 import { callerShare, StreamLimits } from "../checks/caller-limits.js";
 import { postRefusal, tooLarge } from "../checks/post-checks.js";
 import {
+  type AuthorizeContext,
   type AuthUnavailable,
   authorize,
   hostOriginCheck,
@@ -127,6 +128,14 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
     });
   };
 
+  const authorizing: AuthorizeContext = {
+    options,
+    path,
+    misconfigured: noSubject,
+    unavailable,
+    scopes: () => serverScopes(server),
+  };
+
   function serve(request: Incoming): Outgoing | Promise<Outgoing> {
     // Before the Host/Origin checks: load balancers probe by address, and the answer reveals nothing.
     if (request.path === health) return healthy(request.method, closed);
@@ -142,14 +151,25 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
       return answer(404, "Not found", { "content-type": "text/plain" });
     }
     if (!options.authenticate) return route(request, undefined);
-    return authorize(options, request, path, noSubject, unavailable, serverScopes(server)).then(
-      (auth) => (isOutgoing(auth) ? auth : route(request, auth)),
-      (error: unknown) => {
-        // The hook's own failure (not an AuthError): the request fails, and the server's log (onError too) hears why.
-        tell(`HTTP transport: the authenticate hook threw: ${String(error)}`, error);
-        throw error;
-      },
-    );
+    let auth: ReturnType<typeof authorize>;
+    try {
+      auth = authorize(authorizing, request);
+    } catch (error) {
+      hookFailed(error);
+    }
+    // A remembered token is answered at once: the request then waits on nothing more than without a hook.
+    if (auth instanceof Promise) return auth.then((settled) => authorized(request, settled), hookFailed);
+    return authorized(request, auth);
+  }
+
+  function authorized(request: Incoming, auth: AuthInfo | undefined | Outgoing): Outgoing | Promise<Outgoing> {
+    return isOutgoing(auth) ? auth : route(request, auth);
+  }
+
+  // The hook's own failure (not an AuthError): the request fails, and the server's log (onError too) hears why.
+  function hookFailed(error: unknown): never {
+    tell(`HTTP transport: the authenticate hook threw: ${String(error)}`, error);
+    throw error;
   }
 
   function route(request: Incoming, auth: AuthInfo | undefined): Outgoing | Promise<Outgoing> {

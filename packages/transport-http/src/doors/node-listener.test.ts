@@ -7,6 +7,7 @@ import { createServer, ErrorCode, type LogEntry } from "@toolsmith/core";
 import { createMemoryEngine, type Engine } from "@toolsmith/core/engine";
 import { MetaKey } from "@toolsmith/core/transport";
 import { afterEach, describe, expect, it } from "vitest";
+import { AuthError } from "../checks/protection.js";
 import type { HttpOptions } from "../dispatch/options.js";
 import { createHttpHandler } from "./http-handler.js";
 import { nodeListener } from "./node-listener.js";
@@ -212,6 +213,22 @@ describe.each(Object.entries(FRONT_DOORS))("%s", (_name, start) => {
     // Origin is still checked: a page of another site may not call.
     expect((await send(any, LIST, { host: "mcp.example.com", origin: "http://evil.example" })).status).toBe(403);
   });
+
+  it("an authenticate hook answering at once, or with a thenable, is served; its AuthError thrown at once is the refusal", async () => {
+    const principal = { subject: "alice", scopes: [] };
+    const fromAuthorization = (authorization: string | null) => {
+      // biome-ignore lint/suspicious/noThenProperty: a thenable that is no Promise, which it exists to test.
+      if (authorization === "Bearer later") return { then: (done: (value: unknown) => void) => done(principal) };
+      if (authorization === "Bearer read-only") throw new AuthError(403, "this token cannot list tools");
+      return authorization === "Bearer alice" ? principal : undefined;
+    };
+    const url = await start({ authenticate: Object.assign(() => undefined, { fromAuthorization }) as never });
+    expect((await send(url, LIST, { authorization: "Bearer alice" })).status).toBe(200);
+    expect((await send(url, LIST, { authorization: "Bearer later" })).status).toBe(200);
+    expect((await send(url, LIST, { authorization: "Bearer read-only" })).status).toBe(403);
+    expect((await send(url, LIST, { authorization: "Bearer mallory" })).status).toBe(401);
+    expect((await send(url, LIST)).status).toBe(401);
+  });
 });
 
 describe("listen on a host that is not loopback", () => {
@@ -289,6 +306,31 @@ describe("a request the dispatcher fails (a bug, not an outage)", () => {
     const failed = await read(((await once(req, "response")) as [IncomingMessage])[0]);
     expect(failed).toEqual({ status: 500, body: "" });
     expect(heard.map(String)).toEqual(["Error: the engine's bug"]);
+  });
+
+  it("an authenticate hook that throws at once: nodeListener answers 500 and the server's log hears it once", async () => {
+    const heard: unknown[] = [];
+    const hook = new Error("the token service is down");
+    const handler = createHttpHandler(
+      createServer({ name: "hook", version: "1", onError: (error) => heard.push(error) }),
+      {
+        authenticate: Object.assign(() => undefined, {
+          fromAuthorization: () => {
+            throw hook;
+          },
+        }),
+      },
+    );
+    const http = createNodeServer(nodeListener(handler));
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    cleanup.push(async () => {
+      handler.close();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    });
+    const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+    expect(await send(url, LIST, { authorization: "Bearer alice" })).toEqual({ status: 500, body: "" });
+    expect(heard).toEqual([hook]);
   });
 
   it("the web-standard handler rejects with it, and the server's log hears it once (an authenticate hook's too)", async () => {
