@@ -16,11 +16,27 @@ export function bearerToken(request: Request): string | undefined {
 
 /** `bearerToken` of an `Authorization` header's value (null: none). */
 export function bearerOf(header: string | null): string | undefined {
-  if (header === null) return undefined;
-  if (header.toLowerCase() === "bearer") throw invalidToken("malformed");
-  const space = header.indexOf(" ");
-  if (space < 0 || header.slice(0, space).toLowerCase() !== "bearer") return undefined;
-  const token = header.slice(space + 1).trim();
-  if (token.length === 0 || token.length > MAX_TOKEN_CHARS || !B64TOKEN.test(token)) throw invalidToken("malformed");
+  const token = bearerText(header);
+  if (token !== undefined && !wellFormed(token)) throw invalidToken("malformed");
   return token;
+}
+
+/**
+ * What follows `Bearer ` in an `Authorization` header, trimmed and not yet checked against b64token (undefined: no
+ * bearer header): a token verified before is known by it without the check, which `bearerOf` makes.
+ */
+export function bearerText(header: string | null): string | undefined {
+  if (header === null) return undefined;
+  const space = header.indexOf(" ");
+  if (space < 0) {
+    if (header.length === 6 && header.toLowerCase() === "bearer") throw invalidToken("malformed");
+    return undefined;
+  }
+  if (space !== 6 || header.slice(0, 6).toLowerCase() !== "bearer") return undefined;
+  return header.slice(7).trim();
+}
+
+/** True for a token `bearerText` read that is not empty, not too long, and a b64token (RFC 6750 §2.1). */
+export function wellFormed(token: string): boolean {
+  return token.length > 0 && token.length <= MAX_TOKEN_CHARS && B64TOKEN.test(token);
 }

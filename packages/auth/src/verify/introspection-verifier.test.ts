@@ -94,7 +94,8 @@ describe("introspectionVerifier", () => {
     expect(asked()).toBe(base + 4);
   });
 
-  it("the cache is bounded: the least recently used answer goes first", async () => {
+  it("the cache is bounded: the least recently used answer goes first (recency counted by the second)", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
     const verify = verifier({ cacheMaxEntries: 2 });
     const tokens = [1, 2, 3].map(() => opaque({ active: true, sub: "bob", aud: RESOURCE }));
     const base = idp.count("/introspect");
@@ -102,8 +103,15 @@ describe("introspectionVerifier", () => {
     await verify(request(`Bearer ${tokens[2]}`));
     await verify(request(`Bearer ${tokens[1]}`));
     expect(idp.count("/introspect")).toBe(base + 3);
+    // A second on, tokens[1] read again is the most recent: tokens[0] coming back pushes out tokens[2].
+    vi.setSystemTime(Date.now() + 1_000);
+    await verify(request(`Bearer ${tokens[1]}`));
     await verify(request(`Bearer ${tokens[0]}`));
     expect(idp.count("/introspect")).toBe(base + 4);
+    await verify(request(`Bearer ${tokens[1]}`));
+    expect(idp.count("/introspect")).toBe(base + 4);
+    await verify(request(`Bearer ${tokens[2]}`));
+    expect(idp.count("/introspect")).toBe(base + 5);
   });
 
   it("requiredScopes: an active token without them is 403 insufficient_scope", async () => {

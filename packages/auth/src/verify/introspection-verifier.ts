@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import { AuthUnavailable } from "@toolsmith/transport-http";
 import { bearerOf } from "../tokens/bearer.js";
 import { principalOf } from "../tokens/principal.js";
 import { checkScopes, invalidToken } from "../tokens/refusals.js";
+import { tokenKey } from "../tokens/token-key.js";
 import { AnswerCache } from "./answer-cache.js";
 import { type IdpLimits, IdpLink, jsonObject } from "./idp-link.js";
 import { headerVerifier, type Verifier } from "./jwt-verifier.js";
@@ -95,7 +95,7 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
   };
 
   const answerFor = (token: string): Answer | Promise<Answer> => {
-    const key = createHash("sha256").update(token).digest("base64url");
+    const key = tokenKey(token);
     const cached = cache.get(key, Date.now());
     if (cached !== undefined) return cached;
     idp.check();
@@ -110,10 +110,7 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
     return pending;
   };
 
-  return headerVerifier(async (authorization) => {
-    const token = bearerOf(authorization);
-    if (token === undefined) return undefined;
-    const answer = await answerFor(token);
+  const principalFor = (token: string, answer: Answer) => {
     if (answer === null || unreadableTime(answer.exp) || unreadableTime(answer.nbf)) throw invalidToken();
     if (typeof answer.exp === "number" && answer.exp * 1000 <= Date.now()) throw invalidToken("expired");
     if (typeof answer.nbf === "number" && answer.nbf * 1000 > Date.now()) throw invalidToken("not-yet-valid");
@@ -122,5 +119,13 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
     const principal = principalOf(answer, expose ? token : undefined);
     checkScopes(principal.scopes, options.requiredScopes);
     return principal;
+  };
+
+  // A remembered answer is checked at once; one being asked for, once it comes.
+  return headerVerifier((authorization) => {
+    const token = bearerOf(authorization);
+    if (token === undefined) return undefined;
+    const answer = answerFor(token);
+    return answer instanceof Promise ? answer.then((said) => principalFor(token, said)) : principalFor(token, answer);
   });
 }
