@@ -82,4 +82,39 @@ describe("from the Authorization header alone", () => {
     expect(await both.fromAuthorization?.(`Bearer ${signed}`)).toMatchObject({ subject: "dave" });
     expect(anyVerifier(jwts, naming("eve")).fromAuthorization).toBeUndefined();
   });
+
+  it("a remembered token is answered at once, by any of them; a refusal at once lets the next try, at once or later", async () => {
+    idp.answers.set("opaque-token-for-frank", { active: true, sub: "frank", aud: RESOURCE });
+    const jwts = jwtVerifier({ issuer: idp.issuer, audience: RESOURCE, jwks: { keys: [key.jwk] } });
+    const opaques = introspectionVerifier({ endpoint: idp.introspectionUri, client: { id: "rs", secret: "s:cret" } });
+    const both = anyVerifier(jwts, opaques);
+    const check = both.fromAuthorization as NonNullable<Verifier["fromAuthorization"]>;
+    const signed = await token(key, idp.issuer, { sub: "gina" });
+    // First seen: each verifier has work to do (a signature, an introspection), so the answer comes later.
+    const first = check(`Bearer ${signed}`);
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toMatchObject({ subject: "gina" });
+    expect(check(`Bearer ${signed}`)).toMatchObject({ subject: "gina" });
+    expect(await check("Bearer opaque-token-for-frank")).toMatchObject({ subject: "frank" });
+    // The JWT verifier refuses an opaque token at once (malformed); introspection's remembered answer is at once.
+    expect(check("Bearer opaque-token-for-frank")).toMatchObject({ subject: "frank" });
+    expect(check(null)).toBeUndefined();
+    // A thenable that is no Promise is waited for like one.
+    const lazy = Object.assign(naming("hal"), {
+      // biome-ignore lint/suspicious/noThenProperty: a thenable that is no Promise, which it exists to test.
+      fromAuthorization: () => ({ then: (done: (value: unknown) => void) => done({ subject: "hal", scopes: [] }) }),
+    }) as unknown as Verifier;
+    const silent = Object.assign(none, { fromAuthorization: () => undefined });
+    const viaThenable = anyVerifier(silent, lazy).fromAuthorization?.("Bearer x");
+    expect(await viaThenable).toMatchObject({ subject: "hal" });
+    // A refusal at once from the first, then a principal at once from the next.
+    const refusedAtOnce = Object.assign(refusing(new AuthError(401, "no")), {
+      fromAuthorization: () => {
+        throw new AuthError(401, "no");
+      },
+    });
+    const atOnce = Object.assign(naming("ida"), { fromAuthorization: () => ({ subject: "ida", scopes: [] }) });
+    expect(anyVerifier(refusedAtOnce, atOnce).fromAuthorization?.("Bearer x")).toMatchObject({ subject: "ida" });
+    expect(() => anyVerifier(refusedAtOnce, silent).fromAuthorization?.("Bearer x")).toThrow("no");
+  });
 });

@@ -1,4 +1,4 @@
-import type { AuthInfo } from "@toolsmith/core";
+import type { AuthInfo, MaybePromise } from "@toolsmith/core";
 import { AuthError, AuthUnavailable } from "@toolsmith/transport-http";
 import type { Verifier } from "./jwt-verifier.js";
 
@@ -13,26 +13,43 @@ import type { Verifier } from "./jwt-verifier.js";
  */
 export function anyVerifier(...verifiers: Verifier[]): Verifier {
   if (verifiers.length === 0) throw new TypeError("anyVerifier: give it at least one verifier");
-  const first = async (ask: (verify: Verifier) => Promise<AuthInfo | undefined>) => {
+  // Each verifier in turn, at once while they answer at once (a remembered token), else once each settles.
+  const first = (ask: (verify: Verifier) => MaybePromise<AuthInfo | undefined>): MaybePromise<AuthInfo | undefined> => {
     let refused: AuthError | undefined;
     let unavailable: AuthUnavailable | undefined;
-    for (const verify of verifiers) {
-      let principal: AuthInfo | undefined;
-      try {
-        principal = await ask(verify);
-      } catch (error) {
-        if (error instanceof AuthUnavailable) unavailable ??= error;
-        else if (error instanceof AuthError && error.status === 401) refused ??= error;
-        else throw error;
-        continue;
+    const failed = (error: unknown) => {
+      if (error instanceof AuthUnavailable) unavailable ??= error;
+      else if (error instanceof AuthError && error.status === 401) refused ??= error;
+      else throw error;
+    };
+    const from = (at: number): MaybePromise<AuthInfo | undefined> => {
+      for (let index = at; index < verifiers.length; index++) {
+        let principal: MaybePromise<AuthInfo | undefined>;
+        try {
+          principal = ask(verifiers[index] as Verifier);
+        } catch (error) {
+          failed(error);
+          continue;
+        }
+        // Any thenable a hand-made verifier answers with, not only a Promise.
+        if (typeof (principal as PromiseLike<unknown> | undefined)?.then === "function") {
+          return Promise.resolve(principal).then(
+            (found: AuthInfo | undefined) => found ?? from(index + 1),
+            (error: unknown) => {
+              failed(error);
+              return from(index + 1);
+            },
+          );
+        }
+        if (principal !== undefined) return principal;
       }
-      if (principal !== undefined) return principal;
-    }
-    if (unavailable !== undefined) throw unavailable;
-    if (refused !== undefined) throw refused;
-    return undefined;
+      if (unavailable !== undefined) throw unavailable;
+      if (refused !== undefined) throw refused;
+      return undefined;
+    };
+    return from(0);
   };
-  const hook = (request: Request) => first((verify) => verify(request));
+  const hook = async (request: Request) => first((verify) => verify(request));
   // From the header alone only when every verifier can check a token so.
   if (!verifiers.every((verify) => verify.fromAuthorization !== undefined)) return hook;
   return Object.assign(hook, {

@@ -203,6 +203,27 @@ describe("jwtVerifier: keys fetched lazily, refetched only as the cooldown allow
       await expect(scoped(request(`Bearer ${lacking}`))).rejects.toMatchObject({ status: 403 });
   });
 
+  it("a remembered token is answered at once, with one frozen principal; a token a character off is checked anew", async () => {
+    const verify = jwtVerifier({ issuer: idp.issuer, audience: RESOURCE, jwks: { keys: [key.jwk] } });
+    const check = verify.fromAuthorization as NonNullable<typeof verify.fromAuthorization>;
+    const signed = await token(key, idp.issuer, { scope: "a b" });
+    const first = check(`Bearer ${signed}`);
+    expect(first).toBeInstanceOf(Promise);
+    const principal = (await first) as TokenPrincipal;
+    const again = check(`bearer   ${signed}  `) as TokenPrincipal;
+    expect(again).toBe(principal);
+    // Shared by every request that brings the token: a handler cannot change what the next one sees.
+    expect(Object.isFrozen(principal) && Object.isFrozen(principal.scopes) && Object.isFrozen(principal.claims)).toBe(
+      true,
+    );
+    expect(() => (principal.scopes as string[]).push("admin")).toThrow(TypeError);
+    // Neither a token with a character more (not a b64token) nor one with its signature changed rides on it.
+    expect(() => check(`Bearer ${signed}!`)).toThrow(AuthError);
+    const tampered = `${signed.slice(0, -2)}${signed.endsWith("AA") ? "BA" : "AA"}`;
+    await expect(check(`Bearer ${tampered}`)).rejects.toMatchObject({ status: 401 });
+    expect(() => check(`Bearer ${"a".repeat(20_000)}`)).toThrow(AuthError);
+  });
+
   it("a remembered token is verified again later: once its key has left the set and the set is refetched, it is refused", async () => {
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
     const verify = fresh({ jwksUri: idp.jwksUri });

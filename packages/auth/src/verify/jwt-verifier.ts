@@ -1,23 +1,26 @@
-import { createHash } from "node:crypto";
-import type { AuthInfo } from "@toolsmith/core";
+import type { AuthInfo, MaybePromise } from "@toolsmith/core";
 import { AuthUnavailable } from "@toolsmith/transport-http";
-import { errors, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
-import { bearerOf } from "../tokens/bearer.js";
-import { principalOf } from "../tokens/principal.js";
+import { errors, type JSONWebKeySet, jwtVerify } from "jose";
+import { bearerText, MAX_TOKEN_CHARS, wellFormed } from "../tokens/bearer.js";
+import { principalOf, type TokenPrincipal } from "../tokens/principal.js";
 import { checkScopes, invalidToken } from "../tokens/refusals.js";
+import { tokenKey } from "../tokens/token-key.js";
 import { AnswerCache } from "./answer-cache.js";
 import { type IdpLimits, IdpLink } from "./idp-link.js";
 import { keySet } from "./key-set.js";
 
 /** An `authenticate` hook for `listen`/`createHttpHandler`: the caller, undefined for no token, or it throws. */
 export type Verifier = ((request: Request) => Promise<AuthInfo | undefined>) & {
-  /** The same check from the `Authorization` header alone (transport-http then makes no Request for the hook). */
-  readonly fromAuthorization?: (authorization: string | null) => Promise<AuthInfo | undefined>;
+  /**
+   * The same check from the `Authorization` header alone (transport-http then makes no Request for the hook); it
+   * may answer at once (a remembered token), and may throw instead of rejecting.
+   */
+  readonly fromAuthorization?: (authorization: string | null) => MaybePromise<AuthInfo | undefined>;
 };
 
 /** A verifier that reads only the `Authorization` header: the hook, and the same check from the header alone. */
-export function headerVerifier(check: (authorization: string | null) => Promise<AuthInfo | undefined>): Verifier {
-  return Object.assign((request: Request) => check(request.headers.get("authorization")), {
+export function headerVerifier(check: (authorization: string | null) => MaybePromise<AuthInfo | undefined>): Verifier {
+  return Object.assign(async (request: Request) => check(request.headers.get("authorization")), {
     fromAuthorization: check,
   });
 }
@@ -47,6 +50,9 @@ export interface JwtVerifierOptions extends IdpLimits {
    */
   readonly verifiedMaxEntries?: number;
 }
+
+// A JWS in compact form: header, payload and signature, base64url, joined by dots (RFC 7515 §7.1).
+const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
 // How long a verified token is remembered at most: a key withdrawn from the set stops counting within this.
 const VERIFIED_TTL_MS = 60_000;
@@ -96,6 +102,12 @@ function refusal(error: unknown): unknown {
   return invalidToken();
 }
 
+// One principal serves every request that brings its token: nothing a handler does to it reaches the next.
+function frozen(principal: TokenPrincipal): TokenPrincipal {
+  Object.freeze(principal.scopes);
+  return Object.freeze(principal);
+}
+
 /**
  * An `authenticate` hook that accepts the JWT access tokens an issuer signs: signature (an allowed algorithm, a key
  * of the issuer's set), `iss`, `aud`, `exp` and `nbf`, then `requiredScopes`.
@@ -137,28 +149,36 @@ export function jwtVerifier(options: JwtVerifierOptions): Verifier {
   };
   const required = options.requiredScopes;
   const expose = options.exposeToken === true;
-  const remembered = new AnswerCache<JWTPayload>(options.verifiedMaxEntries ?? 1000);
-  const claimsOf = async (token: string): Promise<JWTPayload> => {
-    const key = remembered.maxEntries > 0 ? createHash("sha256").update(token).digest("base64url") : "";
-    const now = Date.now();
-    const known = key === "" ? undefined : remembered.get(key, now);
-    if (known !== undefined) return known;
-    let verified: Awaited<ReturnType<typeof jwtVerify>>;
+  // The principal a verified token names, frozen, so a request that brings the token again is answered at once.
+  const remembered = new AnswerCache<TokenPrincipal>(options.verifiedMaxEntries ?? 1000);
+  const verified = async (token: string, key: string): Promise<TokenPrincipal> => {
+    let result: Awaited<ReturnType<typeof jwtVerify>>;
     try {
-      verified = await jwtVerify(token, keys, checks);
+      result = await jwtVerify(token, keys, checks);
     } catch (error) {
       throw refusal(error);
     }
-    if (!typeAllowed(verified.protectedHeader.typ)) throw invalidToken();
-    const claims = verified.payload;
-    if (key !== "") remembered.set(key, claims, Math.min(now + VERIFIED_TTL_MS, (claims.exp ?? 0) * 1000), now);
-    return claims;
+    if (!typeAllowed(result.protectedHeader.typ)) throw invalidToken();
+    const claims = result.payload;
+    const principal = frozen(principalOf(claims, expose ? token : undefined));
+    const now = Date.now();
+    if (key !== "") remembered.set(key, principal, Math.min(now + VERIFIED_TTL_MS, (claims.exp ?? 0) * 1000), now);
+    return principal;
   };
-  return headerVerifier(async (authorization) => {
-    const token = bearerOf(authorization);
-    if (token === undefined) return undefined;
-    const principal = principalOf(await claimsOf(token), expose ? token : undefined);
+  const allowed = (principal: TokenPrincipal): TokenPrincipal => {
     checkScopes(principal.scopes, required);
     return principal;
+  };
+  return headerVerifier((authorization) => {
+    const token = bearerText(authorization);
+    if (token === undefined) return undefined;
+    // Known by its hash, a token passed the format check when it was verified: only a new one is checked.
+    const key = remembered.maxEntries > 0 && token.length <= MAX_TOKEN_CHARS ? tokenKey(token) : "";
+    const known = key === "" ? undefined : remembered.get(key, Date.now());
+    if (known !== undefined) return allowed(known);
+    if (!wellFormed(token)) throw invalidToken("malformed");
+    // Not three dot-separated parts, it is no signed JWT: refused at once (an opaque token, for anyVerifier's next).
+    if (!COMPACT_JWS.test(token)) throw invalidToken();
+    return verified(token, key).then(allowed);
   });
 }
