@@ -1,6 +1,7 @@
 // What verifying a bearer token costs per request, in CPU, in one process (no HTTP, no other process sharing the
-// measurement): the web Request the transport builds for an `authenticate` hook, and jwtVerifier on it (ES256, its
-// keys given locally, and fetched once from bench/auth-keys.mjs's issuer). CPU time, not wall time, so a busy
+// measurement): the web Request the transport builds for an `authenticate` hook, jwtVerifier on it (ES256, its
+// keys given locally, and fetched once from bench/auth-keys.mjs's issuer), and jwtVerifier given the Authorization
+// header alone, as transport-http gives it. CPU time, not wall time, so a busy
 // machine changes the figures little. Usage (after a build): node bench/auth-cost.mjs [--rounds 5 --calls 5000]
 import { parseArgs } from "node:util";
 // Not declared dependencies of the bench (that would touch the lockfile): the built package, by path.
@@ -35,10 +36,13 @@ const options = { issuer: issuer.url, audience: AUDIENCE, algorithms: ["ES256"] 
 const local = jwtVerifier({ ...options, jwks: issuer.jwks });
 const remote = jwtVerifier({ ...options, jwksUri: issuer.jwksUri });
 const built = request();
+const bearer = incoming.authorization;
 const steps = [
   ["the transport's Request for the hook (Headers copied, new Request)", async () => request()],
   ["jwtVerifier, local JWKS", () => local(built)],
   ["jwtVerifier, remote JWKS (fetched once, then cached)", () => remote(built)],
+  // What transport-http calls: the Authorization header alone, a remembered token answered without a promise.
+  ["jwtVerifier from the Authorization header (fromAuthorization), local JWKS", () => local.fromAuthorization(bearer)],
 ];
 
 const median = (list) => [...list].sort((x, y) => x - y)[Math.floor(list.length / 2)];
