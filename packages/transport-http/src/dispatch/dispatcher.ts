@@ -137,7 +137,8 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
     server.log({ level: "error", message, error });
   };
 
-  // An identity provider that cannot be reached: told once per outage (the first 503), again after a success.
+  // An identity provider that cannot be reached: told once per outage (the first 503); the outage ends with an answer
+  // the hook took its time over (one at once came from its memory, not from the provider).
   let outage = false;
   const unavailable = (error: AuthUnavailable | undefined) => {
     if (error === undefined || outage) {
