@@ -38,7 +38,15 @@ export interface CarriedValue {
 /** Where a request keeps its larger values, and tells of one it could not use: the server (`ServerCore`). */
 export interface KeepHost {
   readonly engine: KeyValueStore;
+  /** Starts the engine once (a 2026-07-28 request may be a fresh process's first); later calls are free. */
+  startEngine(): MaybePromise<void>;
   log(entry: LogEntry): void;
+}
+
+// The engine's key-value store, started.
+async function valuesOf(host: KeepHost): Promise<KeyValueStore> {
+  await host.startEngine();
+  return host.engine;
 }
 
 /** What a retry's sealed state carried: the values kept in earlier rounds, and the progress already reported. */
@@ -167,7 +175,7 @@ export class Keeper {
   // The engine's copy of a carried value, when it matches its digest; else undefined, and the server log says why.
   async #load(carried: CarriedValue): Promise<string | undefined> {
     const from = this.#from as Carried;
-    const text = await from.host.engine.getValue(engineKey(from.from, carried.d as string));
+    const text = await (await valuesOf(from.host)).getValue(engineKey(from.from, carried.d as string));
     const fits = text !== undefined && utf8Length(text) === carried.b && (await digest(text)) === carried.d;
     if (!fits) {
       from.host.log({
@@ -212,7 +220,7 @@ export class Keeper {
       }
       writes.push(
         digest(text).then(async (d) => {
-          await host.engine.setValue(engineKey(id, d), text, { ttlMs });
+          await (await valuesOf(host)).setValue(engineKey(id, d), text, { ttlMs });
           values.push({ n, b, d });
         }),
       );
