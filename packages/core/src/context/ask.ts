@@ -120,15 +120,22 @@ export interface InputRound {
   /** Made on the first question: a request that asks nothing allocates nothing. */
   asked: Record<string, { method: string; params: Record<string, unknown> }> | undefined;
   counters: Record<string, number> | undefined;
-  /** What `ctx.keep` holds, and the progress reported, across this request's rounds: made on first use. */
+  /** What `ctx.keep` holds across this request's rounds: made on first use. */
   keeper: Keeper | undefined;
+  /** The highest progress sent to the client in this request, earlier rounds included (keep.ts `reportedBefore`). */
+  reported: number | undefined;
 }
 
 const NO_RESPONSES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null));
 
 /** A fresh round from the answers a request brought, the verified round it answers and what that round carried. */
-export function inputRound(responses: Record<string, unknown> | undefined, round?: Round, keeper?: Keeper): InputRound {
-  return { responses: responses ?? NO_RESPONSES, round, asked: undefined, counters: undefined, keeper };
+export function inputRound(
+  responses: Record<string, unknown> | undefined,
+  round?: Round,
+  keeper?: Keeper,
+  reported?: number,
+): InputRound {
+  return { responses: responses ?? NO_RESPONSES, round, asked: undefined, counters: undefined, keeper, reported };
 }
 
 /**

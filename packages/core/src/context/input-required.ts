@@ -116,17 +116,16 @@ export function openRound(
     if (opened.a !== (await argumentsDigest(asked.args))) throw refuse("the arguments differ from the first request");
     const round = Object.freeze({ id: opened.i, number: opened.n, expiresAt: opened.e });
     const keeper =
-      opened.k === undefined && opened.g === undefined
+      opened.k === undefined
         ? undefined
         : new Keeper({
             from: opened.i,
-            values: opened.k ?? [],
-            progress: opened.g,
+            values: opened.k,
             host,
             method: asked.method,
             target: asked.target,
           });
-    return inputRound({ ...opened.r, ...responses }, round, keeper);
+    return inputRound({ ...opened.r, ...responses }, round, keeper, opened.g);
   })();
 }
 
@@ -153,12 +152,9 @@ export async function inputRequired(
     i: id,
     n: (round.round?.number ?? 0) + 1,
   };
-  const { keeper } = round;
-  if (keeper !== undefined) {
-    const kept = await keeper.carry(host, id, ttlMs);
-    if (kept.length > 0) state.k = kept;
-    if (keeper.progress !== undefined) state.g = keeper.progress;
-  }
+  const kept = await round.keeper?.carry(host, id, ttlMs);
+  if (kept !== undefined && kept.length > 0) state.k = kept;
+  if (round.reported !== undefined) state.g = round.reported;
   return {
     resultType: "input_required",
     inputRequests: { ...round.asked },

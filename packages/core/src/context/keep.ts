@@ -49,12 +49,11 @@ async function valuesOf(host: KeepHost): Promise<KeyValueStore> {
   return host.engine;
 }
 
-/** What a retry's sealed state carried: the values kept in earlier rounds, and the progress already reported. */
+/** What a retry's sealed state carried: the values kept in earlier rounds. */
 export interface Carried {
   /** The id of the round whose state carried them: where the engine keeps the larger ones. */
   readonly from: string;
   readonly values: readonly CarriedValue[];
-  readonly progress: number | undefined;
   readonly host: KeepHost;
   /** What the retry serves (for the log). */
   readonly method: string;
@@ -81,10 +80,8 @@ function refused(name: string, why: string): Promise<never> {
   return Promise.reject(new RangeError(`ctx.keep("${name}"): ${why}`));
 }
 
-/** One request's kept values (in a 2026-07-28 round, across its rounds) and the progress it reported. */
+/** One request's kept values (in a 2026-07-28 round, across its rounds). */
 export class Keeper {
-  /** The highest progress sent to the client in this request, earlier rounds included; undefined before any. */
-  progress: number | undefined;
   readonly #carried: Map<string, CarriedValue> | undefined;
   readonly #from: Carried | undefined;
   // This run's: settled values by name, and those still being computed or loaded.
@@ -96,7 +93,6 @@ export class Keeper {
 
   constructor(carried?: Carried) {
     this.#from = carried;
-    this.progress = carried?.progress;
     if (carried === undefined || carried.values.length === 0) return;
     this.#carried = new Map(carried.values.map((value) => [value.n, value]));
     for (const value of carried.values) {
@@ -240,9 +236,8 @@ export function keeperOf(holder: { keeper: Keeper | undefined }): Keeper {
  * Whether progress `done` was reported in an earlier round of this request (at or below its mark: not to be sent
  * again); else it becomes the mark.
  */
-export function reportedBefore(round: { keeper: Keeper | undefined }, done: number): boolean {
-  const reported = round.keeper?.progress;
-  if (reported !== undefined && done <= reported) return true;
-  keeperOf(round).progress = done;
+export function reportedBefore(round: { reported: number | undefined }, done: number): boolean {
+  if (round.reported !== undefined && done <= round.reported) return true;
+  round.reported = done;
   return false;
 }
