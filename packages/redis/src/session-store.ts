@@ -15,10 +15,20 @@ import * as scripts from "./session-scripts.js";
 
 // Keys outlive a session's idle time by this much, so the sweep (not Redis's expiry) ends it and tells its followers.
 const GRACE_MS = 60_000;
+// Loads asked for in one turn of the event loop go to Redis together, in one script, at most this many.
+const MOST_LOADS = 128;
+
+interface Load {
+  readonly id: string;
+  readonly resolve: (record: SessionRecord | undefined) => void;
+  readonly reject: (error: unknown) => void;
+}
 
 /** The Redis engine's `SessionStore`: each session a hash, the limits counted in one script with the create. */
 export class RedisSessionStore implements SessionStore {
   readonly #redis: RedisLifecycle;
+  // The loads asked for since the last went out: sent after this turn's I/O, one write and one reply for them all.
+  #loads: Load[] = [];
 
   constructor(redis: RedisLifecycle) {
     this.#redis = redis;
@@ -41,9 +51,40 @@ export class RedisSessionStore implements SessionStore {
     return outcome as "created" | "full" | "full-for-caller";
   }
 
-  async loadSession(id: string): Promise<SessionRecord | undefined> {
-    return decodeRecord(await this.#redis.run(scripts.LOAD, [id, GRACE_MS]));
+  loadSession(id: string): Promise<SessionRecord | undefined> {
+    return new Promise((resolve, reject) => {
+      if (this.#loads.length === 0) setImmediate(this.#load);
+      this.#loads.push({ id, resolve, reject });
+      if (this.#loads.length >= MOST_LOADS) this.#load();
+    });
   }
+
+  // Each load as one would run alone (the script takes them in order); Redis's failure is each one's.
+  readonly #load = (): void => {
+    const loads = this.#loads;
+    if (loads.length === 0) return;
+    this.#loads = [];
+    const fail = (error: unknown) => {
+      for (const load of loads) load.reject(error);
+    };
+    let sent: Promise<unknown>;
+    try {
+      sent = this.#redis.run(scripts.LOAD, [GRACE_MS, ...loads.map((load) => load.id)]);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    sent.then((reply) => {
+      const records = reply as unknown[];
+      loads.forEach((load, at) => {
+        try {
+          load.resolve(decodeRecord(records[at]));
+        } catch (error) {
+          load.reject(error);
+        }
+      });
+    }, fail);
+  };
 
   async changeSession(id: string, change: SessionChange): Promise<void> {
     if (change.kind === "subscribe") {
