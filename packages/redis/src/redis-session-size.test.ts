@@ -29,7 +29,7 @@ afterAll(async () => {
 
 /** The bytes the load script answers for a session: what every handshake-era request of it moves. */
 async function loadReplyBytes(id: string): Promise<number> {
-  return JSON.stringify(await run(raw, scripts.LOAD, PREFIX, [id, 60_000])).length;
+  return JSON.stringify(await run(raw, scripts.LOAD, PREFIX, [60_000, id])).length;
 }
 
 /** What Redis spends on the keys named, in bytes (MEMORY USAGE, every element sampled). */

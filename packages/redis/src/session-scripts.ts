@@ -35,30 +35,39 @@ return 'created'
 `);
 
 /**
- * ARGV: P, id, grace. The record's parts, its idle time restarted; nil when it is not live. Only the fields a record
- * holds are read: its subscriptions (any number, any size) stay where they are, their expiry renewed.
+ * ARGV: P, grace, then one or more ids. For each id in order, the record's parts, its idle time restarted; false when
+ * it is not live. Only the fields a record holds are read: its subscriptions (any number, any size) stay where they
+ * are, their expiry renewed.
  */
 export const LOAD = script(`
 local t = now()
-local id = ARGV[2]
-if not live(id, t) then return false end
-local rec = P .. 's:' .. id
-local h = redis.call('HMGET', rec, 'b', 'i', 'l', 't', 'c')
-if not h[1] then ending(id) return false end
-local f = { b = h[1], i = h[2], l = h[3], t = h[4], c = h[5] }
-local idle = tonumber(f.t)
-local keep = idle + tonumber(ARGV[3])
-redis.call('ZADD', SESSIONS, ms(t + idle), id)
-extend(SESSIONS, keep)
-if f.c then
-  redis.call('ZADD', P .. 'k:' .. f.c, ms(t + idle), id)
-  extend(P .. 'k:' .. f.c, keep)
+local grace = tonumber(ARGV[2])
+local out = {}
+for k = 3, #ARGV do
+  local id = ARGV[k]
+  local found = false
+  if live(id, t) then
+    local rec = P .. 's:' .. id
+    local h = redis.call('HMGET', rec, 'b', 'i', 'l', 't', 'c')
+    if not h[1] then ending(id)
+    else
+      local idle = tonumber(h[4])
+      local keep = idle + grace
+      redis.call('ZADD', SESSIONS, ms(t + idle), id)
+      extend(SESSIONS, keep)
+      if h[5] then
+        redis.call('ZADD', P .. 'k:' .. h[5], ms(t + idle), id)
+        extend(P .. 'k:' .. h[5], keep)
+      end
+      redis.call('PEXPIRE', rec, keep)
+      redis.call('PEXPIRE', P .. 'sub:' .. id, keep)
+      redis.call('PEXPIRE', P .. 'e:' .. id, keep)
+      found = { h[1], h[2], h[3] or '' }
+    end
+  end
+  out[k - 2] = found
 end
-local subs = P .. 'sub:' .. id
-redis.call('PEXPIRE', rec, keep)
-redis.call('PEXPIRE', subs, keep)
-redis.call('PEXPIRE', P .. 'e:' .. id, keep)
-return { f.b, f.i, f.l or '' }
+return out
 `);
 
 /**
