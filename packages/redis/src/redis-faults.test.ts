@@ -121,10 +121,13 @@ describe("Redis faults", () => {
     await expectEachUnavailable(a, record.id);
 
     await redis.restart();
-    await untilWorks(
-      async () => (await b.loadSession(record.id)) !== undefined,
-      "the session, loaded after the restart",
-    );
+    // Each engine reconnects on its own schedule: both are waited for.
+    for (const engine of [b, a]) {
+      await untilWorks(
+        async () => (await engine.loadSession(record.id)) !== undefined,
+        "the session, loaded by each engine after the restart",
+      );
+    }
     expect(await a.loadSession(record.id)).toEqual({ ...record, initialized: true });
     expect(await a.subscribers("file:///kept")).toEqual([record.id]);
     expect(await b.replay(record.id, first.id)).toEqual({ stream: "get", events: [second] });
