@@ -1,4 +1,4 @@
-import { type Engine, isEngineUnavailable, type RecordStore } from "@toolsmith/core/engine";
+import { createMemoryEngine, type Engine, isEngineUnavailable, type RecordStore } from "@toolsmith/core/engine";
 import { eventually } from "@toolsmith/core/engine-suite";
 import { describe, expect, it } from "vitest";
 import { useRedis } from "./redis.test-util.js";
@@ -183,48 +183,50 @@ describe("the Redis engine's records", () => {
     expect(conflicts).toBeGreaterThan(0);
   });
 
-  it("lists hostile keys in UTF-8 byte order (astral after every BMP code point), each exactly", async () => {
+  it("lists hostile keys in the memory engine's order (UTF-8 bytes: astral after all of the BMP), each exactly", async () => {
     const { engines } = await two();
     const [a, b] = engines;
+    const memory = createMemoryEngine();
+    memory.start({ name: "records" });
     const keys = [
-      "*",
-      "[",
-      "(",
-      "-",
-      "+",
-      "[x",
-      "\xff",
-      "\xff\xff",
-      "\u00fe\u00ff",
-      "\uffff",
-      "\ufffd",
-      "\ud83d\ude42",
-      "\u{10ffff}",
-      "\ud800\udc00",
-      "",
-      "\u0000",
-      "a\u0000b",
+      ...["*", "[", "(", "-", "+", "[x", "(x", "*x", "", "\u0000", "a\u0000b", "line\nbreak", "ts:{x}:r:y"],
+      // "\xff" is U+00FF (bytes C3 BF): no key's UTF-8 holds the byte FF, which ends a prefix's range.
+      ...["\xff", "\xff\xff", "\u00fe\u00ff", "\xff\u0000", "\u007f", "\u0080", "\u07ff", "\u0800"],
+      ...["\ud7ff", "\ue000", "\ufffd", "\uffff", "\ud83d\ude42", "\ud800\udc00", "\u{10ffff}", "\uffff\u{10000}"],
       "k".repeat(1024),
-      "ts:{x}:r:y",
-      "line\nbreak",
+      `${"\u{1f642}".repeat(511)}x`,
     ];
-    for (const [n, name] of keys.entries()) await a.writeRecord(name, `value ${n}`);
-    const listed = await b.listRecords("", { limit: 1000 });
-    expect(listed.map((record) => record.key)).toEqual(byteOrder(keys));
-    for (const record of listed) expect(record.value).toBe(`value ${keys.indexOf(record.key)}`);
-    // One a page, each page strictly after the last key.
+    for (const [n, name] of keys.entries()) {
+      await a.writeRecord(name, `value ${n}`);
+      memory.writeRecord(name, `value ${n}`);
+    }
+    /** The same list from Redis (the other engine) and from memory. */
+    const same = async (prefix: string, options: { after?: string; limit: number }) => {
+      const listed = await b.listRecords(prefix, options);
+      expect(listed, `listRecords(${JSON.stringify(prefix)}, ${JSON.stringify(options)})`).toEqual(
+        memory.listRecords(prefix, options),
+      );
+      return listed.map((record) => record.key);
+    };
+    const all = await same("", { limit: 1000 });
+    expect(all).toEqual(byteOrder(keys));
+    expect(all.indexOf("\uffff")).toBeLessThan(all.indexOf("\ud83d\ude42"));
+    for (const record of await b.listRecords("", { limit: 1000 })) {
+      expect(record.value).toBe(`value ${keys.indexOf(record.key)}`);
+    }
+    // One a page, each strictly after the last key; then every key as a prefix, and as `after` under another.
     const paged: string[] = [];
     for (let after: string | undefined; ; ) {
-      const page = await a.listRecords("", { limit: 1, ...(after === undefined ? {} : { after }) });
+      const page = await same("", { limit: 1, ...(after === undefined ? {} : { after }) });
       if (page.length === 0) break;
-      paged.push((page[0] as { key: string }).key);
-      after = paged.at(-1);
+      paged.push(...page);
+      after = page[0];
     }
-    expect(paged).toEqual(byteOrder(keys));
-    expect((await a.listRecords("\xff", { limit: 10 })).map((record) => record.key)).toEqual(["\xff", "\xff\xff"]);
-    expect((await a.listRecords("[", { limit: 10 })).map((record) => record.key)).toEqual(["[", "[x"]);
-    expect(await a.listRecords("\xff", { after: "\xff\xff", limit: 10 })).toEqual([]);
-    expect((await a.listRecords("[", { after: "", limit: 10 })).map((record) => record.key)).toEqual(["[", "[x"]);
+    expect(paged).toEqual(all);
+    for (const prefix of keys) await same(prefix, { limit: 1000 });
+    for (const after of keys) for (const prefix of ["", "\xff", "[", "\uffff"]) await same(prefix, { after, limit: 3 });
+    expect(await same("\xff", { limit: 10 })).toEqual(["\xff", "\xff\u0000", "\xff\xff"]);
+    memory.close();
   });
 
   it("refuses a maxRecords that is not a positive integer", () => {
