@@ -27,9 +27,10 @@ import { RedisTaskStore } from "./task-store.js";
 
 /**
  * The engine on Redis, for a server that runs as several processes (or restarts without losing its sessions): any
- * process serves any session, events replay anywhere, signals travel between processes, and a request whose process
- * stopped is given to another. Every call fails with core's `EngineUnavailable` within about `commandTimeoutMs` when
- * Redis cannot answer; the engine reconnects by itself.
+ * process serves any session, events replay anywhere, signals travel between processes, a request whose process
+ * stopped is given to another, and the server's own records (the `RecordStore` role) are shared. Every call fails
+ * with core's `EngineUnavailable` within about `commandTimeoutMs` when Redis cannot answer; the engine reconnects by
+ * itself.
  * @example
  * ```ts source="examples/redis-engine.ts#createRedisEngine"
  * const engine = createRedisEngine({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" });
