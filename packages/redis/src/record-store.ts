@@ -40,7 +40,7 @@ export class RedisRecordStore implements RecordStore {
     checkRecord(key);
     const open = this.#redis.started();
     const [value, version] = await this.#redis.call(() => open.main.hmget(`${open.prefix}r:${key}`, "v", "n"));
-    if (value === null || version === null || value === undefined || version === undefined) return undefined;
+    if (typeof value !== "string" || typeof version !== "string") return undefined;
     return { value, version: Number(version) };
   }
 
@@ -50,11 +50,7 @@ export class RedisRecordStore implements RecordStore {
     options: { readonly ifVersion?: number; readonly ttlMs?: number } = {},
   ): Promise<number | undefined> {
     const { ifVersion, ttlMs } = options;
-    checkRecord(key, {
-      value,
-      ...(ifVersion === undefined ? {} : { ifVersion }),
-      ...(ttlMs === undefined ? {} : { ttlMs }),
-    });
+    checkRecord(key, { value, ifVersion, ttlMs });
     const { maxRecords } = this.#redis.settings;
     const outcome = (await this.#redis.run(WRITE_RECORD, [
       key,
@@ -70,7 +66,7 @@ export class RedisRecordStore implements RecordStore {
 
   async deleteRecord(key: string, options: { readonly ifVersion?: number } = {}): Promise<boolean> {
     const { ifVersion } = options;
-    checkRecord(key, ifVersion === undefined ? {} : { ifVersion });
+    checkRecord(key, { ifVersion });
     return (await this.#redis.run(DELETE_RECORD, [key, ifVersion ?? ""])) === 1;
   }
 
