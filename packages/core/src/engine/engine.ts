@@ -20,7 +20,7 @@ export {
   LeaseLost,
 } from "./engine-errors.js";
 export type { EventLog, StoredEvent } from "./event-log.js";
-export { checkKeyValue, KEY_VALUE_BOUNDS, type KeyValueStore } from "./key-value-store.js";
+export { checkKeyValue, checkText, KEY_VALUE_BOUNDS, type KeyValueStore } from "./key-value-store.js";
 export type { EngineLifecycle, EngineOwner, Unfollow } from "./lifecycle.js";
 export {
   checkRecord,
