@@ -1,6 +1,7 @@
 import type { KeepHost } from "../context/keep.js";
 import type { LogEntry } from "../context/logger.js";
 import type { RequestContextImpl, ScopeSource, TaskHost } from "../context/request-context.js";
+import type { StoreHub } from "../context/store-hub.js";
 import type { Middleware } from "../middleware/compose.js";
 import type { CacheHint, CacheKind, StampedResult } from "../protocol/cache-hints.js";
 import type { ProtocolVersion } from "../protocol/versions.js";
@@ -47,6 +48,8 @@ export interface ServerCore extends KeepHost {
   readonly clientRequestTimeoutMs: number;
   /** Its tasks (the tasks extension). */
   readonly tasks: TaskService;
+  /** Its store (`ctx.store`). */
+  readonly storeHub: StoreHub;
   serverInfo(version: ProtocolVersion): Implementation;
   discoverResult(): Record<string, unknown>;
   initializeResult(version: ProtocolVersion): Record<string, unknown>;

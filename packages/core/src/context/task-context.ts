@@ -20,6 +20,7 @@ import { type ClientLog, clientLog } from "./client-log.js";
 import type { AuthInfo, Era, RequestContext } from "./context.js";
 import { type Keeper, keeperOf } from "./keep.js";
 import { nextProgress } from "./progress.js";
+import type { ContextStore } from "./store-scopes.js";
 import type { TraceContext } from "./trace.js";
 
 /** What a task's context needs from its runner. */
@@ -45,6 +46,8 @@ export class TaskContext implements RequestContext {
   readonly caller: string | undefined;
   readonly extra: Record<string, unknown>;
   readonly task: { readonly id: string };
+  /** The creating request's store: its server's, its caller's. */
+  readonly store: ContextStore;
   readonly tag: unknown = undefined;
   readonly inputs = undefined;
   readonly asker: Asker;
@@ -70,6 +73,7 @@ export class TaskContext implements RequestContext {
     this.caller = from.caller;
     this.extra = { ...from.extra };
     this.task = { id: port.id };
+    this.store = from.store;
     this.asker = port.ask;
     this.#port = port;
     this.#logger = logger;
