@@ -109,6 +109,7 @@ export interface RequestContext {
    * else (undefined, a Date, a Map, a cycle) is a TypeError; bounded by `KEEP_BOUNDS` (RangeError).
    */
   keep<T>(name: string, compute: () => MaybePromise<T>): Promise<T>;
+  /**
    * The server's own data, kept by its engine (shared by every process with a shared engine): the whole server's
    * store, with `.user` (the authenticated caller's) and `.session` (the handshake-era session's) beside it.
    */
