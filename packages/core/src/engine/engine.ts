@@ -27,7 +27,9 @@ export {
   type ListedRecord,
   RECORD_BOUNDS,
   type RecordStore,
+  STORE_KEY_CHARS,
   type StoredRecord,
+  storeScopePrefix,
 } from "./record-store.js";
 export type { RequestLeases, RunningRequest } from "./request-leases.js";
 export type { ServerBus, ServerSignal } from "./server-bus.js";
