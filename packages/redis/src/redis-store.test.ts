@@ -1,0 +1,79 @@
+import { createServer, type Server } from "@toolsmith/core";
+import { isEngineUnavailable } from "@toolsmith/core/engine";
+import { describe, expect, it } from "vitest";
+import { useRedis } from "./redis.test-util.js";
+import { createRedisEngine } from "./redis-engine.js";
+
+const at = useRedis();
+
+// Core's store on the Redis engine, as two processes of one server hold it (a server and an engine each): what one
+// writes the other reads, and a Redis outage fails a call within the engine's command timeout. (Racing writers:
+// redis-records.test.ts, on the engine's compare-and-set that the store's update uses.)
+const COMMAND_TIMEOUT_MS = 1000;
+
+async function two(): Promise<[Server, Server]> {
+  const namespace = crypto.randomUUID();
+  const servers = [0, 1].map(() => {
+    const engine = createRedisEngine({ url: at.redis.url, namespace, commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    at.engines.push(engine);
+    return createServer({ name: "store", version: "1.0.0", engine });
+  });
+  for (const server of servers) await server.startEngine();
+  return servers as [Server, Server];
+}
+
+describe("core's store on the Redis engine", () => {
+  it("shares values, pages and updates between processes", async () => {
+    const [a, b] = await two();
+    await a.store.set("notes:1", { text: "from a", tags: ["x"] });
+    expect(await b.store.get("notes:1")).toEqual({ text: "from a", tags: ["x"] });
+    for (let n = 2; n <= 5; n++) await b.store.set(`notes:${n}`, { text: `note ${n}` });
+    const first = await a.store.list({ prefix: "notes:", limit: 3 });
+    expect(first.items.map((item) => item.key)).toEqual(["notes:1", "notes:2", "notes:3"]);
+    const rest = await b.store.list({ prefix: "notes:", limit: 3, cursor: first.nextCursor });
+    expect(rest.items.map((item) => item.key)).toEqual(["notes:4", "notes:5"]);
+
+    expect(await a.store.update("count", (old: number | undefined) => (old ?? 0) + 1)).toBe(1);
+    expect(await b.store.update("count", (old: number | undefined) => (old ?? 0) + 1)).toBe(2);
+    expect(await b.store.delete("count")).toBe(true);
+    expect(await a.store.get("count")).toBeUndefined();
+  });
+
+  it("fails a store call with EngineUnavailable within the command timeout while Redis is frozen, and works after", async () => {
+    const [a, b] = await two();
+    await a.store.set("kept", 1);
+    const pid = at.redis.pid as number;
+    process.kill(pid, "SIGSTOP");
+    try {
+      const calls = [
+        () => a.store.get("kept"),
+        () => a.store.set("kept", 2),
+        () => a.store.update("kept", (n: number | undefined) => (n ?? 0) + 1),
+        () => a.store.delete("kept"),
+        () => b.store.list({ prefix: "" }),
+      ];
+      const outcomes = await Promise.all(
+        calls.map(async (call) => {
+          const started = performance.now();
+          const error = await call().then(
+            () => undefined,
+            (thrown: unknown) => thrown,
+          );
+          return { error, took: performance.now() - started };
+        }),
+      );
+      for (const { error, took } of outcomes) {
+        expect(error).toSatisfy(isEngineUnavailable);
+        // The command timeout, and what a slow shared machine adds to it.
+        expect(took).toBeLessThan(COMMAND_TIMEOUT_MS + 1500);
+      }
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    // A write that timed out had been sent: Redis may run it once it runs again (the set of 2, or the delete), so
+    // which value is there depends on what reached it; the store works again either way.
+    const after = await b.store.update("kept", (n: number | undefined) => (n ?? 0) + 1);
+    expect([1, 2, 3]).toContain(after);
+    expect(await a.store.get("kept")).toBe(after);
+  });
+});
