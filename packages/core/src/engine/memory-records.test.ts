@@ -1,15 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ROOMY, recordOf } from "../engine-suite/helpers.js";
-import { recordStoreSuite } from "../engine-suite/records.js";
 import { isEngineUnavailable } from "./engine.js";
 import { createMemoryEngine, type MemoryEngine } from "./memory.js";
 import { compareKeys, RecordTable } from "./memory-records.js";
 import { storeScopePrefix } from "./record-store.js";
-
-recordStoreSuite("memory", async () => {
-  const engine = createMemoryEngine();
-  return { engines: [engine], cleanup: async () => engine.close() };
-});
 
 const engines: MemoryEngine[] = [];
 const tables: RecordTable[] = [];
