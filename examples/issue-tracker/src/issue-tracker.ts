@@ -142,24 +142,30 @@ export class IssueTracker extends McpServer {
     guard: "writable",
   })
   async build_report({ seconds }: Args<typeof Report>, ctx: RequestContext) {
-    const issues = [...this.issues.values()];
-    const steps = ["open issues", "closed issues", "labels", "trends", "summary"];
-    const byLabel: Record<string, number> = {};
-    for (const [index, step] of steps.entries()) {
-      ctx.progress(index, steps.length, `counting ${step}`);
-      // The slow part of a real report (queries, charts); a cancelled task stops here.
-      await sleep((seconds * 1000) / steps.length, undefined, { signal: ctx.signal });
-      if (step === "labels")
-        for (const issue of issues) for (const l of issue.labels) byLabel[l] = (byLabel[l] ?? 0) + 1;
-    }
-    ctx.progress(steps.length, steps.length, "report built");
-    const open = issues.filter((issue) => issue.state === "open").length;
+    // Built once: in 2026-07-28 without tasks the client's retry with the answer runs this handler again, and
+    // ctx.keep hands it the report the first run built instead of building it a second time.
+    const report = await ctx.keep("report", async () => {
+      ctx.log.info("building the report", { seconds });
+      const issues = [...this.issues.values()];
+      const steps = ["open issues", "closed issues", "labels", "trends", "summary"];
+      const byLabel: Record<string, number> = {};
+      for (const [index, step] of steps.entries()) {
+        ctx.progress(index, steps.length, `counting ${step}`);
+        // The slow part of a real report (queries, charts); a cancelled task stops here.
+        await sleep((seconds * 1000) / steps.length, undefined, { signal: ctx.signal });
+        if (step === "labels")
+          for (const issue of issues) for (const l of issue.labels) byLabel[l] = (byLabel[l] ?? 0) + 1;
+      }
+      ctx.progress(steps.length, steps.length, "report built");
+      const open = issues.filter((issue) => issue.state === "open").length;
+      return { open, closed: issues.length - open, byLabel };
+    });
     const answer = await ctx.elicit({
-      message: `The report is ready: ${open} open, ${issues.length - open} closed. Publish it to the team?`,
+      message: `The report is ready: ${report.open} open, ${report.closed} closed. Publish it to the team?`,
       schema: { publish: z.boolean().describe("post the report to the team channel") },
     });
     const published = answer.action === "accept" && answer.content.publish;
-    return { open, closed: issues.length - open, byLabel, published };
+    return { ...report, published };
   }
 
   @resource("issues://{id}", {

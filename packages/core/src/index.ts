@@ -18,6 +18,7 @@ export type {
 } from "./context/ask.js";
 export type { ClientLog, LogData, LogMethod } from "./context/client-log.js";
 export type { AuthInfo, Era, RequestContext } from "./context/context.js";
+export { KEEP_BOUNDS } from "./context/keep.js";
 export { type ErrorReport, type LogEntry, type Logger, textLogger } from "./context/logger.js";
 export type {
   Store,

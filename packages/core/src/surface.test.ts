@@ -25,6 +25,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "image",
       "isLogLevel",
       "isMcpError",
+      "KEEP_BOUNDS",
       "levelPasses",
       "registerSchemaAdapter",
       "resourceLink",

@@ -7,6 +7,7 @@ import {
   protocolError,
   ROOT,
   type SuiteContext,
+  sent,
   serverRequests,
   until,
 } from "./peer.js";
@@ -79,6 +80,28 @@ export function askingCases(ctx: SuiteContext): void {
       if (modern) expect(inputRounds(peer, mark)).toHaveLength(2);
       peer.answer.elicit = { action: "accept" };
     });
+
+    it.each([
+      ["small, in the sealed state", 10],
+      ["large, in the engine", 3000],
+    ])(
+      `keeps what it computed before asking (ctx.keep, %s): the slow part runs once, its progress is sent once`,
+      async (_where, rows) => {
+        const mark = peer.wire.length;
+        const seen: string[] = [];
+        const tag = `${modern ? "modern" : "legacy"}-${rows}`;
+        const result = await client.callTool(
+          { name: "kept_report", arguments: { tag, rows } },
+          { onprogress: (progress) => seen.push(`${progress.progress} ${progress.message}`) },
+        );
+        expect(result.structuredContent).toEqual({ rows, last: `row ${rows - 1}`, computed: 1, answer: "accept" });
+        expect(inputRounds(peer, mark)).toHaveLength(modern ? 1 : 0);
+        expect(sent(peer, "notifications/progress", mark).map((params) => params.progress)).toEqual([1, 2, 3, 4]);
+        // Client 2.4.0 tells its caller of each input round it fulfils as progress of its own, numbered by round.
+        const own = modern ? ["1 Fulfilling input required by 'tools/call' (round 1)"] : [];
+        expect(seen).toEqual(["1 counting 1", "2 counting 2", "3 counting 3", "4 counted", ...own]);
+      },
+    );
 
     it(`asks the client while getting a prompt (${how})`, async () => {
       const mark = peer.wire.length;

@@ -178,6 +178,23 @@ export function createFixtureServer(options: FixtureOptions = {}): Server {
       return `${who}: ${block?.text}`;
     },
   });
+  // How often each report's slow part ran, by the tag its caller gave.
+  const computed = new Map<string, number>();
+  server.tool({
+    name: "kept_report",
+    description: "Count the rows (slowly, with progress, kept by ctx.keep), then ask whether to publish",
+    input: { tag: z.string(), rows: z.number().int().min(0).max(5000) },
+    handler: async ({ tag, rows }, ctx) => {
+      const table = await ctx.keep("table", () => {
+        computed.set(tag, (computed.get(tag) ?? 0) + 1);
+        for (let step = 1; step <= 3; step++) ctx.progress(step, 4, `counting ${step}`);
+        return Array.from({ length: rows }, (_, id) => `row ${id}`);
+      });
+      ctx.progress(4, 4, "counted");
+      const answer = await ctx.elicit({ message: "Publish the report?", schema: { name: z.string() } });
+      return { rows: table.length, last: table.at(-1) ?? null, computed: computed.get(tag), answer: answer.action };
+    },
+  });
   server.tool({
     name: "list_roots",
     description: "Name the client's roots",

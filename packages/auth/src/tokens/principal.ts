@@ -16,7 +16,7 @@ export interface TokenPrincipal extends AuthInfo {
   readonly expiresAt?: number;
   /** Who issued the token (`iss`). */
   readonly issuer?: string;
-  /** Every claim the token (or the introspection answer) carried. */
+  /** Every claim the token (or the introspection answer) carried, frozen all the way down (shared while remembered). */
   readonly claims: Readonly<Record<string, unknown>>;
 }
 
@@ -39,6 +39,19 @@ export function scopesOf(claims: Readonly<Record<string, unknown>>): string[] {
   return [...found];
 }
 
+// Claims frozen all the way down (iteratively: a provider may nest deeply), objects and arrays already frozen
+// skipped: a remembered token's claims (or introspection answer) are shared by every request that brings it.
+function deepFrozen<T extends object>(claims: T): T {
+  const pending: object[] = [claims];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    Object.freeze(next);
+    for (const value of Object.values(next)) {
+      if (typeof value === "object" && value !== null && !Object.isFrozen(value)) pending.push(value);
+    }
+  }
+  return claims;
+}
+
 function text(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }
@@ -54,7 +67,7 @@ export function principalOf(claims: Readonly<Record<string, unknown>>, token?: s
   const principal: { -readonly [K in keyof TokenPrincipal]: TokenPrincipal[K] } = {
     subject,
     scopes: scopesOf(claims),
-    claims: Object.freeze({ ...claims }),
+    claims: deepFrozen({ ...claims }),
   };
   if (clientId !== undefined) principal.clientId = clientId;
   if (typeof claims.exp === "number" && Number.isFinite(claims.exp)) principal.expiresAt = claims.exp;

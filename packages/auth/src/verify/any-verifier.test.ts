@@ -118,3 +118,51 @@ describe("from the Authorization header alone", () => {
     expect(() => anyVerifier(refusedAtOnce, silent).fromAuthorization?.("Bearer x")).toThrow("no");
   });
 });
+
+describe("the same answer whether each verifier answers at once or later, in any mix", () => {
+  type Said = () => unknown;
+  const BEHAVIOURS: Record<string, Said> = {
+    "401": () => {
+      throw new AuthError(401, "no");
+    },
+    "403": () => {
+      throw new AuthError(403, "no scope");
+    },
+    "503": () => {
+      throw new AuthUnavailable("down", 3);
+    },
+    bug: () => {
+      throw new TypeError("a verifier's bug");
+    },
+    none: () => undefined,
+    null: () => null,
+    ann: () => ({ subject: "ann", scopes: [] }),
+  };
+  const verifierOf = (said: Said, later: boolean): Verifier => {
+    const check = later ? async () => said() : said;
+    return Object.assign(async () => said(), { fromAuthorization: check }) as unknown as Verifier;
+  };
+  const outcome = async (verify: Verifier): Promise<string> => {
+    try {
+      const found = (await verify.fromAuthorization?.("Bearer x")) as { subject: string } | null | undefined;
+      return `found ${found?.subject ?? String(found)}`;
+    } catch (error) {
+      return `threw ${error instanceof AuthError ? error.status : (error as Error).message}`;
+    }
+  };
+
+  it("every pair and triple of refusals, principals and bugs, each at once or later", async () => {
+    const names = Object.keys(BEHAVIOURS);
+    const lists = names.flatMap((a) => names.flatMap((b) => [[a, b], ...names.map((c) => [a, b, c])]));
+    const differing: string[] = [];
+    for (const list of lists) {
+      const later = await outcome(anyVerifier(...list.map((name) => verifierOf(BEHAVIOURS[name] as Said, true))));
+      for (let mask = 0; mask < 2 ** list.length - 1; mask++) {
+        const mixed = list.map((name, index) => verifierOf(BEHAVIOURS[name] as Said, ((mask >> index) & 1) === 1));
+        const said = await outcome(anyVerifier(...mixed));
+        if (said !== later) differing.push(`${list.join(",")} (mask ${mask}): ${said}, later ${later}`);
+      }
+    }
+    expect(differing).toEqual([]);
+  });
+});

@@ -41,7 +41,8 @@ export function anyVerifier(...verifiers: Verifier[]): Verifier {
             },
           );
         }
-        if (principal !== undefined) return principal;
+        // Null names no one either (the transport takes it for none), as it does from a verifier answering later.
+        if (principal !== undefined && principal !== null) return principal;
       }
       if (unavailable !== undefined) throw unavailable;
       if (refused !== undefined) throw refused;

@@ -94,6 +94,16 @@ describe("introspectionVerifier", () => {
     expect(asked()).toBe(base + 4);
   });
 
+  it("a remembered answer's nested claims are frozen: a handler emptying aud cannot refuse the next request", async () => {
+    const verify = verifier();
+    const token = opaque({ active: true, sub: "bob", aud: [RESOURCE], realm: { roles: ["user"] } });
+    const principal = (await verify(request(`Bearer ${token}`))) as TokenPrincipal;
+    expect(() => (principal.claims.aud as string[]).splice(0)).toThrow(TypeError);
+    expect(() => (principal.claims.realm as { roles: string[] }).roles.push("admin")).toThrow(TypeError);
+    const next = (await verify(request(`Bearer ${token}`))) as TokenPrincipal;
+    expect(next.claims).toMatchObject({ aud: [RESOURCE], realm: { roles: ["user"] } });
+  });
+
   it("the cache is bounded: the least recently used answer goes first (recency counted by the second)", async () => {
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
     const verify = verifier({ cacheMaxEntries: 2 });

@@ -224,6 +224,17 @@ describe("jwtVerifier: keys fetched lazily, refetched only as the cooldown allow
     expect(() => check(`Bearer ${"a".repeat(20_000)}`)).toThrow(AuthError);
   });
 
+  it("a remembered token's nested claims are frozen too: a handler changing them cannot change the next request's", async () => {
+    const verify = jwtVerifier({ issuer: idp.issuer, audience: RESOURCE, jwks: { keys: [key.jwk] } });
+    const signed = await token(key, idp.issuer, { aud: [RESOURCE, "http://127.0.0.1/b"], realm: { roles: ["user"] } });
+    const principal = (await verify(request(`Bearer ${signed}`))) as TokenPrincipal;
+    const roles = (principal.claims.realm as { roles: string[] }).roles;
+    expect(() => roles.push("admin")).toThrow(TypeError);
+    expect(() => (principal.claims.aud as string[]).splice(0)).toThrow(TypeError);
+    const next = (await verify(request(`Bearer ${signed}`))) as TokenPrincipal;
+    expect(next.claims).toMatchObject({ aud: [RESOURCE, "http://127.0.0.1/b"], realm: { roles: ["user"] } });
+  });
+
   it("a remembered token is verified again later: once its key has left the set and the set is refetched, it is refused", async () => {
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
     const verify = fresh({ jwksUri: idp.jwksUri });

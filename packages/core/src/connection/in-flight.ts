@@ -181,6 +181,7 @@ export class InFlight {
         askTarget(handler, method, params, ctx.auth),
         Date.now(),
         this.#core.requestStateTtlMs,
+        this.#core,
       );
       return ctx.cancelled ? NO_REPLY : this.#core.stamp(result, undefined);
     } finally {
@@ -200,7 +201,7 @@ export class InFlight {
     const served: Served = { handler, method, params, ctx, key, mayAsk: true };
     let opened: MaybePromise<InputRound>;
     try {
-      opened = openRound(this.#core.sealer, params, askTarget(handler, method, params, auth), Date.now());
+      opened = openRound(this.#core.sealer, params, askTarget(handler, method, params, auth), Date.now(), this.#core);
     } catch (error) {
       this.#done(served);
       throw error;

@@ -4,6 +4,7 @@ import { inputRound } from "../context/ask.js";
 import type { AuthInfo } from "../context/context.js";
 import { inputRequired, openRound } from "../context/input-required.js";
 import type { LogEntry } from "../context/logger.js";
+import { createMemoryEngine } from "../engine/memory.js";
 import { MetaKey } from "../protocol/versions.js";
 import { createServer } from "../server/server.js";
 import { createTestClient } from "../testing/client.js";
@@ -80,12 +81,13 @@ describe.each(SUBJECTLESS)("a principal without a subject: %s", (_name, auth) =>
   it("core's requestState binding refuses it, even past the connection", async () => {
     const sealer = new Sealer(KEY);
     const target = (who: AuthInfo | undefined) => ({ method: "tools/call", target: "transfer", args: {}, auth: who });
+    const host = { engine: createMemoryEngine(), startEngine: () => {}, log: () => {} };
     const round = inputRound(undefined);
     round.asked = { ok: { method: "elicitation/create", params: {} } };
-    await expect(inputRequired(sealer, round, target(auth), 0, 60_000)).rejects.toThrow(NO_SUBJECT);
-    const anonymous = await inputRequired(sealer, round, target(undefined), 0, 60_000);
+    await expect(inputRequired(sealer, round, target(auth), 0, 60_000, host)).rejects.toThrow(NO_SUBJECT);
+    const anonymous = await inputRequired(sealer, round, target(undefined), 0, 60_000, host);
     const params = { requestState: anonymous.requestState };
-    await expect(Promise.resolve(openRound(sealer, params, target(auth), 0))).rejects.toThrow(NO_SUBJECT);
+    await expect(Promise.resolve(openRound(sealer, params, target(auth), 0, host))).rejects.toThrow(NO_SUBJECT);
   });
 });
 

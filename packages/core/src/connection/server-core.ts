@@ -1,3 +1,4 @@
+import type { KeepHost } from "../context/keep.js";
 import type { LogEntry } from "../context/logger.js";
 import type { RequestContextImpl, ScopeSource, TaskHost } from "../context/request-context.js";
 import type { StoreHub } from "../context/store-hub.js";
@@ -36,7 +37,7 @@ export interface TaskWatching {
 }
 
 /** What a Connection needs from its server: shared by every connection, built once. */
-export interface ServerCore {
+export interface ServerCore extends KeepHost {
   readonly router: Router;
   /** What runs around every operation (`server.use`), outermost first. */
   readonly middleware: readonly Middleware[];

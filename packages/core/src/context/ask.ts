@@ -6,6 +6,7 @@ import type { InputSchema } from "../schema/schema-adapter.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode, isPlainObject, type RequestId } from "../wire/json-rpc.js";
 import { answerAction, fittingContent } from "./elicit-answer.js";
+import type { Keeper } from "./keep.js";
 
 // Asking the client (elicitation, sampling, roots) in one API for both eras. Handshake era: a JSON-RPC request to
 // the client, awaited. 2026-07-28: the question is recorded and the handler stops (InputRequired); the request is
@@ -119,13 +120,22 @@ export interface InputRound {
   /** Made on the first question: a request that asks nothing allocates nothing. */
   asked: Record<string, { method: string; params: Record<string, unknown> }> | undefined;
   counters: Record<string, number> | undefined;
+  /** What `ctx.keep` holds across this request's rounds: made on first use. */
+  keeper: Keeper | undefined;
+  /** The highest progress sent to the client in this request, earlier rounds included (keep.ts `reportedBefore`). */
+  reported: number | undefined;
 }
 
 const NO_RESPONSES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null));
 
-/** A fresh round from the answers a request brought, and the verified round it answers, if any. */
-export function inputRound(responses: Record<string, unknown> | undefined, round?: Round): InputRound {
-  return { responses: responses ?? NO_RESPONSES, round, asked: undefined, counters: undefined };
+/** A fresh round from the answers a request brought, the verified round it answers and what that round carried. */
+export function inputRound(
+  responses: Record<string, unknown> | undefined,
+  round?: Round,
+  keeper?: Keeper,
+  reported?: number,
+): InputRound {
+  return { responses: responses ?? NO_RESPONSES, round, asked: undefined, counters: undefined, keeper, reported };
 }
 
 /**

@@ -106,6 +106,14 @@ export interface RequestContext {
    * store, with `.user` (the authenticated caller's) and `.session` (the handshake-era session's) beside it.
    */
   readonly store: ContextStore;
+  /**
+   * `compute`'s value, kept under `name` for the rest of this call (a second keep of `name` gets it without
+   * computing). In 2026-07-28, a retry after `input_required` resumes with the value an earlier round kept instead
+   * of computing it again (inside the sealed `requestState` when small, else in the engine for the round's life);
+   * in the handshake era and in a task the handler simply waits, so it computes once. JSON values only: anything
+   * else (undefined, a Date, a Map, a cycle) is a TypeError; bounded by `KEEP_BOUNDS` (RangeError).
+   */
+  keep<T>(name: string, compute: () => MaybePromise<T>): Promise<T>;
   /** The task this call runs as (the tasks extension), or undefined when it is answered as a request. */
   readonly task: { readonly id: string } | undefined;
   /**

@@ -5,10 +5,12 @@ import type { MaybePromise } from "../wire/maybe.js";
 import { canonicalJson, digest, type Sealer } from "../wire/seal.js";
 import { type InputRound, inputRound } from "./ask.js";
 import { type AuthInfo, checkedAuth } from "./context.js";
+import { type CarriedValue, isCarriedValue, Keeper, type KeepHost } from "./keep.js";
 
 // 2026-07-28 multi-round-trip requests. `requestState` is attacker-controlled, so it is sealed (HMAC) and bound to
 // the method, the tool/prompt name or resource URI, the arguments, the caller and an expiry; it carries the answers
-// of earlier rounds, since the client sends back only the latest ones, and a random id and number for its round.
+// of earlier rounds, since the client sends back only the latest ones, a random id and number for its round, and
+// what the handler kept (`ctx.keep`) and the progress it reported (keep.ts).
 
 const PURPOSE = "toolsmith.requestState.v2";
 
@@ -32,6 +34,10 @@ interface SealedState {
   i: string;
   /** The round's number: 1 for the first input_required of a request. */
   n: number;
+  /** What the handler kept so far (`ctx.keep`), when anything. */
+  k?: CarriedValue[];
+  /** The highest progress reported so far, when any was. */
+  g?: number;
 }
 
 function refuse(why: string): McpError {
@@ -69,19 +75,22 @@ function isSealedState(value: unknown): value is SealedState {
     typeof value.e === "number" &&
     isPlainObject(value.r) &&
     typeof value.i === "string" &&
-    Number.isSafeInteger(value.n)
+    Number.isSafeInteger(value.n) &&
+    (value.k === undefined || (Array.isArray(value.k) && value.k.every(isCarriedValue))) &&
+    (value.g === undefined || (typeof value.g === "number" && Number.isFinite(value.g)))
   );
 }
 
 /**
- * The round a request opens: the answers it brings in `inputResponses`, plus those its sealed `requestState` carries.
- * Synchronous when there is no state to open.
+ * The round a request opens: the answers it brings in `inputResponses`, plus those its sealed `requestState` carries,
+ * and what it kept (read from `host`'s engine when resumed). Synchronous when there is no state to open.
  */
 export function openRound(
   sealer: Sealer,
   params: Record<string, unknown> | undefined,
   asked: AskTarget,
   now: number,
+  host: KeepHost,
 ): MaybePromise<InputRound> {
   const responses = params?.inputResponses;
   if (responses !== undefined && !isPlainObject(responses)) {
@@ -106,18 +115,33 @@ export function openRound(
     if (opened.p !== principal(asked.auth)) throw refuse("it was issued to another caller");
     if (opened.a !== (await argumentsDigest(asked.args))) throw refuse("the arguments differ from the first request");
     const round = Object.freeze({ id: opened.i, number: opened.n, expiresAt: opened.e });
-    return inputRound({ ...opened.r, ...responses }, round);
+    const keeper =
+      opened.k === undefined
+        ? undefined
+        : new Keeper({
+            from: opened.i,
+            values: opened.k,
+            host,
+            method: asked.method,
+            target: asked.target,
+          });
+    return inputRound({ ...opened.r, ...responses }, round, keeper, opened.g);
   })();
 }
 
-/** The `input_required` result for a round whose handler asked what it could not yet be answered. */
+/**
+ * The `input_required` result for a round whose handler asked what it could not yet be answered; what it kept that
+ * does not fit the state waits in `host`'s engine until the state expires.
+ */
 export async function inputRequired(
   sealer: Sealer,
   round: InputRound,
   asked: AskTarget,
   now: number,
   ttlMs: number,
+  host: KeepHost,
 ): Promise<Record<string, unknown>> {
+  const id = crypto.randomUUID();
   const state: SealedState = {
     m: asked.method,
     t: asked.target,
@@ -125,9 +149,12 @@ export async function inputRequired(
     p: principal(asked.auth),
     e: now + ttlMs,
     r: { ...round.responses },
-    i: crypto.randomUUID(),
+    i: id,
     n: (round.round?.number ?? 0) + 1,
   };
+  const kept = await round.keeper?.carry(host, id, ttlMs);
+  if (kept !== undefined && kept.length > 0) state.k = kept;
+  if (round.reported !== undefined) state.g = round.reported;
   return {
     resultType: "input_required",
     inputRequests: { ...round.asked },

@@ -4,6 +4,7 @@ import type { RevisionFeatures } from "../protocol/revision.js";
 import type { TaskPolicy } from "../protocol/tasks.js";
 import { MetaKey, type ProtocolVersion } from "../protocol/versions.js";
 import type { RequestId } from "../wire/json-rpc.js";
+import type { MaybePromise } from "../wire/maybe.js";
 import type { Implementation, Tool } from "../wire/types.js";
 import {
   type AskPort,
@@ -20,6 +21,7 @@ import {
 import { callerKey } from "./caller.js";
 import { type ClientLog, clientLog, logData } from "./client-log.js";
 import type { AuthInfo, Era, RequestContext, TaskRun } from "./context.js";
+import { type Keeper, keeperOf, reportedBefore } from "./keep.js";
 import { nextProgress } from "./progress.js";
 import { type Grant, grantOf, ScopeHierarchy } from "./scopes.js";
 import type { StoreHub } from "./store-hub.js";
@@ -119,6 +121,8 @@ export class RequestContextImpl implements RequestContext {
   #cancelled = false;
   #done = false;
   #lastProgress = Number.NEGATIVE_INFINITY;
+  /** What `ctx.keep` holds in a request without rounds (the handshake era, a method that cannot ask). */
+  keeper: Keeper | undefined;
   // Read from `meta` on first use only: a handler or middleware that never asks costs nothing.
   #trace: TraceContext | undefined | null = null;
   readonly #hub: StoreHub | undefined;
@@ -272,6 +276,8 @@ export class RequestContextImpl implements RequestContext {
     }
     const token = this.meta?.progressToken;
     if (this.#done || (typeof token !== "string" && typeof token !== "number")) return;
+    // 2026-07-28: what an earlier round of this request reported is not reported again.
+    if (this.inputs !== undefined && reportedBefore(this.inputs, done)) return;
     const params: Record<string, unknown> = { progressToken: token, progress: done };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
@@ -319,6 +325,11 @@ export class RequestContextImpl implements RequestContext {
   roots(options?: { key?: string }): Promise<Root[]> {
     if (this.#delegate !== undefined) return this.#delegate.roots(options);
     return ask.roots(this, this.#port, options?.key);
+  }
+
+  keep<T>(name: string, compute: () => MaybePromise<T>): Promise<T> {
+    if (this.#delegate !== undefined) return this.#delegate.keep(name, compute);
+    return keeperOf(this.inputs ?? this).keep(name, compute);
   }
 }
 

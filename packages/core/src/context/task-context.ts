@@ -3,6 +3,7 @@ import type { RevisionFeatures } from "../protocol/revision.js";
 import type { ProtocolVersion } from "../protocol/versions.js";
 import type { InferInput, InputSchema } from "../schema/schema-adapter.js";
 import type { RequestId } from "../wire/json-rpc.js";
+import type { MaybePromise } from "../wire/maybe.js";
 import type { Implementation } from "../wire/types.js";
 import {
   type Asker,
@@ -17,6 +18,7 @@ import {
 } from "./ask.js";
 import { type ClientLog, clientLog } from "./client-log.js";
 import type { AuthInfo, Era, RequestContext } from "./context.js";
+import { type Keeper, keeperOf } from "./keep.js";
 import { nextProgress } from "./progress.js";
 import type { ContextStore } from "./store-scopes.js";
 import type { TraceContext } from "./trace.js";
@@ -52,6 +54,8 @@ export class TaskContext implements RequestContext {
   readonly #logger: string | undefined;
   #log: ClientLog | undefined;
   #lastProgress = Number.NEGATIVE_INFINITY;
+  /** What `ctx.keep` holds (a task waits for its answers: computed once, carried nowhere). */
+  keeper: Keeper | undefined;
 
   constructor(
     from: RequestContext & { readonly revision: RevisionFeatures },
@@ -123,6 +127,10 @@ export class TaskContext implements RequestContext {
 
   roots(options?: { key?: string }): Promise<Root[]> {
     return ask.roots(this, NO_PORT, options?.key);
+  }
+
+  keep<T>(name: string, compute: () => MaybePromise<T>): Promise<T> {
+    return keeperOf(this).keep(name, compute);
   }
 }
 

@@ -119,7 +119,8 @@ describe("protection", () => {
     s.tool({ name: "whoami", description: "The caller", handler: (_args, ctx) => ctx.auth?.subject ?? "anonymous" });
     let down = true;
     const handle = createHttpHandler(s, {
-      authenticate: () => {
+      // A hook that asks its provider: its answers come later (one at once is from memory, see below).
+      authenticate: async () => {
         if (down) throw new AuthUnavailable("Service unavailable: the identity provider is down", 2.2);
         return { subject: "alice", scopes: [] };
       },
@@ -143,5 +144,27 @@ describe("protection", () => {
     expect((await handle(call2026(1, "whoami", {}, { authorization: "Bearer alice" }))).status).toBe(503);
     expect(logged).toHaveLength(2);
     expect(new AuthUnavailable("x", 0).retryAfterSeconds).toBe(1);
+  });
+
+  it("a remembered token answered at once during an outage does not end it: one warning, however the requests mix", async () => {
+    const logged: LogEntry[] = [];
+    const s = createServer({ name: "http", version: "1", logger: (entry) => logged.push(entry) });
+    s.tool({ name: "whoami", description: "The caller", handler: (_args, ctx) => ctx.auth?.subject ?? "anonymous" });
+    const remembered = { subject: "alice", scopes: [] };
+    const handle = createHttpHandler(s, {
+      authenticate: Object.assign(async () => undefined, {
+        fromAuthorization: (authorization: string | null) => {
+          if (authorization === "Bearer known") return remembered;
+          throw new AuthUnavailable("Service unavailable: the identity provider is down", 5);
+        },
+      }),
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const token = i % 2 === 0 ? "Bearer new" : "Bearer known";
+      statuses.push((await handle(call2026(i, "whoami", {}, { authorization: token }))).status);
+    }
+    expect(statuses).toEqual([503, 200, 503, 200, 503, 200, 503, 200, 503, 200]);
+    expect(logged.filter((entry) => /identity provider is down/.test(entry.message))).toHaveLength(1);
   });
 });

@@ -235,7 +235,10 @@ export interface AuthorizeContext {
   readonly path: string;
   /** Told of a principal without a subject: it could not be told from another. */
   readonly misconfigured: () => void;
-  /** Told of each `AuthUnavailable` (503), and of each answer after (undefined): an outage's start and end. */
+  /**
+   * Told of each `AuthUnavailable` (503), and of each answer that came later (undefined): an outage's start and end.
+   * An answer at once (from the hook's memory) tells neither.
+   */
   readonly unavailable?: (error: AuthUnavailable | undefined) => void;
   /** The server's own scopes, which every request needs: what a 401 names as the scopes to ask for. */
   readonly scopes: () => readonly string[];
@@ -261,16 +264,20 @@ export function authorize(context: AuthorizeContext, request: Incoming): MaybePr
   }
   if (isThenable(principal)) {
     return Promise.resolve(principal).then(
-      (settled) => decided(context, request, settled),
+      (settled) => {
+        // An answer that took its time may have asked the identity provider: an outage is over.
+        context.unavailable?.(undefined);
+        return decided(context, request, settled);
+      },
       (error: unknown) => refusedFor(context, request, error),
     );
   }
+  // An answer at once came from the hook's memory (a remembered token): it says nothing of an outage, which goes on.
   return decided(context, request, principal);
 }
 
 // The hook's answer: its principal, or the 401 of none (or of one without a subject).
 function decided(context: AuthorizeContext, request: Incoming, principal: AuthInfo | undefined | null) {
-  context.unavailable?.(undefined);
   if (principal !== undefined && principal !== null) {
     if (typeof principal.subject === "string" && principal.subject.trim() !== "") return principal;
     context.misconfigured();

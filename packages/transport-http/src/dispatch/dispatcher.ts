@@ -54,6 +54,20 @@ export interface HttpDispatcher {
   readonly sessions: number;
 }
 
+// What a thrown value is called in the log: String() of it, or its tag when it has no way to be one (a null prototype).
+function said(error: unknown): string {
+  try {
+    return String(error);
+  } catch {
+    return Object.prototype.toString.call(error);
+  }
+}
+
+// True for what a WeakSet can hold: an object or a function.
+function isObject(value: unknown): value is object {
+  return (typeof value === "object" && value !== null) || typeof value === "function";
+}
+
 /** Build the dispatcher that serves `servable`; `createHttpHandler` and `listen` put a front door on it. */
 export function createHttpDispatcher(servable: Servable, options: HttpOptions = {}): HttpDispatcher {
   const server = toServer(servable);
@@ -72,7 +86,7 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
     keep === undefined ? server.engine : defaultEngine(server, () => createMemoryEngine({ eventsPerSession: keep }));
   // Through the server's own log (its logger and its onError hook), which never throws.
   const onError = (error: unknown) => {
-    server.log({ level: "error", message: `HTTP transport: the engine failed: ${String(error)}`, error });
+    server.log({ level: "error", message: `HTTP transport: the engine failed: ${said(error)}`, error });
   };
   const live = new LiveSessions(maxSessions, idleMs, engine, onError);
   const streams = new StreamLimits(maxStreams, options.maxStreamsPerCaller ?? callerShare(maxStreams));
@@ -92,14 +106,24 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
   });
   const stopFanOut = fanOut(server, engine, live, onError);
   const hostOrigin = hostOriginCheck(options);
-  // What serving a request failed with, once told (an authenticate hook's throw is told where it is caught).
+  // What serving a request failed with, once told (an authenticate hook's throw is told where it is caught). A thrown
+  // string or null cannot be marked: the hook's are counted, each skipped once by the front door's `failed`.
   const told = new WeakSet<object>();
+  const toldValues = new Map<unknown, number>();
   const tell = (message: string, error: unknown) => {
-    if (typeof error === "object" && error !== null) {
+    if (isObject(error)) {
       if (told.has(error)) return;
       told.add(error);
     }
-    server.log({ level: "error", message, error });
+    server.log({ level: "error", message: `${message}: ${said(error)}`, error });
+  };
+  // True for a string or null the hook threw, told already: counted off once.
+  const toldValue = (error: unknown) => {
+    const waiting = toldValues.get(error);
+    if (waiting === undefined) return false;
+    if (waiting > 1) toldValues.set(error, waiting - 1);
+    else toldValues.delete(error);
+    return true;
   };
   // A principal without a subject is the authenticate hook's bug: told once, not on every request it refuses.
   let toldNoSubject = false;
@@ -113,7 +137,8 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
     server.log({ level: "error", message, error });
   };
 
-  // An identity provider that cannot be reached: told once per outage (the first 503), again after a success.
+  // An identity provider that cannot be reached: told once per outage (the first 503); the outage ends with an answer
+  // the hook took its time over (one at once came from its memory, not from the provider).
   let outage = false;
   const unavailable = (error: AuthUnavailable | undefined) => {
     if (error === undefined || outage) {
@@ -168,7 +193,9 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
 
   // The hook's own failure (not an AuthError): the request fails, and the server's log (onError too) hears why.
   function hookFailed(error: unknown): never {
-    tell(`HTTP transport: the authenticate hook threw: ${String(error)}`, error);
+    tell("HTTP transport: the authenticate hook threw", error);
+    // Bounded: a dispatcher served by a door of one's own that never calls `failed` keeps no more than this.
+    if (!isObject(error) && toldValues.size < 1000) toldValues.set(error, (toldValues.get(error) ?? 0) + 1);
     throw error;
   }
 
@@ -241,7 +268,8 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
       stateless.close();
     },
     failed(error) {
-      tell(`HTTP transport: a request failed: ${String(error)}`, error);
+      if (!isObject(error) && toldValue(error)) return;
+      tell("HTTP transport: a request failed", error);
     },
     get sessions() {
       return live.size;

@@ -333,6 +333,41 @@ describe("a request the dispatcher fails (a bug, not an outage)", () => {
     expect(heard).toEqual([hook]);
   });
 
+  it.each([
+    ["a string, thrown at once", () => Promise.resolve().then(() => "boom"), true],
+    ["null, rejected", () => Promise.resolve(null), false],
+    ["an object without a prototype, thrown at once", () => Promise.resolve(Object.create(null)), true],
+  ])(
+    "an authenticate hook whose throw is %s: each request 500 or rejected, its throw told once",
+    async (_name, make, sync) => {
+      const thrown: unknown = await make();
+      const heard: unknown[] = [];
+      const fromAuthorization = () => {
+        if (sync) throw thrown;
+        return Promise.reject(thrown);
+      };
+      const handler = createHttpHandler(
+        createServer({ name: "hook", version: "1", onError: (error) => heard.push(error) }),
+        { authenticate: Object.assign(() => undefined, { fromAuthorization }) },
+      );
+      const http = createNodeServer(nodeListener(handler));
+      await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+      cleanup.push(async () => {
+        handler.close();
+        http.closeAllConnections();
+        await new Promise((resolve) => http.close(resolve));
+      });
+      const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+      const answers = await Promise.all([1, 2].map(() => send(url, LIST, { authorization: "Bearer alice" })));
+      expect(answers).toEqual([1, 2].map(() => ({ status: 500, body: "" })));
+      const web = new Request("http://127.0.0.1/mcp", { method: "POST", headers: HEADERS, body: LIST });
+      web.headers.set("authorization", "Bearer alice");
+      await expect(handler(web)).rejects.toBe(thrown);
+      // An object is told once however often it is thrown; a string or null once per request it failed.
+      expect(heard).toEqual(typeof thrown === "object" && thrown !== null ? [thrown] : [thrown, thrown, thrown]);
+    },
+  );
+
   it("the web-standard handler rejects with it, and the server's log hears it once (an authenticate hook's too)", async () => {
     const heard: unknown[] = [];
     const server = createServer({ name: "bug", version: "1", engine: buggy(), onError: (error) => heard.push(error) });
