@@ -1,6 +1,6 @@
 /**
  * `@toolsmith/core/engine`: what an engine author implements and a transport that keeps sessions in one reads: the
- * `Engine` interface and its eight roles, its records and signals, the errors it throws (`EngineUnavailable`, `LeaseLost`) and their
+ * `Engine` interface and its nine roles, its records and signals, the errors it throws (`EngineUnavailable`, `LeaseLost`) and their
  * guards, what one session may keep (`SESSION_BOUNDS` and the helpers that cut to it), and the in-memory engine,
  * core's default. Every export is a promise: src/surface.test.ts pins the list.
  */
@@ -33,9 +33,11 @@ export {
   type SessionRecord,
   type SessionSignal,
   type SessionStore,
+  STORE_KEY_CHARS,
   type StoredEvent,
   type StoredPrincipal,
   type StoredRecord,
+  storeScopePrefix,
   type TaskChange,
   type TaskInputRequest,
   type TaskLimit,

@@ -1,6 +1,6 @@
 import { type Client, ProtocolErrorCode } from "@modelcontextprotocol/client";
 import { beforeAll, describe, expect, it } from "vitest";
-import { OTHER_URI, PNG, WATCHED_URI } from "./fixture-server.js";
+import { BOARD_URI, OTHER_URI, PNG, WATCHED_URI } from "./fixture-server.js";
 import { failsOnWire, type Peer, protocolError, type SuiteContext } from "./peer.js";
 
 /** Resources, prompts, completions and pagination. */
@@ -17,6 +17,7 @@ export function resourceAndPromptCases(ctx: SuiteContext): void {
     it("lists resources and templates", async () => {
       const { resources } = await client.listResources(undefined, { cacheMode: "bypass" });
       expect(resources.map((resource) => resource.uri).sort()).toEqual([
+        BOARD_URI,
         "fixture://logo",
         OTHER_URI,
         "fixture://readme",
@@ -100,7 +101,7 @@ export function resourceAndPromptCases(ctx: SuiteContext): void {
     const firstResources = await paged.request({ method: "resources/list", params: {} });
     expect(firstResources.resources).toHaveLength(2);
     expect(firstResources.nextCursor).toEqual(expect.any(String));
-    expect((await paged.listResources(undefined, { cacheMode: "bypass" })).resources).toHaveLength(4);
+    expect((await paged.listResources(undefined, { cacheMode: "bypass" })).resources).toHaveLength(5);
     expect((await paged.listPrompts(undefined, { cacheMode: "bypass" })).prompts).toHaveLength(3);
     await expect(paged.listTools({ cursor: "eyJrIjoidG9vbHMiLCJvIjowfQ" })).rejects.toSatisfy(
       protocolError(ProtocolErrorCode.InvalidParams),

@@ -25,6 +25,8 @@ export const WAV = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACA
 
 export const WATCHED_URI = "fixture://watched";
 export const OTHER_URI = "fixture://other";
+/** A resource fed by the store key "board": a change to it through the store announces it. */
+export const BOARD_URI = "fixture://board";
 /** The tool `toggle` enables and disables. */
 export const HIDDEN_TOOL = "extra";
 
@@ -248,6 +250,36 @@ export function createFixtureServer(options: FixtureOptions = {}): Server {
       prototypeIsObject: Object.getPrototypeOf(args) === Object.prototype,
       polluted: "polluted" in {},
     }),
+  });
+
+  // ── The store ──
+  server.tool({
+    name: "store_put",
+    description: "Keep a value in the server's store",
+    input: { key: z.string(), value: z.string() },
+    handler: async ({ key, value }, ctx) => {
+      await ctx.store.set(key, value);
+      return "kept";
+    },
+  });
+  server.tool({
+    name: "store_get",
+    description: "Read a value of the server's store",
+    input: { key: z.string() },
+    handler: async ({ key }, ctx) => String((await ctx.store.get(key)) ?? "(none)"),
+  });
+  server.tool({
+    name: "session_visits",
+    description: "Count this session's calls, in the session's own store",
+    handler: async (_args, ctx) =>
+      String(await ctx.store.session.update("visits", (n: number | undefined) => (n ?? 0) + 1)),
+  });
+  server.resource({
+    uri: BOARD_URI,
+    name: "board",
+    mimeType: "text/plain",
+    storeKey: "board",
+    handler: async () => String((await server.store.get("board")) ?? ""),
   });
 
   // ── Resources ──

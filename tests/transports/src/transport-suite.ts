@@ -5,6 +5,7 @@ import { changeCases } from "./cases-changes.js";
 import { edgeCases } from "./cases-edges.js";
 import { notificationCases } from "./cases-notifications.js";
 import { resourceAndPromptCases } from "./cases-resources-prompts.js";
+import { storeCases } from "./cases-store.js";
 import { toolCases } from "./cases-tools.js";
 import {
   type ConnectOptions,
@@ -90,6 +91,7 @@ export function transportSuite(name: string, target: TransportTarget): void {
     notificationCases(ctx);
     askingCases(ctx);
     changeCases(ctx);
+    storeCases(ctx);
     edgeCases(ctx);
   });
 }

@@ -1,4 +1,4 @@
-import { type Engine, RECORD_BOUNDS, type RecordStore } from "../engine/engine.js";
+import { type Engine, type RecordStore, storeScopePrefix } from "../engine/engine.js";
 import { andThen, attempt, type MaybePromise } from "../wire/maybe.js";
 import type { LogEntry } from "./logger.js";
 
@@ -26,23 +26,6 @@ const RECORD_MEMBERS = ["readRecord", "writeRecord", "deleteRecord", "listRecord
 export function keepsRecords(engine: object): engine is RecordStore {
   return RECORD_MEMBERS.every((member) => typeof (engine as Record<string, unknown>)[member] === "function");
 }
-
-/** A scope's prefix of engine keys: `d:<kind>:` for the server, `d:<kind>:<id encoded>:` for a user or session. */
-export function scopePrefix(kind: "s" | "u" | "x", id?: string): string {
-  if (id === undefined) return `d:${kind}:`;
-  // Encoded, an id holds no ":", so no scope's prefix starts another's.
-  const encoded = encodeURIComponent(id);
-  if (encoded.length > SCOPE_ID_CHARS) {
-    throw new RangeError(
-      `a store scope's id is at most ${SCOPE_ID_CHARS} characters encoded; this ${kind === "u" ? "subject" : "session id"} is ${encoded.length}`,
-    );
-  }
-  return `d:${kind}:${encoded}:`;
-}
-
-/** The longest key an author may use, in UTF-16 code units: room is left for the scope's prefix. */
-export const STORE_KEY_CHARS = 512;
-const SCOPE_ID_CHARS = RECORD_BOUNDS.keyChars - STORE_KEY_CHARS - 8;
 
 /** A server's store: its engine's records and who watches them in this process. */
 export class StoreHub {
@@ -114,7 +97,7 @@ export class StoreHub {
         method: "(store)",
       });
     void attempt(
-      () => andThen(this.records(), (store) => andThen(store.clearRecords(scopePrefix("x", id)), () => {})),
+      () => andThen(this.records(), (store) => andThen(store.clearRecords(storeScopePrefix("x", id)), () => {})),
       failed,
     );
   }

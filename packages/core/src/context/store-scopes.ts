@@ -1,6 +1,7 @@
+import { storeScopePrefix } from "../engine/engine.js";
 import type { Era } from "../protocol/era.js";
 import { ScopedStore, type Store } from "./store.js";
-import { type StoreHub, scopePrefix } from "./store-hub.js";
+import type { StoreHub } from "./store-hub.js";
 
 /**
  * What a handler's `ctx.store` is: the store of the whole server, and, one word away, the store of the caller
@@ -32,7 +33,7 @@ const SERVER_STORES = new WeakMap<StoreHub, Store>();
 export function serverStore(hub: StoreHub): Store {
   let store = SERVER_STORES.get(hub);
   if (store === undefined) {
-    store = new ScopedStore(hub, scopePrefix("s"));
+    store = new ScopedStore(hub, storeScopePrefix("s"));
     SERVER_STORES.set(hub, store);
   }
   return store;
@@ -61,7 +62,7 @@ export function contextStore(
           "ctx.store.user needs an authenticated caller (ctx.auth.subject) and this request has none (stdio, or HTTP without an authenticate hook): use ctx.store (the whole server), or sign callers in",
         );
       }
-      user ??= new ScopedStore(hub, scopePrefix("u", subject));
+      user ??= new ScopedStore(hub, storeScopePrefix("u", subject));
       return user;
     },
     get session(): Store {
@@ -72,7 +73,7 @@ export function contextStore(
             : "ctx.store.session has no session here: use ctx.store.user or ctx.store",
         );
       }
-      own ??= new ScopedStore(hub, scopePrefix("x", session));
+      own ??= new ScopedStore(hub, storeScopePrefix("x", session));
       return own;
     },
   };

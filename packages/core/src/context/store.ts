@@ -1,9 +1,9 @@
-import { checkText, EngineUnavailable, RECORD_BOUNDS, type RecordStore } from "../engine/engine.js";
+import { checkText, EngineUnavailable, RECORD_BOUNDS, type RecordStore, STORE_KEY_CHARS } from "../engine/engine.js";
 import { compileSchema } from "../schema/adapters.js";
 import type { AnySchema, Infer } from "../schema/schema-adapter.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import { fromBase64Url, toBase64Url } from "../wire/seal.js";
-import { STORE_KEY_CHARS, type StoreChange, type StoreHub, type StoreWatch } from "./store-hub.js";
+import type { StoreChange, StoreHub, StoreWatch } from "./store-hub.js";
 import { decodeValue, encodeValue, type StoreValue } from "./store-json.js";
 
 export type { StoreChange, StoreWatch } from "./store-hub.js";

@@ -46,8 +46,7 @@ export class TaskContext implements RequestContext {
   readonly caller: string | undefined;
   readonly extra: Record<string, unknown>;
   readonly task: { readonly id: string };
-  /** The creating request's store: its server's, its caller's. */
-  readonly store: ContextStore;
+  readonly #from: RequestContext;
   readonly tag: unknown = undefined;
   readonly inputs = undefined;
   readonly asker: Asker;
@@ -73,10 +72,15 @@ export class TaskContext implements RequestContext {
     this.caller = from.caller;
     this.extra = { ...from.extra };
     this.task = { id: port.id };
-    this.store = from.store;
+    this.#from = from;
     this.asker = port.ask;
     this.#port = port;
     this.#logger = logger;
+  }
+
+  /** The creating request's store: its server's, its caller's. */
+  get store(): ContextStore {
+    return this.#from.store;
   }
 
   get protocolVersion(): ProtocolVersion {

@@ -7,6 +7,7 @@ import { eventLogSuite } from "./events.js";
 import type { MakeEngines } from "./helpers.js";
 import { requestLeasesSuite } from "./leases.js";
 import { lifecycleSuite } from "./lifecycle.js";
+import { recordStoreSuite } from "./records.js";
 import { sessionStoreSuite } from "./sessions.js";
 import { taskStoreSuite } from "./tasks.js";
 import { keyValueStoreSuite } from "./values.js";
@@ -26,7 +27,7 @@ export { keyValueStoreSuite } from "./values.js";
  * The behaviours every engine must have, for an engine's own tests to run: each role's suite, all given the same
  * `make`, which gives fresh engines of one server (one, or several as several processes would hold); tests that
  * need two processes skip themselves with one. An engine that plays only some roles runs their suites alone
- * (`lifecycleSuite` always; `serverBusSuite`, `taskStoreSuite`, `keyValueStoreSuite`; the session roles' suites each need the session roles
+ * (`lifecycleSuite` always; `serverBusSuite`, `taskStoreSuite`, `keyValueStoreSuite`, `recordStoreSuite`; the session roles' suites each need the session roles
  * before them: `sessionStoreSuite`, `eventLogSuite`, `sessionChannelSuite`, `requestLeasesSuite`).
  * @example
  * ```ts source="examples/engine.ts#engineSuite"
@@ -45,4 +46,5 @@ export function engineSuite(name: string, make: MakeEngines<Engine>): void {
   serverBusSuite(name, make);
   taskStoreSuite(name, make);
   keyValueStoreSuite(name, make);
+  recordStoreSuite(name, make);
 }

@@ -1,6 +1,7 @@
 import type { EventLog } from "./event-log.js";
 import type { KeyValueStore } from "./key-value-store.js";
 import type { EngineLifecycle } from "./lifecycle.js";
+import type { RecordStore } from "./record-store.js";
 import type { RequestLeases } from "./request-leases.js";
 import type { ServerBus } from "./server-bus.js";
 import type { SessionChannel } from "./session-channel.js";
@@ -27,7 +28,9 @@ export {
   type ListedRecord,
   RECORD_BOUNDS,
   type RecordStore,
+  STORE_KEY_CHARS,
   type StoredRecord,
+  storeScopePrefix,
 } from "./record-store.js";
 export type { RequestLeases, RunningRequest } from "./request-leases.js";
 export type { ServerBus, ServerSignal } from "./server-bus.js";
@@ -52,7 +55,7 @@ export type {
 
 /**
  * An engine that plays every role: the state that must outlive one process (sessions, their events, their channels,
- * leases on running requests, the bus between processes, tasks, short-lived values). One engine per server process;
+ * leases on running requests, the bus between processes, tasks, short-lived values, the server's own records). One engine per server process;
  * `start` before use, `close` when done. Processes of one server share a `namespace`. What `createServer({ engine })` takes; a consumer
  * inside Toolsmith names only the roles it uses.
  */
@@ -64,4 +67,5 @@ export interface Engine
     RequestLeases,
     ServerBus,
     TaskStore,
-    KeyValueStore {}
+    KeyValueStore,
+    RecordStore {}

@@ -1,13 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { recordStoreSuite } from "../engine-suite/records.js";
+import { ROOMY, recordOf } from "../engine-suite/helpers.js";
 import { isEngineUnavailable } from "./engine.js";
 import { createMemoryEngine, type MemoryEngine } from "./memory.js";
 import { compareKeys, RecordTable } from "./memory-records.js";
-
-recordStoreSuite("memory", async () => {
-  const engine = createMemoryEngine();
-  return { engines: [engine], cleanup: async () => engine.close() };
-});
+import { storeScopePrefix } from "./record-store.js";
 
 const engines: MemoryEngine[] = [];
 const tables: RecordTable[] = [];
@@ -112,6 +108,18 @@ describe("the memory engine's records", () => {
       keys.filter((b) => Math.sign(compareKeys(a, b)) !== Math.sign(byBytes(a, b))).map((b) => [a, b]),
     );
     expect(wrong).toEqual([]);
+  });
+
+  it("clears a session's store scope when the session ends, and no other", () => {
+    const { engine } = timed();
+    const [one, two] = [recordOf(), recordOf()];
+    engine.createSession(one, ROOMY);
+    engine.createSession(two, ROOMY);
+    engine.writeRecord(`${storeScopePrefix("x", one.id)}k`, "1");
+    engine.writeRecord(`${storeScopePrefix("x", two.id)}k`, "2");
+    engine.writeRecord(`${storeScopePrefix("s")}k`, "3");
+    engine.deleteSession(one.id);
+    expect(engine.listRecords("d:", { limit: 10 }).map((r) => r.value)).toEqual(["3", "2"]);
   });
 
   it("answers at once (no promise), and after close throws like every other member", () => {

@@ -112,3 +112,28 @@ export function recordsFull(max: number): EngineUnavailable {
     `The record store is full: it keeps at most ${max} live records, and one more must wait for one to be deleted or to expire`,
   );
 }
+
+/** The longest key an author may give core's `Store`, in UTF-16 code units: the rest of `keyChars` is its scope's. */
+export const STORE_KEY_CHARS = 512;
+const SCOPE_ID_CHARS = RECORD_BOUNDS.keyChars - STORE_KEY_CHARS - 8;
+
+/** The prefix of a session's records in core's `Store`, when its id fits a scope (else it can have none). */
+export function sessionScopeOf(id: string): string | undefined {
+  return encodeURIComponent(id).length <= SCOPE_ID_CHARS ? storeScopePrefix("x", id) : undefined;
+}
+
+/**
+ * Where core's `Store` keeps a scope's records: `d:s:` for the whole server, `d:u:<subject>:` for one user,
+ * `d:x:<session id>:` for one handshake-era session, the id URI-encoded (it then holds no `:`, so no scope's prefix
+ * starts another's). An engine that ends sessions clears `storeScopePrefix("x", id)` with the session.
+ */
+export function storeScopePrefix(kind: "s" | "u" | "x", id?: string): string {
+  if (id === undefined) return `d:${kind}:`;
+  const encoded = encodeURIComponent(id);
+  if (encoded.length > SCOPE_ID_CHARS) {
+    throw new RangeError(
+      `a store scope's id is at most ${SCOPE_ID_CHARS} characters URI-encoded; this ${kind === "u" ? "subject" : "session id"} is ${encoded.length}`,
+    );
+  }
+  return `d:${kind}:${encoded}:`;
+}

@@ -3,6 +3,7 @@ import type {
   EngineLifecycle,
   EventLog,
   KeyValueStore,
+  RecordStore,
   RequestLeases,
   ServerBus,
   SessionChannel,
@@ -20,6 +21,7 @@ export interface Roles {
   ServerBus: ServerBus;
   TaskStore: TaskStore;
   KeyValueStore: KeyValueStore;
+  RecordStore: RecordStore;
 }
 
 export type RoleName = keyof Roles;
@@ -52,6 +54,7 @@ export const ROLE_MEMBERS = {
     "onOrphanTask",
   ],
   KeyValueStore: ["setValue", "getValue", "takeValue", "deleteValue", "countUp"],
+  RecordStore: ["readRecord", "writeRecord", "deleteRecord", "listRecords", "clearRecords"],
 } as const satisfies { [R in RoleName]: readonly (keyof Roles[R])[] };
 
 type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -69,6 +72,7 @@ const exact: { [R in RoleName]: Exact<Listed<R>, keyof Roles[R]> } & {
   ServerBus: true,
   TaskStore: true,
   KeyValueStore: true,
+  RecordStore: true,
   Engine: true,
 };
 void exact;

@@ -1,4 +1,4 @@
-import { STORE_KEY_CHARS } from "../context/store-hub.js";
+import { STORE_KEY_CHARS } from "../engine/engine.js";
 import { takeCacheHint } from "../protocol/cache-hints.js";
 import { compileSchema } from "../schema/adapters.js";
 import type { InputSchema } from "../schema/schema-adapter.js";

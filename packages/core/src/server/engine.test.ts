@@ -56,6 +56,11 @@ function unused(node: string): Engine {
     takeValue: no("takeValue"),
     deleteValue: no("deleteValue"),
     countUp: no("countUp"),
+    readRecord: no("readRecord"),
+    writeRecord: no("writeRecord"),
+    deleteRecord: no("deleteRecord"),
+    listRecords: no("listRecords"),
+    clearRecords: no("clearRecords"),
     // A started server watches for other processes' orphaned tasks.
     onOrphanTask: () => () => {},
   };

@@ -243,16 +243,17 @@ export class HttpSession implements PostStreamLog {
     if (done instanceof Promise) done.catch(this.#onError);
   }
 
-  /** Drop what this process holds of the session (it ended, or this process lets it go). */
-  close(ended: boolean): void {
+  /**
+   * Drop what this process holds of the session (it ended, or this process lets it go); `closing`: the transport is
+   * closing, so its streams end as if it ended, but the session lives on for other processes, its store with it.
+   */
+  close(ended: boolean, closing = false): void {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#unfollow) this.#quietly(this.#unfollow);
-    if (ended) {
-      this.connection.endSubscriptions();
-      // Its store goes with it (every process that held it clears: the same records, cleared once).
-      this.connection.sessionEnded();
-    }
+    if (ended) this.connection.endSubscriptions();
+    // Its store goes with it (every process that held it clears: the same records, cleared once).
+    if (ended && !closing) this.connection.sessionEnded();
     this.connection.close(new Error(ended ? "session ended" : "session released by this process"));
     this.#held.close();
     for (const stream of this.#resumed.values()) stream.close();

@@ -67,12 +67,15 @@ export class LiveSessions {
     return true;
   }
 
-  /** Let go of a session here; `ended`: it ended everywhere (listen streams get their closing result). */
-  drop(id: string, ended: boolean): void {
+  /**
+   * Let go of a session here; `ended`: it ended everywhere (listen streams get their closing result, and its store
+   * goes unless this process is only `closing`).
+   */
+  drop(id: string, ended: boolean, closing = false): void {
     const session = this.#sessions.get(id);
     if (!session) return;
     this.#sessions.delete(id);
-    session.close(ended);
+    session.close(ended, closing);
     if (this.#sessions.size === 0 && this.#sweeper) {
       clearInterval(this.#sweeper);
       this.#sweeper = undefined;
@@ -115,6 +118,7 @@ export class LiveSessions {
   /** Let go of every session, for good: one made later (a request in flight) is closed as it comes. */
   closeAll(): void {
     this.#closed = true;
-    for (const id of this.ids()) this.drop(id, true);
+    // Ended here, not everywhere: other processes serve on, and the session keeps its store.
+    for (const id of this.ids()) this.drop(id, true, true);
   }
 }
