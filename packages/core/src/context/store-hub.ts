@@ -34,6 +34,9 @@ export class StoreHub {
   readonly #log: (entry: LogEntry) => void;
   readonly #watchers = new Set<Watcher>();
 
+  // Per key, the last update of this process in flight (settled, never rejecting): the next one waits for it.
+  readonly #turns = new Map<string, Promise<void>>();
+
   constructor(engine: () => Engine, start: () => MaybePromise<void>, log: (entry: LogEntry) => void) {
     this.#engine = engine;
     this.#start = start;
@@ -51,6 +54,24 @@ export class StoreHub {
     }
     const started = this.#start();
     return started === undefined ? engine : Promise.resolve(started).then(() => engine);
+  }
+
+  /**
+   * Run `update` after every earlier update of `key` in this process has settled: writers of one process never race
+   * each other's compare-and-set (they would only lose tries to it), so only other processes' writes make one retry.
+   */
+  inTurn<T>(key: string, update: () => Promise<T>): Promise<T> {
+    const before = this.#turns.get(key);
+    const run = before === undefined ? update() : before.then(update, update);
+    const settled = run.then(
+      () => {},
+      () => {},
+    );
+    this.#turns.set(key, settled);
+    void settled.then(() => {
+      if (this.#turns.get(key) === settled) this.#turns.delete(key);
+    });
+    return run;
   }
 
   log(entry: LogEntry): void {

@@ -55,6 +55,7 @@ export interface Store {
    * Change the value under `key` atomically, across processes: `change` gets the value there (undefined when none,
    * or when it does not fit `schema`) and gives the new one (undefined: delete it); when another writer got there
    * first, it runs again on what that one wrote (at most 64 times, then `EngineUnavailable`). The new value.
+   * Updates of one key in one process run one after another (so `change` must not await an update of its own key).
    */
   update<S extends AnySchema>(
     key: string,
@@ -147,9 +148,20 @@ export class ScopedStore implements Store {
   ): Promise<never> {
     checkKey("key", key);
     if (typeof change !== "function") throw new TypeError("update takes a change function: (old) => new value");
-    const records = await this.#hub.records();
     const full = this.#scope + key;
+    return this.#hub.inTurn(full, () => this.#update(key, full, change, options));
+  }
+
+  async #update(
+    key: string,
+    full: string,
+    change: (old: never) => MaybePromise<unknown>,
+    options: { readonly schema?: AnySchema; readonly ttlMs?: number } | undefined,
+  ): Promise<never> {
+    const records = await this.#hub.records();
     for (let tries = 0; tries < UPDATE_TRIES; tries++) {
+      // Lost to another process: it is writing now, so wait a moment, more each time, before reading again.
+      if (tries > 0) await backOff(tries);
       const found = await records.readRecord(full);
       const old = found === undefined ? undefined : await this.#read(key, found.value, options?.schema);
       const next = await change(old as never);
@@ -216,6 +228,12 @@ export class ScopedStore implements Store {
     this.#hub.log({ level: "warning", message: `store value "${key}" read as absent: ${why}`, method: "(store)" });
     return undefined;
   }
+}
+
+// A random wait of up to 2^tries ms (at most 64 ms): processes that lost a race to one key spread out.
+function backOff(tries: number): Promise<void> {
+  const ms = Math.random() * Math.min(2 ** tries, 64);
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function ttlOf(options: { readonly ttlMs?: number } | undefined): { ttlMs?: number } {
