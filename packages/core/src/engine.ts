@@ -7,6 +7,7 @@
 
 export {
   checkKeyValue,
+  checkRecord,
   DEFAULT_RETRY_AFTER_SECONDS,
   type Engine,
   type EngineLifecycle,
@@ -19,6 +20,9 @@ export {
   KEY_VALUE_BOUNDS,
   type KeyValueStore,
   LeaseLost,
+  type ListedRecord,
+  RECORD_BOUNDS,
+  type RecordStore,
   type RequestLeases,
   type RunningRequest,
   type ServerBus,
@@ -31,6 +35,7 @@ export {
   type SessionStore,
   type StoredEvent,
   type StoredPrincipal,
+  type StoredRecord,
   type TaskChange,
   type TaskInputRequest,
   type TaskLimit,

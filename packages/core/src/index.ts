@@ -19,6 +19,15 @@ export type {
 export type { ClientLog, LogData, LogMethod } from "./context/client-log.js";
 export type { AuthInfo, Era, RequestContext } from "./context/context.js";
 export { type ErrorReport, type LogEntry, type Logger, textLogger } from "./context/logger.js";
+export type {
+  Store,
+  StoreChange,
+  StoreListOptions,
+  StorePage,
+  StoreValue,
+  StoreWatch,
+} from "./context/store.js";
+export type { ContextStore } from "./context/store-scopes.js";
 export type { TraceContext } from "./context/trace.js";
 export type { CacheHint } from "./protocol/cache-hints.js";
 export { isLogLevel, LOG_LEVELS, type LogLevel, levelPasses } from "./protocol/log-levels.js";

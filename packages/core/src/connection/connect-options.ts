@@ -35,6 +35,12 @@ export interface ConnectOptions {
    */
   session?: SessionRecord;
   /**
+   * The id of the handshake-era session this connection serves (its `ctx.store.session` is keyed by it); the
+   * transport then tells the connection when the session ends (`sessionEnded()`). Without it (and without `session`),
+   * an initialized connection is a session of its own, whose store is cleared when the connection closes.
+   */
+  sessionId?: string;
+  /**
    * Told of what the client changed in its session (`notifications/initialized`, `logging/setLevel`,
    * `resources/subscribe`/`unsubscribe`) before the connection applies it; the causing request is answered only once
    * this settles, and fails if it rejects (an `EngineUnavailable`: -32000 "Service unavailable").

@@ -58,6 +58,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       options.auth,
       options.extra,
       core.scopeSource(options.holdsEveryScope === true),
+      options.sessionId ?? options.session?.id,
     );
     const boundary = new ErrorBoundary(core, this.#out, this.#eras, options.onInternalError);
     // Made once per connection: what the client notifies is the connection's to act on.
@@ -75,7 +76,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
         `session ${record.id} speaks ${version}, not a handshake-era revision: it cannot be restored`,
       );
     }
-    this.#eras.restore({ protocolVersion: version, clientInfo, clientCapabilities });
+    this.#eras.restore({ protocolVersion: version, clientInfo, clientCapabilities }, record.id);
     this.sessionKept(record);
   }
 
@@ -123,6 +124,9 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     if (this.#closed) return;
     this.#closed = true;
     if (this.#attached) this.#core.detach(this);
+    // A session of the connection's own ends with it, and its store with it.
+    const own = this.#eras.ownSession;
+    if (own !== undefined) this.#core.storeHub.clearSession(own);
     // Most connections close with nothing in flight (HTTP makes one per request): no error is made for them.
     if (this.#inFlight.size === 0 && this.#outbound.size === 0) return;
     const why = reason ?? new Error("connection closed");
@@ -136,6 +140,12 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
    */
   endOfInput(): void {
     this.#outbound.endOfInput();
+  }
+
+  /** The session this connection serves ended (the transport says, for a `sessionId` it gave): its store is cleared. */
+  sessionEnded(): void {
+    const id = this.#eras.sessionId;
+    if (id !== undefined) this.#core.storeHub.clearSession(id);
   }
 
   /** End every `subscriptions/listen` stream gracefully, with its result (a transport shutting down calls this). */

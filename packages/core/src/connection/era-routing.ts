@@ -46,6 +46,9 @@ export class EraRouter {
   readonly #auth: AuthInfo | undefined;
   readonly #extra: Record<string, unknown> | undefined;
   readonly #scopes: ScopeSource;
+  // The handshake-era session's id (`ctx.store.session`): the transport's, else one of its own once initialized.
+  #sessionId: string | undefined;
+  #ownSession = false;
 
   /**
    * `auth` and `extra`: what the transport knows of the whole connection, under each message's own; `scopes`: what
@@ -58,8 +61,10 @@ export class EraRouter {
     auth: AuthInfo | undefined,
     extra: Record<string, unknown> | undefined,
     scopes: ScopeSource,
+    sessionId?: string,
   ) {
     this.#scopes = scopes;
+    this.#sessionId = sessionId;
     this.#core = core;
     this.#inFlight = inFlight;
     this.#port = port;
@@ -101,7 +106,8 @@ export class EraRouter {
    * Start as a session `initialize` opened elsewhere (another connection, another process), initializing until
    * `initialized()`; the caller as the connection's own auth shows it (whom a list change or resource update may reach).
    */
-  restore(session: HandshakeSession): void {
+  restore(session: HandshakeSession, id: string): void {
+    this.#sessionId ??= id;
     this.#state = initialize(FRESH, session);
     this.#caller = this.#sessionContext(session, featuresOf(session.protocolVersion), 0, "n0", undefined, undefined);
   }
@@ -209,6 +215,10 @@ export class EraRouter {
       clientCapabilities: keptCapabilities(capabilities),
     };
     this.#state = initialize(state, session);
+    if (this.#sessionId === undefined) {
+      this.#sessionId = crypto.randomUUID();
+      this.#ownSession = true;
+    }
     const caller = this.#sessionContext(session, featuresOf(session.protocolVersion), id, key, params, options);
     this.#caller = caller.callerOnly();
     return this.#core.initializeResult(session.protocolVersion);
@@ -233,7 +243,19 @@ export class EraRouter {
       metaOf(params),
       this.#authOf(options),
       options,
+      undefined,
+      this.#sessionId,
     );
+  }
+
+  /** The handshake-era session's id, once there is one. */
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  /** The session this connection made its own id for (stdio, the test client): it ends with the connection. */
+  get ownSession(): string | undefined {
+    return this.#ownSession ? this.#sessionId : undefined;
   }
 
   #context(
@@ -246,6 +268,7 @@ export class EraRouter {
     auth: AuthInfo | undefined,
     options: ReceiveOptions | undefined,
     inputs?: InputRound,
+    session?: string,
   ): RequestContextImpl {
     return new RequestContextImpl({
       requestId: id,
@@ -263,6 +286,8 @@ export class EraRouter {
       tasks: this.#core.tasks,
       checkTool: options?.checkTool,
       scopes: this.#scopes,
+      store: this.#core.storeHub,
+      session,
     });
   }
 

@@ -1,5 +1,6 @@
 import type { LogEntry } from "../context/logger.js";
 import type { RequestContextImpl, ScopeSource, TaskHost } from "../context/request-context.js";
+import type { StoreHub } from "../context/store-hub.js";
 import type { Middleware } from "../middleware/compose.js";
 import type { CacheHint, CacheKind, StampedResult } from "../protocol/cache-hints.js";
 import type { ProtocolVersion } from "../protocol/versions.js";
@@ -46,6 +47,8 @@ export interface ServerCore {
   readonly clientRequestTimeoutMs: number;
   /** Its tasks (the tasks extension). */
   readonly tasks: TaskService;
+  /** Its store (`ctx.store`). */
+  readonly storeHub: StoreHub;
   serverInfo(version: ProtocolVersion): Implementation;
   discoverResult(): Record<string, unknown>;
   initializeResult(version: ProtocolVersion): Record<string, unknown>;

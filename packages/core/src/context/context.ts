@@ -6,6 +6,7 @@ import type { MaybePromise } from "../wire/maybe.js";
 import type { Implementation } from "../wire/types.js";
 import type { ElicitForm, ElicitRawForm, ElicitResult, ElicitUrl, Root, SampleRequest, SampleResult } from "./ask.js";
 import type { ClientLog } from "./client-log.js";
+import type { ContextStore } from "./store-scopes.js";
 import type { TraceContext } from "./trace.js";
 
 // What a handler is given: the request context's contract, the era, and who is calling (request-context.ts makes it).
@@ -100,6 +101,11 @@ export interface RequestContext {
   sample(request: SampleRequest): Promise<SampleResult>;
   /** The client's filesystem roots (`key`: its name in a 2026-07-28 `inputRequests` map; default `roots-1`, …). */
   roots(options?: { key?: string }): Promise<Root[]>;
+  /**
+   * The server's own data, kept by its engine (shared by every process with a shared engine): the whole server's
+   * store, with `.user` (the authenticated caller's) and `.session` (the handshake-era session's) beside it.
+   */
+  readonly store: ContextStore;
   /** The task this call runs as (the tasks extension), or undefined when it is answered as a request. */
   readonly task: { readonly id: string } | undefined;
   /**

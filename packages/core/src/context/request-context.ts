@@ -22,6 +22,8 @@ import { type ClientLog, clientLog, logData } from "./client-log.js";
 import type { AuthInfo, Era, RequestContext, TaskRun } from "./context.js";
 import { nextProgress } from "./progress.js";
 import { type Grant, grantOf, ScopeHierarchy } from "./scopes.js";
+import type { StoreHub } from "./store-hub.js";
+import { type ContextStore, contextStore } from "./store-scopes.js";
 import { type TraceContext, traceOf } from "./trace.js";
 
 // The context the connection makes for each request (context.ts says what a handler sees of it): made cheap, its
@@ -76,6 +78,10 @@ export interface ContextInit {
   tasks?: TaskHost | undefined;
   /** What the caller holds is read from here (without it: its principal's own scopes, none without one). */
   scopes?: ScopeSource | undefined;
+  /** The server's store (`ctx.store`). */
+  store?: StoreHub | undefined;
+  /** The handshake-era session this request is served in (its id keys `ctx.store.session`). */
+  session?: string | undefined;
 }
 
 /** A request's context; its AbortController and log object are made only when a handler asks for them. */
@@ -115,6 +121,9 @@ export class RequestContextImpl implements RequestContext {
   #lastProgress = Number.NEGATIVE_INFINITY;
   // Read from `meta` on first use only: a handler or middleware that never asks costs nothing.
   #trace: TraceContext | undefined | null = null;
+  readonly #hub: StoreHub | undefined;
+  readonly #session: string | undefined;
+  #store: ContextStore | undefined;
 
   constructor(init: ContextInit) {
     this.requestId = init.requestId;
@@ -132,6 +141,16 @@ export class RequestContextImpl implements RequestContext {
     this.#address = init.address;
     this.#extra = init.extra;
     this.#scopes = init.scopes ?? NO_SOURCE;
+    this.#hub = init.store;
+    this.#session = init.session;
+  }
+
+  /** Made on first use: a handler that never asks costs nothing. */
+  get store(): ContextStore {
+    if (this.#store !== undefined) return this.#store;
+    if (this.#hub === undefined) throw new Error("this request was served without a server store");
+    this.#store = contextStore(this.#hub, this.auth?.subject, this.#session, this.era);
+    return this.#store;
   }
 
   /** The scopes this request's caller holds: worked out on first use (a request needing none never asks). */
@@ -159,6 +178,8 @@ export class RequestContextImpl implements RequestContext {
       checkTool: this.checkTool,
       tasks: this.tasks,
       scopes: this.#scopes,
+      store: this.#hub,
+      session: this.#session,
     });
   }
 

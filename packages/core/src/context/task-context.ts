@@ -18,6 +18,7 @@ import {
 import { type ClientLog, clientLog } from "./client-log.js";
 import type { AuthInfo, Era, RequestContext } from "./context.js";
 import { nextProgress } from "./progress.js";
+import type { ContextStore } from "./store-scopes.js";
 import type { TraceContext } from "./trace.js";
 
 /** What a task's context needs from its runner. */
@@ -43,6 +44,8 @@ export class TaskContext implements RequestContext {
   readonly caller: string | undefined;
   readonly extra: Record<string, unknown>;
   readonly task: { readonly id: string };
+  /** The creating request's store: its server's, its caller's. */
+  readonly store: ContextStore;
   readonly tag: unknown = undefined;
   readonly inputs = undefined;
   readonly asker: Asker;
@@ -66,6 +69,7 @@ export class TaskContext implements RequestContext {
     this.caller = from.caller;
     this.extra = { ...from.extra };
     this.task = { id: port.id };
+    this.store = from.store;
     this.asker = port.ask;
     this.#port = port;
     this.#logger = logger;

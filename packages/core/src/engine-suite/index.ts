@@ -17,6 +17,7 @@ export { eventLogSuite } from "./events.js";
 export { eventually, Heard, type MadeEngines, type MakeEngines, ROOMY, recordOf, taskOf } from "./helpers.js";
 export { requestLeasesSuite } from "./leases.js";
 export { lifecycleSuite } from "./lifecycle.js";
+export { recordStoreSuite } from "./records.js";
 export { sessionStoreSuite } from "./sessions.js";
 export { taskStoreSuite } from "./tasks.js";
 export { keyValueStoreSuite } from "./values.js";

@@ -20,8 +20,15 @@ export {
   LeaseLost,
 } from "./engine-errors.js";
 export type { EventLog, StoredEvent } from "./event-log.js";
-export { checkKeyValue, KEY_VALUE_BOUNDS, type KeyValueStore } from "./key-value-store.js";
+export { checkKeyValue, checkText, KEY_VALUE_BOUNDS, type KeyValueStore } from "./key-value-store.js";
 export type { EngineLifecycle, EngineOwner, Unfollow } from "./lifecycle.js";
+export {
+  checkRecord,
+  type ListedRecord,
+  RECORD_BOUNDS,
+  type RecordStore,
+  type StoredRecord,
+} from "./record-store.js";
 export type { RequestLeases, RunningRequest } from "./request-leases.js";
 export type { ServerBus, ServerSignal } from "./server-bus.js";
 export type { SessionChannel, SessionSignal } from "./session-channel.js";

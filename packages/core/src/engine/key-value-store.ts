@@ -47,7 +47,8 @@ export const KEY_VALUE_BOUNDS = {
 // A UTF-16 unit of a pair standing alone: a shared store would keep it as U+FFFD, so it is refused everywhere.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function checkText(name: string, text: unknown): asserts text is string {
+/** Throw a TypeError unless `text` is a well-formed string (no lone surrogate); what every store checks of its keys. */
+export function checkText(name: string, text: unknown): asserts text is string {
   if (typeof text !== "string") throw new TypeError(`${name} must be a string, not ${typeof text}`);
   if (LONE_SURROGATE.test(text)) throw new TypeError(`${name} must be well-formed Unicode (it has a lone surrogate)`);
 }

@@ -1,5 +1,6 @@
 import type { Engine } from "./engine.js";
 import type { StoredEvent } from "./event-log.js";
+import type { ListedRecord, RecordStore, StoredRecord } from "./record-store.js";
 import type { RunningRequest } from "./request-leases.js";
 import type { ServerSignal } from "./server-bus.js";
 import type { SessionSignal } from "./session-channel.js";
@@ -16,12 +17,14 @@ export interface MemoryEngineOptions {
   readonly now?: () => number;
   /** Live values kept at most (default 100 000), and as many counters apart: one more throws `EngineUnavailable`. */
   readonly maxValues?: number;
+  /** Live records kept at most (default `RECORD_BOUNDS.maxRecords`): one more throws `EngineUnavailable`. */
+  readonly maxRecords?: number;
 }
 
 export type HandleOp = Extract<ServerSignal, { type: "handle" }>;
 
 /** The in-memory engine: the `Engine` of one process, every method answering at once (no promise is ever made). */
-export interface MemoryEngine extends Engine {
+export interface MemoryEngine extends Engine, RecordStore {
   // EngineLifecycle
   readonly shared: false;
   start(server: { readonly name: string }): void;
@@ -73,4 +76,14 @@ export interface MemoryEngine extends Engine {
   takeValue(key: string): string | undefined;
   deleteValue(key: string): boolean;
   countUp(key: string, windowMs: number): number;
+  // RecordStore
+  readRecord(key: string): StoredRecord | undefined;
+  writeRecord(
+    key: string,
+    value: string,
+    options?: { readonly ifVersion?: number; readonly ttlMs?: number },
+  ): number | undefined;
+  deleteRecord(key: string, options?: { readonly ifVersion?: number }): boolean;
+  listRecords(prefix: string, options: { readonly after?: string; readonly limit: number }): ListedRecord[];
+  clearRecords(prefix: string): number;
 }

@@ -4,10 +4,12 @@ import { KEY_VALUE_BOUNDS } from "./key-value-store.js";
 import { MemoryBus } from "./memory-bus.js";
 import type { HandleOp, MemoryEngine, MemoryEngineOptions } from "./memory-engine.js";
 import { MemoryLeases } from "./memory-leases.js";
+import { RecordTable } from "./memory-records.js";
 import { MemorySessionChannel } from "./memory-session-channel.js";
 import { SessionTable } from "./memory-sessions.js";
 import { TaskTable } from "./memory-tasks.js";
 import { ValueTable } from "./memory-values.js";
+import { type ListedRecord, RECORD_BOUNDS, type StoredRecord } from "./record-store.js";
 import type { RunningRequest } from "./request-leases.js";
 import type { ServerSignal } from "./server-bus.js";
 import type { SessionSignal } from "./session-channel.js";
@@ -30,10 +32,12 @@ const DEFAULT_EVENTS_PER_SESSION = 512;
 export function createMemoryEngine(options: MemoryEngineOptions = {}): MemoryEngine {
   const eventsPerSession = options.eventsPerSession ?? DEFAULT_EVENTS_PER_SESSION;
   const maxValues = options.maxValues ?? KEY_VALUE_BOUNDS.maxValues;
-  for (const [name, value] of Object.entries({ eventsPerSession, maxValues })) {
+  const maxRecords = options.maxRecords ?? RECORD_BOUNDS.maxRecords;
+  for (const [name, value] of Object.entries({ eventsPerSession, maxValues, maxRecords })) {
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, not ${value}`);
   }
-  return new InMemoryEngine(eventsPerSession, options.now ?? Date.now, maxValues);
+  const now = options.now ?? Date.now;
+  return new InMemoryEngine(eventsPerSession, now, new ValueTable(now, maxValues), new RecordTable(now, maxRecords));
 }
 
 // Each role's state is its own part (memory-*.ts); the engine checks it is open, then hands each call to its part.
@@ -46,11 +50,13 @@ class InMemoryEngine implements MemoryEngine {
   readonly #bus = new MemoryBus();
   readonly #tasks: TaskTable;
   readonly #values: ValueTable;
+  readonly #records: RecordTable;
   #closed = false;
 
-  constructor(eventsPerSession: number, now: () => number, maxValues: number) {
+  constructor(eventsPerSession: number, now: () => number, values: ValueTable, records: RecordTable) {
     this.#tasks = new TaskTable(now);
-    this.#values = new ValueTable(now, maxValues);
+    this.#values = values;
+    this.#records = records;
     this.#channel = new MemorySessionChannel(this.node, (id) => this.#sessions.has(id));
     this.#sessions = new SessionTable(now, eventsPerSession, (id) => {
       this.#leases.ended(id);
@@ -73,6 +79,7 @@ class InMemoryEngine implements MemoryEngine {
     this.#bus.clear();
     this.#tasks.clear();
     this.#values.clear();
+    this.#records.clear();
   }
 
   onResume(_listener: () => void): () => void {
@@ -272,6 +279,33 @@ class InMemoryEngine implements MemoryEngine {
   countUp(key: string, windowMs: number): number {
     this.#open();
     return this.#values.countUp(key, windowMs);
+  }
+
+  // ── RecordStore ──
+
+  readRecord(key: string): StoredRecord | undefined {
+    this.#open();
+    return this.#records.readRecord(key);
+  }
+
+  writeRecord(key: string, value: string, options?: { ifVersion?: number; ttlMs?: number }): number | undefined {
+    this.#open();
+    return this.#records.writeRecord(key, value, options);
+  }
+
+  deleteRecord(key: string, options?: { readonly ifVersion?: number }): boolean {
+    this.#open();
+    return this.#records.deleteRecord(key, options);
+  }
+
+  listRecords(prefix: string, options: { readonly after?: string; readonly limit: number }): ListedRecord[] {
+    this.#open();
+    return this.#records.listRecords(prefix, options);
+  }
+
+  clearRecords(prefix: string): number {
+    this.#open();
+    return this.#records.clearRecords(prefix);
   }
 
   #open(): void {

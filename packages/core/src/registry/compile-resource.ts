@@ -1,3 +1,4 @@
+import { STORE_KEY_CHARS } from "../context/store-hub.js";
 import { takeCacheHint } from "../protocol/cache-hints.js";
 import { compileSchema } from "../schema/adapters.js";
 import type { InputSchema } from "../schema/schema-adapter.js";
@@ -37,6 +38,12 @@ export function compileStaticResource(definition: StaticResourceDefinition): Com
   if (input !== undefined || list !== undefined || complete !== undefined || listCache !== undefined) {
     throw new DefinitionError(
       `Resource "${uri}" is a fixed URI, so it takes neither input, list, complete nor listCache; those are for templates like "notes://{id}"`,
+    );
+  }
+  const { storeKey } = definition;
+  if (storeKey !== undefined && (typeof storeKey !== "string" || storeKey.length > STORE_KEY_CHARS)) {
+    throw new DefinitionError(
+      `Resource "${uri}" storeKey must be a key of the server's store: a string of at most ${STORE_KEY_CHARS} characters`,
     );
   }
   const scopes = checkHandler(

@@ -96,6 +96,19 @@ export interface StaticResourceDefinition extends Omit<Resource, "name">, Resour
   name?: string;
   /** Return text, bytes, contents, or a whole result; `undefined` means not found. */
   handler: (ctx: RequestContext) => unknown;
+  /**
+   * The key of the server's store (`server.store`, `ctx.store`) this resource shows: each change to it through the
+   * store tells the resource's subscribers (`notifications/resources/updated`), on every process, once.
+   * @example
+   * ```ts source="examples/store.ts#storeKey"
+   * server.resource({
+   *   uri: "board://today",
+   *   storeKey: "board",
+   *   handler: async () => JSON.stringify((await server.store.get("board")) ?? {}),
+   * });
+   * ```
+   */
+  storeKey?: string;
 }
 
 /** Resources addressed by an RFC 6570 URI template; the variables arrive as the first parameter. */

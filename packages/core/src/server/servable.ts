@@ -1,6 +1,7 @@
 import type { ConnectOptions } from "../connection/connect-options.js";
 import type { Connection } from "../connection/connection.js";
 import type { ErrorReport, LogEntry, Logger } from "../context/logger.js";
+import type { Store } from "../context/store.js";
 import type { Engine } from "../engine/engine.js";
 import type { Middleware } from "../middleware/compose.js";
 import type {
@@ -42,6 +43,11 @@ export interface Server {
   capabilities(): ServerCapabilities;
   /** A new connection: one dispatcher with its own era and requests in flight, writing through `send`. */
   connect(options: ConnectOptions): Connection;
+  /**
+   * The server's own data, kept by its engine (shared by its processes with a shared engine): what `ctx.store` is in
+   * a handler, for use outside one (at startup, in a resource list). Its first use starts the engine.
+   */
+  readonly store: Store;
   /** Its engine (`ServerOptions.engine`, else an in-memory one made on first use). */
   readonly engine: Engine;
   /**

@@ -3,6 +3,9 @@ import { Connection } from "../connection/connection.js";
 import type { ConnectionListener, ServerCore } from "../connection/server-core.js";
 import type { ErrorReport, LogEntry, Logger } from "../context/logger.js";
 import type { ScopeSource } from "../context/request-context.js";
+import type { Store } from "../context/store.js";
+import { StoreHub } from "../context/store-hub.js";
+import { serverStore } from "../context/store-scopes.js";
 import type { Engine } from "../engine/engine.js";
 import type { Middleware } from "../middleware/compose.js";
 import type { CacheHint, CacheKind, StampedResult } from "../protocol/cache-hints.js";
@@ -42,6 +45,7 @@ export class ServerImpl implements Server, ServerCore {
   readonly requestStateTtlMs: number;
   readonly clientRequestTimeoutMs: number;
   readonly tasks: TaskRunner;
+  readonly storeHub: StoreHub;
   readonly #identity: ServerIdentity;
   readonly #pageSize: number;
   readonly #listChanges = new ListChanges((kind, names, audience, at) =>
@@ -93,6 +97,11 @@ export class ServerImpl implements Server, ServerCore {
       settings.tasks,
       this.log.bind(this),
     );
+    this.storeHub = new StoreHub(
+      () => this.#link.engine,
+      () => this.startEngine(),
+      this.log.bind(this),
+    );
     if (options.use) this.use(...options.use);
     for (const [prefix, module] of Object.entries(options.mount ?? {})) this.mount(prefix, module);
   }
@@ -129,6 +138,10 @@ export class ServerImpl implements Server, ServerCore {
     return this.#link.engine;
   }
 
+  get store(): Store {
+    return serverStore(this.storeHub);
+  }
+
   startEngine(): MaybePromise<void> {
     const started = this.#link.start();
     if (this.#orphans === undefined) {
@@ -159,7 +172,11 @@ export class ServerImpl implements Server, ServerCore {
   resource(
     definition: StaticResourceDefinition | ResourceTemplateDefinition<InputSchema | undefined>,
   ): Registered<never> {
-    return this.router.addResource(definition as StaticResourceDefinition) as never;
+    const registered = this.router.addResource(definition as StaticResourceDefinition);
+    const { storeKey, uri } = definition as StaticResourceDefinition;
+    // Told on the process that made the change; resourceUpdated carries it to the others (once).
+    if (storeKey !== undefined) this.store.watch(storeKey, () => this.resourceUpdated(uri));
+    return registered as never;
   }
 
   prompt<A extends InputSchema | undefined>(definition: PromptDefinition<A>): Registered<PromptDefinition<A>> {

@@ -248,7 +248,11 @@ export class HttpSession implements PostStreamLog {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#unfollow) this.#quietly(this.#unfollow);
-    if (ended) this.connection.endSubscriptions();
+    if (ended) {
+      this.connection.endSubscriptions();
+      // Its store goes with it (every process that held it clears: the same records, cleared once).
+      this.connection.sessionEnded();
+    }
     this.connection.close(new Error(ended ? "session ended" : "session released by this process"));
     this.#held.close();
     for (const stream of this.#resumed.values()) stream.close();

@@ -116,6 +116,7 @@ export class SessionRequests {
       onSessionChange: (change) => engine.changeSession(id, change),
       outboundIds: `${engine.node}-${++this.#connections}`,
       hearsChanges: false,
+      sessionId: id,
       ...(record ? { session: record } : {}),
     });
   }

@@ -1,0 +1,79 @@
+import type { Era } from "../protocol/era.js";
+import { ScopedStore, type Store } from "./store.js";
+import { type StoreHub, scopePrefix } from "./store-hub.js";
+
+/**
+ * What a handler's `ctx.store` is: the store of the whole server, and, one word away, the store of the caller
+ * (`user`: bound to `ctx.auth.subject`, never to anything the client chooses) and of the handshake-era session
+ * (`session`: cleared when the session ends). No scope can reach another's keys.
+ * @example
+ * ```ts source="examples/store.ts#ContextStore"
+ * server.tool({
+ *   name: "my_notes",
+ *   description: "The caller's own notes",
+ *   handler: async (_args, ctx) => {
+ *     const page = await ctx.store.user.list({ prefix: "notes:", schema: Note, limit: 50 });
+ *     return page.items.map(({ value }) => value.text).join("\n");
+ *   },
+ * });
+ * ```
+ */
+export interface ContextStore extends Store {
+  /** The authenticated caller's own store; throws for a caller without a principal (stdio, HTTP without sign-in). */
+  readonly user: Store;
+  /** The handshake-era session's own store, cleared when it ends; throws in 2026-07-28, which has no session. */
+  readonly session: Store;
+}
+
+// The server's own scope, made once per hub.
+const SERVER_STORES = new WeakMap<StoreHub, Store>();
+
+/** The whole server's store on `hub`. */
+export function serverStore(hub: StoreHub): Store {
+  let store = SERVER_STORES.get(hub);
+  if (store === undefined) {
+    store = new ScopedStore(hub, scopePrefix("s"));
+    SERVER_STORES.set(hub, store);
+  }
+  return store;
+}
+
+/** A request's `ctx.store`: the server's, with its caller's and its session's a property away. */
+export function contextStore(
+  hub: StoreHub,
+  subject: string | undefined,
+  session: string | undefined,
+  era: Era,
+): ContextStore {
+  const server = serverStore(hub);
+  let user: Store | undefined;
+  let own: Store | undefined;
+  return {
+    get: server.get.bind(server) as Store["get"],
+    set: server.set.bind(server),
+    delete: server.delete.bind(server),
+    update: server.update.bind(server) as Store["update"],
+    list: server.list.bind(server) as Store["list"],
+    watch: server.watch.bind(server),
+    get user(): Store {
+      if (subject === undefined) {
+        throw new Error(
+          "ctx.store.user needs an authenticated caller (ctx.auth.subject) and this request has none (stdio, or HTTP without an authenticate hook): use ctx.store (the whole server), or sign callers in",
+        );
+      }
+      user ??= new ScopedStore(hub, scopePrefix("u", subject));
+      return user;
+    },
+    get session(): Store {
+      if (session === undefined) {
+        throw new Error(
+          era === "stateless"
+            ? "ctx.store.session needs a handshake-era session and a 2026-07-28 request has none: use ctx.store.user (bound to the signed-in caller) or ctx.store"
+            : "ctx.store.session has no session here: use ctx.store.user or ctx.store",
+        );
+      }
+      own ??= new ScopedStore(hub, scopePrefix("x", session));
+      return own;
+    },
+  };
+}

@@ -1,0 +1,223 @@
+import { checkText, EngineUnavailable, RECORD_BOUNDS, type RecordStore } from "../engine/engine.js";
+import { compileSchema } from "../schema/adapters.js";
+import type { AnySchema, Infer } from "../schema/schema-adapter.js";
+import type { MaybePromise } from "../wire/maybe.js";
+import { fromBase64Url, toBase64Url } from "../wire/seal.js";
+import { STORE_KEY_CHARS, type StoreChange, type StoreHub, type StoreWatch } from "./store-hub.js";
+import { decodeValue, encodeValue, type StoreValue } from "./store-json.js";
+
+export type { StoreChange, StoreWatch } from "./store-hub.js";
+export type { StoreValue } from "./store-json.js";
+
+/** One page of a store's list: its items in key order, and the cursor of the next page when there may be one. */
+export interface StorePage<T> {
+  readonly items: { readonly key: string; readonly value: T }[];
+  readonly nextCursor?: string;
+}
+
+/** What `list` takes: the keys under `prefix`, from `cursor` (a page's `nextCursor`), at most `limit` (default 100). */
+export interface StoreListOptions {
+  readonly prefix?: string;
+  readonly cursor?: string;
+  /** 1 to 1000; default 100. */
+  readonly limit?: number;
+}
+
+/**
+ * A server's own data, kept by its engine (in memory by default, in Redis with `@toolsmith/redis`): JSON values
+ * under string keys, in one scope (the whole server, one user, one session). Reads with a `schema` (any schema
+ * library Toolsmith takes) check what they find: a value that no longer fits is logged and read as absent, never
+ * handed on as if it fitted. An engine that cannot be reached throws `EngineUnavailable` (a 503 with `Retry-After`
+ * over HTTP, as the engine's other faults).
+ * @example
+ * ```ts source="examples/store.ts#Store"
+ * server.tool({
+ *   name: "add_note",
+ *   description: "Keep a note",
+ *   input: { text: z.string() },
+ *   handler: async ({ text }, ctx) => {
+ *     const count = await ctx.store.update("notes:count", (n: number | undefined) => (n ?? 0) + 1);
+ *     await ctx.store.set(`notes:${String(count).padStart(8, "0")}`, { text });
+ *     return `note ${count} kept`;
+ *   },
+ * });
+ * ```
+ */
+export interface Store {
+  /** The value under `key`, else undefined (also when it does not fit `schema`: logged). */
+  get(key: string): Promise<StoreValue | undefined>;
+  get<S extends AnySchema>(key: string, schema: S): Promise<Infer<S> | undefined>;
+  /** Keep `value` (JSON, at most 64 levels deep and 1 MiB as JSON) under `key`, for good or for `ttlMs`. */
+  set(key: string, value: unknown, options?: { readonly ttlMs?: number }): Promise<void>;
+  /** Delete the value under `key`: whether there was one. */
+  delete(key: string): Promise<boolean>;
+  /**
+   * Change the value under `key` atomically, across processes: `change` gets the value there (undefined when none,
+   * or when it does not fit `schema`) and gives the new one (undefined: delete it); when another writer got there
+   * first, it runs again on what that one wrote (at most 64 times, then `EngineUnavailable`). The new value.
+   */
+  update<S extends AnySchema>(
+    key: string,
+    change: (old: Infer<S> | undefined) => MaybePromise<Infer<S> | undefined>,
+    options: { readonly schema: S; readonly ttlMs?: number },
+  ): Promise<Infer<S> | undefined>;
+  update<T = StoreValue>(
+    key: string,
+    change: (old: T | undefined) => MaybePromise<T | undefined>,
+    options?: { readonly ttlMs?: number },
+  ): Promise<T | undefined>;
+  /** The values under `prefix`, in key order (code point order), one page at a time; what misfits `schema` is skipped. */
+  list(options?: StoreListOptions): Promise<StorePage<StoreValue>>;
+  list<S extends AnySchema>(options: StoreListOptions & { readonly schema: S }): Promise<StorePage<Infer<S>>>;
+  /**
+   * Hear each change this process makes to `key` (or every key under `{ prefix }`) in this scope, through any store
+   * of this server: after the write, with the new value (undefined when deleted). What stops it.
+   */
+  watch(watched: StoreWatch, listener: (change: StoreChange) => void): () => void;
+}
+
+/** How often `update` tries before giving up to racing writers. */
+export const UPDATE_TRIES = 64;
+
+const DEFAULT_LIMIT = 100;
+
+function checkKey(name: string, key: string): void {
+  checkText(name, key);
+  if (key.length > STORE_KEY_CHARS) {
+    throw new RangeError(`${name} is ${key.length} characters long, more than the ${STORE_KEY_CHARS} allowed`);
+  }
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+function cursorOf(key: string): string {
+  return toBase64Url(encoder.encode(key));
+}
+
+function keyOfCursor(cursor: string): string {
+  const bytes = typeof cursor === "string" ? fromBase64Url(cursor) : undefined;
+  let key: string | undefined;
+  try {
+    key = bytes === undefined ? undefined : decoder.decode(bytes);
+  } catch {
+    key = undefined;
+  }
+  if (key === undefined || key.length > STORE_KEY_CHARS) throw new TypeError("cursor is not one this store gave");
+  return key;
+}
+
+/** A store over one scope: every key the author names lives under `scope` (`d:s:`, `d:u:<subject>:`, …). */
+export class ScopedStore implements Store {
+  readonly #hub: StoreHub;
+  readonly #scope: string;
+
+  constructor(hub: StoreHub, scope: string) {
+    this.#hub = hub;
+    this.#scope = scope;
+  }
+
+  async get(key: string, schema?: AnySchema): Promise<never> {
+    checkKey("key", key);
+    const records = await this.#hub.records();
+    const found = await records.readRecord(this.#scope + key);
+    return (found === undefined ? undefined : await this.#read(key, found.value, schema)) as never;
+  }
+
+  async set(key: string, value: unknown, options?: { readonly ttlMs?: number }): Promise<void> {
+    checkKey("key", key);
+    const text = encodeValue(value);
+    const records = await this.#hub.records();
+    await records.writeRecord(this.#scope + key, text, ttlOf(options));
+    this.#hub.changed(this.#scope, key, value);
+  }
+
+  async delete(key: string): Promise<boolean> {
+    checkKey("key", key);
+    const records = await this.#hub.records();
+    const deleted = await records.deleteRecord(this.#scope + key);
+    if (deleted) this.#hub.changed(this.#scope, key, undefined);
+    return deleted;
+  }
+
+  async update(
+    key: string,
+    change: (old: never) => MaybePromise<unknown>,
+    options?: { readonly schema?: AnySchema; readonly ttlMs?: number },
+  ): Promise<never> {
+    checkKey("key", key);
+    if (typeof change !== "function") throw new TypeError("update takes a change function: (old) => new value");
+    const records = await this.#hub.records();
+    const full = this.#scope + key;
+    for (let tries = 0; tries < UPDATE_TRIES; tries++) {
+      const found = await records.readRecord(full);
+      const old = found === undefined ? undefined : await this.#read(key, found.value, options?.schema);
+      const next = await change(old as never);
+      if (next === undefined) {
+        if (found === undefined) return undefined as never;
+        if (await records.deleteRecord(full, { ifVersion: found.version })) {
+          this.#hub.changed(this.#scope, key, undefined);
+          return undefined as never;
+        }
+        continue;
+      }
+      const text = encodeValue(next);
+      const written = await records.writeRecord(full, text, { ifVersion: found?.version ?? 0, ...ttlOf(options) });
+      if (written !== undefined) {
+        this.#hub.changed(this.#scope, key, next);
+        return next as never;
+      }
+    }
+    throw new EngineUnavailable(
+      `store update of "${key}" lost to other writers ${UPDATE_TRIES} times in a row; try again shortly`,
+    );
+  }
+
+  async list(options: StoreListOptions & { readonly schema?: AnySchema } = {}): Promise<StorePage<never>> {
+    const prefix = options.prefix ?? "";
+    checkKey("prefix", prefix);
+    const limit = options.limit ?? DEFAULT_LIMIT;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > RECORD_BOUNDS.listLimit) {
+      throw new RangeError(`limit must be a whole number from 1 to ${RECORD_BOUNDS.listLimit}, not ${limit}`);
+    }
+    const after = options.cursor === undefined ? undefined : this.#scope + keyOfCursor(options.cursor);
+    const records: RecordStore = await this.#hub.records();
+    // One more than asked tells whether another page follows.
+    const asked = Math.min(limit + 1, RECORD_BOUNDS.listLimit);
+    const listed = await records.listRecords(this.#scope + prefix, { limit: asked, ...(after ? { after } : {}) });
+    const page = listed.slice(0, limit);
+    const items: { key: string; value: never }[] = [];
+    for (const record of page) {
+      const key = record.key.slice(this.#scope.length);
+      const value = await this.#read(key, record.value, options.schema);
+      if (value !== undefined) items.push({ key, value: value as never });
+    }
+    const last = page.at(-1);
+    const more = listed.length > limit || (listed.length === RECORD_BOUNDS.listLimit && limit === asked);
+    return more && last !== undefined ? { items, nextCursor: cursorOf(last.key.slice(this.#scope.length)) } : { items };
+  }
+
+  watch(watched: StoreWatch, listener: (change: StoreChange) => void): () => void {
+    return this.#hub.watch(this.#scope, watched, listener);
+  }
+
+  // The value a record holds, checked by `schema`: undefined (logged) when it is not JSON or does not fit.
+  async #read(key: string, text: string, schema: AnySchema | undefined): Promise<unknown> {
+    const decoded = decodeValue(text);
+    if ("why" in decoded) return this.#misfit(key, decoded.why);
+    if (schema === undefined) return decoded.value;
+    const checked = await compileSchema(schema, "output", `store value "${key}"`).validate(decoded.value);
+    if (checked.ok) return checked.value;
+    const issues = checked.issues.map((issue) => `${issue.path || "(value)"}: ${issue.message}`).join("; ");
+    return this.#misfit(key, `it does not fit its schema (${issues})`);
+  }
+
+  #misfit(key: string, why: string): undefined {
+    this.#hub.log({ level: "warning", message: `store value "${key}" read as absent: ${why}`, method: "(store)" });
+    return undefined;
+  }
+}
+
+function ttlOf(options: { readonly ttlMs?: number } | undefined): { ttlMs?: number } {
+  return options?.ttlMs === undefined ? {} : { ttlMs: options.ttlMs };
+}

@@ -1,0 +1,114 @@
+import type { MaybePromise } from "../wire/maybe.js";
+import { EngineUnavailable } from "./engine-errors.js";
+import { checkText } from "./key-value-store.js";
+import { utf8Length } from "./session-bounds.js";
+
+/** A live record: its value (a string the caller encodes) and its version (1 when made, +1 on each write). */
+export interface StoredRecord {
+  readonly value: string;
+  readonly version: number;
+}
+
+/** A record as a list gives it, with its key. */
+export interface ListedRecord extends StoredRecord {
+  readonly key: string;
+}
+
+/**
+ * A server's own data, kept by its engine and shared by every process of the server: records under keys the caller
+ * chooses (core's `Store` prefixes them by scope), each with a version for compare-and-set, kept until deleted or
+ * until their `ttlMs`, listed by prefix in key order. Values are strings the caller encodes (core's `Store` writes
+ * JSON). Bounded (`RECORD_BOUNDS`): a key, value or option out of bounds throws before anything is done
+ * (`checkRecord`); a store holding `maxRecords` live records refuses one more with `EngineUnavailable` (a transport
+ * answers 503), as it does when its store is out of reach (within the engine's command timeout: never a hang).
+ */
+export interface RecordStore {
+  /** The live record under `key`, else undefined. */
+  readRecord(key: string): MaybePromise<StoredRecord | undefined>;
+  /**
+   * Write `value` under `key`: the record's new version (1 for a new record, +1 on each write), or undefined when
+   * `ifVersion` was given and the live record's version is not that (0: only when there is no live record), and
+   * nothing changed — atomic across processes. `ttlMs`: the record lapses that long after this write; without it, it
+   * is kept until deleted (a write without ttlMs removes an earlier expiry).
+   */
+  writeRecord(
+    key: string,
+    value: string,
+    options?: { readonly ifVersion?: number; readonly ttlMs?: number },
+  ): MaybePromise<number | undefined>;
+  /** Delete the record (only at `ifVersion`, when given): whether a live one was deleted. */
+  deleteRecord(key: string, options?: { readonly ifVersion?: number }): MaybePromise<boolean>;
+  /**
+   * Live records whose key starts with `prefix`, in key order (Unicode code point order = UTF-8 byte order, what Redis
+   * ZRANGEBYLEX gives), strictly after `after` when given, at most `limit` (1..RECORD_BOUNDS.listLimit).
+   */
+  listRecords(
+    prefix: string,
+    options: { readonly after?: string; readonly limit: number },
+  ): MaybePromise<ListedRecord[]>;
+  /** Delete every record whose key starts with `prefix` (a session's, when it ends): how many. */
+  clearRecords(prefix: string): MaybePromise<number>;
+}
+
+/** The bounds of every `RecordStore`: what one key, value and list may be, and how many records a store keeps. */
+export const RECORD_BOUNDS = {
+  /** The longest key, in UTF-16 code units (longer: RangeError). */
+  keyChars: 1024,
+  /** The largest value, in UTF-8 bytes (larger: RangeError). */
+  valueBytes: 1_048_576,
+  /** The most records one list gives (`limit` above it: RangeError). */
+  listLimit: 1000,
+  /** Live records a store keeps (one more: `EngineUnavailable`). */
+  maxRecords: 1_000_000,
+} as const;
+
+function checkWhole(name: string, n: unknown, min: number, max: number): void {
+  if (typeof n !== "number") throw new TypeError(`${name} must be a number, not ${typeof n}`);
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new RangeError(`${name} must be a whole number from ${min} to ${max}, not ${n}`);
+  }
+}
+
+/**
+ * Throw for what no `RecordStore` takes, before it does anything: a key (or prefix, or `after`) that is not a
+ * well-formed string of at most `keyChars`, a value not one of at most `valueBytes` (UTF-8), a `ttlMs` that is not a
+ * whole number above 0, an `ifVersion` not a whole number from 0, a `limit` not one from 1 to `listLimit`
+ * (TypeError for the wrong type or a lone surrogate, RangeError for a size or number out of range).
+ */
+export function checkRecord(
+  key: string,
+  given: {
+    readonly value?: string;
+    readonly ttlMs?: number;
+    readonly ifVersion?: number;
+    readonly limit?: number;
+  } = {},
+): void {
+  checkText("key", key);
+  if (key.length > RECORD_BOUNDS.keyChars) {
+    throw new RangeError(`key is ${key.length} characters long, more than the ${RECORD_BOUNDS.keyChars} allowed`);
+  }
+  if (Object.hasOwn(given, "value")) {
+    checkText("value", given.value);
+    // Three bytes per unit at most: most values need no count.
+    const bytes = given.value.length * 3 <= RECORD_BOUNDS.valueBytes ? 0 : utf8Length(given.value);
+    if (bytes > RECORD_BOUNDS.valueBytes) {
+      throw new RangeError(`value is ${bytes} bytes (UTF-8), more than the ${RECORD_BOUNDS.valueBytes} allowed`);
+    }
+  }
+  // Optional options: undefined is absent.
+  if (given.ttlMs !== undefined) {
+    const ms: unknown = given.ttlMs;
+    if (typeof ms !== "number") throw new TypeError(`ttlMs must be a number of milliseconds, not ${typeof ms}`);
+    if (!Number.isSafeInteger(ms) || ms < 1) throw new RangeError(`ttlMs must be a whole number above 0, not ${ms}`);
+  }
+  if (given.ifVersion !== undefined) checkWhole("ifVersion", given.ifVersion, 0, Number.MAX_SAFE_INTEGER);
+  if (Object.hasOwn(given, "limit")) checkWhole("limit", given.limit, 1, RECORD_BOUNDS.listLimit);
+}
+
+/** What a store holding `max` live records throws on one more: a transport answers 503 with `Retry-After`. */
+export function recordsFull(max: number): EngineUnavailable {
+  return new EngineUnavailable(
+    `The record store is full: it keeps at most ${max} live records, and one more must wait for one to be deleted or to expire`,
+  );
+}
