@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from "node:tls";
-import { DEFAULT_RETRY_AFTER_SECONDS, KEY_VALUE_BOUNDS } from "@toolsmith/core/engine";
+import { DEFAULT_RETRY_AFTER_SECONDS, KEY_VALUE_BOUNDS, RECORD_BOUNDS } from "@toolsmith/core/engine";
 
 /** Options of `createRedisEngine`. */
 export interface RedisEngineOptions {
@@ -24,6 +24,8 @@ export interface RedisEngineOptions {
   readonly allowEviction?: boolean;
   /** Live values kept at most (default 100 000), and as many counters apart: one more throws `EngineUnavailable`. */
   readonly maxValues?: number;
+  /** Live records of the `RecordStore` kept at most (default 1 000 000): a new one throws `EngineUnavailable`. */
+  readonly maxRecords?: number;
 }
 
 /** What an option left out is. */
@@ -33,6 +35,7 @@ export const DEFAULTS = {
   commandTimeoutMs: 2000,
   retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS,
   maxValues: KEY_VALUE_BOUNDS.maxValues as number,
+  maxRecords: RECORD_BOUNDS.maxRecords as number,
 };
 
 /** The options as the engine runs with them: every default filled in. */

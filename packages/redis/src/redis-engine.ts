@@ -1,6 +1,7 @@
 import type {
   Engine,
   EngineOwner,
+  RecordStore,
   RunningRequest,
   ServerSignal,
   SessionChange,
@@ -17,6 +18,7 @@ import { RedisEventLog } from "./event-log.js";
 import { RedisKeyValueStore } from "./key-value-store.js";
 import { RedisLifecycle } from "./lifecycle.js";
 import { DEFAULTS, type RedisEngineOptions, type Settings, withoutUndefined } from "./options.js";
+import { RedisRecordStore } from "./record-store.js";
 import { RedisRequestLeases } from "./request-leases.js";
 import { RedisServerBus } from "./server-bus.js";
 import { RedisSessionChannel } from "./session-channel.js";
@@ -25,9 +27,10 @@ import { RedisTaskStore } from "./task-store.js";
 
 /**
  * The engine on Redis, for a server that runs as several processes (or restarts without losing its sessions): any
- * process serves any session, events replay anywhere, signals travel between processes, and a request whose process
- * stopped is given to another. Every call fails with core's `EngineUnavailable` within about `commandTimeoutMs` when
- * Redis cannot answer; the engine reconnects by itself.
+ * process serves any session, events replay anywhere, signals travel between processes, a request whose process
+ * stopped is given to another, and the server's own records (the `RecordStore` role) are shared. Every call fails
+ * with core's `EngineUnavailable` within about `commandTimeoutMs` when Redis cannot answer; the engine reconnects by
+ * itself.
  * @example
  * ```ts source="examples/redis-engine.ts#createRedisEngine"
  * const engine = createRedisEngine({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" });
@@ -36,7 +39,7 @@ import { RedisTaskStore } from "./task-store.js";
  */
 export function createRedisEngine(options: RedisEngineOptions): Engine {
   const settings: Settings = { ...DEFAULTS, ...withoutUndefined(options), url: options.url };
-  for (const key of ["leaseMs", "eventsPerSession", "commandTimeoutMs", "maxValues"] as const) {
+  for (const key of ["leaseMs", "eventsPerSession", "commandTimeoutMs", "maxValues", "maxRecords"] as const) {
     const value = settings[key];
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`${key} must be a positive integer, not ${value}`);
   }
@@ -47,7 +50,7 @@ export function createRedisEngine(options: RedisEngineOptions): Engine {
 }
 
 // Every role is its own part, all reaching Redis through the lifecycle's clients; the engine hands each call to its part.
-class RedisEngine implements Engine {
+class RedisEngine implements Engine, RecordStore {
   readonly node: string;
   readonly shared = true;
   readonly #redis: RedisLifecycle;
@@ -58,6 +61,7 @@ class RedisEngine implements Engine {
   readonly #bus: RedisServerBus;
   readonly #tasks: RedisTaskStore;
   readonly #values: RedisKeyValueStore;
+  readonly #records: RedisRecordStore;
 
   constructor(settings: Settings) {
     this.#redis = new RedisLifecycle(settings);
@@ -69,6 +73,7 @@ class RedisEngine implements Engine {
     this.#bus = new RedisServerBus(this.#redis);
     this.#tasks = new RedisTaskStore(this.#redis);
     this.#values = new RedisKeyValueStore(this.#redis);
+    this.#records = new RedisRecordStore(this.#redis);
   }
 
   // ── EngineLifecycle ──
@@ -193,5 +198,22 @@ class RedisEngine implements Engine {
   }
   countUp(key: string, windowMs: number) {
     return this.#values.countUp(key, windowMs);
+  }
+
+  // ── RecordStore ──
+  readRecord(key: string) {
+    return this.#records.readRecord(key);
+  }
+  writeRecord(key: string, value: string, options?: { readonly ifVersion?: number; readonly ttlMs?: number }) {
+    return this.#records.writeRecord(key, value, options);
+  }
+  deleteRecord(key: string, options?: { readonly ifVersion?: number }) {
+    return this.#records.deleteRecord(key, options);
+  }
+  listRecords(prefix: string, options: { readonly after?: string; readonly limit: number }) {
+    return this.#records.listRecords(prefix, options);
+  }
+  clearRecords(prefix: string) {
+    return this.#records.clearRecords(prefix);
   }
 }

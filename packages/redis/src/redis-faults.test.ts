@@ -1,4 +1,10 @@
-import { type Engine, EngineUnavailable, type ServerSignal, type SessionSignal } from "@toolsmith/core/engine";
+import {
+  type Engine,
+  EngineUnavailable,
+  type RecordStore,
+  type ServerSignal,
+  type SessionSignal,
+} from "@toolsmith/core/engine";
 import { Heard, ROOMY, recordOf } from "@toolsmith/core/engine-suite";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { within } from "../../../scripts/wait.js";
@@ -11,9 +17,10 @@ const FAIL_WITHIN_MS = 5000;
 const RECOVERY_DEADLINE_MS = 60_000;
 
 let redis: RedisServer;
-const engines: Engine[] = [];
-const opened = async (name: string): Promise<Engine> => {
-  const engine = createRedisEngine({ url: redis.url });
+type RedisEngine = Engine & RecordStore;
+const engines: RedisEngine[] = [];
+const opened = async (name: string): Promise<RedisEngine> => {
+  const engine = createRedisEngine({ url: redis.url }) as RedisEngine;
   engines.push(engine);
   await engine.start({ name });
   return engine;
@@ -27,7 +34,7 @@ afterEach(async () => {
 afterAll(() => redis.stop());
 
 /** Each engine method, as a call that needs Redis. */
-function everyCall(engine: Engine, id: string): [string, () => unknown][] {
+function everyCall(engine: RedisEngine, id: string): [string, () => unknown][] {
   return [
     ["createSession", () => engine.createSession(recordOf(), ROOMY)],
     ["loadSession", () => engine.loadSession(id)],
@@ -50,11 +57,19 @@ function everyCall(engine: Engine, id: string): [string, () => unknown][] {
     ["takeValue", () => engine.takeValue(id)],
     ["deleteValue", () => engine.deleteValue(id)],
     ["countUp", () => engine.countUp(id, 60_000)],
+    ["readRecord", () => engine.readRecord(id)],
+    ["writeRecord", () => engine.writeRecord(id, "v")],
+    ["writeRecord ifVersion ttlMs", () => engine.writeRecord(id, "v", { ifVersion: 1, ttlMs: 60_000 })],
+    ["deleteRecord", () => engine.deleteRecord(id)],
+    ["deleteRecord ifVersion", () => engine.deleteRecord(id, { ifVersion: 1 })],
+    ["listRecords", () => engine.listRecords("", { limit: 10 })],
+    ["listRecords after", () => engine.listRecords(id, { after: id, limit: 1000 })],
+    ["clearRecords", () => engine.clearRecords(id)],
   ];
 }
 
 /** Every call rejects with EngineUnavailable, each well within FAIL_WITHIN_MS (measured, not assumed; side by side). */
-async function expectEachUnavailable(engine: Engine, id: string): Promise<void> {
+async function expectEachUnavailable(engine: RedisEngine, id: string): Promise<void> {
   // A hang is what this guards against: the calls get a deadline of their own, far past the bound they must meet.
   const calls = Promise.all(
     everyCall(engine, id).map(async ([name, call]) => {
@@ -96,6 +111,7 @@ describe("Redis faults", () => {
     const first = await a.append(record.id, "get", "before the restart 1");
     const second = await a.append(record.id, "get", "before the restart 2");
     await a.setValue("kept", "across the restart", { ttlMs: 600_000 });
+    await a.writeRecord("kept", "across the restart");
     const signals = new Heard<SessionSignal>();
     await b.follow(record.id, signals.push);
     const broadcasts = new Heard<ServerSignal>();
@@ -105,14 +121,19 @@ describe("Redis faults", () => {
     await expectEachUnavailable(a, record.id);
 
     await redis.restart();
-    await untilWorks(
-      async () => (await b.loadSession(record.id)) !== undefined,
-      "the session, loaded after the restart",
-    );
+    // Each engine reconnects on its own schedule: both are waited for.
+    for (const engine of [b, a]) {
+      await untilWorks(
+        async () => (await engine.loadSession(record.id)) !== undefined,
+        "the session, loaded by each engine after the restart",
+      );
+    }
     expect(await a.loadSession(record.id)).toEqual({ ...record, initialized: true });
     expect(await a.subscribers("file:///kept")).toEqual([record.id]);
     expect(await b.replay(record.id, first.id)).toEqual({ stream: "get", events: [second] });
     expect(await b.takeValue("kept")).toBe("across the restart");
+    expect(await b.writeRecord("kept", "after it", { ifVersion: 1 })).toBe(2);
+    expect(await a.listRecords("", { limit: 10 })).toEqual([{ key: "kept", value: "after it", version: 2 }]);
     // Nobody resubscribes by hand: the engines' subscriber connections did so on reconnecting.
     await untilWorks(async () => {
       await a.broadcast({ type: "resourceUpdated", uri: "file:///after" });
@@ -141,7 +162,7 @@ describe("Redis faults", () => {
 
   it("unreachable at start: start rejects with EngineUnavailable within seconds, and may be tried again", async () => {
     await redis.stop();
-    const engine = createRedisEngine({ url: redis.url });
+    const engine = createRedisEngine({ url: redis.url }) as RedisEngine;
     engines.push(engine);
     const started = performance.now();
     await expect(engine.start({ name: "late" })).rejects.toBeInstanceOf(EngineUnavailable);

@@ -1,0 +1,127 @@
+import { script } from "./scripts.js";
+
+// The RecordStore's scripts. Keys (P = "ts:{<namespace>}:"): P.."r:"..key (hash: v = the value, n = its version;
+// Redis's own PEXPIRE when written with a ttlMs), P.."records" (zset, every score 0, member = key: ZRANGEBYLEX lists
+// keys in UTF-8 byte order, which is code point order), P.."rx" (zset key → the ms its record lapses, for the records
+// written with a ttlMs: lapsed members leave both zsets when a write needs room, a few with each new record, and when
+// a list meets them). Lua compares strings by the C locale's collation, so no script compares keys itself: the
+// caller gives each range's bound, and Redis compares bytes.
+const RECORDS = `
+local INDEX, LAPSE = P .. 'records', P .. 'rx'
+local function tidy(t, most)
+  for _, key in ipairs(redis.call('ZRANGEBYSCORE', LAPSE, '-inf', '(' .. ms(t), 'LIMIT', 0, most)) do
+    if redis.call('EXISTS', P .. 'r:' .. key) == 0 then
+      redis.call('ZREM', INDEX, key)
+      redis.call('ZREM', LAPSE, key)
+    end
+  end
+end
+local function upto(prefix)
+  if prefix == '' then return '+' end
+  return '(' .. prefix .. '\\255'
+end
+`;
+
+/** How many lapsed records a write of a new record removes from the indexes by the way (more when it needs room). */
+const TIDY_EACH = 8;
+
+/**
+ * ARGV: P, key, value, ifVersion ("" = none), ttlMs ("" = none), max, room (how many lapsed records to look for
+ * when full). The new version; 0 when ifVersion is not the live record's (0 = none live), nothing changed; -1 when
+ * the store holds max live records and this one is new.
+ */
+export const WRITE_RECORD = script(`${RECORDS}
+local key = ARGV[2]
+local rec = P .. 'r:' .. key
+local n = tonumber(redis.call('HGET', rec, 'n') or '0')
+if ARGV[4] ~= '' and tonumber(ARGV[4]) ~= n then return 0 end
+local t = now()
+if n == 0 then
+  tidy(t, ${TIDY_EACH})
+  if not redis.call('ZSCORE', INDEX, key) then
+    local max = tonumber(ARGV[6])
+    if redis.call('ZCARD', INDEX) >= max then
+      tidy(t, tonumber(ARGV[7]))
+      if redis.call('ZCARD', INDEX) >= max then return -1 end
+    end
+    redis.call('ZADD', INDEX, 0, key)
+  end
+end
+redis.call('HSET', rec, 'v', ARGV[3], 'n', ms(n + 1))
+if ARGV[5] == '' then
+  redis.call('PERSIST', rec)
+  redis.call('ZREM', LAPSE, key)
+else
+  redis.call('PEXPIRE', rec, ARGV[5])
+  redis.call('ZADD', LAPSE, ms(t + tonumber(ARGV[5])), key)
+end
+return n + 1
+`);
+
+/** ARGV: P, key, ifVersion ("" = none). 1 when a live record was deleted, else 0. */
+export const DELETE_RECORD = script(`${RECORDS}
+local key = ARGV[2]
+local rec = P .. 'r:' .. key
+local n = redis.call('HGET', rec, 'n')
+if n and ARGV[3] ~= '' and tonumber(ARGV[3]) ~= tonumber(n) then return 0 end
+redis.call('DEL', rec)
+redis.call('ZREM', INDEX, key)
+redis.call('ZREM', LAPSE, key)
+if n then return 1 end
+return 0
+`);
+
+/**
+ * ARGV: P, prefix, from (a ZRANGEBYLEX bound: "[" prefix, "(" a key, or "-"), limit, most (members to look at),
+ * bytes (of values to answer: the record that reaches it is the last). { { key, value, version, … }, resume }: the
+ * live records from `from` on under `prefix`, at most `limit`, removing the lapsed members met; resume is "" when
+ * there are no more or `limit` were found, else the bound to go on from (`most` members looked at, or `bytes`
+ * answered, first).
+ */
+export const LIST_RECORDS = script(`${RECORDS}
+local from, last = ARGV[3], upto(ARGV[2])
+local limit, most, bytes = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local out, found, seen, size = {}, 0, 0, 0
+while found < limit and seen < most do
+  local want = math.min(limit - found, most - seen)
+  local batch = redis.call('ZRANGEBYLEX', INDEX, from, last, 'LIMIT', 0, want)
+  for _, key in ipairs(batch) do
+    seen = seen + 1
+    from = '(' .. key
+    local f = redis.call('HMGET', P .. 'r:' .. key, 'v', 'n')
+    if f[2] then
+      table.insert(out, key)
+      table.insert(out, f[1])
+      table.insert(out, f[2])
+      found = found + 1
+      size = size + #f[1]
+      if size >= bytes and found < limit then return { out, from } end
+    else
+      redis.call('ZREM', INDEX, key)
+      redis.call('ZREM', LAPSE, key)
+    end
+  end
+  if #batch < want then return { out, '' } end
+end
+if found < limit then return { out, from } end
+return { out, '' }
+`);
+
+/**
+ * ARGV: P, prefix, most. Deletes the first `most` records under `prefix` (lapsed members too): { live records
+ * deleted, 1 when there may be more }.
+ */
+export const CLEAR_RECORDS = script(`${RECORDS}
+local from = '-'
+if ARGV[2] ~= '' then from = '[' .. ARGV[2] end
+local most = tonumber(ARGV[3])
+local batch = redis.call('ZRANGEBYLEX', INDEX, from, upto(ARGV[2]), 'LIMIT', 0, most)
+if #batch == 0 then return { 0, 0 } end
+local keys = {}
+for i, key in ipairs(batch) do keys[i] = P .. 'r:' .. key end
+local deleted = redis.call('DEL', unpack(keys))
+redis.call('ZREM', INDEX, unpack(batch))
+redis.call('ZREM', LAPSE, unpack(batch))
+if #batch < most then return { deleted, 0 } end
+return { deleted, 1 }
+`);

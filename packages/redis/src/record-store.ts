@@ -1,0 +1,116 @@
+import {
+  checkRecord,
+  EngineUnavailable,
+  type ListedRecord,
+  type RecordStore,
+  type StoredRecord,
+} from "@toolsmith/core/engine";
+import type { RedisLifecycle } from "./lifecycle.js";
+import { bounded } from "./options.js";
+import { CLEAR_RECORDS, DELETE_RECORD, LIST_RECORDS, WRITE_RECORD } from "./record-scripts.js";
+
+// Keys and scripts: record-scripts.ts. What one script may do is bounded, so no call holds Redis (single-threaded:
+// every other process waits meanwhile) for long whatever the store holds: a list looks at LIST_MOST members (lapsed
+// ones it removes) and answers LIST_BYTES of values at most per round trip, a clear deletes CLEAR_MOST records; each
+// goes on in further round trips until done. A write that finds the store full looks for ROOM_MOST lapsed records.
+const LIST_MOST = 2000;
+const LIST_BYTES = 4 * 1_048_576;
+const CLEAR_MOST = 500;
+const ROOM_MOST = 1000;
+
+/** Whether `a` comes before `b` in UTF-8 byte order (code point order), as ZRANGEBYLEX sorts. */
+function before(a: string, b: string): boolean {
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8")) < 0;
+}
+
+/**
+ * The Redis engine's `RecordStore`: a record is a hash (its value and version) with Redis's own expiry, its key in a
+ * sorted set listed by ZRANGEBYLEX. Each call is one round trip (a read one HMGET, a change one script: the version
+ * check, the write and the bound cannot interleave across processes); a list or a clear that meets more than one
+ * script's bounded work goes on in more.
+ */
+export class RedisRecordStore implements RecordStore {
+  readonly #redis: RedisLifecycle;
+
+  constructor(redis: RedisLifecycle) {
+    this.#redis = redis;
+  }
+
+  async readRecord(key: string): Promise<StoredRecord | undefined> {
+    checkRecord(key);
+    const open = this.#redis.started();
+    const [value, version] = await this.#redis.call(() => open.main.hmget(`${open.prefix}r:${key}`, "v", "n"));
+    if (typeof value !== "string" || typeof version !== "string") return undefined;
+    return { value, version: Number(version) };
+  }
+
+  async writeRecord(
+    key: string,
+    value: string,
+    options: { readonly ifVersion?: number; readonly ttlMs?: number } = {},
+  ): Promise<number | undefined> {
+    const { ifVersion, ttlMs } = options;
+    checkRecord(key, { value, ifVersion, ttlMs });
+    const { maxRecords } = this.#redis.settings;
+    const outcome = (await this.#redis.run(WRITE_RECORD, [
+      key,
+      value,
+      ifVersion ?? "",
+      ttlMs === undefined ? "" : bounded(ttlMs),
+      maxRecords,
+      ROOM_MOST,
+    ])) as number;
+    if (outcome === -1) throw this.#full();
+    return outcome === 0 ? undefined : outcome;
+  }
+
+  async deleteRecord(key: string, options: { readonly ifVersion?: number } = {}): Promise<boolean> {
+    const { ifVersion } = options;
+    checkRecord(key, { ifVersion });
+    return (await this.#redis.run(DELETE_RECORD, [key, ifVersion ?? ""])) === 1;
+  }
+
+  async listRecords(
+    prefix: string,
+    options: { readonly after?: string; readonly limit: number },
+  ): Promise<ListedRecord[]> {
+    const { after, limit } = options;
+    checkRecord(prefix, { limit });
+    if (after !== undefined) checkRecord(after);
+    // Redis compares the bytes: the range starts at the prefix, or past `after` when that is further on.
+    let from = after !== undefined && !before(after, prefix) ? `(${after}` : prefix === "" ? "-" : `[${prefix}`;
+    const listed: ListedRecord[] = [];
+    for (;;) {
+      const [found, resume] = (await this.#redis.run(LIST_RECORDS, [
+        prefix,
+        from,
+        limit - listed.length,
+        LIST_MOST,
+        LIST_BYTES,
+      ])) as [string[], string];
+      for (let i = 0; i < found.length; i += 3) {
+        listed.push({ key: found[i] as string, value: found[i + 1] as string, version: Number(found[i + 2]) });
+      }
+      if (resume === "" || listed.length >= limit) return listed;
+      from = resume;
+    }
+  }
+
+  async clearRecords(prefix: string): Promise<number> {
+    checkRecord(prefix);
+    let cleared = 0;
+    for (;;) {
+      const [deleted, more] = (await this.#redis.run(CLEAR_RECORDS, [prefix, CLEAR_MOST])) as [number, number];
+      cleared += deleted;
+      if (more === 0) return cleared;
+    }
+  }
+
+  #full(): EngineUnavailable {
+    const { maxRecords, retryAfterSeconds } = this.#redis.settings;
+    return new EngineUnavailable(
+      `The record store is full: it keeps at most ${maxRecords} live records, and one more must wait for one to be deleted or to expire`,
+      { retryAfterSeconds },
+    );
+  }
+}
