@@ -1,15 +1,42 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { RequestContext } from "@toolsmith/core";
+import type { RequestContext, Store } from "@toolsmith/core";
 import { type Args, McpServer, type McpServerOptions, prompt, resource, tool } from "@toolsmith/decorators";
 import { z } from "zod";
 
-export interface Issue {
-  id: string;
-  title: string;
-  body: string;
-  labels: string[];
-  state: "open" | "closed";
-  closedAs?: "completed" | "not_planned";
+const IssueSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  body: z.string(),
+  labels: z.array(z.string()),
+  state: z.enum(["open", "closed"]),
+  closedAs: z.enum(["completed", "not_planned"]).optional(),
+});
+export type Issue = z.infer<typeof IssueSchema>;
+
+// An issue's key in the server's store: its id zero-padded, so the store's key order is the order of ids.
+const issueKey = (id: number | string) => `issue:${String(id).padStart(10, "0")}`;
+const ISSUE_ID = /^[1-9]\d{0,9}$/;
+
+/** Every issue, in id order, a page of the store at a time. */
+async function allIssues(store: Store): Promise<Issue[]> {
+  const issues: Issue[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.list({
+      prefix: "issue:",
+      schema: IssueSchema,
+      limit: 1000,
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const { value } of page.items) issues.push(value);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return issues;
+}
+
+/** The issue `id`, or undefined (an id that is not a number names none). */
+function readIssue(store: Store, id: string): Promise<Issue | undefined> {
+  return ISSUE_ID.test(id) ? store.get(issueKey(id), IssueSchema) : Promise.resolve(undefined);
 }
 
 /**
@@ -40,16 +67,17 @@ const Report = {
 const Import = { lines: z.array(z.string()).min(1).describe('one issue a line: "title | label, label"') };
 const Triage = { label: z.string().describe("which label to triage") };
 
-/** An issue tracker kept in memory: tools change it, issues://{id} reads (and watches) one issue. */
+/**
+ * An issue tracker kept in the server's store (`ctx.store`: the engine's, so every process sharing a Redis engine
+ * tracks the same issues): tools change it, issues://{id} reads (and watches) one issue.
+ */
 export class IssueTracker extends McpServer {
   name = "issue-tracker";
   version = "0.1.0";
   instructions =
     "Track issues: create_issue, list_issues, close_issue, import_issues, build_report. issues://{id} is one issue.";
-  readonly issues = new Map<string, Issue>();
   readonly #readOnly: boolean;
   readonly #importDelayMs: number;
-  #nextId = 1;
 
   constructor(options: IssueTrackerOptions = {}) {
     super(options.server);
@@ -63,7 +91,7 @@ export class IssueTracker extends McpServer {
     guard: "writable",
   })
   async create_issue({ title, body, labels }: Args<typeof Create>, ctx: RequestContext) {
-    const twin = [...this.issues.values()].find((issue) => issue.state === "open" && issue.title === title);
+    const twin = (await allIssues(ctx.store)).find((issue) => issue.state === "open" && issue.title === title);
     if (twin) {
       const answer = await ctx.elicit({
         message: `#${twin.id} is open with the same title. Open another one?`,
@@ -71,14 +99,14 @@ export class IssueTracker extends McpServer {
       });
       if (answer.action !== "accept" || !answer.content.confirm) return { id: twin.id, created: false };
     }
-    const issue = this.#add(title, body, labels);
+    const issue = await this.#add(ctx.store, title, body, labels);
     ctx.log.info("issue created", { id: issue.id, labels });
     return { id: issue.id, created: true };
   }
 
   @tool({ description: "List issues, open ones by default, optionally with one label.", input: List })
-  list_issues({ state, label }: Args<typeof List>) {
-    const issues = [...this.issues.values()]
+  async list_issues({ state, label }: Args<typeof List>, ctx: RequestContext) {
+    const issues = (await allIssues(ctx.store))
       .filter((issue) => (state === "all" || issue.state === state) && (!label || issue.labels.includes(label)))
       .map(({ id, title, labels, state }) => ({ id, title, labels, state }));
     return { issues };
@@ -86,7 +114,7 @@ export class IssueTracker extends McpServer {
 
   @tool({ description: "Close an issue; the user confirms and says why.", input: Close, guard: "writable" })
   async close_issue({ id }: Args<typeof Close>, ctx: RequestContext) {
-    const issue = this.#issue(id);
+    const issue = await this.#issue(ctx.store, id);
     if (issue.state === "closed") return `#${id} is already closed`;
     // In 2026-07-28 this runs again with the answer: nothing changes before the question.
     const answer = await ctx.elicit({
@@ -94,10 +122,20 @@ export class IssueTracker extends McpServer {
       schema: { reason: z.enum(["completed", "not_planned"]).describe("why it is closed") },
     });
     if (answer.action !== "accept") return `#${id} stays open`;
-    issue.state = "closed";
-    issue.closedAs = answer.content.reason;
+    const reason = answer.content.reason;
+    // Atomic: an issue another process closed meanwhile keeps the reason it was closed with.
+    let closed = false;
+    await ctx.store.update(
+      issueKey(id),
+      (now) => {
+        closed = now?.state === "open";
+        return now?.state === "open" ? { ...now, state: "closed" as const, closedAs: reason } : now;
+      },
+      { schema: IssueSchema },
+    );
+    if (!closed) return `#${id} is already closed`;
     this.toServer().resourceUpdated(`issues://${id}`);
-    return `Closed #${id} as ${answer.content.reason}`;
+    return `Closed #${id} as ${reason}`;
   }
 
   @tool({
@@ -118,13 +156,16 @@ export class IssueTracker extends McpServer {
         continue;
       }
       ids.push(
-        this.#add(
-          title,
-          "",
-          labels
-            .split(",")
-            .map((label) => label.trim())
-            .filter(Boolean),
+        (
+          await this.#add(
+            ctx.store,
+            title,
+            "",
+            labels
+              .split(",")
+              .map((label) => label.trim())
+              .filter(Boolean),
+          )
         ).id,
       );
       ctx.progress(index + 1, lines.length, `imported ${title}`);
@@ -146,7 +187,7 @@ export class IssueTracker extends McpServer {
     // ctx.keep hands it the report the first run built instead of building it a second time.
     const report = await ctx.keep("report", async () => {
       ctx.log.info("building the report", { seconds });
-      const issues = [...this.issues.values()];
+      const issues = await allIssues(ctx.store);
       const steps = ["open issues", "closed issues", "labels", "trends", "summary"];
       const byLabel: Record<string, number> = {};
       for (const [index, step] of steps.entries()) {
@@ -174,30 +215,30 @@ export class IssueTracker extends McpServer {
     list: "listIssues",
     complete: { id: "issueIds" },
   })
-  issue({ id }: { id: string }) {
-    return this.issues.get(id);
+  issue({ id }: { id: string }, ctx: RequestContext) {
+    return readIssue(ctx.store, id);
   }
 
-  listIssues() {
-    return [...this.issues.values()].map((issue) => ({
+  async listIssues(ctx: RequestContext) {
+    return (await allIssues(ctx.store)).map((issue) => ({
       uri: `issues://${issue.id}`,
       name: `#${issue.id} ${issue.title}`,
     }));
   }
 
-  issueIds(value: string) {
-    return [...this.issues.keys()].filter((id) => id.startsWith(value));
+  async issueIds(value: string, { ctx }: { ctx: RequestContext }) {
+    return (await allIssues(ctx.store)).map((issue) => issue.id).filter((id) => id.startsWith(value));
   }
 
   @prompt({ description: "Triage the open issues with a label.", args: Triage, complete: { label: "labelsLike" } })
-  triage({ label }: Args<typeof Triage>) {
-    const open = [...this.issues.values()].filter((issue) => issue.state === "open" && issue.labels.includes(label));
+  async triage({ label }: Args<typeof Triage>, ctx: RequestContext) {
+    const open = (await allIssues(ctx.store)).filter((issue) => issue.state === "open" && issue.labels.includes(label));
     const list = open.map((issue) => `- #${issue.id} ${issue.title}`).join("\n") || "(none)";
     return `Triage these open "${label}" issues: order them by urgency and say which to close.\n${list}`;
   }
 
-  labelsLike(value: string) {
-    const labels = new Set([...this.issues.values()].flatMap((issue) => issue.labels));
+  async labelsLike(value: string, { ctx }: { ctx: RequestContext }) {
+    const labels = new Set((await allIssues(ctx.store)).flatMap((issue) => issue.labels));
     return [...labels].filter((label) => label.startsWith(value)).sort();
   }
 
@@ -205,14 +246,16 @@ export class IssueTracker extends McpServer {
     return !this.#readOnly;
   }
 
-  #add(title: string, body: string, labels: string[]): Issue {
-    const issue: Issue = { id: String(this.#nextId++), title, body, labels, state: "open" };
-    this.issues.set(issue.id, issue);
+  async #add(store: Store, title: string, body: string, labels: string[]): Promise<Issue> {
+    // An id no other process gives: the counter's atomic update, then the issue under it.
+    const id = String(await store.update("next-id", (last: number | undefined) => (last ?? 0) + 1));
+    const issue: Issue = { id, title, body, labels, state: "open" };
+    await store.set(issueKey(id), issue);
     return issue;
   }
 
-  #issue(id: string): Issue {
-    const issue = this.issues.get(id);
+  async #issue(store: Store, id: string): Promise<Issue> {
+    const issue = await readIssue(store, id);
     if (!issue) throw new Error(`There is no issue #${id}; list_issues shows them`);
     return issue;
   }

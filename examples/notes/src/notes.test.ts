@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 // From source: @toolsmith/vitest lowers its TC39 decorators (vitest.config.ts).
 import { Notes } from "./notes.js";
 
-// notes://tags as the pairs [tag, ids] in the order the server wrote them.
+// notes://tags as the pairs [tag, ids] in the order the server wrote them (the tags' order in the store: code points).
 async function tagsOf(client: TestClient): Promise<[string, string[]][]> {
   const [contents] = (await client.readResource("notes://tags")).contents;
   return Object.entries(JSON.parse(contents && "text" in contents ? contents.text : "") as Record<string, string[]>);
@@ -69,18 +69,18 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("Notes, in memory (%s)", (p
     await client.callTool("add", { title: "Odd", body: "", tags: odd });
     await client.callTool("add", { title: "Plain", body: "", tags: ["toString", "plain"] });
     expect(await tagsOf(client)).toEqual([
-      ["constructor", ["1"]],
-      ["toString", ["1", "2"]],
       ["__proto__", ["1"]],
-      ["hasOwnProperty", ["1"]],
+      ["constructor", ["1"]],
       ["contents", ["1"]],
-      ["text", ["1"]],
+      ["hasOwnProperty", ["1"]],
       ["plain", ["2"]],
+      ["text", ["1"]],
+      ["toString", ["1", "2"]],
     ]);
     await client.callTool("remove", { id: "1" });
     expect(await tagsOf(client)).toEqual([
-      ["toString", ["2"]],
       ["plain", ["2"]],
+      ["toString", ["2"]],
     ]);
   });
 
@@ -132,10 +132,12 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("Notes, in memory (%s)", (p
         expected.set(tag, [...(expected.get(tag) ?? []), String(i + 1)]);
       }
     }
+    // The notes are written to the store on the first request that needs them.
+    await client.readResource("notes://1");
     const afterAdding = touches;
     for (let read = 0; read < 50; read++) {
       const tags = await tagsOf(client);
-      if (read === 0) expect(tags).toEqual([...expected]);
+      if (read === 0) expect(tags).toEqual([...expected].sort(([a], [b]) => (a < b ? -1 : 1)));
     }
     expect(touches - afterAdding, "notes touched by 50 reads of notes://tags").toBe(0);
   });

@@ -1,7 +1,7 @@
-import { ErrorCode, McpError } from "@toolsmith/core";
+import { ErrorCode, McpError, type RequestContext, type Store } from "@toolsmith/core";
 import { McpServer, type McpServerOptions, prompt, resource, tool } from "@toolsmith/decorators";
 import { z } from "zod";
-import { TagIndex } from "./tag-index.js";
+import { addToTags, removeFromTags, seedTags, tagsJson } from "./tag-index.js";
 
 // What one note may carry, so one add cannot make every later read slow.
 const MAX_TITLE = 200;
@@ -9,32 +9,71 @@ const MAX_BODY = 100_000;
 const MAX_TAGS = 32;
 const MAX_TAG = 64;
 
-export interface Note {
-  title: string;
-  body: string;
-  tags: string[];
+const NoteSchema = z.object({ title: z.string(), body: z.string(), tags: z.array(z.string()) });
+export type Note = z.infer<typeof NoteSchema>;
+/** How many notes there are, and the last id given: one record, changed atomically. */
+const Meta = z.object({ lastId: z.number().int(), count: z.number().int() });
+
+// Keys in the server's store, under `notes/` so a server that mounts this one keeps its own keys apart. A note's id
+// is zero-padded in its key, so the store's key order is the order notes were added.
+const META = "notes/meta";
+const SEEDED = "notes/seeded";
+const NOTE = "notes/note:";
+const noteKey = (id: number | string) => `${NOTE}${String(id).padStart(10, "0")}`;
+const idOf = (key: string) => String(Number(key.slice(NOTE.length)));
+const NOTE_ID = /^[1-9]\d{0,9}$/;
+
+/** Every note with its id, oldest first, a page of the store at a time. */
+async function allNotes(store: Store): Promise<[string, Note][]> {
+  const notes: [string, Note][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.list({ prefix: NOTE, schema: NoteSchema, limit: 1000, ...(cursor ? { cursor } : {}) });
+    for (const { key, value } of page.items) notes.push([idOf(key), value]);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return notes;
 }
 
-/** A notebook kept in memory: tools change it, resources read it, prompts put it in front of the user. */
+/**
+ * A notebook kept in the server's store (`ctx.store`: the engine's, so every process sharing a Redis engine reads
+ * the same notes): tools change it, resources read it, prompts put it in front of the user.
+ */
 export class Notes extends McpServer {
   name = "notes";
   version = "0.1.0";
-  instructions = "Notes kept in memory. add, remove and search change or query them; notes://{id} reads one.";
-  readonly #notes = new Map<string, Note>();
-  readonly #tags = new TagIndex();
-  #nextId = 1;
+  instructions =
+    "Notes kept in the server's store. add, remove and search change or query them; notes://{id} reads one.";
+  readonly #initial: readonly Note[];
+  #seeding: Promise<void> | undefined;
 
-  /** `server`: server options beyond the class's own (an engine, a shared stateKey). */
+  /**
+   * `initial`: the notes a new store starts with (ids 1, 2, …), written by the first process that needs them and
+   * never again. `server`: server options beyond the class's own (an engine, a shared stateKey).
+   */
   constructor(initial: Note[] = [], server: McpServerOptions = {}) {
     super(server);
-    for (const note of initial) this.#store(note);
+    this.#initial = initial;
   }
 
-  #store(note: Note): string {
-    const id = String(this.#nextId++);
-    this.#notes.set(id, note);
-    this.#tags.add(id, note.tags);
-    return id;
+  // The store, once the initial notes are in it (checked once per process; a failed attempt is tried again).
+  async #store(ctx: RequestContext): Promise<Store> {
+    this.#seeding ??= this.#seed(ctx.store).catch((error: unknown) => {
+      this.#seeding = undefined;
+      throw error;
+    });
+    await this.#seeding;
+    return ctx.store;
+  }
+
+  async #seed(store: Store): Promise<void> {
+    if (this.#initial.length === 0 || (await store.get(SEEDED))) return;
+    // Safe to repeat: two processes seeding at once write the same notes under the same ids.
+    const notes = this.#initial.map(({ title, body, tags }) => ({ title, body, tags: [...tags] }));
+    for (const [index, note] of notes.entries()) await store.update(noteKey(index + 1), (old) => old ?? note);
+    await seedTags(store, notes);
+    await store.update(META, (meta) => meta ?? { lastId: notes.length, count: notes.length }, { schema: Meta });
+    await store.set(SEEDED, true);
   }
 
   @tool({
@@ -49,9 +88,16 @@ export class Notes extends McpServer {
     },
     output: z.object({ id: z.string(), count: z.number().int() }),
   })
-  add({ title, body, tags }: { title: string; body: string; tags: string[] }) {
-    const id = this.#store({ title, body, tags });
-    return { id, count: this.#notes.size };
+  async add({ title, body, tags }: { title: string; body: string; tags: string[] }, ctx: RequestContext) {
+    const store = await this.#store(ctx);
+    // An id no other process gives, and the count with it: one atomic update.
+    const meta = await store.update(META, (old) => ({ lastId: (old?.lastId ?? 0) + 1, count: (old?.count ?? 0) + 1 }), {
+      schema: Meta,
+    });
+    const id = String(meta?.lastId);
+    await store.set(noteKey(id), { title, body, tags });
+    await addToTags(store, id, tags);
+    return { id, count: meta?.count ?? 0 };
   }
 
   @tool({
@@ -59,11 +105,15 @@ export class Notes extends McpServer {
     input: { id: z.string() },
     annotations: { destructiveHint: true, idempotentHint: true },
   })
-  remove({ id }: { id: string }) {
-    const note = this.#notes.get(id);
-    if (!note) throw new Error(`There is no note ${id}; read notes://all for the ids`);
-    this.#notes.delete(id);
-    this.#tags.remove(id, note.tags);
+  async remove({ id }: { id: string }, ctx: RequestContext) {
+    const store = await this.#store(ctx);
+    const note = NOTE_ID.test(id) ? await store.get(noteKey(id), NoteSchema) : undefined;
+    // Only the process whose delete took it counts it out: a note removed twice at once is counted once.
+    if (!note || !(await store.delete(noteKey(id)))) {
+      throw new Error(`There is no note ${id}; read notes://all for the ids`);
+    }
+    await store.update(META, (old) => old && { ...old, count: old.count - 1 }, { schema: Meta });
+    await removeFromTags(store, id, note.tags);
     return `Deleted note ${id}`;
   }
 
@@ -72,34 +122,35 @@ export class Notes extends McpServer {
     input: { query: z.string().min(1) },
     annotations: { readOnlyHint: true },
   })
-  search({ query }: { query: string }) {
+  async search({ query }: { query: string }, ctx: RequestContext) {
     const needle = query.toLowerCase();
-    const matches = [...this.#notes]
+    const matches = (await allNotes(await this.#store(ctx)))
       .filter(([, note]) => [note.title, note.body, ...note.tags].some((text) => text.toLowerCase().includes(needle)))
       .map(([id, note]) => ({ id, title: note.title }));
     return { matches };
   }
 
   @resource("notes://all", { description: "Every note's id and title, one per line.", mimeType: "text/plain" })
-  all() {
-    return [...this.#notes].map(([id, note]) => `${id}: ${note.title}`).join("\n");
+  async all(ctx: RequestContext) {
+    return (await allNotes(await this.#store(ctx))).map(([id, note]) => `${id}: ${note.title}`).join("\n");
   }
 
   @resource("notes://tags", {
     description: "Each tag and the ids of the notes that carry it.",
     mimeType: "application/json",
   })
-  tags() {
-    return this.#tags.toJson();
+  async tags(ctx: RequestContext) {
+    return tagsJson(await this.#store(ctx));
   }
 
   @resource("notes://{id}", { description: "One note.", mimeType: "application/json", list: "listNotes" })
-  note({ id }: { id: string }) {
-    return this.#notes.get(id);
+  async note({ id }: { id: string }, ctx: RequestContext) {
+    const store = await this.#store(ctx);
+    return NOTE_ID.test(id) ? store.get(noteKey(id), NoteSchema) : undefined;
   }
 
-  listNotes() {
-    return [...this.#notes].map(([id, note]) => ({
+  async listNotes(ctx: RequestContext) {
+    return (await allNotes(await this.#store(ctx))).map(([id, note]) => ({
       uri: `notes://${id}`,
       name: note.title,
       mimeType: "application/json",
@@ -113,14 +164,14 @@ export class Notes extends McpServer {
       style: z.enum(["brief", "detailed"]).optional().describe("brief (default) or detailed"),
     },
   })
-  summarise({ topic, style = "brief" }: { topic: string; style?: "brief" | "detailed" }) {
-    const lines = [...this.#notes.values()].map((note) => `- ${note.title}: ${note.body}`);
+  async summarise({ topic, style = "brief" }: { topic: string; style?: "brief" | "detailed" }, ctx: RequestContext) {
+    const lines = (await allNotes(await this.#store(ctx))).map(([, note]) => `- ${note.title}: ${note.body}`);
     return `Give a ${style} summary of my notes about ${topic}:\n${lines.join("\n")}`;
   }
 
   @prompt({ description: "Ask for a review of one note, with the note attached.", args: { id: z.string() } })
-  review({ id }: { id: string }) {
-    const note = this.#notes.get(id);
+  async review({ id }: { id: string }, ctx: RequestContext) {
+    const note = await this.note({ id }, ctx);
     // Outside tools there is no isError result: a bad argument is a JSON-RPC error, said with McpError.
     if (!note) throw new McpError(ErrorCode.InvalidParams, `There is no note ${id}; read notes://all for the ids`);
     return [

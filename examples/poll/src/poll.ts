@@ -1,4 +1,4 @@
-import type { ToolUi } from "@toolsmith/core";
+import type { RequestContext, ToolUi } from "@toolsmith/core";
 import { McpServer, tool } from "@toolsmith/decorators";
 import { z } from "zod";
 import { pollPage } from "./page.js";
@@ -16,23 +16,29 @@ const view: ToolUi = {
   prefersBorder: true,
 };
 
-/** A poll with an MCP App: the host renders the poll as bars, and a click on Vote calls `vote` through the host. */
+// The votes, one record of the server's store: { option: count }.
+const Votes = z.record(z.string(), z.number().int());
+const OPTIONS = ["stdio", "HTTP"] as const;
+
+/**
+ * A poll with an MCP App: the host renders the poll as bars, and a click on Vote calls `vote` through the host. The
+ * votes live in the server's store (`ctx.store`), so every process sharing its engine counts the same ones.
+ */
 export class Poll extends McpServer {
   name = "poll";
   version = "0.1.0";
   readonly question = "Which transport?";
-  readonly votes = new Map<string, number>([
-    ["stdio", 0],
-    ["HTTP", 0],
-  ]);
 
-  #poll() {
-    return { question: this.question, options: [...this.votes].map(([label, votes]) => ({ label, votes })) };
+  #poll(votes: z.infer<typeof Votes> | undefined) {
+    return {
+      question: this.question,
+      options: OPTIONS.map((label) => ({ label, votes: votes?.[label] ?? 0 })),
+    };
   }
 
   @tool({ description: "Show the poll and its votes so far.", output: poll, ui: view })
-  show_poll() {
-    return this.#poll();
+  async show_poll(_args: unknown, ctx: RequestContext) {
+    return this.#poll(await ctx.store.get("votes", Votes));
   }
 
   @tool({
@@ -41,10 +47,13 @@ export class Poll extends McpServer {
     output: poll,
     ui: { ...view, visibility: ["app"] },
   })
-  vote({ option }: { option: string }) {
-    const votes = this.votes.get(option);
-    if (votes === undefined) throw new Error(`no option "${option}": pick one of ${[...this.votes.keys()].join(", ")}`);
-    this.votes.set(option, votes + 1);
-    return this.#poll();
+  async vote({ option }: { option: string }, ctx: RequestContext) {
+    const label = OPTIONS.find((candidate) => candidate === option);
+    if (label === undefined) throw new Error(`no option "${option}": pick one of ${OPTIONS.join(", ")}`);
+    // Atomic across processes: two votes at once are both counted.
+    const votes = await ctx.store.update("votes", (old) => ({ ...old, [label]: (old?.[label] ?? 0) + 1 }), {
+      schema: Votes,
+    });
+    return this.#poll(votes);
   }
 }

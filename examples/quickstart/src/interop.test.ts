@@ -32,7 +32,7 @@ describe.each(eras)("quickstart server with the official client: %s", (_title, m
     expect(client.getNegotiatedProtocolVersion()).toBe(version);
     expect(client.getServerVersion()).toMatchObject({ name: "quickstart", version: "0.1.0" });
     expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {}, prompts: {} });
-    expect(client.getInstructions()).toContain("Notes kept in memory");
+    expect(client.getInstructions()).toContain("Notes kept in the server's store");
   });
 
   it("lists tools with non-empty object schemas", async () => {

@@ -3,11 +3,19 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { type Completion, ErrorCode, isMcpError, type RequestContext } from "@toolsmith/core";
+import { type Completion, ErrorCode, isMcpError, type RequestContext, type Store } from "@toolsmith/core";
 import { McpServer, type McpServerOptions, prompt, resource, tool } from "@toolsmith/decorators";
 import { z } from "zod";
 import { AIRPORTS } from "./airports.js";
-import { type Booking, type BookingStore, memoryBookings, type Offer } from "./bookings.js";
+import {
+  allBookings,
+  type Booking,
+  changeBooking,
+  keepBooking,
+  nextBookingId,
+  type Offer,
+  readBooking,
+} from "./bookings.js";
 
 export type { Booking, Meal, Offer, Seat } from "./bookings.js";
 
@@ -46,8 +54,6 @@ export interface TravelDeskOptions {
   quoteLatencyMs?: number;
   /** How long the charter broker takes to quote (default 30 s). */
   charterLatencyMs?: number;
-  /** Where bookings live (default: this process's memory; `redisBookings` to share them between processes). */
-  bookings?: BookingStore;
   /** Server options beyond the desk's own (an engine, a shared stateKey). */
   server?: McpServerOptions;
 }
@@ -132,8 +138,8 @@ export class TravelDesk extends McpServer {
   version = "0.1.0";
   instructions =
     "Search flights with search_flights, then book an offer id with book_flight (the user confirms and picks a seat). bookings://{id} is live: subscribe to follow check-in and cancellation.";
-  readonly #bookings: BookingStore;
-  // Searches stay in this process's memory, even with shared bookings: travel://searches shows this process's.
+  // Bookings live in the server's store (ctx.store); searches stay in this process's memory: travel://searches
+  // shows this process's.
   readonly #searches: SearchRecord[] = [];
   readonly #quoteLatencyMs: number;
   readonly #charterLatencyMs: number;
@@ -141,7 +147,6 @@ export class TravelDesk extends McpServer {
   constructor(options: TravelDeskOptions = {}) {
     // Five items a page, so clients that list tools and resources have to follow cursors.
     super({ pageSize: 5, ...options.server });
-    this.#bookings = options.bookings ?? memoryBookings();
     this.#quoteLatencyMs = options.quoteLatencyMs ?? 5;
     this.#charterLatencyMs = options.charterLatencyMs ?? 30_000;
     // Nothing to cancel yet: the tool appears with the first booking.
@@ -152,18 +157,28 @@ export class TravelDesk extends McpServer {
     return this.toServer().registered("tool", "cancel_booking");
   }
 
-  async #booking(id: string): Promise<Booking> {
-    const booking = await this.#bookings.get(id);
+  async #booking(store: Store, id: string): Promise<Booking> {
+    const booking = await readBooking(store, id);
     if (!booking) throw new Error(`There is no booking ${id}; list_bookings shows them`);
     return booking;
   }
 
-  async #setStatus(booking: Booking, status: Booking["status"]): Promise<void> {
-    booking.status = status;
-    await this.#bookings.put(booking);
-    this.toServer().resourceUpdated(`bookings://${booking.id}`);
-    const active = (await this.#bookings.all()).some((candidate) => candidate.status !== "cancelled");
+  /**
+   * Move a booking to status `to` when its status is one of `from`, atomically (a booking another process moved
+   * first keeps that process's change): the booking as kept, and the status it had.
+   */
+  async #setStatus(store: Store, id: string, to: Booking["status"], from: readonly Booking["status"][]) {
+    let had: Booking["status"] | undefined;
+    const booking = await changeBooking(store, id, (now) => {
+      had = now.status;
+      return from.includes(now.status) ? { ...now, status: to } : now;
+    });
+    if (!booking || had === undefined) throw new Error(`There is no booking ${id}; list_bookings shows them`);
+    if (!from.includes(had)) return { booking, had };
+    this.toServer().resourceUpdated(`bookings://${id}`);
+    const active = (await allBookings(store)).some((candidate) => candidate.status !== "cancelled");
     if (!active) this.#cancelTool()?.disable();
+    return { booking, had };
   }
 
   @tool({
@@ -240,14 +255,14 @@ export class TravelDesk extends McpServer {
       return `Not booked: the user ${answer.action === "decline" ? "declined the fare" : "closed the confirmation"}. Nothing was charged.`;
     }
     const booking: Booking = {
-      id: await this.#bookings.nextId(),
+      id: await nextBookingId(ctx.store),
       offer,
       passenger,
       seat: answer.content.seat,
       meal: answer.content.meal ?? "standard",
       status: "confirmed",
     };
-    await this.#bookings.put(booking);
+    await keepBooking(ctx.store, booking);
     this.#cancelTool()?.enable();
     ctx.log.info(`Booked ${booking.id}`);
     return {
@@ -265,10 +280,9 @@ export class TravelDesk extends McpServer {
   }
 
   @tool({ description: "Check a passenger in for a confirmed booking.", input: { bookingId: z.string() } })
-  async check_in({ bookingId }: { bookingId: string }) {
-    const booking = await this.#booking(bookingId);
-    if (booking.status !== "confirmed") throw new Error(`Booking ${bookingId} is ${booking.status}`);
-    await this.#setStatus(booking, "checked-in");
+  async check_in({ bookingId }: { bookingId: string }, ctx: RequestContext) {
+    const { booking, had } = await this.#setStatus(ctx.store, bookingId, "checked-in", ["confirmed"]);
+    if (had !== "confirmed") throw new Error(`Booking ${bookingId} is ${had}`);
     return `Checked in: ${booking.passenger}, ${booking.offer.flight}, ${booking.seat} seat`;
   }
 
@@ -277,17 +291,16 @@ export class TravelDesk extends McpServer {
     input: { bookingId: z.string() },
     annotations: { destructiveHint: true, idempotentHint: true },
   })
-  async cancel_booking({ bookingId }: { bookingId: string }) {
-    const booking = await this.#booking(bookingId);
-    if (booking.status === "cancelled") return `Booking ${bookingId} was already cancelled`;
-    await this.#setStatus(booking, "cancelled");
+  async cancel_booking({ bookingId }: { bookingId: string }, ctx: RequestContext) {
+    const { booking, had } = await this.#setStatus(ctx.store, bookingId, "cancelled", ["confirmed", "checked-in"]);
+    if (had === "cancelled") return `Booking ${bookingId} was already cancelled`;
     return `Cancelled ${bookingId}; ${booking.offer.price.amount} ${booking.offer.price.currency} will be refunded`;
   }
 
   @tool({ description: "Every booking with its status.", annotations: { readOnlyHint: true } })
-  async list_bookings() {
+  async list_bookings(_args: unknown, ctx: RequestContext) {
     return {
-      bookings: (await this.#bookings.all()).map(({ id, offer, passenger, status }) => ({
+      bookings: (await allBookings(ctx.store)).map(({ id, offer, passenger, status }) => ({
         id,
         flight: offer.flight,
         date: offer.date,
@@ -303,7 +316,7 @@ export class TravelDesk extends McpServer {
     annotations: { readOnlyHint: true },
   })
   async trip_summary({ bookingId }: { bookingId: string }, ctx: RequestContext) {
-    const booking = await this.#booking(bookingId);
+    const booking = await this.#booking(ctx.store, bookingId);
     try {
       const reply = await ctx.sample({
         systemPrompt: "You are a travel agent. Be warm and brief.",
@@ -336,7 +349,7 @@ export class TravelDesk extends McpServer {
     input: { bookingId: z.string() },
   })
   async save_itinerary({ bookingId }: { bookingId: string }, ctx: RequestContext) {
-    const booking = await this.#booking(bookingId);
+    const booking = await this.#booking(ctx.store, bookingId);
     let roots: { uri: string; name?: string }[];
     try {
       roots = await ctx.roots();
@@ -365,12 +378,12 @@ export class TravelDesk extends McpServer {
     mimeType: "application/json",
     list: "listBookings",
   })
-  booking({ id }: { id: string }) {
-    return this.#bookings.get(id);
+  booking({ id }: { id: string }, ctx: RequestContext) {
+    return readBooking(ctx.store, id);
   }
 
-  async listBookings() {
-    return (await this.#bookings.all()).map((booking) => ({
+  async listBookings(ctx: RequestContext) {
+    return (await allBookings(ctx.store)).map((booking) => ({
       uri: `bookings://${booking.id}`,
       name: `${booking.id} ${booking.offer.flight} ${booking.offer.date}`,
       mimeType: "application/json",

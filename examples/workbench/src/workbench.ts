@@ -1,3 +1,4 @@
+import type { RequestContext } from "@toolsmith/core";
 import { type AuditRecord, audit, rateLimit } from "@toolsmith/core/middleware";
 import { McpServer, type McpServerOptions, tool, use } from "@toolsmith/decorators";
 import { Notes } from "@toolsmith/example-notes";
@@ -41,8 +42,9 @@ export class Workbench extends McpServer {
     input: { id: z.string().describe("a note id, from notes://all") },
     annotations: { readOnlyHint: true },
   })
-  note_stats({ id }: { id: string }) {
-    const note = this.#notes.note({ id });
+  async note_stats({ id }: { id: string }, ctx: RequestContext) {
+    // The notes module reads the workbench's store: ctx is this server's.
+    const note = await this.#notes.note({ id }, ctx);
     // A failure the model should read and act on: a plain Error becomes an isError result, not a protocol error.
     if (!note) throw new Error(`There is no note ${id}; read notes://all for the ids`);
     return {
