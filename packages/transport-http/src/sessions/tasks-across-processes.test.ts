@@ -24,7 +24,7 @@ const META = {
 const TOKENS: Record<string, string> = { "Bearer ada": "ada", "Bearer bob": "bob" };
 const CHILD = fileURLToPath(new URL("../../test/task-kept-running.mjs", import.meta.url));
 const BUILT = fileURLToPath(new URL("../../dist/index.js", import.meta.url));
-const LEASE_MS = 600;
+const LEASE_MS = 2000;
 /** An ack: complete, and nothing of a task. */
 function expectAck(ack: Record<string, unknown>): void {
   expect(ack.resultType).toBe("complete");
