@@ -27,7 +27,7 @@ export function keepsRecords(engine: object): engine is RecordStore {
   return RECORD_MEMBERS.every((member) => typeof (engine as Record<string, unknown>)[member] === "function");
 }
 
-/** A server's store: its engine's records and who watches them in this process. */
+/** A server's store: its engine's records, and who in this process watches them. */
 export class StoreHub {
   readonly #engine: () => Engine;
   readonly #start: () => MaybePromise<void>;
