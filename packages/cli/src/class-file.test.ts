@@ -77,7 +77,7 @@ describe("readServerClass", () => {
     const source = readFileSync(TRACKER, "utf8");
     const found = readServerClass("issue-tracker.ts", source);
     expect(found?.name).toBe("IssueTracker");
-    for (const member of ["name", "issues", "create_issue", "list_issues", "issue", "listIssues", "labelsLike"]) {
+    for (const member of ["name", "instructions", "create_issue", "list_issues", "issue", "listIssues", "labelsLike"]) {
       expect(found?.members).toContain(member);
     }
     for (const key of ["labels", "body", "list", "title", "state", "complete", "readOnly", "add"]) {
