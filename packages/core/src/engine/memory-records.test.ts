@@ -1,40 +1,16 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ROOMY, recordOf } from "../engine-suite/helpers.js";
 import { isEngineUnavailable } from "./engine.js";
-import { createMemoryEngine, type MemoryEngine } from "./memory.js";
+import { createMemoryEngine } from "./memory.js";
 import { compareKeys, RecordTable } from "./memory-records.js";
 import { storeScopePrefix } from "./record-store.js";
+import { thrown, useTimedEngines } from "./timed-engine.test-util.js";
 
-const engines: MemoryEngine[] = [];
+const timed = useTimedEngines();
 const tables: RecordTable[] = [];
 afterEach(() => {
-  for (const engine of engines.splice(0)) engine.close();
   for (const table of tables.splice(0)) table.clear();
-  vi.useRealTimers();
-  vi.restoreAllMocks();
 });
-
-/** A memory engine on a clock the test moves. */
-function timed(options: { maxRecords?: number } = {}) {
-  let now = 1_000_000;
-  const engine = createMemoryEngine({ ...options, now: () => now });
-  engines.push(engine);
-  return {
-    engine,
-    advance(ms: number): void {
-      now += ms;
-    },
-  };
-}
-
-function thrown(call: () => unknown): unknown {
-  try {
-    call();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a throw, and the call returned");
-}
 
 describe("the memory engine's records", () => {
   it("keeps a record through the last millisecond of its ttlMs by its own clock, and not one more", () => {

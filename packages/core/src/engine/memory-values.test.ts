@@ -1,38 +1,14 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { isEngineUnavailable } from "./engine.js";
-import { createMemoryEngine, type MemoryEngine } from "./memory.js";
+import { createMemoryEngine } from "./memory.js";
 import { ValueTable } from "./memory-values.js";
+import { thrown, useTimedEngines } from "./timed-engine.test-util.js";
 
-const engines: MemoryEngine[] = [];
+const timed = useTimedEngines();
 const tables: ValueTable[] = [];
 afterEach(() => {
-  for (const engine of engines.splice(0)) engine.close();
   for (const table of tables.splice(0)) table.clear();
-  vi.useRealTimers();
-  vi.restoreAllMocks();
 });
-
-/** A memory engine on a clock the test moves. */
-function timed(options: { maxValues?: number } = {}) {
-  let now = 1_000_000;
-  const engine = createMemoryEngine({ ...options, now: () => now });
-  engines.push(engine);
-  return {
-    engine,
-    advance(ms: number): void {
-      now += ms;
-    },
-  };
-}
-
-function thrown(call: () => unknown): unknown {
-  try {
-    call();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a throw, and the call returned");
-}
 
 describe("the memory engine's values", () => {
   it("keeps a value through its last millisecond by its own clock, and not one more", () => {

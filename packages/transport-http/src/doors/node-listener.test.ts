@@ -43,18 +43,20 @@ const FRONT_DOORS: Record<string, FrontDoor> = {
     cleanup.push(() => http.close());
     return new URL(http.url);
   },
-  "nodeListener(createHttpHandler)": async (options) => {
-    const handler = createHttpHandler(mcpServer(), options);
-    const server = createNodeServer(nodeListener(handler));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    cleanup.push(async () => {
-      handler.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    });
-    return new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
-  },
+  "nodeListener(createHttpHandler)": (options) => servedByNodeListener(createHttpHandler(mcpServer(), options)),
 };
+
+/** `handler` behind `nodeListener` on a node:http server of its own on 127.0.0.1, closed after the test: its URL. */
+async function servedByNodeListener(handler: ReturnType<typeof createHttpHandler>): Promise<URL> {
+  const server = createNodeServer(nodeListener(handler));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  cleanup.push(async () => {
+    handler.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
+}
 
 interface Answer {
   status: number;
@@ -293,14 +295,7 @@ describe("a request the dispatcher fails (a bug, not an outage)", () => {
     const heard: unknown[] = [];
     const server = createServer({ name: "bug", version: "1", engine: buggy(), onError: (error) => heard.push(error) });
     const handler = createHttpHandler(server);
-    const http = createNodeServer(nodeListener(handler));
-    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-    cleanup.push(async () => {
-      handler.close();
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    });
-    const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+    const url = await servedByNodeListener(handler);
     const req = request(url, { method: "POST", headers: SESSION_HEADERS });
     req.end(INITIALIZE);
     const failed = await read(((await once(req, "response")) as [IncomingMessage])[0]);
@@ -321,14 +316,7 @@ describe("a request the dispatcher fails (a bug, not an outage)", () => {
         }),
       },
     );
-    const http = createNodeServer(nodeListener(handler));
-    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-    cleanup.push(async () => {
-      handler.close();
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    });
-    const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+    const url = await servedByNodeListener(handler);
     expect(await send(url, LIST, { authorization: "Bearer alice" })).toEqual({ status: 500, body: "" });
     expect(heard).toEqual([hook]);
   });
@@ -350,14 +338,7 @@ describe("a request the dispatcher fails (a bug, not an outage)", () => {
         createServer({ name: "hook", version: "1", onError: (error) => heard.push(error) }),
         { authenticate: Object.assign(() => undefined, { fromAuthorization }) },
       );
-      const http = createNodeServer(nodeListener(handler));
-      await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-      cleanup.push(async () => {
-        handler.close();
-        http.closeAllConnections();
-        await new Promise((resolve) => http.close(resolve));
-      });
-      const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+      const url = await servedByNodeListener(handler);
       const answers = await Promise.all([1, 2].map(() => send(url, LIST, { authorization: "Bearer alice" })));
       expect(answers).toEqual([1, 2].map(() => ({ status: 500, body: "" })));
       const web = new Request("http://127.0.0.1/mcp", { method: "POST", headers: HEADERS, body: LIST });
