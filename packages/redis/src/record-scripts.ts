@@ -4,7 +4,8 @@ import { script } from "./scripts.js";
 // Redis's own PEXPIRE when written with a ttlMs), P.."records" (zset, every score 0, member = key: ZRANGEBYLEX lists
 // keys in UTF-8 byte order, which is code point order), P.."rx" (zset key → the ms its record lapses, for the records
 // written with a ttlMs: lapsed members leave both zsets when a write needs room, a few with each new record, and when
-// a list meets them). Lua compares strings by the C locale's collation, so no script compares keys itself: the
+// a list meets them), P.."xs" (the sessions whose records their end deletes: session-records.ts, whose clearUnder and
+// upto these scripts use). Lua compares strings by the C locale's collation, so no script compares keys itself: the
 // caller gives each range's bound, and Redis compares bytes.
 const RECORDS = `
 local INDEX, LAPSE = P .. 'records', P .. 'rx'
@@ -16,10 +17,6 @@ local function tidy(t, most)
     end
   end
 end
-local function upto(prefix)
-  if prefix == '' then return '+' end
-  return '(' .. prefix .. '\\255'
-end
 `;
 
 /** How many lapsed records a write of a new record removes from the indexes by the way (more when it needs room). */
@@ -27,15 +24,17 @@ const TIDY_EACH = 8;
 
 /**
  * ARGV: P, key, value, ifVersion ("" = none), ttlMs ("" = none), max, room (how many lapsed records to look for
- * when full). The new version; 0 when ifVersion is not the live record's (0 = none live), nothing changed; -1 when
- * the store holds max live records and this one is new.
+ * when full), session ("" = none: else the session whose store the record is in). The new version; 0 when ifVersion
+ * is not the live record's (0 = none live), nothing changed; -1 when the store holds max live records and this one
+ * is new; -2 when the session is not live (nothing written). A session written to joins P.."xs", by its expiry.
  */
 export const WRITE_RECORD = script(`${RECORDS}
-local key = ARGV[2]
+local key, session = ARGV[2], ARGV[8]
+local t = now()
+if session ~= '' and not live(session, t) then return -2 end
 local rec = P .. 'r:' .. key
 local n = tonumber(redis.call('HGET', rec, 'n') or '0')
 if ARGV[4] ~= '' and tonumber(ARGV[4]) ~= n then return 0 end
-local t = now()
 if n == 0 then
   tidy(t, ${TIDY_EACH})
   if not redis.call('ZSCORE', INDEX, key) then
@@ -55,6 +54,7 @@ else
   redis.call('PEXPIRE', rec, ARGV[5])
   redis.call('ZADD', LAPSE, ms(t + tonumber(ARGV[5])), key)
 end
+if session ~= '' then redis.call('ZADD', XS, expiry(session), session) end
 return n + 1
 `);
 
@@ -112,16 +112,7 @@ return { out, '' }
  * deleted, 1 when there may be more }.
  */
 export const CLEAR_RECORDS = script(`${RECORDS}
-local from = '-'
-if ARGV[2] ~= '' then from = '[' .. ARGV[2] end
-local most = tonumber(ARGV[3])
-local batch = redis.call('ZRANGEBYLEX', INDEX, from, upto(ARGV[2]), 'LIMIT', 0, most)
-if #batch == 0 then return { 0, 0 } end
-local keys = {}
-for i, key in ipairs(batch) do keys[i] = P .. 'r:' .. key end
-local deleted = redis.call('DEL', unpack(keys))
-redis.call('ZREM', INDEX, unpack(batch))
-redis.call('ZREM', LAPSE, unpack(batch))
-if #batch < most then return { deleted, 0 } end
-return { deleted, 1 }
+local deleted, more = clearUnder(ARGV[2], tonumber(ARGV[3]))
+if more then return { deleted, 1 } end
+return { deleted, 0 }
 `);

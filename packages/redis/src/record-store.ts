@@ -3,7 +3,9 @@ import {
   EngineUnavailable,
   type ListedRecord,
   type RecordStore,
+  type RecordWriteOptions,
   type StoredRecord,
+  sessionEnded,
 } from "@toolsmith/core/engine";
 import type { RedisLifecycle } from "./lifecycle.js";
 import { bounded } from "./options.js";
@@ -44,13 +46,9 @@ export class RedisRecordStore implements RecordStore {
     return { value, version: Number(version) };
   }
 
-  async writeRecord(
-    key: string,
-    value: string,
-    options: { readonly ifVersion?: number; readonly ttlMs?: number } = {},
-  ): Promise<number | undefined> {
-    const { ifVersion, ttlMs } = options;
-    checkRecord(key, { value, ifVersion, ttlMs });
+  async writeRecord(key: string, value: string, options: RecordWriteOptions = {}): Promise<number | undefined> {
+    const { ifVersion, ttlMs, session } = options;
+    checkRecord(key, { value, ifVersion, ttlMs, session });
     const { maxRecords } = this.#redis.settings;
     const outcome = (await this.#redis.run(WRITE_RECORD, [
       key,
@@ -59,8 +57,10 @@ export class RedisRecordStore implements RecordStore {
       ttlMs === undefined ? "" : bounded(ttlMs),
       maxRecords,
       ROOM_MOST,
+      session ?? "",
     ])) as number;
     if (outcome === -1) throw this.#full();
+    if (outcome === -2) throw sessionEnded(session as string);
     return outcome === 0 ? undefined : outcome;
   }
 

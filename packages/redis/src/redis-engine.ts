@@ -2,6 +2,7 @@ import type {
   Engine,
   EngineOwner,
   RecordStore,
+  RecordWriteOptions,
   RunningRequest,
   ServerSignal,
   SessionChange,
@@ -204,7 +205,7 @@ class RedisEngine implements Engine, RecordStore {
   readRecord(key: string) {
     return this.#records.readRecord(key);
   }
-  writeRecord(key: string, value: string, options?: { readonly ifVersion?: number; readonly ttlMs?: number }) {
+  writeRecord(key: string, value: string, options?: RecordWriteOptions) {
     return this.#records.writeRecord(key, value, options);
   }
   deleteRecord(key: string, options?: { readonly ifVersion?: number }) {

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { RECORDS_LUA, SESSION_END_MOST, SWEEP_MOST, SWEEP_SESSIONS } from "./session-records.js";
 
 // The engine's Lua scripts: each a single round trip that Redis runs atomically, so what several processes do at
 // once (limits, claims, an append and its signal) cannot interleave. ARGV[1] is the namespace's key prefix; KEYS[1]
@@ -23,7 +24,8 @@ export function script(body: string): Script {
 // P.."run:"..node (hash of running requests), P.."rt:"..node (set of its running tasks' ids), P.."nodes" (set of nodes
 // that ran requests or tasks; all three expire RUN_KEEP_MS after their last renewal), P.."lost:"..node (hash: what
 // another process claimed of the node's work, each request's field and "t:"..task id; the fence), P.."t:"..id (a task, see
-// task-scripts.ts). Channels: P.."c:"..id (a session's), P.."tc:"..id (a task's), P.."bus" (the server's). Every type ends at its first ":" and the namespace holds none, so no id,
+// task-scripts.ts), P.."r:"..key, P.."records" and P.."rx" (the records: record-scripts.ts), P.."xs" (the sessions that have
+// records: session-records.ts). Channels: P.."c:"..id (a session's), P.."tc:"..id (a task's), P.."bus" (the server's). Every type ends at its first ":" and the namespace holds none, so no id,
 // URI or caller can make one key look like another.
 const PRELUDE = `
 local P = ARGV[1]
@@ -38,6 +40,7 @@ local function expiry(id)
   if at then return tonumber(at) end
   return nil
 end
+${RECORDS_LUA}
 local function ending(id)
   local rec = P .. 's:' .. id
   local caller = redis.call('HGET', rec, 'c')
@@ -46,6 +49,8 @@ local function ending(id)
   for _, uri in ipairs(redis.call('ZRANGE', subs, 0, -1)) do redis.call('SREM', P .. 'u:' .. uri, id) end
   redis.call('DEL', rec, subs, P .. 'e:' .. id, P .. 'cx:' .. id, P .. 'cxo:' .. id)
   redis.call('ZREM', SESSIONS, id)
+  -- Its store, when it has one: a session never written to costs this one lookup.
+  if redis.call('ZSCORE', XS, id) then forget(id, ${SESSION_END_MOST}) end
   redis.call('PUBLISH', P .. 'c:' .. id, '{"type":"ended"}')
 end
 local function live(id, t)
@@ -124,7 +129,7 @@ return 1
 /**
  * ARGV: P, node, leaseMs, claim requests (1/0), keepMs, claim tasks (1/0). Renews this node's lease (and keeps its
  * running requests and tasks that long after it stopped, for a process to claim), ends expired sessions (telling their
- * followers), and takes what every node whose lease lapsed left running: its requests, and its tasks that are still
+ * followers), deletes the records of ended sessions (session-records.ts), and takes what every node whose lease lapsed left running: its requests, and its tasks that are still
  * live and not terminal, each marked in P.."lost:"..node (its writes are fenced from then on). Atomically, so each
  * goes to one caller. Answers { requests, task ids }.
  */
@@ -136,6 +141,12 @@ redis.call('PEXPIRE', P .. 'run:' .. node, ARGV[5])
 redis.call('PEXPIRE', P .. 'rt:' .. node, ARGV[5])
 redis.call('PEXPIRE', P .. 'nodes', ARGV[5])
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', SESSIONS, '-inf', ms(t), 'LIMIT', 0, 100)) do ending(id) end
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', XS, '-inf', ms(t), 'LIMIT', 0, ${SWEEP_SESSIONS})) do
+  local at = expiry(id)
+  if at and at > t then redis.call('ZADD', XS, at, id)
+  elseif at then ending(id)
+  else forget(id, ${SWEEP_MOST}) end
+end
 local claimed, tasks = {}, {}
 if ARGV[4] == '1' or ARGV[6] == '1' then
   for _, other in ipairs(redis.call('SMEMBERS', P .. 'nodes')) do

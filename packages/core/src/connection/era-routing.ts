@@ -218,6 +218,7 @@ export class EraRouter {
     if (this.#sessionId === undefined) {
       this.#sessionId = crypto.randomUUID();
       this.#ownSession = true;
+      this.#core.storeHub.openOwnSession(this.#sessionId);
     }
     const caller = this.#sessionContext(session, featuresOf(session.protocolVersion), id, key, params, options);
     this.#caller = caller.callerOnly();

@@ -1,4 +1,4 @@
-import { type Engine, type RecordStore, storeScopePrefix } from "../engine/engine.js";
+import { type Engine, type RecordStore, type RecordWriteOptions, storeScopePrefix } from "../engine/engine.js";
 import { andThen, attempt, type MaybePromise } from "../wire/maybe.js";
 import type { LogEntry } from "./logger.js";
 
@@ -36,6 +36,8 @@ export class StoreHub {
 
   // Per key, the last update of this process in flight (settled, never rejecting): the next one waits for it.
   readonly #turns = new Map<string, Promise<void>>();
+  // The open sessions of connections' own (stdio, the test client): this process alone keeps them, and clears them.
+  readonly #own = new Set<string>();
 
   constructor(engine: () => Engine, start: () => MaybePromise<void>, log: (entry: LogEntry) => void) {
     this.#engine = engine;
@@ -107,8 +109,22 @@ export class StoreHub {
     }
   }
 
+  /** A connection made `id` its own session: its store is this process's to clear (`clearSession`), not the engine's. */
+  openOwnSession(id: string): void {
+    this.#own.add(id);
+  }
+
+  /**
+   * How a write to session `id`'s store goes: a session of the engine's is named to it (kept only while it lives,
+   * cleared by it as it ends); one of a connection's own, cleared by its connection, needs nothing more.
+   */
+  sessionWrite(id: string, options: { readonly ttlMs?: number; readonly ifVersion?: number }): RecordWriteOptions {
+    return this.#own.has(id) ? options : { ...options, session: id };
+  }
+
   /** Delete a session's records (it ended), when the engine keeps records; failures are logged. */
   clearSession(id: string): void {
+    this.#own.delete(id);
     if (!keepsRecords(this.#engine())) return;
     const failed = (error: unknown) =>
       this.#log({

@@ -73,7 +73,7 @@ export function contextStore(
             : "ctx.store.session has no session here: use ctx.store.user or ctx.store",
         );
       }
-      own ??= new ScopedStore(hub, storeScopePrefix("x", session));
+      own ??= new ScopedStore(hub, storeScopePrefix("x", session), session);
       return own;
     },
   };

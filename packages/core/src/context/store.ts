@@ -1,4 +1,11 @@
-import { checkText, EngineUnavailable, RECORD_BOUNDS, type RecordStore, STORE_KEY_CHARS } from "../engine/engine.js";
+import {
+  checkText,
+  EngineUnavailable,
+  RECORD_BOUNDS,
+  type RecordStore,
+  type RecordWriteOptions,
+  STORE_KEY_CHARS,
+} from "../engine/engine.js";
 import { compileSchema } from "../schema/adapters.js";
 import type { AnySchema, Infer } from "../schema/schema-adapter.js";
 import type { MaybePromise } from "../wire/maybe.js";
@@ -108,14 +115,19 @@ function keyOfCursor(cursor: string): string {
   return key;
 }
 
-/** A store over one scope: every key the author names lives under `scope` (`d:s:`, `d:u:<subject>:`, …). */
+/**
+ * A store over one scope: every key the author names lives under `scope` (`d:s:`, `d:u:<subject>:`, …); `session`:
+ * the scope is that session's (`d:x:<id>:`), whose writes the hub completes (`sessionWrite`).
+ */
 export class ScopedStore implements Store {
   readonly #hub: StoreHub;
   readonly #scope: string;
+  readonly #session: string | undefined;
 
-  constructor(hub: StoreHub, scope: string) {
+  constructor(hub: StoreHub, scope: string, session?: string) {
     this.#hub = hub;
     this.#scope = scope;
+    this.#session = session;
   }
 
   async get(key: string, schema?: AnySchema): Promise<never> {
@@ -129,7 +141,7 @@ export class ScopedStore implements Store {
     checkKey("key", key);
     const text = encodeValue(value);
     const records = await this.#hub.records();
-    await records.writeRecord(this.#scope + key, text, ttlOf(options));
+    await records.writeRecord(this.#scope + key, text, this.#writing(ttlOf(options)));
     this.#hub.changed(this.#scope, key, value);
   }
 
@@ -174,7 +186,8 @@ export class ScopedStore implements Store {
         continue;
       }
       const text = encodeValue(next);
-      const written = await records.writeRecord(full, text, { ifVersion: found?.version ?? 0, ...ttlOf(options) });
+      const how = this.#writing({ ifVersion: found?.version ?? 0, ...ttlOf(options) });
+      const written = await records.writeRecord(full, text, how);
       if (written !== undefined) {
         this.#hub.changed(this.#scope, key, next);
         return next as never;
@@ -211,6 +224,10 @@ export class ScopedStore implements Store {
 
   watch(watched: StoreWatch, listener: (change: StoreChange) => void): () => void {
     return this.#hub.watch(this.#scope, watched, listener);
+  }
+
+  #writing(options: { readonly ttlMs?: number; readonly ifVersion?: number }): RecordWriteOptions {
+    return this.#session === undefined ? options : this.#hub.sessionWrite(this.#session, options);
   }
 
   // The value a record holds, checked by `schema`: undefined (logged) when it is not JSON or does not fit.

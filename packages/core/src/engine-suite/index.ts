@@ -8,6 +8,7 @@ import type { MakeEngines } from "./helpers.js";
 import { requestLeasesSuite } from "./leases.js";
 import { lifecycleSuite } from "./lifecycle.js";
 import { recordStoreSuite } from "./records.js";
+import { sessionRecordsSuite } from "./session-records.js";
 import { sessionStoreSuite } from "./sessions.js";
 import { taskStoreSuite } from "./tasks.js";
 import { keyValueStoreSuite } from "./values.js";
@@ -19,6 +20,7 @@ export { eventually, Heard, type MadeEngines, type MakeEngines, ROOMY, recordOf,
 export { requestLeasesSuite } from "./leases.js";
 export { lifecycleSuite } from "./lifecycle.js";
 export { recordStoreSuite } from "./records.js";
+export { sessionRecordsSuite } from "./session-records.js";
 export { sessionStoreSuite } from "./sessions.js";
 export { taskStoreSuite } from "./tasks.js";
 export { keyValueStoreSuite } from "./values.js";
@@ -28,7 +30,8 @@ export { keyValueStoreSuite } from "./values.js";
  * `make`, which gives fresh engines of one server (one, or several as several processes would hold); tests that
  * need two processes skip themselves with one. An engine that plays only some roles runs their suites alone
  * (`lifecycleSuite` always; `serverBusSuite`, `taskStoreSuite`, `keyValueStoreSuite`, `recordStoreSuite`; the session roles' suites each need the session roles
- * before them: `sessionStoreSuite`, `eventLogSuite`, `sessionChannelSuite`, `requestLeasesSuite`).
+ * before them: `sessionStoreSuite`, `eventLogSuite`, `sessionChannelSuite`, `requestLeasesSuite`; `sessionRecordsSuite`
+ * needs `SessionStore` and `RecordStore`).
  * @example
  * ```ts source="examples/engine.ts#engineSuite"
  * engineSuite("memory", async () => {
@@ -47,4 +50,5 @@ export function engineSuite(name: string, make: MakeEngines<Engine>): void {
   taskStoreSuite(name, make);
   keyValueStoreSuite(name, make);
   recordStoreSuite(name, make);
+  sessionRecordsSuite(name, make);
 }

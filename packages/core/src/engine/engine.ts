@@ -28,8 +28,10 @@ export {
   type ListedRecord,
   RECORD_BOUNDS,
   type RecordStore,
+  type RecordWriteOptions,
   STORE_KEY_CHARS,
   type StoredRecord,
+  sessionEnded,
   storeScopePrefix,
 } from "./record-store.js";
 export type { RequestLeases, RunningRequest } from "./request-leases.js";

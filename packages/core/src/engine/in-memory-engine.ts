@@ -8,7 +8,14 @@ import { MemorySessionChannel } from "./memory-session-channel.js";
 import { SessionTable } from "./memory-sessions.js";
 import { TaskTable } from "./memory-tasks.js";
 import type { ValueTable } from "./memory-values.js";
-import { type ListedRecord, type StoredRecord, sessionScopeOf } from "./record-store.js";
+import {
+  checkRecord,
+  type ListedRecord,
+  type RecordWriteOptions,
+  type StoredRecord,
+  sessionEnded,
+  sessionScopeOf,
+} from "./record-store.js";
 import type { RunningRequest } from "./request-leases.js";
 import type { ServerSignal } from "./server-bus.js";
 import type { SessionSignal } from "./session-channel.js";
@@ -266,8 +273,14 @@ export class InMemoryEngine implements MemoryEngine {
     return this.#records.readRecord(key);
   }
 
-  writeRecord(key: string, value: string, options?: { ifVersion?: number; ttlMs?: number }): number | undefined {
+  writeRecord(key: string, value: string, options?: RecordWriteOptions): number | undefined {
     this.#open();
+    // A session's record is kept only while it lives (its end clears its scope): checked and written in one step.
+    const session = options?.session;
+    if (session !== undefined) {
+      checkRecord(key, { value, ...options });
+      if (!this.#sessions.has(session)) throw sessionEnded(session);
+    }
     return this.#records.writeRecord(key, value, options);
   }
 

@@ -1,4 +1,11 @@
-import { checkRecord, type ListedRecord, type RecordStore, recordsFull, type StoredRecord } from "./record-store.js";
+import {
+  checkRecord,
+  type ListedRecord,
+  type RecordStore,
+  type RecordWriteOptions,
+  recordsFull,
+  type StoredRecord,
+} from "./record-store.js";
 import { SweepTimer } from "./sweep-timer.js";
 
 /** A record as kept: live through `until` (ms, inclusive, as Redis keeps a key through its last millisecond). */
@@ -60,11 +67,7 @@ export class RecordTable implements RecordStore {
     return kept === undefined ? undefined : { value: kept.value, version: kept.version };
   }
 
-  writeRecord(
-    key: string,
-    value: string,
-    options: { readonly ifVersion?: number; readonly ttlMs?: number } = {},
-  ): number | undefined {
+  writeRecord(key: string, value: string, options: RecordWriteOptions = {}): number | undefined {
     checkRecord(key, { value, ...options });
     const kept = this.#live(key);
     if (options.ifVersion !== undefined && options.ifVersion !== (kept?.version ?? 0)) return undefined;

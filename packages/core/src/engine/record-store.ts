@@ -15,6 +15,17 @@ export interface ListedRecord extends StoredRecord {
 }
 
 /**
+ * How a record is written: at `ifVersion` only (compare-and-set; 0 means absent), lapsing `ttlMs` after the write,
+ * and, with `session`, as part of that handshake-era session's store (its key under `storeScopePrefix("x", session)`):
+ * written only while the engine holds the session live, and deleted by the engine when the session ends.
+ */
+export interface RecordWriteOptions {
+  readonly ifVersion?: number;
+  readonly ttlMs?: number;
+  readonly session?: string;
+}
+
+/**
  * A server's own data, kept by its engine and shared by every process of the server: records under keys the caller
  * chooses (core's `Store` prefixes them by scope), each with a version for compare-and-set, kept until deleted or
  * until their `ttlMs`, listed by prefix in key order. Values are strings the caller encodes (core's `Store` writes
@@ -29,13 +40,11 @@ export interface RecordStore {
    * Write `value` under `key`: the record's new version (1 for a new record, +1 on each write), or undefined when
    * `ifVersion` was given and the live record's version is not that (0: only when there is no live record), and
    * nothing changed — atomic across processes. `ttlMs`: the record lapses that long after this write; without it, it
-   * is kept until deleted (a write without ttlMs removes an earlier expiry).
+   * is kept until deleted (a write without ttlMs removes an earlier expiry). `session`: the record belongs to that
+   * session of the engine's `SessionStore`; when the engine holds no such live session, nothing is written and it
+   * throws (`sessionEnded`), atomically with the check, so a session's end never leaves one of its records behind.
    */
-  writeRecord(
-    key: string,
-    value: string,
-    options?: { readonly ifVersion?: number; readonly ttlMs?: number },
-  ): MaybePromise<number | undefined>;
+  writeRecord(key: string, value: string, options?: RecordWriteOptions): MaybePromise<number | undefined>;
   /** Delete the record (only at `ifVersion`, when given): whether a live one was deleted. */
   deleteRecord(key: string, options?: { readonly ifVersion?: number }): MaybePromise<boolean>;
   /**
@@ -46,7 +55,7 @@ export interface RecordStore {
     prefix: string,
     options: { readonly after?: string; readonly limit: number },
   ): MaybePromise<ListedRecord[]>;
-  /** Delete every record whose key starts with `prefix` (a session's, when it ends): how many. */
+  /** Delete every record whose key starts with `prefix`: how many. */
   clearRecords(prefix: string): MaybePromise<number>;
 }
 
@@ -72,17 +81,13 @@ function checkWhole(name: string, n: unknown, min: number, max: number): void {
 /**
  * Throw for what no `RecordStore` takes, before it does anything: a key (or prefix, or `after`) that is not a
  * well-formed string of at most `keyChars`, a value not one of at most `valueBytes` (UTF-8), a `ttlMs` that is not a
- * whole number above 0, an `ifVersion` not a whole number from 0, a `limit` not one from 1 to `listLimit`
- * (TypeError for the wrong type or a lone surrogate, RangeError for a size or number out of range).
+ * whole number above 0, an `ifVersion` not a whole number from 0, a `limit` not one from 1 to `listLimit`, a
+ * `session` whose store scope the key is not in (TypeError for the wrong type or a lone surrogate, RangeError for a
+ * size or number out of range, or a key outside its session's scope).
  */
 export function checkRecord(
   key: string,
-  given: {
-    readonly value?: string;
-    readonly ttlMs?: number;
-    readonly ifVersion?: number;
-    readonly limit?: number;
-  } = {},
+  given: RecordWriteOptions & { readonly value?: string; readonly limit?: number } = {},
 ): void {
   checkText("key", key);
   if (key.length > RECORD_BOUNDS.keyChars) {
@@ -104,6 +109,18 @@ export function checkRecord(
   }
   if (given.ifVersion !== undefined) checkWhole("ifVersion", given.ifVersion, 0, Number.MAX_SAFE_INTEGER);
   if (Object.hasOwn(given, "limit")) checkWhole("limit", given.limit, 1, RECORD_BOUNDS.listLimit);
+  if (given.session !== undefined) {
+    checkText("session", given.session);
+    const scope = sessionScopeOf(given.session);
+    if (scope === undefined || !key.startsWith(scope)) {
+      throw new RangeError(`a record of session ${given.session} has a key under ${scope ?? "its store scope"}`);
+    }
+  }
+}
+
+/** What a write for a session the engine does not hold live throws (it ended, or never was): nothing was written. */
+export function sessionEnded(id: string): Error {
+  return new Error(`Session ${id} has ended (or never was): its store takes no more records`);
 }
 
 /** What a store holding `max` live records throws on one more: a transport answers 503 with `Retry-After`. */
@@ -125,7 +142,7 @@ export function sessionScopeOf(id: string): string | undefined {
 /**
  * Where core's `Store` keeps a scope's records: `d:s:` for the whole server, `d:u:<subject>:` for one user,
  * `d:x:<session id>:` for one handshake-era session, the id URI-encoded (it then holds no `:`, so no scope's prefix
- * starts another's). An engine that ends sessions clears `storeScopePrefix("x", id)` with the session.
+ * starts another's). An engine that ends sessions deletes the records written with its `session` as it ends one.
  */
 export function storeScopePrefix(kind: "s" | "u" | "x", id?: string): string {
   if (id === undefined) return `d:${kind}:`;
