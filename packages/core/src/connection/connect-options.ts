@@ -35,9 +35,10 @@ export interface ConnectOptions {
    */
   session?: SessionRecord;
   /**
-   * The id of the handshake-era session this connection serves (its `ctx.store.session` is keyed by it); the
-   * transport then tells the connection when the session ends (`sessionEnded()`). Without it (and without `session`),
-   * an initialized connection is a session of its own, whose store is cleared when the connection closes.
+   * The id of the handshake-era session this connection serves, one the engine keeps (its `ctx.store.session` is
+   * keyed by it, written only while the engine holds the session live, and deleted by the engine as it ends it).
+   * Without it (and without `session`), an initialized connection is a session of its own, whose store, when it was
+   * written, is cleared when the connection closes.
    */
   sessionId?: string;
   /**

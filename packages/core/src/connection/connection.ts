@@ -124,7 +124,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     if (this.#closed) return;
     this.#closed = true;
     if (this.#attached) this.#core.detach(this);
-    // A session of the connection's own ends with it, and its store with it.
+    // A session of the connection's own ends with it, and its store with it (when it has one).
     const own = this.#eras.ownSession;
     if (own !== undefined) this.#core.storeHub.clearSession(own);
     // Most connections close with nothing in flight (HTTP makes one per request): no error is made for them.
@@ -140,12 +140,6 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
    */
   endOfInput(): void {
     this.#outbound.endOfInput();
-  }
-
-  /** The session this connection serves ended (the transport says, for a `sessionId` it gave): its store is cleared. */
-  sessionEnded(): void {
-    const id = this.#eras.sessionId;
-    if (id !== undefined) this.#core.storeHub.clearSession(id);
   }
 
   /** End every `subscriptions/listen` stream gracefully, with its result (a transport shutting down calls this). */

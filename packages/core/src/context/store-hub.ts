@@ -36,8 +36,9 @@ export class StoreHub {
 
   // Per key, the last update of this process in flight (settled, never rejecting): the next one waits for it.
   readonly #turns = new Map<string, Promise<void>>();
-  // The open sessions of connections' own (stdio, the test client): this process alone keeps them, and clears them.
-  readonly #own = new Set<string>();
+  // The open sessions of connections' own (stdio, the test client), each with whether its store was written: this
+  // process alone keeps them, and clears one at its end only when written.
+  readonly #own = new Map<string, boolean>();
 
   constructor(engine: () => Engine, start: () => MaybePromise<void>, log: (entry: LogEntry) => void) {
     this.#engine = engine;
@@ -111,21 +112,26 @@ export class StoreHub {
 
   /** A connection made `id` its own session: its store is this process's to clear (`clearSession`), not the engine's. */
   openOwnSession(id: string): void {
-    this.#own.add(id);
+    this.#own.set(id, false);
   }
 
   /**
    * How a write to session `id`'s store goes: a session of the engine's is named to it (kept only while it lives,
-   * cleared by it as it ends); one of a connection's own, cleared by its connection, needs nothing more.
+   * cleared by it as it ends); one of a connection's own is marked written, for its connection to clear as it ends
+   * (marked before the write is sent: an end racing it clears after it). A closed one is no session of the
+   * engine's, which refuses the write.
    */
   sessionWrite(id: string, options: { readonly ttlMs?: number; readonly ifVersion?: number }): RecordWriteOptions {
-    return this.#own.has(id) ? options : { ...options, session: id };
+    if (!this.#own.has(id)) return { ...options, session: id };
+    this.#own.set(id, true);
+    return options;
   }
 
-  /** Delete a session's records (it ended), when the engine keeps records; failures are logged. */
+  /** A connection's own session ended: its records are deleted when it had any (failures are logged). */
   clearSession(id: string): void {
+    const written = this.#own.get(id);
     this.#own.delete(id);
-    if (!keepsRecords(this.#engine())) return;
+    if (written !== true || !keepsRecords(this.#engine())) return;
     const failed = (error: unknown) =>
       this.#log({
         level: "warning",

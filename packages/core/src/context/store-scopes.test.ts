@@ -115,6 +115,33 @@ describe("ctx.store.session", () => {
     expect((await call(second)).text).toBe("2");
   });
 
+  it("costs nothing at the end of a session that never wrote to it, and takes no write once its session ended", async () => {
+    const engine = memory();
+    const cleared: string[] = [];
+    const clear = engine.clearRecords.bind(engine);
+    engine.clearRecords = (prefix: string) => {
+      cleared.push(prefix);
+      return clear(prefix);
+    };
+    const { server, run } = storeServer(engine);
+    const quiet = await open(server, { protocolVersion: "2025-06-18" });
+    const writer = await open(server, { protocolVersion: "2025-06-18" });
+    let kept: ContextStore["session"] | undefined;
+    run(async (store) => {
+      kept = store.session;
+      return store.session.get("k");
+    });
+    await call(quiet);
+    quiet.close();
+    expect(cleared).toEqual([]);
+    await expect(kept?.set("late", 1)).rejects.toThrow(/has ended \(or never was\)/);
+    run(async (store) => store.session.set("k", 1));
+    expect((await call(writer)).error).toBe(false);
+    writer.close();
+    expect(cleared).toHaveLength(1);
+    expect(engine.listRecords("d:", { limit: 10 })).toEqual([]);
+  });
+
   it("is refused in 2026-07-28, which has no session, naming what to use instead", async () => {
     const { server, run } = storeServer();
     const client = await open(server, { protocolVersion: "2026-07-28", auth: who("alice") });

@@ -244,16 +244,14 @@ export class HttpSession implements PostStreamLog {
   }
 
   /**
-   * Drop what this process holds of the session (it ended, or this process lets it go); `closing`: the transport is
-   * closing, so its streams end as if it ended, but the session lives on for other processes, its store with it.
+   * Drop what this process holds of the session: `ended`, its streams end as at the session's end (it ended, or the
+   * transport is closing; the engine ends the session itself, and its store with it), else this process lets it go.
    */
-  close(ended: boolean, closing = false): void {
+  close(ended: boolean): void {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#unfollow) this.#quietly(this.#unfollow);
     if (ended) this.connection.endSubscriptions();
-    // Its store goes with it (every process that held it clears: the same records, cleared once).
-    if (ended && !closing) this.connection.sessionEnded();
     this.connection.close(new Error(ended ? "session ended" : "session released by this process"));
     this.#held.close();
     for (const stream of this.#resumed.values()) stream.close();

@@ -68,14 +68,14 @@ export class LiveSessions {
   }
 
   /**
-   * Let go of a session here; `ended`: it ended everywhere (listen streams get their closing result, and its store
-   * goes unless this process is only `closing`).
+   * Let go of a session here; `ended`: it ended everywhere, or this process is closing (listen streams get their
+   * closing result either way).
    */
-  drop(id: string, ended: boolean, closing = false): void {
+  drop(id: string, ended: boolean): void {
     const session = this.#sessions.get(id);
     if (!session) return;
     this.#sessions.delete(id);
-    session.close(ended, closing);
+    session.close(ended);
     if (this.#sessions.size === 0 && this.#sweeper) {
       clearInterval(this.#sweeper);
       this.#sweeper = undefined;
@@ -119,6 +119,6 @@ export class LiveSessions {
   closeAll(): void {
     this.#closed = true;
     // Ended here, not everywhere: other processes serve on, and the session keeps its store.
-    for (const id of this.ids()) this.drop(id, true, true);
+    for (const id of this.ids()) this.drop(id, true);
   }
 }
