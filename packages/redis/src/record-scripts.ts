@@ -73,10 +73,10 @@ return 0
 
 /**
  * ARGV: P, prefix, from (a ZRANGEBYLEX bound: "[" prefix, "(" a key, or "-"), limit, most (members to look at),
- * bytes (of values to answer: the record that reaches it is the last). { { key, value, version, … }, resume }: the
- * live records from `from` on under `prefix`, at most `limit`, removing the lapsed members met; resume is "" when
- * there are no more or `limit` were found, else the bound to go on from (`most` members looked at, or `bytes`
- * answered, first).
+ * bytes (of values to answer: the record that reaches it is the last). { { key, value, version, … }, resume, size }:
+ * the live records from `from` on under `prefix`, at most `limit`, removing the lapsed members met, and their values'
+ * bytes; resume is "" when there are no more or `limit` were found, else the bound to go on from (`most` members
+ * looked at, or `bytes` answered, first).
  */
 export const LIST_RECORDS = script(`${RECORDS}
 local from, last = ARGV[3], upto(ARGV[2])
@@ -95,16 +95,16 @@ while found < limit and seen < most do
       table.insert(out, f[2])
       found = found + 1
       size = size + #f[1]
-      if size >= bytes and found < limit then return { out, from } end
+      if size >= bytes and found < limit then return { out, from, size } end
     else
       redis.call('ZREM', INDEX, key)
       redis.call('ZREM', LAPSE, key)
     end
   end
-  if #batch < want then return { out, '' } end
+  if #batch < want then return { out, '', size } end
 end
-if found < limit then return { out, from } end
-return { out, '' }
+if found < limit then return { out, from, size } end
+return { out, '', size }
 `);
 
 /**

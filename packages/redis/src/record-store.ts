@@ -2,6 +2,7 @@ import {
   checkRecord,
   EngineUnavailable,
   type ListedRecord,
+  RECORD_BOUNDS,
   type RecordStore,
   type RecordWriteOptions,
   type StoredRecord,
@@ -13,10 +14,10 @@ import { CLEAR_RECORDS, DELETE_RECORD, LIST_RECORDS, WRITE_RECORD } from "./reco
 
 // Keys and scripts: record-scripts.ts. What one script may do is bounded, so no call holds Redis (single-threaded:
 // every other process waits meanwhile) for long whatever the store holds: a list looks at LIST_MOST members (lapsed
-// ones it removes) and answers LIST_BYTES of values at most per round trip, a clear deletes CLEAR_MOST records; each
-// goes on in further round trips until done. A write that finds the store full looks for ROOM_MOST lapsed records.
+// ones it removes) per round trip, going on in further ones until it has `limit` records or RECORD_BOUNDS.listBytes
+// of values; a clear deletes CLEAR_MOST records a round trip. A write that finds the store full looks for ROOM_MOST
+// lapsed records.
 const LIST_MOST = 2000;
-const LIST_BYTES = 4 * 1_048_576;
 const CLEAR_MOST = 500;
 const ROOM_MOST = 1000;
 
@@ -80,18 +81,20 @@ export class RedisRecordStore implements RecordStore {
     // Redis compares the bytes: the range starts at the prefix, or past `after` when that is further on.
     let from = after !== undefined && !before(after, prefix) ? `(${after}` : prefix === "" ? "-" : `[${prefix}`;
     const listed: ListedRecord[] = [];
+    let bytes = 0;
     for (;;) {
-      const [found, resume] = (await this.#redis.run(LIST_RECORDS, [
+      const [found, resume, size] = (await this.#redis.run(LIST_RECORDS, [
         prefix,
         from,
         limit - listed.length,
         LIST_MOST,
-        LIST_BYTES,
-      ])) as [string[], string];
+        RECORD_BOUNDS.listBytes - bytes,
+      ])) as [string[], string, number];
       for (let i = 0; i < found.length; i += 3) {
         listed.push({ key: found[i] as string, value: found[i + 1] as string, version: Number(found[i + 2]) });
       }
-      if (resume === "" || listed.length >= limit) return listed;
+      bytes += size;
+      if (resume === "" || listed.length >= limit || bytes >= RECORD_BOUNDS.listBytes) return listed;
       from = resume;
     }
   }

@@ -39,6 +39,18 @@ describe("core's store on the Redis engine", () => {
     expect(await a.store.get("count")).toBeUndefined();
   });
 
+  it("ends a page after the value that brings it to 4 MiB, with a cursor that goes on from any process", async () => {
+    const [a, b] = await two();
+    const big = "x".repeat(1_048_574);
+    for (let n = 0; n < 9; n++) await a.store.set(`big:${n}`, big);
+    const first = await b.store.list({ prefix: "big:", limit: 1000 });
+    expect(first.items.map((item) => item.key)).toEqual(["big:0", "big:1", "big:2", "big:3"]);
+    const second = await a.store.list({ prefix: "big:", limit: 1000, cursor: first.nextCursor });
+    const third = await b.store.list({ prefix: "big:", limit: 1000, cursor: second.nextCursor });
+    expect([second, third].map((page) => page.items.length)).toEqual([4, 1]);
+    expect(third.nextCursor).toBeUndefined();
+  });
+
   it("loses no update of one key when each of two processes runs 1000 at once", { timeout: 120_000 }, async () => {
     const [a, b] = await two();
     const bump = (server: Server) => server.store.update("count", (old: number | undefined) => (old ?? 0) + 1);

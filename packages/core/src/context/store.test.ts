@@ -151,6 +151,22 @@ describe("server.store", () => {
     expect((await server.store.list({ limit: 1000 })).items).toHaveLength(252);
   });
 
+  it("ends a page after the value that brings it to 4 MiB, with a cursor, whatever the limit", async () => {
+    const { server } = storeServer();
+    // JSON of exactly 1 MiB each: a page holds four.
+    const big = "x".repeat(1_048_574);
+    for (let n = 0; n < 10; n++) await server.store.set(`big:${n}`, big);
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await server.store.list({ prefix: "big:", limit: 1000, ...(cursor ? { cursor } : {}) });
+      pages.push(page.items.map((item) => item.key));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    expect(pages.map((keys) => keys.length)).toEqual([4, 4, 2]);
+    expect(pages.flat()).toEqual(Array.from({ length: 10 }, (_, n) => `big:${n}`));
+  });
+
   it("reads a value that no longer fits its schema as absent, and logs it: get, list and update", async () => {
     const { server, logged } = storeServer();
     const Note = z.object({ text: z.string(), stars: z.number().default(0) });

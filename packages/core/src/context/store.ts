@@ -6,6 +6,7 @@ import {
   type RecordWriteOptions,
   STORE_KEY_CHARS,
 } from "../engine/engine.js";
+import { utf8Length } from "../engine/session-bounds.js";
 import { compileSchema } from "../schema/adapters.js";
 import type { AnySchema, Infer } from "../schema/schema-adapter.js";
 import type { MaybePromise } from "../wire/maybe.js";
@@ -22,7 +23,10 @@ export interface StorePage<T> {
   readonly nextCursor?: string;
 }
 
-/** What `list` takes: the keys under `prefix`, from `cursor` (a page's `nextCursor`), at most `limit` (default 100). */
+/**
+ * What `list` takes: the keys under `prefix`, from `cursor` (a page's `nextCursor`), at most `limit` (default 100);
+ * a page also ends after the value that brings its values to 4 MiB (`RECORD_BOUNDS.listBytes`), with a `nextCursor`.
+ */
 export interface StoreListOptions {
   readonly prefix?: string;
   readonly cursor?: string;
@@ -218,7 +222,11 @@ export class ScopedStore implements Store {
       if (value !== undefined) items.push({ key, value: value as never });
     }
     const last = page.at(-1);
-    const more = listed.length > limit || (listed.length === RECORD_BOUNDS.listLimit && limit === asked);
+    // A page the engine cut at RECORD_BOUNDS.listBytes of values goes on after its last item.
+    const more =
+      listed.length > limit ||
+      (listed.length === RECORD_BOUNDS.listLimit && limit === asked) ||
+      valueBytes(listed) >= RECORD_BOUNDS.listBytes;
     return more && last !== undefined ? { items, nextCursor: cursorOf(last.key.slice(this.#scope.length)) } : { items };
   }
 
@@ -251,6 +259,12 @@ export class ScopedStore implements Store {
 function backOff(tries: number): Promise<void> {
   const ms = Math.random() * Math.min(2 ** tries, 64);
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function valueBytes(records: readonly { readonly value: string }[]): number {
+  let bytes = 0;
+  for (const record of records) bytes += utf8Length(record.value);
+  return bytes;
 }
 
 function ttlOf(options: { readonly ttlMs?: number } | undefined): { ttlMs?: number } {

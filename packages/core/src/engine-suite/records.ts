@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EngineLifecycle, RecordStore } from "../engine/engine.js";
+import { type EngineLifecycle, RECORD_BOUNDS, type RecordStore } from "../engine/engine.js";
 import { DEADLINE_MS, eventually, type MakeEngines, ODD, openerOf, TEST_TIMEOUT_MS } from "./helpers.js";
 import { recordBoundsCases } from "./records-bounds.js";
 
@@ -116,6 +116,31 @@ export function recordStoreSuite(name: string, make: MakeEngines<Records>): void
       expect(await last.listRecords("p:", { after: "q", limit: 10 })).toEqual([]);
       expect(await last.listRecords("nothing:", { limit: 10 })).toEqual([]);
       expect((await last.listRecords("", { limit: 1000 })).length).toBe(inside.length + outside.length);
+    });
+
+    it("ends a list after the value that brings its values to listBytes, whatever the limit", async () => {
+      const engines = await open();
+      const [first] = engines as [Records];
+      const last = engines.at(-1) as Records;
+      const mib = RECORD_BOUNDS.valueBytes;
+      // 1 MiB values (one of them two-byte characters, one a byte short), and a small one.
+      const sizes: [string, string][] = [
+        ["b:1", "x".repeat(mib)],
+        ["b:2", "é".repeat(mib / 2)],
+        ["b:3", "x".repeat(mib - 1)],
+        ["b:4", "x".repeat(mib)],
+        ["b:5", "x".repeat(mib)],
+        ["b:6", "small"],
+        ["b:7", "x".repeat(mib)],
+      ];
+      for (const [key, value] of sizes) await first.writeRecord(key, value);
+      const keys = async (after?: string) =>
+        (await last.listRecords("b:", { limit: 1000, ...(after ? { after } : {}) })).map((r) => r.key);
+      // Four of them are a byte under 4 MiB (UTF-8, not UTF-16 units): the fifth brings it past, and is the last.
+      expect(await keys()).toEqual(["b:1", "b:2", "b:3", "b:4", "b:5"]);
+      expect(await keys("b:5")).toEqual(["b:6", "b:7"]);
+      expect((await last.listRecords("b:", { limit: 2 })).map((r) => r.key)).toEqual(["b:1", "b:2"]);
+      expect(RECORD_BOUNDS.listBytes).toBe(4 * mib);
     });
 
     it("clears every record under a prefix, and nothing else: how many live ones it deleted", async () => {

@@ -1,11 +1,13 @@
 import {
   checkRecord,
   type ListedRecord,
+  RECORD_BOUNDS,
   type RecordStore,
   type RecordWriteOptions,
   recordsFull,
   type StoredRecord,
 } from "./record-store.js";
+import { utf8Length } from "./session-bounds.js";
 import { SweepTimer } from "./sweep-timer.js";
 
 /** A record as kept: live through `until` (ms, inclusive, as Redis keeps a key through its last millisecond). */
@@ -102,13 +104,15 @@ export class RecordTable implements RecordStore {
     let at =
       after !== undefined && compareKeys(after, prefix) >= 0 ? this.#position(after, true) : this.#position(prefix);
     const listed: ListedRecord[] = [];
-    while (listed.length < options.limit && at < this.#keys.length) {
+    let bytes = 0;
+    while (listed.length < options.limit && at < this.#keys.length && bytes < RECORD_BOUNDS.listBytes) {
       const key = this.#keys[at] as string;
       if (!key.startsWith(prefix)) break;
       const kept = this.#live(key);
       // A lapsed record met here was dropped (its key with it): the next is now at the same place.
       if (kept === undefined) continue;
       listed.push({ key, value: kept.value, version: kept.version });
+      bytes += utf8Length(kept.value);
       at++;
     }
     return listed;

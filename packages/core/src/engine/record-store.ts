@@ -49,7 +49,9 @@ export interface RecordStore {
   deleteRecord(key: string, options?: { readonly ifVersion?: number }): MaybePromise<boolean>;
   /**
    * Live records whose key starts with `prefix`, in key order (Unicode code point order = UTF-8 byte order, what Redis
-   * ZRANGEBYLEX gives), strictly after `after` when given, at most `limit` (1..RECORD_BOUNDS.listLimit).
+   * ZRANGEBYLEX gives), strictly after `after` when given, at most `limit` (1..RECORD_BOUNDS.listLimit), and none past
+   * the one whose value brings their values' total to `RECORD_BOUNDS.listBytes` (UTF-8) or beyond: one list never
+   * answers more than that and one value, and a caller that got that much goes on after the last.
    */
   listRecords(
     prefix: string,
@@ -67,6 +69,8 @@ export const RECORD_BOUNDS = {
   valueBytes: 1_048_576,
   /** The most records one list gives (`limit` above it: RangeError). */
   listLimit: 1000,
+  /** A list stops after the record whose value brings its values' total to this many UTF-8 bytes (4 MiB) or past. */
+  listBytes: 4_194_304,
   /** Live records a store keeps (one more: `EngineUnavailable`). */
   maxRecords: 1_000_000,
 } as const;
