@@ -130,7 +130,12 @@ export class Notes extends McpServer {
     return { matches };
   }
 
-  @resource("notes://all", { description: "Every note's id and title, one per line.", mimeType: "text/plain" })
+  // Fed by the store: a change to its key tells the resource's subscribers, on every process sharing the engine.
+  @resource("notes://all", {
+    description: "Every note's id and title, one per line.",
+    mimeType: "text/plain",
+    storeKey: META,
+  })
   async all(ctx: RequestContext) {
     return (await allNotes(await this.#store(ctx))).map(([id, note]) => `${id}: ${note.title}`).join("\n");
   }
@@ -143,7 +148,12 @@ export class Notes extends McpServer {
     return tagsJson(await this.#store(ctx));
   }
 
-  @resource("notes://{id}", { description: "One note.", mimeType: "application/json", list: "listNotes" })
+  @resource("notes://{id}", {
+    description: "One note.",
+    mimeType: "application/json",
+    list: "listNotes",
+    storeKey: { prefix: NOTE, uri: (key) => `notes://${idOf(key)}` },
+  })
   async note({ id }: { id: string }, ctx: RequestContext) {
     const store = await this.#store(ctx);
     return NOTE_ID.test(id) ? store.get(noteKey(id), NoteSchema) : undefined;

@@ -41,4 +41,11 @@ export function board(server: Server): void {
     handler: async () => JSON.stringify((await server.store.get("board")) ?? {}),
   });
   //#endregion storeKey
+  //#region templateStoreKey
+  server.resource({
+    uriTemplate: "notes://{id}",
+    storeKey: { prefix: "note:", uri: (key) => `notes://${key.slice("note:".length)}` },
+    handler: async ({ id }) => JSON.stringify((await server.store.get(`note:${id}`)) ?? null),
+  });
+  //#endregion templateStoreKey
 }

@@ -55,6 +55,7 @@ export {
   type ResourceTemplateDefinition,
   type StaticResourceDefinition,
   type TemplateArgs,
+  type TemplateStoreKey,
   type ToolDefinition,
 } from "./registry/definitions.js";
 export type { Guard } from "./registry/guards.js";

@@ -107,6 +107,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "StoreValue",
       "StoreWatch",
       "TemplateArgs",
+      "TemplateStoreKey",
       "TextContent",
       "TextResourceContents",
       "Tool",

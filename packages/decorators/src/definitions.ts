@@ -10,6 +10,7 @@ import {
   type ResourceTemplateDefinition,
   type Server,
   type StaticResourceDefinition,
+  type TemplateStoreKey,
   type ToolDefinition,
 } from "@toolsmith/core";
 import { isUriTemplate } from "@toolsmith/core/internal";
@@ -74,7 +75,7 @@ export function register(
       return;
     }
     case "resource": {
-      const { input, list, complete, listCache, ...rest } = withUse(registration.options, methodUse);
+      const { input, list, complete, listCache, storeKey, ...rest } = withUse(registration.options, methodUse);
       if (!isUriTemplate(registration.uri)) {
         if (input !== undefined || list !== undefined || complete !== undefined || listCache !== undefined) {
           throw new DefinitionError(
@@ -88,6 +89,8 @@ export function register(
           guard,
           handler: (ctx: RequestContext) => invoke(key, [ctx]),
         };
+        // Core refuses a storeKey that is not a key (a template's { prefix, uri } here), saying so.
+        if (storeKey !== undefined) definition.storeKey = storeKey as string;
         server.resource(definition);
         return;
       }
@@ -102,6 +105,8 @@ export function register(
       };
       if (list !== undefined) definition.list = (ctx) => invoke(list, [ctx]) as never;
       if (listCache !== undefined) definition.listCache = listCache;
+      // Core refuses a storeKey that is not { prefix, uri } (a fixed URI's one key here), saying so.
+      if (storeKey !== undefined) definition.storeKey = storeKey as TemplateStoreKey;
       server.resource(definition);
       return;
     }

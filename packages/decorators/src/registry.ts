@@ -6,6 +6,7 @@ import type {
   PromptDefinition,
   ResourceTemplateDefinition,
   StaticResourceDefinition,
+  TemplateStoreKey,
   ToolDefinition,
 } from "@toolsmith/core";
 import { legacySlot, type MetadataBag, ownLegacySlot, ownTc39Slot, tc39Slot } from "./dialect.js";
@@ -36,8 +37,13 @@ export type ResourceOptions<
   L extends string = string,
   C extends CompleteOption = CompleteOption,
   G extends string = string,
-> = Omit<StaticResourceDefinition, "handler" | "uri" | "guard"> &
+> = Omit<StaticResourceDefinition, "handler" | "uri" | "guard" | "storeKey"> &
   Pick<ResourceTemplateDefinition<I>, "input" | "listCache"> & {
+    /**
+     * The store key a fixed URI shows (a string), or, for a template, the keys it shows and the URI each feeds
+     * (`{ prefix, uri }`): a change to one through the store tells its URI's subscribers, on every process, once.
+     */
+    storeKey?: string | TemplateStoreKey;
     /** Templates only: the name of a method of the class that returns the template's concrete resources. */
     list?: L;
     /** Templates only: a completer per variable, a function or the name of a method of the class. */

@@ -112,6 +112,36 @@ describe(`decorators (${DIALECT})`, () => {
     });
   });
 
+  it("a resource names the store key it shows, a template the keys and the URI each feeds: a change tells it once", async () => {
+    class Board extends McpServer {
+      @resource("board://today", { description: "Today's board", storeKey: "board" })
+      board() {
+        return "the board";
+      }
+
+      @resource("cards://{id}", {
+        description: "One card",
+        storeKey: { prefix: "card:", uri: (key) => (key === "card:draft" ? undefined : `cards://${key.slice(5)}`) },
+      })
+      card({ id }: { id: string }) {
+        return `card ${id}`;
+      }
+    }
+    const server = new Board().toServer();
+    const client = await createTestClient(server, { protocolVersion: "2026-07-28" });
+    const stream = await client.listen({ resourceSubscriptions: ["board://today", "cards://7", "cards://draft"] });
+    await server.store.set("card:draft", 0);
+    await server.store.set("board", { pinned: 1 });
+    await server.store.update("card:7", () => ({ title: "seven" }));
+    await server.store.set("cards", "not under card:");
+    await server.store.delete("card:7");
+    const uris = [];
+    for (let n = 0; n < 3; n++) uris.push((await stream.next()).params?.uri);
+    expect(uris).toEqual(["board://today", "cards://7", "cards://7"]);
+    await stream.close();
+    expect(stream.notifications).toHaveLength(3);
+  });
+
   describe("mistakes fail at class definition with what to change", () => {
     it("a duplicate tool name in one class", () => {
       expect(() => {
@@ -156,6 +186,29 @@ describe(`decorators (${DIALECT})`, () => {
         }
         return Mismatch;
       }).toThrow(/\{id\} has no field in the input schema; field "key" is not a template variable/);
+    });
+
+    it("a storeKey of the wrong shape: a template's is { prefix, uri }, a fixed URI's a key", () => {
+      expect(() => {
+        class Wrong extends McpServer {
+          @resource("cards://{id}", { storeKey: "card:" })
+          card({ id }: { id: string }) {
+            return id;
+          }
+        }
+        return Wrong;
+      }).toThrow(
+        /@resource on (Wrong\.)?card: Resource template "cards:\/\/\{id\}" storeKey must be \{ prefix, uri \}/,
+      );
+      expect(() => {
+        class Wrong extends McpServer {
+          @resource("cards://all", { storeKey: { prefix: "card:", uri: (key) => key } })
+          cards() {
+            return "all";
+          }
+        }
+        return Wrong;
+      }).toThrow(/@resource on (Wrong\.)?cards: Resource "cards:\/\/all" storeKey must be a key of the server's store/);
     });
 
     it("a list method that does not exist, when the server is built", () => {

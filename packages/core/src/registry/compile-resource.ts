@@ -43,7 +43,7 @@ export function compileStaticResource(definition: StaticResourceDefinition): Com
   const { storeKey } = definition;
   if (storeKey !== undefined && (typeof storeKey !== "string" || storeKey.length > STORE_KEY_CHARS)) {
     throw new DefinitionError(
-      `Resource "${uri}" storeKey must be a key of the server's store: a string of at most ${STORE_KEY_CHARS} characters`,
+      `Resource "${uri}" storeKey must be a key of the server's store: a string of at most ${STORE_KEY_CHARS} characters (a template maps keys to URIs with { prefix, uri })`,
     );
   }
   const scopes = checkHandler(
@@ -74,6 +74,7 @@ export function compileTemplate(definition: ResourceTemplateDefinition<InputSche
   );
   const cache = takeCacheHint(definition.cache, `Resource template "${uriTemplate}" cache`);
   const listCache = takeCacheHint(definition.listCache, `Resource template "${uriTemplate}" listCache`);
+  checkTemplateStoreKey(uriTemplate, (definition as { storeKey?: unknown }).storeKey);
   const template = parseUriTemplate(uriTemplate);
   if (template.variables.length === 0) {
     throw new DefinitionError(`Resource template "${uriTemplate}" has no {variable}; register it with uri instead`);
@@ -105,6 +106,17 @@ export function compileTemplate(definition: ResourceTemplateDefinition<InputSche
     listCache,
     scopes,
   };
+}
+
+// A template's storeKey: { prefix, uri }, the prefix a key of the server's store, uri a function.
+function checkTemplateStoreKey(uriTemplate: string, storeKey: unknown): void {
+  if (storeKey === undefined) return;
+  const { prefix, uri } = (isPlainObject(storeKey) ? storeKey : {}) as { prefix?: unknown; uri?: unknown };
+  if (typeof prefix !== "string" || prefix.length > STORE_KEY_CHARS || typeof uri !== "function") {
+    throw new DefinitionError(
+      `Resource template "${uriTemplate}" storeKey must be { prefix, uri }: the prefix of the store keys it shows (a string of at most ${STORE_KEY_CHARS} characters) and a function from a changed key to the URI it feeds`,
+    );
+  }
 }
 
 // A template's input schema must have exactly the template's variables as its fields.

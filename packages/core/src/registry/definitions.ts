@@ -133,6 +133,29 @@ export interface ResourceTemplateDefinition<I extends InputSchema | undefined = 
    * it is computed per request). With several such templates the shortest `ttlMs` and narrowest scope win.
    */
   listCache?: CacheHint;
+  /**
+   * The keys of the server's store (`server.store`, `ctx.store`) this template's resources show: every key under
+   * `prefix`, and the URI of the resource each one feeds (`uri(key)`, with the whole key; undefined: none). Each
+   * change to such a key through the store tells that URI's subscribers (`notifications/resources/updated`), on
+   * every process, once.
+   * @example
+   * ```ts source="examples/store.ts#templateStoreKey"
+   * server.resource({
+   *   uriTemplate: "notes://{id}",
+   *   storeKey: { prefix: "note:", uri: (key) => `notes://${key.slice("note:".length)}` },
+   *   handler: async ({ id }) => JSON.stringify((await server.store.get(`note:${id}`)) ?? null),
+   * });
+   * ```
+   */
+  storeKey?: TemplateStoreKey;
+}
+
+/** Which store keys a resource template shows, and the URI each feeds (`ResourceTemplateDefinition.storeKey`). */
+export interface TemplateStoreKey {
+  /** Every key under it (of the whole server's store). */
+  readonly prefix: string;
+  /** The URI of the resource a changed key feeds; undefined when it feeds none. */
+  readonly uri: (key: string) => string | undefined;
 }
 
 /** What a template handler receives: the validated input, or the raw variables. */

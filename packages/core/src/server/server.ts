@@ -35,6 +35,7 @@ import { ListChanges } from "./list-changes.js";
 import { type ServerOptions, settingsOf } from "./options.js";
 import { page } from "./pages.js";
 import { type Servable, type Server, toServer } from "./servable.js";
+import { watchStoreKeys } from "./store-keys.js";
 import { TaskRunner } from "./task-runner.js";
 
 /** The server `createServer` makes: what transports and connections are given as `Server` and `ServerCore`. */
@@ -173,9 +174,7 @@ export class ServerImpl implements Server, ServerCore {
     definition: StaticResourceDefinition | ResourceTemplateDefinition<InputSchema | undefined>,
   ): Registered<never> {
     const registered = this.router.addResource(definition as StaticResourceDefinition);
-    const { storeKey, uri } = definition as StaticResourceDefinition;
-    // Told on the process that made the change; resourceUpdated carries it to the others (once).
-    if (storeKey !== undefined) this.store.watch(storeKey, () => this.resourceUpdated(uri));
+    watchStoreKeys(this.store, definition, (uri) => this.resourceUpdated(uri));
     return registered as never;
   }
 
