@@ -48,6 +48,22 @@ export function requestIds(body: Buffer): string[] {
   });
 }
 
+/**
+ * Whether a body is only answers: JSON-RPC responses (the client's answers to the server's questions), one or a
+ * batch, and nothing else. Such a POST asks nothing of the process it reaches but to pass the answers on to the one
+ * that asked, and the server drops an answer to nothing pending: it is safe to send to another process.
+ */
+export function onlyAnswers(body: Buffer): boolean {
+  const all = messages(body.toString("utf8"));
+  return (
+    all.length > 0 &&
+    all.every(({ message }) => {
+      if (typeof message !== "object" || message === null || "method" in message) return false;
+      return "id" in message && ("result" in message || "error" in message);
+    })
+  );
+}
+
 const STOPPED =
   "The server process serving this request stopped before it answered (the proxy saw its connection end); it may have acted on it";
 

@@ -1,5 +1,5 @@
 import { type Agent, type IncomingMessage, request, type ServerResponse } from "node:http";
-import { AnswerWatch, requestIds } from "./answer-watch.js";
+import { AnswerWatch, onlyAnswers, requestIds } from "./answer-watch.js";
 
 /** What `forward` needs of the proxy. */
 export interface Route {
@@ -142,7 +142,15 @@ export function forward(req: IncomingMessage, res: ServerResponse, first: number
         route.refused(index, error.code ?? error.message);
         const next = overflow ? undefined : route.pick(tried);
         if (next !== undefined) return attempt(next);
-      } else route.cut(index);
+      } else {
+        route.cut(index);
+        // Only the client's answers: the process that died may have lost them before passing them on to the one
+        // that asked, and the client does not send them again (the question would wait out the client's time-out).
+        // Another process passes them on; one that got through already is dropped there as an answer to nothing.
+        const answers = ended && !overflow && onlyAnswers(Buffer.concat(chunks));
+        const next = answers ? route.pick(tried) : undefined;
+        if (next !== undefined) return attempt(next);
+      }
       if (!res.headersSent) unreachable(reached, hung);
       else finish(() => res.destroy());
     });

@@ -124,6 +124,34 @@ describe("the round-robin proxy", () => {
     expect([a.seen.length, b.seen.length]).toEqual([1, 0]);
   });
 
+  it("gives the next backend a POST of only answers that a backend died holding, and nothing else", async () => {
+    const [a, b] = [await backend("a"), await backend("b")];
+    const proxy = await proxyFor([a, b]);
+    a.dieOnRequest = true;
+    const answer = JSON.stringify({ jsonrpc: "2.0", id: "node-1-4", result: { action: "accept" } });
+    const answers = JSON.stringify([JSON.parse(answer), { jsonrpc: "2.0", id: 7, error: { code: -1, message: "no" } }]);
+    for (const body of [answer, answers]) {
+      a.dieOnRequest = true;
+      while (proxy.peek() !== 0) await post(proxy.url, "steer");
+      const from = [a.seen.length, b.seen.length];
+      expect(await post(proxy.url, body)).toMatchObject({ status: 200, text: `b:${body}`, backend: "b" });
+      expect([a.seen.length - (from[0] ?? 0), b.seen.length - (from[1] ?? 0)]).toEqual([1, 1]);
+      expect(proxy.routed.at(-1)).toMatchObject({ backend: 1, refused: [] });
+      a.dieOnRequest = false;
+      await until(() => proxy.health()[0]?.up, "backend a back in rotation");
+    }
+    // A request, or a notification, may have been acted on: never sent twice.
+    a.dieOnRequest = true;
+    const request = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "pay" } };
+    for (const body of [
+      JSON.stringify([JSON.parse(answer), request]),
+      '{"jsonrpc":"2.0","method":"notifications/cancelled"}',
+    ]) {
+      while (proxy.peek() !== 0) await post(proxy.url, "steer");
+      expect(await post(proxy.url, body)).toMatchObject({ status: 502, text: "backend unreachable\n" });
+    }
+  });
+
   it("answers 503 with Retry-After when no backend is there (the request reached none)", async () => {
     const gone = await backend("gone");
     await gone.stop();

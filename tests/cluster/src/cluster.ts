@@ -1,11 +1,13 @@
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import type { Client } from "@modelcontextprotocol/client";
 import { type RoundRobinOptions, type RoundRobinProxy, startProxy } from "@toolsmith/example-cluster-proxy";
 import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
 import { end, exited } from "../../../scripts/child-processes.js";
 import { spawnHttp } from "../../../scripts/spawn-http.js";
 import { until } from "../../../scripts/wait.js";
+import type { Mode } from "./peer.js";
 
 /** An example's built entry point, from the repository root (build first: `npx -y pnpm@12.4.2 run build`). */
 export const example = (name: string) =>
@@ -99,4 +101,25 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       await redis.stop();
     },
   };
+}
+
+/**
+ * Sends what every process answers in `mode` (a ping; 2026-07-28 has none, so one page of `tools/list`), one POST
+ * at a time, until the proxy's next request goes to process `backend`. One POST a step, never `listTools()`: the
+ * official client's `listTools()` fetches every page, and steps of k POSTs each never reach `backend` when k and the
+ * processes in rotation share a factor (the travel desk's tools fill two pages: with one process of three killed,
+ * the proxy went 2, 0, 2, 0 and steering to 0 never ended).
+ */
+export async function steerTo(cluster: Cluster, client: Client, mode: Mode, backend: number): Promise<void> {
+  // Each POST moves the rotation on by one; a few turns more leave room for the client's own requests (a resumed
+  // stream), so only a backend out of rotation gets this far.
+  const most = 4 * cluster.backends.length;
+  for (let sent = 0; cluster.proxy.peek() !== backend; sent++) {
+    if (sent === most) {
+      const health = JSON.stringify(cluster.proxy.health());
+      throw new Error(`process ${backend} not reached in ${most} requests through the proxy; its health: ${health}`);
+    }
+    if (mode === "legacy") await client.ping();
+    else await client.request({ method: "tools/list" });
+  }
 }

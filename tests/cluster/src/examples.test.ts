@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Cluster, example, startCluster } from "./cluster.js";
+import { type Cluster, example, startCluster, steerTo } from "./cluster.js";
 import { connectPeer, type Mode, type Peer } from "./peer.js";
 
 // Build first (npx -y pnpm@12.4.2 run build): every example's --http mode, as the root README runs it (REDIS_URL and
@@ -31,11 +31,7 @@ afterEach(async () => {
 /** Each of the cluster's two processes serves `call` once, wherever the client's session began. */
 async function callOnEach(on: Cluster, client: Peer["client"], call: (typeof CALLS)[string], mode: Mode) {
   for (const backend of [0, 1]) {
-    // Steer with a request every era has on every process (2026-07-28 has no ping).
-    while (on.proxy.peek() !== backend) {
-      if (mode === "legacy") await client.ping();
-      else await client.listTools(undefined, { cacheMode: "bypass" });
-    }
+    await steerTo(on, client, mode, backend);
     const from = on.proxy.routed.length;
     const result = await client.callTool(call);
     expect(result.isError ?? false, `${call.name} on process ${backend}`).toBe(false);

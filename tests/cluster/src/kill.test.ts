@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until, within } from "../../../scripts/wait.js";
-import { type Cluster, example, startCluster } from "./cluster.js";
+import { type Cluster, example, startCluster, steerTo } from "./cluster.js";
 import { connectPeer, type Peer } from "./peer.js";
 
 // Build first (npx -y pnpm@12.4.2 run build): three processes of the built travel desk on one Redis behind the
@@ -26,11 +26,6 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-/** Lists tools (2026-07-28 has no ping) until the proxy's next request goes to process `backend`. */
-async function steerTo(backend: number): Promise<void> {
-  while (cluster.proxy.peek() !== backend) await modern.client.listTools(undefined, { cacheMode: "bypass" });
-}
-
 const search = (includeCharters: boolean, onprogress?: () => void) =>
   modern.client.callTool(
     { name: "search_flights", arguments: { from: "LHR", to: "JFK", date: DATE, includeCharters } },
@@ -39,7 +34,7 @@ const search = (includeCharters: boolean, onprogress?: () => void) =>
 
 describe("kill -9 of a process behind the proxy", () => {
   it("answers the 2026-07-28 call it cut with an error, sends nothing more there, and takes it back once restarted", async () => {
-    await steerTo(0);
+    await steerTo(cluster, modern.client, { pin: "2026-07-28" }, 0);
     let progressed = 0;
     // The charter airline answers in 30 s: the call is still running on process 0 when it is killed.
     const running = search(true, () => progressed++).then(
@@ -72,11 +67,11 @@ describe("kill -9 of a process behind the proxy", () => {
 
     // Back on a new port: in rotation once a probe there succeeded, and serving both eras.
     await cluster.restart(0);
-    await steerTo(0);
+    await steerTo(cluster, modern.client, { pin: "2026-07-28" }, 0);
     const from = cluster.proxy.routed.length;
     expect((await search(false)).isError).toBeFalsy();
     expect(cluster.proxy.routed[from]).toMatchObject({ backend: 0, mcpName: "search_flights" });
-    while (cluster.proxy.peek() !== 0) await legacy.client.ping();
+    await steerTo(cluster, legacy.client, "legacy", 0);
     await legacy.client.ping();
     expect(cluster.proxy.routed.at(-1)?.backend).toBe(0);
   });

@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../../../scripts/wait.js";
-import { type Cluster, example, startCluster } from "./cluster.js";
+import { type Cluster, example, startCluster, steerTo } from "./cluster.js";
 import { connectPeer, heardSince, type Peer } from "./peer.js";
 
 // Build first (npx -y pnpm@12.4.2 run build): three processes of the built travel desk on one Redis, behind a
@@ -24,14 +24,12 @@ afterAll(async () => {
 /** The process holding the latest listen stream. */
 const listener = () => cluster.proxy.routed.findLast((routed) => routed.mcpMethod === "subscriptions/listen")?.backend;
 
-/** Lists tools (2026-07-28 has no ping) until the proxy's next request goes to process `backend`. */
-async function steerTo(backend: number): Promise<void> {
-  while (cluster.proxy.peek() !== backend) await peer.client.listTools(undefined, { cacheMode: "bypass" });
-}
+/** Until the proxy's next request goes to process `backend`. */
+const steer = (backend: number) => steerTo(cluster, peer.client, { pin: "2026-07-28" }, backend);
 
-/** Call a tool on process `backend` (steering fetches the tool list, which the client reads before a call). */
+/** Call a tool on process `backend`. */
 async function callOn(backend: number, name: string, args: Record<string, unknown>) {
-  await steerTo(backend);
+  await steer(backend);
   const from = cluster.proxy.routed.length;
   const result = await peer.client.callTool({ name, arguments: args });
   expect(cluster.proxy.routed[from], `where ${name} ran`).toMatchObject({ mcpName: name, backend });
@@ -57,7 +55,7 @@ describe("three processes behind a round-robin proxy, 2026-07-28", () => {
     const id = (booked.structuredContent as { bookingId: string }).bookingId;
     await until(() => listChanges() >= 1, "tools/list_changed on the listen stream");
 
-    await steerTo(second);
+    await steer(second);
     const watch = await client.listen({ resourceSubscriptions: [`bookings://${id}`] });
     expect(watch.honoredFilter).toMatchObject({ resourceSubscriptions: [`bookings://${id}`] });
     expect(listener()).toBe(second);

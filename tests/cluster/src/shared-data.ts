@@ -17,11 +17,6 @@ export interface SharedData {
   readonly writers?: number;
   /** Writes acknowledged before the kill, and again after it (default 12). */
   readonly writesAround?: number;
-  /**
-   * Why the kill test does not run in 2026-07-28 for this example, when it does not: a known failure being looked
-   * into, said here so it is not forgotten.
-   */
-  readonly killIn2026Skipped?: string;
 }
 
 type Result = Awaited<ReturnType<Client["callTool"]>>;
@@ -119,10 +114,6 @@ export const SHARED_DATA: readonly SharedData[] = [
   },
   {
     example: "travel-desk",
-    // Seen 3 runs in 10: after the kill, the official client's tools/list (steering the next read) never settles,
-    // while the proxy and every live process answer a fresh one at once. Not yet understood; the handshake era's
-    // kill test and both eras' read-everywhere tests run.
-    killIn2026Skipped: "the official client's tools/list after the kill hangs now and then (3 runs in 10)",
     // Booking asks the user (the peer accepts): in 2026-07-28 an input_required round, answered to any process.
     write: async (client, n, options) =>
       structured<{ bookingId: string }>(

@@ -1,4 +1,5 @@
-import { messageIdText } from "@toolsmith/core/internal";
+import type { MaybePromise } from "@toolsmith/core";
+import { andThen, messageIdText } from "@toolsmith/core/internal";
 import type { Delivery } from "@toolsmith/core/transport";
 import { EventStream, SSE_HEADERS } from "./event-stream.js";
 import { JSON_HEADERS, type Outgoing } from "./exchange.js";
@@ -17,9 +18,9 @@ export interface PostStreamLog {
   opened(key: string, request: string | undefined): void;
   /**
    * Keep one event of stream `key` (empty data: the priming event) and write it to `stream` with its id, in order;
-   * `last`: the reply is complete after it (the stream closes).
+   * `last`: the reply is complete after it (the stream closes). Settles (never rejects) once it is on `stream`.
    */
-  write(key: string, data: string, stream: EventStream, last: boolean, request: string | undefined): void;
+  write(key: string, data: string, stream: EventStream, last: boolean, request: string | undefined): MaybePromise<void>;
   /** The reply of stream `key` is complete without a last event (a notification's, a response's POST). */
   finished(key: string, request: string | undefined, stream: EventStream): void;
 }
@@ -54,6 +55,8 @@ export class PostReply {
   #stream: EventStream | undefined;
   // The stream's key in the event log, once the reply is a stream.
   #key = "";
+  // Whether a logged stream's first event was written: the answer (the stream's headers) waits for it (`#begin`).
+  #begun = false;
   #done = false;
   // The POST's lone request (its message and body), for the lease of its stream: its id is read only if it streams.
   readonly #message: unknown;
@@ -109,7 +112,7 @@ export class PostReply {
     if (last) this.#done = true;
     const log = this.#options.log;
     if (log) {
-      log.write(this.#key, line, stream, last, this.#request());
+      this.#begin(log.write(this.#key, line, stream, last, this.#request()), stream);
       return true;
     }
     stream.write(line);
@@ -141,13 +144,31 @@ export class PostReply {
     });
     this.#stream = stream;
     const log = this.#options.log;
-    if (log) {
-      this.#key = log.nextKey();
-      log.opened(this.#key, this.#request());
-      // 2025-11-25: an event with an id first, so a client can resume even before the first message.
-      if (log.priming) log.write(this.#key, "", stream, false, undefined);
+    if (!log) {
+      this.#settle({ status: 200, headers: this.#streamHeaders(), stream });
+      return stream;
     }
-    this.#settle({ status: 200, headers: { ...SSE_HEADERS, ...this.#options.headers }, stream });
+    this.#key = log.nextKey();
+    log.opened(this.#key, this.#request());
+    // 2025-11-25: an event with an id first, so a client can resume even before the first message.
+    if (log.priming) this.#begin(log.write(this.#key, "", stream, false, undefined), stream);
     return stream;
+  }
+
+  /**
+   * A logged stream's answer begins once its first event (`written`: the priming event, or the first message) is
+   * kept, after the request's lease: a process that dies before then has said nothing for the request (a proxy
+   * answers 502, the client rejects the call at once), and one that dies after has given the client an id to resume
+   * with, on a stream that another process answers (-32603) once the lease lapses. Begun sooner, a stream cut before
+   * its first id would leave the client nothing to resume and nobody to answer.
+   */
+  #begin(written: MaybePromise<void>, stream: EventStream): void {
+    if (this.#begun) return;
+    this.#begun = true;
+    andThen(written, () => this.#settle({ status: 200, headers: this.#streamHeaders(), stream }));
+  }
+
+  #streamHeaders(): Record<string, string> {
+    return { ...SSE_HEADERS, ...this.#options.headers };
   }
 }

@@ -125,13 +125,21 @@ export class HttpSession implements PostStreamLog {
     this.#leases.set(key, lease);
   }
 
-  write(key: string, data: string, stream: EventStream, last: boolean, request: string | undefined): void {
+  write(
+    key: string,
+    data: string,
+    stream: EventStream,
+    last: boolean,
+    request: string | undefined,
+  ): MaybePromise<void> {
     // A request's events are kept only while its lease is this process's (once the lease is taken; none taken, none
-    // to lose): one another process claimed (this one stalled past its lease) already has its answer there.
-    const lease = request === undefined ? false : (this.#leases.get(key) ?? false);
+    // to lose): one another process claimed (this one stalled past its lease) already has its answer there. The
+    // priming event (no `request`) is not fenced, but waits for the lease too: once the client has its id, some
+    // process answers the request.
+    const lease = this.#leases.get(key) ?? false;
     const appended = andThen(lease, (held) =>
       attempt<StoredEvent | undefined | false>(
-        () => this.engine.append(this.id, key, data, held ? { running: request } : undefined),
+        () => this.engine.append(this.id, key, data, held && request !== undefined ? { running: request } : undefined),
         (error) => {
           if (isLeaseLost(error)) return false;
           // Not kept for resumption, but the client still gets it on the stream it holds.
@@ -140,7 +148,7 @@ export class HttpSession implements PostStreamLog {
         },
       ),
     );
-    andThen(appended, (event) => {
+    return andThen(appended, (event) => {
       const copy = this.#resumed.get(key);
       if (event === false) {
         if (!last || request === undefined) return;
