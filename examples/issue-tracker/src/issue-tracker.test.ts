@@ -78,6 +78,18 @@ describe.each(ERAS)("IssueTracker in memory (%s)", (protocolVersion) => {
     expect(await client.callTool("close_issue", { id: "9" })).toMatchObject({ isError: true });
   });
 
+  it("refuses an import of more lines than one call may bring, before it writes any", async () => {
+    const client = await createTestClient(new IssueTracker(), { protocolVersion });
+    // 4 MiB of body is a million one-letter lines: a million issues from one call, a store full for everyone.
+    const result = await client.callTool("import_issues", { lines: Array.from({ length: 1001 }, () => "a") });
+    expect(result.isError).toBe(true);
+    expect((await client.callTool("list_issues")).structuredContent).toEqual({ issues: [] });
+    const most = await client.callTool("import_issues", {
+      lines: Array.from({ length: 1000 }, (_, n) => `issue ${n}`),
+    });
+    expect((most.structuredContent as { imported: string[] }).imported).toHaveLength(1000);
+  });
+
   it("imports with progress and logs, under the tool's name", async () => {
     const client = await createTestClient(new IssueTracker(), { protocolVersion });
     const { result, notifications } = await client.exchange("tools/call", {

@@ -64,7 +64,15 @@ const Close = { id: z.string() };
 const Report = {
   seconds: z.number().min(0).max(600).default(60).describe("how long building the report takes (a real one: a minute)"),
 };
-const Import = { lines: z.array(z.string()).min(1).describe('one issue a line: "title | label, label"') };
+// At most IMPORT_LINES a call: a 4 MiB body of one-letter lines would otherwise be a million issues from one call.
+const IMPORT_LINES = 1000;
+const Import = {
+  lines: z
+    .array(z.string())
+    .min(1)
+    .max(IMPORT_LINES)
+    .describe(`one issue a line: "title | label, label"; at most ${IMPORT_LINES}`),
+};
 const Triage = { label: z.string().describe("which label to triage") };
 
 /**

@@ -108,6 +108,24 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("Notes, in memory (%s)", (p
     expect((await client.readResource("notes://all")).contents[0]).toMatchObject({ text: `1: ${fits.title}` });
   });
 
+  it("refuses a tag with a lone surrogate (no store key can hold one) before it writes anything", async () => {
+    const client = await createTestClient(new Notes(), { protocolVersion });
+    for (const tag of ["\ud800", "a\udc00", "\udbff\ud800"]) {
+      const result = await client.callTool("add", { title: "Odd", body: "", tags: ["fine", tag] });
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toBeUndefined();
+    }
+    // Nothing of the refused adds was kept: no note, no count, no tag.
+    expect((await client.readResource("notes://all")).contents[0]).toMatchObject({ text: "" });
+    expect(await tagsOf(client)).toEqual([]);
+    expect(
+      (await client.callTool("add", { title: "Paired", body: "", tags: ["\ud83d\ude00"] })).structuredContent,
+    ).toEqual({
+      id: "1",
+      count: 1,
+    });
+  });
+
   it("keeps the tag index as notes are added: reading notes://tags 50 times never walks the notes", async () => {
     // 2,000 notes × 32 tags from a pool of 4,096; each note counts how often it is read.
     let touches = 0;

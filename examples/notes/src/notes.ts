@@ -22,6 +22,13 @@ const NOTE = "notes/note:";
 const noteKey = (id: number | string) => `${NOTE}${String(id).padStart(10, "0")}`;
 const idOf = (key: string) => String(Number(key.slice(NOTE.length)));
 const NOTE_ID = /^[1-9]\d{0,9}$/;
+// A tag is a key in the store, and no store key holds a lone surrogate (JSON can carry one): refused with the input,
+// before the add writes anything, not by the store halfway through it.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const Tag = z
+  .string()
+  .max(MAX_TAG)
+  .refine((tag) => !LONE_SURROGATE.test(tag), "a tag must be well-formed Unicode (no lone surrogate)");
 
 /** Every note with its id, oldest first, a page of the store at a time. */
 async function allNotes(store: Store): Promise<[string, Note][]> {
@@ -84,7 +91,7 @@ export class Notes extends McpServer {
     input: {
       title: z.string().min(1).max(MAX_TITLE),
       body: z.string().max(MAX_BODY),
-      tags: z.array(z.string().max(MAX_TAG)).max(MAX_TAGS).default([]),
+      tags: z.array(Tag).max(MAX_TAGS).default([]),
     },
     output: z.object({ id: z.string(), count: z.number().int() }),
   })

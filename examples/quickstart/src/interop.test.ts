@@ -72,6 +72,20 @@ describe.each(eras)("quickstart server with the official client: %s", (_title, m
     expect(text).toContain("b: required");
   });
 
+  it("refuses a note too large to keep before it takes an id", async () => {
+    const client = await connect(mode);
+    // A body past the store's 1 MiB a value was refused only when written, after the next id was taken.
+    const big = await client
+      .callTool({ name: "add_note", arguments: { title: "T", body: "B".repeat(1_100_000) } })
+      .then(
+        (result) => result.isError,
+        () => true,
+      );
+    expect(big).toBe(true);
+    const note = await client.callTool({ name: "add_note", arguments: { title: "T", body: "B" } });
+    expect(note.structuredContent).toEqual({ id: "3", count: 3 });
+  });
+
   it("answers an unknown tool with JSON-RPC -32602", async () => {
     const client = await connect(mode);
     await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({

@@ -66,7 +66,8 @@ export function createQuickstartServer(options: Partial<ServerOptions> = {}) {
     name: "add_note",
     title: "Add a note",
     description: "Store a note and return its id.",
-    input: z.object({ title: z.string().min(1), body: z.string() }),
+    // Bounded as the store's values are not: a note past them would be refused only when written, its id taken.
+    input: z.object({ title: z.string().min(1).max(200), body: z.string().max(100_000) }),
     output: z.object({ id: z.string(), count: z.number().int() }),
     handler: async ({ title, body }, ctx) => {
       await seeded(ctx.store);

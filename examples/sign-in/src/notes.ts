@@ -4,13 +4,17 @@ import { z } from "zod";
 /** The scopes this server's tools ask for: reading is what everyone signed in may do, writing is asked for apart. */
 export const SCOPES = ["notes:read", "notes:write"] as const;
 
+/** The most notes one person keeps. */
+const MAX_NOTES = 100;
+const Notes = z.array(z.string());
+
 /**
  * Notes, one list per person signed in. Every call needs `notes:read` (a client asks for it first, as the 401 names
- * it); `add_note` needs `notes:write` besides (a client steps up when it calls it). Each handler reads the caller
- * from `ctx.auth`, the principal the sign-in verified.
+ * it); `add_note` needs `notes:write` besides (a client steps up when it calls it). Each person's list is one value
+ * of their own store (`ctx.store.user`, bound to the subject the sign-in verified, so nobody reads another's), kept
+ * by the engine: every process sharing a Redis engine has the same lists.
  */
 export function createNotesServer(options: Partial<ServerOptions> = {}) {
-  const notes = new Map<string, string[]>();
   const server = createServer({
     ...options,
     name: "sign-in",
@@ -28,18 +32,24 @@ export function createNotesServer(options: Partial<ServerOptions> = {}) {
     name: "list_notes",
     description: "Your notes.",
     annotations: { readOnlyHint: true },
-    handler: (_input, ctx) => ({ notes: notes.get(ctx.auth?.subject ?? "") ?? [] }),
+    handler: async (_input, ctx) => ({ notes: (await ctx.store.user.get("notes", Notes)) ?? [] }),
   });
   server.tool({
     name: "add_note",
     description: "Write a note to your list.",
     scopes: ["notes:write"],
     input: { text: z.string().min(1).max(1000) },
-    handler: ({ text }, ctx) => {
-      const mine = notes.get(ctx.auth?.subject ?? "") ?? [];
-      mine.push(text);
-      notes.set(ctx.auth?.subject ?? "", mine);
-      return { count: mine.length };
+    handler: async ({ text }, ctx) => {
+      // Atomic: two of a person's adds at once, through two processes, both count.
+      const mine = await ctx.store.user.update(
+        "notes",
+        (old) => {
+          if ((old?.length ?? 0) >= MAX_NOTES) throw new Error(`You keep ${MAX_NOTES} notes, the most one person may`);
+          return [...(old ?? []), text];
+        },
+        { schema: Notes },
+      );
+      return { count: mine?.length ?? 0 };
     },
   });
   return server;

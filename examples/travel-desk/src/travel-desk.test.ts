@@ -87,6 +87,26 @@ describe.each(ALL)("TravelDesk in memory (%s)", (protocolVersion) => {
     expect((without.result.structuredContent as { offers: Offer[] }).offers).toHaveLength(4);
   });
 
+  it("refuses a passenger name no booking can hold before it asks the user anything or takes an id", async () => {
+    let asked = 0;
+    const client = await connect(protocolVersion, {
+      elicit: (...args) => {
+        asked++;
+        return acceptWindow(...args);
+      },
+    });
+    const offer = await firstOffer(client);
+    // A name of a megabyte: the user was asked to confirm the fare, then the booking failed past the store's 1 MiB.
+    // Invalid arguments: an isError result, or a JSON-RPC error in the eras that answer so.
+    const refused = await client.callTool("book_flight", { offerId: offer.id, passenger: "A".repeat(1_100_000) }).then(
+      (result) => result.isError,
+      () => true,
+    );
+    expect(refused).toBe(true);
+    expect(asked).toBe(0);
+    expect(await book(client)).toBe("TD-1001");
+  });
+
   it("books after the user accepts, with the seat they picked", async () => {
     const client = await connect(protocolVersion, { elicit: acceptWindow });
     const offer = await firstOffer(client);

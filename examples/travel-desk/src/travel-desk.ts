@@ -236,7 +236,9 @@ export class TravelDesk extends McpServer {
     title: "Book a flight",
     description:
       "Book an offer from search_flights for a passenger. The user confirms the fare and picks a seat and meal; nothing is charged if they decline.",
-    input: { offerId: z.string(), passenger: z.string().min(1).describe("full name as on the passport") },
+    // A name of at most 200 characters: a booking holds it, and a store value holds 1 MiB at most (a longer name was
+    // refused only when written, after the user confirmed the fare and an id was taken).
+    input: { offerId: z.string(), passenger: z.string().min(1).max(200).describe("full name as on the passport") },
     annotations: { destructiveHint: false, openWorldHint: true },
   })
   async book_flight({ offerId, passenger }: { offerId: string; passenger: string }, ctx: RequestContext) {

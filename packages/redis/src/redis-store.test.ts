@@ -98,4 +98,33 @@ describe("core's store on the Redis engine", () => {
     expect([1, 2, 3]).toContain(after);
     expect(await a.store.get("kept")).toBe(after);
   });
+  it("fails each of many queued updates of one key within the command timeout while Redis is frozen, not one after another", async () => {
+    const [a] = await two();
+    await a.store.set("votes", 1);
+    const pid = at.redis.pid as number;
+    process.kill(pid, "SIGSTOP");
+    try {
+      const started = performance.now();
+      // Updates of one key in one process wait their turn: behind one that meets a frozen Redis, each would wait
+      // out a command timeout of its own.
+      const outcomes = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          a.store
+            .update("votes", (n: number | undefined) => (n ?? 0) + 1)
+            .then(
+              () => ({ error: undefined as unknown, took: performance.now() - started }),
+              (error: unknown) => ({ error, took: performance.now() - started }),
+            ),
+        ),
+      );
+      for (const { error, took } of outcomes) {
+        expect(error).toSatisfy(isEngineUnavailable);
+        expect(took).toBeLessThan(COMMAND_TIMEOUT_MS + 1500);
+      }
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    // The engine works again, and a later update of the key takes its turn afresh.
+    expect(await a.store.update("votes", (n: number | undefined) => (n ?? 0) + 1)).toBeGreaterThan(1);
+  });
 });

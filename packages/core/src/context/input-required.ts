@@ -152,7 +152,7 @@ export async function inputRequired(
     i: id,
     n: (round.round?.number ?? 0) + 1,
   };
-  const kept = await round.keeper?.carry(host, id, ttlMs);
+  const kept = await round.keeper?.carry(host, ttlMs);
   if (kept !== undefined && kept.length > 0) state.k = kept;
   if (round.reported !== undefined) state.g = round.reported;
   return {

@@ -17,9 +17,9 @@ const TTL = 60_000;
 const publish = () => ({ action: "accept", content: { publish: true } });
 const manual = { followInputRequired: false, capabilities: { elicitation: {} } } as const;
 
-function reportServer() {
+function reportServer(maxValues?: number) {
   let clock = Date.now();
-  const engine = createMemoryEngine({ now: () => clock });
+  const engine = createMemoryEngine({ now: () => clock, ...(maxValues === undefined ? {} : { maxValues }) });
   const logged: LogEntry[] = [];
   const s = createServer({
     name: "keep",
@@ -93,13 +93,13 @@ describe("ctx.keep across a 2026-07-28 round", () => {
     const { s, engine, runs } = reportServer();
     const client = await createTestClient(s, manual);
     const state = await firstRound(client);
-    const { i, k } = bodyOf(state);
+    const { k } = bodyOf(state);
     const summary = k?.find((value) => value.n === "summary");
     const table = k?.find((value) => value.n === "table");
     expect(summary).toEqual({ n: "summary", b: 21, v: { open: 3, closed: 1 } });
     expect(table).toMatchObject({ n: "table", d: expect.any(String) });
     expect(table).not.toHaveProperty("v");
-    const kept = engine.getValue(`keep:${i}:${table?.d}`);
+    const kept = engine.getValue(`keep:${table?.d}`);
     expect(JSON.parse(kept as string)).toHaveLength(1000);
     expect(table?.b).toBe((kept as string).length);
     expect((await client.request("tools/call", retry(state))).structuredContent).toEqual(done());
@@ -154,8 +154,8 @@ describe("ctx.keep across a 2026-07-28 round", () => {
     const mine = bodyOf(state);
     const theirs = bodyOf(other);
     const digestOf = (body: StateBody) => body.k?.find((value) => value.n === "table")?.d;
-    const swapped = engine.getValue(`keep:${theirs.i}:${digestOf(theirs)}`) as string;
-    engine.setValue(`keep:${mine.i}:${digestOf(mine)}`, swapped, { ttlMs: TTL });
+    const swapped = engine.getValue(`keep:${digestOf(theirs)}`) as string;
+    engine.setValue(`keep:${digestOf(mine)}`, swapped, { ttlMs: TTL });
     expect((await client.request("tools/call", retry(state))).structuredContent).toEqual(done());
     expect(runs).toEqual({ handler: 3, summary: 2, table: 3 });
     expect(logged).toContainEqual(
@@ -186,6 +186,23 @@ describe("ctx.keep across a 2026-07-28 round", () => {
     const error = await rpcError(client.request("tools/call", retry(kept)));
     expect(error.message).toMatch(/expired/);
     expect(runs.handler).toBe(4);
+  });
+
+  it("a state replayed again and again keeps one copy of a large value in the engine, not one a replay", async () => {
+    // Room for 10 values: a copy a replay would fill it in 10 (and refuse every other value of the engine: sign-in's).
+    const { s, runs } = reportServer(10);
+    const client = await createTestClient(s, manual);
+    const state = await firstRound(client);
+    for (let replay = 0; replay < 30; replay++) {
+      const again = await client.request("tools/call", {
+        name: "report",
+        arguments: { rows: 1000 },
+        requestState: state,
+      });
+      expect(again.resultType).toBe("input_required");
+    }
+    expect((await client.request("tools/call", retry(state))).structuredContent).toEqual(done());
+    expect(runs).toEqual({ handler: 32, summary: 1, table: 1 });
   });
 
   it("two retries of one round at once both resume from it", async () => {

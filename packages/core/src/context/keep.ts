@@ -7,8 +7,8 @@ import { keptJson } from "./kept-json.js";
 import type { LogEntry } from "./logger.js";
 
 // `ctx.keep`: what a 2026-07-28 handler computed before asking travels to the retry that brings the answer. A small
-// value rides in the sealed requestState; a larger one waits in the engine's key-value store under the round's id,
-// bound by its digest in the sealed state, so a value altered or swapped there is never used (it is computed again).
+// value rides in the sealed requestState; a larger one waits in the engine's key-value store under its digest, which
+// the sealed state holds, so a value altered or swapped there is never used (it is computed again).
 
 /** The bounds of `ctx.keep`, per request (every round of it): one more name, or a larger value, is a RangeError. */
 export const KEEP_BOUNDS = {
@@ -31,7 +31,7 @@ export interface CarriedValue {
   /** The UTF-8 bytes of its JSON. */
   readonly b: number;
   readonly v?: unknown;
-  /** The SHA-256 of its JSON, base64url: it waits in the engine under `keep:<round id>:<d>`. */
+  /** The SHA-256 of its JSON, base64url: it waits in the engine under `keep:<d>`. */
   readonly d?: string;
 }
 
@@ -51,7 +51,7 @@ async function valuesOf(host: KeepHost): Promise<KeyValueStore> {
 
 /** What a retry's sealed state carried: the values kept in earlier rounds. */
 export interface Carried {
-  /** The id of the round whose state carried them: where the engine keeps the larger ones. */
+  /** The id of the round whose state carried them (for the log). */
   readonly from: string;
   readonly values: readonly CarriedValue[];
   readonly host: KeepHost;
@@ -72,8 +72,10 @@ export function isCarriedValue(value: unknown): value is CarriedValue {
   return Object.hasOwn(value, "v") !== (typeof value.d === "string");
 }
 
-function engineKey(round: string, digested: string): string {
-  return `keep:${round}:${digested}`;
+// By its digest alone: a round replayed (its state sent again and again) writes the same key again, never one more
+// copy a replay; two requests that kept the same JSON share its one copy, which is that JSON whoever wrote it.
+function engineKey(digested: string): string {
+  return `keep:${digested}`;
 }
 
 function refused(name: string, why: string): Promise<never> {
@@ -171,7 +173,7 @@ export class Keeper {
   // The engine's copy of a carried value, when it matches its digest; else undefined, and the server log says why.
   async #load(carried: CarriedValue): Promise<string | undefined> {
     const from = this.#from as Carried;
-    const text = await (await valuesOf(from.host)).getValue(engineKey(from.from, carried.d as string));
+    const text = await (await valuesOf(from.host)).getValue(engineKey(carried.d as string));
     const fits = text !== undefined && utf8Length(text) === carried.b && (await digest(text)) === carried.d;
     if (!fits) {
       from.host.log({
@@ -188,10 +190,10 @@ export class Keeper {
   }
 
   /**
-   * What the next requestState carries, round `id` being issued for `ttlMs`: every value kept so far (this run's,
-   * else an earlier round's), the larger ones written to the engine under `id`.
+   * What the next requestState carries, a round being issued for `ttlMs`: every value kept so far (this run's, else
+   * an earlier round's), the larger ones written to the engine (again: their lapse moves to the new round's).
    */
-  async carry(host: KeepHost, id: string, ttlMs: number): Promise<CarriedValue[]> {
+  async carry(host: KeepHost, ttlMs: number): Promise<CarriedValue[]> {
     const names = new Set([...(this.#carried?.keys() ?? []), ...this.#held.keys()]);
     const texts = await Promise.all(
       [...names].map(async (name): Promise<[string, string, number] | undefined> => {
@@ -216,7 +218,7 @@ export class Keeper {
       }
       writes.push(
         digest(text).then(async (d) => {
-          await (await valuesOf(host)).setValue(engineKey(id, d), text, { ttlMs });
+          await (await valuesOf(host)).setValue(engineKey(d), text, { ttlMs });
           values.push({ n, b, d });
         }),
       );

@@ -1,4 +1,11 @@
-import { type Engine, type RecordStore, type RecordWriteOptions, storeScopePrefix } from "../engine/engine.js";
+import {
+  type Engine,
+  EngineUnavailable,
+  isEngineUnavailable,
+  type RecordStore,
+  type RecordWriteOptions,
+  storeScopePrefix,
+} from "../engine/engine.js";
 import { andThen, attempt, type MaybePromise } from "../wire/maybe.js";
 import type { LogEntry } from "./logger.js";
 
@@ -34,8 +41,9 @@ export class StoreHub {
   readonly #log: (entry: LogEntry) => void;
   readonly #watchers = new Set<Watcher>();
 
-  // Per key, the last update of this process in flight (settled, never rejecting): the next one waits for it.
-  readonly #turns = new Map<string, Promise<void>>();
+  // Per key, the last update of this process in flight (settled, never rejecting: to the engine's unavailability
+  // when that is how it ended): the next one waits for it.
+  readonly #turns = new Map<string, Promise<EngineUnavailable | undefined>>();
   // The open sessions of connections' own (stdio, the test client), each with whether its store was written: this
   // process alone keeps them, and clears one at its end only when written.
   readonly #own = new Map<string, boolean>();
@@ -62,13 +70,24 @@ export class StoreHub {
   /**
    * Run `update` after every earlier update of `key` in this process has settled: writers of one process never race
    * each other's compare-and-set (they would only lose tries to it), so only other processes' writes make one retry.
+   * When the one before ends with the engine unavailable (out of reach, or lost to other writers), those waiting
+   * behind it fail with it at once: on a frozen store each would otherwise wait out a command timeout of its own.
    */
   inTurn<T>(key: string, update: () => Promise<T>): Promise<T> {
     const before = this.#turns.get(key);
-    const run = before === undefined ? update() : before.then(update, update);
+    const run =
+      before === undefined
+        ? update()
+        : before.then((failed) =>
+            failed === undefined
+              ? update()
+              : Promise.reject(
+                  new EngineUnavailable(failed.message, { cause: failed, retryAfterSeconds: failed.retryAfterSeconds }),
+                ),
+          );
     const settled = run.then(
-      () => {},
-      () => {},
+      () => undefined,
+      (error: unknown) => (isEngineUnavailable(error) ? error : undefined),
     );
     this.#turns.set(key, settled);
     void settled.then(() => {

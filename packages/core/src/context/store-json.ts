@@ -82,8 +82,9 @@ export function decodeValue(text: string): { readonly value: StoreValue } | { re
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    return { why: `it is not JSON (${String(error)})` };
+  } catch {
+    // Not the parser's message: it quotes the text, which may be anything (a token) and goes to the log.
+    return { why: "it is not JSON" };
   }
   const path = tooDeep(value, STORE_VALUE_BOUNDS.depth);
   if (path !== undefined) return { why: tooDeepText("it", path) };

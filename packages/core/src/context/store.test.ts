@@ -197,6 +197,16 @@ describe("server.store", () => {
     expect(warnings.some((message) => message.includes('"n:3" read as absent'))).toBe(true);
   });
 
+  it("reads a record that is not JSON as absent, and logs that without any of its text", async () => {
+    const { server, logged, engine } = storeServer();
+    // Written past the store (by hand, an older version, another program): the store never writes such a value.
+    engine.writeRecord("d:s:token", "sk-live-0123456789abcdef");
+    expect(await server.store.get("token")).toBeUndefined();
+    const [warning] = logged.filter((entry) => entry.level === "warning");
+    expect(warning?.message).toMatch(/"token" read as absent: it is not JSON/);
+    expect(JSON.stringify(logged)).not.toMatch(/sk-live/);
+  });
+
   it("lets a value lapse after its ttlMs by the engine's clock; a set without ttlMs keeps it", async () => {
     let now = 1_000_000;
     const { server } = storeServer(memory({ now: () => now }));
