@@ -403,7 +403,7 @@ for (let round = 1; round <= ROUNDS; round++) {
       for (const field of Object.keys(entry)) entry[field].push(result[field]);
       samples.set(key, entry);
       process.stderr.write(
-        `round ${round} ${key}: ${result.rate.toFixed(0)} requests/s, server CPU ${(100 * result.serverCpu).toFixed(0)}%, load generator CPU ${(100 * result.clientCpu).toFixed(0)}%, peak ${result.peak.toFixed(0)} MB\n`,
+        `round ${round} ${key}: ${result.rate.toFixed(0)} requests/s, server CPU ${(100 * result.serverCpu).toFixed(0)}% (${result.perCpu.toFixed(0)} requests per CPU-second), load generator CPU ${(100 * result.clientCpu).toFixed(0)}%, peak ${result.peak.toFixed(0)} MB\n`,
       );
     }
   }

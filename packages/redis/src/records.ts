@@ -3,7 +3,7 @@ import type { InitializedSession, SessionRecord, StoredPrincipal } from "@toolsm
 import { keptCapabilities, keptClientInfo } from "@toolsmith/core/engine";
 
 /** What of a record never changes after `initialize`, as Redis keeps it (JSON). */
-interface Fixed {
+export interface Fixed {
   readonly id: string;
   readonly principal?: StoredPrincipal;
   readonly caller?: string;
@@ -38,11 +38,8 @@ export function encodeFixed(record: SessionRecord): string {
   return JSON.stringify(fixed);
 }
 
-/** A record from what the load script answered: [fixed JSON, initialized, level]. */
-export function decodeRecord(reply: unknown): SessionRecord | undefined {
-  if (!Array.isArray(reply)) return undefined;
-  const [fixedJson, initialized, level] = reply as [string, string, string];
-  const fixed = JSON.parse(fixedJson) as Fixed;
+/** A record from its fixed part and its state as the load script answers it: initialized ("1"/"0"), then its level. */
+export function recordOf(fixed: Fixed, state: string): SessionRecord {
   return {
     id: fixed.id,
     principal: fixed.principal,
@@ -50,8 +47,8 @@ export function decodeRecord(reply: unknown): SessionRecord | undefined {
     version: fixed.version,
     clientInfo: fixed.clientInfo,
     clientCapabilities: fixed.clientCapabilities,
-    initialized: initialized === "1",
-    logLevel: level === "" ? undefined : (level as LogLevel),
+    initialized: state.charCodeAt(0) === 49,
+    logLevel: state.length > 1 ? (state.slice(1) as LogLevel) : undefined,
   };
 }
 

@@ -55,3 +55,61 @@ describe("session loads asked for together", () => {
     expect(await engine.loadSession(record.id)).toEqual(record);
   });
 });
+
+describe("what a process keeps of a session", () => {
+  // Two processes of one server: `here` loads (and keeps each session's fixed part), `there` ends or changes it.
+  async function pair(idleMs = 60_000) {
+    const options = { url: used.redis.url, namespace: `kept-${crypto.randomUUID()}` };
+    const [here, there] = [createRedisEngine(options), createRedisEngine(options)];
+    used.engines.push(here, there);
+    await Promise.all([here.start({ name: "kept" }), there.start({ name: "kept" })]);
+    const record = recordOf();
+    await there.createSession(record, { ...ROOMY, idleMs });
+    expect(await here.loadSession(record.id)).toEqual(record);
+    return { here, there, record, key: (type: string) => `ts:{${options.namespace}}:${type}` };
+  }
+
+  it("sees a session another process ended, that lapsed, or whose record Redis lost, on its next load", async () => {
+    const deleted = await pair();
+    expect(await deleted.there.deleteSession(deleted.record.id)).toBe(true);
+    expect(await deleted.here.loadSession(deleted.record.id)).toBeUndefined();
+
+    const evicted = await pair();
+    await used.raw.del(evicted.key(`s:${evicted.record.id}`));
+    expect(await evicted.here.loadSession(evicted.record.id)).toBeUndefined();
+
+    const lapsed = await pair();
+    // Its expiry passed (as the sweep of any process would find it).
+    await used.raw.zadd(lapsed.key("sessions"), Date.now() - 1000, lapsed.record.id);
+    expect(await lapsed.here.loadSession(lapsed.record.id)).toBeUndefined();
+  });
+
+  it("sees the log level and initialized another process kept, on its next load", async () => {
+    const { here, there, record } = await pair();
+    await there.changeSession(record.id, { kind: "initialized" });
+    await there.changeSession(record.id, { kind: "logLevel", level: "debug" });
+    expect(await here.loadSession(record.id)).toEqual({ ...record, initialized: true, logLevel: "debug" });
+    await there.changeSession(record.id, { kind: "logLevel", level: "emergency" });
+    expect(await here.loadSession(record.id)).toEqual({ ...record, initialized: true, logLevel: "emergency" });
+  });
+
+  it("restarts the idle time once less than the idle time is left, a sixteenth of it further; not on every load", async () => {
+    const idleMs = 160_000;
+    const { here, record, key } = await pair(idleMs);
+    const expiry = async () => Number(await used.raw.zscore(key("sessions"), record.id));
+    // As if half the idle time had passed unused: the next load restarts it, a sixteenth of it beyond.
+    await used.raw.zadd(key("sessions"), Date.now() + idleMs / 2, record.id);
+    await used.raw.pexpire(key(`s:${record.id}`), idleMs / 2);
+    const before = Date.now();
+    expect(await here.loadSession(record.id)).toEqual(record);
+    const renewed = await expiry();
+    expect(renewed).toBeGreaterThanOrEqual(before + idleMs + idleMs / 16);
+    expect(renewed).toBeLessThanOrEqual(Date.now() + idleMs + idleMs / 16);
+    // More than the idle time left: the next loads leave it as it is.
+    await here.loadSession(record.id);
+    await here.loadSession(record.id);
+    expect(await expiry()).toBe(renewed);
+    // Its keys outlive the new expiry by the grace.
+    expect(await used.raw.pttl(key(`s:${record.id}`))).toBeGreaterThan(idleMs + idleMs / 16);
+  });
+});

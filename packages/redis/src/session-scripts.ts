@@ -1,5 +1,10 @@
 import { script } from "./scripts.js";
 
+// A load restarts a session's idle time only when less than the idle time is left, and then sets it this part of the
+// idle time further (a session is used every few seconds, its idle time is minutes): one renewal per part, not per
+// request.
+export const RENEW_PART = 16;
+
 // The session scripts: a session is the hash P.."s:"..id (see scripts.ts for every key), its expiry in P.."sessions"
 // and, per caller, in P.."k:"..caller; its subscriptions in P.."sub:"..id and each URI's index P.."u:"..uri.
 
@@ -35,37 +40,49 @@ return 'created'
 `);
 
 /**
- * ARGV: P, grace, then one or more ids. For each id in order, the record's parts, its idle time restarted; false when
- * it is not live. Only the fields a record holds are read: its subscriptions (any number, any size) stay where they
- * are, their expiry renewed.
+ * ARGV: P, grace, how many of the ids (the first ones) want their fixed part, then one or more ids. For each id in
+ * order: false when it is not live; else its state, initialized .. level as one string ("1debug", "0"), or
+ * { fixed JSON, state } when it wants its fixed part. Only these fields are read: its subscriptions (any
+ * number, any size) stay where they are. Its idle time restarts at most once per RENEW_PART of it: the expiry is
+ * then set a part beyond the idle time, so a session never ends before its idle time unused.
  */
 export const LOAD = script(`
 local t = now()
-local grace = tonumber(ARGV[2])
+local grace, fixed = tonumber(ARGV[2]), tonumber(ARGV[3])
 local out = {}
-for k = 3, #ARGV do
+for k = 4, #ARGV do
   local id = ARGV[k]
   local found = false
-  if live(id, t) then
+  local at = expiry(id)
+  if at ~= nil and at <= t then ending(id)
+  elseif at ~= nil then
     local rec = P .. 's:' .. id
-    local h = redis.call('HMGET', rec, 'b', 'i', 'l', 't', 'c')
-    if not h[1] then ending(id)
+    local wants = k - 3 <= fixed
+    local h = redis.call('HMGET', rec, 't', 'i', 'l', 'c')
+    local b = wants and redis.call('HGET', rec, 'b')
+    -- A record without what only its create writes is no session (its hash lapsed, or was evicted).
+    if not h[1] or (wants and not b) then ending(id)
     else
-      local idle = tonumber(h[4])
-      local keep = idle + grace
-      redis.call('ZADD', SESSIONS, ms(t + idle), id)
-      extend(SESSIONS, keep)
-      if h[5] then
-        redis.call('ZADD', P .. 'k:' .. h[5], ms(t + idle), id)
-        extend(P .. 'k:' .. h[5], keep)
+      local idle = tonumber(h[1])
+      if at < t + idle then
+        local part = math.floor(idle / ${RENEW_PART})
+        local keep = idle + part + grace
+        local due = ms(t + idle + part)
+        redis.call('ZADD', SESSIONS, due, id)
+        extend(SESSIONS, keep)
+        if h[4] then
+          redis.call('ZADD', P .. 'k:' .. h[4], due, id)
+          extend(P .. 'k:' .. h[4], keep)
+        end
+        redis.call('PEXPIRE', rec, keep)
+        redis.call('PEXPIRE', P .. 'sub:' .. id, keep)
+        redis.call('PEXPIRE', P .. 'e:' .. id, keep)
       end
-      redis.call('PEXPIRE', rec, keep)
-      redis.call('PEXPIRE', P .. 'sub:' .. id, keep)
-      redis.call('PEXPIRE', P .. 'e:' .. id, keep)
-      found = { h[1], h[2], h[3] or '' }
+      local state = (h[2] or '0') .. (h[3] or '')
+      if wants then found = { b, state } else found = state end
     end
   end
-  out[k - 2] = found
+  out[k - 3] = found
 end
 return out
 `);

@@ -5,7 +5,7 @@ import { type RedisServer, startRedis } from "@toolsmith/redis/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createHttpHandler, type HttpHandler } from "../doors/http-handler.js";
-import { call2026, get, H, initialize, post } from "../exchange/requests.test-util.js";
+import { call2026, get, H, initialize, post, URL_ } from "../exchange/requests.test-util.js";
 
 // Three processes of one server, as three handlers on three Redis engines sharing one namespace: any of them serves
 // any request of a handshake-era session (no sticky sessions).
@@ -131,6 +131,20 @@ describe("a handshake-era session served by three processes", () => {
     // Another caller's use of the id is as for an unknown one, on every process.
     const unknown = await c!.handle(post(call(3, "add", { a: 1, b: 1 }), { ...H, "mcp-session-id": "nope" }));
     expect([unknown.status, ((await unknown.json()) as { error: { code: number } }).error.code]).toEqual([
+      404,
+      ErrorCode.SessionNotFound,
+    ]);
+  });
+
+  it("a session ended on A is not found on B's next request, though B served it a moment before", async () => {
+    const [a, b] = cluster(2);
+    const session = await open(a!.handle);
+    const headers = { ...H, "mcp-session-id": session };
+    expect((await b!.handle(post(call(2, "add", { a: 2, b: 3 }), headers))).status).toBe(200);
+    const ended = await a!.handle(new Request(URL_, { method: "DELETE", headers: { "mcp-session-id": session } }));
+    expect(ended.status).toBe(204);
+    const after = await b!.handle(post(call(3, "add", { a: 1, b: 1 }), headers));
+    expect([after.status, ((await after.json()) as { error: { code: number } }).error.code]).toEqual([
       404,
       ErrorCode.SessionNotFound,
     ]);
