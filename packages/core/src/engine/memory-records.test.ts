@@ -113,3 +113,25 @@ describe("the memory engine's records", () => {
     expect(() => engine.writeRecord("k", "v")).toThrow(/memory engine is closed/);
   });
 });
+
+describe("storeScopePrefix", () => {
+  it("gives a subject with a lone surrogate a scope of its own, apart from every other subject's", () => {
+    const subjects = ["a\uD800", "a\uDC00", "a%uD800", "a%25uD800", "a", "\uD83D\uDE00", "\uDE00\uD83D", "x:y"];
+    const prefixes = subjects.map((subject) => storeScopePrefix("u", subject));
+    expect(new Set(prefixes).size).toBe(subjects.length);
+    for (const prefix of prefixes) {
+      expect(prefix.slice(4, -1)).not.toContain(":");
+      expect(prefix).not.toMatch(/[\uD800-\uDFFF]/);
+    }
+    expect(storeScopePrefix("u", "a\uD800b")).toBe("d:u:a%uD800b:");
+    for (const [i, one] of prefixes.entries()) {
+      for (const [j, other] of prefixes.entries()) if (i !== j) expect(one.startsWith(other)).toBe(false);
+    }
+  });
+
+  it("refuses an id too long for a scope with a RangeError that says so", () => {
+    expect(() => storeScopePrefix("u", "é".repeat(100))).toThrow(
+      /at most \d+ characters URI-encoded; this subject is 600/,
+    );
+  });
+});

@@ -140,7 +140,22 @@ const SCOPE_ID_CHARS = RECORD_BOUNDS.keyChars - STORE_KEY_CHARS - 8;
 
 /** The prefix of a session's records in core's `Store`, when its id fits a scope (else it can have none). */
 export function sessionScopeOf(id: string): string | undefined {
-  return encodeURIComponent(id).length <= SCOPE_ID_CHARS ? storeScopePrefix("x", id) : undefined;
+  return encodeScopeId(id).length <= SCOPE_ID_CHARS ? storeScopePrefix("x", id) : undefined;
+}
+
+// A UTF-16 code unit that is half of no pair: encodeURIComponent refuses it.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+// URI-encoded, a lone surrogate as `%u` and its four hex digits (a shape encodeURIComponent never gives, so two ids
+// never meet): what a subject an identity provider sends may hold, and no `:`.
+function encodeScopeId(id: string): string {
+  let out = "";
+  let from = 0;
+  for (const match of id.matchAll(LONE_SURROGATE)) {
+    out += `${encodeURIComponent(id.slice(from, match.index))}%u${match[0].charCodeAt(0).toString(16).toUpperCase()}`;
+    from = match.index + 1;
+  }
+  return out + encodeURIComponent(id.slice(from));
 }
 
 /**
@@ -150,7 +165,7 @@ export function sessionScopeOf(id: string): string | undefined {
  */
 export function storeScopePrefix(kind: "s" | "u" | "x", id?: string): string {
   if (id === undefined) return `d:${kind}:`;
-  const encoded = encodeURIComponent(id);
+  const encoded = encodeScopeId(id);
   if (encoded.length > SCOPE_ID_CHARS) {
     throw new RangeError(
       `a store scope's id is at most ${SCOPE_ID_CHARS} characters URI-encoded; this ${kind === "u" ? "subject" : "session id"} is ${encoded.length}`,
