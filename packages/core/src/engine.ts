@@ -6,6 +6,7 @@
  */
 
 export {
+  checkExpected,
   checkKeyValue,
   checkRecord,
   DEFAULT_RETRY_AFTER_SECONDS,

@@ -1,4 +1,5 @@
 import {
+  checkExpected,
   checkRecord,
   EngineUnavailable,
   type ListedRecord,
@@ -7,7 +8,7 @@ import {
 } from "@toolsmith/core/engine";
 import type { RedisLifecycle } from "./lifecycle.js";
 import { bounded } from "./options.js";
-import { CLEAR_RECORDS, DELETE_RECORD, LIST_RECORDS, WRITE_RECORD } from "./record-scripts.js";
+import { CLEAR_RECORDS, DELETE_RECORD, LIST_RECORDS, SWAP_RECORD, WRITE_RECORD } from "./record-scripts.js";
 
 // Keys and scripts: record-scripts.ts. What one script may do is bounded, so no call holds Redis (single-threaded:
 // every other process waits meanwhile) for long whatever the store holds: a list looks at LIST_MOST members (lapsed
@@ -62,6 +63,30 @@ export class RedisRecordStore implements RecordStore {
     ])) as number;
     if (outcome === -1) throw this.#full();
     return outcome === 0 ? undefined : outcome;
+  }
+
+  async swapRecord(
+    key: string,
+    expected: StoredRecord | undefined,
+    value: string | undefined,
+    options: { readonly ttlMs?: number } = {},
+  ): Promise<number | StoredRecord | undefined> {
+    const { ttlMs } = options;
+    checkRecord(key, value === undefined ? { ttlMs } : { value, ttlMs });
+    checkExpected(expected);
+    const outcome = (await this.#redis.run(SWAP_RECORD, [
+      key,
+      expected?.version ?? 0,
+      expected?.value ?? "",
+      value ?? "",
+      value === undefined ? "" : "1",
+      ttlMs === undefined ? "" : bounded(ttlMs),
+      this.#redis.settings.maxRecords,
+      ROOM_MOST,
+    ])) as number | [string, string] | [];
+    if (outcome === -1) throw this.#full();
+    if (typeof outcome === "number") return outcome;
+    return outcome.length === 0 ? undefined : { value: outcome[0] as string, version: Number(outcome[1]) };
   }
 
   async deleteRecord(key: string, options: { readonly ifVersion?: number } = {}): Promise<boolean> {

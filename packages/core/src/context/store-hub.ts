@@ -20,7 +20,14 @@ interface Watcher {
   readonly listener: (change: StoreChange) => void;
 }
 
-const RECORD_MEMBERS = ["readRecord", "writeRecord", "deleteRecord", "listRecords", "clearRecords"] as const;
+const RECORD_MEMBERS = [
+  "readRecord",
+  "writeRecord",
+  "swapRecord",
+  "deleteRecord",
+  "listRecords",
+  "clearRecords",
+] as const;
 
 /** Whether `engine` plays the `RecordStore` role (every member a function). */
 export function keepsRecords(engine: object): engine is RecordStore {

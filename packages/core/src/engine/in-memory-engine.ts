@@ -271,6 +271,16 @@ export class InMemoryEngine implements MemoryEngine {
     return this.#records.writeRecord(key, value, options);
   }
 
+  swapRecord(
+    key: string,
+    expected: StoredRecord | undefined,
+    value: string | undefined,
+    options?: { readonly ttlMs?: number },
+  ): number | StoredRecord | undefined {
+    this.#open();
+    return this.#records.swapRecord(key, expected, value, options);
+  }
+
   deleteRecord(key: string, options?: { readonly ifVersion?: number }): boolean {
     this.#open();
     return this.#records.deleteRecord(key, options);

@@ -83,6 +83,12 @@ export interface MemoryEngine extends Engine, RecordStore {
     value: string,
     options?: { readonly ifVersion?: number; readonly ttlMs?: number },
   ): number | undefined;
+  swapRecord(
+    key: string,
+    expected: StoredRecord | undefined,
+    value: string | undefined,
+    options?: { readonly ttlMs?: number },
+  ): number | StoredRecord | undefined;
   deleteRecord(key: string, options?: { readonly ifVersion?: number }): boolean;
   listRecords(prefix: string, options: { readonly after?: string; readonly limit: number }): ListedRecord[];
   clearRecords(prefix: string): number;

@@ -1,4 +1,11 @@
-import { checkRecord, type ListedRecord, type RecordStore, recordsFull, type StoredRecord } from "./record-store.js";
+import {
+  checkExpected,
+  checkRecord,
+  type ListedRecord,
+  type RecordStore,
+  recordsFull,
+  type StoredRecord,
+} from "./record-store.js";
 import { SweepTimer } from "./sweep-timer.js";
 
 /** A record as kept: live through `until` (ms, inclusive, as Redis keeps a key through its last millisecond). */
@@ -82,6 +89,25 @@ export class RecordTable implements RecordStore {
     if (until !== undefined && (this.#earliest === undefined || until < this.#earliest)) this.#earliest = until;
     this.#sweeps.plan(until);
     return version;
+  }
+
+  swapRecord(
+    key: string,
+    expected: StoredRecord | undefined,
+    value: string | undefined,
+    options: { readonly ttlMs?: number } = {},
+  ): number | StoredRecord | undefined {
+    checkRecord(key, value === undefined ? { ttlMs: options.ttlMs } : { value, ttlMs: options.ttlMs });
+    checkExpected(expected);
+    const kept = this.#live(key);
+    if (
+      kept === undefined ? expected !== undefined : kept.version !== expected?.version || kept.value !== expected.value
+    ) {
+      return kept === undefined ? undefined : { value: kept.value, version: kept.version };
+    }
+    if (value !== undefined) return this.writeRecord(key, value, options);
+    if (kept !== undefined) this.#drop(key);
+    return 0;
   }
 
   deleteRecord(key: string, options: { readonly ifVersion?: number } = {}): boolean {

@@ -36,6 +36,20 @@ export interface RecordStore {
     value: string,
     options?: { readonly ifVersion?: number; readonly ttlMs?: number },
   ): MaybePromise<number | undefined>;
+  /**
+   * Write `value` under `key` (undefined: delete the record) only when the live record is exactly `expected`, its
+   * version and its value (undefined: only when there is none) — atomic across processes. The new version (0 when
+   * deleted, or when there was nothing to delete), or, when the live record was not `expected`, that record
+   * (undefined: none), nothing changed: a compare-and-set whose loser needs no read to try again. The value is
+   * compared too because a record deleted (or lapsed) and made again starts again at version 1. `ttlMs` as for
+   * `writeRecord`.
+   */
+  swapRecord(
+    key: string,
+    expected: StoredRecord | undefined,
+    value: string | undefined,
+    options?: { readonly ttlMs?: number },
+  ): MaybePromise<number | StoredRecord | undefined>;
   /** Delete the record (only at `ifVersion`, when given): whether a live one was deleted. */
   deleteRecord(key: string, options?: { readonly ifVersion?: number }): MaybePromise<boolean>;
   /**
@@ -104,6 +118,23 @@ export function checkRecord(
   }
   if (given.ifVersion !== undefined) checkWhole("ifVersion", given.ifVersion, 0, Number.MAX_SAFE_INTEGER);
   if (Object.hasOwn(given, "limit")) checkWhole("limit", given.limit, 1, RECORD_BOUNDS.listLimit);
+}
+
+/**
+ * Throw for what no `RecordStore` takes as `swapRecord`'s `expected`, before it does anything: anything but
+ * undefined or a record (a version from 1, a value as `checkRecord` takes one).
+ */
+export function checkExpected(expected: StoredRecord | undefined): void {
+  if (expected === undefined) return;
+  if (typeof expected !== "object" || expected === null) {
+    throw new TypeError(`expected must be a record ({ value, version }) or undefined, not ${typeof expected}`);
+  }
+  checkWhole("expected.version", expected.version, 1, Number.MAX_SAFE_INTEGER);
+  checkText("expected.value", expected.value);
+  // No kept value is longer (in UTF-16 units, at most its UTF-8 bytes): such an `expected` can never match.
+  if (expected.value.length > RECORD_BOUNDS.valueBytes) {
+    throw new RangeError(`expected.value is longer than any value a record store keeps`);
+  }
 }
 
 /** What a store holding `max` live records throws on one more: a transport answers 503 with `Retry-After`. */
