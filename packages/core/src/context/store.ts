@@ -1,4 +1,11 @@
-import { checkText, EngineUnavailable, RECORD_BOUNDS, type RecordStore, STORE_KEY_CHARS } from "../engine/engine.js";
+import {
+  checkText,
+  EngineUnavailable,
+  RECORD_BOUNDS,
+  type RecordStore,
+  STORE_KEY_CHARS,
+  type StoredRecord,
+} from "../engine/engine.js";
 import { compileSchema } from "../schema/adapters.js";
 import type { AnySchema, Infer } from "../schema/schema-adapter.js";
 import type { MaybePromise } from "../wire/maybe.js";
@@ -108,20 +115,35 @@ function keyOfCursor(cursor: string): string {
   return key;
 }
 
+/**
+ * What one request's stores last saw of a few records (by full key: scope and key), null for none: where its
+ * `update` starts instead of reading again (`swapRecord` checks it is still so; when it is not, the record found
+ * there is the next start). Only ever one request's: never shared, so never another caller's.
+ */
+export type StoreHints = Map<string, StoredRecord | null>;
+
+/** How many records a request's hints hold (the latest seen); an older one is read again when updated. */
+export const STORE_HINTS = 8;
+
 /** A store over one scope: every key the author names lives under `scope` (`d:s:`, `d:u:<subject>:`, …). */
 export class ScopedStore implements Store {
   readonly #hub: StoreHub;
   readonly #scope: string;
+  readonly #hints: StoreHints | undefined;
 
-  constructor(hub: StoreHub, scope: string) {
+  /** `hints`: the request's own (none outside a request: each update reads first). */
+  constructor(hub: StoreHub, scope: string, hints?: StoreHints) {
     this.#hub = hub;
     this.#scope = scope;
+    this.#hints = hints;
   }
 
   async get(key: string, schema?: AnySchema): Promise<never> {
     checkKey("key", key);
     const records = await this.#hub.records();
-    const found = await records.readRecord(this.#scope + key);
+    const full = this.#scope + key;
+    const found = await records.readRecord(full);
+    this.#saw(full, found);
     return (found === undefined ? undefined : await this.#read(key, found.value, schema)) as never;
   }
 
@@ -129,14 +151,18 @@ export class ScopedStore implements Store {
     checkKey("key", key);
     const text = encodeValue(value);
     const records = await this.#hub.records();
-    await records.writeRecord(this.#scope + key, text, ttlOf(options));
+    const full = this.#scope + key;
+    const version = await records.writeRecord(full, text, ttlOf(options));
+    this.#saw(full, { value: text, version: version as number });
     this.#hub.changed(this.#scope, key, value);
   }
 
   async delete(key: string): Promise<boolean> {
     checkKey("key", key);
     const records = await this.#hub.records();
-    const deleted = await records.deleteRecord(this.#scope + key);
+    const full = this.#scope + key;
+    const deleted = await records.deleteRecord(full);
+    this.#saw(full, undefined);
     if (deleted) this.#hub.changed(this.#scope, key, undefined);
     return deleted;
   }
@@ -159,25 +185,34 @@ export class ScopedStore implements Store {
     options: { readonly schema?: AnySchema; readonly ttlMs?: number } | undefined,
   ): Promise<never> {
     const records = await this.#hub.records();
+    // Where to start: what this request last saw there (a hint, checked by the swap), else what is there now.
+    const hint = this.#hints?.get(full);
+    let fresh = hint === undefined;
+    let found = fresh ? await records.readRecord(full) : (hint ?? undefined);
     for (let tries = 0; tries < UPDATE_TRIES; tries++) {
-      // Lost to another process: it is writing now, so wait a moment, more each time, before reading again.
-      if (tries > 0) await backOff(tries);
-      const found = await records.readRecord(full);
       const old = found === undefined ? undefined : await this.#read(key, found.value, options?.schema);
       const next = await change(old as never);
-      if (next === undefined) {
-        if (found === undefined) return undefined as never;
-        if (await records.deleteRecord(full, { ifVersion: found.version })) {
-          this.#hub.changed(this.#scope, key, undefined);
-          return undefined as never;
-        }
-        continue;
+      // Nothing there, and nothing to write: done, when what was read is what is there now.
+      if (next === undefined && found === undefined && fresh) {
+        this.#saw(full, undefined);
+        return undefined as never;
       }
-      const text = encodeValue(next);
-      const written = await records.writeRecord(full, text, { ifVersion: found?.version ?? 0, ...ttlOf(options) });
-      if (written !== undefined) {
-        this.#hub.changed(this.#scope, key, next);
+      const text = next === undefined ? undefined : encodeValue(next);
+      const outcome = await records.swapRecord(full, found, text, ttlOf(options));
+      if (typeof outcome === "number") {
+        this.#saw(full, text === undefined ? undefined : { value: text, version: outcome });
+        if (next !== undefined || found !== undefined) this.#hub.changed(this.#scope, key, next);
         return next as never;
+      }
+      // Lost to a write since the hint: `outcome` is what is there now, to try again from at once. Lost on what was
+      // just read: another process is writing now, so wait a moment, more each time, then read again (what the loss
+      // answered is older by then).
+      if (fresh) {
+        await backOff(tries + 1);
+        found = await records.readRecord(full);
+      } else {
+        found = outcome;
+        fresh = true;
       }
     }
     throw new EngineUnavailable(
@@ -211,6 +246,15 @@ export class ScopedStore implements Store {
 
   watch(watched: StoreWatch, listener: (change: StoreChange) => void): () => void {
     return this.#hub.watch(this.#scope, watched, listener);
+  }
+
+  // This request saw `record` (undefined: none) under `full`: the latest hints, the oldest dropped past STORE_HINTS.
+  #saw(full: string, record: StoredRecord | undefined): void {
+    const hints = this.#hints;
+    if (hints === undefined) return;
+    hints.delete(full);
+    if (hints.size >= STORE_HINTS) hints.delete(hints.keys().next().value as string);
+    hints.set(full, record ?? null);
   }
 
   // The value a record holds, checked by `schema`: undefined (logged) when it is not JSON or does not fit.
