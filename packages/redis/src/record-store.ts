@@ -19,6 +19,11 @@ const LIST_BYTES = 4 * 1_048_576;
 const CLEAR_MOST = 500;
 const ROOM_MOST = 1000;
 
+/** The record an HMGET of `v` and `n` found, if any. */
+function recordOf([value, version]: (string | null)[]): StoredRecord | undefined {
+  return typeof value === "string" && typeof version === "string" ? { value, version: Number(version) } : undefined;
+}
+
 /** Whether `a` comes before `b` in UTF-8 byte order (code point order), as ZRANGEBYLEX sorts. */
 function before(a: string, b: string): boolean {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8")) < 0;
@@ -37,12 +42,16 @@ export class RedisRecordStore implements RecordStore {
     this.#redis = redis;
   }
 
-  async readRecord(key: string): Promise<StoredRecord | undefined> {
-    checkRecord(key);
-    const open = this.#redis.started();
-    const [value, version] = await this.#redis.call(() => open.main.hmget(`${open.prefix}r:${key}`, "v", "n"));
-    if (typeof value !== "string" || typeof version !== "string") return undefined;
-    return { value, version: Number(version) };
+  readRecord(key: string): Promise<StoredRecord | undefined> {
+    // A promise chain, not an async function (a read is on the path of every store get and update); it still
+    // rejects, never throws.
+    try {
+      checkRecord(key);
+      const open = this.#redis.started();
+      return this.#redis.call(() => open.main.hmget(`${open.prefix}r:${key}`, "v", "n")).then(recordOf);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   async writeRecord(
@@ -65,28 +74,37 @@ export class RedisRecordStore implements RecordStore {
     return outcome === 0 ? undefined : outcome;
   }
 
-  async swapRecord(
+  swapRecord(
     key: string,
     expected: StoredRecord | undefined,
     value: string | undefined,
     options: { readonly ttlMs?: number } = {},
   ): Promise<number | StoredRecord | undefined> {
     const { ttlMs } = options;
-    checkRecord(key, value === undefined ? { ttlMs } : { value, ttlMs });
-    checkExpected(expected);
-    const outcome = (await this.#redis.run(SWAP_RECORD, [
-      key,
-      expected?.version ?? 0,
-      expected?.value ?? "",
-      value ?? "",
-      value === undefined ? "" : "1",
-      ttlMs === undefined ? "" : bounded(ttlMs),
-      this.#redis.settings.maxRecords,
-      ROOM_MOST,
-    ])) as number | [string, string] | [];
-    if (outcome === -1) throw this.#full();
-    if (typeof outcome === "number") return outcome;
-    return outcome.length === 0 ? undefined : { value: outcome[0] as string, version: Number(outcome[1]) };
+    let swapped: Promise<unknown>;
+    // A promise chain, not an async function (a swap is on the path of every store update); it still rejects.
+    try {
+      checkRecord(key, value === undefined ? { ttlMs } : { value, ttlMs });
+      checkExpected(expected);
+      swapped = this.#redis.run(SWAP_RECORD, [
+        key,
+        expected?.version ?? 0,
+        expected?.value ?? "",
+        value ?? "",
+        value === undefined ? "" : "1",
+        ttlMs === undefined ? "" : bounded(ttlMs),
+        this.#redis.settings.maxRecords,
+        ROOM_MOST,
+      ]);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return swapped.then((outcome) => {
+      if (outcome === -1) throw this.#full();
+      if (typeof outcome === "number") return outcome;
+      const [found, version] = outcome as [string?, string?];
+      return found === undefined ? undefined : { value: found, version: Number(version) };
+    });
   }
 
   async deleteRecord(key: string, options: { readonly ifVersion?: number } = {}): Promise<boolean> {
