@@ -174,7 +174,7 @@ describe("a request's store hints", () => {
     expect(counted()).toEqual({ reads: 2, swaps: 1 });
   });
 
-  it("keeps the latest hints of eight records: the update of one read before them reads again", async () => {
+  it("keeps hints of eight records: past them, the first seen go, and an update of one of those reads again", async () => {
     const { server, run, counted } = twoServers();
     run(async (store) => {
       for (let n = 0; n < 9; n++) await store.get(`k${n}`);

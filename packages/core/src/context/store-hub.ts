@@ -43,6 +43,8 @@ export class StoreHub {
 
   // Per key, the last update of this process in flight (settled, never rejecting): the next one waits for it.
   readonly #turns = new Map<string, Promise<void>>();
+  // The engine last found to keep records (a server's engine seldom changes: checked again when it does).
+  #keeps: RecordStore | undefined;
 
   constructor(engine: () => Engine, start: () => MaybePromise<void>, log: (entry: LogEntry) => void) {
     this.#engine = engine;
@@ -53,12 +55,13 @@ export class StoreHub {
   /** The engine's records, the engine started (a promise only while it starts). */
   records(): MaybePromise<RecordStore> {
     const engine = this.#engine();
-    if (!keepsRecords(engine)) {
+    if (engine !== this.#keeps && !keepsRecords(engine)) {
       const name = (engine as { constructor?: { name?: unknown } }).constructor?.name;
       throw new TypeError(
         `The store needs an engine that keeps records (the RecordStore role: ${RECORD_MEMBERS.join(", ")}); this server's engine${typeof name === "string" ? ` (${name})` : ""} does not`,
       );
     }
+    this.#keeps = engine;
     const started = this.#start();
     return started === undefined ? engine : Promise.resolve(started).then(() => engine);
   }
@@ -70,14 +73,12 @@ export class StoreHub {
   inTurn<T>(key: string, update: () => Promise<T>): Promise<T> {
     const before = this.#turns.get(key);
     const run = before === undefined ? update() : before.then(update, update);
-    const settled = run.then(
-      () => {},
-      () => {},
-    );
-    this.#turns.set(key, settled);
-    void settled.then(() => {
+    // Settled either way; the last of its key leaves the map as it settles.
+    const release = () => {
       if (this.#turns.get(key) === settled) this.#turns.delete(key);
-    });
+    };
+    const settled: Promise<void> = run.then(release, release);
+    this.#turns.set(key, settled);
     return run;
   }
 

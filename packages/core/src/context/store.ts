@@ -8,7 +8,7 @@ import {
 } from "../engine/engine.js";
 import { compileSchema } from "../schema/adapters.js";
 import type { AnySchema, Infer } from "../schema/schema-adapter.js";
-import type { MaybePromise } from "../wire/maybe.js";
+import { isPromiseLike, type MaybePromise } from "../wire/maybe.js";
 import { fromBase64Url, toBase64Url } from "../wire/seal.js";
 import type { StoreChange, StoreHub, StoreWatch } from "./store-hub.js";
 import { decodeValue, encodeValue, type StoreValue } from "./store-json.js";
@@ -122,7 +122,7 @@ function keyOfCursor(cursor: string): string {
  */
 export type StoreHints = Map<string, StoredRecord | null>;
 
-/** How many records a request's hints hold (the latest seen); an older one is read again when updated. */
+/** How many records a request's hints hold (the first seen go first); one no longer held is read again to update. */
 export const STORE_HINTS = 8;
 
 /** A store over one scope: every key the author names lives under `scope` (`d:s:`, `d:u:<subject>:`, …). */
@@ -138,13 +138,19 @@ export class ScopedStore implements Store {
     this.#hints = hints;
   }
 
+  // On the path of each get and update, what is ready now is not awaited (each await is a turn of the microtask
+  // queue): the engine's records once started, a value read without a schema, a change that returns its value.
+
   async get(key: string, schema?: AnySchema): Promise<never> {
     checkKey("key", key);
-    const records = await this.#hub.records();
+    const ready = this.#hub.records();
+    const records = isPromiseLike(ready) ? await ready : ready;
     const full = this.#scope + key;
     const found = await records.readRecord(full);
     this.#saw(full, found);
-    return (found === undefined ? undefined : await this.#read(key, found.value, schema)) as never;
+    if (found === undefined) return undefined as never;
+    const value = this.#read(key, found.value, schema);
+    return (isPromiseLike(value) ? await value : value) as never;
   }
 
   async set(key: string, value: unknown, options?: { readonly ttlMs?: number }): Promise<void> {
@@ -175,7 +181,7 @@ export class ScopedStore implements Store {
     checkKey("key", key);
     if (typeof change !== "function") throw new TypeError("update takes a change function: (old) => new value");
     const full = this.#scope + key;
-    return this.#hub.inTurn(full, () => this.#update(key, full, change, options));
+    return await this.#hub.inTurn(full, () => this.#update(key, full, change, options));
   }
 
   async #update(
@@ -184,14 +190,17 @@ export class ScopedStore implements Store {
     change: (old: never) => MaybePromise<unknown>,
     options: { readonly schema?: AnySchema; readonly ttlMs?: number } | undefined,
   ): Promise<never> {
-    const records = await this.#hub.records();
+    const ready = this.#hub.records();
+    const records = isPromiseLike(ready) ? await ready : ready;
     // Where to start: what this request last saw there (a hint, checked by the swap), else what is there now.
     const hint = this.#hints?.get(full);
     let fresh = hint === undefined;
     let found = fresh ? await records.readRecord(full) : (hint ?? undefined);
     for (let tries = 0; tries < UPDATE_TRIES; tries++) {
-      const old = found === undefined ? undefined : await this.#read(key, found.value, options?.schema);
-      const next = await change(old as never);
+      const read = found === undefined ? undefined : this.#read(key, found.value, options?.schema);
+      const old = isPromiseLike(read) ? await read : read;
+      const made = change(old as never);
+      const next = isPromiseLike(made) ? await made : made;
       // Nothing there, and nothing to write: done, when what was read is what is there now.
       if (next === undefined && found === undefined && fresh) {
         this.#saw(full, undefined);
@@ -248,21 +257,25 @@ export class ScopedStore implements Store {
     return this.#hub.watch(this.#scope, watched, listener);
   }
 
-  // This request saw `record` (undefined: none) under `full`: the latest hints, the oldest dropped past STORE_HINTS.
+  // This request saw `record` (undefined: none) under `full`: kept for STORE_HINTS keys, the first seen dropped past it.
   #saw(full: string, record: StoredRecord | undefined): void {
     const hints = this.#hints;
     if (hints === undefined) return;
-    hints.delete(full);
-    if (hints.size >= STORE_HINTS) hints.delete(hints.keys().next().value as string);
+    if (hints.size >= STORE_HINTS && !hints.has(full)) hints.delete(hints.keys().next().value as string);
     hints.set(full, record ?? null);
   }
 
-  // The value a record holds, checked by `schema`: undefined (logged) when it is not JSON or does not fit.
-  async #read(key: string, text: string, schema: AnySchema | undefined): Promise<unknown> {
+  // The value a record holds, checked by `schema`: undefined (logged) when it is not JSON or does not fit. A promise
+  // only with a schema.
+  #read(key: string, text: string, schema: AnySchema | undefined): MaybePromise<unknown> {
     const decoded = decodeValue(text);
     if ("why" in decoded) return this.#misfit(key, decoded.why);
     if (schema === undefined) return decoded.value;
-    const checked = await compileSchema(schema, "output", `store value "${key}"`).validate(decoded.value);
+    return this.#checked(key, decoded.value, schema);
+  }
+
+  async #checked(key: string, value: unknown, schema: AnySchema): Promise<unknown> {
+    const checked = await compileSchema(schema, "output", `store value "${key}"`).validate(value);
     if (checked.ok) return checked.value;
     const issues = checked.issues.map((issue) => `${issue.path || "(value)"}: ${issue.message}`).join("; ");
     return this.#misfit(key, `it does not fit its schema (${issues})`);
@@ -280,6 +293,8 @@ function backOff(tries: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+const NO_TTL: { ttlMs?: number } = Object.freeze({});
+
 function ttlOf(options: { readonly ttlMs?: number } | undefined): { ttlMs?: number } {
-  return options?.ttlMs === undefined ? {} : { ttlMs: options.ttlMs };
+  return options?.ttlMs === undefined ? NO_TTL : { ttlMs: options.ttlMs };
 }
