@@ -27,9 +27,12 @@ const TIDY_EACH = 8;
 
 // put(key, rec, n, value, ttl, max, room): write the record at version n + 1 (n: its live version, 0 for none), with
 // ttl ('' = none), when there is room for it among max live records (looking for room lapsed ones); -1 when full.
+// The common rewrite of a live record kept for good asks Redis no time, and leaves `rx` alone unless it had an expiry
+// (a live record is in `rx` exactly when it has one; a new one may have a lapsed member there).
 const PUT = `
 local function put(key, rec, n, value, ttl, max, room)
-  local t = now()
+  local t = 0
+  if n == 0 or ttl ~= '' then t = now() end
   if n == 0 then
     tidy(t, ${TIDY_EACH})
     if not redis.call('ZSCORE', INDEX, key) then
@@ -42,8 +45,7 @@ local function put(key, rec, n, value, ttl, max, room)
   end
   redis.call('HSET', rec, 'v', value, 'n', ms(n + 1))
   if ttl == '' then
-    redis.call('PERSIST', rec)
-    redis.call('ZREM', LAPSE, key)
+    if n == 0 or redis.call('PERSIST', rec) == 1 then redis.call('ZREM', LAPSE, key) end
   else
     redis.call('PEXPIRE', rec, ttl)
     redis.call('ZADD', LAPSE, ms(t + tonumber(ttl)), key)
