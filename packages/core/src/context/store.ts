@@ -61,7 +61,8 @@ export interface Store {
   /**
    * Change the value under `key` atomically, across processes: `change` gets the value there (undefined when none,
    * or when it does not fit `schema`) and gives the new one (undefined: delete it); when another writer got there
-   * first, it runs again on what that one wrote (at most 64 times, then `EngineUnavailable`). The new value.
+   * first, it runs again on what that one wrote (at most 64 times, then `EngineUnavailable`). The new value. In a
+   * handler it starts from what the same request last read or wrote there, if anything, instead of reading again.
    * Updates of one key in one process run one after another (so `change` must not await an update of its own key).
    */
   update<S extends AnySchema>(
