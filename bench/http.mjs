@@ -511,5 +511,7 @@ if (targets.length > 0) lines.push("", "Targets:", "", ...targets);
 const report = lines.join("\n");
 mkdirSync(here("./results"), { recursive: true });
 writeFileSync(here(`./results/${values.out}`), `${report}\n`);
+// Each round's figures beside the report, for a driver that judges its own target (bench/store.mjs).
+writeFileSync(here(`./results/${values.out.replace(/\.md$/, "")}.json`), JSON.stringify(Object.fromEntries(samples)));
 process.stdout.write(`${report}\n`);
 await issuer?.stop();

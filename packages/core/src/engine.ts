@@ -6,6 +6,7 @@
  */
 
 export {
+  checkExpected,
   checkKeyValue,
   checkRecord,
   DEFAULT_RETRY_AFTER_SECONDS,
@@ -23,6 +24,7 @@ export {
   type ListedRecord,
   RECORD_BOUNDS,
   type RecordStore,
+  type RecordSwapOptions,
   type RecordWriteOptions,
   type RequestLeases,
   type RunningRequest,

@@ -158,6 +158,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "RECORD_BOUNDS",
       "SESSION_BOUNDS",
       "STORE_KEY_CHARS",
+      "checkExpected",
       "checkKeyValue",
       "checkRecord",
       "createMemoryEngine",

@@ -69,17 +69,16 @@ export function lastErrorOf(client: Redis): Error | undefined {
 }
 
 /** Run a script in one round trip (EVALSHA, or EVAL when Redis lost its script cache). */
-export async function run(
+export function run(
   client: Redis,
   script: Script,
   prefix: string,
   args: readonly (string | number)[],
 ): Promise<unknown> {
   const argv = [`${prefix}sessions`, prefix, ...args];
-  try {
-    return await client.evalsha(script.sha, 1, ...argv);
-  } catch (error) {
+  // A promise chain, not an async function: this is on every engine call's path.
+  return client.evalsha(script.sha, 1, ...argv).catch((error: unknown) => {
     if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
-    return await client.eval(script.lua, 1, ...argv);
-  }
+    return client.eval(script.lua, 1, ...argv);
+  });
 }

@@ -105,13 +105,19 @@ export class RedisLifecycle implements EngineLifecycle {
   }
 
   /** Make a call to Redis; Redis out of reach is `EngineUnavailable`. */
-  async call<T>(call: () => Promise<T>): Promise<T> {
+  call<T>(call: () => Promise<T>): Promise<T> {
+    // A promise chain, not an async function: this is on every engine call's path.
     try {
-      return await call();
+      return call().catch(this.#unavailable);
     } catch (error) {
-      throw asUnavailable(error, this.#where, this.settings.retryAfterSeconds);
+      return Promise.reject(asUnavailable(error, this.#where, this.settings.retryAfterSeconds));
     }
   }
+
+  // What a failed call throws: Redis out of reach as `EngineUnavailable`, anything else as it is.
+  readonly #unavailable = (error: unknown): never => {
+    throw asUnavailable(error, this.#where, this.settings.retryAfterSeconds);
+  };
 
   async #connect(namespace: string, server: EngineOwner): Promise<Open> {
     const { url, commandTimeoutMs, leaseMs } = this.settings;

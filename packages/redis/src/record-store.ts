@@ -1,16 +1,18 @@
 import {
+  checkExpected,
   checkRecord,
   EngineUnavailable,
   type ListedRecord,
   RECORD_BOUNDS,
   type RecordStore,
+  type RecordSwapOptions,
   type RecordWriteOptions,
   type StoredRecord,
   sessionEnded,
 } from "@toolsmith/core/engine";
 import type { RedisLifecycle } from "./lifecycle.js";
 import { bounded } from "./options.js";
-import { CLEAR_RECORDS, DELETE_RECORD, LIST_RECORDS, WRITE_RECORD } from "./record-scripts.js";
+import { CLEAR_RECORDS, DELETE_RECORD, LIST_RECORDS, SWAP_RECORD, WRITE_RECORD } from "./record-scripts.js";
 
 // Keys and scripts: record-scripts.ts. What one script may do is bounded, so no call holds Redis (single-threaded:
 // every other process waits meanwhile) for long whatever the store holds: a list looks at LIST_MOST members (lapsed
@@ -20,6 +22,11 @@ import { CLEAR_RECORDS, DELETE_RECORD, LIST_RECORDS, WRITE_RECORD } from "./reco
 const LIST_MOST = 2000;
 const CLEAR_MOST = 500;
 const ROOM_MOST = 1000;
+
+/** The record an HMGET of `v` and `n` found, if any. */
+function recordOf([value, version]: (string | null)[]): StoredRecord | undefined {
+  return typeof value === "string" && typeof version === "string" ? { value, version: Number(version) } : undefined;
+}
 
 /** Whether `a` comes before `b` in UTF-8 byte order (code point order), as ZRANGEBYLEX sorts. */
 function before(a: string, b: string): boolean {
@@ -39,12 +46,16 @@ export class RedisRecordStore implements RecordStore {
     this.#redis = redis;
   }
 
-  async readRecord(key: string): Promise<StoredRecord | undefined> {
-    checkRecord(key);
-    const open = this.#redis.started();
-    const [value, version] = await this.#redis.call(() => open.main.hmget(`${open.prefix}r:${key}`, "v", "n"));
-    if (typeof value !== "string" || typeof version !== "string") return undefined;
-    return { value, version: Number(version) };
+  readRecord(key: string): Promise<StoredRecord | undefined> {
+    // A promise chain, not an async function (a read is on the path of every store get and update); it still
+    // rejects, never throws.
+    try {
+      checkRecord(key);
+      const open = this.#redis.started();
+      return this.#redis.call(() => open.main.hmget(`${open.prefix}r:${key}`, "v", "n")).then(recordOf);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   async writeRecord(key: string, value: string, options: RecordWriteOptions = {}): Promise<number | undefined> {
@@ -63,6 +74,41 @@ export class RedisRecordStore implements RecordStore {
     if (outcome === -1) throw this.#full();
     if (outcome === -2) throw sessionEnded(session as string);
     return outcome === 0 ? undefined : outcome;
+  }
+
+  swapRecord(
+    key: string,
+    expected: StoredRecord | undefined,
+    value: string | undefined,
+    options: RecordSwapOptions = {},
+  ): Promise<number | StoredRecord | undefined> {
+    const { ttlMs, session } = options;
+    let swapped: Promise<unknown>;
+    // A promise chain, not an async function (a swap is on the path of every store update); it still rejects.
+    try {
+      checkRecord(key, value === undefined ? { ttlMs } : { value, ttlMs, session });
+      checkExpected(expected);
+      swapped = this.#redis.run(SWAP_RECORD, [
+        key,
+        expected?.version ?? 0,
+        expected?.value ?? "",
+        value ?? "",
+        value === undefined ? "" : "1",
+        ttlMs === undefined ? "" : bounded(ttlMs),
+        this.#redis.settings.maxRecords,
+        ROOM_MOST,
+        value === undefined ? "" : (session ?? ""),
+      ]);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return swapped.then((outcome) => {
+      if (outcome === -1) throw this.#full();
+      if (outcome === -2) throw sessionEnded(session as string);
+      if (typeof outcome === "number") return outcome;
+      const [found, version] = outcome as [string?, string?];
+      return found === undefined ? undefined : { value: found, version: Number(version) };
+    });
   }
 
   async deleteRecord(key: string, options: { readonly ifVersion?: number } = {}): Promise<boolean> {

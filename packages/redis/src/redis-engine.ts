@@ -10,6 +10,7 @@ import type {
   SessionRecord,
   SessionSignal,
   StoredEvent,
+  StoredRecord,
   TaskChange,
   TaskLimit,
   TaskRecord,
@@ -207,6 +208,14 @@ class RedisEngine implements Engine, RecordStore {
   }
   writeRecord(key: string, value: string, options?: RecordWriteOptions) {
     return this.#records.writeRecord(key, value, options);
+  }
+  swapRecord(
+    key: string,
+    expected: StoredRecord | undefined,
+    value: string | undefined,
+    options?: { readonly ttlMs?: number },
+  ) {
+    return this.#records.swapRecord(key, expected, value, options);
   }
   deleteRecord(key: string, options?: { readonly ifVersion?: number }) {
     return this.#records.deleteRecord(key, options);

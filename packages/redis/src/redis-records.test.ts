@@ -91,6 +91,16 @@ describe("the Redis engine's records", () => {
     expect(await at.raw.zcard(key("rx"))).toBe(0);
     expect(await a.writeRecord("p:brief", "back", { ifVersion: 0 })).toBe(1);
     expect(await a.deleteRecord("p:brief", { ifVersion: 0 })).toBe(false);
+    // Lapsed and made again for good, by a write or a swap: no longer in `rx`; rewritten for good, it has no expiry.
+    for (const write of [() => b.writeRecord("p:again", "anew"), () => b.swapRecord("p:again", undefined, "anew")]) {
+      await a.writeRecord("p:again", "soon gone", { ttlMs: 200 });
+      await eventually(async () => (await b.readRecord("p:again")) === undefined, "the record past its ttlMs");
+      expect(await write()).toBe(1);
+      expect(await at.raw.zscore(key("rx"), "p:again")).toBeNull();
+      expect(await b.swapRecord("p:again", { value: "anew", version: 1 }, "for good")).toBe(2);
+      expect(await at.raw.pttl(key("r:p:again"))).toBe(-1);
+      expect(await a.deleteRecord("p:again")).toBe(true);
+    }
   });
 
   it("lists past thousands of lapsed members in bounded steps, and never answers fewer than are there", async () => {

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "@toolsmith/core";
 import { isEngineUnavailable } from "@toolsmith/core/engine";
-import { describe, expect, it } from "vitest";
+import { createTestClient, type TestClient } from "@toolsmith/core/testing";
+import { afterEach, describe, expect, it } from "vitest";
 import { useRedis } from "./redis.test-util.js";
 import { createRedisEngine } from "./redis-engine.js";
 
@@ -10,6 +11,11 @@ const at = useRedis();
 // writes the other reads, and a Redis outage fails a call within the engine's command timeout. (Racing writers:
 // redis-records.test.ts, on the engine's compare-and-set that the store's update uses; and below, through the store.)
 const COMMAND_TIMEOUT_MS = 1000;
+
+const clients: TestClient[] = [];
+afterEach(() => {
+  for (const client of clients.splice(0)) client.close();
+});
 
 async function two(): Promise<[Server, Server]> {
   const namespace = crypto.randomUUID();
@@ -59,6 +65,39 @@ describe("core's store on the Redis engine", () => {
     expect(await a.store.get("count")).toBe(2000);
     // Every update answered a count of its own: none was lost to, or written over by, another.
     expect(new Set([...fromA, ...fromB]).size).toBe(2000);
+  });
+
+  it("loses no update when requests on two processes each read a key, then update it (hints gone stale)", {
+    timeout: 120_000,
+  }, async () => {
+    const servers = await two();
+    const counts = servers.map((server) => {
+      server.tool({
+        name: "bump",
+        description: "Reads the count, then adds one",
+        handler: async (_args, ctx) => {
+          const read = await ctx.store.get("count");
+          const made = await ctx.store.update("count", (old: number | undefined) => (old ?? 0) + 1);
+          return JSON.stringify([read, made]);
+        },
+      });
+      return createTestClient(server, { protocolVersion: "2026-07-28" });
+    });
+    const opened = await Promise.all(counts);
+    clients.push(...opened);
+    const each = (client: TestClient) =>
+      Promise.all(
+        Array.from({ length: 300 }, async () => {
+          const result = await client.callTool("bump");
+          const [read, made] = JSON.parse((result.content as { text: string }[])[0]?.text ?? "") as [number, number];
+          // What the update started from was at least what the get read: it counts on from there or later.
+          expect(made).toBeGreaterThan(read ?? 0);
+          return made;
+        }),
+      );
+    const made = (await Promise.all(opened.map(each))).flat();
+    expect(await (servers[0] as Server).store.get("count")).toBe(600);
+    expect(new Set(made).size).toBe(600);
   });
 
   it("fails a store call with EngineUnavailable within the command timeout while Redis is frozen, and works after", async () => {

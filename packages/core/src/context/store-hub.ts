@@ -27,7 +27,14 @@ interface Watcher {
   readonly listener: (change: StoreChange) => void;
 }
 
-const RECORD_MEMBERS = ["readRecord", "writeRecord", "deleteRecord", "listRecords", "clearRecords"] as const;
+const RECORD_MEMBERS = [
+  "readRecord",
+  "writeRecord",
+  "swapRecord",
+  "deleteRecord",
+  "listRecords",
+  "clearRecords",
+] as const;
 
 /** Whether `engine` plays the `RecordStore` role (every member a function). */
 export function keepsRecords(engine: object): engine is RecordStore {
@@ -47,6 +54,8 @@ export class StoreHub {
   // The open sessions of connections' own (stdio, the test client), each with whether its store was written: this
   // process alone keeps them, and clears one at its end only when written.
   readonly #own = new Map<string, boolean>();
+  // The engine last found to keep records (a server's engine seldom changes: checked again when it does).
+  #keeps: RecordStore | undefined;
 
   constructor(engine: () => Engine, start: () => MaybePromise<void>, log: (entry: LogEntry) => void) {
     this.#engine = engine;
@@ -57,12 +66,13 @@ export class StoreHub {
   /** The engine's records, the engine started (a promise only while it starts). */
   records(): MaybePromise<RecordStore> {
     const engine = this.#engine();
-    if (!keepsRecords(engine)) {
+    if (engine !== this.#keeps && !keepsRecords(engine)) {
       const name = (engine as { constructor?: { name?: unknown } }).constructor?.name;
       throw new TypeError(
         `The store needs an engine that keeps records (the RecordStore role: ${RECORD_MEMBERS.join(", ")}); this server's engine${typeof name === "string" ? ` (${name})` : ""} does not`,
       );
     }
+    this.#keeps = engine;
     const started = this.#start();
     return started === undefined ? engine : Promise.resolve(started).then(() => engine);
   }
@@ -85,14 +95,17 @@ export class StoreHub {
                   new EngineUnavailable(failed.message, { cause: failed, retryAfterSeconds: failed.retryAfterSeconds }),
                 ),
           );
-    const settled = run.then(
-      () => undefined,
-      (error: unknown) => (isEngineUnavailable(error) ? error : undefined),
+    // Settled either way (to the engine's unavailability when that is how it ended); the last of its key leaves the
+    // map as it settles.
+    const release = (failed: EngineUnavailable | undefined) => {
+      if (this.#turns.get(key) === settled) this.#turns.delete(key);
+      return failed;
+    };
+    const settled: Promise<EngineUnavailable | undefined> = run.then(
+      () => release(undefined),
+      (error: unknown) => release(isEngineUnavailable(error) ? error : undefined),
     );
     this.#turns.set(key, settled);
-    void settled.then(() => {
-      if (this.#turns.get(key) === settled) this.#turns.delete(key);
-    });
     return run;
   }
 

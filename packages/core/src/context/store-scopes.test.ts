@@ -225,6 +225,7 @@ function sharedEngines() {
       shared: true,
       readRecord: records.readRecord.bind(records),
       writeRecord: records.writeRecord.bind(records),
+      swapRecord: records.swapRecord.bind(records),
       deleteRecord: records.deleteRecord.bind(records),
       listRecords: records.listRecords.bind(records),
       clearRecords: records.clearRecords.bind(records),

@@ -1,6 +1,6 @@
 import { storeScopePrefix } from "../engine/engine.js";
 import type { Era } from "../protocol/era.js";
-import { ScopedStore, type Store } from "./store.js";
+import { ScopedStore, type Store, type StoreHints } from "./store.js";
 import type { StoreHub } from "./store-hub.js";
 
 /**
@@ -39,6 +39,51 @@ export function serverStore(hub: StoreHub): Store {
   return store;
 }
 
+/**
+ * A request's `ctx.store`: the server's, with its caller's and its session's a property away; all three share the
+ * request's own hints (what it last saw of a few records), so an update of what the request just read needs no read.
+ */
+class RequestStore extends ScopedStore implements ContextStore {
+  readonly #hub: StoreHub;
+  readonly #hints: StoreHints;
+  readonly #subject: string | undefined;
+  readonly #session: string | undefined;
+  readonly #era: Era;
+  #user: Store | undefined;
+  #own: Store | undefined;
+
+  constructor(hub: StoreHub, hints: StoreHints, subject: string | undefined, session: string | undefined, era: Era) {
+    super(hub, storeScopePrefix("s"), hints);
+    this.#hub = hub;
+    this.#hints = hints;
+    this.#subject = subject;
+    this.#session = session;
+    this.#era = era;
+  }
+
+  get user(): Store {
+    if (this.#subject === undefined) {
+      throw new Error(
+        "ctx.store.user needs an authenticated caller (ctx.auth.subject) and this request has none (stdio, or HTTP without an authenticate hook): use ctx.store (the whole server), or sign callers in",
+      );
+    }
+    this.#user ??= new ScopedStore(this.#hub, storeScopePrefix("u", this.#subject), this.#hints);
+    return this.#user;
+  }
+
+  get session(): Store {
+    if (this.#session === undefined) {
+      throw new Error(
+        this.#era === "stateless"
+          ? "ctx.store.session needs a handshake-era session and a 2026-07-28 request has none: use ctx.store.user (bound to the signed-in caller) or ctx.store"
+          : "ctx.store.session has no session here: use ctx.store.user or ctx.store",
+      );
+    }
+    this.#own ??= new ScopedStore(this.#hub, storeScopePrefix("x", this.#session), this.#hints, this.#session);
+    return this.#own;
+  }
+}
+
 /** A request's `ctx.store`: the server's, with its caller's and its session's a property away. */
 export function contextStore(
   hub: StoreHub,
@@ -46,35 +91,5 @@ export function contextStore(
   session: string | undefined,
   era: Era,
 ): ContextStore {
-  const server = serverStore(hub);
-  let user: Store | undefined;
-  let own: Store | undefined;
-  return {
-    get: server.get.bind(server) as Store["get"],
-    set: server.set.bind(server),
-    delete: server.delete.bind(server),
-    update: server.update.bind(server) as Store["update"],
-    list: server.list.bind(server) as Store["list"],
-    watch: server.watch.bind(server),
-    get user(): Store {
-      if (subject === undefined) {
-        throw new Error(
-          "ctx.store.user needs an authenticated caller (ctx.auth.subject) and this request has none (stdio, or HTTP without an authenticate hook): use ctx.store (the whole server), or sign callers in",
-        );
-      }
-      user ??= new ScopedStore(hub, storeScopePrefix("u", subject));
-      return user;
-    },
-    get session(): Store {
-      if (session === undefined) {
-        throw new Error(
-          era === "stateless"
-            ? "ctx.store.session needs a handshake-era session and a 2026-07-28 request has none: use ctx.store.user (bound to the signed-in caller) or ctx.store"
-            : "ctx.store.session has no session here: use ctx.store.user or ctx.store",
-        );
-      }
-      own ??= new ScopedStore(hub, storeScopePrefix("x", session), session);
-      return own;
-    },
-  };
+  return new RequestStore(hub, new Map(), subject, session, era);
 }

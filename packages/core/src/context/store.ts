@@ -5,11 +5,12 @@ import {
   type RecordStore,
   type RecordWriteOptions,
   STORE_KEY_CHARS,
+  type StoredRecord,
 } from "../engine/engine.js";
 import { utf8Length } from "../engine/session-bounds.js";
 import { compileSchema } from "../schema/adapters.js";
 import type { AnySchema, Infer } from "../schema/schema-adapter.js";
-import type { MaybePromise } from "../wire/maybe.js";
+import { isPromiseLike, type MaybePromise } from "../wire/maybe.js";
 import { fromBase64Url, toBase64Url } from "../wire/seal.js";
 import type { StoreChange, StoreHub, StoreWatch } from "./store-hub.js";
 import { decodeValue, encodeValue, type StoreValue } from "./store-json.js";
@@ -65,7 +66,8 @@ export interface Store {
   /**
    * Change the value under `key` atomically, across processes: `change` gets the value there (undefined when none,
    * or when it does not fit `schema`) and gives the new one (undefined: delete it); when another writer got there
-   * first, it runs again on what that one wrote (at most 64 times, then `EngineUnavailable`). The new value.
+   * first, it runs again on what that one wrote (at most 64 times, then `EngineUnavailable`). The new value. In a
+   * handler it starts from what the same request last read or wrote there, if anything, instead of reading again.
    * Updates of one key in one process run one after another (so `change` must not await an update of its own key).
    */
   update<S extends AnySchema>(
@@ -120,39 +122,64 @@ function keyOfCursor(cursor: string): string {
 }
 
 /**
+ * What one request's stores last saw of a few records (by full key: scope and key), null for none: where its
+ * `update` starts instead of reading again (`swapRecord` checks it is still so; when it is not, the record found
+ * there is the next start). Only ever one request's: never shared, so never another caller's.
+ */
+export type StoreHints = Map<string, StoredRecord | null>;
+
+/** How many records a request's hints hold (the first seen go first); one no longer held is read again to update. */
+export const STORE_HINTS = 8;
+
+/**
  * A store over one scope: every key the author names lives under `scope` (`d:s:`, `d:u:<subject>:`, …); `session`:
  * the scope is that session's (`d:x:<id>:`), whose writes the hub completes (`sessionWrite`).
  */
 export class ScopedStore implements Store {
   readonly #hub: StoreHub;
   readonly #scope: string;
+  readonly #hints: StoreHints | undefined;
   readonly #session: string | undefined;
 
-  constructor(hub: StoreHub, scope: string, session?: string) {
+  /** `hints`: the request's own (none outside a request: each update reads first). */
+  constructor(hub: StoreHub, scope: string, hints?: StoreHints, session?: string) {
     this.#hub = hub;
     this.#scope = scope;
+    this.#hints = hints;
     this.#session = session;
   }
 
+  // On the path of each get and update, what is ready now is not awaited (each await is a turn of the microtask
+  // queue): the engine's records once started, a value read without a schema, a change that returns its value.
+
   async get(key: string, schema?: AnySchema): Promise<never> {
     checkKey("key", key);
-    const records = await this.#hub.records();
-    const found = await records.readRecord(this.#scope + key);
-    return (found === undefined ? undefined : await this.#read(key, found.value, schema)) as never;
+    const ready = this.#hub.records();
+    const records = isPromiseLike(ready) ? await ready : ready;
+    const full = this.#scope + key;
+    const found = await records.readRecord(full);
+    this.#saw(full, found);
+    if (found === undefined) return undefined as never;
+    const value = this.#read(key, found.value, schema);
+    return (isPromiseLike(value) ? await value : value) as never;
   }
 
   async set(key: string, value: unknown, options?: { readonly ttlMs?: number }): Promise<void> {
     checkKey("key", key);
     const text = encodeValue(value);
     const records = await this.#hub.records();
-    await records.writeRecord(this.#scope + key, text, this.#writing(ttlOf(options)));
+    const full = this.#scope + key;
+    const version = await records.writeRecord(full, text, this.#writing(ttlOf(options)));
+    this.#saw(full, { value: text, version: version as number });
     this.#hub.changed(this.#scope, key, value);
   }
 
   async delete(key: string): Promise<boolean> {
     checkKey("key", key);
     const records = await this.#hub.records();
-    const deleted = await records.deleteRecord(this.#scope + key);
+    const full = this.#scope + key;
+    const deleted = await records.deleteRecord(full);
+    this.#saw(full, undefined);
     if (deleted) this.#hub.changed(this.#scope, key, undefined);
     return deleted;
   }
@@ -165,7 +192,7 @@ export class ScopedStore implements Store {
     checkKey("key", key);
     if (typeof change !== "function") throw new TypeError("update takes a change function: (old) => new value");
     const full = this.#scope + key;
-    return this.#hub.inTurn(full, () => this.#update(key, full, change, options));
+    return await this.#hub.inTurn(full, () => this.#update(key, full, change, options));
   }
 
   async #update(
@@ -174,27 +201,38 @@ export class ScopedStore implements Store {
     change: (old: never) => MaybePromise<unknown>,
     options: { readonly schema?: AnySchema; readonly ttlMs?: number } | undefined,
   ): Promise<never> {
-    const records = await this.#hub.records();
+    const ready = this.#hub.records();
+    const records = isPromiseLike(ready) ? await ready : ready;
+    // Where to start: what this request last saw there (a hint, checked by the swap), else what is there now.
+    const hint = this.#hints?.get(full);
+    let fresh = hint === undefined;
+    let found = fresh ? await records.readRecord(full) : (hint ?? undefined);
     for (let tries = 0; tries < UPDATE_TRIES; tries++) {
-      // Lost to another process: it is writing now, so wait a moment, more each time, before reading again.
-      if (tries > 0) await backOff(tries);
-      const found = await records.readRecord(full);
-      const old = found === undefined ? undefined : await this.#read(key, found.value, options?.schema);
-      const next = await change(old as never);
-      if (next === undefined) {
-        if (found === undefined) return undefined as never;
-        if (await records.deleteRecord(full, { ifVersion: found.version })) {
-          this.#hub.changed(this.#scope, key, undefined);
-          return undefined as never;
-        }
-        continue;
+      const read = found === undefined ? undefined : this.#read(key, found.value, options?.schema);
+      const old = isPromiseLike(read) ? await read : read;
+      const made = change(old as never);
+      const next = isPromiseLike(made) ? await made : made;
+      // Nothing there, and nothing to write: done, when what was read is what is there now.
+      if (next === undefined && found === undefined && fresh) {
+        this.#saw(full, undefined);
+        return undefined as never;
       }
-      const text = encodeValue(next);
-      const how = this.#writing({ ifVersion: found?.version ?? 0, ...ttlOf(options) });
-      const written = await records.writeRecord(full, text, how);
-      if (written !== undefined) {
-        this.#hub.changed(this.#scope, key, next);
+      const text = next === undefined ? undefined : encodeValue(next);
+      const outcome = await records.swapRecord(full, found, text, this.#writing(ttlOf(options)));
+      if (typeof outcome === "number") {
+        this.#saw(full, text === undefined ? undefined : { value: text, version: outcome });
+        if (next !== undefined || found !== undefined) this.#hub.changed(this.#scope, key, next);
         return next as never;
+      }
+      // Lost to a write since the hint: `outcome` is what is there now, to try again from at once. Lost on what was
+      // just read: another process is writing now, so wait a moment, more each time, then read again (what the loss
+      // answered is older by then).
+      if (fresh) {
+        await backOff(tries + 1);
+        found = await records.readRecord(full);
+      } else {
+        found = outcome;
+        fresh = true;
       }
     }
     throw new EngineUnavailable(
@@ -234,16 +272,29 @@ export class ScopedStore implements Store {
     return this.#hub.watch(this.#scope, watched, listener);
   }
 
-  #writing(options: { readonly ttlMs?: number; readonly ifVersion?: number }): RecordWriteOptions {
+  #writing<O extends { readonly ttlMs?: number; readonly ifVersion?: number }>(options: O): O | RecordWriteOptions {
     return this.#session === undefined ? options : this.#hub.sessionWrite(this.#session, options);
   }
 
-  // The value a record holds, checked by `schema`: undefined (logged) when it is not JSON or does not fit.
-  async #read(key: string, text: string, schema: AnySchema | undefined): Promise<unknown> {
+  // This request saw `record` (undefined: none) under `full`: kept for STORE_HINTS keys, the first seen dropped past it.
+  #saw(full: string, record: StoredRecord | undefined): void {
+    const hints = this.#hints;
+    if (hints === undefined) return;
+    if (hints.size >= STORE_HINTS && !hints.has(full)) hints.delete(hints.keys().next().value as string);
+    hints.set(full, record ?? null);
+  }
+
+  // The value a record holds, checked by `schema`: undefined (logged) when it is not JSON or does not fit. A promise
+  // only with a schema.
+  #read(key: string, text: string, schema: AnySchema | undefined): MaybePromise<unknown> {
     const decoded = decodeValue(text);
     if ("why" in decoded) return this.#misfit(key, decoded.why);
     if (schema === undefined) return decoded.value;
-    const checked = await compileSchema(schema, "output", `store value "${key}"`).validate(decoded.value);
+    return this.#checked(key, decoded.value, schema);
+  }
+
+  async #checked(key: string, value: unknown, schema: AnySchema): Promise<unknown> {
+    const checked = await compileSchema(schema, "output", `store value "${key}"`).validate(value);
     if (checked.ok) return checked.value;
     const issues = checked.issues.map((issue) => `${issue.path || "(value)"}: ${issue.message}`).join("; ");
     return this.#misfit(key, `it does not fit its schema (${issues})`);
@@ -267,6 +318,8 @@ function valueBytes(records: readonly { readonly value: string }[]): number {
   return bytes;
 }
 
+const NO_TTL: { ttlMs?: number } = Object.freeze({});
+
 function ttlOf(options: { readonly ttlMs?: number } | undefined): { ttlMs?: number } {
-  return options?.ttlMs === undefined ? {} : { ttlMs: options.ttlMs };
+  return options?.ttlMs === undefined ? NO_TTL : { ttlMs: options.ttlMs };
 }

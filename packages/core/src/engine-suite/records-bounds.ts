@@ -26,6 +26,8 @@ export function recordBoundsCases(open: Opener<Records>["open"]): void {
         (key) => engine.readRecord(key),
         (key) => engine.writeRecord(key, "v"),
         (key) => engine.deleteRecord(key),
+        (key) => engine.swapRecord(key, undefined, "v"),
+        (key) => engine.swapRecord(key, { value: "v", version: 1 }, undefined),
         (key) => engine.listRecords(key, { limit: 1 }),
         (key) => engine.listRecords("", { after: key, limit: 1 }),
         (key) => engine.clearRecords(key),
@@ -50,6 +52,7 @@ export function recordBoundsCases(open: Opener<Records>["open"]): void {
       ];
       for (const [value, type, message] of cases) {
         await expectRefused(() => engine.writeRecord("big", value), type, message);
+        await expectRefused(() => engine.swapRecord("big", undefined, value), type, message);
         expect(await engine.readRecord("big")).toBeUndefined();
       }
       expect(await engine.writeRecord("big", "🙂".repeat(max / 4))).toBe(1);
@@ -67,6 +70,29 @@ export function recordBoundsCases(open: Opener<Records>["open"]): void {
         await expectRefused(() => engine.deleteRecord("n", { ifVersion: version }), RangeError, /ifVersion/);
       }
       await expectRefused(() => engine.deleteRecord("n", { ifVersion: "1" as unknown as number }), TypeError, /ifV/);
+      await expectRefused(() => engine.swapRecord("n", undefined, "w", { ttlMs: 0 }), RangeError, /ttlMs must be/);
+      const expected: [unknown, typeof TypeError | typeof RangeError, RegExp][] = [
+        [null, TypeError, /expected must be a record/],
+        ["v", TypeError, /expected must be a record/],
+        [{ value: "v", version: 0 }, RangeError, /expected.version must be a whole number from 1/],
+        [{ value: "v", version: 1.5 }, RangeError, /expected.version/],
+        [{ value: "v" }, TypeError, /expected.version must be a number/],
+        [{ value: 1, version: 1 }, TypeError, /expected.value must be a string/],
+        [{ value: "\uD800", version: 1 }, TypeError, /expected.value must be well-formed/],
+        [{ value: "x".repeat(RECORD_BOUNDS.valueBytes + 1), version: 1 }, RangeError, /expected.value is longer/],
+      ];
+      for (const [given, type, message] of expected) {
+        await expectRefused(
+          () => engine.swapRecord("n", given as { value: string; version: number }, "w"),
+          type,
+          message,
+        );
+        await expectRefused(
+          () => engine.swapRecord("n", given as { value: string; version: number }, undefined),
+          type,
+          message,
+        );
+      }
       for (const limit of [0, -1, 1.5, RECORD_BOUNDS.listLimit + 1, Number.NaN]) {
         await expectRefused(() => engine.listRecords("", { limit }), RangeError, /limit must be a whole number/);
       }

@@ -29,6 +29,16 @@ async function bump(engine: Records, key: string): Promise<number> {
   }
 }
 
+/** Swap from what the last swap answered (a first read only), until one lands: how many swaps it took. */
+async function swapUp(engine: Records, key: string): Promise<number> {
+  let found = await engine.readRecord(key);
+  for (let tries = 1; ; tries++) {
+    const outcome = await engine.swapRecord(key, found, String(Number(found?.value ?? "0") + 1));
+    if (typeof outcome === "number") return tries;
+    found = outcome;
+  }
+}
+
 /**
  * What every `RecordStore` promises: records seen by every process, versions that make compare-and-set atomic
  * however many writers race (on every engine `make` gives), expiry and its removal, listing by prefix in code point
@@ -70,6 +80,36 @@ export function recordStoreSuite(name: string, make: MakeEngines<Records>): void
       expect(await engine.deleteRecord("cas", { ifVersion: 2 })).toBe(true);
       expect(await engine.deleteRecord("cas", { ifVersion: 0 })).toBe(false);
       expect(await engine.writeRecord("cas", "c", { ifVersion: 0 })).toBe(1);
+    });
+
+    it("swaps only the exact record expected, its version and its value (none: undefined); a miss answers what is there", async () => {
+      const engines = await open();
+      const [first] = engines as [Records];
+      const last = engines.at(-1) as Records;
+      expect(await first.swapRecord("sw", { value: "a", version: 1 }, "b")).toBeUndefined();
+      expect(await first.swapRecord("sw", undefined, undefined)).toBe(0);
+      expect(await first.readRecord("sw")).toBeUndefined();
+      expect(await first.swapRecord("sw", undefined, "a")).toBe(1);
+      expect(await last.swapRecord("sw", undefined, "b")).toEqual({ value: "a", version: 1 });
+      expect(await last.swapRecord("sw", undefined, undefined)).toEqual({ value: "a", version: 1 });
+      expect(await last.swapRecord("sw", { value: "a", version: 2 }, "b")).toEqual({ value: "a", version: 1 });
+      expect(await last.swapRecord("sw", { value: "a", version: 1 }, "b")).toBe(2);
+      expect(await first.swapRecord("sw", { value: "a", version: 1 }, "c")).toEqual({ value: "b", version: 2 });
+      for (const engine of engines) expect(await engine.readRecord("sw")).toEqual({ value: "b", version: 2 });
+      // Deleted and made again, a record starts again at version 1: the value tells the old one from the new.
+      expect(await first.swapRecord("sw", { value: "b", version: 2 }, undefined)).toBe(0);
+      expect(await last.readRecord("sw")).toBeUndefined();
+      expect(await last.writeRecord("sw", "new")).toBe(1);
+      expect(await first.swapRecord("sw", { value: "a", version: 1 }, "lost")).toEqual({ value: "new", version: 1 });
+      expect(await first.swapRecord("sw", { value: "a", version: 1 }, undefined)).toEqual({ value: "new", version: 1 });
+      expect(await last.swapRecord("sw", { value: "", version: 1 }, "lost")).toEqual({ value: "new", version: 1 });
+      // An empty value is a value, not none.
+      expect(await last.swapRecord("sw", { value: "new", version: 1 }, "")).toBe(2);
+      expect(await first.swapRecord("sw", undefined, "lost")).toEqual({ value: "", version: 2 });
+      expect(await first.swapRecord("sw", { value: "", version: 2 }, "kept", { ttlMs: 600_000 })).toBe(3);
+      expect(await last.readRecord("sw")).toEqual({ value: "kept", version: 3 });
+      expect((await last.listRecords("sw", { limit: 10 })).map((r) => r.key)).toEqual(["sw"]);
+      expect(await last.deleteRecord("sw", { ifVersion: 3 })).toBe(true);
     });
 
     it("keeps hostile keys apart and values exactly: unicode, line breaks, `__proto__`, 1 MiB", async () => {
@@ -169,6 +209,7 @@ export function recordStoreSuite(name: string, make: MakeEngines<Records>): void
         await first.writeRecord("t:kept", "first", { ttlMs });
         expect(await first.writeRecord("t:kept", "for good")).toBe(2);
         await first.writeRecord("t:long", "kept", { ttlMs: 600_000 });
+        expect(await last.swapRecord("t:swapped", undefined, "gone soon too", { ttlMs })).toBe(1);
         for (const engine of engines) {
           const found = await engine.readRecord("t:brief");
           // Only a read that ended before the expiry must have found it.
@@ -181,6 +222,7 @@ export function recordStoreSuite(name: string, make: MakeEngines<Records>): void
         expect(Date.now()).toBeGreaterThanOrEqual(writtenAt + ttlMs);
         expect((await last.listRecords("t:", { limit: 10 })).map((r) => r.key)).toEqual(["t:kept", "t:long"]);
         expect(await first.deleteRecord("t:brief")).toBe(false);
+        expect(await first.readRecord("t:swapped")).toBeUndefined();
         expect(await first.writeRecord("t:brief", "anew", { ifVersion: 0 })).toBe(1);
         expect(await last.readRecord("t:kept")).toEqual({ value: "for good", version: 2 });
       },
@@ -208,6 +250,29 @@ export function recordStoreSuite(name: string, make: MakeEngines<Records>): void
         Array.from({ length: RACERS }, (_, n) => spread(engines, n).writeRecord("once", `w${n}`, { ifVersion: 0 })),
       );
       expect(created.filter((version) => version === 1).length).toBe(1);
+    });
+
+    it("loses no write of racing swappers spread over every process, each trying again on what its loss answered", async () => {
+      const engines = await open();
+      const perRacer = 5;
+      const swaps = await Promise.all(
+        Array.from({ length: RACERS }, async (_, n) => {
+          let total = 0;
+          for (let i = 0; i < perRacer; i++) total += await swapUp(spread(engines, n), "swapped");
+          return total;
+        }),
+      );
+      const expected = RACERS * perRacer;
+      for (const engine of engines) {
+        expect(await engine.readRecord("swapped")).toEqual({ value: String(expected), version: expected });
+      }
+      expect(swaps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(expected);
+      const created = await Promise.all(
+        Array.from({ length: RACERS }, (_, n) => spread(engines, n).swapRecord("one", undefined, `w${n}`)),
+      );
+      expect(created.filter((outcome) => outcome === 1).length).toBe(1);
+      const made = await engines[0]?.readRecord("one");
+      expect(created.filter((outcome) => outcome !== 1)).toEqual(Array(RACERS - 1).fill(made));
     });
 
     recordBoundsCases(open);

@@ -62,6 +62,28 @@ export function sessionRecordsSuite(name: string, make: MakeEngines<SessionRecor
       expect(await engine.listRecords("d:", { limit: 10 })).toEqual([]);
     });
 
+    it("swaps a session's record in only while it lives (a delete needs no live session), and one in its scope", async () => {
+      const engines = await open();
+      const [first] = engines as [SessionRecords];
+      const last = engines.at(-1) as SessionRecords;
+      const record = recordOf();
+      const scope = storeScopePrefix("x", record.id);
+      const swapIn = (engine: SessionRecords, key: string, expected?: { value: string; version: number }) => async () =>
+        engine.swapRecord(key, expected, "v", { session: record.id });
+      await expect(swapIn(first, `${scope}k`)).rejects.toThrow(/has ended \(or never was\)/);
+      await first.createSession(record, ROOMY);
+      await expect(swapIn(first, `${storeScopePrefix("s")}k`)).rejects.toThrow(RangeError);
+      expect(await swapIn(first, `${scope}k`)()).toBe(1);
+      expect(await swapIn(last, `${scope}k`, { value: "v", version: 1 })()).toBe(2);
+      expect(await first.swapRecord(`${scope}gone`, undefined, "v", { session: record.id })).toBe(1);
+      expect(await last.swapRecord(`${scope}gone`, { value: "v", version: 1 }, undefined, { session: record.id })).toBe(
+        0,
+      );
+      expect(await last.deleteSession(record.id)).toBe(true);
+      await expect(swapIn(last, `${scope}late`)).rejects.toThrow(/has ended \(or never was\)/);
+      await eventually(() => goneEverywhere(engines, record.id), "the ended session's records to be gone");
+    });
+
     it("deletes the records of a session that lapsed unused, and all of a session's many", async () => {
       const engines = await open();
       const [first] = engines as [SessionRecords];

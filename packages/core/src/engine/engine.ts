@@ -24,10 +24,12 @@ export type { EventLog, StoredEvent } from "./event-log.js";
 export { checkKeyValue, checkText, KEY_VALUE_BOUNDS, type KeyValueStore } from "./key-value-store.js";
 export type { EngineLifecycle, EngineOwner, Unfollow } from "./lifecycle.js";
 export {
+  checkExpected,
   checkRecord,
   type ListedRecord,
   RECORD_BOUNDS,
   type RecordStore,
+  type RecordSwapOptions,
   type RecordWriteOptions,
   STORE_KEY_CHARS,
   type StoredRecord,

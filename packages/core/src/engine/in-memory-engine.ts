@@ -11,6 +11,7 @@ import type { ValueTable } from "./memory-values.js";
 import {
   checkRecord,
   type ListedRecord,
+  type RecordSwapOptions,
   type RecordWriteOptions,
   type StoredRecord,
   sessionEnded,
@@ -282,6 +283,22 @@ export class InMemoryEngine implements MemoryEngine {
       if (!this.#sessions.has(session)) throw sessionEnded(session);
     }
     return this.#records.writeRecord(key, value, options);
+  }
+
+  swapRecord(
+    key: string,
+    expected: StoredRecord | undefined,
+    value: string | undefined,
+    options?: RecordSwapOptions,
+  ): number | StoredRecord | undefined {
+    this.#open();
+    // As writeRecord: a session's record is written only while it lives (a delete needs no live session).
+    const session = options?.session;
+    if (session !== undefined && value !== undefined) {
+      checkRecord(key, { value, ttlMs: options?.ttlMs, session });
+      if (!this.#sessions.has(session)) throw sessionEnded(session);
+    }
+    return this.#records.swapRecord(key, expected, value, options);
   }
 
   deleteRecord(key: string, options?: { readonly ifVersion?: number }): boolean {

@@ -1,6 +1,6 @@
 import type { Engine } from "./engine.js";
 import type { StoredEvent } from "./event-log.js";
-import type { ListedRecord, RecordStore, RecordWriteOptions, StoredRecord } from "./record-store.js";
+import type { ListedRecord, RecordStore, RecordSwapOptions, RecordWriteOptions, StoredRecord } from "./record-store.js";
 import type { RunningRequest } from "./request-leases.js";
 import type { ServerSignal } from "./server-bus.js";
 import type { SessionSignal } from "./session-channel.js";
@@ -79,6 +79,12 @@ export interface MemoryEngine extends Engine, RecordStore {
   // RecordStore
   readRecord(key: string): StoredRecord | undefined;
   writeRecord(key: string, value: string, options?: RecordWriteOptions): number | undefined;
+  swapRecord(
+    key: string,
+    expected: StoredRecord | undefined,
+    value: string | undefined,
+    options?: RecordSwapOptions,
+  ): number | StoredRecord | undefined;
   deleteRecord(key: string, options?: { readonly ifVersion?: number }): boolean;
   listRecords(prefix: string, options: { readonly after?: string; readonly limit: number }): ListedRecord[];
   clearRecords(prefix: string): number;

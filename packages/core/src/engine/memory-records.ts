@@ -1,8 +1,10 @@
 import {
+  checkExpected,
   checkRecord,
   type ListedRecord,
   RECORD_BOUNDS,
   type RecordStore,
+  type RecordSwapOptions,
   type RecordWriteOptions,
   recordsFull,
   type StoredRecord,
@@ -87,6 +89,26 @@ export class RecordTable implements RecordStore {
     if (until !== undefined && (this.#earliest === undefined || until < this.#earliest)) this.#earliest = until;
     this.#sweeps.plan(until);
     return version;
+  }
+
+  swapRecord(
+    key: string,
+    expected: StoredRecord | undefined,
+    value: string | undefined,
+    options: RecordSwapOptions = {},
+  ): number | StoredRecord | undefined {
+    const { ttlMs, session } = options;
+    checkRecord(key, value === undefined ? { ttlMs } : { value, ttlMs, session });
+    checkExpected(expected);
+    const kept = this.#live(key);
+    if (
+      kept === undefined ? expected !== undefined : kept.version !== expected?.version || kept.value !== expected.value
+    ) {
+      return kept === undefined ? undefined : { value: kept.value, version: kept.version };
+    }
+    if (value !== undefined) return this.writeRecord(key, value, options);
+    if (kept !== undefined) this.#drop(key);
+    return 0;
   }
 
   deleteRecord(key: string, options: { readonly ifVersion?: number } = {}): boolean {

@@ -25,6 +25,9 @@ export interface RecordWriteOptions {
   readonly session?: string;
 }
 
+/** How `swapRecord` writes: as `writeRecord`, its compare being the whole record's rather than `ifVersion`. */
+export type RecordSwapOptions = Omit<RecordWriteOptions, "ifVersion">;
+
 /**
  * A server's own data, kept by its engine and shared by every process of the server: records under keys the caller
  * chooses (core's `Store` prefixes them by scope), each with a version for compare-and-set, kept until deleted or
@@ -45,6 +48,20 @@ export interface RecordStore {
    * throws (`sessionEnded`), atomically with the check, so a session's end never leaves one of its records behind.
    */
   writeRecord(key: string, value: string, options?: RecordWriteOptions): MaybePromise<number | undefined>;
+  /**
+   * Write `value` under `key` (undefined: delete the record) only when the live record is exactly `expected`, its
+   * version and its value (undefined: only when there is none) — atomic across processes. The new version (0 when
+   * deleted, or when there was nothing to delete), or, when the live record was not `expected`, that record
+   * (undefined: none), nothing changed: a compare-and-set whose loser needs no read to try again. The value is
+   * compared too because a record deleted (or lapsed) and made again starts again at version 1. `ttlMs` as for
+   * `writeRecord`, and `session` too when it writes (a delete needs no live session).
+   */
+  swapRecord(
+    key: string,
+    expected: StoredRecord | undefined,
+    value: string | undefined,
+    options?: RecordSwapOptions,
+  ): MaybePromise<number | StoredRecord | undefined>;
   /** Delete the record (only at `ifVersion`, when given): whether a live one was deleted. */
   deleteRecord(key: string, options?: { readonly ifVersion?: number }): MaybePromise<boolean>;
   /**
@@ -125,6 +142,23 @@ export function checkRecord(
 /** What a write for a session the engine does not hold live throws (it ended, or never was): nothing was written. */
 export function sessionEnded(id: string): Error {
   return new Error(`Session ${id} has ended (or never was): its store takes no more records`);
+}
+
+/**
+ * Throw for what no `RecordStore` takes as `swapRecord`'s `expected`, before it does anything: anything but
+ * undefined or a record (a version from 1, a value as `checkRecord` takes one).
+ */
+export function checkExpected(expected: StoredRecord | undefined): void {
+  if (expected === undefined) return;
+  if (typeof expected !== "object" || expected === null) {
+    throw new TypeError(`expected must be a record ({ value, version }) or undefined, not ${typeof expected}`);
+  }
+  checkWhole("expected.version", expected.version, 1, Number.MAX_SAFE_INTEGER);
+  checkText("expected.value", expected.value);
+  // No kept value is longer (in UTF-16 units, at most its UTF-8 bytes): such an `expected` can never match.
+  if (expected.value.length > RECORD_BOUNDS.valueBytes) {
+    throw new RangeError(`expected.value is longer than any value a record store keeps`);
+  }
 }
 
 /** What a store holding `max` live records throws on one more: a transport answers 503 with `Retry-After`. */

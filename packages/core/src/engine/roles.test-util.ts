@@ -54,7 +54,7 @@ export const ROLE_MEMBERS = {
     "onOrphanTask",
   ],
   KeyValueStore: ["setValue", "getValue", "takeValue", "deleteValue", "countUp"],
-  RecordStore: ["readRecord", "writeRecord", "deleteRecord", "listRecords", "clearRecords"],
+  RecordStore: ["readRecord", "writeRecord", "swapRecord", "deleteRecord", "listRecords", "clearRecords"],
 } as const satisfies { [R in RoleName]: readonly (keyof Roles[R])[] };
 
 type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -58,6 +58,7 @@ function unused(node: string): Engine {
     countUp: no("countUp"),
     readRecord: no("readRecord"),
     writeRecord: no("writeRecord"),
+    swapRecord: no("swapRecord"),
     deleteRecord: no("deleteRecord"),
     listRecords: no("listRecords"),
     clearRecords: no("clearRecords"),
