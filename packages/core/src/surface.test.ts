@@ -182,6 +182,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "MemoryEngine",
       "MemoryEngineOptions",
       "RecordStore",
+      "RecordSwapOptions",
       "RecordWriteOptions",
       "RequestLeases",
       "RunningRequest",
