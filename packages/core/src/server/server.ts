@@ -24,6 +24,8 @@ import {
   type RegisteredKind,
   Router,
 } from "../registry/router.js";
+import type { SkillDefinition } from "../registry/skill-compile.js";
+import type { RegisteredSkill } from "../registry/skills.js";
 import type { InputSchema } from "../schema/schema-adapter.js";
 import { DefinitionError } from "../wire/errors.js";
 import type { MaybePromise } from "../wire/maybe.js";
@@ -181,6 +183,10 @@ export class ServerImpl implements Server, ServerCore {
 
   prompt<A extends InputSchema | undefined>(definition: PromptDefinition<A>): Registered<PromptDefinition<A>> {
     return this.router.addPrompt(definition as PromptDefinition<InputSchema | undefined>) as never;
+  }
+
+  skill(definition: SkillDefinition): RegisteredSkill {
+    return this.router.skills.add(definition);
   }
 
   registered(kind: RegisteredKind, key: string): Registered<never> | undefined {
