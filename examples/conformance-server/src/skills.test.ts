@@ -1,19 +1,43 @@
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SkillsClient, SkillVerificationError } from "@modelcontextprotocol/client/ext/skills";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { end } from "../../../scripts/child-processes.js";
+import { spawnHttp } from "../../../scripts/spawn-http.js";
 import { SKILLS_DIR } from "./conformance-server.js";
-import { connect, ERAS } from "./peer.test-util.js";
+import { connect, ERAS, type Mode, serverPath } from "./peer.test-util.js";
 
 // The official SDK v2 skills client (@modelcontextprotocol/client/ext/skills, SEP-2640) against the built server over
-// stdio: it lists, gets and reads skills, verifying each file's size, digest and SKILL.md frontmatter as hosts must.
+// stdio and Streamable HTTP: it lists, gets and reads skills, verifying each file's size, digest and SKILL.md
+// frontmatter as hosts must.
 
 const PDF = "skill://pdf-processing/SKILL.md";
 const onDisk = (path: string) => readFileSync(join(SKILLS_DIR, ...path.split("/")), "utf8");
 
-describe.each(ERAS)("the SDK's SkillsClient over stdio (%s)", (era, mode) => {
+let http: { child: ChildProcess; url: string } | undefined;
+beforeAll(async () => {
+  http = await spawnHttp([serverPath, "--http"]);
+});
+afterAll(async () => {
+  if (http) await end(http.child);
+});
+
+async function overHttp(mode: Mode): Promise<{ client: Client; close(): Promise<void> }> {
+  const client = new Client({ name: "skills-test", version: "1.0.0" }, { versionNegotiation: { mode } });
+  await client.connect(new StreamableHTTPClientTransport(new URL((http as { url: string }).url)));
+  return { client, close: () => client.close() };
+}
+
+const TRANSPORTS = ERAS.flatMap(([era, mode]) => [
+  [`stdio, ${era}`, era, () => connect(mode, { answers: false })] as const,
+  [`Streamable HTTP, ${era}`, era, () => overHttp(mode)] as const,
+]);
+
+describe.each(TRANSPORTS)("the SDK's SkillsClient (%s)", (_name, era, open) => {
   it("lists every skill with its whole manifest, gets one, and reads and verifies its files", async () => {
-    const { client, close } = await connect(mode, { answers: false });
+    const { client, close } = await open();
     try {
       const skills = new SkillsClient(client);
       expect(skills.supported).toBe(true);

@@ -152,9 +152,18 @@ describe("skills, in every revision", () => {
           size: 15,
         },
       ]);
+      // Above a skill, each level of its path is a directory too, down to the skill's root.
+      const prefix = await client.request("resources/directory/read", { uri: "skill://acme/billing" });
+      expect(prefix.resources).toEqual([
+        { uri: "skill://acme/billing/refunds", name: "refunds", mimeType: "inode/directory" },
+      ]);
+      expect((await client.request("resources/directory/read", { uri: "skill://acme" })).resources).toEqual([
+        { uri: "skill://acme/billing", name: "billing", mimeType: "inode/directory" },
+      ]);
       for (const uri of [
         "skill://acme/billing/refunds/SKILL.md",
-        "skill://acme/billing",
+        "skill://acme/bil",
+        "skill://",
         "skill://nope",
         "skill://acme/billing/refunds/",
       ]) {
@@ -200,6 +209,48 @@ describe("skills, in every revision", () => {
         expect(error.code).toBe(ErrorCode.MethodNotFound);
       }
     }
+  });
+});
+
+describe("hostile requests", () => {
+  it.each(["2025-11-25", "2026-07-28"] as const)(
+    "%s: each is -32602, never a crash or a file outside a skill",
+    async (version) => {
+      const client = await createTestClient(skillServer(), { protocolVersion: version });
+      const hostile: [string, Record<string, unknown>][] = [
+        ["skills/get", {}],
+        ["skills/get", { uri: 5 }],
+        ["skills/get", { uri: ["skill://git-workflow/SKILL.md"] }],
+        ["skills/get", { uri: "skill://git-workflow/../git-workflow/SKILL.md" }],
+        ["skills/get", { uri: "skill://acme%2Fbilling%2Frefunds/SKILL.md" }],
+        ["skills/get", { uri: "SKILL://git-workflow/SKILL.md" }],
+        ["skills/get", { uri: `skill://${"a/".repeat(100_000)}SKILL.md` }],
+        ["skills/list", { cursor: "forged" }],
+        ["skills/list", { cursor: 7 }],
+        ["resources/directory/read", { uri: "skill://acme/billing/refunds/examples/.." }],
+        ["resources/directory/read", { uri: "skill://acme/billing/refunds%2Fexamples" }],
+        ["resources/directory/read", { uri: "skill://acme/billing/refunds", cursor: "forged" }],
+      ];
+      for (const [method, params] of hostile) {
+        const error = await rpcError(client.request(method, params));
+        expect([method, params, error.code]).toEqual([method, params, ErrorCode.InvalidParams]);
+      }
+      const escaped = await rpcError(client.readResource("skill://acme/billing/refunds/../../../etc/passwd"));
+      expect(escaped.code).toBe(version === "2025-11-25" ? -32002 : ErrorCode.InvalidParams);
+    },
+  );
+
+  it("a server with skills cannot be mounted, nor a mounted one take skills", () => {
+    const parent = createServer({ name: "parent", version: "1.0.0" });
+    expect(definitionError(() => parent.mount("docs", skillServer())).message).toContain(
+      "has skills, which a module cannot serve",
+    );
+    const module = createServer({ name: "module", version: "1.0.0" });
+    parent.mount("m", module);
+    const files = { "SKILL.md": "---\nname: late\ndescription: Late\n---\n" };
+    expect(definitionError(() => module.skill({ path: "late", files })).message).toContain(
+      "a module cannot serve skills",
+    );
   });
 });
 

@@ -7,6 +7,7 @@ import { allows } from "./guards.js";
 import {
   type CompiledSkill,
   compileSkill,
+  DIRECTORY_MIME_TYPE,
   SKILL_FILE,
   type SkillDefinition,
   type SkillEntry,
@@ -142,14 +143,25 @@ export class SkillRegistry {
     return skill && this.#sees(skill, ctx) ? skill.entry : undefined;
   }
 
-  /** The children of the directory `uri` of a skill this caller may see; undefined when it is none. */
+  /**
+   * The children of the directory `uri` this caller may see: one of a skill's, or one of the path prefixes above
+   * skills (`skill://acme` above `skill://acme/billing/refunds`), whose children are the next level down; undefined
+   * when it is none.
+   */
   directory(uri: string, ctx: RequestContext): readonly Resource[] | undefined {
+    const above = new Map<string, Resource>();
     for (const skill of this.#skills.values()) {
-      if (uri !== skill.root && !uri.startsWith(`${skill.root}/`)) continue;
-      const children = skill.directories.get(uri);
-      if (children && this.#sees(skill, ctx)) return children;
+      if (uri === skill.root || uri.startsWith(`${skill.root}/`)) {
+        const children = skill.directories.get(uri);
+        if (children && this.#sees(skill, ctx)) return children;
+      } else if (skill.root.startsWith(`${uri}/`) && uri.length > "skill://".length && this.#sees(skill, ctx)) {
+        const next = skill.root.slice(uri.length + 1).split("/")[0] as string;
+        const child = `${uri}/${next}`;
+        above.set(child, { uri: child, name: next, mimeType: DIRECTORY_MIME_TYPE });
+      }
     }
-    return undefined;
+    if (above.size === 0) return undefined;
+    return [...above.values()].sort((a, b) => (a.uri < b.uri ? -1 : 1));
   }
 
   #sees(skill: CompiledSkill, ctx: RequestContext): boolean {

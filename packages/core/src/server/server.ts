@@ -125,6 +125,12 @@ export class ServerImpl implements Server, ServerCore {
     const other = toServer(module);
     if (!(other instanceof ServerImpl))
       throw new DefinitionError(`mount("${prefix}") takes a Toolsmith server or server class instance`);
+    // A skill's URI and entry are its server's own: skills/list of the server mounting it would not show them.
+    if (other.router.skills.size > 0) {
+      throw new DefinitionError(
+        `mount("${prefix}"): server "${other.info.name}" has skills, which a module cannot serve; register them on the server that mounts it`,
+      );
+    }
     this.router.mount(
       prefix,
       other.router,
@@ -186,6 +192,11 @@ export class ServerImpl implements Server, ServerCore {
   }
 
   skill(definition: SkillDefinition): RegisteredSkill {
+    if (this.#mountedAs.length > 0) {
+      throw new DefinitionError(
+        `server "${this.info.name}" is mounted in another, and a module cannot serve skills; register the skill on the server that mounts it`,
+      );
+    }
     return this.router.skills.add(definition);
   }
 
