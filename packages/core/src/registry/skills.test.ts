@@ -364,6 +364,21 @@ describe("skills refused at registration, naming the file", () => {
 });
 
 describe("nested skills and removal", () => {
+  it("a skill whose file resource is disabled or removed (as another process's handle op does) is not served", async () => {
+    const server = skillServer();
+    const client = await createTestClient(server, { protocolVersion: "2026-07-28" });
+    const listed = async () => ((await client.request("skills/list", {})).skills as { uri: string }[]).length;
+    expect(await listed()).toBe(2);
+    const file = server.registered("resource", "skill://acme/billing/refunds/examples/email.md");
+    file?.disable();
+    expect(await listed()).toBe(1);
+    await rpcError(client.request("skills/get", { uri: "skill://acme/billing/refunds/SKILL.md" }));
+    file?.enable();
+    expect(await listed()).toBe(2);
+    file?.remove();
+    expect(await listed()).toBe(1);
+  });
+
   it("a nested skill's files are its enclosing skill's too; removing one keeps what the other lists", async () => {
     const server = createServer({ name: "nested", version: "1.0.0" });
     const inner = "---\nname: inner\ndescription: Inner\n---\n";

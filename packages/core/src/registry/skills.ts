@@ -164,7 +164,10 @@ export class SkillRegistry {
     return [...above.values()].sort((a, b) => (a.uri < b.uri ? -1 : 1));
   }
 
+  // A skill is served while each of its files is: a file resource disabled or removed (here, or by another process
+  // of the server, whose handle ops apply here) takes the skill with it, as its manifest would no longer be complete.
   #sees(skill: CompiledSkill, ctx: RequestContext): boolean {
+    for (const file of skill.files) if (this.#files.get(file.uri)?.registered.enabled !== true) return false;
     return allows(skill.definition.guard, ctx, this.report);
   }
 }
