@@ -24,30 +24,35 @@ function block(h: Uint32Array, w: Uint32Array, data: DataView, at: number): void
     const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
     w[i] = ((w[i - 16] as number) + s0 + (w[i - 7] as number) + s1) | 0;
   }
-  let [a, b, c, d, e, f, g, k] = h as unknown as number[];
+  let a = h[0] as number;
+  let b = h[1] as number;
+  let c = h[2] as number;
+  let d = h[3] as number;
+  let e = h[4] as number;
+  let f = h[5] as number;
+  let g = h[6] as number;
+  let k = h[7] as number;
   for (let i = 0; i < 64; i++) {
-    const t1 =
-      ((k as number) +
-        (rotr(e as number, 6) ^ rotr(e as number, 11) ^ rotr(e as number, 25)) +
-        (((e as number) & (f as number)) ^ (~(e as number) & (g as number))) +
-        (K[i] as number) +
-        (w[i] as number)) |
-      0;
-    const t2 =
-      ((rotr(a as number, 2) ^ rotr(a as number, 13) ^ rotr(a as number, 22)) +
-        (((a as number) & (b as number)) ^ ((a as number) & (c as number)) ^ ((b as number) & (c as number)))) |
-      0;
+    const sum1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+    const t1 = (k + sum1 + ((e & f) ^ (~e & g)) + (K[i] as number) + (w[i] as number)) | 0;
+    const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
     k = g;
     g = f;
     f = e;
-    e = ((d as number) + t1) | 0;
+    e = (d + t1) | 0;
     d = c;
     c = b;
     b = a;
     a = (t1 + t2) | 0;
   }
-  const out = [a, b, c, d, e, f, g, k] as number[];
-  for (let i = 0; i < 8; i++) h[i] = ((h[i] as number) + (out[i] as number)) | 0;
+  h[0] = ((h[0] as number) + a) | 0;
+  h[1] = ((h[1] as number) + b) | 0;
+  h[2] = ((h[2] as number) + c) | 0;
+  h[3] = ((h[3] as number) + d) | 0;
+  h[4] = ((h[4] as number) + e) | 0;
+  h[5] = ((h[5] as number) + f) | 0;
+  h[6] = ((h[6] as number) + g) | 0;
+  h[7] = ((h[7] as number) + k) | 0;
 }
 
 /** `sha256:` and the 64 lowercase hex digits of the SHA-256 of `bytes`: a skill file's digest on the wire. */
