@@ -74,6 +74,66 @@ function readResults(out: string): Map<string, Check[]> {
   return results;
 }
 
+/**
+ * Extension scenarios in no requirement set, run one by one (`--scenario`): the skills extension's (SEP-2640). The
+ * suite runs an extension at 2026-07-28 unless told a version (an earlier one needs `--force`: an extension is not on
+ * the spec timeline); both are run.
+ */
+export const EXTENSION_SCENARIOS = [
+  "sep-2640-skills-enumeration",
+  "sep-2640-skills-manifest",
+  "sep-2640-skills-directory",
+] as const;
+
+/**
+ * Checks the suite itself marks not applicable (SKIPPED) at a version, pinned: at 2025-11-25 the skills results carry
+ * no caching attributes, which exist from 2026-07-28 on. Any other SKIPPED check fails the run.
+ */
+export const EXTENSION_SKIPS: Record<(typeof REQUIREMENT_SETS)[number], readonly string[]> = {
+  "2025-11-25": [
+    "sep-2640-skills-enumeration:sep-2640-skills-list-cache-attributes",
+    "sep-2640-skills-enumeration:sep-2640-skills-get-cache-attributes",
+  ],
+  "2026-07-28": [],
+};
+
+/** What the extension scenarios found at one version. */
+export interface ExtensionVerdict {
+  /** Scenarios that wrote no checks. */
+  missing: string[];
+  /** `scenario:check STATUS: message` of each FAILURE or WARNING. */
+  failed: string[];
+  /** `scenario:check` of each SKIPPED check. */
+  skipped: string[];
+  /** The number of checks that passed. */
+  passed: number;
+  output: string;
+}
+
+/** Run each extension scenario against the server at `url`, speaking `version`. */
+export async function runExtensionScenarios(
+  url: string,
+  version: (typeof REQUIREMENT_SETS)[number],
+): Promise<ExtensionVerdict> {
+  const verdict: ExtensionVerdict = { missing: [], failed: [], skipped: [], passed: 0, output: "" };
+  for (const scenario of EXTENSION_SCENARIOS) {
+    const out = mkdtempSync(join(tmpdir(), `toolsmith-conformance-${scenario}-`));
+    const args = [join(suiteDir, "dist/index.js"), "server", "--url", url, "--scenario", scenario, "-o", out];
+    args.push("--spec-version", version, "--force");
+    const { stdout, stderr } = await run(node22, args);
+    verdict.output += `${stdout}${stderr}`.slice(-2000);
+    const checks = readResults(out).get(scenario) ?? [];
+    if (checks.length === 0) verdict.missing.push(scenario);
+    for (const check of checks) {
+      if (FAILED.has(check.status))
+        verdict.failed.push(`${scenario}:${check.id} ${check.status}: ${check.errorMessage ?? ""}`);
+      else if (check.status === "SKIPPED") verdict.skipped.push(`${scenario}:${check.id}`);
+      else if (check.status === "SUCCESS") verdict.passed++;
+    }
+  }
+  return verdict;
+}
+
 /** Run requirement set `set` against the server at `url`, with this example's expected failures, if any. */
 export async function runConformance(url: string, set: (typeof REQUIREMENT_SETS)[number]): Promise<Verdict> {
   // Every scenario the set runs against a server counts, scored or not: the suite's own lists, never a copy here.

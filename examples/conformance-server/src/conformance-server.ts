@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import {
   audio,
   embeddedResource,
@@ -10,11 +11,15 @@ import {
   text,
 } from "@toolsmith/core";
 import { McpServer, type McpServerOptions, prompt, resource, tool } from "@toolsmith/decorators";
+import { readSkills } from "@toolsmith/skills";
 import { z } from "zod";
 import { DEFAULTS_FORM, ENUMS_FORM } from "./elicitation-schemas.js";
 import { JSON_SCHEMA_2020_12 } from "./json-schema.js";
 import { PNG, WAV } from "./media.js";
 import { addTaskFixtures } from "./task-fixtures.js";
+
+/** The skills the skills extension's scenarios (SEP-2640) read: a folder of SKILL.md folders, beside src/ and dist/. */
+export const SKILLS_DIR = fileURLToPath(new URL("../skills", import.meta.url));
 
 /** The resource whose subscribers hear `notifications/resources/updated`. */
 export const WATCHED_URI = "test://watched-resource";
@@ -63,6 +68,7 @@ export class ConformanceServer extends McpServer {
     });
     this.#dynamicPrompt.disable();
     addTaskFixtures(this.toServer());
+    for (const skill of readSkills(SKILLS_DIR)) this.toServer().skill(skill);
     if (options.watchIntervalMs !== undefined) {
       setInterval(() => this.toServer().resourceUpdated(WATCHED_URI), options.watchIntervalMs).unref();
     }

@@ -9,7 +9,9 @@ describe.each(ERAS)("resources, prompts and completion over stdio (%s)", (_era, 
   it("lists and reads the resources and the template", async () => {
     const { client, close } = await connect(mode);
     try {
-      const { resources } = await client.listResources(undefined, { cacheMode: "bypass" });
+      const { resources: all } = await client.listResources(undefined, { cacheMode: "bypass" });
+      // The skills' files follow (skills.test.ts).
+      const resources = all.filter((resource) => resource.uri.startsWith("test://"));
       expect(resources).toEqual([
         {
           uri: "test://static-text",
@@ -176,6 +178,8 @@ describe("handshake-era utilities", () => {
         prompts: { listChanged: true },
         resources: { subscribe: true, listChanged: true },
         tools: { listChanged: true },
+        // The skills extension is defined on resources alone, so it is declared in the handshake era too.
+        extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } },
       });
     } finally {
       await close();

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, describe, expect, it } from "vitest";
 import { until, WAIT_MS } from "../../../scripts/wait.js";
@@ -97,6 +98,38 @@ describe.each(MODES)("toolsmith dev (%s)", (_era, mode) => {
       expect(log.stderr).toContain("restarted; the host's session goes on");
       expect(changes).toEqual(["tools"]);
     }
+  });
+});
+
+describe.each(MODES)("toolsmith dev with skills read from a folder (%s)", (_era, mode) => {
+  it("restarts when a skill's file changes on disk, and the client is told the lists changed", async () => {
+    const project = copyFixture("skills");
+    cleanup = project.remove;
+    const { client, log } = await devClient([join(project.dir, "main.ts")], mode);
+    const changes: string[] = [];
+    client.setNotificationHandler("notifications/resources/list_changed", () => {
+      changes.push("resources");
+    });
+    const skills = new SkillsClient(client);
+    const description = async () => (await skills.list()).skills.map((skill) => skill.frontmatter.description);
+    try {
+      expect(await description()).toEqual(["Take notes the first way"]);
+      const file = join(project.dir, "skills", "notes", "SKILL.md");
+      const changed = () => log.stderr.includes("SKILL.md changed; restarting");
+      const deadline = Date.now() + WAIT_MS;
+      while (!changed()) {
+        if (Date.now() > deadline) throw new Error("gave up waiting for dev to see SKILL.md change");
+        writeFileSync(file, "---\nname: notes\ndescription: Take notes the second way\n---\n\nType them.\n");
+        await until(changed, "", 5000).catch(() => {});
+      }
+      await until(() => (log.stderr.match(/started/g) ?? []).length >= 2, "the restarted server to start");
+      expect(await description()).toEqual(["Take notes the second way"]);
+      const read = await skills.read((await skills.get("skill://notes/SKILL.md")).skill);
+      expect(read.body).toBe("\nType them.\n");
+    } finally {
+      await client.close();
+    }
+    if (mode === "legacy") expect(changes).toEqual(["resources"]);
   });
 });
 

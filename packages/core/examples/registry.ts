@@ -39,3 +39,16 @@ export function adminOnly(server: Server, handler: ToolDefinition<undefined>["ha
   server.tool({ name: "wipe", description: "Wipe all", guard, handler });
   //#endregion Guard
 }
+
+export function gitWorkflow(server: Server): void {
+  //#region SkillDefinition
+  server.skill({
+    path: "git-workflow",
+    files: {
+      "SKILL.md":
+        "---\nname: git-workflow\ndescription: Follow this team's Git conventions\n---\n\nBranch from main.\n",
+      "references/commits.md": "Write the why in the body.\n",
+    },
+  });
+  //#endregion SkillDefinition
+}

@@ -60,6 +60,8 @@ export {
 } from "./registry/definitions.js";
 export type { Guard } from "./registry/guards.js";
 export type { Registered, RegisteredKind } from "./registry/router.js";
+export { SKILL_LIMITS, type SkillDefinition, type SkillEntry } from "./registry/skill-compile.js";
+export { type RegisteredSkill, SKILLS_EXTENSION } from "./registry/skills.js";
 export { registerSchemaAdapter } from "./schema/adapters.js";
 export type {
   AnySchema,

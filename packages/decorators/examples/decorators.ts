@@ -1,7 +1,7 @@
 // The @example blocks of @toolsmith/decorators: compiled by `pnpm typecheck` in both decorator dialects (the
 // tsconfigs in ../test), copied into the TSDoc by scripts/sync-examples.mjs.
 import { type RequestLogLine, rateLimit, requestLog } from "@toolsmith/core/middleware";
-import { type Args, McpServer, prompt, resource, tool, use } from "@toolsmith/decorators";
+import { type Args, McpServer, prompt, resource, skill, tool, use } from "@toolsmith/decorators";
 import { z } from "zod";
 
 export function counter(): McpServer {
@@ -86,4 +86,18 @@ export function summaries(): McpServer {
   }
   //#endregion prompt
   return new Notes();
+}
+
+export function docs(): McpServer {
+  //#region skill
+  class Docs extends McpServer {
+    @skill("git-workflow")
+    gitWorkflow() {
+      return {
+        "SKILL.md": "---\nname: git-workflow\ndescription: Branch and commit as we do\n---\nBranch from main.\n",
+      };
+    }
+  }
+  //#endregion skill
+  return new Docs();
 }

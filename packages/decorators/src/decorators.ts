@@ -11,7 +11,14 @@ import type {
 } from "@toolsmith/core";
 import type { CompleteNamed, GuardNamed, ListNamed, NoArguments, ToolsmithDecorator } from "./decorator-types.js";
 import { methodDecorator } from "./method-decorator.js";
-import type { CompleteOption, PromptOptions, ResourceOptions, ToolOptions } from "./registry.js";
+import type {
+  CompleteOption,
+  PromptOptions,
+  ResourceOptions,
+  SkillFiles,
+  SkillOptions,
+  ToolOptions,
+} from "./registry.js";
 import type { IsTemplate, TemplateVariables } from "./template-types.js";
 
 /**
@@ -187,4 +194,31 @@ export function prompt<
     key,
     options: options as PromptOptions,
   })) as PromptDecorator<A, C, G>;
+}
+
+type SkillDecorator<G extends string> = ToolsmithDecorator<[], [], SkillFiles, "plain", GuardNamed<NoInfer<G>>>;
+
+/**
+ * Publish a skill (the skills extension, `io.modelcontextprotocol/skills`) at `path`, whose last segment is its name:
+ * the method returns its files, or `readSkill(…)` of its folder (`@toolsmith/skills`), and runs once, when the server
+ * is built. `guard` may name a method of the class.
+ * @example
+ * ```ts source="examples/decorators.ts#skill"
+ * class Docs extends McpServer {
+ *   @skill("git-workflow")
+ *   gitWorkflow() {
+ *     return {
+ *       "SKILL.md": "---\nname: git-workflow\ndescription: Branch and commit as we do\n---\nBranch from main.\n",
+ *     };
+ *   }
+ * }
+ * ```
+ */
+export function skill<const G extends string = never>(path: string, options: SkillOptions<G> = {}): SkillDecorator<G> {
+  return methodDecorator("skill", (key) => ({
+    kind: "skill",
+    key,
+    path,
+    options: options as SkillOptions,
+  })) as SkillDecorator<G>;
 }

@@ -9,6 +9,7 @@ import {
   type RequestContext,
   type ResourceTemplateDefinition,
   type Server,
+  type SkillDefinition,
   type StaticResourceDefinition,
   type TemplateStoreKey,
   type ToolDefinition,
@@ -110,6 +111,26 @@ export function register(
       server.resource(definition);
       return;
     }
+    case "skill": {
+      const made = invoke(key, []);
+      if (made === null || typeof made !== "object") {
+        throw new DefinitionError(
+          `@skill("${registration.path}") on ${String(key)}: the method must return the skill's files, or readSkill(…) of its folder`,
+        );
+      }
+      const { path, files } = made as Partial<SkillDefinition>;
+      // readSkill(…) gives a whole definition; a plain object is the files themselves.
+      const given = typeof path === "string" && typeof files === "object" ? (made as SkillDefinition) : undefined;
+      const definition: SkillDefinition = {
+        ...given,
+        path: registration.path,
+        files: given ? given.files : (made as SkillDefinition["files"]),
+      };
+      const chosen = guard ?? given?.guard;
+      if (chosen !== undefined) definition.guard = chosen;
+      server.skill(definition);
+      return;
+    }
     case "prompt": {
       const definition: PromptDefinition = {
         ...withUse(registration.options, methodUse),
@@ -129,7 +150,7 @@ export function namedMethods(registration: Registration): [at: string, name: str
   const { options } = registration;
   const named: [string, string][] = [];
   if (typeof options.guard === "string") named.push(["guard", options.guard]);
-  if (registration.kind === "tool") return named;
+  if (registration.kind === "tool" || registration.kind === "skill") return named;
   if (registration.kind === "resource" && typeof registration.options.list === "string") {
     named.push(["list", registration.options.list]);
   }
@@ -157,8 +178,13 @@ export function checkRegistration(registration: Registration, className: string 
       `@${registration.kind} on ${where(registration, className)}: a symbol-named method needs the name option`,
     );
   }
+  // A skill's method runs when the server is built: now only its path is checked, with a SKILL.md that fits it.
+  const placeholder = () =>
+    registration.kind === "skill"
+      ? { "SKILL.md": `---\nname: ${registration.path.split("/").at(-1)}\ndescription: checked\n---\n` }
+      : undefined;
   try {
-    register(createServer({ name: "check", version: "0" }), registration, () => undefined);
+    register(createServer({ name: "check", version: "0" }), registration, placeholder);
   } catch (error) {
     if (!(error instanceof DefinitionError)) throw error;
     throw new DefinitionError(`@${registration.kind} on ${where(registration, className)}: ${error.message}`);
@@ -168,14 +194,17 @@ export function checkRegistration(registration: Registration, className: string 
 function sameTarget(a: Registration, b: Registration): boolean {
   if (a.kind !== b.kind) return false;
   if (a.kind === "resource" && b.kind === "resource") return a.uri === b.uri;
+  if (a.kind === "skill" && b.kind === "skill") return a.path === b.path;
   return nameOf(a) === nameOf(b);
 }
 
 function describeDecorator(registration: Registration): string {
+  if (registration.kind === "skill") return `@skill("${registration.path}")`;
   return registration.kind === "resource" ? `@resource("${registration.uri}")` : `@${registration.kind}`;
 }
 
 function describe(registration: Registration): string {
+  if (registration.kind === "skill") return `skill "${registration.path}"`;
   return registration.kind === "resource"
     ? `resource "${registration.uri}"`
     : `${registration.kind} "${nameOf(registration)}"`;

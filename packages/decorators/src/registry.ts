@@ -5,6 +5,7 @@ import type {
   InputSchema,
   PromptDefinition,
   ResourceTemplateDefinition,
+  SkillDefinition,
   StaticResourceDefinition,
   TemplateStoreKey,
   ToolDefinition,
@@ -65,6 +66,15 @@ export type PromptOptions<
   guard?: GuardOption<G>;
 };
 
+/** What `@skill` takes besides the path. */
+export interface SkillOptions<G extends string = string> {
+  /** Who may see it: a function of the context, or the name of a method of the class. */
+  guard?: GuardOption<G>;
+}
+
+/** What a `@skill` method returns, once, when the server is built: the skill's files, or a whole definition. */
+export type SkillFiles = SkillDefinition["files"] | SkillDefinition;
+
 /** One decorated method, as recorded on its class. */
 export type Registration =
   | {
@@ -81,7 +91,13 @@ export type Registration =
       readonly uri: string;
       readonly options: ResourceOptions;
     }
-  | { readonly kind: "prompt"; readonly key: string | symbol; readonly options: PromptOptions };
+  | { readonly kind: "prompt"; readonly key: string | symbol; readonly options: PromptOptions }
+  | {
+      readonly kind: "skill";
+      readonly key: string | symbol;
+      readonly path: string;
+      readonly options: SkillOptions & { readonly name?: undefined };
+    };
 
 const KEY = Symbol.for("toolsmith.registrations");
 

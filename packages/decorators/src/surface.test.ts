@@ -1,7 +1,7 @@
 import { surfaceSuite } from "../../../scripts/surface.test-util.js";
 
 // Every export is a promise: a name joins or leaves the package only by changing these lists on purpose.
-const VALUES = ["McpServer", "prompt", "resource", "schemaClass", "tool", "use"];
+const VALUES = ["McpServer", "prompt", "resource", "schemaClass", "skill", "tool", "use"];
 const TYPES = [
   "Args",
   "CompleteMethod",
@@ -21,6 +21,8 @@ const TYPES = [
   "ResourceParams",
   "SchemaClass",
   "SchemaInstance",
+  "SkillFiles",
+  "SkillOptions",
   "TemplateVariables",
   "ToolOptions",
   "ToolParams",

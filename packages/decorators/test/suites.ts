@@ -17,6 +17,7 @@ const SHARED = [
   "./json-schema-suite.js",
   "./scopes-suite.js",
   "./schema-types-suite.js",
+  "./skills-suite.js",
 ];
 
 /** Import every shared suite, their titles naming `dialect`, then `only`: the suites of that dialect alone. */

@@ -90,8 +90,10 @@ export function runDev(entryArg: string, serverArgs: string[], options: DevOptio
     function start(): void {
       const started = Date.now();
       const mine = ++generation;
+      // TOOLSMITH_DEV: what the server reads besides modules (a folder of skills) it reports to be watched too.
       const proc = spawn(process.execPath, ["--enable-source-maps", "--import", register, entry, ...serverArgs], {
         stdio: ["pipe", "pipe", "inherit", "ipc"],
+        env: { ...process.env, TOOLSMITH_DEV: "1" },
       });
       child = proc;
       proc.stdin?.on("error", () => {});

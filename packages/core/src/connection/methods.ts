@@ -19,6 +19,7 @@ import { ErrorCode } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
 import type { ServerCapabilities } from "../wire/types.js";
 import type { ServerCore } from "./server-core.js";
+import { SKILL_METHODS } from "./skill-methods.js";
 
 /** What `subscriptions/listen` asks for. */
 export interface ListenFilter {
@@ -50,6 +51,8 @@ export interface MethodEnv {
 export interface Method {
   /** The capability that must be advertised for the method to exist. */
   readonly capability?: keyof ServerCapabilities;
+  /** The extension that must be declared for the method to exist (`capabilities.extensions`). */
+  readonly extension?: string;
   readonly cache?: CacheKind;
   /** The hint its result carries unless its own says otherwise, where not simply the server's `cache` of its kind. */
   readonly fallbackCache?: (core: ServerCore) => CacheHint;
@@ -193,6 +196,7 @@ export const METHODS: Readonly<Record<string, Method>> = {
       return env.connection.listen(notifications ?? {}, ctx);
     },
   },
+  ...SKILL_METHODS,
 };
 
 /** The method a request reaches in its revision: -32601 when there is none, or the revision has none of that name. */
@@ -213,6 +217,12 @@ export function checkCapable(core: ServerCore, method: string, handler: Method):
     throw new McpError(
       ErrorCode.MethodNotFound,
       `Method not found: ${method} (this server has no ${handler.capability})`,
+    );
+  }
+  if (handler.extension && core.router.capabilities().extensions?.[handler.extension] === undefined) {
+    throw new McpError(
+      ErrorCode.MethodNotFound,
+      `Method not found: ${method} (this server has no ${handler.extension})`,
     );
   }
 }

@@ -7,6 +7,7 @@ import { type CompletionRouter, hasCompleters } from "./completions.js";
 import type { StaticResourceDefinition, ToolDefinition } from "./definitions.js";
 import type { Modules } from "./mounts.js";
 import { type ResourceRouter, resourcesListCache } from "./resources.js";
+import { SKILLS_EXTENSION } from "./skills.js";
 import type { ChangeKind, Table } from "./table.js";
 
 /** What a router's declarations need of it: its tables, its apps, and its modules' own declarations. */
@@ -14,6 +15,7 @@ export interface DeclaringRouter extends CompletionRouter, ResourceRouter {
   readonly tools: Table<ToolDefinition, CompiledTool>;
   readonly resources: Table<StaticResourceDefinition, CompiledResource>;
   readonly apps: AppRegistry;
+  readonly skills: { readonly size: number };
   readonly cache: Readonly<Record<CacheKind, CacheHint>>;
   readonly modules: Modules<DeclaringRouter>;
   capabilities(): ServerCapabilities;
@@ -97,6 +99,10 @@ function capabilitiesOf(router: DeclaringRouter): ServerCapabilities {
   }
   if (router.tools.map.size > 0) capabilities.tools = { listChanged: true };
   if (router.hasApps()) capabilities.extensions = { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } };
+  // Every directory of a skill is served: resources/directory/read is declared with the extension.
+  if (router.skills.size > 0) {
+    capabilities.extensions = { ...capabilities.extensions, [SKILLS_EXTENSION]: { directoryRead: true } };
+  }
   for (const { router: module } of router.modules.list) {
     const theirs = module.capabilities();
     if (theirs.completions) capabilities.completions = {};

@@ -35,6 +35,7 @@ import { Modules, NO_PARAMS, type Params } from "./mounts.js";
 import { getPrompt, type PromptRouter } from "./prompts.js";
 import { canRead, listResources, type ReadOutcome, type ResourceRouter, readResource } from "./resources.js";
 import { NO_SERVER_SCOPES, type ServerScopes } from "./scopes.js";
+import { SkillRegistry } from "./skills.js";
 import {
   type Audience,
   type ChangeKind,
@@ -72,6 +73,8 @@ export class Router
   readonly cache: Readonly<Record<CacheKind, CacheHint>>;
   /** The MCP Apps its tools link. */
   readonly apps: AppRegistry;
+  /** Its skills (io.modelcontextprotocol/skills), whose files are its resources. */
+  readonly skills: SkillRegistry;
   /** The scopes every operation of its server needs (`createServer({ scopes })`); undefined when none. */
   readonly required: readonly string[] | undefined;
   readonly #scopes: ServerScopes;
@@ -120,6 +123,9 @@ export class Router
       changed,
       forget: () => this.#declared.clear(),
     });
+    this.skills = new SkillRegistry({ add: (definition) => this.resources.add(definition) }, report, () =>
+      this.#declared.clear(),
+    );
   }
 
   #changed(kind: ChangeKind, audience: Audience, keys: readonly string[]): void {

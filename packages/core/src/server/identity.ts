@@ -8,6 +8,7 @@ import {
 import { featuresOf } from "../protocol/revision.js";
 import { TASKS_EXTENSION } from "../protocol/tasks.js";
 import { HANDSHAKE_VERSIONS, MetaKey, type ProtocolVersion, STATELESS_VERSIONS } from "../protocol/versions.js";
+import { UI_EXTENSION } from "../registry/app-options.js";
 import type { Router } from "../registry/router.js";
 import { isPlainObject } from "../wire/json-rpc.js";
 import type { Implementation } from "../wire/types.js";
@@ -65,10 +66,12 @@ export class ServerIdentity {
 
   initializeResult(version: ProtocolVersion): Record<string, unknown> {
     let capabilities = this.#router.capabilities();
-    // 2025-03-26 has no `_meta` on tools, so no tool can link an MCP App: its extension is not declared there.
-    if (!featuresOf(version).itemMeta && capabilities.extensions !== undefined) {
-      const { extensions: _dropped, ...rest } = capabilities;
-      capabilities = rest;
+    // 2025-03-26 has no `_meta` on tools, so no tool can link an MCP App: its extension is not declared there
+    // (the skills extension needs no `_meta`, and stays).
+    if (!featuresOf(version).itemMeta && capabilities.extensions?.[UI_EXTENSION] !== undefined) {
+      const { extensions, ...rest } = capabilities;
+      const { [UI_EXTENSION]: _dropped, ...others } = extensions;
+      capabilities = Object.keys(others).length > 0 ? { ...rest, extensions: others } : rest;
     }
     const result: Record<string, unknown> = {
       protocolVersion: version,

@@ -11,6 +11,8 @@ import type {
   ToolDefinition,
 } from "../registry/definitions.js";
 import type { Registered } from "../registry/router.js";
+import type { SkillDefinition } from "../registry/skill-compile.js";
+import type { RegisteredSkill } from "../registry/skills.js";
 import type { InputSchema } from "../schema/schema-adapter.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import type { Implementation, ServerCapabilities } from "../wire/types.js";
@@ -34,6 +36,12 @@ export interface Server {
   ): Registered<ResourceTemplateDefinition<I>>;
   /** Register a prompt. */
   prompt<A extends InputSchema | undefined>(definition: PromptDefinition<A>): Registered<PromptDefinition<A>>;
+  /**
+   * Register a skill (the skills extension, `io.modelcontextprotocol/skills`): its files become `skill://` resources,
+   * and `skills/list`, `skills/get` and `resources/directory/read` serve it. Checked now: a DefinitionError names the
+   * file and what to change.
+   */
+  skill(definition: SkillDefinition): RegisteredSkill;
   /** The live handle of what is registered under a name, URI or URI template (decorated methods too). */
   registered(kind: "tool", name: string): Registered<ToolDefinition> | undefined;
   registered(kind: "prompt", name: string): Registered<PromptDefinition> | undefined;

@@ -24,6 +24,8 @@ import {
   type RegisteredKind,
   Router,
 } from "../registry/router.js";
+import type { SkillDefinition } from "../registry/skill-compile.js";
+import type { RegisteredSkill } from "../registry/skills.js";
 import type { InputSchema } from "../schema/schema-adapter.js";
 import { DefinitionError } from "../wire/errors.js";
 import type { MaybePromise } from "../wire/maybe.js";
@@ -124,6 +126,12 @@ export class ServerImpl implements Server, ServerCore {
     const other = toServer(module);
     if (!(other instanceof ServerImpl))
       throw new DefinitionError(`mount("${prefix}") takes a Toolsmith server or server class instance`);
+    // A skill's URI and entry are its server's own: skills/list of the server mounting it would not show them.
+    if (other.router.skills.size > 0) {
+      throw new DefinitionError(
+        `mount("${prefix}"): server "${other.info.name}" has skills, which a module cannot serve; register them on the server that mounts it`,
+      );
+    }
     this.router.mount(
       prefix,
       other.router,
@@ -180,6 +188,15 @@ export class ServerImpl implements Server, ServerCore {
 
   prompt<A extends InputSchema | undefined>(definition: PromptDefinition<A>): Registered<PromptDefinition<A>> {
     return this.router.addPrompt(definition as PromptDefinition<InputSchema | undefined>) as never;
+  }
+
+  skill(definition: SkillDefinition): RegisteredSkill {
+    if (this.#mountedAs.length > 0) {
+      throw new DefinitionError(
+        `server "${this.info.name}" is mounted in another, and a module cannot serve skills; register the skill on the server that mounts it`,
+      );
+    }
+    return this.router.skills.add(definition);
   }
 
   registered(kind: RegisteredKind, key: string): Registered<never> | undefined {
