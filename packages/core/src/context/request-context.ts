@@ -133,6 +133,7 @@ export class RequestContextImpl implements RequestContext {
   #cancelled = false;
   #done = false;
   #lastProgress = Number.NEGATIVE_INFINITY;
+  #afterAnswer: (() => void)[] | undefined;
   /** What `ctx.keep` holds in a request without rounds (the handshake era, a method that cannot ask). */
   keeper: Keeper | undefined;
   // Read from `meta` on first use only: a handler or middleware that never asks costs nothing.
@@ -300,6 +301,19 @@ export class RequestContextImpl implements RequestContext {
   /** The request has been answered: progress and request-scoped logs stop. */
   finish(): void {
     this.#done = true;
+    const waiting = this.#afterAnswer;
+    this.#afterAnswer = undefined;
+    if (waiting !== undefined) for (const run of waiting) run();
+  }
+
+  /** Run `run` once the request has been answered (at once if it has): its reply is on its way. */
+  afterAnswer(run: () => void): void {
+    if (this.#done) {
+      run();
+      return;
+    }
+    this.#afterAnswer ??= [];
+    this.#afterAnswer.push(run);
   }
 
   progress(done: number, total?: number, message?: string): void {

@@ -12,10 +12,19 @@ function statusOf(task: TaskRecord): string {
   return task.status === "completed" && task.result?.isError === true ? "failed" : task.status;
 }
 
+/** What a tool's error result says, as a failed task's status message (the text: diagnostic information). */
+function toolError(task: TaskRecord): string {
+  const content = task.result?.content;
+  const first = Array.isArray(content) ? (content[0] as { type?: unknown; text?: unknown } | undefined) : undefined;
+  return first?.type === "text" && typeof first.text === "string" ? first.text : "The tool returned an error result";
+}
+
 /** The Task of 2025-11-25: `ttl` (null: unlimited) and `pollInterval`, in milliseconds. */
 export function coreTask(task: TaskRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = { taskId: task.id, status: statusOf(task) };
-  if (task.statusMessage !== undefined) out.statusMessage = task.statusMessage;
+  const status = statusOf(task);
+  const out: Record<string, unknown> = { taskId: task.id, status };
+  if (status === "failed" && task.status === "completed") out.statusMessage = toolError(task);
+  else if (task.statusMessage !== undefined) out.statusMessage = task.statusMessage;
   out.createdAt = new Date(task.createdAt).toISOString();
   out.lastUpdatedAt = new Date(task.lastUpdatedAt).toISOString();
   out.ttl = task.ttlMs;

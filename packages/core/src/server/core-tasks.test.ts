@@ -124,7 +124,9 @@ describe("tasks in 2025-11-25", () => {
     });
     expect(await get(c, task.taskId)).toMatchObject({ status: "completed" });
     // The status changes went to the client that made the task, without the related-task meta.
-    const told = c.notifications.filter((n) => n.method === "notifications/tasks/status").map((n) => n.params);
+    const statuses = async () =>
+      c.notifications.filter((n) => n.method === "notifications/tasks/status").map((n) => n.params);
+    const told = await until(statuses, (all) => all.some((params) => params?.status === "completed"));
     expect(told.at(-1)).toMatchObject({ taskId: task.taskId, status: "completed" });
     expect(JSON.stringify(told)).not.toContain(RELATED);
   });
@@ -185,7 +187,7 @@ describe("tasks in 2025-11-25", () => {
     const task = await startTask(c, "broken");
     const result = await c.request("tasks/result", { taskId: task.taskId });
     expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: "it broke" }] });
-    expect(await get(c, task.taskId)).toMatchObject({ status: "failed" });
+    expect(await get(c, task.taskId)).toMatchObject({ status: "failed", statusMessage: "it broke" });
   });
 
   it("lower a requested ttl to the server's, and keep a shorter one", async () => {

@@ -1,6 +1,6 @@
 import type { LogEntry } from "../context/logger.js";
 import type { RequestContextImpl } from "../context/request-context.js";
-import type { TaskStore } from "../engine/engine.js";
+import type { TaskInputRequest, TaskStore } from "../engine/engine.js";
 import { messageOf } from "../wire/errors.js";
 import { coreTask, relatedMeta } from "./core-task-wire.js";
 import type { TaskOutlet } from "./running-task.js";
@@ -18,25 +18,46 @@ export function connectionOutlet(
   log: (entry: LogEntry) => void,
 ): TaskOutlet {
   let told = "working";
+  // Nothing goes out before the reply that announces the task: a client cannot place a question about a task it
+  // has not heard of. Held until a turn after the request is answered (its reply is then written).
+  let held: (() => void)[] | undefined = [];
+  ctx.afterAnswer(() => {
+    const timer = setTimeout(() => {
+      const waiting = held ?? [];
+      held = undefined;
+      for (const send of waiting) send();
+    }, 0);
+    (timer as { unref?: () => void }).unref?.();
+  });
+  const whenAnswered = (send: () => void) => {
+    if (held === undefined) send();
+    else held.push(send);
+  };
   return {
     ask(key, request, settled) {
-      ctx
-        .requestClient(request.method, { ...request.params, _meta: relatedMeta(id) }, settled)
-        .then((answer) => engine.answerTask(id, { [key]: answer }))
-        .catch((error: unknown) => {
-          if (settled.aborted) return;
-          log({
-            level: "info",
-            message: `task ${id}: its question ${key} went unanswered on the connection that made it (tasks/result still carries it): ${messageOf(error)}`,
-            error,
-          });
-        });
+      whenAnswered(() => {
+        if (!settled.aborted) askClient(key, request, settled);
+      });
     },
     status(task) {
       const wire = coreTask(task);
       if (wire.status === told) return;
       told = wire.status as string;
-      ctx.notifyClient("notifications/tasks/status", wire);
+      whenAnswered(() => ctx.notifyClient("notifications/tasks/status", wire));
     },
   };
+
+  function askClient(key: string, request: TaskInputRequest, settled: AbortSignal): void {
+    ctx
+      .requestClient(request.method, { ...request.params, _meta: relatedMeta(id) }, settled)
+      .then((answer) => engine.answerTask(id, { [key]: answer }))
+      .catch((error: unknown) => {
+        if (settled.aborted) return;
+        log({
+          level: "info",
+          message: `task ${id}: its question ${key} went unanswered on the connection that made it (tasks/result still carries it): ${messageOf(error)}`,
+          error,
+        });
+      });
+  }
 }

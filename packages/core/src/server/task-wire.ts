@@ -27,7 +27,9 @@ export function createTaskResult(task: TaskRecord): Record<string, unknown> {
 export function detailedTask(task: TaskRecord): Record<string, unknown> {
   const out = taskFields(task);
   if (task.status === "input_required") out.inputRequests = task.inputRequests;
-  else if (task.status === "completed" && task.result !== undefined) out.result = task.result;
+  // The inlined result is a 2026-07-28 result as any other: its resultType is "complete" (the official client checks).
+  else if (task.status === "completed" && task.result !== undefined)
+    out.result = { resultType: "complete", ...task.result };
   else if (task.status === "failed" && task.error !== undefined) out.error = task.error;
   return out;
 }
