@@ -269,4 +269,20 @@ describe("tasks in 2025-11-25, hostile", () => {
     }
     expect((await rpcError(alice.request("tasks/get", { taskId: 7 }))).code).toBe(-32602);
   });
+
+  it("ignore a 2025-11-25 params.task in 2026-07-28, whatever it holds (the extension decides there)", async () => {
+    const { server } = taskServer();
+    const plain = await createTestClient(server, { protocolVersion: LATEST_STATELESS_VERSION });
+    expect(await plain.request("tools/call", { name: "plain", arguments: {}, task: "soon" })).toMatchObject({
+      content: [{ type: "text", text: "plain" }],
+    });
+    const modern = await createTestClient(server, {
+      protocolVersion: LATEST_STATELESS_VERSION,
+      capabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    });
+    expect(await modern.request("tools/call", { name: "must", arguments: {}, task: { ttl: -1 } })).toMatchObject({
+      resultType: "task",
+      status: "working",
+    });
+  });
 });
