@@ -96,3 +96,37 @@ describe.each([
     }
   });
 });
+
+describe("2025-11-25 tasks/result across three processes on Redis", () => {
+  it("blocks until the task ends, carrying its question on its own stream, on whichever process serves it", async () => {
+    const client = new Client(
+      { name: "cluster-tasks-raw", version: "1.0.0" },
+      { capabilities: ELICITATION, versionNegotiation: { mode: "legacy" } },
+    );
+    clients.push(client);
+    const asked: unknown[] = [];
+    client.setRequestHandler("elicitation/create", async (request) => {
+      asked.push(request.params);
+      return { action: "accept", content: { publish: false } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(cluster.url)));
+    const anyResult = {
+      "~standard": { version: 1, vendor: "test", validate: (value: unknown) => ({ value }) },
+    } as const;
+    const created = (await client.request(
+      { method: "tools/call", params: { name: "build_report", arguments: { seconds: 0 }, task: { ttl: 60_000 } } },
+      anyResult,
+    )) as { task: { taskId: string; ttl: number } };
+    expect(created.task.ttl).toBe(60_000);
+    const { taskId } = created.task;
+    const result = await client.request({ method: "tasks/result", params: { taskId } }, anyResult);
+    expect(result).toMatchObject({
+      structuredContent: { published: false },
+      _meta: { "io.modelcontextprotocol/related-task": { taskId } },
+    });
+    // Asked on the connection that made the task and on tasks/result: answered once or twice, never left waiting.
+    expect(asked.length).toBeGreaterThan(0);
+    const listed = (await client.request({ method: "tasks/list", params: {} }, anyResult)) as { tasks: unknown[] };
+    expect(listed.tasks).toContainEqual(expect.objectContaining({ taskId, status: "completed" }));
+  });
+});
