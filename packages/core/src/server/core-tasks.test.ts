@@ -131,6 +131,24 @@ describe("tasks in 2025-11-25", () => {
     expect(JSON.stringify(told)).not.toContain(RELATED);
   });
 
+  it("keep the request's progress token valid for the task's life: its progress goes to the client that made it", async () => {
+    const { server, gate } = taskServer();
+    const c = await handshake(server);
+    const created = await c.request("tools/call", {
+      name: "slow",
+      arguments: {},
+      task: {},
+      _meta: { progressToken: "p-1" },
+    });
+    const progress = await until(
+      async () => c.notifications.filter((n) => n.method === "notifications/progress").map((n) => n.params),
+      (all) => all.length > 0,
+    );
+    expect(progress).toEqual([{ progressToken: "p-1", progress: 1, total: 2, message: "half way" }]);
+    gate.resolve();
+    await c.request("tasks/result", { taskId: (created.task as Task).taskId });
+  });
+
   it("ask through the connection that made the task: the question carries the related-task meta", async () => {
     const { server } = taskServer();
     const asked: Record<string, unknown>[] = [];

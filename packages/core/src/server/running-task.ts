@@ -25,6 +25,8 @@ export interface TaskOutlet {
   readonly ask: QuestionOutlet;
   /** The task as it is now, after a change. */
   status(task: TaskRecord): void;
+  /** The handler's progress (`ctx.progress`). */
+  progress(done: number, total: number | undefined, message: string | undefined): void;
 }
 
 /** At most one status message per this long is written (the last one always is). */
@@ -158,6 +160,10 @@ export class RunningTask implements TaskPort {
       }
     })();
     return this.#released;
+  }
+
+  progress(done: number, total: number | undefined, message: string | undefined): void {
+    if (!this.#done) this.#outlet?.progress(done, total, message);
   }
 
   message(text: string): void {

@@ -39,6 +39,15 @@ export function connectionOutlet(
         if (!settled.aborted) askClient(key, request, settled);
       });
     },
+    // The text: the progress token of the request that made the task stays valid for the task's life.
+    progress(done, total, message) {
+      const token = ctx.meta?.progressToken;
+      if (typeof token !== "string" && typeof token !== "number") return;
+      const params: Record<string, unknown> = { progressToken: token, progress: done };
+      if (total !== undefined) params.total = total;
+      if (message !== undefined) params.message = message;
+      whenAnswered(() => ctx.notifyClient("notifications/progress", params));
+    },
     status(task) {
       const wire = coreTask(task);
       if (wire.status === told) return;
