@@ -50,7 +50,7 @@ describe("toolsmith call, an HTTP server that does not come back within the task
       run.stderr,
     );
     expect(id).not.toBeNull();
-    expect(run.stderr).toContain(`task ${id?.[1]}: tasks/get {"taskId":"${id?.[1]}"} at ${server.url} asks for it`);
+    expect(run.stderr).toContain(`task ${id?.[1]}: toolsmith task follow ${server.url} ${id?.[1]} asks for it`);
   });
 });
 

@@ -8,6 +8,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { isLogLevel, LATEST_STATELESS_VERSION, LOG_LEVELS, type LogLevel, levelPasses } from "@toolsmith/core";
+import type { Answerer } from "./answers.js";
 import { CliError, EXIT, usage } from "./exit-codes.js";
 import { printable } from "./printable.js";
 import { type LogParams, type RawChannel, tapTransport } from "./raw-requests.js";
@@ -35,6 +36,11 @@ export interface ConnectOptions {
   onLog?: (params: LogParams) => void;
   /** How to sign in when an HTTP server asks; without it a server that asks is refused. */
   signIn?: SignInOptions;
+  /**
+   * Answers the server's form questions (handshake era: its `elicitation/create` requests, a 2025-11-25 task's
+   * among them); with it the client declares form elicitation.
+   */
+  answer?: Answerer;
 }
 
 export interface Connection {
@@ -142,8 +148,18 @@ async function open(target: Target, options: ConnectOptions, signIn: SignIn | un
   const mode = options.era === "modern" ? { pin: MODERN_VERSION } : options.era;
   const client = new Client(
     { name: "toolsmith", version: CLI_VERSION },
-    { versionNegotiation: { mode, probe: { timeoutMs: Math.min(options.timeout, 10_000) } } },
+    {
+      ...(options.answer ? { capabilities: { elicitation: { form: {} } } } : {}),
+      versionNegotiation: { mode, probe: { timeoutMs: Math.min(options.timeout, 10_000) } },
+    },
   );
+  const answer = options.answer;
+  if (answer) {
+    client.setRequestHandler("elicitation/create", async (request, extra) => {
+      const params = request.params as unknown as Record<string, unknown>;
+      return (await answer({ method: request.method, params }, extra.mcpReq.signal)) as never;
+    });
+  }
   let kept = "";
   const transport =
     target.kind === "http"

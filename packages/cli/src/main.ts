@@ -7,6 +7,7 @@ import { type CliContext, type CommandRegistration, err } from "./commands/conte
 import { devCommand } from "./commands/dev.js";
 import { listCommand } from "./commands/list.js";
 import { logoutCommand } from "./commands/logout.js";
+import { taskCommand } from "./commands/task.js";
 import { wireCommand } from "./commands/wire.js";
 import { CliError, EXIT } from "./exit-codes.js";
 import { CLI_VERSION } from "./version.js";
@@ -24,6 +25,7 @@ const COMMANDS: readonly CommandRegistration[] = [
   devCommand,
   listCommand,
   callCommand,
+  taskCommand,
   logoutCommand,
   wireCommand,
   addCommand,

@@ -30,6 +30,8 @@ export interface TaskCallOptions {
   noWait?: boolean;
   /** The server's URL over HTTP, where the task can be asked for later (a stdio server's tasks end with it). */
   url?: string;
+  /** The handshake era (2025-11-25's own tasks): requests carry no 2026-07-28 envelope. */
+  handshake?: boolean;
 }
 
 /** What the server is told on every request: the 2026 envelope, declaring the tasks extension and form questions. */
@@ -54,15 +56,22 @@ export function pollInterval(suggested: unknown): number {
   return Math.min(5000, Math.max(250, ms));
 }
 
-async function send(
+/** `params` as the era has them: with the 2026-07-28 envelope, or as they are in the handshake era. */
+export function framed(params: Record<string, unknown>, handshake: boolean | undefined): Record<string, unknown> {
+  return handshake ? params : { ...params, _meta: envelope() };
+}
+
+/** A request about a task; the server's error reply is a CliError naming it. */
+export async function send(
   raw: RawChannel,
   method: string,
   params: Record<string, unknown>,
   onProgress?: Parameters<RawChannel["request"]>[2],
   signal?: AbortSignal,
+  handshake?: boolean,
 ) {
   try {
-    return await raw.request(method, { ...params, _meta: envelope() }, onProgress, signal);
+    return await raw.request(method, framed(params, handshake), onProgress, signal);
   } catch (error) {
     if (error instanceof RawError)
       throw new CliError(`the server answered ${method} with error ${error.code}: ${error.message}`);
@@ -110,7 +119,7 @@ function describeTask(tool: string, task: Record<string, unknown>): string {
 }
 
 /** `promise`, or an exit-130 CliError as soon as `signal` aborts (before a task exists there is nothing to cancel). */
-function interruptible<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+export function interruptible<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(new CliError("interrupted", EXIT.interrupted));
   return new Promise<T>((resolve, reject) => {
     const stop = () => reject(new CliError("interrupted", EXIT.interrupted));
@@ -120,7 +129,7 @@ function interruptible<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> 
 }
 
 /** Wait `ms`, or less when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     signal.addEventListener("abort", done, { once: true });
@@ -132,7 +141,8 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-async function follow(options: TaskCallOptions, created: Record<string, unknown>): Promise<TaskCallOutcome> {
+/** Follow a task of the extension until it ends: its questions answered, Ctrl-C cancels it. */
+export async function follow(options: TaskCallOptions, created: Record<string, unknown>): Promise<TaskCallOutcome> {
   const { raw, tool, progress, answer, interrupt } = options;
   const taskId = String(created.taskId);
   // The task lives ttlMs from its creation (null: until it ends): no use asking after that.
@@ -188,7 +198,7 @@ async function follow(options: TaskCallOptions, created: Record<string, unknown>
  * answer in time), honouring `Retry-After`, until the task's TTL passes. Undefined when interrupted meanwhile; any
  * other failure gives up on the task, naming it: exit 3 when the server went away, else 1.
  */
-async function persist(
+export async function persist(
   options: TaskCallOptions,
   task: { taskId: string; deadline: number },
   method: string,
@@ -196,13 +206,13 @@ async function persist(
 ): Promise<Record<string, unknown> | undefined> {
   const { raw, tool, progress, interrupt, url } = options;
   const kept = Number.isFinite(task.deadline) ? ` (kept until ${new Date(task.deadline).toISOString()} at most)` : "";
-  const later = `\ntask ${task.taskId}: tasks/get {"taskId":"${task.taskId}"} at ${url} asks for it${kept}`;
+  const later = `\ntask ${task.taskId}: toolsmith task follow ${url} ${task.taskId} asks for it${kept}`;
   const left = (why: string, code: ExitCode) =>
     new CliError(`gave up on task ${task.taskId} (${tool}): ${why}${url === undefined ? "" : later}`, code);
   for (let failures = 1; ; failures++) {
     try {
       // Ctrl-C ends the wait for a poll at once, rather than when a server that stopped answering times out.
-      return await raw.request(method, { ...params, _meta: envelope() }, undefined, interrupt);
+      return await raw.request(method, framed(params, options.handshake), undefined, interrupt);
     } catch (error) {
       // Ctrl-C (which at a terminal also ends a stdio server): the caller cancels the task, or says it could not.
       if (interrupt.aborted) return undefined;

@@ -11,6 +11,8 @@ function fixedOf(task: TaskRecord): string {
     ...(task.owner === undefined ? {} : { owner: task.owner }),
     node: task.node,
     tool: task.tool,
+    ...(task.era === undefined ? {} : { era: task.era }),
+    ...(task.session === undefined ? {} : { session: task.session }),
     createdAt: task.createdAt,
     ttlMs: task.ttlMs,
     pollIntervalMs: task.pollIntervalMs,

@@ -1,5 +1,6 @@
 // The server every transport serves to the shared suite: one small tool, resource or prompt per feature.
-// Run as a script (node dist/fixture-server.js) it serves over stdio; FIXTURE=paged gives pageSize 2.
+// Run as a script (node dist/fixture-server.js) it serves over stdio; FIXTURE=paged gives pageSize 2, FIXTURE=tasks
+// the tasks fixture (tasks-fixture.ts).
 import { setTimeout as delay } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import {
@@ -14,8 +15,9 @@ import {
 } from "@toolsmith/core";
 import { serveStdio } from "@toolsmith/transport-stdio";
 import { z } from "zod";
+import { createTasksFixture } from "./tasks-fixture.js";
 
-export type FixtureName = "main" | "paged";
+export type FixtureName = "main" | "paged" | "tasks";
 
 /** The longest message either transport is told to accept (stdio maxLineBytes, HTTP maxBodyBytes). */
 export const LIMIT_BYTES = 64 * 1024;
@@ -328,6 +330,8 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
-  const server = createFixtureServer(process.env.FIXTURE === "paged" ? { pageSize: 2 } : {});
+  const fixture = process.env.FIXTURE;
+  const server =
+    fixture === "tasks" ? createTasksFixture() : createFixtureServer(fixture === "paged" ? { pageSize: 2 } : {});
   serveStdio(server, { maxLineBytes: LIMIT_BYTES });
 }

@@ -3,6 +3,7 @@ import { type LogEntry, levelPasses } from "@toolsmith/core";
 import { type HttpServer, listen } from "@toolsmith/transport-http";
 import { afterAll, beforeAll, expect } from "vitest";
 import { createFixtureServer, type FixtureName, LIMIT_BYTES } from "./fixture-server.js";
+import { createTasksFixture } from "./tasks-fixture.js";
 import { transportSuite } from "./transport-suite.js";
 
 // One listener per fixture for the whole file, in this process; every client is a new HTTP client of it.
@@ -20,6 +21,7 @@ beforeAll(async () => {
     const server = createFixtureServer(pageSize === undefined ? { logger } : { pageSize, logger });
     listeners.set(name, await listen(server, { port: 0, log: null, maxBodyBytes: LIMIT_BYTES }));
   }
+  listeners.set("tasks", await listen(createTasksFixture({ logger }), { port: 0, log: null }));
 });
 afterAll(async () => {
   await Promise.all([...listeners.values()].map((listener) => listener.close()));

@@ -6,6 +6,7 @@ import { edgeCases } from "./cases-edges.js";
 import { notificationCases } from "./cases-notifications.js";
 import { resourceAndPromptCases } from "./cases-resources-prompts.js";
 import { storeCases } from "./cases-store.js";
+import { taskCases } from "./cases-tasks.js";
 import { toolCases } from "./cases-tools.js";
 import {
   type ConnectOptions,
@@ -92,6 +93,7 @@ export function transportSuite(name: string, target: TransportTarget): void {
     askingCases(ctx);
     changeCases(ctx);
     storeCases(ctx);
+    taskCases(ctx);
     edgeCases(ctx);
   });
 }

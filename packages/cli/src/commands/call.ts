@@ -4,7 +4,8 @@ import { colorsFor } from "../colors.js";
 import { CliError, EXIT } from "../exit-codes.js";
 import { describeProgress, type ProgressLine, progressLine } from "../progress-line.js";
 import { splitCall } from "../target.js";
-import { callWithTasks, TASKS_EXTENSION } from "../task-call.js";
+import { callWithTasks, TASKS_EXTENSION, type TaskCallOutcome } from "../task-call.js";
+import { callWithCoreTask } from "../task-call-core.js";
 import { addClientOptions, type ClientFlags, clientOptions, useClient } from "./client.js";
 import { type CliContext, type CommandRegistration, err, out } from "./context.js";
 
@@ -45,8 +46,9 @@ asks its questions (or takes --answer), and Ctrl-C cancels it (exit 130).`,
     .action(async (words: string[], flags: CallFlags) => {
       const { target, tool, pairs } = splitCall(words);
       const base = parseArgsJson(flags.args);
-      const options = clientOptions(flags, cli.color());
       const answer = answerer(flags.answer, process.stdin.isTTY === true && process.stderr.isTTY === true);
+      // The handshake era asks its questions as requests of the server's: the client answers them.
+      const options = { ...clientOptions(flags, cli.color()), answer };
       await useClient(
         target,
         options,
@@ -61,9 +63,16 @@ asks its questions (or takes --answer), and Ctrl-C cancels it (exit 130).`,
           const progress = progressLine(process.stderr, colorsFor(process.stderr, cli.color()));
           const discover = client.getDiscoverResult() as { capabilities?: { extensions?: Record<string, unknown> } };
           status.show(`calling ${tool}…`);
+          const url = target.kind === "http" ? target.url.href : undefined;
           if (discover?.capabilities?.extensions?.[TASKS_EXTENSION] !== undefined) {
-            const url = target.kind === "http" ? target.url.href : undefined;
             await callAsTask({ raw, tool, args, progress, answer, flags, cli, url });
+            return;
+          }
+          // 2025-11-25's own tasks: a tool that may run as one does, on a server that declares them.
+          const support = (definition as { execution?: { taskSupport?: string } }).execution?.taskSupport;
+          const tasks = client.getServerCapabilities() as { tasks?: { requests?: { tools?: { call?: unknown } } } };
+          if (tasks?.tasks?.requests?.tools?.call !== undefined && (support === "optional" || support === "required")) {
+            await callAsTask({ raw, tool, args, progress, answer, flags, cli, url, handshake: true });
             return;
           }
           const result = await client.callTool(
@@ -79,7 +88,12 @@ asks its questions (or takes --answer), and Ctrl-C cancels it (exit 130).`,
     });
 };
 
-function printResult(result: Record<string, unknown>, tool: string, flags: CallFlags, cli: CliContext): void {
+export function printResult(
+  result: Record<string, unknown>,
+  tool: string,
+  flags: { json?: boolean },
+  cli: CliContext,
+): void {
   if (flags.json) out(`${JSON.stringify(result, null, 2)}\n`);
   else out(formatResult(result as never, colorsFor(process.stdout, cli.color())));
   if (result.isError) {
@@ -97,10 +111,12 @@ interface TaskCall {
   flags: CallFlags;
   cli: CliContext;
   url: string | undefined;
+  /** 2025-11-25's own tasks. */
+  handshake?: boolean;
 }
 
 /** The call through the tasks extension; Ctrl-C cancels the task it became. */
-async function callAsTask({ raw, tool, args, progress, answer, flags, cli, url }: TaskCall): Promise<void> {
+async function callAsTask({ raw, tool, args, progress, answer, flags, cli, url, handshake }: TaskCall): Promise<void> {
   const interrupt = new AbortController();
   const leave = new AbortController();
   // The first Ctrl-C cancels the task, a second stops waiting for the server to confirm it.
@@ -108,7 +124,7 @@ async function callAsTask({ raw, tool, args, progress, answer, flags, cli, url }
   process.on("SIGINT", onSigint);
   let outcome: Awaited<ReturnType<typeof callWithTasks>>;
   try {
-    outcome = await callWithTasks({
+    outcome = await (handshake ? callWithCoreTask : callWithTasks)({
       raw,
       tool,
       args,
@@ -123,9 +139,17 @@ async function callAsTask({ raw, tool, args, progress, answer, flags, cli, url }
     process.off("SIGINT", onSigint);
     progress.clear();
   }
+  if (outcome.kind === "created") {
+    out(`${JSON.stringify(outcome.task, null, 2)}\n`);
+    // Over HTTP the task outlives this connection: say how to reach it again.
+    if (url !== undefined) err(`follow it: toolsmith task follow ${url} ${String(outcome.task.taskId)}\n`);
+  } else printOutcome(outcome, tool, flags, cli);
+}
+
+/** How a task ended, for its reader: its result, else its error or cancellation on stderr (and the exit code). */
+export function printOutcome(outcome: TaskCallOutcome, tool: string, flags: { json?: boolean }, cli: CliContext): void {
   const red = colorsFor(process.stderr, cli.color()).red;
   if (outcome.kind === "complete") printResult(outcome.result, tool, flags, cli);
-  else if (outcome.kind === "created") out(`${JSON.stringify(outcome.task, null, 2)}\n`);
   else if (outcome.kind === "failed") {
     if (flags.json) out(`${JSON.stringify(outcome.error, null, 2)}\n`);
     err(`${red("error:")} task ${outcome.taskId} failed with error ${outcome.error.code}: ${outcome.error.message}\n`);

@@ -186,10 +186,12 @@ export const METHODS: Readonly<Record<string, Method>> = {
       return andThen(env.connection.setLogLevel(level), EMPTY);
     },
   },
-  // The tasks extension (2026-07-28 only; the revision table removes them before).
+  // Tasks: 2025-11-25's and the extension's (2026-07-28); the revision table says which of these each has.
   "tasks/get": { run: (env, params, ctx) => env.core.tasks.get(params, ctx) },
   "tasks/update": { run: (env, params, ctx) => env.core.tasks.update(params, ctx) },
   "tasks/cancel": { run: (env, params, ctx) => env.core.tasks.cancel(params, ctx) },
+  "tasks/result": { run: (env, params, ctx) => env.core.tasks.result(params, ctx) },
+  "tasks/list": { run: (env, params, ctx) => env.core.tasks.list(params, ctx) },
   "subscriptions/listen": {
     run(env, params, ctx) {
       const { notifications } = parse(ListenParams, params);

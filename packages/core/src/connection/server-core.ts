@@ -17,11 +17,16 @@ export interface ConnectionListener {
   resourceUpdated(uri: string): void;
 }
 
-/** The server's tasks as the connection's methods reach them: the runner, and `tasks/get|update|cancel`. */
+/**
+ * The server's tasks as the connection's methods reach them: the runner, and `tasks/*` (get and cancel in either
+ * generation, by the request's revision; update the extension's; result and list 2025-11-25's).
+ */
 export interface TaskService extends TaskHost {
   get(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>>;
   update(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>>;
   cancel(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>>;
+  result(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): Promise<Record<string, unknown>>;
+  list(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>>;
   /** A listen's `taskIds`: follow those that exist and are the caller's (-32021 without the extension). */
   watch(taskIds: readonly string[], ctx: RequestContextImpl): Promise<TaskWatching>;
 }

@@ -1,4 +1,5 @@
 import type { CacheHint } from "../protocol/cache-hints.js";
+import type { RequestedTask } from "../protocol/core-tasks.js";
 import { isLogLevel, type LogLevel, levelPasses } from "../protocol/log-levels.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
 import type { TaskPolicy } from "../protocol/tasks.js";
@@ -33,8 +34,19 @@ import { type TraceContext, traceOf } from "./trace.js";
 
 /** The server's task runner as a request sees it: where a tools/call becomes a task. */
 export interface TaskHost {
-  /** Make the task (durable before this resolves), run `run` under it in the background: the CreateTaskResult. */
-  start(ctx: RequestContextImpl, tool: string, policy: TaskPolicy, run: TaskRun): Promise<Record<string, unknown>>;
+  /**
+   * Make the task (durable before this resolves), run `run` under it in the background: the CreateTaskResult.
+   * `requested`: a handshake-era request's `params.task` (the task is that generation's).
+   */
+  start(
+    ctx: RequestContextImpl,
+    tool: string,
+    policy: TaskPolicy,
+    run: TaskRun,
+    requested?: RequestedTask,
+  ): Promise<Record<string, unknown>>;
+  /** Whether the server declares tasks (a tool here or in a module may run as one). */
+  tasking(): boolean;
 }
 
 /** What a context needs from its connection. */
@@ -121,6 +133,7 @@ export class RequestContextImpl implements RequestContext {
   #cancelled = false;
   #done = false;
   #lastProgress = Number.NEGATIVE_INFINITY;
+  #afterAnswer: (() => void)[] | undefined;
   /** What `ctx.keep` holds in a request without rounds (the handshake era, a method that cannot ask). */
   keeper: Keeper | undefined;
   // Read from `meta` on first use only: a handler or middleware that never asks costs nothing.
@@ -185,6 +198,28 @@ export class RequestContextImpl implements RequestContext {
       store: this.#hub,
       session: this.#session,
     });
+  }
+
+  /** The handshake-era session this request is served in (its id, else its connection's own); undefined in 2026. */
+  get session(): string | undefined {
+    return this.#session;
+  }
+
+  /**
+   * Handshake era: a request of the server's own to this request's client, as this request's (its stream while it
+   * is open, else the session's), until `signal` withdraws it (the client is told).
+   */
+  requestClient(
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    return this.#port.request(method, params, { relatedTo: this.requestId, tag: this.tag, signal });
+  }
+
+  /** Handshake era: a notification to this request's client that belongs to no request (the session's stream). */
+  notifyClient(method: string, params: Record<string, unknown>): void {
+    this.#port.notify(method, params, undefined);
   }
 
   /** Who per-caller limits count this request against: its subject, else its address (`callerKey`). */
@@ -266,6 +301,19 @@ export class RequestContextImpl implements RequestContext {
   /** The request has been answered: progress and request-scoped logs stop. */
   finish(): void {
     this.#done = true;
+    const waiting = this.#afterAnswer;
+    this.#afterAnswer = undefined;
+    if (waiting !== undefined) for (const run of waiting) run();
+  }
+
+  /** Run `run` once the request has been answered (at once if it has): its reply is on its way. */
+  afterAnswer(run: () => void): void {
+    if (this.#done) {
+      run();
+      return;
+    }
+    this.#afterAnswer ??= [];
+    this.#afterAnswer.push(run);
   }
 
   progress(done: number, total?: number, message?: string): void {

@@ -30,6 +30,8 @@ export interface TaskPort {
   readonly ask: Asker;
   /** Progress as the task's status message (the runner throttles it). */
   message(text: string): void;
+  /** Progress as numbers, for a task whose request's progress token stays valid (2025-11-25). */
+  progress?(done: number, total: number | undefined, message: string | undefined): void;
   /** The server's own log (a task's log never reaches the client). */
   log(level: LogLevel, first: unknown, second: unknown, logger: string | undefined): void;
 }
@@ -103,6 +105,7 @@ export class TaskContext implements RequestContext {
   progress(done: number, total?: number, message?: string): void {
     this.#lastProgress = nextProgress(done, this.#lastProgress);
     this.#port.message(message ?? (total === undefined ? String(done) : `${done}/${total}`));
+    this.#port.progress?.(done, total, message);
   }
 
   get log(): ClientLog {

@@ -58,6 +58,17 @@ function taskCases({ open }: Opener<Tasks>): void {
       await (engines.at(-1) as Tasks).createTask(asked);
       for (const engine of engines) expect(await engine.loadTask(asked.id)).toEqual(asked);
       await expect(async () => (engines[0] as Tasks).createTask(task)).rejects.toThrow(/already exists/);
+      // A handshake-era task's generation and session never change, through every change.
+      const bound = taskOf({ owner: undefined, era: "handshake", session: "s-1" });
+      await (engines[0] as Tasks).createTask(bound);
+      await (engines[0] as Tasks).changeTask(bound.id, { kind: "message", statusMessage: "1/2" });
+      for (const engine of engines) {
+        expect(await engine.loadTask(bound.id)).toMatchObject({
+          era: "handshake",
+          session: "s-1",
+          statusMessage: "1/2",
+        });
+      }
     });
 
     it("keeps a task as it was given, whatever the caller does to its objects afterwards", async () => {

@@ -20,6 +20,13 @@ export interface TaskRecord {
   readonly node: string;
   /** The tool it runs. */
   readonly tool: string;
+  /**
+   * "handshake": made by a 2025-11-25 request (`params.task`), answered only by that revision's `tasks/*`; absent:
+   * the tasks extension's (2026-07-28). Never changes.
+   */
+  readonly era?: "handshake";
+  /** A handshake-era task made without a principal: the session it is bound to. Never changes. */
+  readonly session?: string;
   readonly status: TaskStatus;
   readonly statusMessage?: string;
   /** Milliseconds since the epoch. */

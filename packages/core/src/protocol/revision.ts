@@ -40,6 +40,11 @@ export interface RevisionFeatures {
   readonly resultType: boolean;
   /** Methods this revision removed, answered -32601 with a message saying so. */
   readonly removedMethods: ReadonlySet<string>;
+  /**
+   * Tasks: none; the core protocol's (2025-11-25: `params.task`, `tasks/get|result|list|cancel`, the `tasks`
+   * capability); or the tasks extension's (2026-07-28: declared per request, `tasks/get|update|cancel`).
+   */
+  readonly tasks: "none" | "core" | "extension";
 }
 
 const HANDSHAKE_BASE = {
@@ -49,20 +54,18 @@ const HANDSHAKE_BASE = {
   askVia: "requests",
   logLevelFrom: "set-level",
   resultType: false,
-  // The tasks extension is not defined before 2026-07-28: its methods do not exist there.
-  removedMethods: new Set<string>([
-    "server/discover",
-    "subscriptions/listen",
-    "tasks/get",
-    "tasks/update",
-    "tasks/cancel",
-  ]),
 } as const;
+
+// Before 2025-11-25 no tasks are defined; 2025-11-25 has its own (no tasks/update, which is the extension's).
+const HANDSHAKE_REMOVED = ["server/discover", "subscriptions/listen", "tasks/update"] as const;
+const NO_TASKS = new Set<string>([...HANDSHAKE_REMOVED, "tasks/get", "tasks/cancel", "tasks/result", "tasks/list"]);
 
 const REVISIONS: Record<ProtocolVersion, RevisionFeatures> = {
   "2025-03-26": {
     ...HANDSHAKE_BASE,
     version: "2025-03-26",
+    removedMethods: NO_TASKS,
+    tasks: "none",
     ssePriming: false,
     titlesAndStructuredOutput: false,
     itemMeta: false,
@@ -76,6 +79,8 @@ const REVISIONS: Record<ProtocolVersion, RevisionFeatures> = {
   "2025-06-18": {
     ...HANDSHAKE_BASE,
     version: "2025-06-18",
+    removedMethods: NO_TASKS,
+    tasks: "none",
     ssePriming: false,
     titlesAndStructuredOutput: true,
     itemMeta: true,
@@ -89,6 +94,8 @@ const REVISIONS: Record<ProtocolVersion, RevisionFeatures> = {
   "2025-11-25": {
     ...HANDSHAKE_BASE,
     version: "2025-11-25",
+    removedMethods: new Set<string>(HANDSHAKE_REMOVED),
+    tasks: "core",
     ssePriming: true,
     titlesAndStructuredOutput: true,
     itemMeta: true,
@@ -116,7 +123,17 @@ const REVISIONS: Record<ProtocolVersion, RevisionFeatures> = {
     logLevelFrom: "request-meta",
     ssePriming: false,
     resultType: true,
-    removedMethods: new Set(["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]),
+    // The tasks extension has no tasks/result nor tasks/list (2025-11-25's).
+    removedMethods: new Set([
+      "initialize",
+      "ping",
+      "logging/setLevel",
+      "resources/subscribe",
+      "resources/unsubscribe",
+      "tasks/result",
+      "tasks/list",
+    ]),
+    tasks: "extension",
   },
 };
 

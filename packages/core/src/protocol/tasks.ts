@@ -119,7 +119,7 @@ export function declaresTasks(
   revision: RevisionFeatures,
   clientCapabilities: Readonly<Record<string, unknown>>,
 ): boolean {
-  if (revision.era !== "stateless") return false;
+  if (revision.tasks !== "extension") return false;
   const extensions = clientCapabilities.extensions;
   return isPlainObject(extensions) && isPlainObject(extensions[TASKS_EXTENSION]);
 }

@@ -5,6 +5,7 @@ import type { LogEntry } from "../context/logger.js";
 import { RequestContextImpl, type TaskHost } from "../context/request-context.js";
 import { isEngineUnavailable } from "../engine/engine.js";
 import { runOwn } from "../middleware/compose.js";
+import { type RequestedTask, requestedTask, taskAugmentationRefused } from "../protocol/core-tasks.js";
 import { errorResult, isCallToolResult, structured, toCallToolResult } from "../protocol/results.js";
 import { featuresOf, type RevisionFeatures } from "../protocol/revision.js";
 import { shapeToolResult } from "../protocol/revision-shape.js";
@@ -73,11 +74,42 @@ export function callTool(
       ? runTool(tool, args, inner, shown, router.report)
       : runOwn(use, "tools/call", "call", local, inner, () => runTool(tool, args, inner, shown, router.report));
   // Decided before anything of the tool runs: a task, a refusal, or a request as any other.
-  if (tool.task !== undefined) {
+  if (featuresOf(ctx.protocolVersion).tasks === "core") {
+    const task = asCoreTask(tool, ctx, local, shown, run);
+    if (task !== undefined) return task;
+  } else if (tool.task !== undefined) {
     const task = asTask(tool, tool.task, ctx, shown, run);
     if (task !== undefined) return task;
   }
   return run(ctx);
+}
+
+// 2025-11-25: a task when the request asked for one (`params.task`) and the tool may run as one; -32601 when the
+// tool cannot run as asked; undefined when it runs as a request. A server that declares no tasks ignores the field.
+function asCoreTask(
+  tool: CompiledTool,
+  ctx: RequestContext,
+  params: Params,
+  shown: string,
+  run: (inner: RequestContext) => MaybePromise<CallToolResult>,
+): MaybePromise<CallToolResult> | undefined {
+  const host = ctx instanceof RequestContextImpl ? ctx.tasks : undefined;
+  if (host === undefined || !host.tasking()) return undefined;
+  const requested = requestedTask(params as Record<string, unknown>);
+  const policy = tool.task;
+  if (requested === undefined) {
+    if (policy?.support === "required") throw taskAugmentationRefused(shown, true);
+    return undefined;
+  }
+  if (policy === undefined) throw taskAugmentationRefused(shown, false);
+  if (policy.detach === "manual") return detachable(host, tool, policy, ctx as RequestContextImpl, run, requested);
+  return host.start(
+    ctx as RequestContextImpl,
+    tool.wire.name,
+    policy,
+    run,
+    requested,
+  ) as unknown as Promise<CallToolResult>;
 }
 
 // A call of a tool that may be a task: the CreateTaskResult when it becomes one; -32021 when it must be one and the
@@ -108,6 +140,7 @@ function detachable(
   policy: TaskPolicy,
   ctx: RequestContextImpl,
   run: (inner: RequestContext) => MaybePromise<CallToolResult>,
+  requested?: RequestedTask,
 ): Promise<CallToolResult> {
   return new Promise<CallToolResult>((resolve, reject) => {
     let detached: Promise<void> | undefined;
@@ -124,13 +157,19 @@ function detachable(
     // One task however often it is called; none once the handler has answered as a request.
     ctx.detacher = () => {
       if (detached !== undefined || returned) return detached ?? Promise.resolve();
-      const created = host.start(ctx, tool.wire.name, policy, (task) => {
-        ctx.adopt(task);
-        return new Promise((done, fail) => {
-          finish = (ended) => ("error" in ended ? fail(ended.error) : done(ended.result));
-          if (outcome !== undefined) finish(outcome);
-        });
-      });
+      const created = host.start(
+        ctx,
+        tool.wire.name,
+        policy,
+        (task) => {
+          ctx.adopt(task);
+          return new Promise((done, fail) => {
+            finish = (ended) => ("error" in ended ? fail(ended.error) : done(ended.result));
+            if (outcome !== undefined) finish(outcome);
+          });
+        },
+        requested,
+      );
       created.then((result) => resolve(result as unknown as CallToolResult), reject);
       detached = created.then(() => {});
       return detached;

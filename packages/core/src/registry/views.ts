@@ -11,9 +11,17 @@ interface View<T> {
   guards?: (Guard | undefined)[];
 }
 
-/** What a list is built from: the enabled entries of a registry table. */
+/** What a list is built from: the enabled entries of a registry table (a tool's with its task policy). */
 interface Listed<T> {
-  enabled(): Iterable<{ wire: T; definition: { guard?: Guard } }>;
+  enabled(): Iterable<{ wire: T; definition: { guard?: Guard }; task?: { support: string } | undefined }>;
+}
+
+/** 2025-11-25 lists how a tool runs as a task (`execution.taskSupport`); absent is "forbidden". */
+function withExecution<T extends object>(item: T, task: { support: string } | undefined): T {
+  if (task === undefined) return item;
+  const execution = (item as { execution?: unknown }).execution;
+  const own = typeof execution === "object" && execution !== null ? execution : {};
+  return { ...item, execution: { ...own, taskSupport: task.support } };
 }
 
 // Each list is shaped once per revision and kept until the registry changes; guards then filter it per caller.
@@ -44,7 +52,12 @@ export class Views {
       const features = featuresOf(version);
       const all = [...table.enabled()];
       const guards = all.map((item) => item.definition.guard);
-      view = { items: all.map((item) => shape(item.wire, features)) };
+      const listsTasks = kind === "tools" && features.tasks === "core";
+      view = {
+        items: all.map((item) =>
+          listsTasks ? withExecution(shape(item.wire, features), item.task) : shape(item.wire, features),
+        ),
+      };
       if (guards.some((guard) => guard !== undefined)) view.guards = guards;
       this.#views.set(key, view);
     }

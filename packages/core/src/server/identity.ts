@@ -5,6 +5,7 @@ import {
   stampCacheHint,
   stampsAsComplete,
 } from "../protocol/cache-hints.js";
+import { CORE_TASKS_CAPABILITY } from "../protocol/core-tasks.js";
 import { featuresOf } from "../protocol/revision.js";
 import { TASKS_EXTENSION } from "../protocol/tasks.js";
 import { HANDSHAKE_VERSIONS, MetaKey, type ProtocolVersion, STATELESS_VERSIONS } from "../protocol/versions.js";
@@ -66,13 +67,17 @@ export class ServerIdentity {
 
   initializeResult(version: ProtocolVersion): Record<string, unknown> {
     let capabilities = this.#router.capabilities();
+    const features = featuresOf(version);
     // 2025-03-26 has no `_meta` on tools, so no tool can link an MCP App: its extension is not declared there
     // (the skills extension needs no `_meta`, and stays).
-    if (!featuresOf(version).itemMeta && capabilities.extensions?.[UI_EXTENSION] !== undefined) {
+    if (!features.itemMeta && capabilities.extensions?.[UI_EXTENSION] !== undefined) {
       const { extensions, ...rest } = capabilities;
       const { [UI_EXTENSION]: _dropped, ...others } = extensions;
       capabilities = Object.keys(others).length > 0 ? { ...rest, extensions: others } : rest;
     }
+    // 2025-11-25 declares its tasks in `initialize` (the extension's are discover's).
+    if (features.tasks === "core" && this.#router.tasking())
+      capabilities = { ...capabilities, tasks: CORE_TASKS_CAPABILITY };
     const result: Record<string, unknown> = {
       protocolVersion: version,
       capabilities,

@@ -15,10 +15,19 @@ import type { LogLevel } from "../protocol/log-levels.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
 import { messageOf } from "../wire/errors.js";
 import { failureOf, isProtocolFailure, keepOutcome, RUNNING } from "./task-outcome.js";
-import { TaskQuestions } from "./task-questions.js";
+import { type QuestionOutlet, TaskQuestions } from "./task-questions.js";
 
 // One task's handler as it runs on this process (the runner, task-runner.ts, starts it and answers tasks/*): its
 // lease, its status message, its stop; its questions (task-questions.ts) and its outcome (task-outcome.ts).
+
+/** What else hears a task's questions and changes (a handshake-era task's connection: task-outlet.ts). */
+export interface TaskOutlet {
+  readonly ask: QuestionOutlet;
+  /** The task as it is now, after a change. */
+  status(task: TaskRecord): void;
+  /** The handler's progress (`ctx.progress`). */
+  progress(done: number, total: number | undefined, message: string | undefined): void;
+}
 
 /** At most one status message per this long is written (the last one always is). */
 const MESSAGE_EVERY_MS = 250;
@@ -36,6 +45,7 @@ export class RunningTask implements TaskPort {
   readonly #questions: TaskQuestions;
   // Each question under a key never used before in this task; the handler waits for its answer (no replay).
   readonly ask: TaskPort["ask"];
+  readonly #outlet: TaskOutlet | undefined;
   #cancelled = false;
   #done = false;
   #released: Promise<void> | undefined;
@@ -54,13 +64,15 @@ export class RunningTask implements TaskPort {
     tool: string,
     log: (entry: LogEntry) => void,
     ended: () => void,
+    outlet?: TaskOutlet,
   ) {
+    this.#outlet = outlet;
     this.#ended = ended;
     this.#engine = engine;
     this.#tool = tool;
     this.#log = log;
     this.signal = this.#controller.signal;
-    this.#questions = new TaskQuestions(engine, id, this.signal, () => this.#lost());
+    this.#questions = new TaskQuestions(engine, id, this.signal, () => this.#lost(), outlet?.ask);
     this.ask = this.#questions.ask;
   }
 
@@ -102,6 +114,7 @@ export class RunningTask implements TaskPort {
   // The task as the store has it: cancelled stops the handler; ended by another process (it took the task over when
   // this one's lease lapsed) stops it too, its outcome dropped.
   #saw(task: TaskRecord): void {
+    this.#outlet?.status(task);
     if (task.status === "cancelled") this.#stop(new DOMException("The task was cancelled", "AbortError"));
     else if (isTerminal(task.status) && !this.#done) this.#lost();
   }
@@ -147,6 +160,10 @@ export class RunningTask implements TaskPort {
       }
     })();
     return this.#released;
+  }
+
+  progress(done: number, total: number | undefined, message: string | undefined): void {
+    if (!this.#done) this.#outlet?.progress(done, total, message);
   }
 
   message(text: string): void {
@@ -202,7 +219,8 @@ export class RunningTask implements TaskPort {
     clearTimeout(this.#timer);
     try {
       if (this.#message !== undefined && !this.#cancelled) await this.#writeMessage();
-      await keepOutcome(this.#engine, this.id, outcome, () => this.#cancelled, this.#report.bind(this));
+      const kept = await keepOutcome(this.#engine, this.id, outcome, () => this.#cancelled, this.#report.bind(this));
+      if (kept !== undefined) this.#outlet?.status(kept);
     } finally {
       this.#questions.failAll(new Error("the task ended"));
       await this.#release();

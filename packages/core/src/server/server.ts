@@ -99,6 +99,7 @@ export class ServerImpl implements Server, ServerCore {
       () => this.startEngine(),
       settings.tasks,
       this.log.bind(this),
+      () => this.router.tasking(),
     );
     this.storeHub = new StoreHub(
       () => this.#link.engine,

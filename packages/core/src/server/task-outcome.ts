@@ -1,6 +1,12 @@
 import { serviceUnavailable } from "../connection/error-boundary.js";
 import { UnfitAnswer } from "../context/elicit-answer.js";
-import { isEngineUnavailable, isLeaseLost, type TaskChange, type TaskStore } from "../engine/engine.js";
+import {
+  isEngineUnavailable,
+  isLeaseLost,
+  type TaskChange,
+  type TaskRecord,
+  type TaskStore,
+} from "../engine/engine.js";
 import type { LogLevel } from "../protocol/log-levels.js";
 import { isMcpError, type McpError, messageOf, toWireError } from "../wire/errors.js";
 import { INTERNAL_ERROR, type JsonRpcErrorObject } from "../wire/json-rpc.js";
@@ -38,7 +44,7 @@ export type OutcomeReport = (level: LogLevel, message: string, error: unknown) =
 /**
  * Keep `outcome` once the store can take it: a task whose outcome was lost would stay working while its process
  * lives (its lease held). Stops once `stopped()` (after a cancellation whatever the handler did is discarded) or
- * when another process took the task over.
+ * when another process took the task over. The task as kept, when it was.
  */
 export async function keepOutcome(
   engine: TaskStore,
@@ -46,21 +52,20 @@ export async function keepOutcome(
   outcome: TaskChange,
   stopped: () => boolean,
   report: OutcomeReport,
-): Promise<void> {
+): Promise<TaskRecord | undefined> {
   for (let attempt = 0; !stopped(); attempt++) {
     try {
-      await engine.changeTask(id, outcome, RUNNING);
-      return;
+      return await engine.changeTask(id, outcome, RUNNING);
     } catch (error) {
       if (isLeaseLost(error)) {
         if (!stopped()) {
           report("warning", "lost its lease to another process (which ended the task): its outcome is dropped", error);
         }
-        return;
+        return undefined;
       }
       if (!isEngineUnavailable(error)) {
         report("error", `could not keep its outcome: ${messageOf(error)}`, error);
-        return;
+        return undefined;
       }
       if (attempt === 0) report("warning", `could not keep its outcome yet (trying again): ${messageOf(error)}`, error);
       await new Promise<void>((resolve) => {
@@ -69,4 +74,5 @@ export async function keepOutcome(
       });
     }
   }
+  return undefined;
 }

@@ -1,5 +1,5 @@
 import type { Asker } from "../context/ask.js";
-import { isLeaseLost, type TaskChange, type TaskStore } from "../engine/engine.js";
+import { isLeaseLost, type TaskChange, type TaskInputRequest, type TaskStore } from "../engine/engine.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import { RUNNING } from "./task-outcome.js";
@@ -7,7 +7,15 @@ import { RUNNING } from "./task-outcome.js";
 // A running task's questions to the client: each asked under a key never used before in the task, written to the
 // task's record (fenced by its lease), and awaited until its answer is taken from the engine (no replay).
 
-type Waiting = { resolve: (answer: Record<string, unknown>) => void; reject: (why: unknown) => void };
+type Waiting = {
+  resolve: (answer: Record<string, unknown>) => void;
+  reject: (why: unknown) => void;
+  // Aborted once the question is answered or given up: what else carries it to the client withdraws it.
+  settled: AbortController;
+};
+
+/** Told of each question once the task's record holds it (a handshake-era task also sends it to its connection). */
+export type QuestionOutlet = (key: string, request: TaskInputRequest, settled: AbortSignal) => void;
 
 /** One task's questions waiting for answers, and the keys it has asked under. */
 export class TaskQuestions {
@@ -20,7 +28,10 @@ export class TaskQuestions {
   readonly #asked = new Set<string>();
   readonly #counters: Record<string, number> = Object.create(null);
 
-  constructor(engine: TaskStore, id: string, signal: AbortSignal, lost: () => void) {
+  readonly #outlet: QuestionOutlet | undefined;
+
+  constructor(engine: TaskStore, id: string, signal: AbortSignal, lost: () => void, outlet?: QuestionOutlet) {
+    this.#outlet = outlet;
     this.#engine = engine;
     this.#id = id;
     this.#signal = signal;
@@ -43,13 +54,21 @@ export class TaskQuestions {
     this.#asked.add(at);
     const asked = at;
     return new Promise((resolve, reject) => {
-      this.#waiting.set(asked, { resolve, reject });
-      const change: TaskChange = { kind: "ask", key: asked, request: { method, params } };
-      Promise.resolve(this.#engine.changeTask(this.#id, change, RUNNING)).catch((error: unknown) => {
-        this.#waiting.delete(asked);
-        reject(error);
-        if (isLeaseLost(error)) this.#lost();
-      });
+      const settled = new AbortController();
+      this.#waiting.set(asked, { resolve, reject, settled });
+      const request = { method, params };
+      const change: TaskChange = { kind: "ask", key: asked, request };
+      Promise.resolve(this.#engine.changeTask(this.#id, change, RUNNING)).then(
+        () => {
+          if (!settled.signal.aborted) this.#outlet?.(asked, request, settled.signal);
+        },
+        (error: unknown) => {
+          this.#waiting.delete(asked);
+          settled.abort();
+          reject(error);
+          if (isLeaseLost(error)) this.#lost();
+        },
+      );
     });
   };
 
@@ -58,13 +77,17 @@ export class TaskQuestions {
     const waiting = this.#waiting.get(key);
     if (waiting === undefined) return;
     this.#waiting.delete(key);
+    waiting.settled.abort();
     if (isPlainObject(value)) waiting.resolve(value);
     else waiting.reject(new McpError(ErrorCode.InvalidParams, `inputResponses["${key}"] must be an object`));
   }
 
   /** Every question still waiting fails with `why` (the task stopped or ended). */
   failAll(why: unknown): void {
-    for (const waiting of this.#waiting.values()) waiting.reject(why);
+    for (const waiting of this.#waiting.values()) {
+      waiting.settled.abort();
+      waiting.reject(why);
+    }
     this.#waiting.clear();
   }
 }

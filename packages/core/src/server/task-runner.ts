@@ -2,17 +2,28 @@ import type { TaskService } from "../connection/server-core.js";
 import type { RequestContext, TaskRun } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import type { RequestContextImpl } from "../context/request-context.js";
-import type { EngineLifecycle, TaskRecord, TaskStore, Unfollow } from "../engine/engine.js";
+import type { TaskRecord, Unfollow } from "../engine/engine.js";
 import { isTerminal } from "../engine/memory-tasks.js";
+import type { RequestedTask } from "../protocol/core-tasks.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
 import { declaresTasks, type TaskPolicy, type taskDefaultsOf, tasksRequired } from "../protocol/tasks.js";
 import { tooDeep, tooDeepText } from "../wire/depth.js";
 import { McpError, messageOf, shown } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
+import { type CoreTaskEngine, CoreTaskMethods, indexEntry } from "./core-task-methods.js";
+import { coreCreateTaskResult } from "./core-task-wire.js";
 import { RunningTask } from "./running-task.js";
+import { connectionOutlet } from "./task-outlet.js";
 import { MAX_LISTEN_TASKS, TaskWatch } from "./task-watch.js";
-import { checkedTaskId, createTaskResult, detailedTask, ownTask, taskNotFound } from "./task-wire.js";
+import {
+  checkedTaskId,
+  createTaskResult,
+  detailedTask,
+  outstandingAnswers,
+  ownTask,
+  taskNotFound,
+} from "./task-wire.js";
 
 // The server's tasks: each task's handler runs here, under the task (not the request that made it, whose connection
 // may close once it is answered), and every tasks/* request is answered from the engine, on any process.
@@ -32,25 +43,6 @@ type TaskSettings = ReturnType<typeof taskDefaultsOf>;
 const UNKNOWN_CALLER = "unknown";
 
 /**
- * The answers to the task's outstanding questions, each checked before any is taken (a refused update leaves the
- * task as it was); undefined when none is outstanding. Answers to other keys are ignored, whatever they hold.
- */
-function outstandingAnswers(task: TaskRecord, responses: Record<string, unknown>): Record<string, unknown> | undefined {
-  const taken = Object.keys(responses).filter((key) => Object.hasOwn(task.inputRequests, key));
-  if (taken.length === 0) return undefined;
-  for (const key of taken) {
-    if (!isPlainObject(responses[key])) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `Invalid params: inputResponses[${shown(key)}] must be an object (the client's result for that input request), not ${shown(responses[key])}`,
-      );
-    }
-  }
-  // fromEntries defines own properties: a key such as "__proto__" stays a key.
-  return Object.fromEntries(taken.map((key) => [key, responses[key]]));
-}
-
-/**
  * With a shared engine, each task running here reads its kept answers and status this often: a signal can be missed
  * without the engine noticing a break (a re-subscription that timed out on a stalled Redis never resumes), and a
  * cancellation must still stop the handler. One round trip per running task per period.
@@ -59,7 +51,10 @@ export const RECHECK_MS = 10_000;
 
 /** The server's task runner and its tasks/* methods. */
 export class TaskRunner implements TaskService {
-  readonly #engine: () => EngineLifecycle & TaskStore;
+  readonly #engine: () => CoreTaskEngine;
+  readonly #tasking: () => boolean;
+  // 2025-11-25's tasks/get|result|list|cancel.
+  readonly #core: CoreTaskMethods;
   readonly #ready: () => MaybePromise<void>;
   readonly #defaults: TaskSettings;
   readonly #log: (entry: LogEntry) => void;
@@ -69,14 +64,20 @@ export class TaskRunner implements TaskService {
   readonly #here = new Set<RunningTask>();
   #recheck: ReturnType<typeof setInterval> | undefined;
 
-  /** `ready` starts the engine (once): a 2026-07-28 request may be a fresh process's first, and tasks need it. */
+  /**
+   * `ready` starts the engine (once): a 2026-07-28 request may be a fresh process's first, and tasks need it.
+   * `tasking`: whether the server declares tasks.
+   */
   constructor(
-    engine: () => EngineLifecycle & TaskStore,
+    engine: () => CoreTaskEngine,
     ready: () => MaybePromise<void>,
     defaults: TaskSettings,
     log: (entry: LogEntry) => void,
+    tasking: () => boolean,
   ) {
     this.#engine = engine;
+    this.#tasking = tasking;
+    this.#core = new CoreTaskMethods(engine, ready);
     this.#ready = ready;
     this.#defaults = defaults;
     this.#log = log;
@@ -108,7 +109,7 @@ export class TaskRunner implements TaskService {
   }
 
   // A task runs here from now until `ended`: with a shared engine, checked periodically while any runs.
-  #hold(task: RunningTask, engine: EngineLifecycle & TaskStore): () => void {
+  #hold(task: RunningTask, engine: CoreTaskEngine): () => void {
     this.#here.add(task);
     if (engine.shared && this.#recheck === undefined) {
       this.#recheck = setInterval(() => this.#recheckAll(), RECHECK_MS);
@@ -128,6 +129,7 @@ export class TaskRunner implements TaskService {
     tool: string,
     policy: TaskPolicy,
     run: TaskRun,
+    requested?: RequestedTask,
   ): Promise<Record<string, unknown>> {
     // An anonymous caller is counted by its address; one the transport cannot place shares the unknown caller's count.
     const caller = ctx.caller ?? UNKNOWN_CALLER;
@@ -147,35 +149,48 @@ export class TaskRunner implements TaskService {
     };
     try {
       await this.#ready();
-      return await this.#begin(ctx, tool, policy, run, caller, ended);
+      return await this.#begin(ctx, tool, policy, run, caller, ended, requested);
     } catch (error) {
       ended();
       throw error;
     }
   }
 
+  // `requested`: a handshake-era task (2025-11-25), its TTL no longer than the request asked.
   async #begin(
-    ctx: RequestContext,
+    ctx: RequestContextImpl,
     tool: string,
     policy: TaskPolicy,
     run: TaskRun,
     caller: string,
     ended: () => void,
+    requested: RequestedTask | undefined,
   ): Promise<Record<string, unknown>> {
     const engine = this.#engine();
     const now = Date.now();
+    const owner = ctx.auth?.subject;
+    const kept = policy.ttlMs === undefined ? this.#defaults.ttlMs : policy.ttlMs;
+    const asked = requested?.ttl;
     const record: TaskRecord = {
       id: crypto.randomUUID(),
-      owner: ctx.auth?.subject,
+      owner,
       node: engine.node,
       tool,
+      ...(requested === undefined ? {} : { era: "handshake" as const }),
+      // Without a principal a handshake-era task is its session's.
+      ...(requested === undefined || owner !== undefined ? {} : { session: ctx.session ?? "" }),
       status: "working",
       createdAt: now,
       lastUpdatedAt: now,
-      ttlMs: policy.ttlMs === undefined ? this.#defaults.ttlMs : policy.ttlMs,
+      ttlMs: asked === undefined ? kept : kept === null ? asked : Math.min(kept, asked),
       pollIntervalMs: policy.pollIntervalMs ?? this.#defaults.pollIntervalMs,
       inputRequests: {},
     };
+    // Listed for its caller before it exists: a tasks/get that finds it has a tasks/list that does too.
+    if (requested !== undefined) {
+      const { key, ttlMs } = indexEntry(record, ctx);
+      await engine.writeRecord(key, record.id, ttlMs === undefined ? undefined : { ttlMs });
+    }
     // Durable before the reply that announces it: a tasks/get anywhere finds it.
     const { maxStored: max, maxStoredPerCaller: perCaller } = this.#defaults;
     const created = await engine.createTask(record, { max, perCaller, caller });
@@ -187,10 +202,18 @@ export class TaskRunner implements TaskService {
       );
     }
     let release = () => {};
-    const task = new RunningTask(engine, record.id, tool, this.#log, () => {
-      release();
-      ended();
-    });
+    const outlet = requested === undefined ? undefined : connectionOutlet(ctx, engine, record.id, this.#log);
+    const task = new RunningTask(
+      engine,
+      record.id,
+      tool,
+      this.#log,
+      () => {
+        release();
+        ended();
+      },
+      outlet,
+    );
     release = this.#hold(task, engine);
     try {
       await engine.taskRunning(record.id);
@@ -206,10 +229,15 @@ export class TaskRunner implements TaskService {
     }
     task.expireAfter(record.ttlMs);
     void task.run(ctx as RequestContext & { revision: RevisionFeatures }, run);
-    return createTaskResult(record);
+    return requested === undefined ? createTaskResult(record) : coreCreateTaskResult(record);
+  }
+
+  tasking(): boolean {
+    return this.#tasking();
   }
 
   get(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
+    if (ctx.revision.tasks === "core") return this.#core.get(params, ctx);
     const id = checkedTaskId("tasks/get", params, ctx);
     return andThen(this.#ready(), () =>
       andThen(this.#engine().loadTask(id), (found) => {
@@ -242,6 +270,7 @@ export class TaskRunner implements TaskService {
   }
 
   cancel(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
+    if (ctx.revision.tasks === "core") return this.#core.cancel(params, ctx);
     const id = checkedTaskId("tasks/cancel", params, ctx);
     return andThen(this.#ready(), () => {
       const engine = this.#engine();
@@ -253,6 +282,16 @@ export class TaskRunner implements TaskService {
         return andThen(engine.changeTask(id, { kind: "cancel" }), () => ({}));
       });
     });
+  }
+
+  /** 2025-11-25 only (the revision table removes it elsewhere). */
+  result(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): Promise<Record<string, unknown>> {
+    return this.#core.result(params, ctx);
+  }
+
+  /** 2025-11-25 only (the revision table removes it elsewhere). */
+  list(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
+    return this.#core.list(params, ctx);
   }
 
   async watch(taskIds: readonly string[], ctx: RequestContextImpl): Promise<TaskWatch> {

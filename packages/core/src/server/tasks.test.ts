@@ -180,14 +180,22 @@ describe("tools/call decides", () => {
     });
   });
 
-  it("a handshake-era client gets -32021 for a required tool and -32601 for tasks/*, whatever it declares", async () => {
+  it("a client of a revision without tasks gets -32021 for a required tool and -32601 for tasks/*, whatever it declares", async () => {
     const { server } = taskServer();
-    const c = await createTestClient(server, { protocolVersion: "2025-11-25", capabilities: WITH_TASKS });
+    const c = await createTestClient(server, { protocolVersion: "2025-06-18", capabilities: WITH_TASKS });
     expect((await rpcError(c.callTool("must"))).code).toBe(-32021);
     expect(await c.callTool("broken")).toMatchObject({ isError: true });
-    for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
+    for (const method of ["tasks/get", "tasks/update", "tasks/cancel", "tasks/result", "tasks/list"]) {
       expect((await rpcError(c.request(method, { taskId: "x" }))).code).toBe(-32601);
     }
+  });
+
+  it("a 2025-11-25 client gets that revision's own tasks (core-tasks.test.ts), never the extension's", async () => {
+    const { server } = taskServer();
+    const c = await createTestClient(server, { protocolVersion: "2025-11-25", capabilities: WITH_TASKS });
+    expect((await rpcError(c.callTool("must"))).code).toBe(-32601);
+    expect((await rpcError(c.request("tasks/update", { taskId: "x", inputResponses: {} }))).code).toBe(-32601);
+    expect((await rpcError(c.request("tasks/get", { taskId: "x" }))).code).toBe(-32602);
   });
 
   it("a hidden tool stays unknown, declared or not", async () => {

@@ -186,6 +186,8 @@ export interface ServerCapabilities {
   prompts?: { listChanged?: boolean };
   logging?: Record<string, never>;
   completions?: Record<string, never>;
+  /** 2025-11-25's tasks: `list`, `cancel`, and the requests that may be task-augmented (`requests.tools.call`). */
+  tasks?: Readonly<Record<string, unknown>>;
   experimental?: Record<string, unknown>;
   extensions?: Record<string, unknown>;
 }

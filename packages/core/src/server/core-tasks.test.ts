@@ -1,0 +1,306 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { TASKS_EXTENSION } from "../protocol/tasks.js";
+import { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION } from "../protocol/versions.js";
+import { createTestClient, type TestClient, type TestClientOptions } from "../testing/client.js";
+import { rpcError } from "../testing/expect-errors.test-util.js";
+import { createServer } from "./server.js";
+
+// Tasks as 2025-11-25 has them (params.task, tasks/get|result|list|cancel, the tasks capability), on the same runner,
+// store and handler API as the tasks extension's.
+
+const RELATED = "io.modelcontextprotocol/related-task";
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+async function until<T>(poll: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
+  for (;;) {
+    const value = await poll();
+    if (ok(value)) return value;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+function taskServer() {
+  const server = createServer({ name: "tasks", version: "1" });
+  const gate = deferred();
+  server.tool({
+    name: "slow",
+    description: "Waits for the gate, or its cancellation",
+    task: "optional",
+    handler: async (_args, ctx) => {
+      ctx.progress(1, 2, "half way");
+      await Promise.race([
+        gate.promise,
+        new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
+      ]);
+      return "done";
+    },
+  });
+  server.tool({ name: "must", description: "Only as a task", task: "required", handler: () => "ok" });
+  server.tool({ name: "plain", description: "Never a task", handler: () => "plain" });
+  server.tool({
+    name: "broken",
+    description: "Throws a plain error",
+    task: "optional",
+    handler: () => {
+      throw new Error("it broke");
+    },
+  });
+  server.tool({
+    name: "confirm",
+    description: "Asks once",
+    task: "optional",
+    handler: async (_args, ctx) => {
+      const answer = await ctx.elicit({ message: "Sure?", schema: { confirm: z.boolean() } });
+      return answer.action === "accept" ? `confirmed ${answer.content.confirm}` : "declined";
+    },
+  });
+  return { server, gate };
+}
+
+const V1 = { protocolVersion: LATEST_HANDSHAKE_VERSION } as const;
+
+async function handshake(server: ReturnType<typeof taskServer>["server"], options: TestClientOptions = {}) {
+  return createTestClient(server, { ...V1, ...options });
+}
+
+type Task = { taskId: string; status: string; ttl: number | null; statusMessage?: string };
+
+async function startTask(c: TestClient, name: string, task: Record<string, unknown> = {}): Promise<Task> {
+  const created = await c.request("tools/call", { name, arguments: {}, task });
+  expect(Object.keys(created)).toEqual(["task"]);
+  return created.task as Task;
+}
+
+const get = (c: TestClient, taskId: string) => c.request("tasks/get", { taskId }) as Promise<Task>;
+
+describe("tasks in 2025-11-25", () => {
+  it("are declared in initialize and per tool in tools/list; not before 2025-11-25", async () => {
+    const { server } = taskServer();
+    const c = await handshake(server);
+    expect((c.serverResult.capabilities as Record<string, unknown>).tasks).toEqual({
+      list: {},
+      cancel: {},
+      requests: { tools: { call: {} } },
+    });
+    const tools = (await c.request("tools/list")).tools as { name: string; execution?: unknown }[];
+    expect(Object.fromEntries(tools.map((tool) => [tool.name, tool.execution]))).toEqual({
+      slow: { taskSupport: "optional" },
+      must: { taskSupport: "required" },
+      plain: undefined,
+      broken: { taskSupport: "optional" },
+      confirm: { taskSupport: "optional" },
+    });
+    const old = await handshake(server, { protocolVersion: "2025-06-18" });
+    expect((old.serverResult.capabilities as Record<string, unknown>).tasks).toBeUndefined();
+    expect(JSON.stringify(await old.request("tools/list"))).not.toMatch(/execution/);
+    expect((await rpcError(old.request("tasks/get", { taskId: "x" }))).code).toBe(-32601);
+  });
+
+  it("run a tools/call with params.task: polled, listed, its result fetched with the related-task meta", async () => {
+    const { server, gate } = taskServer();
+    const c = await handshake(server);
+    const task = await startTask(c, "slow", { ttl: 60_000 });
+    expect(task).toMatchObject({ status: "working", ttl: 60_000, pollInterval: 1000 });
+    expect(task.taskId).toMatch(/^[0-9a-f-]{36}$/);
+    await until(
+      () => get(c, task.taskId),
+      (now) => now.statusMessage === "half way",
+    );
+    expect((await c.request("tasks/list")).tasks).toEqual([expect.objectContaining({ taskId: task.taskId })]);
+    const result = c.request("tasks/result", { taskId: task.taskId });
+    gate.resolve();
+    expect(await result).toEqual({
+      content: [{ type: "text", text: "done" }],
+      isError: false,
+      _meta: { [RELATED]: { taskId: task.taskId } },
+    });
+    expect(await get(c, task.taskId)).toMatchObject({ status: "completed" });
+    // The status changes went to the client that made the task, without the related-task meta.
+    const statuses = async () =>
+      c.notifications.filter((n) => n.method === "notifications/tasks/status").map((n) => n.params);
+    const told = await until(statuses, (all) => all.some((params) => params?.status === "completed"));
+    expect(told.at(-1)).toMatchObject({ taskId: task.taskId, status: "completed" });
+    expect(JSON.stringify(told)).not.toContain(RELATED);
+  });
+
+  it("keep the request's progress token valid for the task's life: its progress goes to the client that made it", async () => {
+    const { server, gate } = taskServer();
+    const c = await handshake(server);
+    const created = await c.request("tools/call", {
+      name: "slow",
+      arguments: {},
+      task: {},
+      _meta: { progressToken: "p-1" },
+    });
+    const progress = await until(
+      async () => c.notifications.filter((n) => n.method === "notifications/progress").map((n) => n.params),
+      (all) => all.length > 0,
+    );
+    expect(progress).toEqual([{ progressToken: "p-1", progress: 1, total: 2, message: "half way" }]);
+    gate.resolve();
+    await c.request("tasks/result", { taskId: (created.task as Task).taskId });
+  });
+
+  it("ask through the connection that made the task: the question carries the related-task meta", async () => {
+    const { server } = taskServer();
+    const asked: Record<string, unknown>[] = [];
+    const c = await handshake(server, {
+      elicit: (params) => {
+        asked.push(params);
+        return { action: "accept", content: { confirm: true } };
+      },
+    });
+    const task = await startTask(c, "confirm");
+    expect(await c.request("tasks/result", { taskId: task.taskId })).toMatchObject({
+      content: [{ type: "text", text: "confirmed true" }],
+    });
+    // Sent on the side channel, and perhaps on tasks/result too: whichever is answered first is the answer.
+    expect(asked.length).toBeGreaterThan(0);
+    for (const params of asked) {
+      expect(params).toMatchObject({ message: "Sure?", _meta: { [RELATED]: { taskId: task.taskId } } });
+    }
+  });
+
+  it("ask on tasks/result when the connection that made the task is gone (same principal, another session)", async () => {
+    const { server } = taskServer();
+    const auth = { subject: "alice", scopes: [] };
+    const first = await handshake(server, { auth, elicit: () => new Promise(() => {}) });
+    const task = await startTask(first, "confirm");
+    await until(
+      () => get(first, task.taskId),
+      (now) => now.status === "input_required",
+    );
+    first.close();
+    const second = await handshake(server, { auth, elicit: () => ({ action: "accept", content: { confirm: false } }) });
+    expect(await second.request("tasks/result", { taskId: task.taskId })).toMatchObject({
+      content: [{ type: "text", text: "confirmed false" }],
+    });
+  });
+
+  it("cancel: the Task as cancelled; a terminal task is -32602; its result is -32602", async () => {
+    const { server } = taskServer();
+    const c = await handshake(server);
+    const task = await startTask(c, "slow");
+    expect(await c.request("tasks/cancel", { taskId: task.taskId })).toMatchObject({
+      taskId: task.taskId,
+      status: "cancelled",
+      statusMessage: "The task was cancelled by request.",
+    });
+    const again = await rpcError(c.request("tasks/cancel", { taskId: task.taskId }));
+    expect([again.code, again.message]).toEqual([-32602, "Cannot cancel task: already in terminal status 'cancelled'"]);
+    expect((await rpcError(c.request("tasks/result", { taskId: task.taskId }))).code).toBe(-32602);
+  });
+
+  it("a tool's isError result is a failed task whose tasks/result is that result", async () => {
+    const { server } = taskServer();
+    const c = await handshake(server);
+    const task = await startTask(c, "broken");
+    const result = await c.request("tasks/result", { taskId: task.taskId });
+    expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: "it broke" }] });
+    expect(await get(c, task.taskId)).toMatchObject({ status: "failed", statusMessage: "it broke" });
+  });
+
+  it("lower a requested ttl to the server's, and keep a shorter one", async () => {
+    const { server } = taskServer();
+    const c = await handshake(server);
+    expect((await startTask(c, "must", { ttl: 5000 })).ttl).toBe(5000);
+    expect((await startTask(c, "must", { ttl: 2 ** 31 - 1 })).ttl).toBe(3_600_000);
+    expect((await startTask(c, "must")).ttl).toBe(3_600_000);
+  });
+});
+
+describe("tasks in 2025-11-25, hostile", () => {
+  it("refuse a bad params.task with -32602 and a tool that cannot run as asked with -32601, before it runs", async () => {
+    const { server } = taskServer();
+    const c = await handshake(server);
+    for (const task of [
+      "soon",
+      1,
+      null,
+      [],
+      { ttl: -1 },
+      { ttl: 0 },
+      { ttl: 1.5 },
+      { ttl: "60000" },
+      { ttl: 2 ** 31 },
+    ]) {
+      const error = await rpcError(c.request("tools/call", { name: "slow", arguments: {}, task }));
+      expect([error.code, error.message]).toEqual([-32602, expect.stringMatching(/^Invalid params: task/)]);
+    }
+    expect((await rpcError(c.request("tools/call", { name: "plain", arguments: {}, task: {} }))).code).toBe(-32601);
+    expect((await rpcError(c.request("tools/call", { name: "must", arguments: {} }))).code).toBe(-32601);
+    // A server that declares no tasks runs the request as any other, the field ignored.
+    const plain = createServer({ name: "plain", version: "1" });
+    plain.tool({ name: "x", description: "x", handler: () => "x" });
+    const p = await handshake(plain);
+    expect(await p.request("tools/call", { name: "x", arguments: {}, task: { ttl: -1 } })).toMatchObject({
+      content: [{ type: "text", text: "x" }],
+    });
+  });
+
+  it("answer another's task, the other generation's and a missing one identically; refuse the other's methods", async () => {
+    const { server } = taskServer();
+    const alice = await handshake(server, { auth: { subject: "alice", scopes: [] } });
+    const bob = await handshake(server, { auth: { subject: "bob", scopes: [] } });
+    const anonymous = await handshake(server);
+    const otherSession = await handshake(server);
+    const modern = await createTestClient(server, {
+      protocolVersion: LATEST_STATELESS_VERSION,
+      capabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    });
+    const hers = (await startTask(alice, "slow")).taskId;
+    const sessions = (await startTask(anonymous, "slow")).taskId;
+    const extension = (await modern.request("tools/call", { name: "slow", arguments: {} })).taskId as string;
+    const missing = crypto.randomUUID();
+    const answers = async (c: TestClient, method: string, taskId: string) => {
+      const error = await rpcError(c.request(method, { taskId }));
+      return [error.code, error.message, error.data];
+    };
+    for (const method of ["tasks/get", "tasks/result", "tasks/cancel"]) {
+      const expected = await answers(bob, method, missing);
+      expect(expected).toEqual([-32602, "Failed to retrieve task: Task not found", undefined]);
+      expect(await answers(bob, method, hers)).toEqual(expected);
+      expect(await answers(bob, method, extension)).toEqual(expected);
+      expect(await answers(otherSession, method, sessions)).toEqual(expected);
+      expect(await answers(anonymous, method, hers)).toEqual(expected);
+    }
+    expect(await modern.request("tasks/get", { taskId: missing }).catch((e) => e.message)).toBe(
+      await modern.request("tasks/get", { taskId: hers }).catch((e) => e.message),
+    );
+    expect((await bob.request("tasks/list")).tasks).toEqual([]);
+    expect((await otherSession.request("tasks/list")).tasks).toEqual([]);
+    expect((await anonymous.request("tasks/list")).tasks).toEqual([expect.objectContaining({ taskId: sessions })]);
+    // Each generation's own methods: tasks/update is the extension's; tasks/result and tasks/list 2025-11-25's.
+    expect((await rpcError(alice.request("tasks/update", { taskId: hers, inputResponses: {} }))).code).toBe(-32601);
+    expect((await rpcError(modern.request("tasks/result", { taskId: extension }))).code).toBe(-32601);
+    expect((await rpcError(modern.request("tasks/list"))).code).toBe(-32601);
+    for (const cursor of ["x", 1, "000000000000000:not-a-uuid"]) {
+      expect((await rpcError(alice.request("tasks/list", { cursor }))).code).toBe(-32602);
+    }
+    expect((await rpcError(alice.request("tasks/get", { taskId: 7 }))).code).toBe(-32602);
+  });
+
+  it("ignore a 2025-11-25 params.task in 2026-07-28, whatever it holds (the extension decides there)", async () => {
+    const { server } = taskServer();
+    const plain = await createTestClient(server, { protocolVersion: LATEST_STATELESS_VERSION });
+    expect(await plain.request("tools/call", { name: "plain", arguments: {}, task: "soon" })).toMatchObject({
+      content: [{ type: "text", text: "plain" }],
+    });
+    const modern = await createTestClient(server, {
+      protocolVersion: LATEST_STATELESS_VERSION,
+      capabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    });
+    expect(await modern.request("tools/call", { name: "must", arguments: {}, task: { ttl: -1 } })).toMatchObject({
+      resultType: "task",
+      status: "working",
+    });
+  });
+});
