@@ -1,14 +1,16 @@
 import type { RequestContextImpl } from "../context/request-context.js";
 import type { TaskRecord, TaskStore } from "../engine/engine.js";
 import { isTerminal } from "../engine/memory-tasks.js";
-import { McpError, messageOf } from "../wire/errors.js";
+import { ClientError, McpError, messageOf } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { coreTaskNotFound, coreTaskOutcome, ownCoreTask, relatedMeta } from "./core-task-wire.js";
+import { errorAnswer } from "./task-questions.js";
 
 // 2025-11-25's tasks/result: it blocks until the task ends, then answers exactly what the request would have. While
 // the task waits on the client, each outstanding question goes out on this request's own stream, tied to the task,
-// and its answer is given to the task (`answerTask`) on whatever process this runs; a question answered otherwise
-// (the side channel: task-outlet.ts) is withdrawn here.
+// and its answer is given to the task (`answerTask`) on whatever process this runs, a JSON-RPC error answer too (the
+// handler's ask rejects with it, as outside a task, and this goes on waiting); a question answered otherwise (the
+// side channel: task-outlet.ts) is withdrawn here.
 
 /** A signal can be missed (a re-subscription): the task is looked at again this often; a purged one is then gone. */
 const RELOOK_MS = 10_000;
@@ -105,7 +107,8 @@ function forward(
         (answer) => engine.answerTask(task.id, { [key]: answer }),
         (error: unknown) => {
           if (question.signal.aborted) return;
-          // The question stays outstanding: the client may call tasks/result again, or cancel the task.
+          if (error instanceof ClientError) return engine.answerTask(task.id, { [key]: errorAnswer(error) });
+          // Not answered (timed out, the stream ended): the question stays outstanding, for another tasks/result.
           fail(
             new McpError(
               ErrorCode.InternalError,

@@ -4,6 +4,7 @@ import { TASKS_EXTENSION } from "../protocol/tasks.js";
 import { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION } from "../protocol/versions.js";
 import { createTestClient, type TestClient, type TestClientOptions } from "../testing/client.js";
 import { rpcError } from "../testing/expect-errors.test-util.js";
+import { ClientError, McpError } from "../wire/errors.js";
 import { createServer } from "./server.js";
 
 // Tasks as 2025-11-25 has them (params.task, tasks/get|result|list|cancel, the tasks capability), on the same runner,
@@ -182,6 +183,84 @@ describe("tasks in 2025-11-25", () => {
     const second = await handshake(server, { auth, elicit: () => ({ action: "accept", content: { confirm: false } }) });
     expect(await second.request("tasks/result", { taskId: task.taskId })).toMatchObject({
       content: [{ type: "text", text: "confirmed false" }],
+    });
+  });
+
+  // The text: tasks/result blocks until the task ends, then answers what the request would have; outside a task, a
+  // JSON-RPC error answer is the handler's ask rejecting with it (a ClientError).
+  it("a question answered on tasks/result with a JSON-RPC error: the task gets that error, tasks/result its end", async () => {
+    const { server } = taskServer();
+    server.tool({
+      name: "ask_or_say",
+      description: "Asks once; says what a refusal was",
+      task: "optional",
+      handler: async (_args, ctx) => {
+        try {
+          await ctx.elicit({ message: "Sure?", schema: { confirm: z.boolean() } });
+          return "answered";
+        } catch (error) {
+          if (!(error instanceof ClientError)) throw error;
+          return `refused: ${error.method} ${error.code} ${error.message}`;
+        }
+      },
+    });
+    const auth = { subject: "alice", scopes: [] };
+    const refuse = () => {
+      throw new McpError(-32001, "no one to ask");
+    };
+    for (const [tool, expected] of [
+      [
+        "confirm",
+        {
+          isError: true,
+          content: [{ type: "text", text: "The client answered elicitation/create with error -32001: no one to ask" }],
+        },
+      ],
+      [
+        "ask_or_say",
+        {
+          content: [
+            {
+              type: "text",
+              text: "refused: elicitation/create -32001 The client answered elicitation/create with error -32001: no one to ask",
+            },
+          ],
+        },
+      ],
+    ] as const) {
+      // The connection that made the task never answers, and is gone: the question goes out on tasks/result only.
+      const first = await handshake(server, { auth, elicit: () => new Promise(() => {}) });
+      const task = await startTask(first, tool);
+      await until(
+        () => get(first, task.taskId),
+        (now) => now.status === "input_required",
+      );
+      first.close();
+      const second = await handshake(server, { auth, elicit: refuse });
+      expect(await second.request("tasks/result", { taskId: task.taskId })).toMatchObject({
+        ...expected,
+        _meta: { [RELATED]: { taskId: task.taskId } },
+      });
+      const ended = await get(second, task.taskId);
+      expect(ended.status).toBe(tool === "confirm" ? "failed" : "completed");
+    }
+  });
+
+  it("a question answered on the side channel with a JSON-RPC error: the task gets it, polled without tasks/result", async () => {
+    const { server } = taskServer();
+    const c = await handshake(server, {
+      elicit: () => {
+        throw new McpError(-32001, "no one to ask");
+      },
+    });
+    const task = await startTask(c, "confirm");
+    const ended = await until(
+      () => get(c, task.taskId),
+      (now) => now.status !== "working" && now.status !== "input_required",
+    );
+    expect(ended).toMatchObject({
+      status: "failed",
+      statusMessage: "The client answered elicitation/create with error -32001: no one to ask",
     });
   });
 

@@ -1,9 +1,10 @@
 import type { LogEntry } from "../context/logger.js";
 import type { RequestContextImpl } from "../context/request-context.js";
 import type { TaskInputRequest, TaskStore } from "../engine/engine.js";
-import { messageOf } from "../wire/errors.js";
+import { ClientError, messageOf } from "../wire/errors.js";
 import { coreTask, relatedMeta } from "./core-task-wire.js";
 import type { TaskOutlet } from "./running-task.js";
+import { errorAnswer } from "./task-questions.js";
 
 // A handshake-era task's side channel: the connection that made it is sent each question at once, tied to the task
 // (the text lets a server deliver task messages on any stream; a client polling tasks/get until the task ends needs
@@ -59,7 +60,15 @@ export function connectionOutlet(
   function askClient(key: string, request: TaskInputRequest, settled: AbortSignal): void {
     ctx
       .requestClient(request.method, { ...request.params, _meta: relatedMeta(id) }, settled)
-      .then((answer) => engine.answerTask(id, { [key]: answer }))
+      .then(
+        (answer) => engine.answerTask(id, { [key]: answer }),
+        // The client's JSON-RPC error is its answer, on this route as on tasks/result's.
+        (error: unknown) => {
+          if (error instanceof ClientError && !settled.aborted)
+            return engine.answerTask(id, { [key]: errorAnswer(error) });
+          throw error;
+        },
+      )
       .catch((error: unknown) => {
         if (settled.aborted) return;
         log({

@@ -1,6 +1,6 @@
 import type { Asker } from "../context/ask.js";
 import { isLeaseLost, type TaskChange, type TaskInputRequest, type TaskStore } from "../engine/engine.js";
-import { McpError } from "../wire/errors.js";
+import { ClientError, McpError } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import { RUNNING } from "./task-outcome.js";
 
@@ -13,6 +13,30 @@ type Waiting = {
   // Aborted once the question is answered or given up: what else carries it to the client withdraws it.
   settled: AbortController;
 };
+
+/**
+ * The client's JSON-RPC error as its answer to a task's question (a handshake-era client may answer elicitation/create
+ * with one), kept as JSON by the engine: a one-element array, which no result is (an object) and tasks/update refuses.
+ */
+export function errorAnswer(error: ClientError): unknown[] {
+  const said = error.message.slice(`The client answered ${error.method} with error ${error.code}: `.length);
+  return [
+    {
+      method: error.method,
+      code: error.code,
+      message: said,
+      ...(error.data === undefined ? {} : { data: error.data }),
+    },
+  ];
+}
+
+/** The ClientError an `errorAnswer` holds, else undefined. */
+function clientErrorOf(value: unknown): ClientError | undefined {
+  if (!Array.isArray(value) || value.length !== 1 || !isPlainObject(value[0])) return undefined;
+  const { method, code, message, data } = value[0];
+  if (typeof method !== "string" || typeof code !== "number" || typeof message !== "string") return undefined;
+  return new ClientError(method, code, message, data);
+}
 
 /** Told of each question once the task's record holds it (a handshake-era task also sends it to its connection). */
 export type QuestionOutlet = (key: string, request: TaskInputRequest, settled: AbortSignal) => void;
@@ -72,14 +96,20 @@ export class TaskQuestions {
     });
   };
 
-  /** The client's answer under `key` (taken from the engine): an object resolves its question, anything else fails it. */
+  /**
+   * The client's answer under `key` (taken from the engine): an object resolves its question, its JSON-RPC error
+   * (`errorAnswer`) rejects it with that ClientError (as the same question outside a task would), anything else fails it.
+   */
   answer(key: string, value: unknown): void {
     const waiting = this.#waiting.get(key);
     if (waiting === undefined) return;
     this.#waiting.delete(key);
     waiting.settled.abort();
     if (isPlainObject(value)) waiting.resolve(value);
-    else waiting.reject(new McpError(ErrorCode.InvalidParams, `inputResponses["${key}"] must be an object`));
+    else
+      waiting.reject(
+        clientErrorOf(value) ?? new McpError(ErrorCode.InvalidParams, `inputResponses["${key}"] must be an object`),
+      );
   }
 
   /** Every question still waiting fails with `why` (the task stopped or ended). */
