@@ -96,12 +96,19 @@ async function everythingInRedis(): Promise<string> {
   return stdout;
 }
 
-async function connect(fetch: (url: string | URL, init?: RequestInit) => Promise<Response>): Promise<Client> {
+async function connect(
+  fetch: (url: string | URL, init?: RequestInit) => Promise<Response>,
+  // What happens while the user is asked (between the round and its retry).
+  meanwhile: () => Promise<void> = async () => {},
+): Promise<Client> {
   const client = new Client(
     { name: "keep", version: "1" },
     { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } } },
   );
-  client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { publish: true } }));
+  client.setRequestHandler("elicitation/create", async () => {
+    await meanwhile();
+    return { action: "accept" as const, content: { publish: true } };
+  });
   await client.connect(new StreamableHTTPClientTransport(new URL("http://127.0.0.1:3000/mcp"), { fetch }));
   clients.push(client);
   return client;
@@ -129,6 +136,42 @@ describe("ctx.keep when the retry lands on another process (2026-07-28, official
     expect(everything).not.toMatch(/row \d/);
     expect(everything).not.toContain(createHash("sha256").update(json).digest("base64url"));
     expect(everything).not.toContain(createHash("sha256").update(json).digest("hex"));
+  });
+
+  it("on one Redis, the kept value tampered with there between the rounds: the other process computes it again", async () => {
+    const namespace = `keep-${crypto.randomUUID()}`;
+    const engines = [0, 1].map(() => createRedisEngine({ url: shared.redis.url, namespace }));
+    shared.engines.push(...engines);
+    const { processes, computed, served, fetch } = deployment(engines);
+    const cli = (...args: string[]) =>
+      promisify(execFile)("redis-cli", ["-p", String(shared.redis.port), ...args]).then(({ stdout }) => stdout.trim());
+    const client = await connect(fetch, async () => {
+      const [key, more] = (await cli("--scan", "--pattern", `ts:{${namespace}}:v:keep:*`)).split("\n");
+      expect(more).toBeUndefined();
+      const kept = await cli("GET", key as string);
+      const at = kept.length >> 1;
+      await cli(
+        "SET",
+        key as string,
+        `${kept.slice(0, at)}${kept[at] === "A" ? "B" : "A"}${kept.slice(at + 1)}`,
+        "KEEPTTL",
+      );
+    });
+    const from = served.length;
+    const result = await client.callTool({ name: "report", arguments: {} });
+    expect(result.structuredContent).toEqual({ rows: 2000, published: true });
+    const [asked, answered] = served.slice(from) as [number, number];
+    expect(computed).toEqual([`process ${asked}`, `process ${answered}`]);
+    const logged = (processes[answered] as Process).logged;
+    expect(logged).toEqual([
+      expect.objectContaining({
+        level: "warning",
+        message: expect.stringMatching(
+          /the engine's value for round .* not the one kept \(altered, swapped or encrypted/,
+        ),
+      }),
+    ]);
+    expect(JSON.stringify(logged)).not.toMatch(/row \d/);
   });
 
   it("on memory engines: the other process has not got it, computes it again, and its log says why", async () => {
