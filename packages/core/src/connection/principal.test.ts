@@ -81,7 +81,7 @@ describe.each(SUBJECTLESS)("a principal without a subject: %s", (_name, auth) =>
   it("core's requestState binding refuses it, even past the connection", async () => {
     const sealer = new Sealer(KEY);
     const target = (who: AuthInfo | undefined) => ({ method: "tools/call", target: "transfer", args: {}, auth: who });
-    const host = { engine: createMemoryEngine(), startEngine: () => {}, log: () => {} };
+    const host = { engine: createMemoryEngine(), sealer, startEngine: () => {}, log: () => {} };
     const round = inputRound(undefined);
     round.asked = { ok: { method: "elicitation/create", params: {} } };
     await expect(inputRequired(sealer, round, target(auth), 0, 60_000, host)).rejects.toThrow(NO_SUBJECT);

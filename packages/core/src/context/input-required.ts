@@ -10,7 +10,8 @@ import { type CarriedValue, isCarriedValue, Keeper, type KeepHost } from "./keep
 // 2026-07-28 multi-round-trip requests. `requestState` is attacker-controlled, so it is sealed (HMAC) and bound to
 // the method, the tool/prompt name or resource URI, the arguments, the caller and an expiry; it carries the answers
 // of earlier rounds, since the client sends back only the latest ones, a random id and number for its round, and
-// what the handler kept (`ctx.keep`) and the progress it reported (keep.ts).
+// what the handler kept (`ctx.keep`, encrypted: the seal signs, it does not hide) and the progress it reported
+// (keep.ts).
 
 const PURPOSE = "toolsmith.requestState.v2";
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { createMemoryEngine } from "../engine/memory.js";
+import { createMemoryEngine, type MemoryEngine } from "../engine/memory.js";
 import { LATEST_HANDSHAKE_VERSION } from "../protocol/versions.js";
 import { createServer } from "../server/server.js";
 import { createTestClient } from "../testing/client.js";
@@ -9,22 +9,24 @@ import { ErrorCode } from "../wire/json-rpc.js";
 import { KEEP_BOUNDS, Keeper } from "./keep.js";
 import type { LogEntry } from "./logger.js";
 
-// ctx.keep: a 2026-07-28 retry resumes with what an earlier round computed (small: in the sealed requestState;
-// large: in the engine under the round's id, bound by its digest), never with anything altered or swapped.
+// ctx.keep: a 2026-07-28 retry resumes with what an earlier round computed (small: encrypted in the sealed
+// requestState; large: encrypted in the engine under a keyed MAC of it), never with anything altered or swapped, and
+// neither the client nor the engine can read it.
 
 const KEY = "a test key of more than sixteen bytes";
 const TTL = 60_000;
 const publish = () => ({ action: "accept", content: { publish: true } });
 const manual = { followInputRequired: false, capabilities: { elicitation: {} } } as const;
 
-function reportServer(maxValues?: number) {
+function reportServer(maxValues?: number, shared?: { engine: MemoryEngine; stateKey: string }) {
   let clock = Date.now();
-  const engine = createMemoryEngine({ now: () => clock, ...(maxValues === undefined ? {} : { maxValues }) });
+  const engine =
+    shared?.engine ?? createMemoryEngine({ now: () => clock, ...(maxValues === undefined ? {} : { maxValues }) });
   const logged: LogEntry[] = [];
   const s = createServer({
     name: "keep",
     version: "1",
-    stateKey: KEY,
+    stateKey: shared?.stateKey ?? KEY,
     engine,
     requestStateTtlMs: TTL,
     logger: (entry) => logged.push(entry),
@@ -56,14 +58,29 @@ function reportServer(maxValues?: number) {
 interface StateBody {
   i: string;
   g?: number;
-  k?: { n: string; b: number; v?: unknown; d?: string }[];
+  k?: { n: string; b: number; c?: string; d?: string }[];
 }
 
-// The sealed state's body (sealed, not secret): what a client could read, and what the tests alter.
-function bodyOf(state: string): StateBody {
+// The sealed state's body as text (sealed, not secret): what a client could read.
+function bodyText(state: string): string {
   const body = state.slice(0, state.indexOf(".")).replace(/-/g, "+").replace(/_/g, "/");
-  return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(body), (c) => c.charCodeAt(0))));
+  return new TextDecoder().decode(Uint8Array.from(atob(body), (c) => c.charCodeAt(0)));
 }
+
+// The sealed state's body: what the tests alter.
+function bodyOf(state: string): StateBody {
+  return JSON.parse(bodyText(state));
+}
+
+async function sha256(text: string): Promise<string> {
+  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+}
+
+const tableDigest = (body: StateBody) => body.k?.find((value) => value.n === "table")?.d;
 
 function withBody(state: string, body: StateBody): string {
   const text = btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(body))));
@@ -89,19 +106,25 @@ afterEach(() => {
 });
 
 describe("ctx.keep across a 2026-07-28 round", () => {
-  it("the retry resumes: each value is computed once, the small one sealed in the state, the large one in the engine", async () => {
+  it("the retry resumes: each value is computed once, the small one encrypted in the state, the large one in the engine", async () => {
     const { s, engine, runs } = reportServer();
     const client = await createTestClient(s, manual);
     const state = await firstRound(client);
     const { k } = bodyOf(state);
     const summary = k?.find((value) => value.n === "summary");
     const table = k?.find((value) => value.n === "table");
-    expect(summary).toEqual({ n: "summary", b: 21, v: { open: 3, closed: 1 } });
+    expect(summary).toEqual({ n: "summary", b: 21, c: expect.stringMatching(/^[\w-]+$/) });
     expect(table).toMatchObject({ n: "table", d: expect.any(String) });
-    expect(table).not.toHaveProperty("v");
-    const kept = engine.getValue(`keep:${table?.d}`);
-    expect(JSON.parse(kept as string)).toHaveLength(1000);
-    expect(table?.b).toBe((kept as string).length);
+    expect(table).not.toHaveProperty("c");
+    // The client reads neither value: the state holds no part of their JSON.
+    expect(bodyText(state)).not.toMatch(/open|closed|issue/);
+    // The engine holds the large one encrypted, under a key that is not a plain hash of it.
+    const kept = engine.getValue(`keep:${table?.d}`) as string;
+    expect(kept).toMatch(/^[\w-]+$/);
+    expect(atob(kept.replace(/-/g, "+").replace(/_/g, "/"))).not.toMatch(/issue/);
+    const json = JSON.stringify(Array.from({ length: 1000 }, (_, id) => ({ id, title: `issue ${id}` })));
+    expect(table?.b).toBe(json.length);
+    expect(table?.d).not.toBe(await sha256(json));
     expect((await client.request("tools/call", retry(state))).structuredContent).toEqual(done());
     expect(runs).toEqual({ handler: 2, summary: 1, table: 1 });
   });
@@ -153,18 +176,47 @@ describe("ctx.keep across a 2026-07-28 round", () => {
     const other = await firstRound(client, 900);
     const mine = bodyOf(state);
     const theirs = bodyOf(other);
-    const digestOf = (body: StateBody) => body.k?.find((value) => value.n === "table")?.d;
-    const swapped = engine.getValue(`keep:${digestOf(theirs)}`) as string;
-    engine.setValue(`keep:${digestOf(mine)}`, swapped, { ttlMs: TTL });
+    const swapped = engine.getValue(`keep:${tableDigest(theirs)}`) as string;
+    engine.setValue(`keep:${tableDigest(mine)}`, swapped, { ttlMs: TTL });
     expect((await client.request("tools/call", retry(state))).structuredContent).toEqual(done());
     expect(runs).toEqual({ handler: 3, summary: 2, table: 3 });
     expect(logged).toContainEqual(
       expect.objectContaining({
         level: "warning",
         tool: "report",
-        message: expect.stringMatching(/ctx\.keep\("table"\): .* not the one kept \(altered or swapped\)/),
+        message: expect.stringMatching(
+          /ctx\.keep\("table"\): the engine's value .* not the one kept \(altered, swapped/,
+        ),
       }),
     );
+  });
+
+  it("an engine value tampered with, or encrypted with another state key, is not used: computed again, logged without it", async () => {
+    const { s, engine, runs, logged } = reportServer();
+    const client = await createTestClient(s, manual);
+    const state = await firstRound(client);
+    const key = `keep:${tableDigest(bodyOf(state))}`;
+    const kept = engine.getValue(key) as string;
+    // One bit of the ciphertext flipped: the tag no longer matches.
+    const at = kept.length >> 1;
+    engine.setValue(key, `${kept.slice(0, at)}${kept[at] === "A" ? "B" : "A"}${kept.slice(at + 1)}`, { ttlMs: TTL });
+    expect((await client.request("tools/call", retry(state))).structuredContent).toEqual(done());
+    expect(runs).toEqual({ handler: 2, summary: 1, table: 2 });
+    // Another server on the same engine with its own state key: the same table is named and encrypted otherwise.
+    const other = reportServer(undefined, { engine, stateKey: "another state key of sixteen bytes or more" });
+    const theirs = await firstRound(await createTestClient(other.s, manual));
+    const their = `keep:${tableDigest(bodyOf(theirs))}`;
+    expect(their).not.toBe(key);
+    const again = await firstRound(client);
+    engine.setValue(`keep:${tableDigest(bodyOf(again))}`, engine.getValue(their) as string, { ttlMs: TTL });
+    expect((await client.request("tools/call", retry(again))).structuredContent).toEqual(done());
+    expect(runs).toEqual({ handler: 4, summary: 2, table: 4 });
+    const warnings = logged.filter((entry) => entry.level === "warning");
+    expect(warnings).toHaveLength(2);
+    for (const warning of warnings) {
+      expect(warning.message).toMatch(/not the one kept \(altered, swapped or encrypted with another key\)/);
+      expect(JSON.stringify(warning)).not.toMatch(/issue/);
+    }
   });
 
   it("the engine keeps a value as long as its round: after that it is computed again; a state past it is refused", async () => {
@@ -200,9 +252,35 @@ describe("ctx.keep across a 2026-07-28 round", () => {
         requestState: state,
       });
       expect(again.resultType).toBe("input_required");
+      // The same key rewritten: its name is a MAC of the value, not of the round.
+      expect(tableDigest(bodyOf(again.requestState as string))).toBe(tableDigest(bodyOf(state)));
     }
     expect((await client.request("tools/call", retry(state))).structuredContent).toEqual(done());
     expect(runs).toEqual({ handler: 32, summary: 1, table: 1 });
+  });
+
+  it("without a state key: the rounds resume all the same, with keys random to the process", async () => {
+    const s = createServer({ name: "keep", version: "1" });
+    let computed = 0;
+    s.tool({
+      name: "large",
+      description: "Keeps a large value, then asks",
+      handler: async (_args, ctx) => {
+        const text = await ctx.keep("text", () => {
+          computed++;
+          return "secret ".repeat(1000);
+        });
+        const answer = await ctx.elicit({ message: "Go?", schema: { go: z.boolean() } });
+        return `${text.length} ${answer.action}`;
+      },
+    });
+    const client = await createTestClient(s, { elicit: () => ({ action: "accept", content: { go: true } }) });
+    const { result, rounds } = await client.exchange("tools/call", { name: "large" });
+    expect({ rounds, computed, content: result.content }).toEqual({
+      rounds: 1,
+      computed: 1,
+      content: [{ type: "text", text: "7000 accept" }],
+    });
   });
 
   it("two retries of one round at once both resume from it", async () => {
@@ -273,7 +351,9 @@ describe("ctx.keep across a 2026-07-28 round", () => {
       expect(await client.callTool("bad", { what: "large" })).toMatchObject({
         isError: true,
         content: [
-          { text: expect.stringMatching(/^ctx\.keep\("large"\): the value is 65538 bytes of JSON, more than/) },
+          {
+            text: expect.stringMatching(/^ctx\.keep\("large"\): the value is 49126 bytes of JSON, more than the 49124/),
+          },
         ],
       });
     }
@@ -329,10 +409,13 @@ describe("Keeper", () => {
     const keeper = new Keeper();
     await expect(keeper.keep("", () => 1)).rejects.toThrow(TypeError);
     await expect(keeper.keep("n".repeat(KEEP_BOUNDS.nameChars + 1), () => 1)).rejects.toThrow(/1 to 128/);
-    const quarter = "x".repeat(KEEP_BOUNDS.valueBytes - 2);
-    for (let index = 0; index < 3; index++) await keeper.keep(`big${index}`, () => quarter);
-    await expect(keeper.keep("big3", () => quarter)).resolves.toBe(quarter);
-    await expect(keeper.keep("big4", () => "1234")).rejects.toThrow(/more than the 262144 allowed/);
+    expect(KEEP_BOUNDS.valueBytes).toBe(49_124);
+    const largest = "x".repeat(KEEP_BOUNDS.valueBytes - 2);
+    await expect(keeper.keep("too large", () => `${largest}x`)).rejects.toThrow(/49125 bytes of JSON/);
+    for (let index = 0; index < 5; index++) await keeper.keep(`big${index}`, () => largest);
+    const rest = "x".repeat(KEEP_BOUNDS.requestBytes - 5 * KEEP_BOUNDS.valueBytes - 2);
+    await expect(keeper.keep("rest", () => rest)).resolves.toBe(rest);
+    await expect(keeper.keep("one more", () => "")).rejects.toThrow(/more than the 262144 allowed/);
     const many = new Keeper();
     for (let index = 0; index < KEEP_BOUNDS.values; index++) await many.keep(`small${index}`, () => index);
     await expect(many.keep("one more", () => 1)).rejects.toThrow(/at most 16 names/);

@@ -2,13 +2,20 @@ import { KEY_VALUE_BOUNDS, type KeyValueStore } from "../engine/key-value-store.
 import { utf8Length } from "../engine/session-bounds.js";
 import { isPlainObject } from "../wire/json-rpc.js";
 import type { MaybePromise } from "../wire/maybe.js";
-import { digest } from "../wire/seal.js";
+import { ENCRYPTED_OVERHEAD_BYTES, type Sealer } from "../wire/seal.js";
 import { keptJson } from "./kept-json.js";
 import type { LogEntry } from "./logger.js";
 
-// `ctx.keep`: what a 2026-07-28 handler computed before asking travels to the retry that brings the answer. A small
-// value rides in the sealed requestState; a larger one waits in the engine's key-value store under its digest, which
-// the sealed state holds, so a value altered or swapped there is never used (it is computed again).
+// `ctx.keep`: what a 2026-07-28 handler computed before asking travels to the retry that brings the answer, encrypted
+// (it may hold a secret: the client reads requestState, Redis holds what it is given). A small value rides in the
+// sealed requestState; a larger one waits in the engine's key-value store under a keyed MAC of its JSON, which the
+// sealed state holds, so a value altered, swapped or encrypted with another key there is never used (it is computed
+// again).
+
+// The label of the keys kept values are encrypted and named with (derived from the state key, as the seal's is not).
+const PURPOSE = "toolsmith.keep.v1";
+// The engine's largest value is base64url of a value's bytes plus IV and tag: 4 characters a 3 bytes.
+const LARGEST_VALUE = (KEY_VALUE_BOUNDS.valueBytes / 4) * 3 - ENCRYPTED_OVERHEAD_BYTES;
 
 /** The bounds of `ctx.keep`, per request (every round of it): one more name, or a larger value, is a RangeError. */
 export const KEEP_BOUNDS = {
@@ -16,28 +23,37 @@ export const KEEP_BOUNDS = {
   nameChars: 128,
   /** How many names one request keeps. */
   values: 16,
-  /** The largest value, in UTF-8 bytes of its JSON (an engine's largest value). */
-  valueBytes: KEY_VALUE_BOUNDS.valueBytes,
+  /**
+   * The largest value, in UTF-8 bytes of its JSON: 49,124, the most whose encryption (IV and tag, 28 bytes more) is
+   * at most an engine's largest value (65,536) in base64url.
+   */
+  valueBytes: LARGEST_VALUE,
   /** The JSON of every value one request keeps, together, in UTF-8 bytes. */
   requestBytes: 262_144,
-  /** The JSON carried inside the sealed requestState, together, in UTF-8 bytes; the rest waits in the engine. */
-  inlineBytes: 4096,
+  /**
+   * The JSON carried inside the sealed requestState, together, in UTF-8 bytes; the rest waits in the engine. Encrypted
+   * then sealed, it is base64url twice: 3,072 bytes make a requestState of about 5.5 KB, as 4,096 did in clear.
+   */
+  inlineBytes: 3072,
 } as const;
 
-/** A kept value as a sealed requestState carries it: inline (`v`), or by the digest of the engine's copy (`d`). */
+/** A kept value as a sealed requestState carries it: encrypted inline (`c`), or by the name of the engine's copy (`d`). */
 export interface CarriedValue {
   /** Its name. */
   readonly n: string;
   /** The UTF-8 bytes of its JSON. */
   readonly b: number;
-  readonly v?: unknown;
-  /** The SHA-256 of its JSON, base64url: it waits in the engine under `keep:<d>`. */
+  /** Its JSON, encrypted (`Sealer.encrypt`). */
+  readonly c?: string;
+  /** The HMAC of its JSON (`Sealer.mac`), base64url: it waits in the engine under `keep:<d>`, encrypted bound to it. */
   readonly d?: string;
 }
 
 /** Where a request keeps its larger values, and tells of one it could not use: the server (`ServerCore`). */
 export interface KeepHost {
   readonly engine: KeyValueStore;
+  /** Encrypts and names kept values, with keys derived from the server's state key. */
+  readonly sealer: Sealer;
   /** Starts the engine once (a 2026-07-28 request may be a fresh process's first); later calls are free. */
   startEngine(): MaybePromise<void>;
   log(entry: LogEntry): void;
@@ -69,13 +85,14 @@ interface Held {
 /** Whether `value` is a well-formed carried value (the seal vouches for it; its shape is checked all the same). */
 export function isCarriedValue(value: unknown): value is CarriedValue {
   if (!isPlainObject(value) || typeof value.n !== "string" || !Number.isSafeInteger(value.b)) return false;
-  return Object.hasOwn(value, "v") !== (typeof value.d === "string");
+  return (typeof value.c === "string") !== (typeof value.d === "string");
 }
 
-// By its digest alone: a round replayed (its state sent again and again) writes the same key again, never one more
-// copy a replay; two requests that kept the same JSON share its one copy, which is that JSON whoever wrote it.
-function engineKey(digested: string): string {
-  return `keep:${digested}`;
+// By its MAC alone: a round replayed (its state sent again and again) writes the same key again, never one more copy
+// a replay; two requests that kept the same JSON share its one copy, which is that JSON whoever wrote it. Keyed, so
+// a guessed value cannot be confirmed from the key's name without the state key.
+function engineKey(mac: string): string {
+  return `keep:${mac}`;
 }
 
 function refused(name: string, why: string): Promise<never> {
@@ -165,23 +182,28 @@ export class Keeper {
   async #resume(name: string): Promise<Held | undefined> {
     const carried = this.#carried?.get(name);
     if (carried === undefined) return undefined;
-    if (Object.hasOwn(carried, "v")) return { value: carried.v, text: JSON.stringify(carried.v), bytes: carried.b };
     const text = await this.#load(carried);
     return text === undefined ? undefined : { value: JSON.parse(text), text, bytes: carried.b };
   }
 
-  // The engine's copy of a carried value, when it matches its digest; else undefined, and the server log says why.
+  // A carried value's JSON, decrypted (from the state, or the engine's copy when it is the one kept); else undefined,
+  // and the server log says why (never what: the value is not logged).
   async #load(carried: CarriedValue): Promise<string | undefined> {
     const from = this.#from as Carried;
-    const text = await (await valuesOf(from.host)).getValue(engineKey(carried.d as string));
-    const fits = text !== undefined && utf8Length(text) === carried.b && (await digest(text)) === carried.d;
+    const { sealer } = from.host;
+    const inline = typeof carried.c === "string";
+    const found = inline ? carried.c : await (await valuesOf(from.host)).getValue(engineKey(carried.d as string));
+    // The engine's copy opens only under its own key's name (its HMAC): one made for another value does not.
+    const text = found === undefined ? undefined : await sealer.decrypt(PURPOSE, found, carried.d);
+    const fits = text !== undefined && utf8Length(text) === carried.b;
     if (!fits) {
+      const where = inline ? "requestState's value" : "engine's value";
       from.host.log({
-        level: text === undefined ? "debug" : "warning",
+        level: found === undefined ? "debug" : "warning",
         message:
-          text === undefined
+          found === undefined
             ? `ctx.keep("${carried.n}"): the value kept in round ${from.from} is no longer in the engine (expired, or kept by another process's memory engine): computed again`
-            : `ctx.keep("${carried.n}"): the engine's value for round ${from.from} is not the one kept (altered or swapped): not used, computed again`,
+            : `ctx.keep("${carried.n}"): the ${where} for round ${from.from} is not the one kept (altered, swapped or encrypted with another key): not used, computed again`,
         method: from.method,
         ...(from.method === "tools/call" ? { tool: from.target } : {}),
       });
@@ -191,7 +213,8 @@ export class Keeper {
 
   /**
    * What the next requestState carries, a round being issued for `ttlMs`: every value kept so far (this run's, else
-   * an earlier round's), the larger ones written to the engine (again: their lapse moves to the new round's).
+   * an earlier round's), encrypted, the larger ones written to the engine (again: their lapse moves to the new
+   * round's).
    */
   async carry(host: KeepHost, ttlMs: number): Promise<CarriedValue[]> {
     const names = new Set([...(this.#carried?.keys() ?? []), ...this.#held.keys()]);
@@ -200,31 +223,29 @@ export class Keeper {
         const held = this.#held.get(name);
         if (held !== undefined) return [name, held.text, held.bytes];
         const carried = this.#carried?.get(name) as CarriedValue;
-        if (Object.hasOwn(carried, "v")) return [name, JSON.stringify(carried.v), carried.b];
         const text = await this.#load(carried);
         return text === undefined ? undefined : [name, text, carried.b];
       }),
     );
+    const { sealer } = host;
     let inline = KEEP_BOUNDS.inlineBytes;
-    const values: CarriedValue[] = [];
-    const writes: Promise<unknown>[] = [];
+    const values: Promise<CarriedValue>[] = [];
     for (const found of texts) {
       if (found === undefined) continue;
       const [n, text, b] = found;
       if (b <= inline) {
         inline -= b;
-        values.push({ n, b, v: JSON.parse(text) });
+        values.push(sealer.encrypt(PURPOSE, text).then((c) => ({ n, b, c })));
         continue;
       }
-      writes.push(
-        digest(text).then(async (d) => {
-          await (await valuesOf(host)).setValue(engineKey(d), text, { ttlMs });
-          values.push({ n, b, d });
+      values.push(
+        Promise.all([sealer.mac(PURPOSE, text), valuesOf(host)]).then(async ([d, engine]) => {
+          await engine.setValue(engineKey(d), await sealer.encrypt(PURPOSE, text, d), { ttlMs });
+          return { n, b, d };
         }),
       );
     }
-    await Promise.all(writes);
-    return values;
+    return Promise.all(values);
   }
 }
 

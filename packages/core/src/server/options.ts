@@ -21,8 +21,9 @@ export interface ServerOptions extends Implementation {
   /** Items per page of every list method (default: everything on one page). */
   pageSize?: number;
   /**
-   * The HMAC key that seals 2026-07-28 `requestState` and list cursors (at least 16 bytes). Give every process
-   * behind one load balancer the same key; without one, a random key is made at start.
+   * The HMAC key that seals 2026-07-28 `requestState` and list cursors (at least 16 bytes), and from which the key
+   * that encrypts what `ctx.keep` carries is derived. Give every process behind one load balancer the same key;
+   * without one, a random key is made at start.
    */
   stateKey?: string | Uint8Array;
   /** How long an `input_required` round may take before its `requestState` expires (default 10 minutes). */

@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { promisify } from "node:util";
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createServer, type LogEntry } from "@toolsmith/core";
 import { createMemoryEngine, type Engine } from "@toolsmith/core/engine";
@@ -9,7 +12,7 @@ import { sharedRedis } from "../sessions/shared-redis.test-util.js";
 
 // ctx.keep across processes: a 2026-07-28 call asks on process A and its retry lands on B. On one Redis, B resumes
 // with the large value A kept there; on memory engines B cannot see it, so it computes it again (and says so in its
-// log), and the call completes all the same.
+// log), and the call completes all the same. Redis holds the value encrypted, under a name that is no plain hash of it.
 
 const STATE_KEY = "one state key for every process of the server";
 const shared = sharedRedis();
@@ -61,12 +64,51 @@ function deployment(engines: Engine[]) {
   return { processes, computed, served, fetch };
 }
 
-async function connect(fetch: (url: string | URL, init?: RequestInit) => Promise<Response>): Promise<Client> {
+// Every key of the test's redis-server and every value it holds (strings, hashes, lists, sets, sorted sets, streams),
+// as redis-cli prints them: what anyone with access to Redis could read.
+const EVERYTHING = `local out, cursor = {}, "0"
+local function add(list) for _, item in ipairs(list) do
+  if type(item) == "table" then add(item) else out[#out + 1] = tostring(item) end end end
+repeat
+  local page = redis.call("SCAN", cursor, "COUNT", 1000)
+  cursor = page[1]
+  for _, key in ipairs(page[2]) do
+    out[#out + 1] = key
+    local kind = redis.call("TYPE", key).ok
+    if kind == "string" then out[#out + 1] = redis.call("GET", key)
+    elseif kind == "hash" then add(redis.call("HGETALL", key))
+    elseif kind == "list" then add(redis.call("LRANGE", key, 0, -1))
+    elseif kind == "set" then add(redis.call("SMEMBERS", key))
+    elseif kind == "zset" then add(redis.call("ZRANGE", key, 0, -1))
+    elseif kind == "stream" then add(redis.call("XRANGE", key, "-", "+")) end
+  end
+until cursor == "0"
+return out`;
+
+async function everythingInRedis(): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    "redis-cli",
+    ["-p", String(shared.redis.port), "EVAL", EVERYTHING, "0"],
+    {
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  return stdout;
+}
+
+async function connect(
+  fetch: (url: string | URL, init?: RequestInit) => Promise<Response>,
+  // What happens while the user is asked (between the round and its retry).
+  meanwhile: () => Promise<void> = async () => {},
+): Promise<Client> {
   const client = new Client(
     { name: "keep", version: "1" },
     { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } } },
   );
-  client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { publish: true } }));
+  client.setRequestHandler("elicitation/create", async () => {
+    await meanwhile();
+    return { action: "accept" as const, content: { publish: true } };
+  });
   await client.connect(new StreamableHTTPClientTransport(new URL("http://127.0.0.1:3000/mcp"), { fetch }));
   clients.push(client);
   return client;
@@ -87,6 +129,49 @@ describe("ctx.keep when the retry lands on another process (2026-07-28, official
     expect(answered).toBe(((asked as number) + 1) % 2);
     expect(computed).toEqual([`process ${asked}`]);
     expect(processes.flatMap((process) => process.logged)).toEqual([]);
+    // Redis holds no kept value in clear, nor a plain SHA-256 of it (which would confirm a guess).
+    const json = JSON.stringify(Array.from({ length: 2000 }, (_, id) => `row ${id}`));
+    const everything = await everythingInRedis();
+    expect(everything).toMatch(/keep:[\w-]{43}/);
+    expect(everything).not.toMatch(/row \d/);
+    expect(everything).not.toContain(createHash("sha256").update(json).digest("base64url"));
+    expect(everything).not.toContain(createHash("sha256").update(json).digest("hex"));
+  });
+
+  it("on one Redis, the kept value tampered with there between the rounds: the other process computes it again", async () => {
+    const namespace = `keep-${crypto.randomUUID()}`;
+    const engines = [0, 1].map(() => createRedisEngine({ url: shared.redis.url, namespace }));
+    shared.engines.push(...engines);
+    const { processes, computed, served, fetch } = deployment(engines);
+    const cli = (...args: string[]) =>
+      promisify(execFile)("redis-cli", ["-p", String(shared.redis.port), ...args]).then(({ stdout }) => stdout.trim());
+    const client = await connect(fetch, async () => {
+      const [key, more] = (await cli("--scan", "--pattern", `ts:{${namespace}}:v:keep:*`)).split("\n");
+      expect(more).toBeUndefined();
+      const kept = await cli("GET", key as string);
+      const at = kept.length >> 1;
+      await cli(
+        "SET",
+        key as string,
+        `${kept.slice(0, at)}${kept[at] === "A" ? "B" : "A"}${kept.slice(at + 1)}`,
+        "KEEPTTL",
+      );
+    });
+    const from = served.length;
+    const result = await client.callTool({ name: "report", arguments: {} });
+    expect(result.structuredContent).toEqual({ rows: 2000, published: true });
+    const [asked, answered] = served.slice(from) as [number, number];
+    expect(computed).toEqual([`process ${asked}`, `process ${answered}`]);
+    const logged = (processes[answered] as Process).logged;
+    expect(logged).toEqual([
+      expect.objectContaining({
+        level: "warning",
+        message: expect.stringMatching(
+          /the engine's value for round .* not the one kept \(altered, swapped or encrypted/,
+        ),
+      }),
+    ]);
+    expect(JSON.stringify(logged)).not.toMatch(/row \d/);
   });
 
   it("on memory engines: the other process has not got it, computes it again, and its log says why", async () => {
