@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from "node:tls";
 import { EngineUnavailable } from "@toolsmith/core/engine";
 import { Redis, type RedisOptions } from "ioredis";
-import { GuardedConnector } from "./connector.js";
+import { BatchedConnector, GuardedConnector } from "./connector.js";
 import type { Script } from "./scripts.js";
 
 // Redis's answers that mean "not now" rather than "wrong": the engine is unavailable until they pass.
@@ -31,9 +31,16 @@ export const RECONNECT_MAX_MS = 1000;
 
 /**
  * A client that never waits for Redis: no offline queue (a call while disconnected fails at once), a command
- * timeout, one retry at most; it reconnects by itself, soon (at most a second apart).
+ * timeout, one retry at most; it reconnects by itself, soon (at most a second apart). `batched`: the commands one turn
+ * of the event loop makes go out in one write (for a connection that never blocks: no subscriber, no blocking read).
  */
-export function createClient(url: string, commandTimeoutMs: number, name: string, tls?: ConnectionOptions): Redis {
+export function createClient(
+  url: string,
+  commandTimeoutMs: number,
+  name: string,
+  tls?: ConnectionOptions,
+  batched = false,
+): Redis {
   const options: RedisOptions = {
     lazyConnect: true,
     enableOfflineQueue: false,
@@ -45,7 +52,7 @@ export function createClient(url: string, commandTimeoutMs: number, name: string
     protocol: 2,
     connectionName: name,
     disableClientInfo: true,
-    Connector: GuardedConnector,
+    Connector: batched ? BatchedConnector : GuardedConnector,
     // Only for rediss://, where ioredis turns TLS on; extra options (a private CA) join it.
     ...(tls !== undefined && /^rediss:/i.test(url) ? { tls } : {}),
   };

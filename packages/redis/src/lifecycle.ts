@@ -124,7 +124,8 @@ export class RedisLifecycle implements EngineLifecycle {
     // Encoded, the namespace holds no ":", "{" or "}": it can neither end its hash tag early nor pose as a key type.
     const prefix = `ts:{${encodeURIComponent(namespace)}}:`;
     const { tls } = this.settings;
-    const main = createClient(url, commandTimeoutMs, `toolsmith:${this.node}`, tls);
+    // Only scripts and plain commands on this one: what a turn of the event loop asks goes out in one write.
+    const main = createClient(url, commandTimeoutMs, `toolsmith:${this.node}`, tls, true);
     const subscriber = createClient(url, commandTimeoutMs, `toolsmith:${this.node}:bus`, tls);
     const channels = new Channels(subscriber);
     let timer: ReturnType<typeof setTimeout> | undefined;
