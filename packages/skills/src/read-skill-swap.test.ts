@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 
 // Run once the walk has looked at a path (set by the test).
 const afterLook = vi.hoisted(() => ({ run: undefined as ((path: string) => void) | undefined }));
+// Each path opened, in order.
+const opened = vi.hoisted((): string[] => []);
 
 vi.mock("node:fs", async (original) => {
   const real = await original<typeof import("node:fs")>();
@@ -16,14 +18,19 @@ vi.mock("node:fs", async (original) => {
     afterLook.run?.(String(path));
     return stat;
   }) as typeof real.lstatSync;
-  return { ...real, lstatSync };
+  const openSync = ((path: fs.PathLike, flags: fs.OpenMode) => {
+    opened.push(String(path));
+    return real.openSync(path, flags);
+  }) as typeof real.openSync;
+  return { ...real, lstatSync, openSync };
 });
 
-const { readSkill, SkillFolderError } = await import("./index.js");
+const { readSkill, readSkills, SkillFolderError } = await import("./index.js");
 
 const made: string[] = [];
 afterEach(() => {
   afterLook.run = undefined;
+  opened.length = 0;
   for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -75,5 +82,24 @@ describe("a skill folder changed while it is read", () => {
     expect(refusal(() => readSkill(root, { path: "s" }))).toBe(
       `${file} changed while the folder was read: read it again`,
     );
+  });
+
+  it("reads each file once, however many nested skills list it (not once per skill, each copy kept)", () => {
+    const root = dir();
+    let path = root;
+    const md = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill\n---\n`;
+    for (let depth = 0; depth < 20; depth++) {
+      path = join(path, `s${depth}`);
+      fs.mkdirSync(path);
+      fs.writeFileSync(join(path, "SKILL.md"), md(`s${depth}`));
+    }
+    const deepest = join(path, "big.bin");
+    fs.writeFileSync(deepest, new Uint8Array(1024 * 1024).fill(1));
+    const skills = readSkills(root);
+    expect(skills).toHaveLength(20);
+    expect(skills.every((skill) => Object.values(skill.files).some((bytes) => bytes.length === 1024 * 1024))).toBe(
+      true,
+    );
+    expect(opened.filter((file) => file === deepest)).toEqual([deepest]);
   });
 });

@@ -95,8 +95,15 @@ function readBounded(path: string, max: number, seen: Seen): Uint8Array {
   }
 }
 
-// The files of the skill at `dir` (`prefix` its place in a walk of `root`), each checked against the limits first.
-function filesOf(root: string, walked: Walked, prefix: string, options: ReadSkillOptions): Record<string, Uint8Array> {
+// The files of the skill at `dir` (`prefix` its place in a walk of `root`), each checked against the limits first;
+// a file already in `read` (an enclosing or nested skill's too) is not read again (core checks the total again).
+function filesOf(
+  root: string,
+  walked: Walked,
+  prefix: string,
+  options: ReadSkillOptions,
+  read = new Map<string, Uint8Array>(),
+): Record<string, Uint8Array> {
   const mine = [...walked.files].filter(([path]) => prefix === "" || path.startsWith(`${prefix}/`));
   const dir = prefix === "" ? root : join(root, ...prefix.split("/"));
   if (mine.length > SKILL_LIMITS.files) {
@@ -111,7 +118,8 @@ function filesOf(root: string, walked: Walked, prefix: string, options: ReadSkil
     if (total > SKILL_LIMITS.bytes) {
       throw new SkillFolderError(`${full}: the skill's files pass ${SKILL_LIMITS.bytes} bytes, the extension's limit`);
     }
-    const bytes = readBounded(full, SKILL_LIMITS.bytes - (total - size), seen);
+    const bytes = read.get(path) ?? readBounded(full, SKILL_LIMITS.bytes - (total - size), seen);
+    read.set(path, bytes);
     if (!options.binary && (bytes.includes(0) || !isUtf8(bytes))) {
       throw new SkillFolderError(`${full} is not UTF-8 text; pass { binary: true } to serve such files as bytes`);
     }
@@ -172,13 +180,14 @@ export function readSkill(dir: string, options: ReadSkillOptions & { path?: stri
 export function readSkills(root: string, options: ReadSkillOptions & { prefix?: string } = {}): SkillDefinition[] {
   const top = resolve(root);
   const walked = walk(top, options.maxEntries ?? MAX_ENTRIES);
+  const read = new Map<string, Uint8Array>();
   const definitions: SkillDefinition[] = [];
   for (const path of walked.files.keys()) {
     if (!path.endsWith(`/${SKILL_FILE}`)) continue;
     const prefix = path.slice(0, -SKILL_FILE.length - 1);
     const definition: SkillDefinition = {
       path: options.prefix ? `${options.prefix}/${prefix}` : prefix,
-      files: filesOf(top, walked, prefix, options),
+      files: filesOf(top, walked, prefix, options, read),
       source: `${top}${sep}${prefix.split("/").join(sep)}`,
     };
     if (options.guard) definition.guard = options.guard;
