@@ -27,14 +27,21 @@ export class SkillFolderError extends Error {
 const SKILL_FILE = "SKILL.md";
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/** A regular file as the walk saw it: its size, and which file it was (a read must find that one). */
+interface Seen {
+  readonly size: number;
+  readonly dev: number;
+  readonly ino: number;
+}
+
 interface Walked {
-  /** Every regular file, by its `/`-separated path below the root, with its size. */
-  readonly files: Map<string, number>;
+  /** Every regular file, by its `/`-separated path below the root. */
+  readonly files: Map<string, Seen>;
 }
 
 // Every regular file below `root`, refusing links, other kinds of file and a tree of more than `max` entries.
 function walk(root: string, max: number): Walked {
-  const files = new Map<string, number>();
+  const files = new Map<string, Seen>();
   let entries = 0;
   const visit = (dir: string, prefix: string) => {
     for (const name of readdirSync(dir).sort()) {
@@ -50,7 +57,7 @@ function walk(root: string, max: number): Walked {
         throw new SkillFolderError(`${path} is a symbolic link: a skill is served from the real files in its folder`);
       }
       if (stat.isDirectory()) visit(path, relative);
-      else if (stat.isFile()) files.set(relative, stat.size);
+      else if (stat.isFile()) files.set(relative, { size: stat.size, dev: stat.dev, ino: stat.ino });
       else throw new SkillFolderError(`${path} is not a regular file`);
     }
   };
@@ -62,12 +69,16 @@ function walk(root: string, max: number): Walked {
   return { files };
 }
 
-// At most `max` bytes of `path`, through one descriptor (a file swapped or grown since it was listed is caught).
-function readBounded(path: string, max: number): Uint8Array {
+// At most `max` bytes of `path`, through one descriptor: a file swapped (for a link, or through a folder swapped for
+// one) or grown since the walk saw it is caught.
+function readBounded(path: string, max: number, seen: Seen): Uint8Array {
   const fd = openSync(path, "r");
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new SkillFolderError(`${path} is not a regular file`);
+    if (stat.dev !== seen.dev || stat.ino !== seen.ino) {
+      throw new SkillFolderError(`${path} changed while the folder was read: read it again`);
+    }
     if (stat.size > max)
       throw new SkillFolderError(`${path} is ${stat.size} bytes: a skill may hold ${SKILL_LIMITS.bytes} in all`);
     const bytes = new Uint8Array(stat.size + 1);
@@ -84,8 +95,15 @@ function readBounded(path: string, max: number): Uint8Array {
   }
 }
 
-// The files of the skill at `dir` (`prefix` its place in a walk of `root`), each checked against the limits first.
-function filesOf(root: string, walked: Walked, prefix: string, options: ReadSkillOptions): Record<string, Uint8Array> {
+// The files of the skill at `dir` (`prefix` its place in a walk of `root`), each checked against the limits first;
+// a file already in `read` (an enclosing or nested skill's too) is not read again (core checks the total again).
+function filesOf(
+  root: string,
+  walked: Walked,
+  prefix: string,
+  options: ReadSkillOptions,
+  read = new Map<string, Uint8Array>(),
+): Record<string, Uint8Array> {
   const mine = [...walked.files].filter(([path]) => prefix === "" || path.startsWith(`${prefix}/`));
   const dir = prefix === "" ? root : join(root, ...prefix.split("/"));
   if (mine.length > SKILL_LIMITS.files) {
@@ -93,13 +111,15 @@ function filesOf(root: string, walked: Walked, prefix: string, options: ReadSkil
   }
   const files: Record<string, Uint8Array> = {};
   let total = 0;
-  for (const [path, size] of mine) {
+  for (const [path, seen] of mine) {
+    const { size } = seen;
     const full = join(root, ...path.split("/"));
     total += size;
     if (total > SKILL_LIMITS.bytes) {
       throw new SkillFolderError(`${full}: the skill's files pass ${SKILL_LIMITS.bytes} bytes, the extension's limit`);
     }
-    const bytes = readBounded(full, SKILL_LIMITS.bytes - (total - size));
+    const bytes = read.get(path) ?? readBounded(full, SKILL_LIMITS.bytes - (total - size), seen);
+    read.set(path, bytes);
     if (!options.binary && (bytes.includes(0) || !isUtf8(bytes))) {
       throw new SkillFolderError(`${full} is not UTF-8 text; pass { binary: true } to serve such files as bytes`);
     }
@@ -160,13 +180,14 @@ export function readSkill(dir: string, options: ReadSkillOptions & { path?: stri
 export function readSkills(root: string, options: ReadSkillOptions & { prefix?: string } = {}): SkillDefinition[] {
   const top = resolve(root);
   const walked = walk(top, options.maxEntries ?? MAX_ENTRIES);
+  const read = new Map<string, Uint8Array>();
   const definitions: SkillDefinition[] = [];
   for (const path of walked.files.keys()) {
     if (!path.endsWith(`/${SKILL_FILE}`)) continue;
     const prefix = path.slice(0, -SKILL_FILE.length - 1);
     const definition: SkillDefinition = {
       path: options.prefix ? `${options.prefix}/${prefix}` : prefix,
-      files: filesOf(top, walked, prefix, options),
+      files: filesOf(top, walked, prefix, options, read),
       source: `${top}${sep}${prefix.split("/").join(sep)}`,
     };
     if (options.guard) definition.guard = options.guard;
