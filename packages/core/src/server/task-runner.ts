@@ -8,7 +8,7 @@ import type { RequestedTask } from "../protocol/core-tasks.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
 import { declaresTasks, type TaskPolicy, type taskDefaultsOf, tasksRequired } from "../protocol/tasks.js";
 import { tooDeep, tooDeepText } from "../wire/depth.js";
-import { McpError, messageOf, shown } from "../wire/errors.js";
+import { McpError, messageOf } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
 import { type CoreTaskEngine, CoreTaskMethods, indexEntry } from "./core-task-methods.js";
