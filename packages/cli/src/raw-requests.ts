@@ -70,6 +70,12 @@ export interface RawChannel {
     onProgress?: (progress: ProgressParams) => void,
     signal?: AbortSignal,
   ): Promise<Record<string, unknown>>;
+  /**
+   * Hear the progress of the official client's own requests (numeric tokens) here, as each arrives, instead of the
+   * client (undefined: the client again). The client hands a notification to its handler a turn later, and a reply
+   * read in the same chunk drops that handler first: the progress a server sent just before its answer was lost.
+   */
+  hearClientProgress(listener: ((progress: ProgressParams) => void) | undefined): void;
 }
 
 /** The params of a `notifications/progress`. */
@@ -110,6 +116,7 @@ export function tapTransport<T extends Transport>(
   let next = 0;
   let isClosed = false;
   let clientReceive: Receive | undefined;
+  let clientProgress: ((progress: ProgressParams) => void) | undefined;
   const receive: Receive = (message, extra) => {
     const m = message as { id?: unknown; method?: string; params?: { progressToken?: unknown } };
     if (m.method === "notifications/message" && m.id === undefined && options.onLog) {
@@ -130,6 +137,10 @@ export function tapTransport<T extends Transport>(
     const token = m.method === "notifications/progress" ? m.params?.progressToken : undefined;
     if (typeof token === "string" && pending.has(token)) {
       pending.get(token)?.onProgress?.(m.params as ProgressParams);
+      return;
+    }
+    if (typeof token === "number" && clientProgress !== undefined) {
+      clientProgress(m.params as ProgressParams);
       return;
     }
     clientReceive?.(message, extra);
@@ -171,6 +182,9 @@ export function tapTransport<T extends Transport>(
     },
   });
   const raw: RawChannel = {
+    hearClientProgress(listener) {
+      clientProgress = listener;
+    },
     request(method, params, onProgress, signal) {
       if (isClosed) return Promise.reject(new ConnectionClosed());
       if (signal?.aborted) return Promise.reject(new Abandoned(method));

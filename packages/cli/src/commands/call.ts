@@ -75,10 +75,14 @@ asks its questions (or takes --answer), and Ctrl-C cancels it (exit 130).`,
             await callAsTask({ raw, tool, args, progress, answer, flags, cli, url, handshake: true });
             return;
           }
-          const result = await client.callTool(
-            { name: tool, arguments: args },
-            { timeout: options.timeout, onprogress: (p) => progress.show(describeProgress(tool, p)) },
-          );
+          // The progress is heard as it arrives (the client's own onprogress can miss what came with the answer);
+          // onprogress still asks the server for it.
+          const show = (p: { progress: number; total?: number | undefined; message?: string | undefined }) =>
+            progress.show(describeProgress(tool, p));
+          raw.hearClientProgress(show);
+          const result = await client
+            .callTool({ name: tool, arguments: args }, { timeout: options.timeout, onprogress: show })
+            .finally(() => raw.hearClientProgress(undefined));
           progress.clear();
           status.clear();
           printResult(result as Record<string, unknown>, tool, flags, cli);
