@@ -178,6 +178,8 @@ describe("handshake-era utilities", () => {
         prompts: { listChanged: true },
         resources: { subscribe: true, listChanged: true },
         tools: { listChanged: true },
+        // 2025-11-25 declares its own tasks: the server has tools that run as tasks.
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
         // The skills extension is defined on resources alone, so it is declared in the handshake era too.
         extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } },
       });
