@@ -52,7 +52,7 @@ export function fromBase64Url(text: string): Uint8Array | undefined {
 
 /**
  * Seals and opens tokens with one HMAC key, and encrypts values with keys derived from it (HKDF, one a label): from
- * the server's options, or random per process.
+ * the server's options, or a random one that no other process shares.
  */
 export class Sealer {
   // Kept until first use: making the key loads Node's webcrypto, which most servers never need (~2 ms of start-up).
