@@ -2,9 +2,8 @@
 // over Streamable HTTP, 2025-11-25 sessions and 2026-07-28 with a listen stream open; then a soak of the Redis
 // engine. Starts its own redis-server (Debian's, on a free port, in a temp dir) and stops it.
 // Usage: node bench/engine.mjs [any bench/http.mjs option: --rounds 3 --requests 20000 --seconds 60 …]
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { startRedis } from "./redis.mjs";
+import { runWithRedis, startRedis } from "./redis.mjs";
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const argv = process.argv.slice(2);
@@ -25,14 +24,7 @@ try {
     "engine-latest.md",
     ...own,
   ];
-  const code = await new Promise((resolve) => {
-    const child = spawn(process.execPath, args, {
-      stdio: "inherit",
-      env: { ...process.env, BENCH_REDIS_URL: redis.url },
-    });
-    child.once("exit", resolve);
-  });
-  process.exitCode = code ?? 1;
+  process.exitCode = await runWithRedis(args, redis.url);
 } finally {
   await redis.stop();
 }

@@ -44,3 +44,13 @@ export async function startRedis() {
     },
   };
 }
+
+/** Run `node <args>` (a bench/http.mjs run) with `BENCH_REDIS_URL` set to `url`: its exit code (1 when killed). */
+export async function runWithRedis(args, url) {
+  const { spawn } = await import("node:child_process");
+  const code = await new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { stdio: "inherit", env: { ...process.env, BENCH_REDIS_URL: url } });
+    child.once("exit", resolve);
+  });
+  return code ?? 1;
+}

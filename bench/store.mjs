@@ -4,10 +4,9 @@
 // runs bench/http.mjs with the three servers interleaved, then judges the target: the store on Redis costs at most
 // 10% more server CPU per call than the floor (per server CPU-second: steadier than requests/s on a shared machine).
 // Usage: node bench/store.mjs [any bench/http.mjs option: --rounds 3 --requests 20000 --era 2026-07-28 …]
-import { spawn } from "node:child_process";
 import { appendFileSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { startRedis } from "./redis.mjs";
+import { runWithRedis, startRedis } from "./redis.mjs";
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const argv = process.argv.slice(2);
@@ -40,14 +39,7 @@ try {
     `${OUT}.md`,
     ...own,
   ];
-  const code = await new Promise((resolve) => {
-    const child = spawn(process.execPath, args, {
-      stdio: "inherit",
-      env: { ...process.env, BENCH_REDIS_URL: redis.url },
-    });
-    child.once("exit", resolve);
-  });
-  process.exitCode = code ?? 1;
+  process.exitCode = await runWithRedis(args, redis.url);
 } finally {
   await redis.stop();
 }
