@@ -274,6 +274,27 @@ function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / TICKS;
 }
 
+/**
+ * End each lane's session (DELETE), as a client that is done does: sessions kept in Redis outlive the process that
+ * opened them, and the next rounds' would otherwise meet the per-caller limit on open sessions.
+ */
+function endLanes(s, lanes) {
+  const ending = lanes
+    .filter((lane) => lane.headers["mcp-session-id"])
+    .map(
+      (lane) =>
+        new Promise((resolve) => {
+          const request = http.request({ ...s.options, method: "DELETE", agent: false, headers: lane.headers }, (r) => {
+            r.resume();
+            r.on("end", resolve);
+          });
+          request.on("error", resolve);
+          request.end();
+        }),
+    );
+  return Promise.all(ending);
+}
+
 async function lanesFor(s, eraOf) {
   const lanes = [];
   for (let i = 0; i < CONNECTIONS; i++) lanes.push(await openLane(s, eraOf(i)));
@@ -319,12 +340,13 @@ function openListen(s) {
 async function throughput(server, era, label = era) {
   const s = await start(server, { label });
   let listening;
+  let lanes = [];
   try {
     if (LISTEN && era === "2026-07-28") {
       listening = await openListen(s);
       if (!listening) process.stderr.write(`${server.name}: no listen stream (the server refused it)\n`);
     }
-    const lanes = await lanesFor(s, () => era);
+    lanes = await lanesFor(s, () => era);
     await drive(s, lanes, { count: WARMUP, first: 1_000_000 });
     const t0 = performance.now();
     const serverCpu0 = cpuSeconds(s.child.pid);
@@ -341,6 +363,7 @@ async function throughput(server, era, label = era) {
     };
   } finally {
     listening?.destroy();
+    await endLanes(s, lanes);
     await s.stop();
   }
 }
@@ -348,9 +371,10 @@ async function throughput(server, era, label = era) {
 /** Toolsmith under load for SECONDS, both eras at once (even lanes 2026-07-28, odd lanes in sessions). */
 async function soak(server) {
   const s = await start(server, { probe: true, label: "soak" });
+  let lanes = [];
   try {
     const idle = status(s.child.pid).rss;
-    const lanes = await lanesFor(s, (i) => ERAS[i % 2]);
+    lanes = await lanesFor(s, (i) => ERAS[i % 2]);
     await drive(s, lanes, { count: WARMUP, first: 1_000_000 });
     const startHeap = await s.heap();
     const startRss = status(s.child.pid).rss;
@@ -383,6 +407,7 @@ async function soak(server) {
       seconds,
     };
   } finally {
+    await endLanes(s, lanes);
     await s.stop();
   }
 }
