@@ -128,6 +128,8 @@ describe.each([
         (error: unknown) => error,
       );
     }
+    // A working task followed to its end by the client itself (a question would go to its held hook).
+    const settled = state === "working" ? execution.settle() : undefined;
     killed = true;
     await cluster.kill(VICTIM);
     // Polled likewise, with a bound: a task left working for ever fails the test here.
@@ -139,6 +141,10 @@ describe.each([
     );
     expect(seen.slice(-2)).toEqual([state, "failed"]);
     expect(await task.snapshot()).toMatchObject({ status: "failed", statusMessage: ORPHAN_MESSAGE });
+    if (settled !== undefined) {
+      const { outcome: ended } = await within(settled, "the client's settle()", FAILED_WITHIN_MS);
+      expect(ended.status).toBe("failed");
+    }
     if (outcome !== undefined) {
       expect(await within(outcome, "the answer to tasks/result", FAILED_WITHIN_MS)).toMatchObject({
         code: -32603,
