@@ -1,7 +1,7 @@
 // The servers of bench/runtimes.mjs: one Toolsmith server with the `add` tool, served by Node, Bun, Deno and workerd
 // (a bundled module Worker under miniflare), each run from the binary its npm package brings; and how one starts.
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -12,6 +12,7 @@ import { rawConnection } from "./http-client.mjs";
 export const ERAS = ["2026-07-28", "2025-11-25"];
 export const NODE = "Node: listen";
 export const WORKER = "workerd: module Worker (miniflare)";
+export const WORKERD = "workerd: module Worker (workerd serve)";
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const require = createRequire(import.meta.url);
@@ -28,6 +29,12 @@ const DENO = binaryOf(
   `@deno/${process.platform}-${process.arch}${process.platform === "linux" ? "-glibc" : ""}`,
   "deno",
 );
+
+// workerd's own binary, as miniflare runs it.
+const WORKERD_BIN = (() => {
+  const main = require(createRequire(require.resolve("miniflare")).resolve("workerd"));
+  return main.default ?? main;
+})();
 
 /** The runtimes' versions, for the report. */
 export function versions() {
@@ -70,6 +77,22 @@ export async function runtimeServers(scratch) {
   // Deno keeps its caches (its code cache among them) in DENO_DIR: the run's own, warmed by a discarded start.
   const env = { ...process.env, DENO_DIR: join(scratch, "deno") };
   const deno = [DENO, "run", "--quiet", "--no-lock", "--allow-net=127.0.0.1", "--allow-read", "--allow-env"];
+  // The same Worker under workerd alone (no miniflare): a config of one service and one socket on a free port,
+  // which workerd tells on its control fd.
+  const config = join(scratch, "worker.capnp");
+  writeFileSync(
+    config,
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .main)],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
+);
+const main :Workerd.Worker = (
+  modules = [(name = "worker.mjs", esModule = embed "worker.mjs")],
+  compatibilityDate = "2026-07-28",
+);
+`,
+  );
   const web = here("./servers/runtime-web.mjs");
   const listen = here("./servers/http-toolsmith.mjs");
   return [
@@ -85,6 +108,7 @@ export async function runtimeServers(scratch) {
       eras: ["2026-07-28"],
       workerd: true,
     },
+    { name: WORKERD, command: [WORKERD_BIN, "serve", config, "--control-fd=3"], eras: ["2026-07-28"], control: true },
   ];
 }
 
@@ -114,14 +138,19 @@ function descendant(pid, name) {
  */
 export async function start(server, { pin }) {
   const spawnedAt = performance.now();
-  const args = [...server.command, "--port", "0"];
+  // workerd serve says its port on fd 3 (--control-fd), as JSON; the others say their URL on stdout.
+  const args = server.control ? server.command : [...server.command, "--port", "0"];
   const [command, rest] = pin ? ["taskset", ["-c", "0", ...args]] : [args[0], args.slice(1)];
-  const child = spawn(command, rest, { stdio: ["ignore", "pipe", "inherit"], env: server.env ?? process.env });
+  const stdio = server.control ? ["ignore", "ignore", "inherit", "pipe"] : ["ignore", "pipe", "inherit"];
+  const child = spawn(command, rest, { stdio, env: server.env ?? process.env });
   let seen = "";
   const said = await new Promise((resolve, reject) => {
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk) => {
+    const from = child.stdio[server.control ? 3 : 1];
+    from.setEncoding("utf8");
+    from.on("data", (chunk) => {
       seen += chunk;
+      const port = /"port":(\d+)/.exec(seen);
+      if (port) resolve(`listening on http://127.0.0.1:${port[1]}/mcp\n`);
       if (/listening on http:\/\/\S+.*\n/.test(seen)) resolve(seen);
     });
     child.once("exit", (code) => reject(new Error(`${server.name} exited (${code}) before listening`)));

@@ -138,7 +138,7 @@ const load = (list) => `${Math.min(...list).toFixed(1)}–${Math.max(...list).to
 const lines = [
   `Node ${VERSIONS.node}, ${VERSIONS.bun.replace(/^(\d)/, "Bun $1")}, ${VERSIONS.deno}, workerd ${VERSIONS.workerd} (miniflare ${VERSIONS.miniflare}); ${PIN ? "server pinned to core 0, load generator to core 1; " : ""}medians of ${ROUNDS} interleaved rounds. Load: the 1-minute load average (\`uptime\`) while measured, the rounds' lowest–highest (${loadAtStart[0].toFixed(2)} when the run began; the machine has 2 cores).`,
   "",
-  `Cold start: from spawning the process until the reply to a 2026-07-28 \`tools/call\` sent as soon as the server says its URL (the median of ${STARTS} starts per round); the runtimes' on-disk caches warm (a discarded start first). The Worker's row counts Node's boot and miniflare's import too; its own share is from miniflare's start of workerd.`,
+  `Cold start: from spawning the process until the reply to a 2026-07-28 \`tools/call\` sent as soon as the server says its URL (the median of ${STARTS} starts per round); the runtimes' on-disk caches warm (a discarded start first). The Worker under miniflare counts Node's boot and miniflare's import too (in brackets: from miniflare's start of workerd); under \`workerd serve\` it runs alone, from a config of one service and one socket.`,
   "",
   "| server | says its URL | first reply | ÷ Node: listen | load |",
   "|---|---|---|---|---|",
