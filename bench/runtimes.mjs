@@ -74,15 +74,18 @@ async function throughput(server, era) {
     const cpu0 = cpuSeconds(s.cpuPid);
     // Under miniflare, its Node process too (it takes no part in a request, so it should stay near 0).
     const launcher0 = cpuSeconds(s.child.pid);
+    const own0 = process.cpuUsage();
     await drive(s, lanes, { count: REQUESTS });
     const seconds = (performance.now() - t0) / 1000;
     const cpu = cpuSeconds(s.cpuPid) - cpu0;
+    const own = process.cpuUsage(own0);
     const launcherCpu = s.cpuPid === s.child.pid ? 0 : (cpuSeconds(s.child.pid) - launcher0) / seconds;
     return {
       rate: REQUESTS / seconds,
       serverCpu: cpu / seconds,
       perCpu: REQUESTS / cpu,
       launcherCpu,
+      clientCpu: (own.user + own.system) / 1e6 / seconds,
       peak: status(s.cpuPid).peak,
       load,
     };
@@ -123,7 +126,7 @@ try {
         const result = await throughput(server, era);
         push(rates, `${era} ${server.name}`, result);
         process.stderr.write(
-          `round ${round} ${era} ${server.name}: ${result.rate.toFixed(0)} requests/s, server CPU ${(100 * result.serverCpu).toFixed(0)}% (${result.perCpu.toFixed(0)} per CPU-second), load ${result.load.toFixed(2)}\n`,
+          `round ${round} ${era} ${server.name}: ${result.rate.toFixed(0)} requests/s, server CPU ${(100 * result.serverCpu).toFixed(0)}% (${result.perCpu.toFixed(0)} per CPU-second), load generator CPU ${(100 * result.clientCpu).toFixed(0)}%, load ${result.load.toFixed(2)}\n`,
         );
       }
     }
@@ -154,21 +157,21 @@ for (const server of MEASURED) {
 }
 lines.push(
   "",
-  `Throughput: ${CONNECTIONS} keep-alive connections with one \`tools/call\` each in flight (the raw client of bench/http.mjs), ${REQUESTS} timed after ${WARMUP} warm-up, every reply checked. Server CPU: the share of one core its process used (the Worker's: workerd's process); per CPU-second is the steadier figure on a busy machine.`,
+  `Throughput: ${CONNECTIONS} keep-alive connections with one \`tools/call\` each in flight (the raw client of bench/http.mjs), ${REQUESTS} timed after ${WARMUP} warm-up, every reply checked. Server CPU: the share of one core its process used (the Worker's: workerd's process); a server well under 100% was kept waiting (by the other work on the machine, or by a load generator near 100%), and its requests per CPU-second are the steadier figure.`,
   "",
-  "| era | server | requests/s | ÷ Node: listen | server CPU | requests per server CPU-second | ÷ Node: listen | peak RSS | load |",
-  "|---|---|---|---|---|---|---|---|---|",
+  "| era | server | requests/s | ÷ Node: listen | server CPU | requests per server CPU-second | ÷ Node: listen | load-generator CPU | peak RSS | load |",
+  "|---|---|---|---|---|---|---|---|---|---|",
 );
 for (const era of ERAS) {
   const base = rates.get(`${era} ${NODE}`);
   for (const server of MEASURED) {
     const r = rates.get(`${era} ${server.name}`);
     if (!r) {
-      lines.push(`| ${ERA_LABEL[era]} | ${server.name} | not served: a Worker keeps no session | | | | | | |`);
+      lines.push(`| ${ERA_LABEL[era]} | ${server.name} | not served: a Worker keeps no session | | | | | | | |`);
       continue;
     }
     lines.push(
-      `| ${ERA_LABEL[era]} | ${server.name} | ${median(r.rate).toFixed(0)} | ${ratio(median(r.rate), median(base.rate))} | ${(100 * median(r.serverCpu)).toFixed(0)}% | ${median(r.perCpu).toFixed(0)} | ${ratio(median(r.perCpu), median(base.perCpu))} | ${median(r.peak).toFixed(0)} MB | ${load(r.load)} |`,
+      `| ${ERA_LABEL[era]} | ${server.name} | ${median(r.rate).toFixed(0)} | ${ratio(median(r.rate), median(base.rate))} | ${(100 * median(r.serverCpu)).toFixed(0)}% | ${median(r.perCpu).toFixed(0)} | ${ratio(median(r.perCpu), median(base.perCpu))} | ${(100 * median(r.clientCpu)).toFixed(0)}% | ${median(r.peak).toFixed(0)} MB | ${load(r.load)} |`,
     );
   }
 }
