@@ -6,7 +6,10 @@ import { Miniflare } from "miniflare";
 // bench/runtimes.mjs: `--bundle FILE` (the esbuild output), `--port N` (0 picks a free one). Says the URL on stdout,
 // with the moment miniflare was asked to start workerd (ms since the epoch), so that a cold start can also be
 // timed without Node's boot and miniflare's import. Ends workerd on SIGTERM.
-const option = (name) => process.argv[process.argv.indexOf(name) + 1];
+const option = (name) => {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+};
 const bundle = option("--bundle");
 const startedAt = performance.timeOrigin + performance.now();
 const mf = new Miniflare({

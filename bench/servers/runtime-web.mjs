@@ -8,7 +8,8 @@ import { withAddTool } from "./http-toolsmith-parts.mjs";
 // back). Port from `--port N` (0 picks a free one); the URL is said on stdout.
 const handle = createHttpHandler(withAddTool(createServer({ name: "bench-toolsmith", version: "1.0.0" })));
 const args = globalThis.Deno ? Deno.args : process.argv.slice(2);
-const port = Number(args[args.indexOf("--port") + 1] ?? 0);
+const at = args.indexOf("--port");
+const port = at >= 0 ? Number(args[at + 1]) : 0;
 const say = (url) => {
   const line = new TextEncoder().encode(`listening on ${url}/mcp\n`);
   if (globalThis.Deno) Deno.stdout.writeSync(line);
