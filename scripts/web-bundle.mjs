@@ -1,6 +1,6 @@
 // A module bundled as a web target bundles it (a Worker: workerd's export conditions, no Node.js built-ins), and what
 // in it is Node's alone: an import of a built-in module (`node:*`, or bare `fs`, `crypto`, `buffer`, …) and a use of
-// one of Node's globals (`Buffer`, `process`, `setImmediate`, `require`, …), each named with the chain of imports
+// one of Node's globals (`Buffer`, `process`, `setImmediate`, a `require` left unbundled, …), each named with the chain of imports
 // that reaches it. Used by scripts/web-bundle.test.ts (the check in CI) and bench/bundle.mjs (the sizes).
 import { isBuiltin } from "node:module";
 import { relative } from "node:path";
@@ -18,7 +18,6 @@ export const NODE_GLOBALS = [
   "process",
   "setImmediate",
   "clearImmediate",
-  "require",
   "module",
   "global",
   "__dirname",
@@ -88,6 +87,15 @@ function chains(metafile, from) {
   return chain;
 }
 
+// A global only felt for runs anywhere (`typeof global === "object" ? global : self`, `typeof process !== "undefined"
+// && process.env`, a bare `typeof Buffer`): those reads are dropped before a line is searched for the others.
+const GUARDED = [
+  new RegExp(`typeof (${MARK}\\w+) *===? *"\\w+" *\\? *\\1\\b`, "g"),
+  new RegExp(`typeof (${MARK}\\w+) *!==? *"undefined" *&& *\\1\\b`, "g"),
+  new RegExp(`typeof ${MARK}\\w+`, "g"),
+];
+const unguarded = (line) => GUARDED.reduce((text, guard) => text.replace(guard, ""), line);
+
 /**
  * What in a bundle made by `bundleForWeb` (with `findGlobals` for the globals) is Node's alone, one line each: the
  * built-in or global, then the chain of imports from `entry` that reaches it. Empty: the bundle is web-standard.
@@ -104,7 +112,10 @@ export function nodeOnly(result, entry) {
   for (const line of result.outputFiles[0].text.split("\n")) {
     const named = /^\/\/ (\S+)$/.exec(line);
     if (named && reached.has(named[1])) file = named[1];
-    for (const [, name] of line.matchAll(new RegExp(`${MARK}(\\w+)`, "g"))) {
+    const names = [...unguarded(line).matchAll(new RegExp(`${MARK}(\\w+)`, "g"))].map(([, name]) => name);
+    // A require() esbuild could not bundle is left to Node's, through its shim (`__require`).
+    if (/(?<!function )\b__require\(/.test(line) && !/^var __require\b/.test(line)) names.push("require");
+    for (const name of names) {
       const problem = `Node global ${name} in ${file}: ${(reached.get(file) ?? [file]).join(" → ")}`;
       if (!problems.includes(problem)) problems.push(problem);
     }

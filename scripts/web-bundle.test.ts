@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script (bench/bundle.mjs shares it)
 import { bundleForWeb, nodeOnly } from "./web-bundle.mjs";
@@ -60,6 +60,20 @@ describe("the quickstart's Worker module, bundled for a web target", () => {
     expect(await response.json()).toMatchObject({ id: 1, result: { content: [{ type: "text", text: "3" }] } });
   });
 
+  // What else a Worker may import, each entry whole: core's but /engine-suite (vitest's), transport-http's web entry,
+  // the decorators, otel. Not redis (TCP through node:net), auth (node:crypto, node:dns), skills (reads folders), stdio.
+  it.each([
+    ...["index", "transport", "engine", "internal", "middleware/kit/index", "testing/index", "schema/zod-v3"].map(
+      (entry) => `packages/core/src/${entry}.ts`,
+    ),
+    "packages/core/src/schema/json-schema.ts",
+    "packages/transport-http/src/web.ts",
+    "packages/decorators/src/index.ts",
+    "packages/otel/src/index.ts",
+  ])("%s, bundled whole, holds nothing only Node has", async (entry) => {
+    expect(nodeOnly(await bundleForWeb(entry, { source: true, findGlobals: true }), entry)).toEqual([]);
+  });
+
   // The check can fail: the package's Node entry, bundled the same way, is named with every chain to Node.
   it("names each Node built-in and global it finds, with the imports that reach it", async () => {
     const entry = "packages/transport-http/src/index.ts";
@@ -70,5 +84,24 @@ describe("the quickstart's Worker module, bundled for a web target", () => {
     expect(problems).toContain(
       `Node global Buffer in packages/transport-http/src/doors/node-listener.ts: ${entry} → packages/transport-http/src/doors/node-listener.ts`,
     );
+  });
+
+  it("names a global read or a require left to Node, not a global only felt for", async () => {
+    const file = join(folder, "globals.ts");
+    writeFileSync(
+      file,
+      [
+        'export const felt = typeof process === "object" ? process : undefined;',
+        'export const guarded = typeof Buffer !== "undefined" && Buffer.from("x");',
+        "export const asked = typeof setImmediate;",
+        'export const required = require(["left", "to", "node"].join("-"));',
+        "export const read = globalThis.process.env;",
+      ].join("\n"),
+    );
+    const at = relative(fileURLToPath(new URL("..", import.meta.url)), file);
+    expect(nodeOnly(await bundleForWeb(file, { findGlobals: true }), file)).toEqual([
+      `Node global require in ${at}: ${at}`,
+      `Node global process in ${at}: ${at}`,
+    ]);
   });
 });
