@@ -6,7 +6,7 @@ export interface WorkerEnv {
   readonly TOOLSMITH_STATE_KEY?: string;
 }
 
-// Made on the first request, not when the module loads: a Worker allows no random values or timers at global scope.
+// Made on the first request, which brings the Worker's bindings (its stateKey).
 let handler: HttpHandler | undefined;
 
 /**
