@@ -147,6 +147,13 @@ describe.concurrent.each(cases)("a generated $runtime project ($transport, $dial
       }
       expect(outside.connections()).toEqual([]);
       expect(served.output()).not.toMatch(/Request\.cf|ERROR/);
+      // Without its secret the Worker refuses to serve rather than seal with a key of one isolate's own.
+      const worker = (await import(join(dir, "dist/worker.js"))) as {
+        default: { fetch(request: Request, env: object): Promise<Response> | Response };
+      };
+      const refused = await worker.default.fetch(new Request("http://127.0.0.1/mcp", { method: "POST" }), {});
+      expect(refused.status).toBe(500);
+      expect(await refused.text()).toContain("STATE_KEY is not set");
     } else {
       const { command: cmd, args } = command(which);
       const served = await serveOn(
@@ -169,6 +176,14 @@ describe.concurrent.each(cases)("a generated $runtime project ($transport, $dial
       }
     }
     timings[name] = Math.round(performance.now() - started);
+  });
+});
+
+describe("a runtime that cannot start", () => {
+  it("fails with one message naming the npm package that brings it and how", async () => {
+    await expect(runtimeVersion("bun", join(root, "no-such-bun"))).rejects.toThrow(
+      /^bun cannot start \(.*no-such-bun is missing\): it comes from the npm package bun, a devDependency of create-toolsmith .* run `npx -y pnpm@12\.4\.2 install`/,
+    );
   });
 });
 
