@@ -8,7 +8,6 @@ export {
   parseCliArgs,
   RUNTIMES,
   type Runtime,
-  runtimeProblem,
   TRANSPORTS,
   type Transport,
   UsageError,
