@@ -123,7 +123,17 @@ describe.concurrent.each(cases)("a generated $runtime project ($transport, $dial
     const url = runtime === "workers" ? "http://127.0.0.1:8787/mcp" : "http://127.0.0.1:3000/mcp";
     const toolsmith = join(dir, "node_modules/.bin/toolsmith");
     const desktop = await ok(toolsmith, ["config", "claude-desktop", "--url", url], dir);
-    expect(readFileSync(join(dir, "README.md"), "utf8")).toContain(desktop.stdout.trim());
+    const readme = readFileSync(join(dir, "README.md"), "utf8");
+    expect(readme).toContain(desktop.stdout.trim());
+    if (runtime !== "workers") {
+      // Its stdio snippet, what the README's `toolsmith config` line prints: the server started on its runtime.
+      // The runtime and its flags, the entry apart (command(which) ends with dist/main.js).
+      const words = [runtime, ...command(which).args.slice(0, -1)].join(" ");
+      const entry = join(dir, "dist/main.js");
+      const stdio = await ok(toolsmith, ["config", "claude-desktop", "--command", words, "--args", entry], dir);
+      expect(readme).toContain(stdio.stdout.trim());
+      expect(stdio.stdout).toContain(`"command": "${runtime}"`);
+    }
 
     if (runtime === "workers") {
       // Whatever wrangler tries to reach goes through this proxy, which counts and refuses: nothing may.

@@ -16,9 +16,9 @@ export function stdioCommand({ runtime }: ProjectOptions, entry: string): { comm
 
 /** "on Bun" and the like, after "It serves …". */
 export function runsOn({ runtime }: ProjectOptions): string {
-  if (runtime === "bun") return " on [Bun](https://bun.sh) (`Bun.serve` with Toolsmith's web-standard handler)";
-  if (runtime === "deno") return " on [Deno](https://deno.com) (`Deno.serve` with Toolsmith's web-standard handler)";
-  if (runtime === "workers") return " from a Cloudflare Worker (`src/worker.ts`, a module Worker's `fetch` handler)";
+  if (runtime === "bun") return ", on [Bun](https://bun.sh) (`Bun.serve` with Toolsmith's web-standard handler)";
+  if (runtime === "deno") return ", on [Deno](https://deno.com) (`Deno.serve` with Toolsmith's web-standard handler)";
+  if (runtime === "workers") return ", from a Cloudflare Worker (`src/worker.ts`, a module Worker's `fetch` handler)";
   return "";
 }
 
@@ -30,7 +30,7 @@ export function runtimeScripts(options: ProjectOptions): string[] {
       "| `npm run build` | compile `src` to `dist` (wrangler bundles `dist/worker.js`) |",
       "| `npm run dev` | build, then `wrangler dev`: the Worker in workerd on this machine, at http://127.0.0.1:8787/mcp |",
       "| `npm start` | `wrangler dev` on the last build |",
-      "| `npm run deploy` | build, then `wrangler deploy` (see Deploy below) |",
+      "| `npm run deploy` | build, then `wrangler deploy` (see Deploy) |",
     ];
   }
   const rows = [

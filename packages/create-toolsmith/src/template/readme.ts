@@ -136,7 +136,7 @@ tarball, \`npm install ./toolsmith-packages/toolsmith-redis-<version>.tgz\` (or 
   const hosts: string[] = [
     "## Register the server with a host",
     runtime === "workers"
-      ? `Start it (\`npm run dev\`) or deploy it; for the deployed Worker, use its \`https://…/mcp\` URL instead. ${config} (\`--url\`).`
+      ? `Start it (\`npm run dev\`) or deploy it; for the deployed Worker, use its \`https://…/mcp\` URL instead. \`npx toolsmith config <host> --url <url>\` prints the same snippets.`
       : `Build first (\`npm run build\`). ${config}.`,
   ];
   if (stdio) {
