@@ -178,6 +178,8 @@ describe.concurrent.each(cases)("a generated $runtime project ($transport, $dial
       } finally {
         await end(served.child);
       }
+      // SIGTERM: src/main.ts closes the handler and the runtime's server, then exits 0 (not killed after the grace).
+      expect({ code: served.child.exitCode, signal: served.child.signalCode }).toEqual({ code: 0, signal: null });
       for (const mode of ERAS) {
         await greet(
           new StdioClientTransport({ command: cmd, args, cwd: dir, env: cleanEnv() as Record<string, string> }),
