@@ -34,7 +34,7 @@ describe("create-toolsmith", () => {
     expect(stdout).toBe(
       [
         "Not a terminal: taking the defaults for anything not given as a flag.",
-        "Writing plain-server (transport http, dialect tc39, tests yes, redis no, otel no, auth none)",
+        "Writing plain-server (runtime node, transport http, dialect tc39, tests yes, redis no, otel no, auth none)",
         "Wrote 11 files.",
         "Next:",
         "  cd plain-server",
@@ -94,7 +94,7 @@ describe("create-toolsmith", () => {
 
 // A terminal for the prompts: python3's pty module (Node has none), waiting for each question before answering.
 const PTY = `
-import fcntl, os, pty, re, select, struct, sys, termios, time
+import fcntl, json, os, pty, re, select, struct, sys, termios, time
 pid, fd = pty.fork()
 if pid == 0:
     fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
@@ -108,21 +108,33 @@ def until(text):
         if select.select([fd], [], [], 0.1)[0]:
             try: out += os.read(fd, 4096)
             except OSError: break
-steps = [("Project name", "Bad Name\\r"), ("capital letters", "\\x7f" * 8 + "pty-server\\r"),
-         ("Transport", "\\x1b[B\\r"), ("Decorator dialect", "\\x1b[B\\r"), ("test setup", "n\\r"),
-         ("Redis", "y\\r"), ("OpenTelemetry", "y\\r"), ("Sign-in", "\\x1b[B\\r")]
-for prompt, keys in steps:
+for prompt, keys in json.loads(sys.argv[3]):
     until(prompt)
     os.write(fd, keys.encode())
 until("Next:")
 os.waitpid(pid, 0)
 `;
 
+// Each prompt, and the keys that answer it: Enter takes the first choice, down arrow the next one.
+const DOWN = "\u001b[B";
+const steps = (...pairs: [prompt: string, keys: string][]) => JSON.stringify(pairs);
+
 describe("create-toolsmith on a terminal", () => {
-  it("asks for the name (again, while npm would refuse it), the transport, the dialect, the tests, Redis, tracing and sign-in", async () => {
+  it("asks for the name (again, while npm would refuse it), the runtime, the transport, the dialect, the tests, Redis, tracing and sign-in", async () => {
     const dir = join(temp, "interactive");
     mkdirSync(dir);
-    const { code, stderr } = await sh("python3", ["-c", PTY, process.execPath, BIN], dir, cleanEnv());
+    const answers = steps(
+      ["Project name", "Bad Name\r"],
+      ["capital letters", `${"\u007f".repeat(8)}pty-server\r`],
+      ["Runtime", "\r"],
+      ["Transport", `${DOWN}\r`],
+      ["Decorator dialect", `${DOWN}\r`],
+      ["test setup", "n\r"],
+      ["Redis", "y\r"],
+      ["OpenTelemetry", "y\r"],
+      ["Sign-in", `${DOWN}\r`],
+    );
+    const { code, stderr } = await sh("python3", ["-c", PTY, process.execPath, BIN, answers], dir, cleanEnv());
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     const pkg = JSON.parse(readFileSync(join(dir, "pty-server/package.json"), "utf8"));
     expect(pkg.name).toBe("pty-server");
@@ -134,5 +146,27 @@ describe("create-toolsmith on a terminal", () => {
     );
     expect(readFileSync(join(dir, "pty-server/tsconfig.json"), "utf8")).toContain('"experimentalDecorators": true');
     expect(readFileSync(join(dir, "pty-server/src/sign-in.ts"), "utf8")).toContain("jwtVerifier");
+  });
+
+  it("asks a Worker nothing about the transport (HTTP), Redis, tracing or sign-in", async () => {
+    const dir = join(temp, "interactive-worker");
+    mkdirSync(dir);
+    const answers = steps(
+      ["Project name", "pty-worker\r"],
+      ["Runtime", `${DOWN}${DOWN}${DOWN}\r`],
+      ["Decorator dialect", "\r"],
+      ["test setup", "\r"],
+    );
+    const { code, stderr } = await sh("python3", ["-c", PTY, process.execPath, BIN, answers], dir, cleanEnv());
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    const pkg = JSON.parse(readFileSync(join(dir, "pty-worker/package.json"), "utf8"));
+    expect(Object.keys(pkg.dependencies)).toEqual([
+      "@toolsmith/core",
+      "@toolsmith/decorators",
+      "@toolsmith/transport-http",
+      "zod",
+    ]);
+    expect(pkg.devDependencies).toHaveProperty("wrangler");
+    expect(readdirSync(join(dir, "pty-worker/src")).sort()).toEqual(["server.test.ts", "server.ts", "worker.ts"]);
   });
 });

@@ -6,6 +6,8 @@ export {
   type Dialect,
   type ProjectOptions,
   parseCliArgs,
+  RUNTIMES,
+  type Runtime,
   TRANSPORTS,
   type Transport,
   UsageError,
@@ -20,4 +22,4 @@ export {
 export { type RunIo, run } from "./run.js";
 export { renderProject, type ScaffoldOptions, scaffold, targetProblem } from "./scaffold.js";
 export type { PackageSources } from "./template/package-json.js";
-export { OTEL_VERSIONS, TOOLSMITH_VERSION, type ToolsmithPackage, VERSIONS } from "./versions.js";
+export { OTEL_VERSIONS, RUNTIME_VERSIONS, TOOLSMITH_VERSION, type ToolsmithPackage, VERSIONS } from "./versions.js";

@@ -8,6 +8,7 @@ describe("parseCliArgs", () => {
       parseCliArgs(["my-server", "--transport", "both", "--dialect", "legacy", "--no-tests", "--yes", "--force"]),
     ).toEqual({
       target: "my-server",
+      runtime: undefined,
       transport: "both",
       dialect: "legacy",
       tests: false,
@@ -51,6 +52,30 @@ describe("parseCliArgs", () => {
     expect(() => parseCliArgs(["--transport", "stdio", "--auth", "proxy"])).toThrow(
       new UsageError("--auth is for a server that serves HTTP: give --transport http or both"),
     );
+  });
+
+  it("reads the runtime, and refuses what it cannot serve", () => {
+    expect(parseCliArgs(["--runtime", "bun", "-t", "both"])).toMatchObject({ runtime: "bun", transport: "both" });
+    expect(parseCliArgs(["-r", "workers"])).toMatchObject({ runtime: "workers", transport: undefined });
+    expect(parseCliArgs(["-r", "workers", "-t", "http"])).toMatchObject({ runtime: "workers", transport: "http" });
+    expect(parseCliArgs(["-r", "node", "-t", "http", "--redis"])).toMatchObject({ runtime: "node", redis: true });
+    expect(() => parseCliArgs(["--runtime", "edge"])).toThrow(
+      new UsageError('--runtime must be one of node, bun, deno, workers (got "edge")'),
+    );
+    expect(() => parseCliArgs(["-r", "workers", "-t", "stdio"])).toThrow(
+      new UsageError(
+        "--runtime workers serves HTTP only (a Worker has no stdin): give --transport http or leave it out",
+      ),
+    );
+    expect(() => parseCliArgs(["-r", "workers", "-t", "both"])).toThrow(/serves HTTP only/);
+    expect(() => parseCliArgs(["-r", "deno", "-t", "http", "--redis"])).toThrow(
+      new UsageError("--redis is set up for --runtime node only"),
+    );
+    expect(() => parseCliArgs(["-r", "bun", "--otel"])).toThrow("--otel is set up for --runtime node only");
+    expect(() => parseCliArgs(["-r", "workers", "--auth", "verify"])).toThrow(
+      "--auth is set up for --runtime node only",
+    );
+    expect(parseCliArgs(["-r", "bun", "--no-otel", "--auth", "none"])).toMatchObject({ otel: false, auth: "none" });
   });
 });
 

@@ -3,15 +3,19 @@ import { parseArgs } from "node:util";
 export const TRANSPORTS = ["stdio", "http", "both"] as const;
 export const DIALECTS = ["tc39", "legacy"] as const;
 export const AUTHS = ["none", "verify", "proxy"] as const;
+export const RUNTIMES = ["node", "bun", "deno", "workers"] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 export type Dialect = (typeof DIALECTS)[number];
 /** Sign-in for the HTTP server: none, verify an identity provider's tokens, or the OAuth proxy in front of one. */
 export type Auth = (typeof AUTHS)[number];
+/** What runs the built server: Node, Bun, Deno, or Cloudflare Workers (workerd; HTTP only). */
+export type Runtime = (typeof RUNTIMES)[number];
 
 /** Everything that decides what is generated. */
 export interface ProjectOptions {
   /** The npm package name, also the server's name. */
   name: string;
+  runtime: Runtime;
   transport: Transport;
   dialect: Dialect;
   tests: boolean;
@@ -24,6 +28,7 @@ export interface ProjectOptions {
 }
 
 export const DEFAULTS = {
+  runtime: "node",
   transport: "stdio",
   dialect: "tc39",
   tests: true,
@@ -35,6 +40,7 @@ export const DEFAULTS = {
 /** What the command line said; anything left undefined is asked for (or defaulted with --yes). */
 export interface CliArgs {
   target: string | undefined;
+  runtime: Runtime | undefined;
   transport: Transport | undefined;
   dialect: Dialect | undefined;
   tests: boolean | undefined;
@@ -59,7 +65,34 @@ function oneOf<T extends string>(flag: string, value: string | undefined, allowe
 }
 
 /**
- * Parse `create-toolsmith [dir] [--transport …] [--dialect …] [--no-tests] [--redis] [--otel] [--auth …] [--yes]
+ * Why these answers cannot go together, or undefined when they can: a Worker serves HTTP alone (it has no stdin),
+ * and Redis, tracing and sign-in are set up for Node only.
+ */
+export function runtimeProblem(
+  runtime: Runtime,
+  chosen: {
+    transport?: Transport | undefined;
+    redis?: boolean | undefined;
+    otel?: boolean | undefined;
+    auth?: Auth | undefined;
+  },
+): string | undefined {
+  if (runtime === "workers" && chosen.transport !== undefined && chosen.transport !== "http") {
+    return "--runtime workers serves HTTP only (a Worker has no stdin): give --transport http or leave it out";
+  }
+  if (runtime === "node") return undefined;
+  const extra = chosen.redis
+    ? "--redis"
+    : chosen.otel
+      ? "--otel"
+      : chosen.auth && chosen.auth !== "none"
+        ? "--auth"
+        : undefined;
+  return extra && `${extra} is set up for --runtime node only`;
+}
+
+/**
+ * Parse `create-toolsmith [dir] [--runtime …] [--transport …] [--dialect …] [--no-tests] [--redis] [--otel] [--auth …] [--yes]
  * [--force] [--from path]`.
  */
 export function parseCliArgs(argv: readonly string[]): CliArgs {
@@ -74,6 +107,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   for (const flag of ["tests", "redis", "otel"] as const) {
     if (values[flag] && values[`no-${flag}`]) throw new UsageError(`--${flag} and --no-${flag} contradict each other`);
   }
+  const runtime = oneOf("runtime", values.runtime, RUNTIMES);
   const transport = oneOf("transport", values.transport, TRANSPORTS);
   if (values.redis && transport === "stdio") {
     throw new UsageError("--redis is for a server that serves HTTP: give --transport http or both");
@@ -82,13 +116,18 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   if (auth !== undefined && auth !== "none" && transport === "stdio") {
     throw new UsageError("--auth is for a server that serves HTTP: give --transport http or both");
   }
+  const redis = flag(values.redis, values["no-redis"]);
+  const otel = flag(values.otel, values["no-otel"]);
+  const problem = runtime && runtimeProblem(runtime, { transport, redis, otel, auth });
+  if (problem) throw new UsageError(problem);
   return {
     target: positionals[0],
+    runtime,
     transport,
     dialect: oneOf("dialect", values.dialect, DIALECTS),
     tests: flag(values.tests, values["no-tests"]),
-    redis: flag(values.redis, values["no-redis"]),
-    otel: flag(values.otel, values["no-otel"]),
+    redis,
+    otel,
     auth,
     yes: values.yes ?? false,
     force: values.force ?? false,
@@ -105,6 +144,7 @@ function parse(argv: readonly string[]) {
     allowPositionals: true,
     strict: true,
     options: {
+      runtime: { type: "string", short: "r" },
       transport: { type: "string", short: "t" },
       dialect: { type: "string", short: "d" },
       tests: { type: "boolean" },
@@ -127,13 +167,16 @@ export const USAGE = `Usage: npm create toolsmith@latest [dir] -- [options]
 Scaffold a Toolsmith MCP server in dir (asked for when omitted).
 
 Options:
-  -t, --transport stdio|http|both   how hosts reach the server (default: ${DEFAULTS.transport})
+  -r, --runtime node|bun|deno|workers
+                                    what runs the server: Node, Bun, Deno or Cloudflare Workers (HTTP only)
+                                    (default: ${DEFAULTS.runtime})
+  -t, --transport stdio|http|both   how hosts reach the server (default: ${DEFAULTS.transport}; http on workers)
   -d, --dialect tc39|legacy         decorator dialect: TC39 standard or experimentalDecorators (default: ${DEFAULTS.dialect})
       --no-tests                    leave out the vitest setup and the example test
-      --redis                       add @toolsmith/redis: with REDIS_URL set, sessions and tasks live in Redis (HTTP only)
-      --otel                        add @toolsmith/otel and an OpenTelemetry SDK set-up sending spans over OTLP
+      --redis                       add @toolsmith/redis: with REDIS_URL set, sessions and tasks live in Redis (HTTP, Node)
+      --otel                        add @toolsmith/otel and an OpenTelemetry SDK set-up sending spans over OTLP (Node)
       --auth none|verify|proxy      sign-in for the HTTP server (@toolsmith/auth): verify an identity provider's
-                                    tokens, or be the OAuth server in front of one (proxy); a scoped tool (default: none)
+                                    tokens, or be the OAuth server in front of one (proxy); a scoped tool (Node; default: none)
   -y, --yes                         take the defaults for everything not given, ask nothing
   -f, --force                       write into a non-empty directory
       --from <checkout>             take the Toolsmith packages from a local checkout (packed tarballs), not the registry

@@ -7,6 +7,8 @@ import {
   type Dialect,
   type ProjectOptions,
   parseCliArgs,
+  type Runtime,
+  runtimeProblem,
   type Transport,
   USAGE,
   UsageError,
@@ -77,7 +79,16 @@ export async function run(argv: readonly string[], io: RunIo): Promise<number> {
       io.err(`create-toolsmith: ${blocked}.`);
       return 1;
     }
-    const transport = args.transport ?? (ask ? await askTransport() : DEFAULTS.transport);
+    const runtime = args.runtime ?? (ask ? await askRuntime() : DEFAULTS.runtime);
+    const problem = runtimeProblem(runtime, args);
+    if (problem) {
+      io.err(`create-toolsmith: ${problem}.`);
+      return 2;
+    }
+    const node = runtime === "node";
+    // A Worker serves HTTP alone: nothing to ask.
+    const transport =
+      args.transport ?? (runtime === "workers" ? "http" : ask ? await askTransport() : DEFAULTS.transport);
     if (args.redis && transport === "stdio") {
       io.err("create-toolsmith: --redis is for a server that serves HTTP: give --transport http or both.");
       return 2;
@@ -88,12 +99,14 @@ export async function run(argv: readonly string[], io: RunIo): Promise<number> {
     }
     const options: ProjectOptions = {
       name,
+      runtime,
       transport,
       dialect: args.dialect ?? (ask ? await askDialect() : DEFAULTS.dialect),
       tests:
         args.tests ??
         (ask ? answered(await prompts.confirm({ message: "Include the test setup (vitest)?" })) : DEFAULTS.tests),
       redis:
+        node &&
         transport !== "stdio" &&
         (args.redis ??
           (ask
@@ -105,23 +118,24 @@ export async function run(argv: readonly string[], io: RunIo): Promise<number> {
               )
             : DEFAULTS.redis)),
       otel:
-        args.otel ??
-        (ask
-          ? answered(
-              await prompts.confirm({
-                message: "Trace with OpenTelemetry, sending spans over OTLP (@toolsmith/otel)?",
-                initialValue: false,
-              }),
-            )
-          : DEFAULTS.otel),
-      auth: transport === "stdio" ? "none" : (args.auth ?? (ask ? await askAuth() : DEFAULTS.auth)),
+        node &&
+        (args.otel ??
+          (ask
+            ? answered(
+                await prompts.confirm({
+                  message: "Trace with OpenTelemetry, sending spans over OTLP (@toolsmith/otel)?",
+                  initialValue: false,
+                }),
+              )
+            : DEFAULTS.otel)),
+      auth: !node || transport === "stdio" ? "none" : (args.auth ?? (ask ? await askAuth() : DEFAULTS.auth)),
     };
     const spin = ask ? prompts.spinner() : undefined;
     const doing = args.from ? `Packing the Toolsmith packages from ${args.from} and writing` : "Writing";
     if (spin) spin.start(`${doing} ${io.relative(dir)}`);
     else
       io.out(
-        `${doing} ${io.relative(dir)} (transport ${options.transport}, dialect ${options.dialect}, tests ${yesNo(options.tests)}, redis ${yesNo(options.redis)}, otel ${yesNo(options.otel)}, auth ${options.auth})`,
+        `${doing} ${io.relative(dir)} (runtime ${options.runtime}, transport ${options.transport}, dialect ${options.dialect}, tests ${yesNo(options.tests)}, redis ${yesNo(options.redis)}, otel ${yesNo(options.otel)}, auth ${options.auth})`,
       );
     const written = await scaffold({ ...options, dir, from: args.from }).catch((error: unknown) => {
       spin?.error("Stopped");
@@ -136,6 +150,7 @@ export async function run(argv: readonly string[], io: RunIo): Promise<number> {
       ...(options.tests ? ["npm test"] : []),
       ...(options.transport === "http" ? ["npm start   # then, in another terminal:"] : []),
       "npm run inspect",
+      ...(runtime === "workers" ? ["npm run deploy   # see README.md first: STATE_KEY and ALLOWED_HOSTS"] : []),
     ];
     if (ask) prompts.outro(`Next:\n   ${next.join("\n   ")}`);
     else io.out(`Next:\n  ${next.join("\n  ")}`);
@@ -163,6 +178,15 @@ function askTransport(): Promise<Transport> {
     { value: "stdio", label: "stdio", hint: "the host starts the server as a process" },
     { value: "http", label: "Streamable HTTP", hint: "the server listens; hosts connect by URL" },
     { value: "both", label: "both", hint: "stdio, or HTTP with --http" },
+  ]);
+}
+
+function askRuntime(): Promise<Runtime> {
+  return choose<Runtime>("Runtime", DEFAULTS.runtime, [
+    { value: "node", label: "Node", hint: "node dist/main.js" },
+    { value: "bun", label: "Bun", hint: "Bun.serve, or stdio" },
+    { value: "deno", label: "Deno", hint: "Deno.serve, or stdio" },
+    { value: "workers", label: "Cloudflare Workers", hint: "a Worker's fetch handler: HTTP, wrangler dev and deploy" },
   ]);
 }
 

@@ -6,7 +6,7 @@ import { DEFAULTS, type ProjectOptions, TRANSPORTS } from "./options.js";
 import { publishablePackages } from "./pack-local.js";
 import { WORKSPACE } from "./process.test-util.js";
 import { renderProject, scaffold, targetProblem } from "./scaffold.js";
-import { OTEL_VERSIONS, TOOLSMITH_VERSION, VERSIONS } from "./versions.js";
+import { OTEL_VERSIONS, RUNTIME_VERSIONS, TOOLSMITH_VERSION, VERSIONS } from "./versions.js";
 
 const base: ProjectOptions = { name: "my-server", ...DEFAULTS };
 const temp = mkdtempSync(join(tmpdir(), "create-toolsmith-unit-"));
@@ -216,6 +216,83 @@ describe("--auth", () => {
     expect(files.get("src/server.ts")).not.toContain("scopes");
     expect(files.get("src/server.test.ts")).not.toContain("AuthInfo");
     expect(files.get("src/main.ts")).toContain("await listen(server);");
+  });
+});
+
+describe("--runtime", () => {
+  const pkgOf = (files: Map<string, string>) => JSON.parse(files.get("package.json")!);
+
+  it("bun: Bun.serve with the web-standard handler, or stdio; run with bun; typed with @types/bun", () => {
+    const files = renderProject({ ...base, runtime: "bun", transport: "both" }, "/p");
+    const main = files.get("src/main.ts")!;
+    expect(main).toMatch(/^#!\/usr\/bin\/env bun\n/);
+    expect(main).toContain('import { createHttpHandler } from "@toolsmith/transport-http";');
+    expect(main).toContain(
+      'const http = Bun.serve({ hostname: "127.0.0.1", port: Number(process.env.PORT ?? 3000), fetch: handler });',
+    );
+    expect(main).toContain("  serveStdio(server);");
+    expect(main).not.toContain("listen(");
+    const pkg = pkgOf(files);
+    expect(pkg.scripts).toMatchObject({ start: "bun dist/main.js", "start:http": "bun dist/main.js --http" });
+    expect(pkg.devDependencies["@types/bun"]).toBe(RUNTIME_VERSIONS["@types/bun"]);
+    expect(JSON.parse(files.get("tsconfig.json")!).compilerOptions.types).toEqual(["node", "bun"]);
+    const readme = files.get("README.md")!;
+    expect(readme).toContain('"command": "bun"');
+    expect(readme).toContain("claude mcp add my-server -- bun /p/dist/main.js");
+    // The same in-memory tests as on Node: the class does not depend on the runtime.
+    expect(files.get("src/server.test.ts")).toBe(renderProject(base, "/p").get("src/server.test.ts"));
+  });
+
+  it("deno: Deno.serve, or stdio; deno run with the network and the environment; tsc knows Deno's few APIs", () => {
+    const files = renderProject({ ...base, runtime: "deno", transport: "http" }, "/p");
+    const main = files.get("src/main.ts")!;
+    expect(main).toContain("const http = Deno.serve(");
+    expect(main).toContain('port: Number(Deno.env.get("PORT") ?? 3000),');
+    expect(main).not.toContain("serveStdio");
+    expect(files.get("src/deno.d.ts")).toContain("declare namespace Deno {");
+    expect(JSON.parse(files.get("deno.json")!)).toEqual({ nodeModulesDir: "manual", lock: false });
+    expect(pkgOf(files).scripts.start).toBe("deno run --allow-net --allow-env dist/main.js");
+    const stdio = renderProject({ ...base, runtime: "deno" }, "/p");
+    expect(stdio.get("src/main.ts")).toContain("serveStdio(server);");
+    expect(stdio.get("README.md")).toContain(
+      "claude mcp add my-server -- deno run --allow-net --allow-env /p/dist/main.js",
+    );
+  });
+
+  it("workers: a module Worker sealing with the STATE_KEY secret, served by wrangler dev, deployed by wrangler deploy", () => {
+    const files = renderProject({ ...base, runtime: "workers", transport: "http" }, "/p");
+    expect([...files.keys()].filter((path) => !renderProject(base, "/p").has(path)).sort()).toEqual([
+      ".dev.vars",
+      "src/worker.ts",
+      "wrangler.jsonc",
+    ]);
+    expect(files.has("src/main.ts")).toBe(false);
+    const worker = files.get("src/worker.ts")!;
+    expect(worker).toContain("export default {");
+    expect(worker).toContain("new MyServer({ stateKey: env.STATE_KEY })");
+    expect(files.get(".dev.vars")).toMatch(/^STATE_KEY=[\w-]{43}\n$/);
+    expect(renderProject({ ...base, runtime: "workers", transport: "http" }, "/p").get(".dev.vars")).not.toBe(
+      files.get(".dev.vars"),
+    );
+    expect(files.get(".gitignore")).toContain(".dev.vars\n.wrangler/\n");
+    const wrangler = files.get("wrangler.jsonc")!;
+    const config = JSON.parse(wrangler.replace(/^\/\/.*$/gm, ""));
+    expect(config).toMatchObject({ name: "my-server", main: "dist/worker.js", compatibility_flags: ["nodejs_compat"] });
+    expect(config).not.toHaveProperty("vars.STATE_KEY");
+    const pkg = pkgOf(files);
+    expect(pkg.devDependencies.wrangler).toBe(RUNTIME_VERSIONS.wrangler);
+    expect(pkg.scripts).toMatchObject({ start: "wrangler dev", deploy: "tsc && wrangler deploy" });
+    expect(pkg).not.toHaveProperty("bin");
+    expect(files.get("pnpm-workspace.yaml")).toContain("  workerd: true\n");
+    const readme = files.get("README.md")!;
+    expect(readme).toContain("npx wrangler deploy");
+    expect(readme).toContain("npx wrangler secret put STATE_KEY");
+    expect(readme).toContain("claude mcp add --transport http my-server http://127.0.0.1:8787/mcp");
+    expect(readme).not.toContain('"command": "node"');
+  });
+
+  it("pins @types/bun and wrangler as this package does, so an offline install finds them", () => {
+    expect(read("../package.json").devDependencies).toMatchObject(RUNTIME_VERSIONS);
   });
 });
 

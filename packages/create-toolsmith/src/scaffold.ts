@@ -6,6 +6,15 @@ import { biomeJson, gitignore, tsconfig, tsconfigTest, vitestConfig } from "./te
 import { mainSource } from "./template/main-source.js";
 import { type PackageSources, packageJson, pnpmWorkspace } from "./template/package-json.js";
 import { readme } from "./template/readme.js";
+import {
+  bunMain,
+  denoJson,
+  denoMain,
+  denoTypes,
+  devVars,
+  workerSource,
+  wranglerJsonc,
+} from "./template/runtime-sources.js";
 import { signInSource } from "./template/sign-in-source.js";
 import { serverSource, testSource } from "./template/source-files.js";
 import { tracingSource } from "./template/tracing-source.js";
@@ -19,9 +28,20 @@ export function renderProject(options: ProjectOptions, dir: string, sources: Pac
     [".gitignore", gitignore(options)],
     ["README.md", readme(options, dir)],
     ["src/server.ts", serverSource(options)],
-    ["src/main.ts", mainSource(options)],
-    ["pnpm-workspace.yaml", pnpmWorkspace(sources)],
+    ["pnpm-workspace.yaml", pnpmWorkspace(sources, options)],
   ]);
+  if (options.runtime === "node") files.set("src/main.ts", mainSource(options));
+  if (options.runtime === "bun") files.set("src/main.ts", bunMain(options));
+  if (options.runtime === "deno") {
+    files.set("src/main.ts", denoMain(options));
+    files.set("src/deno.d.ts", denoTypes());
+    files.set("deno.json", denoJson());
+  }
+  if (options.runtime === "workers") {
+    files.set("src/worker.ts", workerSource(options));
+    files.set("wrangler.jsonc", wranglerJsonc(options));
+    files.set(".dev.vars", devVars());
+  }
   if (options.otel) files.set("src/tracing.ts", tracingSource(options.name));
   if (options.auth !== "none") files.set("src/sign-in.ts", signInSource(options));
   if (options.tests) {

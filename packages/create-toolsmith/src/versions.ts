@@ -18,6 +18,12 @@ export const VERSIONS = {
   "@biomejs/biome": "2.6.8",
 } as const;
 
+/** What a Bun project types `Bun.serve` with, and what serves and deploys a Worker (this package's own pins). */
+export const RUNTIME_VERSIONS = {
+  "@types/bun": "1.4.5",
+  wrangler: "4.164.0",
+} as const;
+
 /** What a project's tracing set-up installs (`--otel`): the versions @toolsmith/otel's README names (a test checks). */
 export const OTEL_VERSIONS = {
   "@opentelemetry/api": "1.9.1",

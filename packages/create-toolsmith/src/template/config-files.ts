@@ -1,7 +1,7 @@
 import type { ProjectOptions } from "../options.js";
 import { formatJson as json } from "./json.js";
 
-export function tsconfig({ dialect }: ProjectOptions): string {
+export function tsconfig({ dialect, runtime }: ProjectOptions): string {
   const decorators = dialect === "legacy" ? { experimentalDecorators: true, emitDecoratorMetadata: true } : {};
   return json({
     compilerOptions: {
@@ -14,7 +14,8 @@ export function tsconfig({ dialect }: ProjectOptions): string {
       verbatimModuleSyntax: true,
       skipLibCheck: true,
       sourceMap: true,
-      types: ["node"],
+      // Bun's own types beside Node's (Bun serves node:* too); Deno's few are in src/deno.d.ts.
+      types: runtime === "bun" ? ["node", "bun"] : ["node"],
       rootDir: "src",
       outDir: "dist",
     },
@@ -54,6 +55,7 @@ export function biomeJson(): string {
   });
 }
 
-export function gitignore({ tests }: ProjectOptions): string {
-  return ["node_modules/", "dist/", ...(tests ? ["coverage/"] : []), "*.tsbuildinfo", ""].join("\n");
+export function gitignore({ tests, runtime }: ProjectOptions): string {
+  const worker = runtime === "workers" ? [".dev.vars", ".wrangler/"] : [];
+  return ["node_modules/", "dist/", ...(tests ? ["coverage/"] : []), "*.tsbuildinfo", ...worker, ""].join("\n");
 }

@@ -1,6 +1,7 @@
 import type { ProjectOptions } from "../options.js";
-import { OTEL_VERSIONS, TOOLSMITH_VERSION, type ToolsmithPackage, VERSIONS } from "../versions.js";
+import { OTEL_VERSIONS, RUNTIME_VERSIONS, TOOLSMITH_VERSION, type ToolsmithPackage, VERSIONS } from "../versions.js";
 import { formatJson } from "./json.js";
+import { DENO_PERMISSIONS } from "./runtime-sources.js";
 
 /**
  * Where Toolsmith packages come from, by name: a `file:` tarball for each one `--from` packed (every publishable
@@ -23,17 +24,36 @@ export function toolsmithDevPackages({ dialect, tests }: ProjectOptions): Toolsm
   return dialect === "tc39" && tests ? ["@toolsmith/cli", "@toolsmith/vitest"] : ["@toolsmith/cli"];
 }
 
+/** The command that runs the built entry on the project's runtime (a Worker runs under wrangler instead). */
+export function runCommand({ runtime }: ProjectOptions): string {
+  if (runtime === "bun") return "bun dist/main.js";
+  if (runtime === "deno") return `deno run ${DENO_PERMISSIONS.join(" ")} dist/main.js`;
+  return "node dist/main.js";
+}
+
+/** Where the HTTP server is reached: wrangler dev's port for a Worker, PORT's default elsewhere. */
+export function localUrl({ runtime }: ProjectOptions): string {
+  return runtime === "workers" ? "http://127.0.0.1:8787/mcp" : "http://127.0.0.1:3000/mcp";
+}
+
 export function scripts(options: ProjectOptions): Record<string, string> {
-  const inspectTarget =
-    options.transport === "http" ? "--transport http --server-url http://127.0.0.1:3000/mcp" : "node dist/main.js";
-  const scripts: Record<string, string> = {
-    build: "tsc",
-    dev: "toolsmith dev src/main.ts",
-    start: "node dist/main.js",
-  };
+  const { runtime } = options;
+  const run = runCommand(options);
+  const inspectTarget = options.transport === "http" ? `--transport http --server-url ${localUrl(options)}` : run;
+  const scripts: Record<string, string> = { build: "tsc" };
+  if (runtime === "workers") {
+    // wrangler bundles tsc's dist/worker.js and serves it in workerd, on this machine.
+    scripts.dev = "tsc && wrangler dev";
+    scripts.start = "wrangler dev";
+    scripts.deploy = "tsc && wrangler deploy";
+  } else {
+    // toolsmith dev runs src/main.ts on Node; on Bun and Deno, dev rebuilds, then runs dist/main.js.
+    scripts.dev = runtime === "node" ? "toolsmith dev src/main.ts" : `tsc && ${run}`;
+    scripts.start = run;
+  }
   if (options.transport === "both") {
-    scripts["dev:http"] = "toolsmith dev src/main.ts --http";
-    scripts["start:http"] = "node dist/main.js --http";
+    scripts["dev:http"] = runtime === "node" ? "toolsmith dev src/main.ts --http" : `tsc && ${run} --http`;
+    scripts["start:http"] = `${run} --http`;
   }
   // vitest strips types without checking them: tsconfig.test.json checks the tests too.
   if (options.tests) scripts.test = "tsc -p tsconfig.test.json && vitest run";
@@ -54,6 +74,8 @@ export function packageJson(options: ProjectOptions, sources: PackageSources = {
     "@types/node": VERSIONS["@types/node"],
     typescript: VERSIONS.typescript,
   };
+  if (options.runtime === "bun") devDependencies["@types/bun"] = RUNTIME_VERSIONS["@types/bun"];
+  if (options.runtime === "workers") devDependencies.wrangler = RUNTIME_VERSIONS.wrangler;
   if (options.tests) devDependencies.vitest = VERSIONS.vitest;
   for (const name of toolsmithDevPackages(options)) devDependencies[name] = sources[name] ?? `^${TOOLSMITH_VERSION}`;
   const pkg: Record<string, unknown> = {
@@ -61,8 +83,9 @@ export function packageJson(options: ProjectOptions, sources: PackageSources = {
     version: "0.1.0",
     private: true,
     type: "module",
-    bin: { [options.name.replace(/^@[^/]+\//, "")]: "./dist/main.js" },
-    engines: { node: ">=20" },
+    ...(options.runtime === "workers" ? {} : { bin: { [options.name.replace(/^@[^/]+\//, "")]: "./dist/main.js" } }),
+    // Node runs the tools (tsc, vitest, biome) on every runtime; wrangler wants 22.12 or later.
+    engines: { node: options.runtime === "workers" ? ">=22.12" : ">=20" },
     scripts: scripts(options),
     dependencies: sortKeys(dependencies),
     devDependencies: sortKeys(devDependencies),
@@ -80,11 +103,15 @@ export function localOverrides(sources: PackageSources): Record<string, string> 
 }
 
 /** pnpm's settings (npm ignores the file): pnpm ≥ 10 reads overrides only from here. */
-export function pnpmWorkspace(sources: PackageSources): string {
+export function pnpmWorkspace(sources: PackageSources, { runtime }: Pick<ProjectOptions, "runtime">): string {
   const lines = [
     "# esbuild's postinstall only checks its binary, which comes as an optional dependency (@esbuild/<platform>).",
+    ...(runtime === "workers"
+      ? ["# workerd's (wrangler's) puts its binary, an optional dependency (@cloudflare/workerd-<platform>), in place."]
+      : []),
     "allowBuilds:",
     "  esbuild: false",
+    ...(runtime === "workers" ? ["  workerd: true"] : []),
   ];
   const local = localOverrides(sources);
   if (local) {

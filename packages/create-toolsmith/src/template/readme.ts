@@ -1,4 +1,6 @@
 import type { ProjectOptions } from "../options.js";
+import { localUrl } from "./package-json.js";
+import { runsOn, runtimeNote, runtimeScripts, stdioCommand, workerSections } from "./readme-runtime.js";
 import { RESET_SCOPE } from "./sign-in-source.js";
 
 const fence = (lang: string, body: string) => `\`\`\`${lang}\n${body}\n\`\`\``;
@@ -72,11 +74,13 @@ ${common}`;
 
 /** The generated README: what is here, the scripts, and how each host registers the server. */
 export function readme(options: ProjectOptions, dir: string): string {
-  const { name, transport } = options;
+  const { name, transport, runtime } = options;
   const entry = `${dir}/dist/main.js`;
   const stdio = transport !== "http";
   const http = transport !== "stdio";
-  const stdioJson = (key: string) => JSON.stringify({ [key]: { [name]: { command: "node", args: [entry] } } }, null, 2);
+  const url = localUrl(options);
+  const { command, args } = stdioCommand(options, entry);
+  const stdioJson = (key: string) => JSON.stringify({ [key]: { [name]: { command, args } } }, null, 2);
   const sections: string[] = [];
   sections.push(`# ${name}
 
@@ -89,9 +93,9 @@ An [MCP](https://modelcontextprotocol.io) server built with Toolsmith: ${
     transport === "stdio"
       ? "stdio"
       : transport === "http"
-        ? `Streamable HTTP at ${URL}`
-        : `stdio, or Streamable HTTP at ${URL} with \`--http\``
-  }.
+        ? `Streamable HTTP at ${url}`
+        : `stdio, or Streamable HTTP at ${url} with \`--http\``
+  }${runsOn(options)}.
 
 The Toolsmith packages are not published to npm yet: a project made with \`create-toolsmith --from <checkout>\`
 installs them from the tarballs in \`toolsmith-packages/\`, which holds every publishable one. Add another by its
@@ -100,15 +104,18 @@ tarball, \`npm install ./toolsmith-packages/toolsmith-redis-<version>.tgz\` (or 
   if (options.redis) sections.push(REDIS);
   if (options.otel) sections.push(tracing(options));
   if (options.auth !== "none") sections.push(signInSection(options));
+  if (runtime === "workers") sections.push(...workerSections(options));
 
-  const scripts = [
-    "| script | does |",
-    "|---|---|",
-    "| `npm run build` | compile `src` to `dist` |",
-    "| `npm run dev` | run `src/main.ts` from source (`toolsmith dev`), restarting when a file changes |",
-    `| \`npm start\` | run \`dist/main.js\`${stdio ? " (stdio: a host normally starts it for you)" : ""} |`,
-  ];
-  if (transport === "both") {
+  const scripts = ["| script | does |", "|---|---|"];
+  if (runtime !== "node") scripts.push(...runtimeScripts(options));
+  else {
+    scripts.push("| `npm run build` | compile `src` to `dist` |");
+    scripts.push("| `npm run dev` | run `src/main.ts` from source (`toolsmith dev`), restarting when a file changes |");
+    scripts.push(
+      `| \`npm start\` | run \`dist/main.js\`${stdio ? " (stdio: a host normally starts it for you)" : ""} |`,
+    );
+  }
+  if (runtime === "node" && transport === "both") {
     scripts.push("| `npm run dev:http` | the same, serving Streamable HTTP |");
     scripts.push("| `npm run start:http` | serve Streamable HTTP on `PORT` (default 3000) |");
   }
@@ -120,23 +127,27 @@ tarball, \`npm install ./toolsmith-packages/toolsmith-redis-<version>.tgz\` (or 
       ? "| `npm run inspect` | build, then open the MCP Inspector on the running server (start it first with `npm start`) |"
       : "| `npm run inspect` | build, then open the MCP Inspector on the built server |",
   );
-  sections.push(
-    `## Scripts\n\n${scripts.join("\n")}\n\nThe Inspector needs Node 22 or later; the server itself runs on Node 20.`,
-  );
+  sections.push(`## Scripts\n\n${scripts.join("\n")}\n\n${runtimeNote(options)}`);
 
+  const config =
+    runtime === "node" || !stdio
+      ? "`npx toolsmith config <host>` prints the same snippets"
+      : `\`npx toolsmith config <host> --command "${[command, ...args.slice(0, -1)].join(" ")}" --args ${entry}\` prints the same snippets`;
   const hosts: string[] = [
     "## Register the server with a host",
-    "Build first (`npm run build`). `npx toolsmith config <host>` prints the same snippets.",
+    runtime === "workers"
+      ? `Start it (\`npm run dev\`) or deploy it; for the deployed Worker, use its \`https://…/mcp\` URL instead. \`npx toolsmith config <host> --url <url>\` prints the same snippets.`
+      : `Build first (\`npm run build\`). ${config}.`,
   ];
   if (stdio) {
     hosts.push(
       `### Claude Desktop\n\nIn \`claude_desktop_config.json\` (Settings → Developer → Edit Config), then restart Claude Desktop:\n\n${fence("json", stdioJson("mcpServers"))}`,
     );
-    hosts.push(`### Claude Code\n\n${fence("sh", `claude mcp add ${name} -- node ${entry}`)}`);
+    hosts.push(`### Claude Code\n\n${fence("sh", `claude mcp add ${name} -- ${[command, ...args].join(" ")}`)}`);
     hosts.push(
       `### VS Code\n\nIn \`.vscode/mcp.json\` (or run **MCP: Add Server**):\n\n${fence(
         "json",
-        JSON.stringify({ servers: { [name]: { type: "stdio", command: "node", args: [entry] } } }, null, 2),
+        JSON.stringify({ servers: { [name]: { type: "stdio", command, args } } }, null, 2),
       )}`,
     );
     hosts.push(
@@ -144,16 +155,16 @@ tarball, \`npm install ./toolsmith-packages/toolsmith-redis-<version>.tgz\` (or 
     );
   }
   if (http) {
-    const start = transport === "both" ? "npm run start:http" : "npm start";
+    const start = transport === "both" ? "npm run start:http" : runtime === "workers" ? "npm run dev" : "npm start";
     const parts = [
       `${stdio ? "### Over HTTP\n\nThe same hosts, over Streamable HTTP" : "Over Streamable HTTP"}: start the server (\`${start}\`), then:`,
       `- Claude Desktop starts local servers over stdio; the \`mcp-remote\` bridge connects it to this URL (a deployed server with a public HTTPS URL can be added under Settings → Connectors instead):\n\n${fence(
         "json",
-        JSON.stringify({ mcpServers: { [name]: { command: "npx", args: ["-y", "mcp-remote", URL] } } }, null, 2),
+        JSON.stringify({ mcpServers: { [name]: { command: "npx", args: ["-y", "mcp-remote", url] } } }, null, 2),
       )}`,
-      `- Claude Code:\n\n${fence("sh", `claude mcp add --transport http ${name} ${URL}`)}`,
-      `- VS Code, \`.vscode/mcp.json\`:\n\n${fence("json", JSON.stringify({ servers: { [name]: { type: "http", url: URL } } }, null, 2))}`,
-      `- Cursor, \`.cursor/mcp.json\`:\n\n${fence("json", JSON.stringify({ mcpServers: { [name]: { url: URL } } }, null, 2))}`,
+      `- Claude Code:\n\n${fence("sh", `claude mcp add --transport http ${name} ${url}`)}`,
+      `- VS Code, \`.vscode/mcp.json\`:\n\n${fence("json", JSON.stringify({ servers: { [name]: { type: "http", url } } }, null, 2))}`,
+      `- Cursor, \`.cursor/mcp.json\`:\n\n${fence("json", JSON.stringify({ mcpServers: { [name]: { url } } }, null, 2))}`,
     ];
     hosts.push(parts.join("\n\n"));
   }
