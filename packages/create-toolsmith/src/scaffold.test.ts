@@ -277,7 +277,8 @@ describe("--runtime", () => {
     expect(files.get(".gitignore")).toContain(".dev.vars\n.wrangler/\n");
     const wrangler = files.get("wrangler.jsonc")!;
     const config = JSON.parse(wrangler.replace(/^\/\/.*$/gm, ""));
-    expect(config).toMatchObject({ name: "my-server", main: "dist/worker.js", compatibility_flags: ["nodejs_compat"] });
+    expect(config).toMatchObject({ name: "my-server", main: "dist/worker.js" });
+    expect(config).not.toHaveProperty("compatibility_flags");
     expect(config).not.toHaveProperty("vars.STATE_KEY");
     const pkg = pkgOf(files);
     expect(pkg.devDependencies.wrangler).toBe(RUNTIME_VERSIONS.wrangler);

@@ -162,11 +162,10 @@ export function wranglerJsonc(options: ProjectOptions): string {
     name: workerName(options.name),
     main: "dist/worker.js",
     compatibility_date: COMPATIBILITY_DATE,
-    compatibility_flags: ["nodejs_compat"],
     vars: { ALLOWED_HOSTS: "" },
   });
   return `// STATE_KEY is a secret: in .dev.vars for wrangler dev, \`npx wrangler secret put STATE_KEY\` for the deployed Worker.
-// nodejs_compat: @toolsmith/transport-http also holds the node:http listener, which a Worker never calls.
+// No nodejs_compat: wrangler bundles @toolsmith/transport-http's web entry (the workerd condition), which has no node:*.
 ${config}`;
 }
 
