@@ -71,7 +71,12 @@ async function post(url: string, id: number, method: string, params: Record<stri
 }
 
 interface Reply {
-  result?: { resultType?: string; requestState?: string; inputRequests?: Record<string, unknown> };
+  result?: {
+    resultType?: string;
+    requestState?: string;
+    inputRequests?: Record<string, unknown>;
+    supportedVersions?: string[];
+  };
   error?: { code: number };
 }
 
@@ -166,6 +171,7 @@ describe("a Toolsmith server on Cloudflare Workers (workerd), 2026-07-28", () =>
       error: { code: -32022, data: { supported: [V], requested: "2025-11-25" } },
     });
     expect((await fetch(url, { headers: { accept: "text/event-stream" } })).status).toBe(405);
+    expect((await post(url, 2, "server/discover", {})).body.result?.supportedVersions).toEqual([V]);
   });
 
   it("refuses malformed JSON, and a body past maxBodyBytes", async () => {

@@ -91,7 +91,7 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
   };
   const live = new LiveSessions(maxSessions, idleMs, engine, onError);
   const streams = new StreamLimits(maxStreams, options.maxStreamsPerCaller ?? callerShare(maxStreams));
-  const stateless = new StatelessRequests(server, streams, options.remoteAddress);
+  const stateless = new StatelessRequests(server, streams, options.remoteAddress, handshake);
   let closed = false;
   const start = startEngine(server, onError);
   const sessions = new SessionRequests({

@@ -1,5 +1,5 @@
 import { createServer, ErrorCode, LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION } from "@toolsmith/core";
-import { STATELESS_VERSIONS } from "@toolsmith/core/transport";
+import { HANDSHAKE_VERSIONS, STATELESS_VERSIONS } from "@toolsmith/core/transport";
 import { describe, expect, it } from "vitest";
 import { createHttpHandler } from "../doors/http-handler.js";
 import { get, H, headers2026, initialize, META, openSession, post, URL_ } from "../exchange/requests.test-util.js";
@@ -54,6 +54,18 @@ describe("handshake: false", () => {
       expect(response.status).toBe(405);
       expect(response.headers.get("allow")).toBe("POST");
     }
+  });
+
+  it("server/discover names the stateless versions alone (both eras' by default)", async () => {
+    const discover = { jsonrpc: "2.0", id: 3, method: "server/discover", params: { _meta: META } };
+    const versions = async (handle: ReturnType<typeof handler>) => {
+      const reply = (await (await handle(post(discover, headers2026("server/discover")))).json()) as {
+        result: { supportedVersions: string[] };
+      };
+      return reply.result.supportedVersions;
+    };
+    expect(await versions(handler(false))).toEqual([...STATELESS_VERSIONS]);
+    expect(await versions(handler())).toEqual([...STATELESS_VERSIONS, ...HANDSHAKE_VERSIONS]);
   });
 
   it("is off by default: initialize opens a session", async () => {
