@@ -59,6 +59,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       options.extra,
       core.scopeSource(options.holdsEveryScope === true),
       options.sessionId ?? options.session?.id,
+      options.handshake !== false,
     );
     const boundary = new ErrorBoundary(core, this.#out, this.#eras, options.onInternalError);
     // Made once per connection: what the client notifies is the connection's to act on.

@@ -68,6 +68,22 @@ describe("handshake: false", () => {
     expect(await versions(handler())).toEqual([...STATELESS_VERSIONS, ...HANDSHAKE_VERSIONS]);
   });
 
+  it("a request naming a version not served gets -32022 listing the stateless versions alone", async () => {
+    const meta = { ...META, "io.modelcontextprotocol/protocolVersion": LATEST_HANDSHAKE_VERSION };
+    const headers = { ...headers2026("tools/list"), "mcp-protocol-version": LATEST_HANDSHAKE_VERSION };
+    const list = { jsonrpc: "2.0", id: 4, method: "tools/list", params: { _meta: meta } };
+    const refused = await (await handler(false)(post(list, headers))).json();
+    expect(refused).toMatchObject({ id: 4, error: { code: ErrorCode.UnsupportedProtocolVersion } });
+    expect((refused as { error: { data: unknown } }).error.data).toEqual({
+      supported: [...STATELESS_VERSIONS],
+      requested: LATEST_HANDSHAKE_VERSION,
+    });
+    const asBefore = (await (await handler()(post(list, headers))).json()) as {
+      error: { data: { supported: unknown } };
+    };
+    expect(asBefore.error.data.supported).toEqual([...STATELESS_VERSIONS, ...HANDSHAKE_VERSIONS]);
+  });
+
   it("is off by default: initialize opens a session", async () => {
     const handle = handler();
     await openSession(handle);
