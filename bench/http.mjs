@@ -1,12 +1,13 @@
 // Toolsmith vs the official SDK v2 vs a bare node:http handler, over Streamable HTTP, interleaved in one run,
 // then a memory soak of Toolsmith. Usage: node bench/http.mjs [--rounds 3 --requests 20000 --seconds 60]
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { AUDIENCE, startIssuer } from "./auth-keys.mjs";
-import { messageOf, rawConnection } from "./http-client.mjs";
+import { rawConnection } from "./http-client.mjs";
+import { ACCEPT, cpuSeconds, drive, META, openLane, status } from "./http-load.mjs";
 import { benchOptions } from "./options.mjs";
 
 const {
@@ -94,14 +95,6 @@ const MEASURED = SERVERS.filter((server) => !ONLY || server.name === FLOOR || ON
 
 // With taskset, the server runs on core 0 and this load generator on core 1: less scheduler noise.
 const PIN = spawnSync("taskset", ["-cp", "1", String(process.pid)], { stdio: "ignore" }).status === 0;
-const TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout) || 100;
-
-const META = JSON.stringify({
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1.0.0" },
-  "io.modelcontextprotocol/clientCapabilities": {},
-});
-const ACCEPT = "application/json, text/event-stream";
 
 const PROBE = here("./servers/probe.mjs");
 let spawned = 0;
@@ -169,109 +162,25 @@ async function start(server, { probe = false, label = "" } = {}) {
   };
 }
 
-// The load generator shares two cores with the server, so it stays lean: callbacks, bodies built from templates,
-// every reply's sum checked on the raw text and every 16th reply parsed whole. `callback(error, response, text)`
-// with `response` as { statusCode, headers } (header names in lower case).
-function post(s, lane, body, callback) {
-  if (lane.connection) {
-    lane.connection.send(lane, body, callback);
-    return;
-  }
-  const request = http.request({ ...s.options, headers: lane.headers }, (response) => {
-    let text = "";
-    response.setEncoding("utf8");
-    response.on("data", (chunk) => {
-      text += chunk;
-    });
-    response.on("end", () => callback(undefined, response, text));
-  });
-  request.on("error", (error) => callback(error));
-  request.end(body);
-}
-
-const callBody = {
-  "2026-07-28": (a) =>
-    `{"jsonrpc":"2.0","id":${a},"method":"tools/call","params":{"name":"add","arguments":{"a":${a},"b":1},"_meta":${META}}}`,
-  "2025-11-25": (a) =>
-    `{"jsonrpc":"2.0","id":${a},"method":"tools/call","params":{"name":"add","arguments":{"a":${a},"b":1}}}`,
-};
-
-function postAsync(s, lane, body) {
-  return new Promise((resolve, reject) =>
-    post(s, lane, body, (error, response, text) => (error ? reject(error) : resolve({ response, text }))),
-  );
-}
-
-/** One lane per connection: the 2026-07-28 headers, or a handshake-era session opened with initialize. */
-async function openLane(s, era) {
-  const connection = s.connect();
-  const base = { "content-type": "application/json", accept: ACCEPT };
-  if (era === "2026-07-28") {
-    const headers = { ...base, "mcp-protocol-version": era, "mcp-method": "tools/call", "mcp-name": "add" };
-    if (s.bearer) headers.authorization = s.bearer;
-    return { era, connection, headers, body: callBody[era] };
-  }
-  const init = JSON.stringify({
-    jsonrpc: "2.0",
-    id: "init",
-    method: "initialize",
-    params: { protocolVersion: era, capabilities: {}, clientInfo: { name: "bench", version: "1.0.0" } },
-  });
-  const opened = await postAsync(s, { connection, headers: base }, init);
-  if (opened.response.statusCode !== 200 || messageOf(opened.text)?.result?.protocolVersion !== era) {
-    throw new Error(`initialize: ${opened.response.statusCode} ${opened.text}`);
-  }
-  // The official SDK's stateless fallback answers initialize without a session: calls then go without one.
-  const session = opened.response.headers["mcp-session-id"];
-  const headers = { ...base, "mcp-protocol-version": era, ...(session ? { "mcp-session-id": session } : {}) };
-  const lane = { era, connection, headers, body: callBody[era] };
-  const initialized = await postAsync(s, lane, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
-  if (initialized.response.statusCode !== 202) {
-    throw new Error(`notifications/initialized: ${initialized.response.statusCode} ${initialized.text}`);
-  }
-  return lane;
-}
-
-/** `tools/call` on every lane, one in flight per lane, until `count` replies or the clock passes `until`. */
-function drive(s, lanes, { count = Number.POSITIVE_INFINITY, until = Number.POSITIVE_INFINITY, first = 0 }) {
-  let sent = 0;
-  let done = 0;
-  let failed = false;
-  return new Promise((resolve, reject) => {
-    const next = (lane) => {
-      const a = first + sent;
-      sent++;
-      post(s, lane, lane.body(a), (error, response, text) => {
-        if (failed) return;
-        const ok =
-          error === undefined &&
-          response.statusCode === 200 &&
-          text.includes(`"text":"${a + 1}"`) &&
-          (a % 16 !== 0 || messageOf(text)?.result?.content?.[0]?.text === String(a + 1));
-        if (!ok) {
-          failed = true;
-          reject(error ?? new Error(`bad reply to call ${a}: ${response.statusCode} ${text}`));
-          return;
-        }
-        done++;
-        if (sent < count && (until === Number.POSITIVE_INFINITY || performance.now() < until)) next(lane);
-        else if (done === sent) resolve(done);
-      });
-    };
-    for (const lane of lanes.slice(0, Math.min(lanes.length, count))) next(lane);
-  });
-}
-
-function status(pid) {
-  const text = readFileSync(`/proc/${pid}/status`, "utf8");
-  const mb = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(text)?.[1] ?? Number.NaN) / 1024;
-  return { rss: mb("VmRSS"), peak: mb("VmHWM") };
-}
-
-/** CPU seconds the process has used (all its threads). */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+/**
+ * End each lane's session (DELETE), as a client that is done does: sessions kept in Redis outlive the process that
+ * opened them, and the next rounds' would otherwise meet the per-caller limit on open sessions.
+ */
+function endLanes(s, lanes) {
+  const ending = lanes
+    .filter((lane) => lane.headers["mcp-session-id"])
+    .map(
+      (lane) =>
+        new Promise((resolve) => {
+          const request = http.request({ ...s.options, method: "DELETE", agent: false, headers: lane.headers }, (r) => {
+            r.resume();
+            r.on("end", resolve);
+          });
+          request.on("error", resolve);
+          request.end();
+        }),
+    );
+  return Promise.all(ending);
 }
 
 async function lanesFor(s, eraOf) {
@@ -319,12 +228,13 @@ function openListen(s) {
 async function throughput(server, era, label = era) {
   const s = await start(server, { label });
   let listening;
+  let lanes = [];
   try {
     if (LISTEN && era === "2026-07-28") {
       listening = await openListen(s);
       if (!listening) process.stderr.write(`${server.name}: no listen stream (the server refused it)\n`);
     }
-    const lanes = await lanesFor(s, () => era);
+    lanes = await lanesFor(s, () => era);
     await drive(s, lanes, { count: WARMUP, first: 1_000_000 });
     const t0 = performance.now();
     const serverCpu0 = cpuSeconds(s.child.pid);
@@ -341,6 +251,7 @@ async function throughput(server, era, label = era) {
     };
   } finally {
     listening?.destroy();
+    await endLanes(s, lanes);
     await s.stop();
   }
 }
@@ -348,9 +259,10 @@ async function throughput(server, era, label = era) {
 /** Toolsmith under load for SECONDS, both eras at once (even lanes 2026-07-28, odd lanes in sessions). */
 async function soak(server) {
   const s = await start(server, { probe: true, label: "soak" });
+  let lanes = [];
   try {
     const idle = status(s.child.pid).rss;
-    const lanes = await lanesFor(s, (i) => ERAS[i % 2]);
+    lanes = await lanesFor(s, (i) => ERAS[i % 2]);
     await drive(s, lanes, { count: WARMUP, first: 1_000_000 });
     const startHeap = await s.heap();
     const startRss = status(s.child.pid).rss;
@@ -383,6 +295,7 @@ async function soak(server) {
       seconds,
     };
   } finally {
+    await endLanes(s, lanes);
     await s.stop();
   }
 }

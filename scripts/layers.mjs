@@ -49,7 +49,7 @@ export const PACKAGES = {
     src: "packages/transport-http/src",
     layers: HTTP_LAYERS,
     list: "HTTP_LAYERS",
-    entries: ["index.ts"],
+    entries: ["index.ts", "web.ts"],
   },
   "@toolsmith/auth": { src: "packages/auth/src", layers: AUTH_LAYERS, list: "AUTH_LAYERS", entries: ["index.ts"] },
 };

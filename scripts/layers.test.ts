@@ -38,12 +38,12 @@ it("each layered package is checked from its own src/, with its own list", () =>
     layers: LAYERS,
     entries: ["index.ts", "transport.ts", "engine.ts", "internal.ts"],
   });
-  expect(PACKAGES["@toolsmith/transport-http"]).toMatchObject({ layers: HTTP_LAYERS, entries: ["index.ts"] });
+  expect(PACKAGES["@toolsmith/transport-http"]).toMatchObject({ layers: HTTP_LAYERS, entries: ["index.ts", "web.ts"] });
   expect(PACKAGES["@toolsmith/auth"]).toMatchObject({ layers: AUTH_LAYERS, entries: ["index.ts"] });
   expect(() => layerViolations(tree({}), "@toolsmith/elsewhere")).toThrow(/not a layered package/);
 });
 
-// transport-http's configuration: the same rules, its own folders, its one entry.
+// transport-http's configuration: the same rules, its own folders, its two entries.
 it("names an upward import in transport-http's layers, and passes one pointing down", () => {
   const src = tree({
     "index.ts": 'export { listen } from "./doors/node-server.js";\n',
@@ -70,7 +70,7 @@ it("refuses in transport-http a folder not in HTTP_LAYERS, a core folder, a file
     "stateless/core.ts": 'export { createServer } from "@toolsmith/core";\n',
   });
   expect(layerViolations(src, "@toolsmith/transport-http").sort()).toEqual([
-    "internal.ts sits beside the entries (index.ts): put it in the layer it belongs to",
+    "internal.ts sits beside the entries (index.ts, web.ts): put it in the layer it belongs to",
     "stateless/self.ts imports @toolsmith/transport-http: the package itself, above every layer; import the file",
     "wire/ is not a layer: add it to HTTP_LAYERS in scripts/layers.mjs, in its place",
   ]);

@@ -25,7 +25,8 @@ import type { TaskChange, TaskLimit, TaskRecord, TaskSignal } from "./task-store
 
 // Each role's state is its own part (memory-*.ts); the engine checks it is open, then hands each call to its part.
 export class InMemoryEngine implements MemoryEngine {
-  readonly node = crypto.randomUUID();
+  // Made on first use: a Worker allows no random value outside a request, and a server is often made at load.
+  #node: string | undefined;
   readonly shared = false as const;
   readonly #sessions: SessionTable;
   readonly #channel: MemorySessionChannel;
@@ -40,7 +41,10 @@ export class InMemoryEngine implements MemoryEngine {
     this.#tasks = new TaskTable(now);
     this.#values = values;
     this.#records = records;
-    this.#channel = new MemorySessionChannel(this.node, (id) => this.#sessions.has(id));
+    this.#channel = new MemorySessionChannel(
+      () => this.node,
+      (id) => this.#sessions.has(id),
+    );
     this.#sessions = new SessionTable(now, eventsPerSession, (id) => {
       this.#leases.ended(id);
       this.#channel.ended(id);
@@ -48,6 +52,11 @@ export class InMemoryEngine implements MemoryEngine {
       const scope = sessionScopeOf(id);
       if (scope !== undefined) this.#records.clearRecords(scope);
     });
+  }
+
+  get node(): string {
+    this.#node ??= crypto.randomUUID();
+    return this.#node;
   }
 
   // ── EngineLifecycle ──

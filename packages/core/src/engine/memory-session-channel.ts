@@ -15,20 +15,23 @@ export const MAX_KEPT_CANCELS = 64;
  */
 export class MemorySessionChannel implements SessionChannel {
   readonly #channels = new LocalChannels<SessionSignal>();
-  readonly #node: string;
+  readonly #node: () => string;
   readonly #live: (session: string) => boolean;
   readonly #clientLines: { session: string; line: string }[] = [];
   // session → request (its id's JSON text) → the cancellation's line.
   readonly #cancels = new Map<string, Map<string, string>>();
 
-  /** `live` says whether a session is live (a cancellation is kept only with one). */
-  constructor(node: string, live: (session: string) => boolean) {
+  /**
+   * `node`: this process's node id, asked when needed (the engine makes it on first use); `live` says whether a session
+   * is live (a cancellation is kept only with one).
+   */
+  constructor(node: () => string, live: (session: string) => boolean) {
     this.#node = node;
     this.#live = live;
   }
 
   signal(session: string, signal: SessionSignal): void {
-    if (signal.type === "client" && signal.to === this.#node) {
+    if (signal.type === "client" && signal.to === this.#node()) {
       const held = this.#clientLines.filter((kept) => kept.session === session).length;
       if (held < MAX_CLIENT_LINES_PER_SESSION) this.#clientLines.push({ session, line: signal.line });
       if (this.#clientLines.length > MAX_CLIENT_LINES) this.#clientLines.shift();

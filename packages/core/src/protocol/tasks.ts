@@ -35,7 +35,11 @@ export interface TaskPolicy {
 
 /** The server's task defaults (`createServer({ tasks })`). */
 export interface TaskDefaults {
-  /** How long a task is kept after it was created (default one hour); null: no limit. */
+  /**
+   * How long a task is kept after it was created (default one hour); null: no limit. A 2025-11-25 task made without
+   * a principal is its session's: once the session ends no one can reach it, and with null (no `ttl` asked) it is
+   * kept for ever.
+   */
   readonly ttlMs?: number | null;
   /** How often a client should poll `tasks/get` (default 1000 ms). */
   readonly pollIntervalMs?: number;

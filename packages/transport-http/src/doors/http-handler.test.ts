@@ -1,5 +1,5 @@
 import { createServer } from "@toolsmith/core";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { errorMessage, H, headers2026, META, openSession, post, URL_ } from "../exchange/requests.test-util.js";
 import { createHttpHandler } from "./http-handler.js";
 
@@ -38,6 +38,25 @@ describe("createHttpHandler", () => {
     );
     expect(refused.status).toBe(413);
     expect(await errorMessage(refused)).toBe("Request body over 1000 bytes");
+  });
+
+  it("is made with no random value and no timer, which a Worker forbids outside a request", async () => {
+    const forbidden = [
+      vi.spyOn(crypto, "randomUUID"),
+      vi.spyOn(crypto, "getRandomValues"),
+      vi.spyOn(globalThis, "setTimeout"),
+      vi.spyOn(globalThis, "setInterval"),
+    ];
+    let handle: ReturnType<typeof createHttpHandler>;
+    try {
+      // A Worker module's global scope: `export default { fetch: createHttpHandler(server) }`.
+      handle = createHttpHandler(server());
+      for (const spy of forbidden) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of forbidden) spy.mockRestore();
+    }
+    // Serving a request may make both.
+    expect((await handle(post(LIST, headers2026("tools/list")))).status).toBe(200);
   });
 
   it("sessions counts the open sessions; close() ends them all", async () => {
