@@ -13,7 +13,7 @@ export interface Env {
 const NO_KEY =
   "TOOLSMITH_STATE_KEY is not set: every isolate would seal input_required rounds with a key of its own. Set it with `npx wrangler secret put TOOLSMITH_STATE_KEY` (locally: .dev.vars)\n";
 
-// One handler per isolate, made on its first request: a Worker may not make timers or random keys at start-up.
+// One handler per isolate, made on its first request: the secret comes with it (`env`).
 let handler: HttpHandler | undefined;
 
 export default {
