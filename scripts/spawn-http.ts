@@ -13,14 +13,14 @@ export interface SpawnedHttp {
 /**
  * Start `node ...args` (a server serving Streamable HTTP, `PORT=0` unless `env` says otherwise) and resolve once it
  * says on stderr which URL it listens on. Bounded: a server that exits or stays silent (for minutes) rejects, and
- * is killed. The end of the test file ends it too, if the test does not.
+ * is killed. The end of the test file ends it too, if the test does not. `command`: another program than this Node.
  */
 export function spawnHttp(
   args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; command?: string } = {},
 ): Promise<SpawnedHttp> {
   const child = track(
-    spawn(process.execPath, [...args], {
+    spawn(options.command ?? process.execPath, [...args], {
       ...(options.cwd ? { cwd: options.cwd } : {}),
       env: options.env ?? { ...process.env, PORT: "0" },
       stdio: ["ignore", "ignore", "pipe"],
@@ -28,7 +28,7 @@ export function spawnHttp(
   );
   let text = "";
   const timeoutMs = options.timeoutMs ?? WAIT_MS;
-  const what = `node ${args.join(" ")}`;
+  const what = `${options.command ?? "node"} ${args.join(" ")}`;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
       () => fail(new Error(`gave up after ${timeoutMs / 1000} s waiting for ${what} to say its URL: ${text}`)),

@@ -1,5 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import {
   audio,
   embeddedResource,
@@ -7,19 +5,16 @@ import {
   type PromptDefinition,
   type Registered,
   type RequestContext,
+  type SkillDefinition,
   type ToolDefinition,
   text,
 } from "@toolsmith/core";
 import { McpServer, type McpServerOptions, prompt, resource, tool } from "@toolsmith/decorators";
-import { readSkills } from "@toolsmith/skills";
 import { z } from "zod";
 import { DEFAULTS_FORM, ENUMS_FORM } from "./elicitation-schemas.js";
-import { JSON_SCHEMA_2020_12 } from "./json-schema.js";
 import { PNG, WAV } from "./media.js";
+import { sleep } from "./sleep.js";
 import { addTaskFixtures } from "./task-fixtures.js";
-
-/** The skills the skills extension's scenarios (SEP-2640) read: a folder of SKILL.md folders, beside src/ and dist/. */
-export const SKILLS_DIR = fileURLToPath(new URL("../skills", import.meta.url));
 
 /** The resource whose subscribers hear `notifications/resources/updated`. */
 export const WATCHED_URI = "test://watched-resource";
@@ -29,6 +24,8 @@ export interface ConformanceServerOptions {
   watchIntervalMs?: number;
   /** Server options beyond the fixtures' own (an engine, a shared stateKey). */
   server?: McpServerOptions;
+  /** The skills the skills extension's scenarios read (on Node: `readSkills(SKILLS_DIR)`, node-fixtures.ts). */
+  skills?: readonly SkillDefinition[];
 }
 
 const NAME_FORM = { name: z.string() };
@@ -42,7 +39,7 @@ function sampledText(content: unknown): string {
 /**
  * Every fixture `@modelcontextprotocol/conformance` expects of a server, for requirement sets 2025-11-25 (handshake
  * era) and 2026-07-28 (stateless, answers through input_required), in one class; the tasks extension's fixtures
- * come from task-fixtures.ts.
+ * come from task-fixtures.ts, those only Node serves (skills from disk, a raw JSON Schema tool) from node-fixtures.ts.
  * @example
  * serveStdio(new ConformanceServer({ watchIntervalMs: 3000 }));
  */
@@ -68,7 +65,7 @@ export class ConformanceServer extends McpServer {
     });
     this.#dynamicPrompt.disable();
     addTaskFixtures(this.toServer());
-    for (const skill of readSkills(SKILLS_DIR)) this.toServer().skill(skill);
+    for (const skill of options.skills ?? []) this.toServer().skill(skill);
     if (options.watchIntervalMs !== undefined) {
       setInterval(() => this.toServer().resourceUpdated(WATCHED_URI), options.watchIntervalMs).unref();
     }
@@ -122,9 +119,9 @@ export class ConformanceServer extends McpServer {
   @tool({ name: "test_tool_with_logging", description: "Tests tool that emits log messages during execution" })
   async toolWithLogging(_args: Record<string, never>, ctx: RequestContext) {
     ctx.log.info("Tool execution started");
-    await sleep(50, undefined, { signal: ctx.signal });
+    await sleep(50, ctx.signal);
     ctx.log.info("Tool processing data");
-    await sleep(50, undefined, { signal: ctx.signal });
+    await sleep(50, ctx.signal);
     ctx.log.info("Tool execution completed");
     return "Tool with logging executed successfully";
   }
@@ -132,7 +129,7 @@ export class ConformanceServer extends McpServer {
   @tool({ name: "test_tool_with_progress", description: "Tests tool that reports progress notifications" })
   async toolWithProgress(_args: Record<string, never>, ctx: RequestContext) {
     for (const done of [0, 50, 100]) {
-      if (done > 0) await sleep(50, undefined, { signal: ctx.signal });
+      if (done > 0) await sleep(50, ctx.signal);
       ctx.progress(done, 100, `Completed step ${done} of 100`);
     }
     return String(ctx.meta?.progressToken);
@@ -161,15 +158,6 @@ export class ConformanceServer extends McpServer {
   })
   customHeaders({ region }: { region: string; query?: string }) {
     return `Region: ${region}`;
-  }
-
-  @tool({
-    name: "json_schema_2020_12_tool",
-    description: "Tool with JSON Schema 2020-12 features",
-    input: JSON_SCHEMA_2020_12,
-  })
-  jsonSchema2020(args: unknown) {
-    return `JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`;
   }
 
   // ── List changes ──

@@ -6,7 +6,7 @@ import { SkillsClient, SkillVerificationError } from "@modelcontextprotocol/clie
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { end } from "../../../scripts/child-processes.js";
 import { spawnHttp } from "../../../scripts/spawn-http.js";
-import { SKILLS_DIR } from "./conformance-server.js";
+import { SKILLS_DIR } from "./node-fixtures.js";
 import { connect, ERAS, type Mode, serverPath } from "./peer.test-util.js";
 
 // The official SDK v2 skills client (@modelcontextprotocol/client/ext/skills, SEP-2640) against the built server over

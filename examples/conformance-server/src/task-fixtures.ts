@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCode, McpError, type RequestContext, type Server, text } from "@toolsmith/core";
 import { z } from "zod";
+import { sleep } from "./sleep.js";
 
 // The fixtures of the conformance suite's tasks scenarios (SEP-2663, io.modelcontextprotocol/tasks): names,
 // arguments and answers are exactly what the suite sends. The suite runs its scenarios at once: all re-entrant.
@@ -21,7 +21,7 @@ export function addTaskFixtures(server: Server): void {
     task: "optional",
     handler: async ({ seconds, label }, ctx) => {
       // A cancelled task aborts ctx.signal, which ends the wait at once.
-      await sleep(seconds * 1000, undefined, { signal: ctx.signal });
+      await sleep(seconds * 1000, ctx.signal);
       return `Computed${label ? ` ${label}` : ""} after ${seconds}s`;
     },
   });
@@ -31,7 +31,7 @@ export function addTaskFixtures(server: Server): void {
     description: "Tasks fixture: only as a task; after a second it returns a tool error (the task completes)",
     task: "required",
     handler: async (_args, ctx) => {
-      await sleep(1000, undefined, { signal: ctx.signal });
+      await sleep(1000, ctx.signal);
       return { content: [text("The job failed: the input file is missing")], isError: true };
     },
   });
@@ -76,7 +76,7 @@ export function addTaskFixtures(server: Server): void {
       });
       const name = answer.content?.name ?? "unknown";
       await ctx.detach({ statusMessage: `Working for ${name}` });
-      await sleep(100, undefined, { signal: ctx.signal });
+      await sleep(100, ctx.signal);
       return `Task finished for ${name}`;
     },
   });

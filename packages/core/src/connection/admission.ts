@@ -32,9 +32,9 @@ export function statelessRevision(requested: unknown): RevisionFeatures {
 
 /**
  * A request's `_meta`, checked: -32602 when it is missing or malformed, -32022 when it names a revision that is not
- * served statelessly (a handshake one is served after `initialize`).
+ * served statelessly (a handshake one is served after `initialize`, where the transport serves that era: `handshake`).
  */
-export function admittedMeta(meta: unknown, requested: unknown): RequestMeta {
+export function admittedMeta(meta: unknown, requested: unknown, handshake = true): RequestMeta {
   if (!isPlainObject(meta) || typeof requested !== "string") {
     throw new McpError(
       ErrorCode.InvalidParams,
@@ -44,10 +44,10 @@ export function admittedMeta(meta: unknown, requested: unknown): RequestMeta {
   if (!isStatelessVersion(requested)) {
     throw new McpError(
       ErrorCode.UnsupportedProtocolVersion,
-      isHandshakeVersion(requested)
+      handshake && isHandshakeVersion(requested)
         ? `Unsupported protocol version in _meta: ${requested} is served after initialize; per-request _meta is for ${STATELESS_REVISIONS}`
         : `Unsupported protocol version: ${requested}`,
-      { supported: ALL_VERSIONS, requested },
+      { supported: handshake ? ALL_VERSIONS : STATELESS_VERSIONS, requested },
     );
   }
   const parsed = check(RequestMeta, meta);

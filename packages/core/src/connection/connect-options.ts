@@ -57,6 +57,11 @@ export interface ConnectOptions {
    * out itself). Default true.
    */
   hearsChanges?: boolean;
+  /**
+   * False: the transport serves no handshake era where this connection is (HTTP's `handshake: false`, a Worker), so
+   * `server/discover` names the stateless versions alone. Default true.
+   */
+  handshake?: boolean;
 }
 
 /** What a transport knows about one incoming message. */

@@ -46,7 +46,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
   constructor(core: ServerCore, options: ConnectOptions) {
     this.#core = core;
     this.#out = new Outlet(core, options.send);
-    this.#inFlight = new InFlight(core, { core, connection: this });
+    this.#inFlight = new InFlight(core, { core, connection: this, handshake: options.handshake !== false });
     this.#outbound = new OutboundRequests(core, this.#out, options.outboundIds);
     this.#onInternalError = options.onInternalError;
     this.#onSessionChange = options.onSessionChange;
@@ -59,6 +59,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
       options.extra,
       core.scopeSource(options.holdsEveryScope === true),
       options.sessionId ?? options.session?.id,
+      options.handshake !== false,
     );
     const boundary = new ErrorBoundary(core, this.#out, this.#eras, options.onInternalError);
     // Made once per connection: what the client notifies is the connection's to act on.

@@ -49,6 +49,8 @@ export class EraRouter {
   // The handshake-era session's id (`ctx.store.session`): the transport's, else one of its own once initialized.
   #sessionId: string | undefined;
   #ownSession = false;
+  // False where the transport serves no handshake era (ConnectOptions.handshake): -32022 names no version of it.
+  readonly #handshake: boolean;
 
   /**
    * `auth` and `extra`: what the transport knows of the whole connection, under each message's own; `scopes`: what
@@ -62,7 +64,9 @@ export class EraRouter {
     extra: Record<string, unknown> | undefined,
     scopes: ScopeSource,
     sessionId?: string,
+    handshake = true,
   ) {
+    this.#handshake = handshake;
     this.#scopes = scopes;
     this.#sessionId = sessionId;
     this.#core = core;
@@ -162,7 +166,7 @@ export class EraRouter {
     const requested = requestedVersion(meta);
     const revision = statelessRevision(requested);
     const handler = methodOf(method, revision);
-    const admitted = admittedMeta(meta, requested);
+    const admitted = admittedMeta(meta, requested, this.#handshake);
     this.#state = servedStateless(state);
     checkCapable(this.#core, method, handler);
     const ctx = this.#context(

@@ -45,6 +45,8 @@ export interface ConnectionControl {
 export interface MethodEnv {
   readonly core: ServerCore;
   readonly connection: ConnectionControl;
+  /** Whether the transport serves the handshake era here (`ConnectOptions.handshake`). */
+  readonly handshake: boolean;
 }
 
 /** One MCP method as the dispatcher sees it. */
@@ -112,7 +114,7 @@ const EMPTY = (): Record<string, unknown> => ({});
 /** Every method a server answers; which exist in a request's revision is the revision table's word. */
 export const METHODS: Readonly<Record<string, Method>> = {
   ping: { run: EMPTY },
-  "server/discover": { cache: "discover", run: (env) => env.core.discoverResult() },
+  "server/discover": { cache: "discover", run: (env) => env.core.discoverResult(env.handshake) },
   "tools/list": list("tools", "tools", (env, ctx, params) => env.core.router.listTools(ctx, params)),
   "tools/call": {
     capability: "tools",

@@ -56,7 +56,8 @@ export interface ServerCore extends KeepHost {
   /** Its store (`ctx.store`). */
   readonly storeHub: StoreHub;
   serverInfo(version: ProtocolVersion): Implementation;
-  discoverResult(): Record<string, unknown>;
+  /** `handshake`: whether the transport serves the handshake era, whose versions are then listed too. */
+  discoverResult(handshake: boolean): Record<string, unknown>;
   initializeResult(version: ProtocolVersion): Record<string, unknown>;
   /**
    * Stamp a 2026-07-28 result: `resultType`, caching hint (its own, else `fallback`, else the server's of kind

@@ -52,10 +52,11 @@ export class ServerIdentity {
     return info;
   }
 
-  discoverResult(): Record<string, unknown> {
+  /** `handshake`: whether the transport serves the handshake era (HTTP's `handshake: false` does not). */
+  discoverResult(handshake: boolean): Record<string, unknown> {
     const capabilities = this.#router.capabilities();
     const result: Record<string, unknown> = {
-      supportedVersions: [...STATELESS_VERSIONS, ...HANDSHAKE_VERSIONS],
+      supportedVersions: handshake ? [...STATELESS_VERSIONS, ...HANDSHAKE_VERSIONS] : [...STATELESS_VERSIONS],
       // The tasks extension exists only in 2026-07-28, so only discover tells of it.
       capabilities: this.#router.tasking()
         ? { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } }

@@ -268,8 +268,8 @@ export class ServerImpl implements Server, ServerCore {
     return this.#identity.serverInfo(version);
   }
 
-  discoverResult(): Record<string, unknown> {
-    return this.#identity.discoverResult();
+  discoverResult(handshake = true): Record<string, unknown> {
+    return this.#identity.discoverResult(handshake);
   }
 
   initializeResult(version: ProtocolVersion): Record<string, unknown> {

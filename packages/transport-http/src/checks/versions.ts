@@ -1,7 +1,7 @@
 import { type Era, ErrorCode, LATEST_STATELESS_VERSION, type ProtocolVersion } from "@toolsmith/core";
 import { BATCH_REVISIONS, eraOf, isPlainObject, messageIdText } from "@toolsmith/core/internal";
-import { featuresOf, MetaKey } from "@toolsmith/core/transport";
-import type { Outgoing } from "../exchange/exchange.js";
+import { errorLine, featuresOf, MetaKey, STATELESS_VERSIONS } from "@toolsmith/core/transport";
+import { answer, type Outgoing } from "../exchange/exchange.js";
 import { isRequest, refuse } from "../exchange/refusals.js";
 
 // Which era a request chose, and whether its MCP-Protocol-Version agrees: core decides (its `eraOf`, version lists
@@ -26,6 +26,26 @@ export function noEra(id: string): Outgoing {
     id,
     ErrorCode.ServerError,
     `Bad Request: no MCP-Session-Id; a handshake-era client sends initialize first, a ${LATEST_STATELESS_VERSION} request carries MCP-Protocol-Version and _meta`,
+  );
+}
+
+/**
+ * The 400 of a handshake-era POST to a server that keeps no sessions (`handshake: false`): -32022 naming the versions
+ * it serves, as a server of the stateless era only should answer `initialize` (a legacy client can only show it).
+ */
+export function handshakeRefused(header: string | null, message: unknown, body: string): Outgoing {
+  const params = isPlainObject(message) && isPlainObject(message.params) ? message.params : undefined;
+  const asked = typeof params?.protocolVersion === "string" ? params.protocolVersion : header;
+  return answer(
+    400,
+    errorLine(messageIdText(message, body), {
+      code: ErrorCode.UnsupportedProtocolVersion,
+      message: `Unsupported protocol version: this server keeps no sessions, so it serves no initialize; it serves ${STATELESS_VERSIONS.join(", ")}, each request carrying MCP-Protocol-Version and _meta`,
+      data: {
+        supported: [...STATELESS_VERSIONS],
+        ...(asked !== null && asked.length <= 64 ? { requested: asked } : {}),
+      },
+    }),
   );
 }
 

@@ -12,7 +12,7 @@ import {
   protectedResourceMetadata,
   scopeChallenge,
 } from "../checks/protection.js";
-import { eraOfPost, noEra, VERSION_HEADER } from "../checks/versions.js";
+import { eraOfPost, handshakeRefused, noEra, VERSION_HEADER } from "../checks/versions.js";
 import { answer, type Incoming, isOutgoing, type Outgoing } from "../exchange/exchange.js";
 import { refuse, shuttingDown } from "../exchange/refusals.js";
 import { UserRoutes } from "../routes/routes.js";
@@ -76,6 +76,7 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
   const { path, health } = reserved;
   const routes =
     options.routes && new UserRoutes(options.routes, reserved, maxBodyBytes, server, options.remoteAddress);
+  const handshake = options.handshake ?? true;
   const maxStreams = options.maxStreams ?? 1000;
   const maxSessions = options.maxSessions ?? 1000;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
@@ -90,7 +91,7 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
   };
   const live = new LiveSessions(maxSessions, idleMs, engine, onError);
   const streams = new StreamLimits(maxStreams, options.maxStreamsPerCaller ?? callerShare(maxStreams));
-  const stateless = new StatelessRequests(server, streams, options.remoteAddress);
+  const stateless = new StatelessRequests(server, streams, options.remoteAddress, handshake);
   let closed = false;
   const start = startEngine(server, onError);
   const sessions = new SessionRequests({
@@ -200,6 +201,8 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
   }
 
   function route(request: Incoming, auth: AuthInfo | undefined): Outgoing | Promise<Outgoing> {
+    // Without sessions only 2026-07-28 is served, whose transport is POST alone.
+    if (!handshake && request.method !== "POST") return answer(405, undefined, { allow: "POST" });
     switch (request.method) {
       case "POST":
         return post(request, auth);
@@ -238,9 +241,11 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
       return refuse(400, null, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
     }
     if (closed) return shuttingDown(messageIdText(message, body));
-    if (request.header("mcp-session-id") === null) {
+    if (!handshake || request.header("mcp-session-id") === null) {
       // The era is decided here, once: each era's requests hand it to the connection that serves them.
       const era = eraOfPost(request.header(VERSION_HEADER), message);
+      // No sessions: what is not a 2026-07-28 request is told which versions are served.
+      if (era !== "stateless" && !handshake) return handshakeRefused(request.header(VERSION_HEADER), message, body);
       if (era === "handshake") return challenged(request, await sessions.initialize(request, body, message, auth));
       if (era === "stateless") {
         // Never waits for the engine (a 2026-07-28 request needs nothing of it), but starts it for listen streams.

@@ -27,6 +27,12 @@ export interface HttpOptions extends ProtectionOptions, AuthOptions {
   routes?: Routes;
   /** Largest accepted request body in bytes (default 4 MiB): larger is 413. Not a whole number: DefinitionError. */
   maxBodyBytes?: number;
+  /**
+   * Serve the handshake era (default true). false for a server that cannot keep sessions where every request may
+   * reach (a Cloudflare Worker's isolates): `initialize`, and any POST that is no 2026-07-28 request, is answered 400
+   * with -32022 naming the stateless versions served; GET and DELETE are 405; `MCP-Session-Id` is ignored.
+   */
+  handshake?: boolean;
   /** Handshake-era sessions open at once, across every process of the server (default 1000): more is 503. */
   maxSessions?: number;
   /**

@@ -18,6 +18,16 @@ export interface HttpHandler {
   readonly dispatcher: HttpDispatcher;
 }
 
+const OWS = /^[ \t]+|[ \t]+$/g;
+const isOws = (code: number) => code === 32 || code === 9;
+
+// A field value without the whitespace around it (RFC 9110 §5.5), which workerd hands on as received; the regular
+// expression only for a value that has some.
+function fieldValue(value: string | null): string | null {
+  if (value === null || value === "") return value;
+  return isOws(value.charCodeAt(0)) || isOws(value.charCodeAt(value.length - 1)) ? value.replace(OWS, "") : value;
+}
+
 function fromRequest(request: Request): Incoming {
   const url = new URL(request.url);
   return {
@@ -25,7 +35,7 @@ function fromRequest(request: Request): Incoming {
     path: url.pathname,
     origin: url.origin,
     // A Request made in code may have no Host header: its URL says which host it was addressed to.
-    header: (name) => request.headers.get(name) ?? (name === "host" ? url.host : null),
+    header: (name) => fieldValue(request.headers.get(name)) ?? (name === "host" ? url.host : null),
     async text(limit) {
       const body = await readBounded(request.body, limit);
       return body === undefined ? undefined : new TextDecoder().decode(body);

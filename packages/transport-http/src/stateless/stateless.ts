@@ -27,10 +27,14 @@ export class StatelessRequests {
   // Listen streams open now: ended with their closing result when the handler closes.
   readonly #listening = new Set<Connection>();
 
-  constructor(server: Server, streams: StreamLimits, remoteAddress: RemoteAddress | undefined) {
+  // False under `handshake: false`: server/discover then names the stateless versions alone.
+  readonly #handshake: boolean;
+
+  constructor(server: Server, streams: StreamLimits, remoteAddress: RemoteAddress | undefined, handshake = true) {
     this.#server = server;
     this.#streams = streams;
     this.#remoteAddress = remoteAddress;
+    this.#handshake = handshake;
   }
 
   /** Serve one POST whose body (`message`, parsed) chose the stateless era. */
@@ -62,7 +66,10 @@ export class StatelessRequests {
     if (message.method === "subscriptions/listen") return this.#listen(request, body, message, auth);
     // One connection for this request alone: nothing outlives it. Closing its stream cancels the request.
     const reply: PostReply = new PostReply({ status: statelessStatus, onCancel: () => connection.close() });
-    const connection = this.#server.connect({ send: (line, delivery) => void reply.deliver(line, delivery) });
+    const connection = this.#server.connect({
+      send: (line, delivery) => void reply.deliver(line, delivery),
+      handshake: this.#handshake,
+    });
     // The address keys an anonymous caller's task limits, as it keys its streams.
     const options: ReceiveOptions = {
       tag: reply,
@@ -114,7 +121,10 @@ export class StatelessRequests {
         connection.close();
       },
     });
-    const connection = this.#server.connect({ send: (line, delivery) => void reply.deliver(line, delivery) });
+    const connection = this.#server.connect({
+      send: (line, delivery) => void reply.deliver(line, delivery),
+      handshake: this.#handshake,
+    });
     request.onAbort(() => connection.close());
     this.#listening.add(connection);
     const finish = () => {
