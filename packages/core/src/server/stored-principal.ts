@@ -7,7 +7,7 @@ import { LATEST_HANDSHAKE_VERSION } from "../protocol/versions.js";
 import { allows } from "../registry/guards.js";
 import type { Audience } from "../registry/router.js";
 import type { Server } from "./servable.js";
-import { implOf } from "./server.js";
+import { implOf } from "./server-access.js";
 
 // A stored principal as guards see a caller: `ctx.auth` with its subject, scopes and client id (never a token); what
 // such a caller may hear of and read, for a transport telling the sessions it keeps in the engine.
