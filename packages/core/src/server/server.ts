@@ -1,8 +1,8 @@
 import type { ConnectOptions } from "../connection/connect-options.js";
 import { Connection } from "../connection/connection.js";
 import type { ConnectionListener, ServerCore } from "../connection/server-core.js";
+import type { ScopeSource } from "../context/context-init.js";
 import type { ErrorReport, LogEntry, Logger } from "../context/logger.js";
-import type { ScopeSource } from "../context/request-context.js";
 import type { Store } from "../context/store.js";
 import { StoreHub } from "../context/store-hub.js";
 import { serverStore } from "../context/store-scopes.js";

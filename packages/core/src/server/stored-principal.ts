@@ -1,6 +1,7 @@
 import type { AuthInfo } from "../context/context.js";
+import type { ContextPort } from "../context/context-init.js";
 import type { LogEntry } from "../context/logger.js";
-import { type ContextPort, RequestContextImpl } from "../context/request-context.js";
+import { RequestContextImpl } from "../context/request-context.js";
 import type { StoredPrincipal } from "../engine/engine.js";
 import { featuresOf } from "../protocol/revision.js";
 import { LATEST_HANDSHAKE_VERSION } from "../protocol/versions.js";
