@@ -15,7 +15,7 @@ export type { Audience } from "./registry/router.js";
 export { standardSchemaAdapter, zodV4Adapter } from "./schema/adapters.js";
 export { isUriTemplate } from "./schema/uri-template.js";
 export type { Announcement } from "./server/bus-link.js";
-export { defaultEngine, onAnnounce } from "./server/server.js";
+export { defaultEngine, onAnnounce } from "./server/server-access.js";
 export { mayHear, mayRead } from "./server/stored-principal.js";
 export { isPlainObject } from "./wire/json-rpc.js";
 export { andThen, attempt } from "./wire/maybe.js";

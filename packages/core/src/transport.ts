@@ -22,6 +22,6 @@ export {
   type StatelessVersion,
 } from "./protocol/versions.js";
 export { type Servable, toServer } from "./server/servable.js";
-export { declaredScopes, serverScopes } from "./server/server.js";
+export { declaredScopes, serverScopes } from "./server/server-access.js";
 export { errorLine } from "./wire/json-rpc.js";
 export { idText } from "./wire/raw-id.js";

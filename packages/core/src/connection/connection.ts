@@ -1,4 +1,5 @@
-import type { ContextPort, RequestContextImpl } from "../context/request-context.js";
+import type { ContextPort } from "../context/context-init.js";
+import type { RequestContextImpl } from "../context/request-context.js";
 import type { SessionChange, SessionRecord } from "../engine/engine.js";
 import { subscriptionUriRefusal } from "../engine/session-bounds.js";
 import type { Phase } from "../protocol/era.js";

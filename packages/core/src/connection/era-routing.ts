@@ -1,6 +1,7 @@
 import type { InputRound } from "../context/ask.js";
 import { type AuthInfo, checkedAuth, metaOf } from "../context/context.js";
-import { type ContextPort, RequestContextImpl, type ScopeSource } from "../context/request-context.js";
+import type { ContextPort, ScopeSource } from "../context/context-init.js";
+import { RequestContextImpl } from "../context/request-context.js";
 import { grantOf, insufficientScope, NO_SCOPE } from "../context/scopes.js";
 import { keptCapabilities, keptClientInfo } from "../engine/session-bounds.js";
 import {

@@ -1,6 +1,7 @@
+import type { ScopeSource } from "../context/context-init.js";
 import type { KeepHost } from "../context/keep.js";
 import type { LogEntry } from "../context/logger.js";
-import type { RequestContextImpl, ScopeSource, TaskHost } from "../context/request-context.js";
+import type { RequestContextImpl, TaskHost } from "../context/request-context.js";
 import type { StoreHub } from "../context/store-hub.js";
 import type { Middleware } from "../middleware/compose.js";
 import type { CacheHint, CacheKind, StampedResult } from "../protocol/cache-hints.js";

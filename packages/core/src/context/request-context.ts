@@ -1,14 +1,10 @@
 import type { CacheHint } from "../protocol/cache-hints.js";
-import type { RequestedTask } from "../protocol/core-tasks.js";
-import { isLogLevel, type LogLevel, levelPasses } from "../protocol/log-levels.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
-import type { TaskPolicy } from "../protocol/tasks.js";
-import { MetaKey, type ProtocolVersion } from "../protocol/versions.js";
+import type { ProtocolVersion } from "../protocol/versions.js";
 import type { RequestId } from "../wire/json-rpc.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import type { Implementation, Tool } from "../wire/types.js";
 import {
-  type AskPort,
   ask,
   type ElicitForm,
   type ElicitRawForm,
@@ -20,10 +16,12 @@ import {
   type SampleResult,
 } from "./ask.js";
 import { callerKey } from "./caller.js";
-import { type ClientLog, clientLog, logData } from "./client-log.js";
-import type { AuthInfo, Era, RequestContext, TaskRun } from "./context.js";
-import { type Keeper, keeperOf, reportedBefore } from "./keep.js";
+import { type ClientLog, clientLog } from "./client-log.js";
+import type { AuthInfo, Era, RequestContext } from "./context.js";
+import type { ContextInitOf, ContextPort, ScopeSource, TaskHostOf } from "./context-init.js";
+import { type Keeper, keeperOf } from "./keep.js";
 import { nextProgress } from "./progress.js";
+import { type Telling, tellLog, tellProgress } from "./request-telling.js";
 import { type Grant, grantOf, ScopeHierarchy } from "./scopes.js";
 import type { StoreHub } from "./store-hub.js";
 import { type ContextStore, contextStore } from "./store-scopes.js";
@@ -33,70 +31,12 @@ import { type TraceContext, traceOf } from "./trace.js";
 // parts built when first asked for, and once its tool detaches, a front for the task's own context.
 
 /** The server's task runner as a request sees it: where a tools/call becomes a task. */
-export interface TaskHost {
-  /**
-   * Make the task (durable before this resolves), run `run` under it in the background: the CreateTaskResult.
-   * `requested`: a handshake-era request's `params.task` (the task is that generation's).
-   */
-  start(
-    ctx: RequestContextImpl,
-    tool: string,
-    policy: TaskPolicy,
-    run: TaskRun,
-    requested?: RequestedTask,
-  ): Promise<Record<string, unknown>>;
-  /** Whether the server declares tasks (a tool here or in a module may run as one). */
-  tasking(): boolean;
-}
-
-/** What a context needs from its connection. */
-export interface ContextPort extends AskPort {
-  notify(method: string, params: Record<string, unknown>, relatedTo: RequestId | undefined, tag?: unknown): void;
-  /** The handshake era's `logging/setLevel` level; undefined when the client set none. */
-  readonly logLevel: LogLevel | undefined;
-  /** Hears what crashed while serving a request but was answered as a refusal (a guard that threw). */
-  crashed?(error: unknown, requestId: RequestId): void;
-}
-
-/** Where a context learns what its caller holds: its connection's word and its server's hierarchy of scopes. */
-export interface ScopeSource {
-  /** A request without a principal holds every scope (`ConnectOptions.holdsEveryScope`). */
-  readonly everyScope: boolean;
-  /** The server's implied scopes, its modules' included. */
-  hierarchy(): ScopeHierarchy;
-}
-
-const NO_SOURCE: ScopeSource = { everyScope: false, hierarchy: () => new ScopeHierarchy() };
+export type TaskHost = TaskHostOf<RequestContextImpl>;
 
 /** Everything a context is made from. */
-export interface ContextInit {
-  requestId: RequestId;
-  /** The request's key in flight (`requestKey`): its id exactly as written, when JSON.parse rounded it. */
-  key: string;
-  revision: RevisionFeatures;
-  clientInfo: Implementation | undefined;
-  clientCapabilities: Readonly<Record<string, unknown>>;
-  meta: Readonly<Record<string, unknown>> | undefined;
-  auth: AuthInfo | undefined;
-  /** The peer's address, asked only for a per-caller limit (see `ReceiveOptions.address`). */
-  address?: (() => string | undefined) | undefined;
-  extra: Record<string, unknown> | undefined;
-  port: ContextPort;
-  /** 2026-07-28: the answers this request's retry brought, for a method that may ask. */
-  inputs?: InputRound | undefined;
-  /** The transport's tag of the message that brought this request, carried on every line it causes. */
-  tag?: unknown;
-  /** The transport's own check of a tools/call against the tool it reaches (see `ReceiveOptions.checkTool`). */
-  checkTool?: ((tool: Tool) => void) | undefined;
-  /** The server's task runner, where a tools/call may become a task. */
-  tasks?: TaskHost | undefined;
-  /** What the caller holds is read from here (without it: its principal's own scopes, none without one). */
-  scopes?: ScopeSource | undefined;
-  /** The server's store (`ctx.store`). */
-  store?: StoreHub | undefined;
-  /** The handshake-era session this request is served in (its id keys `ctx.store.session`). */
-  session?: string | undefined;
-}
+export type ContextInit = ContextInitOf<RequestContextImpl>;
+
+const NO_SOURCE: ScopeSource = { everyScope: false, hierarchy: () => new ScopeHierarchy() };
 
 /** A request's context; its AbortController and log object are made only when a handler asks for them. */
 export class RequestContextImpl implements RequestContext {
@@ -322,41 +262,23 @@ export class RequestContextImpl implements RequestContext {
       this.#delegate.progress(done, total, message);
       return;
     }
-    const token = this.meta?.progressToken;
-    if (this.#done || (typeof token !== "string" && typeof token !== "number")) return;
-    // 2026-07-28: what an earlier round of this request reported is not reported again.
-    if (this.inputs !== undefined && reportedBefore(this.inputs, done)) return;
-    const params: Record<string, unknown> = { progressToken: token, progress: done };
-    if (total !== undefined) params.total = total;
-    if (message !== undefined) params.message = message;
-    this.#port.notify("notifications/progress", params, this.requestId, this.tag);
+    tellProgress(this.#telling(), done, total, message);
   }
 
   get log(): ClientLog {
     if (this.#delegate !== undefined) return this.#delegate.log;
     this.#log ??= clientLog(
-      (level, first, second, logger) => this.#send(level, first, second, logger),
+      (level, first, second, logger) => tellLog(this.#telling(), level, first, second, logger),
       undefined,
       () => this.logger,
     );
     return this.#log;
   }
 
-  #send(level: LogLevel, first: unknown, second: unknown, logger: string | undefined): void {
-    let threshold: LogLevel | undefined;
-    if (this.revision.logLevelFrom === "set-level") {
-      threshold = this.#port.logLevel ?? "debug";
-    } else {
-      // 2026-07-28: only when this request asked, only on its own stream.
-      const asked = this.meta?.[MetaKey.logLevel];
-      threshold = isLogLevel(asked) && !this.#done ? asked : undefined;
-    }
-    if (threshold === undefined || !levelPasses(level, threshold)) return;
-    const params: Record<string, unknown> = { level, data: logData(first, second) };
-    if (logger !== undefined) params.logger = logger;
-    // After the reply a handshake-era log belongs to the connection, no longer to the request.
-    if (this.#done) this.#port.notify("notifications/message", params, undefined);
-    else this.#port.notify("notifications/message", params, this.requestId, this.tag);
+  // What telling the client needs of this request, made when something is told (rarely: most requests tell nothing).
+  #telling(): Telling {
+    const { requestId, tag, revision, meta, inputs } = this;
+    return { requestId, tag, revision, meta, inputs, port: this.#port, done: this.#done };
   }
 
   elicit(request: ElicitForm | ElicitRawForm | ElicitUrl): Promise<ElicitResult<never>> {

@@ -1,16 +1,16 @@
 import type { RequestContextImpl } from "../context/request-context.js";
 import type { TaskRecord, TaskStore } from "../engine/engine.js";
 import { isTerminal } from "../engine/memory-tasks.js";
-import { ClientError, McpError, messageOf } from "../wire/errors.js";
-import { ErrorCode } from "../wire/json-rpc.js";
 import { coreTaskNotFound, coreTaskOutcome, ownCoreTask, relatedMeta } from "./core-task-wire.js";
 import { errorAnswer } from "./task-questions.js";
 
 // 2025-11-25's tasks/result: it blocks until the task ends, then answers exactly what the request would have. While
 // the task waits on the client, each outstanding question goes out on this request's own stream, tied to the task,
-// and its answer is given to the task (`answerTask`) on whatever process this runs, a JSON-RPC error answer too (the
-// handler's ask rejects with it, as outside a task, and this goes on waiting); a question answered otherwise (the
-// side channel: task-outlet.ts) is withdrawn here.
+// and its answer is given to the task (`answerTask`) on whatever process this runs, a JSON-RPC error or malformed
+// result too (the handler's ask rejects with it, as outside a task, and this goes on waiting); a question answered
+// otherwise (the side channel: task-outlet.ts) is withdrawn here. A question not answered at all ends nothing: the
+// task stays input_required, and this waits on until the task ends (answered elsewhere, cancelled) or its TTL passes
+// (it is deleted: -32602, as for any task not found).
 
 /** A signal can be missed (a re-subscription): the task is looked at again this often; a purged one is then gone. */
 const RELOOK_MS = 10_000;
@@ -30,12 +30,15 @@ class Waker {
     else waiter(woken);
   }
 
-  next(): Promise<Woken> {
+  /** The next wake-up; at the latest a look when `expiresAt` (ms since the epoch) has just passed, if it is near. */
+  next(expiresAt: number | undefined): Promise<Woken> {
     const kept = this.#kept;
     this.#kept = undefined;
     if (kept !== undefined) return Promise.resolve(kept);
+    const left = expiresAt === undefined ? -1 : expiresAt - Date.now();
+    const delay = left >= 0 ? Math.min(RELOOK_MS, left + 1) : RELOOK_MS;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.wake("look"), RELOOK_MS);
+      const timer = setTimeout(() => this.wake("look"), delay);
       (timer as { unref?: () => void }).unref?.();
       this.#waiter = (woken) => {
         clearTimeout(timer);
@@ -71,7 +74,8 @@ export async function awaitCoreOutcome(
         failed ??= error;
         stop();
       });
-      const next = await waker.next();
+      // Past its TTL the task is deleted (a load finds nothing): the wait ends there as for any task gone.
+      const next = await waker.next(task.ttlMs === null ? undefined : task.createdAt + task.ttlMs);
       task = ownCoreTask(next === "look" ? await engine.loadTask(id) : next, ctx);
     }
   } finally {
@@ -107,14 +111,11 @@ function forward(
         (answer) => engine.answerTask(task.id, { [key]: answer }),
         (error: unknown) => {
           if (question.signal.aborted) return;
-          if (error instanceof ClientError) return engine.answerTask(task.id, { [key]: errorAnswer(error) });
-          // Not answered (timed out, the stream ended): the question stays outstanding, for another tasks/result.
-          fail(
-            new McpError(
-              ErrorCode.InternalError,
-              `The client did not answer ${request.method} for task ${task.id} (${messageOf(error)}); it is still asked: call tasks/result again, or cancel the task`,
-            ),
-          );
+          const answer = errorAnswer(error);
+          if (answer !== undefined) return engine.answerTask(task.id, { [key]: answer });
+          // Not answered (timed out, the stream ended): the question stays asked and the task input_required, and
+          // this goes on waiting for the task's end; it is not asked again on this stream (another tasks/result asks
+          // it, or the side channel's answer, a cancellation or the TTL ends the wait).
         },
       )
       .catch(fail);

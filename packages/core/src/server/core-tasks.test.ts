@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { RequestContext } from "../context/context.js";
 import { TASKS_EXTENSION } from "../protocol/tasks.js";
 import { LATEST_HANDSHAKE_VERSION, LATEST_STATELESS_VERSION } from "../protocol/versions.js";
 import { createTestClient, type TestClient, type TestClientOptions } from "../testing/client.js";
 import { rpcError } from "../testing/expect-errors.test-util.js";
+import { confirmTool, deferred, slowTool, until } from "../testing/task-setup.test-util.js";
 import { ClientError, McpError } from "../wire/errors.js";
+import type { ServerOptions } from "./options.js";
 import { createServer } from "./server.js";
 
 // Tasks as 2025-11-25 has them (params.task, tasks/get|result|list|cancel, the tasks capability), on the same runner,
@@ -12,38 +15,10 @@ import { createServer } from "./server.js";
 
 const RELATED = "io.modelcontextprotocol/related-task";
 
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
-
-async function until<T>(poll: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
-  for (;;) {
-    const value = await poll();
-    if (ok(value)) return value;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
-
-function taskServer() {
-  const server = createServer({ name: "tasks", version: "1" });
+function taskServer(options: Partial<ServerOptions> = {}) {
+  const server = createServer({ name: "tasks", version: "1", ...options });
   const gate = deferred();
-  server.tool({
-    name: "slow",
-    description: "Waits for the gate, or its cancellation",
-    task: "optional",
-    handler: async (_args, ctx) => {
-      ctx.progress(1, 2, "half way");
-      await Promise.race([
-        gate.promise,
-        new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
-      ]);
-      return "done";
-    },
-  });
+  server.tool(slowTool(gate.promise));
   server.tool({ name: "must", description: "Only as a task", task: "required", handler: () => "ok" });
   server.tool({ name: "plain", description: "Never a task", handler: () => "plain" });
   server.tool({
@@ -54,17 +29,26 @@ function taskServer() {
       throw new Error("it broke");
     },
   });
-  server.tool({
-    name: "confirm",
-    description: "Asks once",
-    task: "optional",
-    handler: async (_args, ctx) => {
-      const answer = await ctx.elicit({ message: "Sure?", schema: { confirm: z.boolean() } });
-      return answer.action === "accept" ? `confirmed ${answer.content.confirm}` : "declined";
-    },
-  });
+  server.tool(confirmTool());
   return { server, gate };
 }
+
+/** Asks once; says what went wrong (for the tests of answers that are not results). */
+const askOrSay = {
+  name: "ask_or_say",
+  description: "Asks once; says what went wrong: the client's error answer, or what was wrong with its answer",
+  task: "optional" as const,
+  handler: async (_args: Record<string, never>, ctx: RequestContext) => {
+    try {
+      await ctx.elicit({ message: "Sure?", schema: { confirm: z.boolean() } });
+      return "answered";
+    } catch (error) {
+      if (error instanceof ClientError) return `refused: ${error.method} ${error.code} ${error.message}`;
+      if (error instanceof McpError) return `refused: ${error.code} ${error.message}`;
+      throw error;
+    }
+  },
+};
 
 const V1 = { protocolVersion: LATEST_HANDSHAKE_VERSION } as const;
 
@@ -81,6 +65,57 @@ async function startTask(c: TestClient, name: string, task: Record<string, unkno
 }
 
 const get = (c: TestClient, taskId: string) => c.request("tasks/get", { taskId }) as Promise<Task>;
+
+/** Task `taskId` once it has ended, as tasks/get polled it. */
+const ended = (c: TestClient, taskId: string) =>
+  until(
+    () => get(c, taskId),
+    (now) => now.status !== "working" && now.status !== "input_required",
+  );
+
+/** A client that never answers what it is asked (but declares that it can be). */
+const silent = () => new Promise<never>(() => {});
+
+/**
+ * A task of `tool` (made with `task`) whose question the connection that made it never answered, that connection
+ * now gone: the question goes out on a tasks/result only.
+ */
+async function leftAsking(
+  server: ReturnType<typeof taskServer>["server"],
+  auth: TestClientOptions["auth"],
+  tool: string,
+  task: Record<string, unknown> = {},
+): Promise<Task> {
+  const first = await handshake(server, { auth, elicit: silent });
+  const made = await startTask(first, tool, task);
+  await until(
+    () => get(first, made.taskId),
+    (now) => now.status === "input_required",
+  );
+  first.close();
+  return made;
+}
+
+/** What a reply came to: its result's content, or its error's code and message. */
+function outcomeOf(reply: Promise<Record<string, unknown>>) {
+  return reply.then(
+    ({ content, isError }) => ({ content, isError }),
+    (error: McpError) => ({ error: [error.code, error.message] }),
+  );
+}
+
+/** Answer the server's `n`th elicitation/create to `c` (from 0) with a raw `result`, as no well-behaved client would. */
+async function answerRaw(c: TestClient, n: number, result: unknown): Promise<void> {
+  const asked = await until(
+    async () =>
+      c.messages.filter(
+        (r) => r.direction === "out" && (r.message as { method?: unknown }).method === "elicitation/create",
+      ),
+    (found) => found.length > n,
+  );
+  const id = (asked[n]?.message as { id?: unknown } | undefined)?.id;
+  await c.send(JSON.stringify({ jsonrpc: "2.0", id, result }));
+}
 
 describe("tasks in 2025-11-25", () => {
   it("are declared in initialize and per tool in tools/list; not before 2025-11-25", async () => {
@@ -173,13 +208,7 @@ describe("tasks in 2025-11-25", () => {
   it("ask on tasks/result when the connection that made the task is gone (same principal, another session)", async () => {
     const { server } = taskServer();
     const auth = { subject: "alice", scopes: [] };
-    const first = await handshake(server, { auth, elicit: () => new Promise(() => {}) });
-    const task = await startTask(first, "confirm");
-    await until(
-      () => get(first, task.taskId),
-      (now) => now.status === "input_required",
-    );
-    first.close();
+    const task = await leftAsking(server, auth, "confirm");
     const second = await handshake(server, { auth, elicit: () => ({ action: "accept", content: { confirm: false } }) });
     expect(await second.request("tasks/result", { taskId: task.taskId })).toMatchObject({
       content: [{ type: "text", text: "confirmed false" }],
@@ -190,20 +219,7 @@ describe("tasks in 2025-11-25", () => {
   // JSON-RPC error answer is the handler's ask rejecting with it (a ClientError).
   it("a question answered on tasks/result with a JSON-RPC error: the task gets that error, tasks/result its end", async () => {
     const { server } = taskServer();
-    server.tool({
-      name: "ask_or_say",
-      description: "Asks once; says what a refusal was",
-      task: "optional",
-      handler: async (_args, ctx) => {
-        try {
-          await ctx.elicit({ message: "Sure?", schema: { confirm: z.boolean() } });
-          return "answered";
-        } catch (error) {
-          if (!(error instanceof ClientError)) throw error;
-          return `refused: ${error.method} ${error.code} ${error.message}`;
-        }
-      },
-    });
+    server.tool(askOrSay);
     const auth = { subject: "alice", scopes: [] };
     const refuse = () => {
       throw new McpError(-32001, "no one to ask");
@@ -228,14 +244,7 @@ describe("tasks in 2025-11-25", () => {
         },
       ],
     ] as const) {
-      // The connection that made the task never answers, and is gone: the question goes out on tasks/result only.
-      const first = await handshake(server, { auth, elicit: () => new Promise(() => {}) });
-      const task = await startTask(first, tool);
-      await until(
-        () => get(first, task.taskId),
-        (now) => now.status === "input_required",
-      );
-      first.close();
+      const task = await leftAsking(server, auth, tool);
       const second = await handshake(server, { auth, elicit: refuse });
       expect(await second.request("tasks/result", { taskId: task.taskId })).toMatchObject({
         ...expected,
@@ -254,14 +263,93 @@ describe("tasks in 2025-11-25", () => {
       },
     });
     const task = await startTask(c, "confirm");
-    const ended = await until(
-      () => get(c, task.taskId),
-      (now) => now.status !== "working" && now.status !== "input_required",
-    );
-    expect(ended).toMatchObject({
+    expect(await ended(c, task.taskId)).toMatchObject({
       status: "failed",
       statusMessage: "The client answered elicitation/create with error -32001: no one to ask",
     });
+  });
+
+  // Outside a task, a result no answer can be (not an object, nested too deep) rejects the handler's ask with -32602
+  // naming it; inside one the same, and tasks/result waits on for the task's end, then answers what the call would have.
+  it("a question answered on tasks/result with a malformed result: the handler sees what it would outside a task", async () => {
+    const { server } = taskServer();
+    server.tool(askOrSay);
+    const auth = { subject: "alice", scopes: [] };
+    let deep: unknown = "end";
+    for (let i = 0; i < 70; i++) deep = { deep };
+    const said = {
+      ask_or_say: {
+        content: [
+          { type: "text", text: "refused: -32602 The client's answer to elicitation/create has no result object" },
+        ],
+        isError: false,
+      },
+    };
+    for (const tool of ["confirm", "ask_or_say"] as const) {
+      for (const malformed of [42, [], { action: "accept", content: deep }]) {
+        const outside = await handshake(server, { auth, elicit: silent });
+        const direct = outcomeOf(outside.request("tools/call", { name: tool, arguments: {} }));
+        await answerRaw(outside, 0, malformed);
+        const expected = await direct;
+        if (tool === "ask_or_say" && malformed === 42) expect(expected).toEqual(said.ask_or_say);
+        const task = await leftAsking(server, auth, tool);
+        const second = await handshake(server, { auth, elicit: silent });
+        const waiting = outcomeOf(second.request("tasks/result", { taskId: task.taskId }));
+        await answerRaw(second, 0, malformed);
+        expect(await waiting, `${tool} answered ${JSON.stringify(malformed).slice(0, 40)}`).toEqual(expected);
+        expect((await get(second, task.taskId)).status).toBe(tool === "confirm" ? "failed" : "completed");
+      }
+    }
+  });
+
+  it("a question answered on the side channel with a malformed result: the task gets it, polled without tasks/result", async () => {
+    const { server } = taskServer();
+    const c = await handshake(server, { elicit: silent });
+    const task = await startTask(c, "confirm");
+    await answerRaw(c, 0, []);
+    expect(await ended(c, task.taskId)).toMatchObject({
+      status: "failed",
+      statusMessage: "The client's answer to elicitation/create has no result object",
+    });
+  });
+
+  // The text: tasks/result MUST block until the task is terminal. A question the client lets time out is no answer:
+  // the task stays input_required, and tasks/result waits on until it is answered (another tasks/result carries it),
+  // cancelled (what tasks/result answers for a cancelled task), or its TTL passes (it is deleted: not found).
+  it("a question left unanswered on tasks/result: it waits on until the task is answered, cancelled or expired", async () => {
+    const { server } = taskServer({ clientRequestTimeoutMs: 100 });
+    const auth = { subject: "alice", scopes: [] };
+    for (const end of ["answered", "cancelled", "expired"] as const) {
+      const task = await leftAsking(server, auth, "confirm", end === "expired" ? { ttl: 1000 } : {});
+      const second = await handshake(server, { auth, elicit: silent });
+      let settled = false;
+      const waiting = outcomeOf(second.request("tasks/result", { taskId: task.taskId })).finally(() => {
+        settled = true;
+      });
+      // The question it carried timed out: withdrawn, and still the task's.
+      await until(
+        async () => second.notifications.filter((n) => n.method === "notifications/cancelled"),
+        (withdrawn) => withdrawn.length > 0,
+      );
+      expect((await get(second, task.taskId)).status).toBe("input_required");
+      expect(settled).toBe(false);
+      if (end === "answered") {
+        const third = await handshake(server, {
+          auth,
+          elicit: () => ({ action: "accept", content: { confirm: true } }),
+        });
+        const result = { content: [{ type: "text", text: "confirmed true" }], isError: false };
+        expect(await outcomeOf(third.request("tasks/result", { taskId: task.taskId }))).toEqual(result);
+        expect(await waiting).toEqual(result);
+      } else if (end === "cancelled") {
+        await second.request("tasks/cancel", { taskId: task.taskId });
+        expect(await waiting).toEqual({
+          error: [-32602, `Task ${task.taskId} was cancelled: it has no result`],
+        });
+      } else {
+        expect(await waiting).toEqual({ error: [-32602, "Failed to retrieve task: Task not found"] });
+      }
+    }
   });
 
   it("cancel: the Task as cancelled; a terminal task is -32602; its result is -32602", async () => {

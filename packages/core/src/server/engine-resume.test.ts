@@ -7,7 +7,8 @@ import type { Guard } from "../registry/guards.js";
 import { createTestClient } from "../testing/client.js";
 import type { Announcement } from "./engine-link.js";
 import type { Server } from "./servable.js";
-import { createServer, onAnnounce } from "./server.js";
+import { createServer } from "./server.js";
+import { onAnnounce } from "./server-access.js";
 
 // Processes of one server whose shared engine goes away and comes back: what one did meanwhile reaches the others,
 // what it missed is caught up, and every list agrees again.

@@ -5,7 +5,8 @@ import type { Guard } from "../registry/guards.js";
 import { createTestClient } from "../testing/client.js";
 import type { Announcement } from "./engine-link.js";
 import type { Server } from "./servable.js";
-import { createServer, onAnnounce } from "./server.js";
+import { createServer } from "./server.js";
+import { onAnnounce } from "./server-access.js";
 import { mayHear, mayRead } from "./stored-principal.js";
 
 // A server's engine: made when first used, started once, and (when shared) what carries a change made on one

@@ -1,8 +1,8 @@
 import type { ConnectOptions } from "../connection/connect-options.js";
 import { Connection } from "../connection/connection.js";
 import type { ConnectionListener, ServerCore } from "../connection/server-core.js";
+import type { ScopeSource } from "../context/context-init.js";
 import type { ErrorReport, LogEntry, Logger } from "../context/logger.js";
-import type { ScopeSource } from "../context/request-context.js";
 import type { Store } from "../context/store.js";
 import { StoreHub } from "../context/store-hub.js";
 import { serverStore } from "../context/store-scopes.js";
@@ -37,6 +37,7 @@ import { ListChanges } from "./list-changes.js";
 import { type ServerOptions, settingsOf } from "./options.js";
 import { page } from "./pages.js";
 import { type Servable, type Server, toServer } from "./servable.js";
+import { ServerLog } from "./server-log.js";
 import { watchStoreKeys } from "./store-keys.js";
 import { TaskRunner } from "./task-runner.js";
 
@@ -55,13 +56,12 @@ export class ServerImpl implements Server, ServerCore {
     this.#link.announce({ type: "listChanged", kind, names, audience }, at),
   );
   readonly #parents = new Set<ServerImpl>();
+  readonly #log: ServerLog;
   // Each mount of this server in another, with its prefix: how its keys are named there.
   readonly #mountedAs: { parent: ServerImpl; prefix: string }[] = [];
   readonly #link: EngineLink;
   readonly #middleware: Middleware[] = [];
-  #logger: Logger | undefined;
   #orphans: (() => unknown) | undefined;
-  #onError: ((error: unknown, where: ErrorReport) => void) | undefined;
   readonly #scopeSources: readonly [ScopeSource, ScopeSource];
 
   constructor(options: ServerOptions) {
@@ -71,8 +71,7 @@ export class ServerImpl implements Server, ServerCore {
     this.requestStateTtlMs = settings.requestStateTtlMs;
     this.clientRequestTimeoutMs = settings.clientRequestTimeoutMs;
     this.sealer = new Sealer(options.stateKey);
-    this.#onError = options.onError;
-    this.#logger = options.logger;
+    this.#log = new ServerLog(options.logger, options.onError, this.#parents);
     this.router = new Router(
       this.log.bind(this),
       (kind, audience, keys) => this.#changed(kind, audience, keys),
@@ -247,21 +246,21 @@ export class ServerImpl implements Server, ServerCore {
   }
 
   setLogger(logger: Logger | undefined): this {
-    this.#logger = logger;
+    this.#log.logger = logger;
     return this;
   }
 
   get logger(): Logger | undefined {
-    return this.#logger;
+    return this.#log.logger;
   }
 
   onError(hook: ((error: unknown, where: ErrorReport) => void) | undefined): this {
-    this.#onError = hook;
+    this.#log.onError = hook;
     return this;
   }
 
   get errorHook(): ((error: unknown, where: ErrorReport) => void) | undefined {
-    return this.#onError;
+    return this.#log.onError;
   }
 
   serverInfo(version: ProtocolVersion): Implementation {
@@ -290,71 +289,8 @@ export class ServerImpl implements Server, ServerCore {
   }
 
   log(entry: LogEntry): boolean {
-    let heard = false;
-    try {
-      if (this.#logger) {
-        heard = true;
-        this.#logger(entry);
-      }
-      if (entry.error !== undefined && this.#onError) {
-        heard = true;
-        const where: ErrorReport = { method: entry.method ?? "(server)" };
-        if (entry.requestId !== undefined) where.requestId = entry.requestId;
-        if (entry.tool !== undefined) where.tool = entry.tool;
-        this.#onError(entry.error, where);
-      }
-    } catch {
-      // A failing logger must not take a request down with it.
-    }
-    // A module with no log of its own reports to the servers it is mounted in, whose transports installed theirs.
-    if (!heard) for (const parent of this.#parents) heard = parent.log(entry) || heard;
-    return heard;
+    return this.#log.log(entry);
   }
-}
-
-/** The server behind `server`, which createServer made (a TypeError otherwise). */
-export function implOf(server: Server): ServerImpl {
-  if (!(server instanceof ServerImpl)) throw new TypeError("not a server made by createServer");
-  return server;
-}
-
-/**
- * Hear each list change (kind, names, audience) and resource update made on this process, as its connections are
- * told of it (after batching): what a transport fans out to sessions it keeps in the engine. Returns what stops it.
- */
-export function onAnnounce(server: Server, listener: (announcement: Announcement) => void): () => void {
-  return implOf(server).onAnnounce(listener);
-}
-
-/**
- * The server's engine; when none was configured (nor made yet), `make`'s, in place of the default memory engine: a
- * transport's own default, such as its event buffer's size.
- */
-export function defaultEngine(server: Server, make: () => Engine): Engine {
-  return implOf(server).engineOr(make);
-}
-
-/**
- * The OAuth scopes every request to `server` needs (`createServer({ scopes })`): what an HTTP 401 challenge names.
- * @example
- * ```ts source="examples/server.ts#serverScopes"
- * const challenge = `Bearer scope="${serverScopes(server).join(" ")}"`;
- * ```
- */
-export function serverScopes(server: Server): readonly string[] {
-  return implOf(server).router.required ?? [];
-}
-
-/**
- * Every OAuth scope `server` uses, sorted, as it is now: its own, those of each enabled tool, resource, template and
- * prompt no guard hides, its modules' included: what RFC 9728 metadata lists as `scopes_supported` by default.
- * @example
- * ```ts source="examples/server.ts#declaredScopes"
- * const metadata = { scopes_supported: declaredScopes(server) };
- * ```
- */
-export function declaredScopes(server: Server): readonly string[] {
-  return implOf(server).router.declaredScopes();
 }
 
 /**

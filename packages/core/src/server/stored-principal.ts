@@ -1,13 +1,14 @@
 import type { AuthInfo } from "../context/context.js";
+import type { ContextPort } from "../context/context-init.js";
 import type { LogEntry } from "../context/logger.js";
-import { type ContextPort, RequestContextImpl } from "../context/request-context.js";
+import { RequestContextImpl } from "../context/request-context.js";
 import type { StoredPrincipal } from "../engine/engine.js";
 import { featuresOf } from "../protocol/revision.js";
 import { LATEST_HANDSHAKE_VERSION } from "../protocol/versions.js";
 import { allows } from "../registry/guards.js";
 import type { Audience } from "../registry/router.js";
 import type { Server } from "./servable.js";
-import { implOf } from "./server.js";
+import { implOf } from "./server-access.js";
 
 // A stored principal as guards see a caller: `ctx.auth` with its subject, scopes and client id (never a token); what
 // such a caller may hear of and read, for a transport telling the sessions it keeps in the engine.

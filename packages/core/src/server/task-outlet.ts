@@ -1,7 +1,7 @@
 import type { LogEntry } from "../context/logger.js";
 import type { RequestContextImpl } from "../context/request-context.js";
 import type { TaskInputRequest, TaskStore } from "../engine/engine.js";
-import { ClientError, messageOf } from "../wire/errors.js";
+import { messageOf } from "../wire/errors.js";
 import { coreTask, relatedMeta } from "./core-task-wire.js";
 import type { TaskOutlet } from "./running-task.js";
 import { errorAnswer } from "./task-questions.js";
@@ -62,10 +62,10 @@ export function connectionOutlet(
       .requestClient(request.method, { ...request.params, _meta: relatedMeta(id) }, settled)
       .then(
         (answer) => engine.answerTask(id, { [key]: answer }),
-        // The client's JSON-RPC error is its answer, on this route as on tasks/result's.
+        // The client's JSON-RPC error or malformed result is its answer, on this route as on tasks/result's.
         (error: unknown) => {
-          if (error instanceof ClientError && !settled.aborted)
-            return engine.answerTask(id, { [key]: errorAnswer(error) });
+          const answer = settled.aborted ? undefined : errorAnswer(error);
+          if (answer !== undefined) return engine.answerTask(id, { [key]: answer });
           throw error;
         },
       )

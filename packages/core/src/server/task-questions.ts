@@ -1,6 +1,6 @@
 import type { Asker } from "../context/ask.js";
 import { isLeaseLost, type TaskChange, type TaskInputRequest, type TaskStore } from "../engine/engine.js";
-import { ClientError, McpError } from "../wire/errors.js";
+import { ClientError, isMcpError, McpError } from "../wire/errors.js";
 import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
 import { RUNNING } from "./task-outcome.js";
 
@@ -15,27 +15,28 @@ type Waiting = {
 };
 
 /**
- * The client's JSON-RPC error as its answer to a task's question (a handshake-era client may answer elicitation/create
- * with one), kept as JSON by the engine: a one-element array, which no result is (an object) and tasks/update refuses.
+ * What the client answered, when a question it was sent rejected with it: its JSON-RPC error (a ClientError; a
+ * handshake-era client may answer elicitation/create with one), or a result no answer can be (an McpError: none, not
+ * an object, nested too deep), kept as JSON by the engine as a one-element array, which no result is (an object) and
+ * tasks/update refuses. Undefined when the client answered nothing (timed out, its input or stream ended).
  */
-export function errorAnswer(error: ClientError): unknown[] {
-  const said = error.message.slice(`The client answered ${error.method} with error ${error.code}: `.length);
-  return [
-    {
-      method: error.method,
-      code: error.code,
-      message: said,
-      ...(error.data === undefined ? {} : { data: error.data }),
-    },
-  ];
+export function errorAnswer(error: unknown): unknown[] | undefined {
+  if (error instanceof ClientError) {
+    const said = error.message.slice(`The client answered ${error.method} with error ${error.code}: `.length);
+    return [{ method: error.method, code: error.code, message: said, ...dataOf(error.data) }];
+  }
+  if (isMcpError(error)) return [{ code: error.code, message: error.message, ...dataOf(error.data) }];
+  return undefined;
 }
 
-/** The ClientError an `errorAnswer` holds, else undefined. */
-function clientErrorOf(value: unknown): ClientError | undefined {
+const dataOf = (data: unknown) => (data === undefined ? {} : { data });
+
+/** The error an `errorAnswer` holds (a ClientError when it names the method the client answered), else undefined. */
+function errorOf(value: unknown): Error | undefined {
   if (!Array.isArray(value) || value.length !== 1 || !isPlainObject(value[0])) return undefined;
   const { method, code, message, data } = value[0];
-  if (typeof method !== "string" || typeof code !== "number" || typeof message !== "string") return undefined;
-  return new ClientError(method, code, message, data);
+  if (typeof code !== "number" || typeof message !== "string") return undefined;
+  return typeof method === "string" ? new ClientError(method, code, message, data) : new McpError(code, message, data);
 }
 
 /** Told of each question once the task's record holds it (a handshake-era task also sends it to its connection). */
@@ -97,8 +98,9 @@ export class TaskQuestions {
   };
 
   /**
-   * The client's answer under `key` (taken from the engine): an object resolves its question, its JSON-RPC error
-   * (`errorAnswer`) rejects it with that ClientError (as the same question outside a task would), anything else fails it.
+   * The client's answer under `key` (taken from the engine): an object resolves its question; an `errorAnswer` rejects
+   * it with that error (its JSON-RPC error or malformed result, as the same question outside a task would); anything
+   * else fails it.
    */
   answer(key: string, value: unknown): void {
     const waiting = this.#waiting.get(key);
@@ -108,7 +110,7 @@ export class TaskQuestions {
     if (isPlainObject(value)) waiting.resolve(value);
     else
       waiting.reject(
-        clientErrorOf(value) ?? new McpError(ErrorCode.InvalidParams, `inputResponses["${key}"] must be an object`),
+        errorOf(value) ?? new McpError(ErrorCode.InvalidParams, `inputResponses["${key}"] must be an object`),
       );
   }
 

@@ -3,30 +3,23 @@ import type { RequestContext, TaskRun } from "../context/context.js";
 import type { LogEntry } from "../context/logger.js";
 import type { RequestContextImpl } from "../context/request-context.js";
 import type { TaskRecord, Unfollow } from "../engine/engine.js";
-import { isTerminal } from "../engine/memory-tasks.js";
 import type { RequestedTask } from "../protocol/core-tasks.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
 import { declaresTasks, type TaskPolicy, type taskDefaultsOf, tasksRequired } from "../protocol/tasks.js";
-import { tooDeep, tooDeepText } from "../wire/depth.js";
 import { McpError, messageOf } from "../wire/errors.js";
-import { ErrorCode, isPlainObject } from "../wire/json-rpc.js";
+import { ErrorCode } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
 import { type CoreTaskEngine, CoreTaskMethods, indexEntry } from "./core-task-methods.js";
 import { coreCreateTaskResult } from "./core-task-wire.js";
 import { RunningTask } from "./running-task.js";
+import { TaskMethods } from "./task-methods.js";
 import { connectionOutlet } from "./task-outlet.js";
 import { MAX_LISTEN_TASKS, TaskWatch } from "./task-watch.js";
-import {
-  checkedTaskId,
-  createTaskResult,
-  detailedTask,
-  outstandingAnswers,
-  ownTask,
-  taskNotFound,
-} from "./task-wire.js";
+import { createTaskResult } from "./task-wire.js";
 
 // The server's tasks: each task's handler runs here, under the task (not the request that made it, whose connection
-// may close once it is answered), and every tasks/* request is answered from the engine, on any process.
+// may close once it is answered); every tasks/* request is answered from the engine, on any process (task-methods.ts
+// for the extension's, core-task-methods.ts for 2025-11-25's).
 
 /** What a task that could not be started after it was stored is failed with. */
 const UNSTARTED_ERROR = { code: ErrorCode.ServerError, message: "The task could not be started" } as const;
@@ -53,7 +46,8 @@ export const RECHECK_MS = 10_000;
 export class TaskRunner implements TaskService {
   readonly #engine: () => CoreTaskEngine;
   readonly #tasking: () => boolean;
-  // 2025-11-25's tasks/get|result|list|cancel.
+  // The extension's tasks/get|update|cancel, and 2025-11-25's tasks/get|result|list|cancel.
+  readonly #methods: TaskMethods;
   readonly #core: CoreTaskMethods;
   readonly #ready: () => MaybePromise<void>;
   readonly #defaults: TaskSettings;
@@ -77,6 +71,7 @@ export class TaskRunner implements TaskService {
   ) {
     this.#engine = engine;
     this.#tasking = tasking;
+    this.#methods = new TaskMethods(engine, ready);
     this.#core = new CoreTaskMethods(engine, ready);
     this.#ready = ready;
     this.#defaults = defaults;
@@ -237,51 +232,16 @@ export class TaskRunner implements TaskService {
   }
 
   get(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
-    if (ctx.revision.tasks === "core") return this.#core.get(params, ctx);
-    const id = checkedTaskId("tasks/get", params, ctx);
-    return andThen(this.#ready(), () =>
-      andThen(this.#engine().loadTask(id), (found) => {
-        const task = ownTask(found, ctx);
-        if (task === undefined) throw taskNotFound();
-        return detailedTask(task);
-      }),
-    );
+    return ctx.revision.tasks === "core" ? this.#core.get(params, ctx) : this.#methods.get(params, ctx);
   }
 
+  /** The tasks extension only (2025-11-25 has no tasks/update). */
   update(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
-    const id = checkedTaskId("tasks/update", params, ctx);
-    const responses = params?.inputResponses;
-    if (!isPlainObject(responses)) {
-      throw new McpError(ErrorCode.InvalidParams, "Invalid params: inputResponses must be an object");
-    }
-    // Answers are copied and kept as JSON by the engine: a walk that deep would overflow the stack.
-    const deep = tooDeep(responses);
-    if (deep)
-      throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${tooDeepText("params.inputResponses", deep)}`);
-    return andThen(this.#ready(), () => {
-      const engine = this.#engine();
-      return andThen(engine.loadTask(id), (found) => {
-        const task = ownTask(found, ctx);
-        if (task === undefined) throw taskNotFound();
-        const answers = outstandingAnswers(task, responses);
-        return answers === undefined ? {} : andThen(engine.answerTask(id, answers), () => ({}));
-      });
-    });
+    return this.#methods.update(params, ctx);
   }
 
   cancel(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
-    if (ctx.revision.tasks === "core") return this.#core.cancel(params, ctx);
-    const id = checkedTaskId("tasks/cancel", params, ctx);
-    return andThen(this.#ready(), () => {
-      const engine = this.#engine();
-      return andThen(engine.loadTask(id), (found) => {
-        const task = ownTask(found, ctx);
-        if (task === undefined) throw taskNotFound();
-        if (isTerminal(task.status)) return {};
-        // Cancelled at once in the store; the process running it hears the change and aborts its handler.
-        return andThen(engine.changeTask(id, { kind: "cancel" }), () => ({}));
-      });
-    });
+    return ctx.revision.tasks === "core" ? this.#core.cancel(params, ctx) : this.#methods.cancel(params, ctx);
   }
 
   /** 2025-11-25 only (the revision table removes it elsewhere). */

@@ -1,31 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { createMemoryEngine } from "../engine/memory.js";
-import { TASKS_EXTENSION } from "../protocol/tasks.js";
 import { createTestClient } from "../testing/client.js";
 import { rpcError } from "../testing/expect-errors.test-util.js";
+import { confirmTool, deferred, until, WITH_TASKS } from "../testing/task-setup.test-util.js";
 import type { Server } from "./servable.js";
 import { createServer } from "./server.js";
 
 // The tasks methods attacked: hostile ids and answers, races, handlers that never end, detach misused.
-
-const WITH_TASKS = { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } };
-
-function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
-
-async function until<T>(poll: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
-  for (;;) {
-    const value = await poll();
-    if (ok(value)) return value;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 function client(server: Server) {
   return createTestClient(server, { capabilities: WITH_TASKS });
@@ -33,15 +14,7 @@ function client(server: Server) {
 
 function askingServer(options: Parameters<typeof createServer>[0] = { name: "hostile", version: "1" }) {
   const server = createServer(options);
-  server.tool({
-    name: "confirm",
-    description: "Asks once",
-    task: "optional",
-    handler: async (_args, ctx) => {
-      const answer = await ctx.elicit({ message: "Sure?", schema: { confirm: z.boolean() } });
-      return answer.action === "accept" ? `confirmed ${answer.content.confirm}` : answer.action;
-    },
-  });
+  server.tool(confirmTool());
   return server;
 }
 

@@ -6,21 +6,12 @@ import { MetaKey } from "../protocol/versions.js";
 import { createTestClient } from "../testing/client.js";
 import { rpcError } from "../testing/expect-errors.test-util.js";
 import type { TestSubscription } from "../testing/listen.js";
+import { deferred, WITH_TASKS } from "../testing/task-setup.test-util.js";
 import type { JsonRpcNotification } from "../wire/json-rpc.js";
 import { createServer } from "./server.js";
 import { EXPIRED_ERROR, MAX_LISTEN_TASKS } from "./task-watch.js";
 
 // subscriptions/listen with taskIds (the tasks extension): notifications/tasks for the caller's own tasks.
-
-const WITH_TASKS = { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } };
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
 
 async function until(ok: () => boolean | Promise<boolean>): Promise<void> {
   while (!(await ok())) await new Promise((resolve) => setImmediate(resolve));

@@ -1,34 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { RequestContext } from "../context/context.js";
 import { EngineUnavailable } from "../engine/engine.js";
 import { createMemoryEngine } from "../engine/memory.js";
 import { TASKS_EXTENSION } from "../protocol/tasks.js";
 import { createTestClient, type TestClientOptions } from "../testing/client.js";
 import { definitionError, rpcError } from "../testing/expect-errors.test-util.js";
+import { confirmTool, deferred, slowTool, until, WITH_TASKS } from "../testing/task-setup.test-util.js";
 import type { Server } from "./servable.js";
 import { createServer } from "./server.js";
 
 // The tasks extension in core: a tools/call that becomes a task, and tasks/get|update|cancel.
-
-const WITH_TASKS = { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } };
-
-/** A promise and what settles it. */
-function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
-
-async function until<T>(poll: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
-  for (;;) {
-    const value = await poll();
-    if (ok(value)) return value;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 function taskServer(options: Parameters<typeof createServer>[0] = { name: "tasks", version: "1" }) {
   const server = createServer(options);
@@ -40,19 +21,7 @@ function taskServer(options: Parameters<typeof createServer>[0] = { name: "tasks
     input: { name: z.string() },
     handler: ({ name }) => `Hello, ${name}!`,
   });
-  server.tool({
-    name: "slow",
-    description: "Waits for the gate, or its cancellation",
-    task: "optional",
-    handler: async (_args, ctx) => {
-      ctx.progress(1, 2, "half way");
-      await Promise.race([
-        gate.promise,
-        new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
-      ]);
-      return "done";
-    },
-  });
+  server.tool(slowTool(gate.promise));
   server.tool({ name: "must", description: "Only as a task", task: "required", handler: () => "ok" });
   server.tool({
     name: "broken",
@@ -71,16 +40,11 @@ function taskServer(options: Parameters<typeof createServer>[0] = { name: "tasks
       throw new McpError(-32603, "the job failed");
     },
   });
-  server.tool({
-    name: "confirm",
-    description: "Asks once",
-    task: "optional",
-    handler: async (_args, ctx: RequestContext) => {
+  server.tool(
+    confirmTool(() => {
       calls.confirm++;
-      const answer = await ctx.elicit({ message: "Sure?", schema: { confirm: z.boolean() } });
-      return answer.action === "accept" ? `confirmed ${answer.content.confirm}` : "declined";
-    },
-  });
+    }),
+  );
   server.tool({
     name: "two",
     description: "Asks twice at once",
