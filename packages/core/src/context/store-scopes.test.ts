@@ -220,8 +220,9 @@ function sharedEngines() {
   const hearers = new Set<{ from: Engine; listener: (signal: ServerSignal) => void }>();
   const engines = ["a", "b"].map((node) => {
     const engine: MemoryEngine = memory();
+    // The memory engine's node is a getter (its id is made on first use): defined, not assigned.
+    Object.defineProperty(engine, "node", { value: node });
     return Object.assign(engine, {
-      node,
       shared: true,
       readRecord: records.readRecord.bind(records),
       writeRecord: records.writeRecord.bind(records),
