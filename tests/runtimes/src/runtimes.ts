@@ -8,8 +8,8 @@ export interface Runtime {
   readonly name: "bun" | "deno";
   /** The runtime's own binary (not a node wrapper around it: a signal must reach the runtime). */
   readonly command: string;
-  /** The arguments that run `script` (built JS or TypeScript) with `args`. */
-  args(script: string, args?: readonly string[]): string[];
+  /** The arguments that run `script` (built JS or TypeScript) with `args`, the runtime's own `flags` before it. */
+  args(script: string, args?: readonly string[], flags?: readonly string[]): string[];
   /** The environment a process of it runs with: the tests' own, and no look-ups of newer versions. */
   env(extra?: Readonly<Record<string, string>>): Record<string, string>;
 }
@@ -46,8 +46,10 @@ export function runtime(name: Runtime["name"]): Runtime {
     command,
     // Deno: every permission (the servers read env and bind ports), and request.signal aborted only when a client
     // goes away (Deno 2.9 also aborts it after every response served, and warns on stderr that it does).
-    args: (script, args = []) =>
-      name === "bun" ? [script, ...args] : ["run", "-A", "--unstable-no-legacy-abort", script, ...args],
+    args: (script, args = [], flags = []) =>
+      name === "bun"
+        ? [...flags, script, ...args]
+        : ["run", "-A", "--unstable-no-legacy-abort", ...flags, script, ...args],
     env: baseEnv,
   };
 }
