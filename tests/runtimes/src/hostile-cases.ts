@@ -23,7 +23,9 @@ export interface HostileCase {
   body?: string | Buffer | (() => string | Buffer);
   /** Send the body chunked, with no Content-Length. */
   chunked?: boolean;
-  /** Sent on a kept-alive connection right after a 4 MiB body refused (413) while it was still being sent. */
+  /** Declare the whole body's length, send only this many bytes of it, and wait for the answer. */
+  sendFirst?: number;
+  /** Sent on a kept-alive connection right after a body refused (413) while it was still being sent. */
   afterRefused?: boolean;
   /** The status Node's listen gives, pinned so the table says what is expected, not only that doors agree. */
   status: number;
@@ -54,7 +56,14 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   { name: "invalid UTF-8", body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), status: 400 },
   { name: "a body over the limit, declared", body: () => call("x".repeat(LIMIT_BYTES)), status: 413 },
   { name: "a body over the limit, chunked", body: () => call("x".repeat(LIMIT_BYTES)), chunked: true, status: 413 },
-  { name: "a huge body (4 MiB), chunked", body: () => call("x".repeat(4 * 1024 * 1024)), chunked: true, status: 413 },
+  // Node's doors read (and drop) at most 1 MiB past the limit, then cut the connection: a client still sending a
+  // 4 MiB body could see that reset first, so this one stops after its first 64 KiB and waits for the answer.
+  {
+    name: "a huge body (4 MiB) declared, its first 64 KiB sent",
+    body: () => call("x".repeat(4 * 1024 * 1024)),
+    sendFirst: 64 * 1024,
+    status: 413,
+  },
   { name: "arguments nested 10,000 deep", body: () => call("DEEP").replace('"DEEP"', nested(10_000)), status: 200 },
   { name: "a body nested 30,000 deep, under the limit", body: () => nested(30_000), status: 400 },
   {
@@ -103,8 +112,10 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   { name: "a call on the connection of a body refused mid-way", afterRefused: true, body: call("hi"), status: 200 },
 ];
 
-/** The huge body an `afterRefused` case follows. */
-export const REFUSED = HOSTILE_CASES.find((hostile) => hostile.name.startsWith("a huge body")) as HostileCase;
+/** The refused body an `afterRefused` case follows (over the limit, within what Node's doors read past it). */
+export const REFUSED = HOSTILE_CASES.find(
+  (hostile) => hostile.name === "a body over the limit, chunked",
+) as HostileCase;
 
 const BASE_HEADERS: Record<string, string> = {
   "content-type": "application/json",
@@ -168,19 +179,22 @@ function sendOn(url: string, hostile: HostileCase, agent: Agent | false): Promis
         response.setEncoding("utf8").on("data", (chunk: string) => {
           text += chunk;
         });
-        response.on("end", () =>
+        response.on("end", () => {
           resolve({
             status: response.statusCode ?? 0,
             type: response.headers["content-type"]?.split(";")[0] ?? null,
             ...parseAnswer(text),
-          }),
-        );
+          });
+          // The rest of a body sent in part is never sent: the connection goes.
+          if (hostile.sendFirst !== undefined) outgoing.destroy();
+        });
         response.on("error", reject);
       },
     );
     // A door may answer (413) and close before the whole body went: what it answered is what counts.
     outgoing.on("error", (error) => reject(error));
     if (hostile.method === "GET") outgoing.end();
+    else if (hostile.sendFirst !== undefined) outgoing.write(Buffer.from(body).subarray(0, hostile.sendFirst));
     else if (hostile.chunked) {
       const bytes = Buffer.from(body);
       for (let at = 0; at < bytes.length; at += 64 * 1024) outgoing.write(bytes.subarray(at, at + 64 * 1024));
