@@ -1,3 +1,5 @@
+import { Console } from "node:console";
+
 /** While installed, anything user code writes to stdout (console.log, process.stdout.write) goes to stderr. */
 export interface StdoutRedirect {
   /** Write to the real stdout: the protocol's own channel. */
@@ -11,6 +13,41 @@ interface Installed {
   original: Write;
   hadOwn: boolean;
   count: number;
+  /** Puts back the console methods moved to stderr (Bun, Deno), if any were. */
+  restoreConsole?: () => void;
+}
+
+// The console methods that print to stdout. Bun's and Deno's console writes them to file descriptor 1 itself, never
+// through process.stdout.write, so while stdout is redirected they print with a console on stderr instead.
+const STDOUT_METHODS = [
+  "log",
+  "info",
+  "debug",
+  "dir",
+  "dirxml",
+  "table",
+  "count",
+  "group",
+  "groupCollapsed",
+  "timeLog",
+  "timeEnd",
+] as const;
+
+function consoleBypassesStdout(stdout: NodeJS.WritableStream): boolean {
+  return stdout === process.stdout && ("bun" in process.versions || "deno" in process.versions);
+}
+
+function moveConsole(stderr: NodeJS.WritableStream): () => void {
+  const onStderr = new Console({ stdout: stderr, stderr });
+  const target = console as unknown as Record<string, unknown>;
+  const saved = STDOUT_METHODS.map((name) => [name, Object.getOwnPropertyDescriptor(console, name)] as const);
+  for (const name of STDOUT_METHODS) target[name] = (onStderr[name] as (...args: unknown[]) => void).bind(onStderr);
+  return () => {
+    for (const [name, descriptor] of saved) {
+      if (descriptor) Object.defineProperty(console, name, descriptor);
+      else delete target[name];
+    }
+  };
 }
 
 // Shared by every copy of this package in the process, of any version: the key stays as it was first published.
@@ -38,6 +75,7 @@ export function redirectStdout(stdout: NodeJS.WriteStream, stderr: NodeJS.Writab
     installed.count++;
   } else {
     installed = { original: stdout.write, hadOwn: Object.hasOwn(stdout, "write"), count: 1 };
+    if (consoleBypassesStdout(stdout)) installed.restoreConsole = moveConsole(stderr);
     target[REDIRECTED] = installed;
     stdout.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) =>
       (stderr.write as (...args: unknown[]) => boolean)(chunk, encoding, callback)) as Write;
@@ -51,6 +89,7 @@ export function redirectStdout(stdout: NodeJS.WriteStream, stderr: NodeJS.Writab
       restored = true;
       if (--state.count > 0) return;
       delete target[REDIRECTED];
+      state.restoreConsole?.();
       if (state.hadOwn) stdout.write = state.original;
       else delete (stdout as { write?: Write }).write;
     },

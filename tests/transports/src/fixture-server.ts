@@ -13,6 +13,7 @@ import {
   type Server,
   text,
 } from "@toolsmith/core";
+import type { Engine } from "@toolsmith/core/engine";
 import { serveStdio } from "@toolsmith/transport-stdio";
 import { z } from "zod";
 import { createTasksFixture } from "./tasks-fixture.js";
@@ -43,6 +44,8 @@ const ITEMS = new Map([
 export interface FixtureOptions {
   pageSize?: number;
   logger?: Logger;
+  /** Default: core's memory engine; a shared one (Redis) serves a session from several processes. */
+  engine?: Engine;
 }
 
 /** A fresh fixture server: its state (the hidden tool, cancellations seen) is its own. */
@@ -52,6 +55,7 @@ export function createFixtureServer(options: FixtureOptions = {}): Server {
     version: "1.0.0",
     ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.engine ? { engine: options.engine } : {}),
   });
   let cancellations = 0;
 

@@ -1,13 +1,10 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, expect } from "vitest";
+import { FIXTURE_SCRIPT } from "./fixture-script.js";
 import { transportSuite } from "./transport-suite.js";
 
 // The client spawns the built fixture (npx -y pnpm@12.4.2 run build): each client gets its own server process.
-const FIXTURE = fileURLToPath(new URL("../dist/fixture-server.js", import.meta.url));
-if (!existsSync(FIXTURE)) throw new Error(`${FIXTURE} is missing: build with npx -y pnpm@12.4.2 run build`);
 
 // What the servers wrote to stderr (their logger prints warnings and worse), read so a full pipe never blocks them.
 const stderr: string[] = [];
@@ -20,7 +17,7 @@ transportSuite("stdio", {
   transport: (fixture) => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [FIXTURE],
+      args: [FIXTURE_SCRIPT],
       env: { ...(process.env as Record<string, string>), FIXTURE: fixture },
       stderr: "pipe",
     });
