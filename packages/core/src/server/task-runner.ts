@@ -8,7 +8,7 @@ import type { RevisionFeatures } from "../protocol/revision.js";
 import { declaresTasks, type TaskPolicy, type taskDefaultsOf, tasksRequired } from "../protocol/tasks.js";
 import { McpError, messageOf } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
-import { andThen, type MaybePromise } from "../wire/maybe.js";
+import type { MaybePromise } from "../wire/maybe.js";
 import { type CoreTaskEngine, CoreTaskMethods, indexEntry } from "./core-task-methods.js";
 import { coreCreateTaskResult } from "./core-task-wire.js";
 import { RunningTask } from "./running-task.js";
