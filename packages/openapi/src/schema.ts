@@ -134,9 +134,28 @@ export function convertSchema(
     }
     out[key] = converted;
   }
+  objectShape(out);
   if (schema.nullable === true) nullable(out);
   seen.delete(schema);
   return out;
+}
+
+const ARRAY_KEYWORDS = ["items", "prefixItems", "contains", "minItems", "maxItems", "uniqueItems"];
+const OBJECT_KEYWORDS = ["properties", "required", "additionalProperties", "patternProperties", "propertyNames"];
+
+// What Ajv's strict mode asks of an object schema: `type: "object"` beside its keywords (OpenAPI means an object
+// there), and each `required` name among its `properties` (one it lacks is added as `{}`, which changes nothing).
+function objectShape(out: Record<string, unknown>): void {
+  const types = out.type === undefined ? undefined : ([] as unknown[]).concat(out.type);
+  // Keywords of a type the schema does not admit never apply (a document's mistake Ajv's strict mode refuses).
+  if (types && !types.includes("object"))
+    for (const key of [...OBJECT_KEYWORDS, "minProperties", "maxProperties"]) delete out[key];
+  if (types && !types.includes("array")) for (const key of ARRAY_KEYWORDS) delete out[key];
+  if (out.type === undefined && OBJECT_KEYWORDS.some((key) => out[key] !== undefined)) out.type = "object";
+  if (!Array.isArray(out.required)) return;
+  const properties = (out.properties ?? {}) as Record<string, unknown>;
+  for (const name of out.required as string[]) if (!Object.hasOwn(properties, name)) properties[name] = {};
+  out.properties = properties;
 }
 
 function typeOf(type: unknown): string | string[] | undefined {
