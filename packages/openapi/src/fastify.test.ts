@@ -83,6 +83,9 @@ async function buildApi(): Promise<FastifyInstance> {
     { schema: { operationId: "getFile", params: { type: "object", properties: { name: { type: "string" } } } } },
     async (request) => ({ name: (request.params as { name: string }).name }),
   );
+  app.get("/big", { schema: { operationId: "big" } }, async (_request, reply) =>
+    reply.type("text/plain").send("y".repeat(200_000)),
+  );
   // Fastify types a reply's code by the declared responses; the undeclared 500 is the point here.
   app.get("/crash", { schema: { operationId: "crash", response: { 200: MESSAGE } } }, async (_request, reply) =>
     reply
@@ -107,7 +110,7 @@ beforeAll(async () => {
   apiUrl = await api.listen({ port: 0, host: "127.0.0.1" });
   closedPort = await freePort();
   const document = api.swagger();
-  const pets = await openApiServer({ document, baseUrl: apiUrl, errorBodyChars: 100 });
+  const pets = await openApiServer({ document, baseUrl: apiUrl, errorBodyChars: 100, maxResponseBytes: 100_000 });
   const forwarding = await openApiServer({
     document: JSON.stringify(document),
     baseUrl: apiUrl,
@@ -151,6 +154,7 @@ describe.each([
       expect(tools.map((tool) => tool.name).sort()).toEqual([
         "auth.pet",
         "down.listPets",
+        "pets.big",
         "pets.crash",
         "pets.createPet",
         "pets.getFile",
@@ -205,6 +209,11 @@ describe.each([
       expect(text).toContain("answered 500 Internal Server Error:\n");
       expect(text).toContain("… (10000 characters in all)");
       expect(text.length).toBeLessThan(300);
+      const big = await client.callTool({ name: "pets.big", arguments: {} });
+      expect(big).toMatchObject({
+        isError: true,
+        content: [{ text: `GET ${apiUrl}/big answered 200 with a body over 100000 bytes, which was not read` }],
+      });
     } finally {
       await client.close();
     }

@@ -1,7 +1,7 @@
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { parse as parseYaml } from "yaml";
 import { METHODS, type Method, type Operation, readOperation, type Skipped } from "./operations.js";
-import { DEFAULT_BOUNDS, type SchemaBounds } from "./schema.js";
+import { DEFAULT_BOUNDS, EXTERNAL_REF, type SchemaBounds } from "./schema.js";
 
 // A document (an object, or JSON or YAML text) dereferenced by swagger-parser, external references resolved only
 // when allowed, then read operation by operation through the filters and overrides.
@@ -20,6 +20,8 @@ export interface OperationFilters {
   readonly schemaBounds?: Partial<SchemaBounds>;
   /** Resolve `$ref`s to other files or URLs (default false: they are never fetched, and what they name is `{}`). */
   readonly externalRefs?: boolean;
+  /** With `externalRefs`, also fetch from loopback and private addresses (default false: the parser refuses them). */
+  readonly externalRefsPrivateHosts?: boolean;
 }
 
 /** A change to one operation's tool. */
@@ -67,16 +69,38 @@ export async function loadDocument(document: unknown, options: OperationFilters 
     throw new OpenApiError(`only OpenAPI 3.0 and 3.1 documents are taken (this one says ${JSON.stringify(version)})`);
   }
   const external = options.externalRefs === true;
+  if (!external) keepExternalRefs(source);
   let api: Record<string, unknown>;
   try {
     api = (await SwaggerParser.dereference(source as never, {
-      resolve: { external, file: external, http: external ? { timeout: 10_000 } : false },
+      resolve: {
+        external,
+        file: external,
+        http: external ? { timeout: 10_000, safeUrlResolver: options.externalRefsPrivateHosts !== true } : false,
+      },
       dereference: { circular: true },
     })) as unknown as Record<string, unknown>;
   } catch (error) {
     throw new OpenApiError(`the OpenAPI document could not be dereferenced: ${(error as Error).message}`);
   }
   return readDocument(api, options);
+}
+
+// Each `$ref` to another file or URL moved aside, so the dereferencer never asks for it (an explicit stack: a deeply
+// nested document cannot exhaust the call stack).
+function keepExternalRefs(root: unknown): void {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) stack.push(...node);
+    else if (isObject(node)) {
+      if (typeof node.$ref === "string" && !node.$ref.startsWith("#")) {
+        node[EXTERNAL_REF] = node.$ref;
+        delete node.$ref;
+      }
+      for (const value of Object.values(node)) if (typeof value === "object" && value !== null) stack.push(value);
+    }
+  }
 }
 
 function readDocument(api: Record<string, unknown>, options: OperationFilters): LoadedDocument {

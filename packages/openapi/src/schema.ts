@@ -10,6 +10,9 @@ export interface SchemaBounds {
   readonly maxNodes: number;
 }
 
+/** Where an external `$ref` not to be fetched is kept, so the dereferencer leaves it alone. */
+export const EXTERNAL_REF = "x-toolsmith-external-ref";
+
 export const DEFAULT_BOUNDS: SchemaBounds = { maxDepth: 12, maxNodes: 4000 };
 
 /** How one conversion went: nodes used, and what was cut (each reason once). */
@@ -87,8 +90,9 @@ export function convertSchema(
     conversion.cuts.add(`schema nodes past ${bounds.maxNodes}`);
     return {};
   }
-  if (typeof schema.$ref === "string") {
-    conversion.cuts.add(`a reference not resolved (${schema.$ref.slice(0, 200)})`);
+  const ref = schema.$ref ?? schema[EXTERNAL_REF];
+  if (typeof ref === "string") {
+    conversion.cuts.add(`a reference not resolved (${ref.slice(0, 200)})`);
     return {};
   }
   conversion.nodes++;
@@ -124,6 +128,12 @@ export function convertSchema(
     if (!isObject(map)) continue;
     const converted: Record<string, unknown> = {};
     for (const [name, item] of Object.entries(map)) {
+      if (conversion.nodes >= bounds.maxNodes) {
+        conversion.cuts.add(`schema nodes past ${bounds.maxNodes}`);
+        // The properties left out must still be accepted.
+        if (out.additionalProperties === false) out.additionalProperties = true;
+        break;
+      }
       // Ajv cannot check a property named __proto__ (core refuses such a schema).
       if (name === "__proto__") continue;
       converted[name] = convertSchema(item, bounds, conversion, depth + 1, seen);
