@@ -198,4 +198,26 @@ describe("bad input and limits", () => {
     await expect(openApiTools({ document: "{ nope" })).rejects.toThrow(/neither JSON nor YAML/);
     await expect(openApiTools({ document: doc({}) })).rejects.toThrow(/no baseUrl/);
   });
+
+  it("compiles a tool's schema on its first call: a default under oneOf is left out, a refused one fails that tool only", async () => {
+    const branchy = {
+      type: "object",
+      properties: { pick: { oneOf: [{ type: "object", properties: { state: { type: "string", default: "open" } } }] } },
+    };
+    const lookahead = { type: "object", properties: { code: { type: "string", pattern: "^(?=a)a+$" } } };
+    const document = doc({ "/branchy": bodyOp("branchy", branchy), "/lookahead": bodyOp("lookahead", lookahead) });
+    const server = await openApiServer({ document, baseUrl: "http://127.0.0.1:9", timeoutMs: 1 });
+    const client = await createTestClient(server);
+    try {
+      expect((await client.listTools()).map((tool) => tool.name)).toEqual(["branchy", "lookahead"]);
+      const refused = await client.callTool("lookahead", { body: { code: "aa" } });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain("the document's schema cannot be used");
+      const wrong = await client.callTool("branchy", { body: { pick: "not an object" } });
+      expect(wrong.isError).toBe(true);
+      expect(JSON.stringify(wrong.content)).not.toContain("cannot be used");
+    } finally {
+      client.close();
+    }
+  });
 });

@@ -75,6 +75,7 @@ export function convertSchema(
   conversion: Conversion,
   depth = 0,
   seen: Set<object> = new Set(),
+  branch = false,
 ): Record<string, unknown> | boolean {
   if (typeof schema === "boolean") return schema;
   if (!isObject(schema)) return {};
@@ -114,13 +115,15 @@ export function convertSchema(
   else if (schema.example !== undefined) out.examples = [schema.example];
   for (const key of ONE) {
     if (schema[key] !== undefined && (isObject(schema[key]) || typeof schema[key] === "boolean")) {
-      out[key] = convertSchema(schema[key], bounds, conversion, depth + 1, seen);
+      out[key] = convertSchema(schema[key], bounds, conversion, depth + 1, seen, branch);
     }
   }
   for (const key of LISTS) {
     const list = schema[key];
     if (Array.isArray(list) && list.length > 0) {
-      out[key] = list.map((item) => convertSchema(item, bounds, conversion, depth + 1, seen));
+      // Ajv never fills a default below anyOf or oneOf, and its strict mode refuses one there.
+      const below = branch || key === "anyOf" || key === "oneOf";
+      out[key] = list.map((item) => convertSchema(item, bounds, conversion, depth + 1, seen, below));
     }
   }
   for (const key of MAPS) {
@@ -136,8 +139,8 @@ export function convertSchema(
       }
       // Ajv cannot check a property named __proto__ (core refuses such a schema).
       if (name === "__proto__") continue;
-      converted[name] = convertSchema(item, bounds, conversion, depth + 1, seen);
-      const fallback = isObject(item) ? item.default : undefined;
+      converted[name] = convertSchema(item, bounds, conversion, depth + 1, seen, branch);
+      const fallback = isObject(item) && !branch ? item.default : undefined;
       if (key === "properties" && fallback !== undefined && fits(fallback, converted[name])) {
         (converted[name] as Record<string, unknown>).default = fallback;
       }

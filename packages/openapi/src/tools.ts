@@ -26,17 +26,28 @@ export interface OpenApiTools {
 // The raw JSON Schema path's vendor, read from core rather than written here.
 const VENDOR = jsonSchema({ type: "object" })["~standard"].vendor;
 
-// A raw JSON Schema that core lists as given and validates through `jsonSchema` once first asked to.
+// A raw JSON Schema that core lists as given and validates through `jsonSchema` once first asked to; one core
+// refuses then is a failure of that tool's calls the model reads, not of the server.
 function lazySchema(schema: Record<string, unknown>): JsonSchema {
   let built: JsonSchema | undefined;
+  let refused: string | undefined;
   const listed = () => structuredClone(schema);
   return {
     "~standard": {
       version: 1,
       vendor: VENDOR,
       validate: (value) => {
-        built ??= jsonSchema(schema);
-        return built["~standard"].validate(value);
+        if (!built && refused === undefined) {
+          built = jsonSchema(schema);
+          try {
+            built["~standard"].jsonSchema.input({ target: "draft-2020-12" });
+          } catch (error) {
+            refused = (error as Error).message;
+          }
+        }
+        if (refused !== undefined)
+          return { issues: [{ message: `the document's schema cannot be used: ${refused}`, path: [] }] };
+        return (built as JsonSchema)["~standard"].validate(value);
       },
       jsonSchema: { input: listed, output: listed },
     },
