@@ -10,7 +10,17 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
 /** The packages whose dist/*.js this script writes (their tsconfig.json says emitDeclarationOnly). */
-export const BUNDLED = ["core", "transport-stdio", "transport-http", "decorators", "redis", "otel", "auth", "skills"];
+export const BUNDLED = [
+  "core",
+  "transport-stdio",
+  "transport-http",
+  "decorators",
+  "redis",
+  "otel",
+  "auth",
+  "skills",
+  "openapi",
+];
 
 /**
  * Entries bundled as one module, each a file that re-exports its own names from `dist/chunks/shared.js`. esbuild

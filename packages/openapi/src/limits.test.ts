@@ -1,0 +1,223 @@
+import { createServer as createHttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createTestClient } from "@toolsmith/core/testing";
+import { describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { OpenApiError } from "./load.js";
+import { openApiServer, openApiTools } from "./tools.js";
+
+// Bad documents and large ones: recursion, $ref loops, external references, 10,000 operations, clashing names.
+
+function doc(paths: Record<string, unknown>, schemas: Record<string, unknown> = {}): Record<string, unknown> {
+  return { openapi: "3.1.0", info: { title: "t", version: "1" }, paths, components: { schemas } };
+}
+
+function bodyOp(id: string, schema: unknown): Record<string, unknown> {
+  return {
+    post: {
+      operationId: id,
+      requestBody: { required: true, content: { "application/json": { schema } } },
+      responses: { 200: { description: "ok", content: { "application/json": { schema } } } },
+    },
+  };
+}
+
+// Counts schema nodes (objects) in a produced schema.
+function nodes(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + nodes(item), 0);
+  if (typeof value !== "object" || value === null) return 0;
+  return 1 + Object.values(value).reduce((sum: number, item) => sum + nodes(item), 0);
+}
+
+describe("bad input and limits", () => {
+  it("cuts a recursive schema and a $ref loop where they repeat, and says so", async () => {
+    const tree = {
+      type: "object",
+      properties: {
+        name: { type: "string" },
+        children: { type: "array", items: { $ref: "#/components/schemas/Tree" } },
+      },
+    };
+    const a = { type: "object", properties: { b: { $ref: "#/components/schemas/B" } } };
+    const b = { type: "object", properties: { a: { $ref: "#/components/schemas/A" } } };
+    const document = doc(
+      {
+        "/tree": bodyOp("tree", { $ref: "#/components/schemas/Tree" }),
+        "/loop": bodyOp("loop", { $ref: "#/components/schemas/A" }),
+      },
+      { Tree: tree, A: a, B: b },
+    );
+    const { document: loaded } = await openApiTools({ document, baseUrl: "http://127.0.0.1:9" });
+    const [treeOp, loopOp] = loaded.operations;
+    expect(treeOp?.input).toEqual({
+      type: "object",
+      properties: {
+        body: {
+          type: "object",
+          properties: { name: { type: "string" }, children: { type: "array", items: {} } },
+        },
+      },
+      required: ["body"],
+    });
+    expect(treeOp?.cuts).toEqual(["a recursive schema cut where it repeats"]);
+    expect(loopOp?.output).toEqual({ type: "object", properties: { b: { type: "object", properties: { a: {} } } } });
+    const client = await createTestClient(await openApiServer({ document, baseUrl: "http://127.0.0.1:9" }));
+    try {
+      const listed = await client.listTools();
+      expect(listed.find((tool) => tool.name === "tree")?.description).toBe(
+        "POST /tree\n\n(Schema shortened: a recursive schema cut where it repeats.)",
+      );
+    } finally {
+      client.close();
+    }
+  });
+
+  it("bounds each schema's depth and nodes", async () => {
+    let deep: Record<string, unknown> = { type: "string" };
+    for (let i = 0; i < 40; i++) deep = { type: "object", properties: { next: deep } };
+    const wide = {
+      type: "object",
+      properties: Object.fromEntries(Array.from({ length: 9000 }, (_, i) => [`p${i}`, { type: "string" }])),
+    };
+    const { document } = await openApiTools({
+      document: doc({ "/deep": bodyOp("deep", deep), "/wide": bodyOp("wide", wide) }),
+      baseUrl: "http://127.0.0.1:9",
+    });
+    const [deepOp, wideOp] = document.operations;
+    expect(JSON.stringify(deepOp?.input).split('"next"').length - 1).toBe(11);
+    expect(deepOp?.cuts).toEqual(["schemas nested deeper than 12 levels"]);
+    expect(nodes(wideOp?.output)).toBeLessThanOrEqual(4001 + 1);
+    expect(wideOp?.cuts).toEqual(["schema nodes past 4000"]);
+  });
+
+  it("never fetches an external $ref unless allowed", async () => {
+    const requests: string[] = [];
+    const pet = { type: "object", properties: { name: { type: "string" } } };
+    const host = createHttpServer((request, response) => {
+      requests.push(request.url ?? "");
+      response.setHeader("content-type", "application/json");
+      response.end(JSON.stringify(pet));
+    });
+    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(host.address() as AddressInfo).port}/pet.json`;
+      const document = doc({ "/pets": bodyOp("addPet", { $ref: url }) });
+      const closed = await openApiTools({ document, baseUrl: "http://127.0.0.1:9" });
+      expect(requests).toEqual([]);
+      expect(closed.document.operations[0]?.output).toEqual({
+        type: "object",
+        properties: { result: {} },
+        required: ["result"],
+      });
+      expect(closed.document.operations[0]?.cuts).toEqual([`a reference not resolved (${url})`]);
+      await expect(openApiTools({ document, baseUrl: "http://127.0.0.1:9", externalRefs: true })).rejects.toThrow(
+        /could not be dereferenced: Unable to resolve \$ref pointer/,
+      );
+      expect(requests).toEqual([]);
+      const open = await openApiTools({
+        document,
+        baseUrl: "http://127.0.0.1:9",
+        externalRefs: true,
+        externalRefsPrivateHosts: true,
+      });
+      expect(requests).toEqual(["/pet.json"]);
+      expect(open.document.operations[0]?.output).toEqual(pet);
+    } finally {
+      await new Promise<void>((resolve) => host.close(() => resolve()));
+    }
+  });
+
+  it("loads a document of 10,000 operations, bounded in each schema", async () => {
+    const shared = { $ref: "#/components/schemas/Item" };
+    const item = {
+      type: "object",
+      properties: { id: { type: "integer" }, parent: { $ref: "#/components/schemas/Item" } },
+    };
+    const paths: Record<string, unknown> = {};
+    for (let i = 0; i < 5000; i++) {
+      paths[`/items${i}/{id}`] = {
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer" } }],
+        get: {
+          operationId: `get-item-${i}`,
+          responses: { 200: { description: "ok", content: { "application/json": { schema: shared } } } },
+        },
+        put: { ...(bodyOp("", shared).post as object), operationId: `put item ${i}` },
+      };
+    }
+    const { tools, document } = await openApiTools({
+      document: doc(paths, { Item: item }),
+      baseUrl: "http://127.0.0.1:9",
+    });
+    expect(tools).toHaveLength(10_000);
+    expect(document.skipped).toEqual([]);
+    expect(tools[1]?.name).toBe("put_item_0");
+    const largest = Math.max(
+      ...document.operations.map((operation) => nodes(operation.input) + nodes(operation.output)),
+    );
+    expect(largest).toBeLessThan(20);
+  });
+
+  it("refuses names that clash after sanitising, naming both; keeps long ones apart", async () => {
+    const ok = { responses: { 204: { description: "none" } } };
+    await expect(
+      openApiTools({
+        document: doc({ "/a": { get: { ...ok, operationId: "a/b" } }, "/b": { get: { ...ok, operationId: "a b" } } }),
+        baseUrl: "http://x.test",
+      }),
+    ).rejects.toThrow(
+      new OpenApiError(
+        'operations "a/b" and "a b" both become the tool "a_b": give one another name (overrides: { "a b": { name: "…" } })',
+      ),
+    );
+    const renamed = await openApiTools({
+      document: doc({ "/a": { get: { ...ok, operationId: "a/b" } }, "/b": { get: { ...ok, operationId: "a b" } } }),
+      baseUrl: "http://x.test",
+      overrides: { "a b": { name: "ab" } },
+    });
+    expect(renamed.tools.map((tool) => tool.name)).toEqual(["a_b", "ab"]);
+    const long = "x".repeat(70);
+    const { tools } = await openApiTools({
+      document: doc({
+        "/a": { get: { ...ok, operationId: `${long}1` } },
+        "/b": { get: { ...ok, operationId: `${long}2` } },
+      }),
+      baseUrl: "http://x.test",
+    });
+    expect(tools.map((tool) => tool.name.length)).toEqual([64, 64]);
+    expect(tools[0]?.name).not.toBe(tools[1]?.name);
+  });
+
+  it("takes YAML text, and refuses what is not OpenAPI 3", async () => {
+    const text = stringify(doc({ "/a": { get: { operationId: "a", responses: { 204: { description: "none" } } } } }));
+    expect((await openApiTools({ document: text, baseUrl: "http://x.test" })).tools.map((tool) => tool.name)).toEqual([
+      "a",
+    ]);
+    await expect(openApiTools({ document: { swagger: "2.0" } })).rejects.toThrow(
+      'only OpenAPI 3.0 and 3.1 documents are taken (this one says "2.0")',
+    );
+    await expect(openApiTools({ document: "{ nope" })).rejects.toThrow(/neither JSON nor YAML/);
+    await expect(openApiTools({ document: doc({}) })).rejects.toThrow(/no baseUrl/);
+  });
+
+  it("compiles a tool's schema on its first call: a default under oneOf is left out, a refused one fails that tool only", async () => {
+    const branchy = {
+      type: "object",
+      properties: { pick: { oneOf: [{ type: "object", properties: { state: { type: "string", default: "open" } } }] } },
+    };
+    const lookahead = { type: "object", properties: { code: { type: "string", pattern: "^(?=a)a+$" } } };
+    const document = doc({ "/branchy": bodyOp("branchy", branchy), "/lookahead": bodyOp("lookahead", lookahead) });
+    const server = await openApiServer({ document, baseUrl: "http://127.0.0.1:9", timeoutMs: 1 });
+    const client = await createTestClient(server);
+    try {
+      expect((await client.listTools()).map((tool) => tool.name)).toEqual(["branchy", "lookahead"]);
+      const refused = await client.callTool("lookahead", { body: { code: "aa" } });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain("the document's schema cannot be used");
+      const wrong = await client.callTool("branchy", { body: { pick: "not an object" } });
+      expect(wrong.isError).toBe(true);
+      expect(JSON.stringify(wrong.content)).not.toContain("cannot be used");
+    } finally {
+      client.close();
+    }
+  });
+});
