@@ -145,6 +145,8 @@ export default {
       .filter(Boolean);
     handle ??= createHttpHandler(new ${server}({ stateKey: env.STATE_KEY }), {
       ...(allowedHosts?.length ? { allowedHosts } : {}),
+      // An isolate cannot keep a session another isolate would find: 2026-07-28 alone, initialize told so (400).
+      handshake: false,
     });
     return handle(request);
   },
