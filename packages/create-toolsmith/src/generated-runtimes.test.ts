@@ -164,6 +164,14 @@ describe.concurrent.each(cases)("a generated $runtime project ($transport, $dial
       const refused = await worker.default.fetch(new Request("http://127.0.0.1/mcp", { method: "POST" }), {});
       expect(refused.status).toBe(500);
       expect(await refused.text()).toContain("STATE_KEY is not set");
+      // A key too short to seal with is refused the same way, not thrown on every request, and never shown.
+      const short = await worker.default.fetch(new Request("http://127.0.0.1/mcp", { method: "POST" }), {
+        STATE_KEY: "short-secret",
+      });
+      expect(short.status).toBe(500);
+      const said = await short.text();
+      expect(said).toContain("STATE_KEY is not set");
+      expect(said).not.toContain("short-secret");
       // No sessions on a Worker (one isolate's memory): initialize is told the version to speak, as docs/workers.md says.
       const initialize = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } };
       const legacy = await worker.default.fetch(

@@ -74,7 +74,7 @@ or Deno, with an engine their processes share (\`@toolsmith/redis\`).`,
     `## Secrets and hosts
 
 - \`STATE_KEY\` (a secret, at least 16 bytes): the scaffold wrote a fresh one to \`.dev.vars\` (git-ignored), which
-  \`wrangler dev\` reads. The Worker answers 500 without one.
+  \`wrangler dev\` reads. The Worker answers 500 without one, or with one shorter.
 - \`ALLOWED_HOSTS\` (a variable in \`wrangler.jsonc\`): the Host names clients reach the Worker by, comma-separated.
   Empty, only loopback names are accepted (DNS rebinding protection), as under \`wrangler dev\`.`,
     `## Deploy
