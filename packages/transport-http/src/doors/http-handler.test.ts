@@ -43,6 +43,26 @@ describe("createHttpHandler", () => {
     expect(failed).not.toHaveBeenCalled();
   });
 
+  // A client gone mid-body (Bun: "The connection was closed", Deno: BadResource, node:http: "aborted") is no bug:
+  // answered 400, not thrown, and the server's log (its onError hook too) is not told, once per such client.
+  it("a body whose client went away before its end is answered 400, and the log hears nothing", async () => {
+    const logged = vi.fn();
+    const s = server();
+    s.setLogger(logged);
+    const handle = createHttpHandler(s);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"jsonrpc":'));
+        controller.error(new Error("The connection was closed."));
+      },
+    });
+    const init = { method: "POST", headers: headers2026("tools/list"), body, duplex: "half" };
+    const response = await handle(new Request(URL_, init as RequestInit));
+    expect(response.status).toBe(400);
+    expect(await errorMessage(response)).toMatch(/body/);
+    expect(logged).not.toHaveBeenCalled();
+  });
+
   it("a streamed body is read up to maxBodyBytes: past it, 413", async () => {
     const chunk = new TextEncoder().encode(" ".repeat(600));
     const body = new ReadableStream<Uint8Array>({
