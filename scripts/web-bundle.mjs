@@ -88,11 +88,14 @@ function chains(metafile, from) {
 }
 
 // A global only felt for runs anywhere (`typeof global === "object" ? global : self`, `typeof process !== "undefined"
-// && process.env`, a bare `typeof Buffer`): those reads are dropped before a line is searched for the others.
+// && process.env`, a bare `typeof Buffer`): those reads are dropped before a line is searched for the others. typeof
+// shields a name alone: of `typeof process.env`, `typeof Buffer?.from`, `typeof global[k]` or a call, the global is
+// read first (a ReferenceError where it is none), and `typeof X === "undefined" ? X` reads it where it is not.
+const BARE = `(?!\\s*(?:\\??\\.|\\[|\\())`;
 const GUARDED = [
-  new RegExp(`typeof (${MARK}\\w+) *===? *"\\w+" *\\? *\\1\\b`, "g"),
+  new RegExp(`typeof (${MARK}\\w+) *===? *"(?!undefined")\\w+" *\\? *\\1\\b`, "g"),
   new RegExp(`typeof (${MARK}\\w+) *!==? *"undefined" *&& *\\1\\b`, "g"),
-  new RegExp(`typeof ${MARK}\\w+`, "g"),
+  new RegExp(`typeof ${MARK}\\w+\\b${BARE}`, "g"),
 ];
 const unguarded = (line) => GUARDED.reduce((text, guard) => text.replace(guard, ""), line);
 

@@ -104,4 +104,26 @@ describe("the quickstart's Worker module, bundled for a web target", () => {
       `Node global process in ${at}: ${at}`,
     ]);
   });
+
+  // typeof shields a name alone: `typeof process.env.DEBUG` reads process first, a ReferenceError where it is none.
+  it("names a global typeof reads a member of, calls or indexes, or reads where typeof found none", async () => {
+    const file = join(folder, "typeof-members.ts");
+    writeFileSync(
+      file,
+      [
+        'export const member = typeof process.env.DEBUG === "string";',
+        'export const optional = typeof Buffer?.from === "function";',
+        'export const indexed = typeof global["x"];',
+        'export const called = typeof setImmediate(() => {}) === "object";',
+        'export const inverted = typeof __filename === "undefined" ? __filename.length : 0;',
+        'export const bare = typeof clearImmediate === "function";',
+      ].join("\n"),
+    );
+    const at = relative(fileURLToPath(new URL("..", import.meta.url)), file);
+    expect(nodeOnly(await bundleForWeb(file, { findGlobals: true }), file)).toEqual(
+      ["process", "Buffer", "global", "setImmediate", "__filename"].map(
+        (name) => `Node global ${name} in ${at}: ${at}`,
+      ),
+    );
+  });
 });

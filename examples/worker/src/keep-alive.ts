@@ -17,8 +17,15 @@ export function keptAlive(response: Response, everyMs = 20_000): Response {
       timer = setInterval(() => controller.enqueue(COMMENT), everyMs);
     },
     async pull(controller) {
-      const { done, value } = await reader.read();
-      if (!done) return controller.enqueue(value);
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        // The stream failed (its client read too slowly): this one fails with it, and writes nothing more.
+        clearInterval(timer);
+        throw error;
+      }
+      if (!next.done) return controller.enqueue(next.value);
       clearInterval(timer);
       controller.close();
     },

@@ -194,4 +194,14 @@ describe("a Toolsmith server on Cloudflare Workers (workerd), 2026-07-28", () =>
     expect(response.status).toBe(500);
     expect(await response.text()).toContain("npx wrangler secret put TOOLSMITH_STATE_KEY");
   });
+
+  // Not an exception thrown on every request (createServer refuses a key under 16 bytes), and never the key itself.
+  it("with a secret too short to seal with, answers the same 500, without the secret", async () => {
+    const short = await serve({ TOOLSMITH_STATE_KEY: "short-secret" });
+    const response = await fetch(short, { method: "POST", body: "{}" });
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(text).toContain("npx wrangler secret put TOOLSMITH_STATE_KEY");
+    expect(text).not.toContain("short-secret");
+  });
 });

@@ -11,7 +11,11 @@ export interface Env {
 }
 
 const NO_KEY =
-  "TOOLSMITH_STATE_KEY is not set: every isolate would seal input_required rounds with a key of its own. Set it with `npx wrangler secret put TOOLSMITH_STATE_KEY` (locally: .dev.vars)\n";
+  "TOOLSMITH_STATE_KEY is not set, or is shorter than 16 bytes: every isolate would seal input_required rounds with a key of its own. Set it with `npx wrangler secret put TOOLSMITH_STATE_KEY` (locally: .dev.vars)\n";
+
+// A key the server takes: 16 bytes or more (a shorter one makes createServer throw, on every request).
+const usable = (key: string | undefined): key is string =>
+  key !== undefined && new TextEncoder().encode(key).length >= 16;
 
 // One handler per isolate, made on its first request: the secret comes with it (`env`).
 let handler: HttpHandler | undefined;
@@ -20,7 +24,7 @@ export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     if (handler === undefined) {
       const stateKey = env.TOOLSMITH_STATE_KEY;
-      if (!stateKey) return new Response(NO_KEY, { status: 500, headers: { "content-type": "text/plain" } });
+      if (!usable(stateKey)) return new Response(NO_KEY, { status: 500, headers: { "content-type": "text/plain" } });
       const hosts = (env.ALLOWED_HOSTS ?? "").split(",").flatMap((host) => (host.trim() ? [host.trim()] : []));
       handler = createHttpHandler(createWorkerServer({ stateKey }), {
         // None listed: loopback names only (`wrangler dev`, the tests), as the transport's default.

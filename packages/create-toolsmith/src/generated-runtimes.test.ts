@@ -164,6 +164,30 @@ describe.concurrent.each(cases)("a generated $runtime project ($transport, $dial
       const refused = await worker.default.fetch(new Request("http://127.0.0.1/mcp", { method: "POST" }), {});
       expect(refused.status).toBe(500);
       expect(await refused.text()).toContain("STATE_KEY is not set");
+      // A key too short to seal with is refused the same way, not thrown on every request, and never shown.
+      const short = await worker.default.fetch(new Request("http://127.0.0.1/mcp", { method: "POST" }), {
+        STATE_KEY: "short-secret",
+      });
+      expect(short.status).toBe(500);
+      const said = await short.text();
+      expect(said).toContain("STATE_KEY is not set");
+      expect(said).not.toContain("short-secret");
+      // No sessions on a Worker (one isolate's memory): initialize is told the version to speak, as docs/workers.md says.
+      const initialize = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } };
+      const legacy = await worker.default.fetch(
+        new Request("http://127.0.0.1/mcp", {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: initialize }),
+        }),
+        { STATE_KEY: "a state key of sixteen bytes or more" },
+      );
+      expect(legacy.status).toBe(400);
+      expect(await legacy.json()).toMatchObject({
+        id: 1,
+        error: { code: -32022, data: { supported: ["2026-07-28"] } },
+      });
+      expect(legacy.headers.get("mcp-session-id")).toBeNull();
     } else {
       const { command: cmd, args } = command(which);
       const served = await serveOn(

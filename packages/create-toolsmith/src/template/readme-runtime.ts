@@ -66,14 +66,15 @@ export function workerSections(options: ProjectOptions): string[] {
 
 Every 2026-07-28 request stands alone, so any isolate answers it: discovery, lists, calls, and \`input_required\`
 rounds, whose \`requestState\` is sealed with \`STATE_KEY\` so that the isolate taking the next round can open it.
-A 2025-11-25 (handshake-era) client gets a session, which lives in the memory of the isolate that opened it, and
-a stream (GET) that waits for what other requests do: workerd cancels such a wait as hung, and a deployed Worker
-runs many isolates, any of which may take the session's next request. So the Worker is for 2026-07-28 clients;
-serve handshake-era ones from Node, Bun or Deno, with an engine their processes share (\`@toolsmith/redis\`).`,
+A 2025-11-25 (handshake-era) session would live in the memory of the isolate that opened it, and its stream (GET)
+waits for what other requests do: workerd cancels such a wait as hung, and a deployed Worker runs many isolates,
+any of which may take the session's next request. So the Worker serves 2026-07-28 clients alone (\`handshake: false\`):
+\`initialize\` is answered 400 with -32022, naming the version to speak. Serve handshake-era clients from Node, Bun
+or Deno, with an engine their processes share (\`@toolsmith/redis\`).`,
     `## Secrets and hosts
 
 - \`STATE_KEY\` (a secret, at least 16 bytes): the scaffold wrote a fresh one to \`.dev.vars\` (git-ignored), which
-  \`wrangler dev\` reads. The Worker answers 500 without one.
+  \`wrangler dev\` reads. The Worker answers 500 without one, or with one shorter.
 - \`ALLOWED_HOSTS\` (a variable in \`wrangler.jsonc\`): the Host names clients reach the Worker by, comma-separated.
   Empty, only loopback names are accepted (DNS rebinding protection), as under \`wrangler dev\`.`,
     `## Deploy

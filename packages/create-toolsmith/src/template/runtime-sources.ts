@@ -137,14 +137,20 @@ let handle: HttpHandler | undefined;
 
 export default {
   fetch(request: Request, env: Env): Promise<Response> | Response {
-    if (!env.STATE_KEY) {
-      return new Response("STATE_KEY is not set: see README.md (wrangler secret put STATE_KEY)\\n", { status: 500 });
+    // 16 bytes or more: a shorter key would make the server throw on every request.
+    if (!env.STATE_KEY || new TextEncoder().encode(env.STATE_KEY).length < 16) {
+      return new Response(
+        "STATE_KEY is not set, or is shorter than 16 bytes: see README.md (wrangler secret put STATE_KEY)\\n",
+        { status: 500 },
+      );
     }
     const allowedHosts = env.ALLOWED_HOSTS?.split(",")
       .map((host) => host.trim())
       .filter(Boolean);
     handle ??= createHttpHandler(new ${server}({ stateKey: env.STATE_KEY }), {
       ...(allowedHosts?.length ? { allowedHosts } : {}),
+      // An isolate cannot keep a session another isolate would find: 2026-07-28 alone, initialize told so (400).
+      handshake: false,
     });
     return handle(request);
   },

@@ -232,7 +232,13 @@ export function createHttpDispatcher(servable: Servable, options: HttpOptions = 
   async function post(request: Incoming, auth: AuthInfo | undefined): Promise<Outgoing> {
     const refused = postRefusal(request, maxBodyBytes);
     if (refused) return refused;
-    const body = await request.text(maxBodyBytes);
+    let body: string | undefined;
+    try {
+      body = await request.text(maxBodyBytes);
+    } catch {
+      // The client went away before its body ended (each runtime says so its own way): no bug, so nothing is logged.
+      return refuse(400, null, ErrorCode.InvalidRequest, "Bad Request: the body ended before it was whole");
+    }
     if (body === undefined) return tooLarge(maxBodyBytes);
     let message: unknown;
     try {

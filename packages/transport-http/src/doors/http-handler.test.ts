@@ -24,6 +24,45 @@ describe("createHttpHandler", () => {
     expect((await to("http://evil.example/mcp")).status).toBe(403);
   });
 
+  // Bun makes request.url of the Host header: of one no URL can hold (empty, with a user) it gives the path alone.
+  it("a Request whose url is a path alone is refused for its Host as Node's door refuses it, not thrown on", async () => {
+    const handle = handler();
+    const failed = vi.fn();
+    handle.dispatcher.failed = failed;
+    const bunLike = (host: string | null) => {
+      const headers = new Headers(headers2026("tools/list"));
+      if (host !== null) headers.set("host", host);
+      const request = new Request(URL_, { method: "POST", headers, body: JSON.stringify(LIST) });
+      return handle(Object.defineProperty(request, "url", { value: "/mcp" }));
+    };
+    for (const host of ["", "evil@127.0.0.1:3000", null]) {
+      const refused = await bunLike(host);
+      expect(refused.status).toBe(403);
+      expect(await errorMessage(refused)).toMatch(/^Host not allowed: /);
+    }
+    expect(failed).not.toHaveBeenCalled();
+  });
+
+  // A client gone mid-body (Bun: "The connection was closed", Deno: BadResource, node:http: "aborted") is no bug:
+  // answered 400, not thrown, and the server's log (its onError hook too) is not told, once per such client.
+  it("a body whose client went away before its end is answered 400, and the log hears nothing", async () => {
+    const logged = vi.fn();
+    const s = server();
+    s.setLogger(logged);
+    const handle = createHttpHandler(s);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"jsonrpc":'));
+        controller.error(new Error("The connection was closed."));
+      },
+    });
+    const init = { method: "POST", headers: headers2026("tools/list"), body, duplex: "half" };
+    const response = await handle(new Request(URL_, init as RequestInit));
+    expect(response.status).toBe(400);
+    expect(await errorMessage(response)).toMatch(/body/);
+    expect(logged).not.toHaveBeenCalled();
+  });
+
   it("a streamed body is read up to maxBodyBytes: past it, 413", async () => {
     const chunk = new TextEncoder().encode(" ".repeat(600));
     const body = new ReadableStream<Uint8Array>({

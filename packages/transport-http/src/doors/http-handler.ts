@@ -28,14 +28,28 @@ function fieldValue(value: string | null): string | null {
   return isOws(value.charCodeAt(0)) || isOws(value.charCodeAt(value.length - 1)) ? value.replace(OWS, "") : value;
 }
 
+// The base of a request.url that is a path alone: Bun makes request.url of the Host header, and of one no URL can hold
+// (empty, with a user: `evil@127.0.0.1`) gives the path alone, whose Host the checks then refuse as Node's door does.
+const NO_HOST = "http://no-host.invalid";
+
+// request.url parsed once (the usual case), else as a path alone.
+function target(href: string): { url: URL; absolute: boolean } {
+  try {
+    return { url: new URL(href), absolute: true };
+  } catch {
+    return { url: new URL(URL.canParse(href, NO_HOST) ? href : "/", NO_HOST), absolute: false };
+  }
+}
+
 function fromRequest(request: Request): Incoming {
-  const url = new URL(request.url);
+  const { url, absolute } = target(request.url);
   return {
     method: request.method,
     path: url.pathname,
-    origin: url.origin,
+    // Read only for the protected-resource metadata, past the Host check: of a path alone, as Node's door makes it.
+    origin: absolute ? url.origin : `http://${request.headers.get("host") ?? "localhost"}`,
     // A Request made in code may have no Host header: its URL says which host it was addressed to.
-    header: (name) => fieldValue(request.headers.get(name)) ?? (name === "host" ? url.host : null),
+    header: (name) => fieldValue(request.headers.get(name)) ?? (name === "host" && absolute ? url.host : null),
     async text(limit) {
       const body = await readBounded(request.body, limit);
       return body === undefined ? undefined : new TextDecoder().decode(body);
