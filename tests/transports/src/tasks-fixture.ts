@@ -57,9 +57,11 @@ export function createTasksFixture(options: { logger?: Logger } = {}): Server {
   });
   server.tool({
     name: "confirm",
-    description: "Asks for a name, then greets",
+    description: "Asks for a name (once `release` opens the gate of `key`, when given), then greets",
+    input: { key: z.string().optional() },
     task: "optional",
-    handler: async (_args, ctx) => {
+    handler: async ({ key }, ctx) => {
+      if (key !== undefined) await Promise.race([gate.wait(key), stopped(ctx.signal)]);
       const answer = await ctx.elicit({ message: "What is your name?", schema: { name: z.string() } });
       return answer.action === "accept" ? `Hello, ${answer.content.name}!` : `No name (${answer.action})`;
     },
