@@ -62,6 +62,8 @@ export type { Guard } from "./registry/guards.js";
 export type { Registered, RegisteredKind } from "./registry/router.js";
 export { SKILL_LIMITS, type SkillDefinition, type SkillEntry } from "./registry/skill-compile.js";
 export { type RegisteredSkill, SKILLS_EXTENSION } from "./registry/skills.js";
+export type { ToolRanking } from "./registry/tool-rank.js";
+export type { ToolSearchOptions } from "./registry/tool-search.js";
 export { registerSchemaAdapter } from "./schema/adapters.js";
 export type {
   AnySchema,

@@ -118,6 +118,8 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "Tool",
       "ToolAnnotations",
       "ToolDefinition",
+      "ToolRanking",
+      "ToolSearchOptions",
       "ToolUi",
       "TraceContext",
       "UiCsp",

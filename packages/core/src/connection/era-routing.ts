@@ -20,6 +20,7 @@ import {
 import { check, InitializeParams, issuesText } from "../protocol/inbound.js";
 import { featuresOf, type RevisionFeatures, STATELESS_REVISIONS } from "../protocol/revision.js";
 import { MetaKey, negotiateHandshakeVersion, type ProtocolVersion } from "../protocol/versions.js";
+import { unwrapCall } from "../registry/tool-search.js";
 import { McpError } from "../wire/errors.js";
 import { ErrorCode, type RequestId } from "../wire/json-rpc.js";
 import type { MaybePromise } from "../wire/maybe.js";
@@ -136,6 +137,10 @@ export class EraRouter {
     params: Params,
     options: ReceiveOptions | undefined,
   ): MaybePromise<Reply> {
+    // The search surface's call tool is the call of the tool it names, for everything from here on.
+    const search = this.#core.toolSearch;
+    if (search !== undefined && method === "tools/call" && params !== undefined)
+      params = unwrapCall(search.settings, params) ?? params;
     // The server's own scopes, before anything else: every request needs them, whatever it asks.
     const required = this.#core.router.required;
     if (required !== undefined) this.#demandServer(required, options);

@@ -14,10 +14,11 @@ import {
 } from "../protocol/inbound.js";
 import { isLogLevel, type LogLevel } from "../protocol/log-levels.js";
 import type { RevisionFeatures } from "../protocol/revision.js";
+import { searchTools, surfaceTools } from "../registry/tool-search.js";
 import { McpError, shown } from "../wire/errors.js";
 import { ErrorCode } from "../wire/json-rpc.js";
 import { andThen, type MaybePromise } from "../wire/maybe.js";
-import type { ServerCapabilities } from "../wire/types.js";
+import type { CallToolResult, ServerCapabilities, Tool } from "../wire/types.js";
 import type { ServerCore } from "./server-core.js";
 import { SKILL_METHODS } from "./skill-methods.js";
 
@@ -115,7 +116,11 @@ const EMPTY = (): Record<string, unknown> => ({});
 export const METHODS: Readonly<Record<string, Method>> = {
   ping: { run: EMPTY },
   "server/discover": { cache: "discover", run: (env) => env.core.discoverResult(env.handshake) },
-  "tools/list": list("tools", "tools", (env, ctx, params) => env.core.router.listTools(ctx, params)),
+  "tools/list": list("tools", "tools", (env, ctx, params) => {
+    const listed = env.core.router.listTools(ctx, params);
+    const search = env.core.toolSearch;
+    return search === undefined ? listed : andThen(listed, (tools) => surfaceTools(search.settings, tools));
+  }),
   "tools/call": {
     capability: "tools",
     operation: "call",
@@ -123,6 +128,15 @@ export const METHODS: Readonly<Record<string, Method>> = {
     run(env, params, ctx) {
       const { name, arguments: args } = parse(CallToolParams, params);
       ctx.logger = name;
+      const search = env.core.toolSearch;
+      if (search !== undefined && name === search.settings.search) {
+        // What this caller may see, as its tools/list would show it without the search surface.
+        const found = andThen(
+          env.core.router.listTools(ctx, params),
+          (tools: Tool[]): CallToolResult => searchTools(search.settings, search.ranker, tools, args),
+        );
+        return found as unknown as MaybePromise<Record<string, unknown>>;
+      }
       const result = env.core.router.callTool(name, args, ctx, params, ctx.checkTool);
       return result as unknown as MaybePromise<Record<string, unknown>>;
     },

@@ -7,6 +7,7 @@ import type { Middleware } from "../middleware/compose.js";
 import type { CacheHint, CacheKind, StampedResult } from "../protocol/cache-hints.js";
 import type { ProtocolVersion } from "../protocol/versions.js";
 import type { Audience, ChangeKind, Router } from "../registry/router.js";
+import type { ToolSearch } from "../registry/tool-search.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import type { Sealer } from "../wire/seal.js";
 import type { Implementation } from "../wire/types.js";
@@ -56,6 +57,8 @@ export interface ServerCore extends KeepHost {
   readonly tasks: TaskService;
   /** Its store (`ctx.store`). */
   readonly storeHub: StoreHub;
+  /** Its search surface (`createServer({ toolSearch })`), if it lists one instead of every tool. */
+  readonly toolSearch: ToolSearch | undefined;
   serverInfo(version: ProtocolVersion): Implementation;
   /** `handshake`: whether the transport serves the handshake era, whose versions are then listed too. */
   discoverResult(handshake: boolean): Record<string, unknown>;

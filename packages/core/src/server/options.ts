@@ -5,6 +5,7 @@ import type { Middleware } from "../middleware/compose.js";
 import { type CacheHint, type CacheKind, serverCacheHints } from "../protocol/cache-hints.js";
 import { type TaskDefaults, taskDefaultsOf } from "../protocol/tasks.js";
 import type { ServerScopes } from "../registry/scopes.js";
+import { type ToolSearch, type ToolSearchOptions, toolSearchOf } from "../registry/tool-search.js";
 import { DefinitionError } from "../wire/errors.js";
 import type { Implementation } from "../wire/types.js";
 import type { Servable } from "./servable.js";
@@ -73,6 +74,13 @@ export interface ServerOptions extends Implementation {
    * `files:write`. A mounted module's hierarchy joins its server's.
    */
   impliedScopes?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * For a large catalogue: `tools/list` shows a search tool and a call tool (and any `pinned` tools) instead of every
+   * tool. The search ranks only what this caller may see (a guard's hidden tool is never found, and is unknown to the
+   * call tool as to `tools/call`); the call tool is served as `tools/call` of the tool it names, with its validation,
+   * guards, scopes and middleware. `true` for the defaults.
+   */
+  toolSearch?: ToolSearchOptions | boolean;
 }
 
 /** The settings a server keeps from its options: checked once, defaults filled in. */
@@ -85,6 +93,7 @@ export interface Settings {
   readonly clientRequestTimeoutMs: number;
   readonly maxSchemaNodes: number | undefined;
   readonly scopes: ServerScopes;
+  readonly toolSearch: ToolSearch | undefined;
   readonly tasks: {
     readonly ttlMs: number | null;
     readonly pollIntervalMs: number;
@@ -120,6 +129,7 @@ export function settingsOf(options: ServerOptions): Settings {
       required: checkScopes("The server's", options.scopes),
       hierarchy: ScopeHierarchy.of(options.impliedScopes),
     },
+    toolSearch: toolSearchOf(options.toolSearch),
     tasks: taskDefaultsOf(options.tasks),
   };
 }

@@ -26,6 +26,7 @@ import {
 } from "../registry/router.js";
 import type { SkillDefinition } from "../registry/skill-compile.js";
 import type { RegisteredSkill } from "../registry/skills.js";
+import type { ToolSearch } from "../registry/tool-search.js";
 import type { InputSchema } from "../schema/schema-adapter.js";
 import { DefinitionError } from "../wire/errors.js";
 import type { MaybePromise } from "../wire/maybe.js";
@@ -50,6 +51,7 @@ export class ServerImpl implements Server, ServerCore {
   readonly clientRequestTimeoutMs: number;
   readonly tasks: TaskRunner;
   readonly storeHub: StoreHub;
+  readonly toolSearch: ToolSearch | undefined;
   readonly #identity: ServerIdentity;
   readonly #pageSize: number;
   readonly #listChanges = new ListChanges((kind, names, audience, at) =>
@@ -68,6 +70,7 @@ export class ServerImpl implements Server, ServerCore {
     const settings = settingsOf(options);
     this.info = settings.info;
     this.#pageSize = settings.pageSize;
+    this.toolSearch = settings.toolSearch;
     this.requestStateTtlMs = settings.requestStateTtlMs;
     this.clientRequestTimeoutMs = settings.clientRequestTimeoutMs;
     this.sealer = new Sealer(options.stateKey);

@@ -1,0 +1,202 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { type AuthInfo, createServer, type Server, type ToolDefinition, type ToolRanking } from "@toolsmith/core";
+import { createTestClient } from "@toolsmith/core/testing";
+import { openApiTools } from "@toolsmith/openapi";
+import { type HttpServer, listen } from "@toolsmith/transport-http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import QUERIES from "./github-queries.json" with { type: "json" };
+
+// The search surface over GitHub's published OpenAPI document (1,223 operations), measured on a query set written
+// as users ask (./github-queries.json; README.md says how its labels were chosen).
+
+const require = createRequire(import.meta.url);
+const TEXT = readFileSync(require.resolve("@octokit/openapi/generated/api.github.com.json"), "utf8");
+// Nothing leaves the machine: calls go to a closed local port.
+const BASE_URL = "http://127.0.0.1:9";
+
+// The queries each ranking answered (of 121) when measured (README.md), less a margin of two for ties that move.
+const FLOOR: Record<ToolRanking, { top1: number; top5: number }> = {
+  bm25: { top1: 35, top5: 70 },
+  fields: { top1: 44, top5: 78 },
+};
+const MARGIN = 2;
+
+const admin: AuthInfo = { subject: "ada", scopes: ["admin"] };
+const reader: AuthInfo = { subject: "rob", scopes: ["read"] };
+// Deleting is for admins: a guard hides every delete operation from anyone else.
+const DELETES = (name: string) => /(^|_)delete/.test(name);
+
+let tools: readonly ToolDefinition[];
+
+function catalogue(toolSearch: boolean | { ranking: ToolRanking }): Server {
+  const server = createServer({ name: "github", version: "1", toolSearch });
+  for (const tool of tools) {
+    server.tool(DELETES(tool.name) ? { ...tool, guard: (ctx) => ctx.auth?.scopes.includes("admin") === true } : tool);
+  }
+  return server;
+}
+
+const nameOf = (operationId: string) => operationId.replace(/[^A-Za-z0-9_.-]+/g, "_");
+
+function found(result: { content: unknown[] }): string[] {
+  const text = (result.content[0] as { text: string }).text;
+  return text.startsWith("{") ? (JSON.parse(text) as { tools: { name: string }[] }).tools.map((tool) => tool.name) : [];
+}
+
+/** Top-1 and top-5 accuracy of a ranking over the query set, and the queries it missed in its top 5. */
+async function measure(ranking: ToolRanking) {
+  const client = await createTestClient(catalogue({ ranking }), { auth: admin });
+  let top1 = 0;
+  let top5 = 0;
+  const misses: string[] = [];
+  try {
+    for (const { query, answers } of QUERIES.queries) {
+      const names = found(await client.callTool("search_tools", { query, limit: 5 }));
+      const right = new Set(answers.map(nameOf));
+      if (right.has(names[0] as string)) top1++;
+      if (names.some((name) => right.has(name))) top5++;
+      else misses.push(`${query} → ${names.slice(0, 3).join(", ")}`);
+    }
+  } finally {
+    client.close();
+  }
+  return { top1, top5, misses };
+}
+
+beforeAll(async () => {
+  ({ tools } = await openApiTools({ document: TEXT, baseUrl: BASE_URL }));
+});
+
+describe("search over GitHub's catalogue", () => {
+  it("labels only operations the document has, and at least 100 queries", () => {
+    expect(QUERIES.queries.length).toBeGreaterThanOrEqual(100);
+    const names = new Set(tools.map((tool) => tool.name));
+    const unknown = QUERIES.queries.flatMap(({ answers }) => answers.map(nameOf).filter((name) => !names.has(name)));
+    expect(unknown).toEqual([]);
+  });
+
+  it.each(["bm25", "fields"] as const)("%s keeps its measured top-1 and top-5 accuracy", async (ranking) => {
+    const { top1, top5, misses } = await measure(ranking);
+    // A failure names the queries whose answer was not in the top 5.
+    const missed = `missed in the top 5: ${misses.join("; ")}`;
+    expect(top1, missed).toBeGreaterThanOrEqual(FLOOR[ranking].top1 - MARGIN);
+    expect(top5, missed).toBeGreaterThanOrEqual(FLOOR[ranking].top5 - MARGIN);
+  });
+
+  it("lists a fraction of what listing everything costs a host", async () => {
+    const full = await createTestClient(catalogue(false), { auth: admin });
+    const surface = await createTestClient(catalogue(true), { auth: admin });
+    const listed = await full.listTools();
+    const everything = JSON.stringify({ tools: listed }).length;
+    const inputsOnly = JSON.stringify({ tools: listed.map(({ outputSchema: _, ...tool }) => tool) }).length;
+    const small = JSON.stringify({ tools: await surface.listTools() }).length;
+    // What the model then reads per search: five tools with their input schemas.
+    let searched = 0;
+    const sample = QUERIES.queries.slice(0, 20);
+    for (const { query } of sample) {
+      const result = await surface.callTool("search_tools", { query, limit: 5 });
+      searched += JSON.stringify(result).length;
+    }
+    full.close();
+    surface.close();
+    expect(small).toBeLessThan(2_000);
+    expect(everything).toBeGreaterThan(1000 * small);
+    expect(searched / sample.length).toBeLessThan(inputsOnly / 100);
+  });
+
+  it("finds and calls a guarded tool only for the callers its guard lets see it", async () => {
+    const server = catalogue(true);
+    const asReader = await createTestClient(server, { auth: reader });
+    const asAdmin = await createTestClient(server, { auth: admin });
+    const query = { query: "permanently delete a repository", limit: 20 };
+    expect(found(await asAdmin.callTool("search_tools", query))).toContain("repos_delete");
+    const shown = found(await asReader.callTool("search_tools", query));
+    expect(shown).toHaveLength(20);
+    expect(shown.filter(DELETES)).toEqual([]);
+    const hidden = await asReader.callTool("call_tool", { name: "repos_delete", arguments: {} }).catch((e) => e);
+    const missing = await asReader.callTool("call_tool", { name: "repos_nope", arguments: {} }).catch((e) => e);
+    expect(hidden.message.replace("repos_delete", "X")).toBe(missing.message.replace("repos_nope", "X"));
+    expect(hidden.code).toBe(missing.code);
+    asReader.close();
+    asAdmin.close();
+  });
+});
+
+describe.each([
+  ["2025-11-25 handshake", "legacy"],
+  ["2026-07-28", { pin: "2026-07-28" }],
+] as const)("the official client through the search surface over HTTP, %s", (_era, mode) => {
+  let mcp: HttpServer;
+
+  beforeAll(async () => {
+    mcp = await listen(catalogue({ ranking: "fields" }), {
+      port: 0,
+      log: null,
+      authenticate: (request) => (request.headers.get("authorization") === "Bearer admin" ? admin : reader),
+    });
+  });
+
+  afterAll(async () => {
+    await mcp?.close();
+  });
+
+  async function connect(token: string): Promise<Client> {
+    const client = new Client({ name: "search-test", version: "1.0.0" }, { versionNegotiation: { mode } });
+    const requestInit = { headers: { authorization: `Bearer ${token}` } };
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcp.url), { requestInit }));
+    return client;
+  }
+
+  it("lists two tools, finds one with its schema, and calls it through call_tool", async () => {
+    const client = await connect("admin");
+    try {
+      const { tools: listed } = await client.listTools();
+      expect(listed.map((tool) => tool.name)).toEqual(["search_tools", "call_tool"]);
+      const search = await client.callTool({
+        name: "search_tools",
+        arguments: { query: "create an issue", limit: 5 },
+      });
+      const text = (search.content as { text: string }[])[0]?.text as string;
+      const best = (JSON.parse(text) as { tools: { name: string; inputSchema: { required: string[] } }[] }).tools;
+      const issue = best.find((tool) => tool.name === "issues_create");
+      expect(issue?.inputSchema.required).toEqual(expect.arrayContaining(["owner", "repo"]));
+      // The tool's own validation answers a call missing an argument, before any request.
+      const invalid = await client.callTool({ name: "call_tool", arguments: { name: "issues_get", arguments: {} } });
+      expect(invalid.isError).toBe(true);
+      expect(JSON.stringify(invalid.content)).toContain("owner");
+      // A valid call reaches the operation, whose request to a closed port is an error the model reads.
+      const called = await client.callTool({
+        name: "call_tool",
+        arguments: { name: "repos_get", arguments: { owner: "octocat", repo: "hello-world" } },
+      });
+      expect(called.isError).toBe(true);
+      expect(JSON.stringify(called.content)).toMatch(/127\.0\.0\.1:9|fetch failed|ECONNREFUSED/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("hides what a guard hides from search and from call_tool alike", async () => {
+    const client = await connect("reader");
+    try {
+      const search = await client.callTool({
+        name: "search_tools",
+        arguments: { query: "delete a repository", limit: 20 },
+      });
+      expect((search.content as { text: string }[])[0]?.text).not.toContain('"repos_delete"');
+      const hidden = await client
+        .callTool({ name: "call_tool", arguments: { name: "repos_delete", arguments: {} } })
+        .catch((error: Error) => error.message);
+      const missing = await client
+        .callTool({ name: "call_tool", arguments: { name: "repos_nope", arguments: {} } })
+        .catch((error: Error) => error.message);
+      expect(String(hidden).replace("repos_delete", "X")).toBe(String(missing).replace("repos_nope", "X"));
+      const huge = await client.callTool({ name: "search_tools", arguments: { query: "issue ".repeat(1000) } });
+      expect(huge.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+});
