@@ -72,6 +72,45 @@ describe("bad input and limits", () => {
     }
   });
 
+  it("leaves out a const, enum or example whose $ref refers to itself or is shared past the bounds", async () => {
+    // The dereferencer resolves a $ref inside a value too: Node's holds itself, and Fan's 2^40 paths share 40 objects.
+    const node = { type: "object", properties: { next: { $ref: "#/components/schemas/Node" } } };
+    const fans: Record<string, unknown> = { Fan0: { leaf: true } };
+    for (let i = 1; i <= 40; i++)
+      fans[`Fan${i}`] = [{ $ref: `#/components/schemas/Fan${i - 1}` }, { $ref: `#/components/schemas/Fan${i - 1}` }];
+    const self = { $ref: "#/components/schemas/Node" };
+    const schema = {
+      type: "object",
+      properties: {
+        a: { type: "object", example: self },
+        b: { type: "object", const: self },
+        c: { enum: [self, "kept"] },
+        d: { type: "array", examples: [{ $ref: "#/components/schemas/Fan40" }] },
+        e: { type: "object", example: { plain: [1, { two: 2 }] } },
+      },
+    };
+    const document = doc({ "/values": bodyOp("values", schema) }, { Node: node, ...fans });
+    const { document: loaded } = await openApiTools({ document, baseUrl: "http://127.0.0.1:9" });
+    const properties = loaded.operations[0]?.input.properties as Record<string, Record<string, unknown>> | undefined;
+    const body = properties?.body;
+    expect(body?.properties).toEqual({
+      a: { type: "object" },
+      b: { type: "object" },
+      c: {},
+      d: { type: "array" },
+      e: { type: "object", examples: [{ plain: [1, { two: 2 }] }] },
+    });
+    expect(loaded.operations[0]?.cuts).toContain(
+      "a value (const, enum or example) that refers to itself or is too large left out",
+    );
+    const client = await createTestClient(await openApiServer({ document, baseUrl: "http://127.0.0.1:9" }));
+    try {
+      expect((await client.listTools()).map((tool) => tool.name)).toEqual(["values"]);
+    } finally {
+      client.close();
+    }
+  });
+
   it("bounds each schema's depth and nodes", async () => {
     let deep: Record<string, unknown> = { type: "string" };
     for (let i = 0; i < 40; i++) deep = { type: "object", properties: { next: deep } };
