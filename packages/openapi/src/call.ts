@@ -34,8 +34,9 @@ function urlOf(operation: Operation, base: string, args: Record<string, unknown>
     if (value === undefined || value === null) continue;
     if (placement.in === "path") {
       const text = String(value);
-      // A dot segment would move the request to another path of the API (URL parsing resolves "..", "%2e%2e").
-      if (/^(\.|%2e){1,2}$/i.test(text)) return `path parameter "${key}" may not be "${text}"`;
+      // A dot segment would move the request to another path of the API (URL parsing resolves "..", "%2e%2e"), as
+      // would an empty value (`/items/{id}` would be `/items/`).
+      if (/^(\.|%2e){0,2}$/i.test(text)) return `path parameter "${key}" may not be "${text}"`;
       path = path.split(`{${placement.name}}`).join(encodeURIComponent(text));
     } else if (placement.in === "query") {
       if (Array.isArray(value) && placement.explode) for (const item of value) query.append(placement.name, text(item));
