@@ -111,6 +111,44 @@ describe("bad input and limits", () => {
     }
   });
 
+  it("keeps a parameter named body, requestBody or after Object.prototype's keys apart from the body", async () => {
+    const document = doc({
+      "/names": {
+        post: {
+          operationId: "names",
+          parameters: [
+            { name: "body", in: "query", schema: { type: "string" } },
+            { name: "requestBody", in: "query", required: true, schema: { type: "integer" } },
+            { name: "constructor", in: "query", schema: { type: "string" } },
+            { name: "toString", in: "header", schema: { type: "string" } },
+          ],
+          requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
+          responses: { 204: { description: "ok" } },
+        },
+      },
+    });
+    const { document: loaded } = await openApiTools({ document, baseUrl: "http://127.0.0.1:9" });
+    const [operation] = loaded.operations;
+    expect(operation?.input).toEqual({
+      type: "object",
+      properties: {
+        body: { type: "string" },
+        requestBody: { type: "integer" },
+        constructor: { type: "string" },
+        toString: { type: "string" },
+        requestBody_2: { type: "object" },
+      },
+      required: ["requestBody", "requestBody_2"],
+    });
+    expect(Object.fromEntries(operation?.placements ?? [])).toEqual({
+      body: { in: "query", name: "body", explode: true },
+      requestBody: { in: "query", name: "requestBody", explode: true },
+      constructor: { in: "query", name: "constructor", explode: true },
+      toString: { in: "header", name: "toString", explode: true },
+      requestBody_2: { in: "body", name: "requestBody_2", explode: false },
+    });
+  });
+
   it("bounds each schema's depth and nodes", async () => {
     let deep: Record<string, unknown> = { type: "string" };
     for (let i = 0; i < 40; i++) deep = { type: "object", properties: { next: deep } };
