@@ -149,6 +149,60 @@ describe("bad input and limits", () => {
     });
   });
 
+  it("never says a credential from headers(ctx) or the baseUrl in an error, nor sends a header fetch refuses", async () => {
+    let requests = 0;
+    const host = createHttpServer((_request, response) => {
+      requests++;
+      response.end("ok");
+    });
+    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+    const document = doc({
+      "/x": {
+        get: {
+          operationId: "x",
+          parameters: [{ name: "X-Thing", in: "header", schema: { type: "string" } }],
+          responses: { 200: { description: "ok" } },
+        },
+      },
+    });
+    try {
+      // Headers.set throws on these quoting the value, and fetch on a URL with credentials quoting the URL.
+      for (const secret of ["Bearer SEC\nRET", "SECRET\u0100"]) {
+        const server = await openApiServer({ document, baseUrl: base, headers: () => ({ authorization: secret }) });
+        const client = await createTestClient(server);
+        try {
+          const result = await client.callTool("x", {});
+          expect(result).toMatchObject({
+            isError: true,
+            content: [{ type: "text", text: 'the header "authorization" from headers(ctx) cannot be sent' }],
+          });
+        } finally {
+          client.close();
+        }
+      }
+      const client = await createTestClient(await openApiServer({ document, baseUrl: base }));
+      try {
+        expect(await client.callTool("x", { "X-Thing": "a\r\nX-Evil: 1" })).toMatchObject({
+          isError: true,
+          content: [
+            {
+              text: 'header parameter "X-Thing" cannot be sent: a header holds no line break or character past U+00FF',
+            },
+          ],
+        });
+      } finally {
+        client.close();
+      }
+      const withUser = openApiTools({ document, baseUrl: base.replace("//", "//user:SECRET@") });
+      await expect(withUser).rejects.toThrow(OpenApiError);
+      await expect(withUser).rejects.not.toThrow(/SECRET/);
+      expect(requests).toBe(0);
+    } finally {
+      host.close();
+    }
+  });
+
   it("bounds each schema's depth and nodes", async () => {
     let deep: Record<string, unknown> = { type: "string" };
     for (let i = 0; i < 40; i++) deep = { type: "object", properties: { next: deep } };
