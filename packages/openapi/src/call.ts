@@ -34,8 +34,9 @@ function urlOf(operation: Operation, base: string, args: Record<string, unknown>
     if (value === undefined || value === null) continue;
     if (placement.in === "path") {
       const text = String(value);
-      // A dot segment would move the request to another path of the API (URL parsing resolves "..", "%2e%2e").
-      if (/^(\.|%2e){1,2}$/i.test(text)) return `path parameter "${key}" may not be "${text}"`;
+      // A dot segment would move the request to another path of the API (URL parsing resolves "..", "%2e%2e"), as
+      // would an empty value (`/items/{id}` would be `/items/`).
+      if (/^(\.|%2e){0,2}$/i.test(text)) return `path parameter "${key}" may not be "${text}"`;
       path = path.split(`{${placement.name}}`).join(encodeURIComponent(text));
     } else if (placement.in === "query") {
       if (Array.isArray(value) && placement.explode) for (const item of value) query.append(placement.name, text(item));
@@ -49,6 +50,16 @@ function urlOf(operation: Operation, base: string, args: Record<string, unknown>
 
 function text(value: unknown): string {
   return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+// Headers.set throws on a line break or a character past U+00FF, its message quoting the value: false then.
+function setHeader(headers: Headers, name: string, value: string): boolean {
+  try {
+    headers.set(name, value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Read at most `limit` bytes of the body; undefined when it is larger. */
@@ -91,8 +102,9 @@ export async function callOperation(
   for (const [key, placement] of operation.placements) {
     const value = args[key];
     if (value === undefined) continue;
-    if (placement.in === "header") headers.set(placement.name, text(value));
-    else if (placement.in === "cookie") cookies.push(`${placement.name}=${encodeURIComponent(text(value))}`);
+    if (placement.in === "header" && !setHeader(headers, placement.name, text(value))) {
+      return failure(`header parameter "${key}" cannot be sent: a header holds no line break or character past U+00FF`);
+    } else if (placement.in === "cookie") cookies.push(`${placement.name}=${encodeURIComponent(text(value))}`);
     else if (placement.in === "body") {
       const json = operation.bodyType !== undefined && isJson(operation.bodyType);
       body = json ? JSON.stringify(value) : text(value);
@@ -101,7 +113,10 @@ export async function callOperation(
   }
   if (cookies.length > 0) headers.set("cookie", cookies.join("; "));
   headers.set("accept", "application/json, text/*;q=0.9, */*;q=0.5");
-  for (const [name, value] of Object.entries((await options.headers?.(ctx)) ?? {})) headers.set(name, value);
+  for (const [name, value] of Object.entries((await options.headers?.(ctx)) ?? {})) {
+    // Its value is a credential, most likely: not said, here or in what fetch would have thrown.
+    if (!setHeader(headers, name, value)) return failure(`the header "${name}" from headers(ctx) cannot be sent`);
+  }
   const where = `${operation.method.toUpperCase()} ${url.origin}${url.pathname}`;
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(options.timeoutMs ?? 30_000)]);
   let response: Response;

@@ -231,7 +231,7 @@ describe.each([
     }
   });
 
-  it("refuses a dot segment as a path parameter, and tells an API that is down", async () => {
+  it("refuses a dot segment or an empty path parameter, and tells an API that is down", async () => {
     const client = await connect();
     try {
       // Fastify's coercion aside, the argument is checked as the document says: an integer.
@@ -239,7 +239,8 @@ describe.each([
       expect(bad.isError).toBe(true);
       const name = await client.callTool({ name: "pets.getFile", arguments: { name: "a/b c" } });
       expect(name.content).toEqual([{ type: "text", text: '{"name":"a/b c"}' }]);
-      for (const dots of ["..", ".", "%2E%2e"]) {
+      // An empty one would make /files/{name} the request /files/, another path.
+      for (const dots of ["..", ".", "%2E%2e", ""]) {
         const up = await client.callTool({ name: "pets.getFile", arguments: { name: dots } });
         expect(up).toMatchObject({ isError: true, content: [{ text: `path parameter "name" may not be "${dots}"` }] });
       }

@@ -72,6 +72,137 @@ describe("bad input and limits", () => {
     }
   });
 
+  it("leaves out a const, enum or example whose $ref refers to itself or is shared past the bounds", async () => {
+    // The dereferencer resolves a $ref inside a value too: Node's holds itself, and Fan's 2^40 paths share 40 objects.
+    const node = { type: "object", properties: { next: { $ref: "#/components/schemas/Node" } } };
+    const fans: Record<string, unknown> = { Fan0: { leaf: true } };
+    for (let i = 1; i <= 40; i++)
+      fans[`Fan${i}`] = [{ $ref: `#/components/schemas/Fan${i - 1}` }, { $ref: `#/components/schemas/Fan${i - 1}` }];
+    const self = { $ref: "#/components/schemas/Node" };
+    const schema = {
+      type: "object",
+      properties: {
+        a: { type: "object", example: self },
+        b: { type: "object", const: self },
+        c: { enum: [self, "kept"] },
+        d: { type: "array", examples: [{ $ref: "#/components/schemas/Fan40" }] },
+        e: { type: "object", example: { plain: [1, { two: 2 }] } },
+      },
+    };
+    const document = doc({ "/values": bodyOp("values", schema) }, { Node: node, ...fans });
+    const { document: loaded } = await openApiTools({ document, baseUrl: "http://127.0.0.1:9" });
+    const properties = loaded.operations[0]?.input.properties as Record<string, Record<string, unknown>> | undefined;
+    const body = properties?.body;
+    expect(body?.properties).toEqual({
+      a: { type: "object" },
+      b: { type: "object" },
+      c: {},
+      d: { type: "array" },
+      e: { type: "object", examples: [{ plain: [1, { two: 2 }] }] },
+    });
+    expect(loaded.operations[0]?.cuts).toContain(
+      "a value (const, enum or example) that refers to itself or is too large left out",
+    );
+    const client = await createTestClient(await openApiServer({ document, baseUrl: "http://127.0.0.1:9" }));
+    try {
+      expect((await client.listTools()).map((tool) => tool.name)).toEqual(["values"]);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("keeps a parameter named body, requestBody or after Object.prototype's keys apart from the body", async () => {
+    const document = doc({
+      "/names": {
+        post: {
+          operationId: "names",
+          parameters: [
+            { name: "body", in: "query", schema: { type: "string" } },
+            { name: "requestBody", in: "query", required: true, schema: { type: "integer" } },
+            { name: "constructor", in: "query", schema: { type: "string" } },
+            { name: "toString", in: "header", schema: { type: "string" } },
+          ],
+          requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
+          responses: { 204: { description: "ok" } },
+        },
+      },
+    });
+    const { document: loaded } = await openApiTools({ document, baseUrl: "http://127.0.0.1:9" });
+    const [operation] = loaded.operations;
+    expect(operation?.input).toEqual({
+      type: "object",
+      properties: {
+        body: { type: "string" },
+        requestBody: { type: "integer" },
+        constructor: { type: "string" },
+        toString: { type: "string" },
+        requestBody_2: { type: "object" },
+      },
+      required: ["requestBody", "requestBody_2"],
+    });
+    expect(Object.fromEntries(operation?.placements ?? [])).toEqual({
+      body: { in: "query", name: "body", explode: true },
+      requestBody: { in: "query", name: "requestBody", explode: true },
+      constructor: { in: "query", name: "constructor", explode: true },
+      toString: { in: "header", name: "toString", explode: true },
+      requestBody_2: { in: "body", name: "requestBody_2", explode: false },
+    });
+  });
+
+  it("never says a credential from headers(ctx) or the baseUrl in an error, nor sends a header fetch refuses", async () => {
+    let requests = 0;
+    const host = createHttpServer((_request, response) => {
+      requests++;
+      response.end("ok");
+    });
+    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+    const document = doc({
+      "/x": {
+        get: {
+          operationId: "x",
+          parameters: [{ name: "X-Thing", in: "header", schema: { type: "string" } }],
+          responses: { 200: { description: "ok" } },
+        },
+      },
+    });
+    try {
+      // Headers.set throws on these quoting the value, and fetch on a URL with credentials quoting the URL.
+      for (const secret of ["Bearer SEC\nRET", "SECRET\u0100"]) {
+        const server = await openApiServer({ document, baseUrl: base, headers: () => ({ authorization: secret }) });
+        const client = await createTestClient(server);
+        try {
+          const result = await client.callTool("x", {});
+          expect(result).toMatchObject({
+            isError: true,
+            content: [{ type: "text", text: 'the header "authorization" from headers(ctx) cannot be sent' }],
+          });
+        } finally {
+          client.close();
+        }
+      }
+      const client = await createTestClient(await openApiServer({ document, baseUrl: base }));
+      try {
+        expect(await client.callTool("x", { "X-Thing": "a\r\nX-Evil: 1" })).toMatchObject({
+          isError: true,
+          content: [
+            {
+              text: 'header parameter "X-Thing" cannot be sent: a header holds no line break or character past U+00FF',
+            },
+          ],
+        });
+      } finally {
+        client.close();
+      }
+      const withUser = openApiTools({ document, baseUrl: base.replace("//", "//user:SECRET@") });
+      await expect(withUser).rejects.toThrow(OpenApiError);
+      await expect(withUser).rejects.not.toThrow(/SECRET/);
+      expect(requests).toBe(0);
+    } finally {
+      host.close();
+    }
+  });
+
   it("bounds each schema's depth and nodes", async () => {
     let deep: Record<string, unknown> = { type: "string" };
     for (let i = 0; i < 40; i++) deep = { type: "object", properties: { next: deep } };

@@ -99,7 +99,7 @@ export function readOperation(
     const name = parameter.name as string;
     if (!["path", "query", "header", "cookie"].includes(where)) continue;
     if (where === "header" && IGNORED_HEADERS.has(name.toLowerCase())) continue;
-    const key = properties[name] === undefined ? name : `${where}:${name}`;
+    const key = unusedKey(properties, name, `${where}:${name}`);
     const schema = isObject(parameter.schema) ? parameter.schema : parameterContent(parameter);
     const converted = convertSchema(schema ?? {}, bounds, input.conversion, 1);
     const property = typeof converted === "boolean" ? {} : converted;
@@ -125,7 +125,7 @@ export function readOperation(
     } else {
       const media = body.content[bodyType];
       const schema = isObject(media) && media.schema !== undefined ? media.schema : {};
-      const key = properties.body === undefined ? "body" : "requestBody";
+      const key = unusedKey(properties, "body", "requestBody");
       const converted = isJson(bodyType) ? convertSchema(schema, bounds, input.conversion, 1) : { type: "string" };
       properties[key] = converted;
       if (typeof body.description === "string" && isObject(converted) && converted.description === undefined) {
@@ -164,6 +164,15 @@ export function readOperation(
     bodyType,
     cuts: [...new Set(cuts)],
   };
+}
+
+// The first of the names no property has yet (an own property: `constructor` is free), else the last numbered.
+function unusedKey(properties: Record<string, unknown>, ...names: string[]): string {
+  const free = names.find((name) => !Object.hasOwn(properties, name));
+  if (free !== undefined) return free;
+  let n = 2;
+  while (Object.hasOwn(properties, `${names.at(-1)}_${n}`)) n++;
+  return `${names.at(-1)}_${n}`;
 }
 
 // A parameter given by `content` instead of `schema` (one media type): its schema.

@@ -58,7 +58,6 @@ const COPIED = [
   "deprecated",
   "readOnly",
   "writeOnly",
-  "const",
 ];
 const ONE = ["items", "additionalProperties", "not", "contains", "propertyNames", "unevaluatedProperties"];
 const LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
@@ -102,17 +101,21 @@ export function convertSchema(
   const type = typeOf(schema.type);
   if (type !== undefined) out.type = type;
   for (const key of COPIED) if (schema[key] !== undefined && valid(key, schema[key])) out[key] = schema[key];
+  if (schema.const !== undefined) copyValue(schema.const, bounds, conversion, (value) => (out.const = value));
   exclusive(schema, out, "exclusiveMinimum", "minimum");
   exclusive(schema, out, "exclusiveMaximum", "maximum");
   if (typeof schema.pattern === "string") out.pattern = schema.pattern;
   if (typeof schema.format === "string" && FORMATS.has(schema.format)) out.format = schema.format;
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) out.enum = [...new Set(schema.enum)];
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) {
+    copyValue(schema.enum, bounds, conversion, (value) => (out.enum = [...new Set(value as unknown[])]));
+  }
   if (Array.isArray(schema.required)) {
     const names = schema.required.filter((name): name is string => typeof name === "string");
     if (names.length > 0) out.required = [...new Set(names)];
   }
-  if (Array.isArray(schema.examples)) out.examples = schema.examples;
-  else if (schema.example !== undefined) out.examples = [schema.example];
+  if (Array.isArray(schema.examples)) copyValue(schema.examples, bounds, conversion, (value) => (out.examples = value));
+  else if (schema.example !== undefined)
+    copyValue([schema.example], bounds, conversion, (value) => (out.examples = value));
   for (const key of ONE) {
     if (schema[key] !== undefined && (isObject(schema[key]) || typeof schema[key] === "boolean")) {
       out[key] = convertSchema(schema[key], bounds, conversion, depth + 1, seen, branch);
@@ -153,6 +156,32 @@ export function convertSchema(
   return out;
 }
 
+// The deepest a copied value (const, enum, examples) may nest.
+const VALUE_DEPTH = 64;
+
+// A value the schema holds (`const`, `enum`, an example) copied as plain JSON: the dereferencer resolves a `$ref`
+// inside one too, so it may refer to itself (tools/list could not be written) or share one object so often that
+// writing it out would never end. Such a value is left out (said in `cuts`), as is one of over `maxNodes` objects.
+function copyValue(value: unknown, bounds: SchemaBounds, conversion: Conversion, keep: (value: unknown) => void): void {
+  const above = new Set<object>();
+  let nodes = 0;
+  const copy = (item: unknown, depth: number): unknown => {
+    if (typeof item !== "object" || item === null) return item;
+    if (above.has(item) || depth > VALUE_DEPTH || ++nodes > bounds.maxNodes) throw new RangeError();
+    above.add(item);
+    const out = Array.isArray(item)
+      ? item.map((entry) => copy(entry, depth + 1))
+      : Object.fromEntries(Object.entries(item).map(([key, entry]) => [key, copy(entry, depth + 1)]));
+    above.delete(item);
+    return out;
+  };
+  try {
+    keep(copy(value, 0));
+  } catch {
+    conversion.cuts.add("a value (const, enum or example) that refers to itself or is too large left out");
+  }
+}
+
 const ARRAY_KEYWORDS = ["items", "prefixItems", "contains", "minItems", "maxItems", "uniqueItems"];
 const OBJECT_KEYWORDS = ["properties", "required", "additionalProperties", "patternProperties", "propertyNames"];
 
@@ -184,7 +213,6 @@ function valid(key: string, value: unknown): boolean {
   if (key === "deprecated" || key === "readOnly" || key === "writeOnly" || key === "uniqueItems") {
     return typeof value === "boolean";
   }
-  if (key === "const") return true;
   if (typeof value !== "number" || !Number.isFinite(value)) return false;
   if (key === "multipleOf") return value > 0;
   if (key.startsWith("max") || key.startsWith("min")) {

@@ -61,6 +61,13 @@ function baseUrlOf(options: OpenApiOptions, document: LoadedDocument): string {
       `no baseUrl: give one (the document's first server is ${base === undefined ? "missing" : JSON.stringify(base)}, not an absolute http(s) URL)`,
     );
   }
+  // fetch refuses a URL with credentials, quoting it whole in its error: refused here, without them.
+  const url = new URL(base);
+  if (url.username !== "" || url.password !== "") {
+    throw new OpenApiError(
+      `the baseUrl ${url.host} holds credentials (user:password@), which fetch refuses: give them in headers`,
+    );
+  }
   return base;
 }
 
