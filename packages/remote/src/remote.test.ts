@@ -1,0 +1,171 @@
+import { fileURLToPath } from "node:url";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createServer, type Server } from "@toolsmith/core";
+import { listen } from "@toolsmith/transport-http";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createRemote, type Remote, type RemoteOptions } from "./index.js";
+
+// The gateway (a Toolsmith server with a remote mounted under "r") served over HTTP and driven by the official
+// client; the remote is a real peer: the official SDK v2 on stdio, or a Toolsmith server over HTTP.
+
+const SDK_REMOTE = fileURLToPath(new URL("./sdk-remote.test-util.mjs", import.meta.url));
+
+type Era = "legacy" | { pin: "2026-07-28" };
+const ERAS: [string, Era][] = [
+  ["handshake era", "legacy"],
+  ["2026-07-28", { pin: "2026-07-28" }],
+];
+
+function toolsmithRemote(): Server {
+  const server = createServer({ name: "toolsmith-remote", version: "1.0.0" });
+  server.tool({
+    name: "add",
+    description: "Add two numbers",
+    input: { a: z.number(), b: z.number() },
+    handler: ({ a, b }) => String(a + b),
+  });
+  server.tool({
+    name: "point",
+    description: "A point",
+    input: { x: z.number() },
+    output: z.object({ x: z.number(), y: z.number() }),
+    handler: ({ x }) => ({ x, y: 0 }),
+  });
+  server.tool({
+    name: "fail",
+    description: "Always fails",
+    handler: () => {
+      throw new Error("it broke");
+    },
+  });
+  server.tool({
+    name: "big",
+    description: "A long text",
+    input: { bytes: z.number() },
+    handler: ({ bytes }) => "x".repeat(bytes),
+  });
+  return server;
+}
+
+const open: { close(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+
+async function gateway(options: RemoteOptions, era: Era): Promise<{ client: Client; remote: Remote; app: Server }> {
+  const remote = await createRemote(options);
+  open.push(remote);
+  const app = createServer({ name: "gateway", version: "1.0.0" });
+  app.tool({ name: "local", description: "A local tool", handler: () => "here" });
+  app.mount("r", remote.server);
+  const http = await listen(app, { port: 0, log: null });
+  open.push(http);
+  const client = new Client({ name: "test", version: "1.0.0" }, { versionNegotiation: { mode: era } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+  open.push(client);
+  return { client, remote, app };
+}
+
+function textOf(result: unknown): string {
+  return ((result as { content: { text?: string }[] }).content[0]?.text ?? "") as string;
+}
+
+async function listedNames(client: Client): Promise<string[]> {
+  return (await client.listTools(undefined, { cacheMode: "refresh" })).tools.map((tool) => tool.name).sort();
+}
+
+interface Target {
+  options(): Promise<RemoteOptions>;
+}
+
+const targets: [string, Target][] = [
+  ["official SDK v2 on stdio", { options: async () => ({ command: process.execPath, args: [SDK_REMOTE] }) }],
+  [
+    "Toolsmith over HTTP",
+    {
+      options: async () => {
+        const http = await listen(toolsmithRemote(), { port: 0, log: null });
+        open.unshift(http);
+        return { url: http.url };
+      },
+    },
+  ],
+];
+
+describe.each(targets)("a remote: %s", (_, target) => {
+  describe.each(ERAS)("remote and gateway in the %s", (_, era) => {
+    it("lists the remote's tools under the prefix and forwards calls, results as they came", async () => {
+      const { client } = await gateway({ ...(await target.options()), era }, era);
+      expect(await listedNames(client)).toEqual(["local", "r.add", "r.big", "r.fail", "r.point"]);
+      const listed = (await client.listTools()).tools.find((tool) => tool.name === "r.add");
+      expect(listed?.inputSchema).toMatchObject({ type: "object", properties: { a: { type: "number" } } });
+
+      expect(textOf(await client.callTool({ name: "r.add", arguments: { a: 2, b: 3 } }))).toBe("5");
+      const point = await client.callTool({ name: "r.point", arguments: { x: 4 } });
+      expect(point.structuredContent).toEqual({ x: 4, y: 0 });
+      const failed = await client.callTool({ name: "r.fail", arguments: {} });
+      expect(failed.isError).toBe(true);
+      expect(textOf(failed)).toContain("it broke");
+      expect(textOf(await client.callTool({ name: "local", arguments: {} }))).toBe("here");
+    });
+
+    it("refuses an answer over maxResultBytes with an isError result, and serves on", async () => {
+      const { client } = await gateway({ ...(await target.options()), era, maxResultBytes: 10_000 }, era);
+      const big = await client.callTool({ name: "r.big", arguments: { bytes: 20_000 } });
+      expect(big.isError).toBe(true);
+      expect(textOf(big)).toMatch(/answered with more than 10000 bytes/);
+      expect(textOf(await client.callTool({ name: "r.add", arguments: { a: 1, b: 1 } }))).toBe("2");
+    });
+
+    it("a guard on the parent hides a remote tool: listed and called exactly as a missing one", async () => {
+      const options = await target.options();
+      const { client } = await gateway(
+        { ...options, era, tool: (tool) => (tool.name === "add" ? { guard: () => false } : undefined) },
+        era,
+      );
+      expect(await listedNames(client)).toEqual(["local", "r.big", "r.fail", "r.point"]);
+      const hidden = await client.callTool({ name: "r.add", arguments: { a: 1, b: 2 } }).then(
+        (result) => ({ result }),
+        (error: { code?: number; message?: string }) => ({ code: error.code, message: error.message }),
+      );
+      const missing = await client.callTool({ name: "r.nothing", arguments: { a: 1, b: 2 } }).then(
+        (result) => ({ result }),
+        (error: { code?: number; message?: string }) => ({ code: error.code, message: error.message }),
+      );
+      expect(JSON.stringify(hidden).replaceAll("r.add", "NAME")).toBe(
+        JSON.stringify(missing).replaceAll("r.nothing", "NAME"),
+      );
+    });
+  });
+});
+
+describe.each(ERAS)("a remote that goes away, in the %s", (_, era) => {
+  it("answers a clear isError while down, the rest lives on, and reconnects once it is back", async () => {
+    let http = await listen(toolsmithRemote(), { port: 0, log: null });
+    const port = Number(new URL(http.url).port);
+    const { client } = await gateway({ url: http.url, era, backoff: { initialMs: 0 } }, era);
+    expect(textOf(await client.callTool({ name: "r.add", arguments: { a: 1, b: 2 } }))).toBe("3");
+
+    await http.close();
+    const down = await client.callTool({ name: "r.add", arguments: { a: 1, b: 2 } });
+    expect(down.isError).toBe(true);
+    expect(textOf(down)).toMatch(/^remote http:\/\/127\.0\.0\.1:\d+\/mcp (failed|is unreachable)/);
+    expect(textOf(await client.callTool({ name: "local", arguments: {} }))).toBe("here");
+
+    http = await listen(toolsmithRemote(), { port, log: null });
+    open.unshift(http);
+    expect(textOf(await client.callTool({ name: "r.add", arguments: { a: 2, b: 2 } }))).toBe("4");
+  });
+
+  it("a remote down from the start lists nothing, then its tools once it is up", async () => {
+    const probe = await listen(toolsmithRemote(), { port: 0, log: null });
+    const url = probe.url;
+    await probe.close();
+    const { client } = await gateway({ url, era, backoff: { initialMs: 0 } }, era);
+    expect(await listedNames(client)).toEqual(["local"]);
+    const http = await listen(toolsmithRemote(), { port: Number(new URL(url).port), log: null });
+    open.unshift(http);
+    expect(await listedNames(client)).toEqual(["local", "r.add", "r.big", "r.fail", "r.point"]);
+  });
+});
