@@ -4,6 +4,7 @@ import { createServer, type Server } from "@toolsmith/core";
 import { listen } from "@toolsmith/transport-http";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { until } from "../../../scripts/wait.js";
 import { createRemote, type Remote, type RemoteOptions } from "./index.js";
 
 // The gateway (a Toolsmith server with a remote mounted under "r") served over HTTP and driven by the official
@@ -167,5 +168,80 @@ describe.each(ERAS)("a remote that goes away, in the %s", (_, era) => {
     const http = await listen(toolsmithRemote(), { port: Number(new URL(url).port), log: null });
     open.unshift(http);
     expect(await listedNames(client)).toEqual(["local", "r.add", "r.big", "r.fail", "r.point"]);
+  });
+});
+
+describe("what travels with a call (Toolsmith remote over HTTP)", () => {
+  function remoteWith(seen: { aborted?: Promise<void> }): Server {
+    const server = toolsmithRemote();
+    server.tool({
+      name: "steps",
+      description: "Reports progress",
+      handler: (_, ctx) => {
+        ctx.progress(1, 2, "half");
+        ctx.progress(2, 2, "done");
+        return "stepped";
+      },
+    });
+    server.tool({
+      name: "hang",
+      description: "Answers when cancelled",
+      handler: (_, ctx) => {
+        seen.aborted = new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve()));
+        return seen.aborted.then(() => "cancelled");
+      },
+    });
+    return server;
+  }
+
+  it.each(ERAS)("relays the remote's progress to the caller, in the %s", async (_, era) => {
+    const http = await listen(remoteWith({}), { port: 0, log: null });
+    open.unshift(http);
+    const { client } = await gateway({ url: http.url, era }, era);
+    const progress: number[] = [];
+    const result = await client.callTool(
+      { name: "r.steps", arguments: {} },
+      { onprogress: (p) => progress.push(p.progress) },
+    );
+    expect(textOf(result)).toBe("stepped");
+    expect(progress).toEqual([1, 2]);
+  });
+
+  it.each(ERAS)("a remote that hangs is cut at timeoutMs with an isError, in the %s", async (_, era) => {
+    const seen: { aborted?: Promise<void> } = {};
+    const http = await listen(remoteWith(seen), { port: 0, log: null });
+    open.unshift(http);
+    const { client } = await gateway({ url: http.url, era, timeoutMs: 300 }, era);
+    const result = await client.callTool({ name: "r.hang", arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/did not answer within 300 ms/);
+    expect(textOf(await client.callTool({ name: "r.add", arguments: { a: 1, b: 1 } }))).toBe("2");
+  });
+
+  it.each(ERAS)("the caller's cancellation reaches the remote, in the %s", async (_, era) => {
+    const seen: { aborted?: Promise<void> } = {};
+    const http = await listen(remoteWith(seen), { port: 0, log: null });
+    open.unshift(http);
+    const { client } = await gateway({ url: http.url, era }, era);
+    const controller = new AbortController();
+    const call = client.callTool({ name: "r.hang", arguments: {} }, { signal: controller.signal });
+    await until(() => seen.aborted !== undefined, "the remote running hang");
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await seen.aborted;
+  });
+
+  it("the remote's tool list change is listed again and announced by the gateway", async () => {
+    const remoteServer = toolsmithRemote();
+    const http = await listen(remoteServer, { port: 0, log: null });
+    open.unshift(http);
+    const { client } = await gateway({ url: http.url, era: "legacy" }, "legacy");
+    const announced = new Promise<void>((resolve) =>
+      client.setNotificationHandler("notifications/tools/list_changed", () => resolve()),
+    );
+    remoteServer.tool({ name: "later", description: "Added later", handler: () => "late" });
+    await announced;
+    await until(async () => (await listedNames(client)).includes("r.later"), "r.later listed");
+    expect(textOf(await client.callTool({ name: "r.later", arguments: {} }))).toBe("late");
   });
 });
