@@ -46,6 +46,20 @@ function toolsmithRemote(): Server {
     input: { bytes: z.number() },
     handler: ({ bytes }) => "x".repeat(bytes),
   });
+  server.prompt({
+    name: "greet",
+    description: "Greets someone",
+    args: { name: z.string() },
+    handler: ({ name }) => `Hello, ${name}`,
+  });
+  server.resource({ uri: "info://about", name: "about", mimeType: "text/plain", handler: () => "about the remote" });
+  server.resource({
+    uriTemplate: "item://{id}",
+    name: "item",
+    mimeType: "text/plain",
+    complete: { id: (value) => ({ values: ["alpha", "beta"].filter((id) => id.startsWith(value)) }) },
+    handler: ({ id }) => `item ${id}`,
+  });
   return server;
 }
 
@@ -109,6 +123,29 @@ describe.each(targets)("a remote: %s", (_, target) => {
       expect(failed.isError).toBe(true);
       expect(textOf(failed)).toContain("it broke");
       expect(textOf(await client.callTool({ name: "local", arguments: {} }))).toBe("here");
+    });
+
+    it("forwards prompts, resources, templates and completions", async () => {
+      const { client } = await gateway({ ...(await target.options()), era }, era);
+      const prompts = (await client.listPrompts(undefined, { cacheMode: "refresh" })).prompts;
+      expect(prompts.map((prompt) => prompt.name)).toEqual(["r.greet"]);
+      expect(prompts[0]?.arguments).toEqual([expect.objectContaining({ name: "name", required: true })]);
+      const got = await client.getPrompt({ name: "r.greet", arguments: { name: "Ada" } });
+      expect(JSON.stringify(got.messages)).toContain("Hello, Ada");
+
+      const resources = (await client.listResources(undefined, { cacheMode: "refresh" })).resources;
+      expect(resources.map((resource) => resource.uri)).toContain("info://about");
+      const about = await client.readResource({ uri: "info://about" }, { cacheMode: "bypass" });
+      expect(about.contents[0]).toMatchObject({ uri: "info://about", text: "about the remote" });
+      const templates = (await client.listResourceTemplates(undefined, { cacheMode: "refresh" })).resourceTemplates;
+      expect(templates.map((template) => template.uriTemplate)).toEqual(["item://{id}"]);
+      const item = await client.readResource({ uri: "item://7" }, { cacheMode: "bypass" });
+      expect(item.contents[0]).toMatchObject({ uri: "item://7", text: "item 7" });
+      const completed = await client.complete({
+        ref: { type: "ref/resource", uri: "item://{id}" },
+        argument: { name: "id", value: "al" },
+      });
+      expect(completed.completion.values).toEqual(["alpha"]);
     });
 
     it("refuses an answer over maxResultBytes with an isError result, and serves on", async () => {

@@ -1,8 +1,16 @@
-import type { Client, ClientOptions, Tool } from "@modelcontextprotocol/client";
+import type {
+  Client,
+  ClientOptions,
+  Prompt,
+  Resource,
+  ResourceTemplateType as ResourceTemplate,
+  Tool,
+} from "@modelcontextprotocol/client";
 import { createServer, type Guard, type Server, type ToolDefinition } from "@toolsmith/core";
-import { type JsonSchema, jsonSchema } from "@toolsmith/core/json-schema";
 import { callTool, type RemoteBounds } from "./forward.js";
+import { promptDefinition, resourceDefinition, templateDefinition } from "./items.js";
 import { type Backoff, Link, type RemoteEra, type RemoteTarget } from "./link.js";
+import { passThrough } from "./pass-through.js";
 
 // A remote server as a core Server: its tools registered as the module's own (so a parent's guards, middleware and
 // scopes apply as to local ones), listed again when the remote says its list changed, calls forwarded.
@@ -22,8 +30,8 @@ export type RemoteOptions = RemoteTarget &
     /** Which era to speak to the remote (default "auto"). */
     readonly era?: RemoteEra;
     readonly backoff?: Backoff;
-    /** The most tools taken from the remote (default 10,000); past it, a list is refused. */
-    readonly maxTools?: number;
+    /** The most tools (prompts, resources, templates) taken from the remote (default 10,000 each); past it, a list fails. */
+    readonly maxItems?: number;
     /** A guard, scopes or middleware for a remote tool, by its name on the remote. */
     readonly tool?: (tool: Tool) => RemoteToolOptions | undefined;
     /** Further options for the official client that speaks to the remote. */
@@ -38,20 +46,20 @@ export interface Remote {
   close(): Promise<void>;
 }
 
-const VENDOR = jsonSchema({ type: "object" })["~standard"].vendor;
-
-// The remote's schema, listed as it gave it; the remote checks its own arguments, so any value passes here.
-function passThrough(schema: unknown): JsonSchema {
-  const listed = () => structuredClone(schema) as Record<string, unknown>;
-  return {
-    "~standard": {
-      version: 1,
-      vendor: VENDOR,
-      validate: (value) => ({ value }),
-      jsonSchema: { input: listed, output: listed },
-    },
-  };
+interface Listed {
+  readonly tools: Tool[];
+  readonly prompts: Prompt[];
+  readonly resources: Resource[];
+  readonly templates: ResourceTemplate[];
+  readonly completes: boolean;
 }
+
+const CHANGES = [
+  "notifications/tools/list_changed",
+  "notifications/prompts/list_changed",
+  "notifications/resources/list_changed",
+] as const;
+const LISTS = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list"]);
 
 function labelOf(options: RemoteOptions): string {
   if (options.name) return `remote "${options.name}"`;
@@ -68,9 +76,9 @@ function labelOf(options: RemoteOptions): string {
  */
 export async function createRemote(options: RemoteOptions): Promise<Remote> {
   const server = createServer({ name: options.name ?? "remote", version: "1.0.0" });
-  const maxTools = options.maxTools ?? 10_000;
+  const maxItems = options.maxItems ?? 10_000;
   const handles = new Map<string, { remove(): void }>();
-  let listed = false;
+  let everListed = false;
   let syncing: Promise<void> | undefined;
   let again = false;
 
@@ -81,50 +89,102 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
     backoff: options.backoff,
     client: options.client,
     setup: (client) => {
-      client.setNotificationHandler("notifications/tools/list_changed", () => {
-        void refresh().catch(() => undefined);
-      });
+      for (const method of CHANGES) {
+        client.setNotificationHandler(method, () => {
+          void refresh().catch(() => undefined);
+        });
+      }
     },
   });
 
-  async function listAll(client: Client): Promise<Tool[]> {
-    const tools: Tool[] = [];
+  const every = async <T>(
+    get: (cursor: string | undefined) => Promise<{ nextCursor?: string | undefined; items: T[] }>,
+    what: string,
+  ): Promise<T[]> => {
+    const items: T[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout: options.timeoutMs ?? 60_000,
-        cacheMode: "refresh",
-      });
-      tools.push(...page.tools);
-      if (tools.length > maxTools) throw new Error(`${link.label} lists more than ${maxTools} tools`);
+      const page = await get(cursor);
+      items.push(...page.items);
+      if (items.length > maxItems) throw new Error(`${link.label} lists more than ${maxItems} ${what}`);
       cursor = page.nextCursor;
     } while (cursor !== undefined);
-    return tools;
+    return items;
+  };
+
+  async function listAll(client: Client): Promise<Listed> {
+    const caps = client.getServerCapabilities() ?? {};
+    const request = { timeout: options.timeoutMs ?? 60_000, cacheMode: "refresh" as const };
+    const params = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor });
+    return {
+      tools: caps.tools
+        ? await every(async (c) => {
+            const page = await client.listTools(params(c), request);
+            return { nextCursor: page.nextCursor, items: page.tools };
+          }, "tools")
+        : [],
+      prompts: caps.prompts
+        ? await every(async (c) => {
+            const page = await client.listPrompts(params(c), request);
+            return { nextCursor: page.nextCursor, items: page.prompts };
+          }, "prompts")
+        : [],
+      resources: caps.resources
+        ? await every(async (c) => {
+            const page = await client.listResources(params(c), request);
+            return { nextCursor: page.nextCursor, items: page.resources };
+          }, "resources")
+        : [],
+      templates: caps.resources
+        ? await every(async (c) => {
+            const page = await client.listResourceTemplates(params(c), request);
+            return { nextCursor: page.nextCursor, items: page.resourceTemplates };
+          }, "resource templates")
+        : [],
+      completes: caps.completions !== undefined,
+    };
   }
 
-  function register(tools: Tool[]): void {
+  function add(key: string, make: () => { remove(): void }): void {
+    try {
+      handles.set(key, make());
+    } catch (error) {
+      server.log({ level: "warning", message: `${link.label}: ${key} left out`, error });
+    }
+  }
+
+  function register(listed: Listed): void {
     for (const handle of handles.values()) handle.remove();
     handles.clear();
-    for (const tool of tools) {
-      const extra = options.tool?.(tool) ?? {};
-      const definition: ToolDefinition = {
-        name: tool.name,
-        ...(tool.title === undefined ? {} : { title: tool.title }),
-        // Core wants a description; a remote tool without one is described by its title or name.
-        description: tool.description || tool.title || tool.name,
-        ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
-        input: passThrough(tool.inputSchema) as never,
-        ...(tool.outputSchema === undefined ? {} : { output: passThrough(tool.outputSchema) }),
-        ...extra,
-        handler: (args: unknown, ctx) => callTool(link, tool.name, args, ctx, options),
-      };
-      try {
-        handles.set(tool.name, server.tool(definition));
-      } catch (error) {
-        server.log({ level: "warning", message: `${link.label}: tool "${tool.name}" left out`, error });
-      }
+    for (const tool of listed.tools) {
+      add(`tool ${tool.name}`, () => server.tool(toolDefinition(tool)));
     }
-    listed = true;
+    for (const prompt of listed.prompts) {
+      add(`prompt ${prompt.name}`, () => server.prompt(promptDefinition(link, prompt, options, listed.completes)));
+    }
+    for (const resource of listed.resources) {
+      add(`resource ${resource.uri}`, () => server.resource(resourceDefinition(link, resource, options)));
+    }
+    for (const template of listed.templates) {
+      add(`template ${template.uriTemplate}`, () =>
+        server.resource(templateDefinition(link, template, options, listed.completes)),
+      );
+    }
+    everListed = true;
+  }
+
+  function toolDefinition(tool: Tool): ToolDefinition {
+    return {
+      name: tool.name,
+      ...(tool.title === undefined ? {} : { title: tool.title }),
+      // Core wants a description; a remote tool without one is described by its title or name.
+      description: tool.description || tool.title || tool.name,
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+      input: passThrough(tool.inputSchema) as never,
+      ...(tool.outputSchema === undefined ? {} : { output: passThrough(tool.outputSchema) }),
+      ...(options.tool?.(tool) ?? {}),
+      handler: (args: unknown, ctx) => callTool(link, tool.name, args, ctx, options),
+    };
   }
 
   // One list at a time; a change heard during one lists once more after it (a flood costs at most two lists).
@@ -152,7 +212,7 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
 
   // A list while the remote has never answered tries it again (within the backoff); failing, the module lists nothing.
   server.use(async (operation, next) => {
-    if (!listed && operation.method === "tools/list") await refresh().catch(() => undefined);
+    if (!everListed && LISTS.has(operation.method)) await refresh().catch(() => undefined);
     return next();
   });
 
