@@ -1,3 +1,6 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createServer, type Server } from "@toolsmith/core";
@@ -96,6 +99,23 @@ interface Target {
 
 const targets: [string, Target][] = [
   ["official SDK v2 on stdio", { options: async () => ({ command: process.execPath, args: [SDK_REMOTE] }) }],
+  [
+    "official SDK v2 over HTTP",
+    {
+      options: async () => {
+        const child = spawn(process.execPath, [SDK_REMOTE, "--http"], { stdio: ["ignore", "pipe", "inherit"] });
+        const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+        open.unshift({
+          close: () => {
+            child.kill();
+            return exited;
+          },
+        });
+        const [line] = (await once(createInterface({ input: child.stdout }), "line")) as [string];
+        return { url: line };
+      },
+    },
+  ],
   [
     "Toolsmith over HTTP",
     {
