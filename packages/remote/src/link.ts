@@ -40,6 +40,8 @@ export interface LinkOptions {
   readonly era: RemoteEra;
   readonly label: string;
   readonly backoff: Backoff | undefined;
+  /** How long connecting may take. */
+  readonly timeoutMs: number;
   readonly client: Partial<ClientOptions> | undefined;
   /** Called with each new client before it connects (notification handlers). */
   readonly setup: (client: Client) => void;
@@ -101,7 +103,7 @@ export class Link {
     } as ClientOptions);
     setup(client);
     try {
-      await client.connect(transportOf(this.#options.target));
+      await client.connect(transportOf(this.#options.target), { timeout: this.#options.timeoutMs });
     } catch (error) {
       await client.close().catch(() => undefined);
       const { initialMs = 250, maxMs = 30_000 } = this.#options.backoff ?? {};

@@ -302,3 +302,30 @@ describe("what travels with a call (Toolsmith remote over HTTP)", () => {
     expect(textOf(await client.callTool({ name: "r.later", arguments: {} }))).toBe("late");
   });
 });
+
+describe("a remote that misbehaves", () => {
+  it.each(ERAS)(
+    "one that answers garbage on stdio is unreachable, cut at timeoutMs, and the gateway serves on (%s)",
+    async (_, era) => {
+      const garbage =
+        "process.stdin.on('data', () => process.stdout.write('not json at all\\n{\\\"jsonrpc\\\":1}\\n'))";
+      const { client, remote } = await gateway(
+        { command: process.execPath, args: ["-e", garbage], era, timeoutMs: 500, backoff: { initialMs: 0 } },
+        era,
+      );
+      expect(await listedNames(client)).toEqual(["local"]);
+      await expect(remote.refresh()).rejects.toThrow(/^remote command ".*" is unreachable/);
+      expect(textOf(await client.callTool({ name: "local", arguments: {} }))).toBe("here");
+    },
+  );
+
+  it("a 50 MB answer is refused with an isError under the default bound, and the gateway serves on", async () => {
+    const http = await listen(toolsmithRemote(), { port: 0, log: null });
+    open.unshift(http);
+    const { client } = await gateway({ url: http.url, era: { pin: "2026-07-28" } }, { pin: "2026-07-28" });
+    const big = await client.callTool({ name: "r.big", arguments: { bytes: 50 * 1024 * 1024 } });
+    expect(big.isError).toBe(true);
+    expect(textOf(big)).toMatch(/answered with more than 10485760 bytes/);
+    expect(textOf(await client.callTool({ name: "r.add", arguments: { a: 1, b: 1 } }))).toBe("2");
+  });
+});

@@ -7,7 +7,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/client";
 import { createServer, type Guard, type Server, type ToolDefinition } from "@toolsmith/core";
-import { callTool, type RemoteBounds } from "./forward.js";
+import { callTool, DEFAULT_TIMEOUT_MS, type RemoteBounds } from "./forward.js";
 import { promptDefinition, resourceDefinition, templateDefinition } from "./items.js";
 import { type Backoff, Link, type RemoteEra, type RemoteTarget } from "./link.js";
 import { passThrough } from "./pass-through.js";
@@ -87,6 +87,7 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
     era: options.era ?? "auto",
     label: labelOf(options),
     backoff: options.backoff,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     client: options.client,
     setup: (client) => {
       for (const method of CHANGES) {
@@ -114,7 +115,7 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
 
   async function listAll(client: Client): Promise<Listed> {
     const caps = client.getServerCapabilities() ?? {};
-    const request = { timeout: options.timeoutMs ?? 60_000, cacheMode: "refresh" as const };
+    const request = { timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, cacheMode: "refresh" as const };
     const params = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor });
     return {
       tools: caps.tools
