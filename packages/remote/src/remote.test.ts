@@ -216,6 +216,30 @@ describe.each(ERAS)("a remote that goes away, in the %s", (_, era) => {
     expect(textOf(await client.callTool({ name: "r.add", arguments: { a: 2, b: 2 } }))).toBe("4");
   });
 
+  it("the parent's middleware runs around a remote tool's call and a remote tool's scopes are enforced", async () => {
+    const http = await listen(toolsmithRemote(), { port: 0, log: null });
+    open.unshift(http);
+    const { client, app } = await gateway(
+      { url: http.url, era, tool: (tool) => (tool.name === "big" ? { scopes: ["admin"] } : undefined) },
+      era,
+    );
+    const logged: string[] = [];
+    app.setLogger((entry) => logged.push(entry.message));
+    const seen: string[] = [];
+    app.use((operation, next) => {
+      if (operation.method === "tools/call") seen.push(`${operation.name} ${JSON.stringify(operation.arguments)}`);
+      return next();
+    });
+    expect(textOf(await client.callTool({ name: "r.add", arguments: { a: 1, b: 2 } }))).toBe("3");
+    expect(seen).toEqual(['r.add {"a":1,"b":2}']);
+    await expect(client.callTool({ name: "r.big", arguments: { bytes: 1 } })).rejects.toMatchObject({
+      name: "InsufficientScopeError",
+      requiredScope: "admin",
+    });
+    expect(await listedNames(client)).toContain("r.big");
+    expect(logged.join("\n")).toMatch(/"r.big" needs the scopes admin/);
+  });
+
   it("a remote down from the start lists nothing, then its tools once it is up", async () => {
     const probe = await listen(toolsmithRemote(), { port: 0, log: null });
     const url = probe.url;
