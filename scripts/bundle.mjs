@@ -20,6 +20,7 @@ export const BUNDLED = [
   "auth",
   "skills",
   "openapi",
+  "remote",
 ];
 
 /**

@@ -1,0 +1,224 @@
+import type {
+  Client,
+  ClientOptions,
+  Prompt,
+  Resource,
+  ResourceTemplateType as ResourceTemplate,
+  Tool,
+} from "@modelcontextprotocol/client";
+import { createServer, type Guard, type Server, type ToolDefinition } from "@toolsmith/core";
+import { callTool, DEFAULT_TIMEOUT_MS, type RemoteBounds } from "./forward.js";
+import { promptDefinition, resourceDefinition, templateDefinition } from "./items.js";
+import { type Backoff, Link, type RemoteEra, type RemoteTarget } from "./link.js";
+import { passThrough } from "./pass-through.js";
+
+// A remote server as a core Server: its tools registered as the module's own (so a parent's guards, middleware and
+// scopes apply as to local ones), listed again when the remote says its list changed, calls forwarded.
+
+/** What the parent adds to one of the remote's tools. */
+export interface RemoteToolOptions {
+  readonly guard?: Guard;
+  readonly scopes?: readonly string[];
+  readonly use?: ToolDefinition["use"];
+}
+
+/** A remote MCP server and how to serve it. */
+export type RemoteOptions = RemoteTarget &
+  RemoteBounds & {
+    /** How the module names itself (default: the URL or command). */
+    readonly name?: string;
+    /** Which era to speak to the remote (default "auto"). */
+    readonly era?: RemoteEra;
+    readonly backoff?: Backoff;
+    /** The most tools (prompts, resources, templates) taken from the remote (default 10,000 each); past it, a list fails. */
+    readonly maxItems?: number;
+    /** A guard, scopes or middleware for a remote tool, by its name on the remote. */
+    readonly tool?: (tool: Tool) => RemoteToolOptions | undefined;
+    /** Further options for the official client that speaks to the remote. */
+    readonly client?: Partial<ClientOptions>;
+  };
+
+/** A remote served as a module: mount `server`; `close()` ends the connection. */
+export interface Remote {
+  readonly server: Server;
+  /** Lists the remote's tools again now (it also happens on the remote's list change and on a list after a failure). */
+  refresh(): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Listed {
+  readonly tools: Tool[];
+  readonly prompts: Prompt[];
+  readonly resources: Resource[];
+  readonly templates: ResourceTemplate[];
+  readonly completes: boolean;
+}
+
+const CHANGES = [
+  "notifications/tools/list_changed",
+  "notifications/prompts/list_changed",
+  "notifications/resources/list_changed",
+] as const;
+const LISTS = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list"]);
+
+function labelOf(options: RemoteOptions): string {
+  if (options.name) return `remote "${options.name}"`;
+  return "url" in options ? `remote ${String(options.url)}` : `remote command "${options.command}"`;
+}
+
+/**
+ * Serve a remote MCP server as a module, to mount under a prefix.
+ * @example
+ * ```ts source="examples/remote.ts#createRemote"
+ * const weather = await createRemote({ url: "https://weather.example/mcp" });
+ * const app = createServer({ name: "gateway", version: "1.0.0" }).mount("weather", weather.server);
+ * ```
+ */
+export async function createRemote(options: RemoteOptions): Promise<Remote> {
+  const server = createServer({ name: options.name ?? "remote", version: "1.0.0" });
+  const maxItems = options.maxItems ?? 10_000;
+  const handles = new Map<string, { remove(): void }>();
+  let everListed = false;
+  let syncing: Promise<void> | undefined;
+  let again = false;
+
+  const link = new Link({
+    target: options,
+    era: options.era ?? "auto",
+    label: labelOf(options),
+    backoff: options.backoff,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    client: options.client,
+    setup: (client) => {
+      for (const method of CHANGES) {
+        client.setNotificationHandler(method, () => {
+          void refresh().catch(() => undefined);
+        });
+      }
+    },
+  });
+
+  const every = async <T>(
+    get: (cursor: string | undefined) => Promise<{ nextCursor?: string | undefined; items: T[] }>,
+    what: string,
+  ): Promise<T[]> => {
+    const items: T[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await get(cursor);
+      items.push(...page.items);
+      if (items.length > maxItems) throw new Error(`${link.label} lists more than ${maxItems} ${what}`);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return items;
+  };
+
+  async function listAll(client: Client): Promise<Listed> {
+    const caps = client.getServerCapabilities() ?? {};
+    const request = { timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, cacheMode: "refresh" as const };
+    const params = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor });
+    return {
+      tools: caps.tools
+        ? await every(async (c) => {
+            const page = await client.listTools(params(c), request);
+            return { nextCursor: page.nextCursor, items: page.tools };
+          }, "tools")
+        : [],
+      prompts: caps.prompts
+        ? await every(async (c) => {
+            const page = await client.listPrompts(params(c), request);
+            return { nextCursor: page.nextCursor, items: page.prompts };
+          }, "prompts")
+        : [],
+      resources: caps.resources
+        ? await every(async (c) => {
+            const page = await client.listResources(params(c), request);
+            return { nextCursor: page.nextCursor, items: page.resources };
+          }, "resources")
+        : [],
+      templates: caps.resources
+        ? await every(async (c) => {
+            const page = await client.listResourceTemplates(params(c), request);
+            return { nextCursor: page.nextCursor, items: page.resourceTemplates };
+          }, "resource templates")
+        : [],
+      completes: caps.completions !== undefined,
+    };
+  }
+
+  function add(key: string, make: () => { remove(): void }): void {
+    try {
+      handles.set(key, make());
+    } catch (error) {
+      server.log({ level: "warning", message: `${link.label}: ${key} left out`, error });
+    }
+  }
+
+  function register(listed: Listed): void {
+    for (const handle of handles.values()) handle.remove();
+    handles.clear();
+    for (const tool of listed.tools) {
+      add(`tool ${tool.name}`, () => server.tool(toolDefinition(tool)));
+    }
+    for (const prompt of listed.prompts) {
+      add(`prompt ${prompt.name}`, () => server.prompt(promptDefinition(link, prompt, options, listed.completes)));
+    }
+    for (const resource of listed.resources) {
+      add(`resource ${resource.uri}`, () => server.resource(resourceDefinition(link, resource, options)));
+    }
+    for (const template of listed.templates) {
+      add(`template ${template.uriTemplate}`, () =>
+        server.resource(templateDefinition(link, template, options, listed.completes)),
+      );
+    }
+    everListed = true;
+  }
+
+  function toolDefinition(tool: Tool): ToolDefinition {
+    return {
+      name: tool.name,
+      ...(tool.title === undefined ? {} : { title: tool.title }),
+      // Core wants a description; a remote tool without one is described by its title or name.
+      description: tool.description || tool.title || tool.name,
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+      input: passThrough(tool.inputSchema) as never,
+      ...(tool.outputSchema === undefined ? {} : { output: passThrough(tool.outputSchema) }),
+      ...(options.tool?.(tool) ?? {}),
+      handler: (args: unknown, ctx) => callTool(link, tool.name, args, ctx, options),
+    };
+  }
+
+  // One list at a time; a change heard during one lists once more after it (a flood costs at most two lists).
+  function refresh(): Promise<void> {
+    if (syncing) {
+      again = true;
+      return syncing;
+    }
+    syncing = (async () => {
+      do {
+        again = false;
+        const client = await link.client();
+        try {
+          register(await listAll(client));
+        } catch (error) {
+          link.drop(client);
+          throw error;
+        }
+      } while (again);
+    })().finally(() => {
+      syncing = undefined;
+    });
+    return syncing;
+  }
+
+  // A list while the remote has never answered tries it again (within the backoff); failing, the module lists nothing.
+  server.use(async (operation, next) => {
+    if (!everListed && LISTS.has(operation.method)) await refresh().catch(() => undefined);
+    return next();
+  });
+
+  await refresh().catch((error) => {
+    server.log({ level: "warning", message: `${link.label} is not listed yet`, error });
+  });
+  return { server, refresh, close: () => link.close() };
+}

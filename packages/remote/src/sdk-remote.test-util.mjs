@@ -1,0 +1,84 @@
+import { createServer } from "node:http";
+import { createMcpHandler, McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { z } from "zod";
+
+// The remote in remote.test.ts: a server of the official SDK v2 as its docs write one, on its stdio, or with
+// `--http` over Streamable HTTP (`createMcpHandler`, both eras, the 2025 era stateless) on a free port it prints.
+function factory() {
+  const server = new McpServer(
+    { name: "sdk-remote", version: "1.0.0" },
+    { capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} } },
+  );
+  server.registerTool(
+    "add",
+    { description: "Add two numbers", inputSchema: z.object({ a: z.number(), b: z.number() }) },
+    async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }),
+  );
+  server.registerTool(
+    "point",
+    {
+      description: "A point",
+      inputSchema: z.object({ x: z.number() }),
+      outputSchema: z.object({ x: z.number(), y: z.number() }),
+    },
+    async ({ x }) => ({ content: [{ type: "text", text: `${x},0` }], structuredContent: { x, y: 0 } }),
+  );
+  server.registerTool("fail", { description: "Always fails", inputSchema: z.object({}) }, async () => ({
+    content: [{ type: "text", text: "it broke" }],
+    isError: true,
+  }));
+  server.registerTool(
+    "big",
+    { description: "A long text", inputSchema: z.object({ bytes: z.number() }) },
+    async ({ bytes }) => ({ content: [{ type: "text", text: "x".repeat(bytes) }] }),
+  );
+  server.registerPrompt(
+    "greet",
+    { description: "Greets someone", argsSchema: z.object({ name: z.string() }) },
+    async ({ name }) => ({ messages: [{ role: "user", content: { type: "text", text: `Hello, ${name}` } }] }),
+  );
+  server.registerResource("about", "info://about", { mimeType: "text/plain" }, async (uri) => ({
+    contents: [{ uri: uri.href, text: "about the remote" }],
+  }));
+  server.registerResource(
+    "item",
+    new ResourceTemplate("item://{id}", {
+      list: undefined,
+      complete: { id: (value) => ["alpha", "beta"].filter((id) => id.startsWith(value)) },
+    }),
+    { mimeType: "text/plain" },
+    async (uri, { id }) => ({ contents: [{ uri: uri.href, text: `item ${id}` }] }),
+  );
+  return server;
+}
+
+// node:http → Request → the handler → node:http, the body read whole; SSE replies streamed as they come.
+function serveHttp() {
+  const handler = createMcpHandler(factory, { legacy: "stateless" });
+  const http = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (chunk) => chunks.push(chunk));
+    req.on("end", async () => {
+      const body = Buffer.concat(chunks);
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
+      const request = new Request(`http://${req.headers.host}${req.url}`, {
+        method: req.method,
+        headers,
+        ...(body.length > 0 ? { body } : {}),
+      });
+      const response = await handler.fetch(request);
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      if (!response.body) return res.end();
+      for await (const chunk of response.body) res.write(chunk);
+      res.end();
+    });
+  });
+  http.listen(0, "127.0.0.1", () => {
+    process.stdout.write(`http://127.0.0.1:${http.address().port}/mcp\n`);
+  });
+}
+
+if (process.argv.includes("--http")) serveHttp();
+else serveStdio(factory);
