@@ -1,4 +1,5 @@
 import type { CallToolResult, RequestContext } from "@toolsmith/core";
+import { readBounded } from "@toolsmith/core/internal";
 import { isJson, type Operation } from "./operations.js";
 
 // One tool call as one HTTP request with the global fetch: arguments placed as the operation says, the caller's
@@ -62,31 +63,6 @@ function setHeader(headers: Headers, name: string, value: string): boolean {
   }
 }
 
-/** Read at most `limit` bytes of the body; undefined when it is larger. */
-async function readBounded(response: Response, limit: number): Promise<string | undefined> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
-}
-
 /** Call the operation with validated arguments. */
 export async function callOperation(
   operation: Operation,
@@ -123,7 +99,8 @@ export async function callOperation(
   let answer: string | undefined;
   try {
     response = await fetch(url, { method: operation.method.toUpperCase(), headers, body, signal, redirect: "manual" });
-    answer = await readBounded(response, options.maxResponseBytes ?? 4 * 1024 * 1024);
+    const bytes = await readBounded(response.body, options.maxResponseBytes ?? 4 * 1024 * 1024);
+    answer = bytes === undefined ? undefined : new TextDecoder().decode(bytes);
   } catch (error) {
     const reason =
       error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
