@@ -1,6 +1,8 @@
 import { type Client, ProtocolError, SdkError } from "@modelcontextprotocol/client";
-import { type CallToolResult, errorResult, type RequestContext } from "@toolsmith/core";
+import { type CallToolResult, errorResult, isLogLevel, type RequestContext } from "@toolsmith/core";
+import { MetaKey } from "@toolsmith/core/transport";
 import type { Link } from "./link.js";
+import type { Notes } from "./notes.js";
 
 // A call forwarded to the remote: the caller's cancellation and progress travel with it, and whatever goes wrong
 // (the remote down, too slow, its answer too large or malformed) comes back as an isError result the model reads.
@@ -11,6 +13,18 @@ export interface RemoteBounds {
   readonly timeoutMs?: number;
   /** The largest answer taken from the remote, as JSON text (default 10 MB). */
   readonly maxResultBytes?: number;
+}
+
+/** The bounds, and the notes that hear what the remote says while it serves a request. */
+export interface Forwarding extends RemoteBounds {
+  readonly notes: Notes;
+}
+
+/** What a forwarded request is given: the signal and time-out, and the `_meta` to send (progress token, log level). */
+export interface ForwardOptions {
+  readonly signal: AbortSignal;
+  readonly timeout: number;
+  readonly meta: Record<string, unknown>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -39,24 +53,42 @@ function isToolResult(value: unknown): value is CallToolResult {
   return typeof value === "object" && value !== null && Array.isArray(content);
 }
 
+// The level to ask a 2026-07-28 remote to log at: the caller's own (a handshake-era caller's is its session's, which
+// its ctx.log applies, so all is asked); none when the caller asked for no logs.
+function logLevelFor(client: Client, ctx: RequestContext): string | undefined {
+  const version = client.getNegotiatedProtocolVersion();
+  if (version === undefined || version < "2026") return undefined;
+  if (ctx.era === "handshake") return "debug";
+  const asked = ctx.meta?.[MetaKey.logLevel];
+  return isLogLevel(asked) ? asked : undefined;
+}
+
 /** Run `request` against the remote with the caller's signal and the bounds; failures become thrown Errors. */
 export async function forward<T>(
   link: Link,
   ctx: RequestContext,
-  bounds: RemoteBounds,
-  request: (client: Client, options: { signal: AbortSignal; timeout: number }) => Promise<T>,
+  via: Forwarding,
+  request: (client: Client, options: ForwardOptions) => Promise<T>,
 ): Promise<T> {
-  const timeout = bounds.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const max = bounds.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  const timeout = via.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const max = via.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   const client = await link.client();
+  via.notes.tap(client);
+  const call = via.notes.track(ctx);
+  const level = logLevelFor(client, ctx);
+  const meta = { progressToken: call.token, ...(level === undefined ? {} : { [MetaKey.logLevel]: level }) };
   let result: T;
   try {
-    result = await request(client, { signal: ctx.signal, timeout });
+    result = await request(client, { signal: AbortSignal.any([ctx.signal, call.signal]), timeout, meta });
   } catch (error) {
     if (ctx.signal.aborted) throw error;
+    // Cut by the notes (its answer too large as it arrived): the connection is sound.
+    if (call.signal.aborted) throw call.signal.reason as Error;
     const { message, broken } = describeFailure(link, error, timeout);
     if (broken) link.drop(client);
     throw new Error(message, { cause: error });
+  } finally {
+    call.close();
   }
   if (jsonBytes(result, max) > max) throw new Error(`${link.label} answered with more than ${max} bytes`);
   return result;
@@ -68,27 +100,16 @@ export async function callTool(
   name: string,
   args: unknown,
   ctx: RequestContext,
-  bounds: RemoteBounds,
+  via: Forwarding,
 ): Promise<CallToolResult> {
   try {
-    const result = await forward(link, ctx, bounds, (client, options) =>
-      client.callTool(
-        { name, arguments: (args ?? {}) as Record<string, unknown> },
-        { ...options, onprogress: (p) => reportProgress(ctx, p) },
-      ),
+    const result = await forward(link, ctx, via, (client, { meta, ...options }) =>
+      client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown>, _meta: meta }, options),
     );
     if (!isToolResult(result)) return errorResult(`${link.label} answered tools/call without a content array`);
     return result;
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     return errorResult((error as Error).message);
-  }
-}
-
-function reportProgress(ctx: RequestContext, p: { progress: number; total?: number; message?: string }): void {
-  try {
-    ctx.progress(p.progress, p.total, p.message);
-  } catch {
-    // A remote whose progress does not grow is not the caller's problem: that step is not relayed.
   }
 }

@@ -13,7 +13,7 @@ import {
   type ResourceTemplateDefinition,
   type StaticResourceDefinition,
 } from "@toolsmith/core";
-import { forward, type RemoteBounds } from "./forward.js";
+import { type Forwarding, type ForwardOptions, forward } from "./forward.js";
 import type { Link } from "./link.js";
 import { passThrough } from "./pass-through.js";
 
@@ -23,11 +23,11 @@ import { passThrough } from "./pass-through.js";
 async function forwarded<T>(
   link: Link,
   ctx: RequestContext,
-  bounds: RemoteBounds,
-  request: (client: Client, options: { signal: AbortSignal; timeout: number }) => Promise<T>,
+  via: Forwarding,
+  request: (client: Client, options: ForwardOptions) => Promise<T>,
 ): Promise<T> {
   try {
-    return await forward(link, ctx, bounds, request);
+    return await forward(link, ctx, via, request);
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     const cause = (error as Error).cause;
@@ -39,24 +39,22 @@ async function forwarded<T>(
 /** Completions of a remote prompt's argument or template's variable, forwarded. */
 function completer(
   link: Link,
-  bounds: RemoteBounds,
+  via: Forwarding,
   ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
   name: string,
 ) {
   return async (value: string, context: { arguments: Readonly<Record<string, string>>; ctx: RequestContext }) => {
-    const result = await forwarded(link, context.ctx, bounds, (client, options) =>
-      client.complete({ ref, argument: { name, value }, context: { arguments: { ...context.arguments } } }, options),
+    const result = await forwarded(link, context.ctx, via, (client, { meta, ...options }) =>
+      client.complete(
+        { ref, argument: { name, value }, context: { arguments: { ...context.arguments } }, _meta: meta },
+        options,
+      ),
     );
     return result.completion;
   };
 }
 
-export function promptDefinition(
-  link: Link,
-  prompt: Prompt,
-  bounds: RemoteBounds,
-  completes: boolean,
-): PromptDefinition {
+export function promptDefinition(link: Link, prompt: Prompt, via: Forwarding, completes: boolean): PromptDefinition {
   const args = prompt.arguments ?? [];
   const schema = {
     type: "object",
@@ -72,22 +70,25 @@ export function promptDefinition(
     ...(prompt.description === undefined ? {} : { description: prompt.description }),
     ...(args.length > 0 ? { args: passThrough(schema) as never } : {}),
     ...(completes && args.length > 0
-      ? { complete: Object.fromEntries(args.map((arg) => [arg.name, completer(link, bounds, ref, arg.name)])) }
+      ? { complete: Object.fromEntries(args.map((arg) => [arg.name, completer(link, via, ref, arg.name)])) }
       : {}),
     handler: (values: unknown, ctx: RequestContext) =>
-      forwarded(link, ctx, bounds, (client, options) =>
-        client.getPrompt({ name: prompt.name, arguments: (values ?? {}) as Record<string, string> }, options),
+      forwarded(link, ctx, via, (client, { meta, ...options }) =>
+        client.getPrompt(
+          { name: prompt.name, arguments: (values ?? {}) as Record<string, string>, _meta: meta },
+          options,
+        ),
       ),
   };
 }
 
-function read(link: Link, bounds: RemoteBounds, uri: string, ctx: RequestContext) {
-  return forwarded(link, ctx, bounds, (client, options) =>
-    client.readResource({ uri }, { ...options, cacheMode: "bypass" }),
+function read(link: Link, via: Forwarding, uri: string, ctx: RequestContext) {
+  return forwarded(link, ctx, via, (client, { meta, ...options }) =>
+    client.readResource({ uri, _meta: meta }, { ...options, cacheMode: "bypass" }),
   );
 }
 
-export function resourceDefinition(link: Link, resource: Resource, bounds: RemoteBounds): StaticResourceDefinition {
+export function resourceDefinition(link: Link, resource: Resource, via: Forwarding): StaticResourceDefinition {
   const { uri, name, title, description, mimeType } = resource;
   return {
     uri,
@@ -95,14 +96,14 @@ export function resourceDefinition(link: Link, resource: Resource, bounds: Remot
     ...(title === undefined ? {} : { title }),
     ...(description === undefined ? {} : { description }),
     ...(mimeType === undefined ? {} : { mimeType }),
-    handler: (ctx) => read(link, bounds, uri, ctx),
+    handler: (ctx) => read(link, via, uri, ctx),
   };
 }
 
 export function templateDefinition(
   link: Link,
   template: ResourceTemplate,
-  bounds: RemoteBounds,
+  via: Forwarding,
   completes: boolean,
 ): ResourceTemplateDefinition {
   const { uriTemplate, name, title, description, mimeType } = template;
@@ -117,8 +118,8 @@ export function templateDefinition(
     ...(description === undefined ? {} : { description }),
     ...(mimeType === undefined ? {} : { mimeType }),
     ...(completes && variables.length > 0
-      ? { complete: Object.fromEntries(variables.map((v) => [v, completer(link, bounds, ref, v)])) }
+      ? { complete: Object.fromEntries(variables.map((v) => [v, completer(link, via, ref, v)])) }
       : {}),
-    handler: (_variables, ctx, uri) => read(link, bounds, uri, ctx),
+    handler: (_variables, ctx, uri) => read(link, via, uri, ctx),
   };
 }

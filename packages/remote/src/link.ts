@@ -45,12 +45,15 @@ export interface LinkOptions {
   readonly client: Partial<ClientOptions> | undefined;
   /** Called with each new client before it connects (notification handlers). */
   readonly setup: (client: Client) => void;
+  /** The fetch the HTTP transport uses. */
+  readonly fetch?: typeof fetch;
 }
 
-function transportOf(target: RemoteTarget): Transport {
+function transportOf(target: RemoteTarget, fetch: typeof globalThis.fetch | undefined): Transport {
   if ("url" in target) {
     return new StreamableHTTPClientTransport(new URL(String(target.url)), {
       requestInit: target.headers ? { headers: { ...target.headers } } : undefined,
+      ...(fetch ? { fetch } : {}),
     });
   }
   return new StdioClientTransport({
@@ -103,7 +106,9 @@ export class Link {
     } as ClientOptions);
     setup(client);
     try {
-      await client.connect(transportOf(this.#options.target), { timeout: this.#options.timeoutMs });
+      await client.connect(transportOf(this.#options.target, this.#options.fetch), {
+        timeout: this.#options.timeoutMs,
+      });
     } catch (error) {
       await client.close().catch(() => undefined);
       const { initialMs = 250, maxMs = 30_000 } = this.#options.backoff ?? {};

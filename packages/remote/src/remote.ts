@@ -7,9 +7,10 @@ import type {
   Tool,
 } from "@modelcontextprotocol/client";
 import { createServer, type Guard, type Server, type ToolDefinition } from "@toolsmith/core";
-import { callTool, DEFAULT_TIMEOUT_MS, type RemoteBounds } from "./forward.js";
+import { callTool, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TIMEOUT_MS, type RemoteBounds } from "./forward.js";
 import { promptDefinition, resourceDefinition, templateDefinition } from "./items.js";
 import { type Backoff, Link, type RemoteEra, type RemoteTarget } from "./link.js";
+import { Notes } from "./notes.js";
 import { passThrough } from "./pass-through.js";
 
 // A remote server as a core Server: its tools registered as the module's own (so a parent's guards, middleware and
@@ -82,6 +83,8 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
   let syncing: Promise<void> | undefined;
   let again = false;
 
+  const notes = new Notes(labelOf(options), (entry) => server.log(entry));
+  const via = { ...options, notes };
   const link = new Link({
     target: options,
     era: options.era ?? "auto",
@@ -96,6 +99,7 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
         });
       }
     },
+    fetch: notes.fetch(() => options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES),
   });
 
   const every = async <T>(
@@ -161,14 +165,14 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
       add(`tool ${tool.name}`, () => server.tool(toolDefinition(tool)));
     }
     for (const prompt of listed.prompts) {
-      add(`prompt ${prompt.name}`, () => server.prompt(promptDefinition(link, prompt, options, listed.completes)));
+      add(`prompt ${prompt.name}`, () => server.prompt(promptDefinition(link, prompt, via, listed.completes)));
     }
     for (const resource of listed.resources) {
-      add(`resource ${resource.uri}`, () => server.resource(resourceDefinition(link, resource, options)));
+      add(`resource ${resource.uri}`, () => server.resource(resourceDefinition(link, resource, via)));
     }
     for (const template of listed.templates) {
       add(`template ${template.uriTemplate}`, () =>
-        server.resource(templateDefinition(link, template, options, listed.completes)),
+        server.resource(templateDefinition(link, template, via, listed.completes)),
       );
     }
     everListed = true;
@@ -184,7 +188,7 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
       input: passThrough(tool.inputSchema) as never,
       ...(tool.outputSchema === undefined ? {} : { output: passThrough(tool.outputSchema) }),
       ...(options.tool?.(tool) ?? {}),
-      handler: (args: unknown, ctx) => callTool(link, tool.name, args, ctx, options),
+      handler: (args: unknown, ctx) => callTool(link, tool.name, args, ctx, via),
     };
   }
 

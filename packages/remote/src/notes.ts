@@ -1,0 +1,196 @@
+import type { Client, JSONRPCMessage } from "@modelcontextprotocol/client";
+import { isLogLevel, type LogEntry, type LogLevel, type RequestContext } from "@toolsmith/core";
+import { sseFilter } from "./stream-bounds.js";
+
+// The remote's notifications, heard on the client's transport as each arrives (the client 2.4.0 hands them to its
+// handlers a turn late and forgets a call's progress handler once it reads the reply): a call's progress and logs go
+// to that call's caller only, before its reply; what no call owns goes to the gateway's own log, at a bounded rate.
+
+/** The most notifications (progress and logs) one call relays; past it they are counted and dropped. */
+export const MAX_RELAYED_PER_CALL = 1000;
+/** The most of the remote's logs tied to no call written to the gateway's log per window. */
+export const MAX_STRAY_LOGS = 100;
+const STRAY_WINDOW_MS = 10_000;
+const TOKEN_PREFIX = "toolsmith-remote-";
+
+interface Call {
+  readonly ctx: RequestContext;
+  readonly cut: AbortController;
+  relayed: number;
+  dropped: number;
+}
+
+/** One forwarded call as the notes see it: its progress token, a signal the notes abort to cut it, and its end. */
+export interface TrackedCall {
+  readonly token: string;
+  /** Aborted (with an Error naming why) when the remote's answer to this call must be cut short. */
+  readonly signal: AbortSignal;
+  /** The call is over: later notes for it are dropped; tells the caller how many were dropped, if any. */
+  close(): void;
+}
+
+type Receive = (message: JSONRPCMessage, extra?: unknown) => void;
+
+export class Notes {
+  readonly #label: string;
+  readonly #log: (entry: LogEntry) => void;
+  readonly #calls = new Map<string, Call>();
+  readonly #tapped = new WeakSet<object>();
+  #next = 0;
+  #strayWindow = 0;
+  #strays = 0;
+  #strayDropped = 0;
+
+  constructor(label: string, log: (entry: LogEntry) => void) {
+    this.#label = label;
+    this.#log = log;
+  }
+
+  /** A call about to be forwarded on behalf of `ctx`. */
+  track(ctx: RequestContext): TrackedCall {
+    const token = `${TOKEN_PREFIX}${++this.#next}`;
+    const call: Call = { ctx, cut: new AbortController(), relayed: 0, dropped: 0 };
+    this.#calls.set(token, call);
+    return {
+      token,
+      signal: call.cut.signal,
+      close: () => {
+        if (this.#calls.get(token) !== call) return;
+        this.#calls.delete(token);
+        if (call.dropped > 0) {
+          const message = `${this.#label} sent ${call.dropped} more notifications than the ${MAX_RELAYED_PER_CALL} relayed`;
+          call.ctx.log.warning(message);
+          this.#log({ level: "warning", message });
+        }
+      },
+    };
+  }
+
+  /** Hear `client`'s transport first (once per client): progress and logs are taken before the client sees them. */
+  tap(client: Client): void {
+    const transport = client.transport as { onmessage?: Receive } | undefined;
+    if (!transport || this.#tapped.has(transport)) return;
+    this.#tapped.add(transport);
+    const inner = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if (!this.#take(message)) inner?.call(transport, message, extra);
+    };
+  }
+
+  /** True when the message was a notification the notes took (the client never sees it). */
+  #take(message: JSONRPCMessage): boolean {
+    const m = message as { id?: unknown; method?: unknown; params?: Record<string, unknown> };
+    if (m.id !== undefined || typeof m.method !== "string") return false;
+    if (m.method === "notifications/progress") {
+      const token = m.params?.progressToken;
+      if (typeof token !== "string" || !token.startsWith(TOKEN_PREFIX)) return false;
+      this.#progress(token, m.params ?? {});
+      return true;
+    }
+    if (m.method === "notifications/message") {
+      this.#stray(m.params ?? {});
+      return true;
+    }
+    return false;
+  }
+
+  #relay(token: string | undefined): Call | undefined {
+    const call = token === undefined ? undefined : this.#calls.get(token);
+    if (!call) return undefined;
+    if (call.relayed >= MAX_RELAYED_PER_CALL) {
+      call.dropped++;
+      return undefined;
+    }
+    call.relayed++;
+    return call;
+  }
+
+  #progress(token: string, params: Record<string, unknown>): void {
+    const call = this.#relay(token);
+    const { progress, total, message } = params;
+    if (!call || typeof progress !== "number") return;
+    try {
+      call.ctx.progress(
+        progress,
+        typeof total === "number" ? total : undefined,
+        typeof message === "string" ? message : undefined,
+      );
+    } catch {
+      // A remote whose progress does not grow is not the caller's problem: that step is not relayed.
+    }
+  }
+
+  /** A log the remote sent on the answer stream of the call with `token`: that call's caller hears it. */
+  callLog(token: string, params: Record<string, unknown>): void {
+    const call = this.#relay(token);
+    if (!call) return;
+    const level: LogLevel = isLogLevel(params.level) ? params.level : "info";
+    const log = typeof params.logger === "string" ? call.ctx.log.named(params.logger) : call.ctx.log;
+    log[level](params.data as never);
+  }
+
+  // A log no call owns (stdio carries nothing that ties one to a call): the gateway's own log, never a client's.
+  #stray(params: Record<string, unknown>): void {
+    const now = Date.now();
+    if (now - this.#strayWindow >= STRAY_WINDOW_MS) {
+      if (this.#strayDropped > 0) {
+        this.#log({
+          level: "warning",
+          message: `${this.#label}: ${this.#strayDropped} of its log messages were dropped (over ${MAX_STRAY_LOGS} in ${STRAY_WINDOW_MS / 1000} s)`,
+        });
+      }
+      this.#strayWindow = now;
+      this.#strays = 0;
+      this.#strayDropped = 0;
+    }
+    if (this.#strays >= MAX_STRAY_LOGS) {
+      this.#strayDropped++;
+      return;
+    }
+    this.#strays++;
+    const level: LogLevel = isLogLevel(params.level) ? params.level : "info";
+    const data = params.data;
+    const logger = typeof params.logger === "string" ? ` (${params.logger})` : "";
+    const message = `${this.#label}${logger}: ${typeof data === "string" ? data : JSON.stringify(data ?? null)}`;
+    this.#log({ level, message: message.length > 2000 ? `${message.slice(0, 2000)}…` : message });
+  }
+
+  /**
+   * A fetch for the HTTP transport: a call's answer stream is read as it comes, its logs given to that call's caller
+   * and its answer cut once over `maxBytes` (before the client holds it whole).
+   */
+  fetch(maxBytes: () => number): typeof fetch {
+    return async (input, init) => {
+      const response = await fetch(input, init);
+      const token = tokenOf(init?.body);
+      const call = token === undefined ? undefined : this.#calls.get(token);
+      if (token === undefined || !call || !response.body) return response;
+      const cut = (message: string) => call.cut.abort(new Error(`${this.#label} ${message}`));
+      const body = response.body.pipeThrough(
+        sseFilter({
+          sse: (response.headers.get("content-type") ?? "").includes("text/event-stream"),
+          maxBytes: maxBytes(),
+          log: (params) => this.callLog(token, params),
+          cut,
+        }),
+      );
+      return new Response(body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    };
+  }
+}
+
+/** Our progress token in a request's body, if it is one of ours. */
+function tokenOf(body: unknown): string | undefined {
+  if (typeof body !== "string" || !body.includes(TOKEN_PREFIX)) return undefined;
+  try {
+    const token = (JSON.parse(body) as { params?: { _meta?: { progressToken?: unknown } } }).params?._meta
+      ?.progressToken;
+    return typeof token === "string" && token.startsWith(TOKEN_PREFIX) ? token : undefined;
+  } catch {
+    return undefined;
+  }
+}
