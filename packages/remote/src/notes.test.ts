@@ -8,7 +8,7 @@ import { until } from "../../../scripts/wait.js";
 import { createRemote, type RemoteOptions } from "./index.js";
 import { MAX_RELAYED_PER_CALL } from "./notes.js";
 
-// What the remote says while it serves a call (progress, logs), and what it must not
+// What the remote says while it serves a call (progress, logs), its list changes in either era, and what it must not
 // be able to do to the gateway (flood it, answer garbage); the gateway driven by the official client over HTTP, whose
 // transport is tapped so the test sees every line in the order it came (its own onprogress can miss some).
 
@@ -141,6 +141,26 @@ describe.each(ERAS)("the remote's logs over HTTP, remote and callers in the %s",
       expect(heard.progress.map((m) => params(m).progress)).toEqual([1, 2]);
       expect(heard.lines.indexOf(heard.logs[1] as Record<string, unknown>)).toBeLessThan(heard.reply);
     }
+  });
+});
+
+describe.each(ERAS)("a remote's list change, remote in the %s", (_, era) => {
+  it("is heard, listed again and announced by the gateway", async () => {
+    const remoteServer = createServer({ name: "changing", version: "1.0.0" });
+    remoteServer.tool({ name: "first", description: "There from the start", handler: () => "first" });
+    const http = await listen(remoteServer, { port: 0, log: null });
+    open.unshift(http);
+    const { caller } = await gateway({ url: http.url, era }, "legacy");
+    const { client } = await caller();
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("r.first");
+    const announced = new Promise<void>((resolve) =>
+      client.setNotificationHandler("notifications/tools/list_changed", () => resolve()),
+    );
+    remoteServer.tool({ name: "later", description: "Added later", handler: () => "late" });
+    await announced;
+    const listed = (await client.listTools(undefined, { cacheMode: "refresh" })).tools.map((t) => t.name);
+    expect(listed).toContain("r.later");
+    expect(textOf(await client.callTool({ name: "r.later", arguments: {} }))).toBe("late");
   });
 });
 

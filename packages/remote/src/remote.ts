@@ -85,13 +85,15 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
 
   const notes = new Notes(labelOf(options), (entry) => server.log(entry));
   const via = { ...options, notes };
+  // A 2026-07-28 remote tells list changes only on a subscriptions/listen stream, which listChanged opens.
+  const changed = { autoRefresh: false, debounceMs: 0, onChanged: () => void refresh().catch(() => undefined) };
   const link = new Link({
     target: options,
     era: options.era ?? "auto",
     label: labelOf(options),
     backoff: options.backoff,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    client: options.client,
+    client: { ...options.client, listChanged: { tools: changed, prompts: changed, resources: changed } },
     setup: (client) => {
       for (const method of CHANGES) {
         client.setNotificationHandler(method, () => {
