@@ -84,6 +84,10 @@ export async function forward<T>(
     if (ctx.signal.aborted) throw error;
     // Cut by the notes (its answer too large as it arrived): the connection is sound.
     if (call.signal.aborted) throw call.signal.reason as Error;
+    if (via.notes.overflowed(client)) {
+      link.drop(client);
+      throw new Error(`${link.label} answered with more than ${max} bytes`, { cause: error });
+    }
     const { message, broken } = describeFailure(link, error, timeout);
     if (broken) link.drop(client);
     throw new Error(message, { cause: error });

@@ -47,9 +47,15 @@ export interface LinkOptions {
   readonly setup: (client: Client) => void;
   /** The fetch the HTTP transport uses. */
   readonly fetch?: typeof fetch;
+  /** The longest line the stdio transport reads (past it, it closes the connection). */
+  readonly maxLineBytes?: number;
 }
 
-function transportOf(target: RemoteTarget, fetch: typeof globalThis.fetch | undefined): Transport {
+function transportOf(
+  target: RemoteTarget,
+  fetch: typeof globalThis.fetch | undefined,
+  maxLineBytes: number | undefined,
+): Transport {
   if ("url" in target) {
     return new StreamableHTTPClientTransport(new URL(String(target.url)), {
       requestInit: target.headers ? { headers: { ...target.headers } } : undefined,
@@ -61,6 +67,7 @@ function transportOf(target: RemoteTarget, fetch: typeof globalThis.fetch | unde
     args: target.args ? [...target.args] : [],
     ...(target.env ? { env: { ...target.env } } : {}),
     ...(target.cwd ? { cwd: target.cwd } : {}),
+    ...(maxLineBytes ? { maxBufferSize: maxLineBytes } : {}),
     stderr: "pipe",
   });
 }
@@ -106,7 +113,7 @@ export class Link {
     } as ClientOptions);
     setup(client);
     try {
-      await client.connect(transportOf(this.#options.target, this.#options.fetch), {
+      await client.connect(transportOf(this.#options.target, this.#options.fetch, this.#options.maxLineBytes), {
         timeout: this.#options.timeoutMs,
       });
     } catch (error) {

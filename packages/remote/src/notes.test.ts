@@ -185,6 +185,18 @@ describe("a remote that misbehaves after it connected (stdio)", () => {
     expect(textOf(await a.client.callTool({ name: "r.add", arguments: { a: 1, b: 2 } }))).toBe("3");
   });
 
+  it("a 12 MB line is refused as it is read (the default 10 MB bound), and the next call reconnects", async () => {
+    const { caller } = await gateway(
+      { command: process.execPath, args: [RAW_REMOTE], era: "legacy", backoff: { initialMs: 0 } },
+      "legacy",
+    );
+    const a = await caller();
+    const huge = await a.client.callTool({ name: "r.huge", arguments: { bytes: 12 * 1024 * 1024 } });
+    expect(huge.isError).toBe(true);
+    expect(textOf(huge)).toMatch(/^remote command ".*" answered with more than 10485760 bytes$/);
+    expect(textOf(await a.client.callTool({ name: "r.add", arguments: { a: 2, b: 3 } }))).toBe("5");
+  });
+
   it("garbage and a reply to another id: cut at timeoutMs with a clear isError, and the gateway serves on", async () => {
     const { caller } = await gateway(
       // Long enough for a node process to start under load (connecting is bounded by it too).
@@ -204,6 +216,24 @@ describe("a remote that misbehaves after it connected (stdio)", () => {
 });
 
 describe("notes over time", () => {
+  it.each(ERAS)(
+    "a stdio remote that dies mid-call: the progress it sent, an isError, and the next call reconnects (%s)",
+    async (_, era) => {
+      const { caller } = await gateway(
+        { command: process.execPath, args: [RAW_REMOTE], era: "legacy", backoff: { initialMs: 0 } },
+        era,
+      );
+      const a = await caller();
+      const died = await callHeard(a, "r.die");
+      expect(died.result.isError).toBe(true);
+      expect(textOf(died.result)).toMatch(/^remote command ".*" failed: .*closed/i);
+      expect(died.progress.map((m) => params(m).progress)).toEqual([1]);
+      const { result, progress } = await callHeard(a, "r.steps");
+      expect(textOf(result)).toBe("stepped");
+      expect(progress.map((m) => params(m).progress)).toEqual([1, 2, 3]);
+    },
+  );
+
   it("a log after the call ended reaches no caller", async () => {
     const server = createServer({ name: "late", version: "1.0.0" });
     let later: (() => void) | undefined;

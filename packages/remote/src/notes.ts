@@ -36,7 +36,8 @@ export class Notes {
   readonly #log: (entry: LogEntry) => void;
   readonly #calls = new Map<string, Call>();
   readonly #tapped = new WeakSet<object>();
-  #next = 0;
+  // Clients whose stdio transport closed on a line over its bound.
+  readonly #overflowed = new WeakSet<Client>();
   #strayWindow = 0;
   #strays = 0;
   #strayDropped = 0;
@@ -48,7 +49,8 @@ export class Notes {
 
   /** A call about to be forwarded on behalf of `ctx`. */
   track(ctx: RequestContext): TrackedCall {
-    const token = `${TOKEN_PREFIX}${++this.#next}`;
+    // Unguessable: a remote learns only the tokens of the calls it was sent.
+    const token = `${TOKEN_PREFIX}${globalThis.crypto.randomUUID()}`;
     const call: Call = { ctx, cut: new AbortController(), relayed: 0, dropped: 0 };
     this.#calls.set(token, call);
     return {
@@ -75,6 +77,17 @@ export class Notes {
     transport.onmessage = (message, extra) => {
       if (!this.#take(message)) inner?.call(transport, message, extra);
     };
+    const tapped = transport as { onerror?: (error: Error) => void };
+    const onerror = tapped.onerror;
+    tapped.onerror = (error) => {
+      if (/ReadBuffer exceeded maximum size/.test(String(error?.message))) this.#overflowed.add(client);
+      onerror?.call(transport, error);
+    };
+  }
+
+  /** Whether `client`'s connection closed because the remote wrote a line longer than the bound. */
+  overflowed(client: Client): boolean {
+    return this.#overflowed.has(client);
   }
 
   /** True when the message was a notification the notes took (the client never sees it). */

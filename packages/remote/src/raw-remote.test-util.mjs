@@ -1,8 +1,8 @@
 import { createInterface } from "node:readline";
 
 // A remote that writes its own lines on stdio (the handshake era), for what an SDK never does: progress and the reply
-// in one write, a flood of notifications before a reply, garbage and a reply to an id nobody asked.
-const tools = ["steps", "flood", "garbage", "malformed", "add"].map((name) => ({
+// in one write, a flood of notifications before a reply, garbage and a reply to an id nobody asked, dying mid-call.
+const tools = ["steps", "flood", "garbage", "malformed", "die", "huge", "add"].map((name) => ({
   name,
   description: name,
   inputSchema: { type: "object" },
@@ -39,6 +39,10 @@ function call(id, params) {
     }
     case "garbage":
       return process.stdout.write(`not json at all\n{"jsonrpc":1}\n${reply(id + 1000, text("not yours"))}`);
+    case "huge":
+      return process.stdout.write(reply(id, text("x".repeat(args.bytes))));
+    case "die":
+      return process.stdout.write(progress(token, 1, 2), () => process.exit(1));
     case "malformed":
       return process.stdout.write(reply(id, { content: "not an array", isError: "yes" }));
     default:

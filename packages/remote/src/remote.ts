@@ -12,6 +12,7 @@ import { promptDefinition, resourceDefinition, templateDefinition } from "./item
 import { type Backoff, Link, type RemoteEra, type RemoteTarget } from "./link.js";
 import { Notes } from "./notes.js";
 import { passThrough } from "./pass-through.js";
+import { FRAMING_BYTES } from "./stream-bounds.js";
 
 // A remote server as a core Server: its tools registered as the module's own (so a parent's guards, middleware and
 // scopes apply as to local ones), listed again when the remote says its list changed, calls forwarded.
@@ -102,6 +103,7 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
       }
     },
     fetch: notes.fetch(() => options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES),
+    maxLineBytes: (options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES) + FRAMING_BYTES,
   });
 
   const every = async <T>(
