@@ -1,3 +1,6 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Client, type JSONRPCMessage, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createServer, type LogEntry, type Server } from "@toolsmith/core";
@@ -12,6 +15,7 @@ import { MAX_RELAYED_PER_CALL } from "./notes.js";
 // be able to do to the gateway (flood it, answer garbage); the gateway driven by the official client over HTTP, whose
 // transport is tapped so the test sees every line in the order it came (its own onprogress can miss some).
 
+const SDK_REMOTE = fileURLToPath(new URL("./sdk-remote.test-util.mjs", import.meta.url));
 const RAW_REMOTE = fileURLToPath(new URL("./raw-remote.test-util.mjs", import.meta.url));
 const LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 
@@ -141,6 +145,39 @@ describe.each(ERAS)("the remote's logs over HTTP, remote and callers in the %s",
       expect(heard.progress.map((m) => params(m).progress)).toEqual([1, 2]);
       expect(heard.lines.indexOf(heard.logs[1] as Record<string, unknown>)).toBeLessThan(heard.reply);
     }
+  });
+});
+
+async function sdkOverHttp(): Promise<string> {
+  const child = spawn(process.execPath, [SDK_REMOTE, "--http", "--steps"], { stdio: ["ignore", "pipe", "inherit"] });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  open.unshift({
+    close: () => {
+      child.kill();
+      return exited;
+    },
+  });
+  const [line] = (await once(createInterface({ input: child.stdout }), "line")) as [string];
+  return line;
+}
+
+describe.each(ERAS)("the official SDK v2 as the remote, in the %s", (_, era) => {
+  it("over HTTP: its progress and logs reach the caller before the reply", async () => {
+    const { caller } = await gateway({ url: await sdkOverHttp(), era }, era);
+    const heard = await callHeard(await caller(), "r.steps", { word: "sdk" });
+    expect(textOf(heard.result)).toBe("sdk");
+    expect(heard.progress.map((m) => params(m).progress)).toEqual([1, 2]);
+    expect(heard.logs.map((m) => params(m).data)).toEqual(["sdk 1", "sdk 2"]);
+    expect(heard.lines.indexOf(heard.logs[1] as Record<string, unknown>)).toBeLessThan(heard.reply);
+  });
+
+  it("on stdio: its progress reaches the caller; its logs, tied to no call there, only the gateway's log", async () => {
+    const { caller, logged } = await gateway({ command: process.execPath, args: [SDK_REMOTE, "--steps"], era }, era);
+    const heard = await callHeard(await caller(), "r.steps", { word: "sdk" });
+    expect(textOf(heard.result)).toBe("sdk");
+    expect(heard.progress.map((m) => params(m).progress)).toEqual([1, 2]);
+    expect(heard.logs).toEqual([]);
+    await until(() => logged.filter((entry) => /: sdk \d$/.test(entry.message)).length === 2, "the logs");
   });
 });
 

@@ -8,7 +8,15 @@ import { z } from "zod";
 function factory() {
   const server = new McpServer(
     { name: "sdk-remote", version: "1.0.0" },
-    { capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} } },
+    {
+      capabilities: {
+        tools: {},
+        prompts: {},
+        resources: {},
+        completions: {},
+        ...(process.argv.includes("--steps") ? { logging: {} } : {}),
+      },
+    },
   );
   server.registerTool(
     "add",
@@ -33,6 +41,20 @@ function factory() {
     { description: "A long text", inputSchema: z.object({ bytes: z.number() }) },
     async ({ bytes }) => ({ content: [{ type: "text", text: "x".repeat(bytes) }] }),
   );
+  // With --steps (notes.test.ts): a tool that reports progress and logs.
+  if (process.argv.includes("--steps"))
+    server.registerTool(
+      "steps",
+      { description: "Reports progress and logs", inputSchema: z.object({ word: z.string() }) },
+      async ({ word }, ctx) => {
+        const progressToken = ctx.mcpReq._meta?.progressToken;
+        for (const progress of [1, 2]) {
+          await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, progress, total: 2 } });
+          await ctx.mcpReq.log("info", `${word} ${progress}`);
+        }
+        return { content: [{ type: "text", text: word }] };
+      },
+    );
   server.registerPrompt(
     "greet",
     { description: "Greets someone", argsSchema: z.object({ name: z.string() }) },
