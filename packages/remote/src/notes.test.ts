@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { until } from "../../../scripts/wait.js";
 import { createRemote, type RemoteOptions } from "./index.js";
-import { MAX_RELAYED_PER_CALL } from "./notes.js";
+import { MAX_NOTE_CHARS, MAX_RELAYED_PER_CALL } from "./notes.js";
 
 // What the remote says while it serves a call (progress, logs), its list changes in either era, and what it must not
 // be able to do to the gateway (flood it, answer garbage); the gateway driven by the official client over HTTP, whose
@@ -253,6 +253,27 @@ describe("a remote that misbehaves after it connected (stdio)", () => {
 });
 
 describe("notes over time", () => {
+  it("a long progress message or log is relayed cut to 16 KiB", async () => {
+    const server = createServer({ name: "long", version: "1.0.0" });
+    server.tool({
+      name: "long",
+      description: "Says a lot",
+      handler: (_, ctx) => {
+        ctx.progress(1, 1, "p".repeat(100_000));
+        ctx.log.info("l".repeat(100_000));
+        ctx.log.info({ many: "m".repeat(100_000) });
+        return "said";
+      },
+    });
+    const http = await listen(server, { port: 0, log: null });
+    open.unshift(http);
+    const { caller } = await gateway({ url: http.url, era: "legacy" }, "legacy");
+    const heard = await callHeard(await caller(), "r.long");
+    expect(textOf(heard.result)).toBe("said");
+    expect(String(params(heard.progress[0] as Record<string, unknown>).message)).toHaveLength(MAX_NOTE_CHARS + 1);
+    expect(heard.logs.map((m) => String(params(m).data).length)).toEqual([MAX_NOTE_CHARS + 1, MAX_NOTE_CHARS + 1]);
+  });
+
   it.each(ERAS)(
     "a stdio remote that dies mid-call: the progress it sent, an isError, and the next call reconnects (%s)",
     async (_, era) => {

@@ -11,6 +11,8 @@ export const MAX_RELAYED_PER_CALL = 1000;
 /** The most of the remote's logs tied to no call written to the gateway's log per window. */
 export const MAX_STRAY_LOGS = 100;
 const STRAY_WINDOW_MS = 10_000;
+/** The longest progress message or log data (as JSON text) relayed; past it, cut to this many characters. */
+export const MAX_NOTE_CHARS = 16 * 1024;
 const TOKEN_PREFIX = "toolsmith-remote-";
 
 interface Call {
@@ -126,7 +128,7 @@ export class Notes {
       call.ctx.progress(
         progress,
         typeof total === "number" ? total : undefined,
-        typeof message === "string" ? message : undefined,
+        typeof message === "string" ? cutText(message) : undefined,
       );
     } catch {
       // A remote whose progress does not grow is not the caller's problem: that step is not relayed.
@@ -139,7 +141,7 @@ export class Notes {
     if (!call) return;
     const level: LogLevel = isLogLevel(params.level) ? params.level : "info";
     const log = typeof params.logger === "string" ? call.ctx.log.named(params.logger) : call.ctx.log;
-    log[level](params.data as never);
+    log[level](boundedData(params.data) as never);
   }
 
   // A log no call owns (stdio carries nothing that ties one to a call): the gateway's own log, never a client's.
@@ -164,8 +166,8 @@ export class Notes {
     const level: LogLevel = isLogLevel(params.level) ? params.level : "info";
     const data = params.data;
     const logger = typeof params.logger === "string" ? ` (${params.logger})` : "";
-    const message = `${this.#label}${logger}: ${typeof data === "string" ? data : JSON.stringify(data ?? null)}`;
-    this.#log({ level, message: message.length > 2000 ? `${message.slice(0, 2000)}…` : message });
+    const text = typeof data === "string" ? data : JSON.stringify(data ?? null);
+    this.#log({ level, message: `${this.#label}${logger}: ${text.length > 2000 ? `${text.slice(0, 2000)}…` : text}` });
   }
 
   /**
@@ -194,6 +196,17 @@ export class Notes {
       });
     };
   }
+}
+
+function cutText(text: string): string {
+  return text.length > MAX_NOTE_CHARS ? `${text.slice(0, MAX_NOTE_CHARS)}…` : text;
+}
+
+// A log's data as it came, or, when its JSON text is past the bound, that text cut.
+function boundedData(data: unknown): unknown {
+  if (typeof data === "string") return cutText(data);
+  const text = JSON.stringify(data ?? null);
+  return text.length > MAX_NOTE_CHARS ? cutText(text) : data;
 }
 
 /** Our progress token in a request's body, if it is one of ours. */
