@@ -1,12 +1,19 @@
+import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
-import { createMcpHandler, inputRequired, McpServer } from "@modelcontextprotocol/server";
+import {
+  createMcpHandler,
+  inputRequired,
+  McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 
 // The remote in ask.test.ts: a server of the official SDK v2 whose tools ask the client, written the 2026-07-28 way
 // (`inputRequired`), which the SDK serves in the handshake era too (its legacy shim sends each embedded question as
-// a server→client request on the call's behalf). On its stdio, or with `--http` over Streamable HTTP
-// (`createMcpHandler`) on a free port it prints (the 2025 era stateless there: no question can be answered in it).
+// a server→client request on the call's behalf). On its stdio, or over Streamable HTTP on a free port it prints:
+// `--http` (`createMcpHandler`, the 2025 era stateless there: no question can be answered in it) or
+// `--http-sessions` (the handshake era with sessions).
 
 const FORM = {
   type: "object",
@@ -120,14 +127,40 @@ function factory() {
       return text("late");
     },
   );
+  server.registerTool("pid", { description: "This process's id", inputSchema: z.object({}) }, async () =>
+    text(String(process.pid)),
+  );
   server.registerTool("late_outcome", { description: "What late came to", inputSchema: z.object({}) }, async () =>
     text(late),
   );
   return server;
 }
 
-function serveHttp() {
-  const handler = createMcpHandler(factory, { legacy: "stateless" });
+// The handshake era with sessions (`--http-sessions`): one server and transport per session, so a question's
+// answer, posted apart, finds the server that asked it.
+function sessions() {
+  const open = new Map();
+  return async (request) => {
+    const id = request.headers.get("mcp-session-id");
+    const known = id === null ? undefined : open.get(id);
+    if (known) return known.handleRequest(request);
+    if (id !== null) return new Response("unknown session", { status: 404 });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => {
+        open.set(sessionId, transport);
+      },
+      onsessionclosed: (sessionId) => {
+        open.delete(sessionId);
+      },
+    });
+    await factory().connect(transport);
+    return transport.handleRequest(request);
+  };
+}
+
+// node:http → Request → `handle` → node:http, the body read whole; SSE replies streamed as they come.
+function serveHttp(handle) {
   const http = createServer((req, res) => {
     const chunks = [];
     req.on("data", (chunk) => chunks.push(chunk));
@@ -140,10 +173,14 @@ function serveHttp() {
         headers,
         ...(body.length > 0 ? { body } : {}),
       });
-      const response = await handler.fetch(request);
+      const response = await handle(request);
       res.writeHead(response.status, Object.fromEntries(response.headers));
       if (!response.body) return res.end();
-      for await (const chunk of response.body) res.write(chunk);
+      try {
+        for await (const chunk of response.body) res.write(chunk);
+      } catch {
+        // The client went away mid-stream.
+      }
       res.end();
     });
   });
@@ -152,5 +189,8 @@ function serveHttp() {
   });
 }
 
-if (process.argv.includes("--http")) serveHttp();
+if (process.argv.includes("--http")) {
+  const handler = createMcpHandler(factory, { legacy: "stateless" });
+  serveHttp((request) => handler.fetch(request));
+} else if (process.argv.includes("--http-sessions")) serveHttp(sessions());
 else serveStdio(factory);

@@ -84,6 +84,14 @@ function toolsmithRemote(): Server {
       ),
   });
   server.tool({
+    name: "flood",
+    description: "Asks 150 questions at once",
+    handler: async (_, ctx) => {
+      const asks = Array.from({ length: 150 }, () => ctx.elicit({ message: "Again?", requestedSchema: FORM }));
+      return JSON.stringify(await Promise.all(asks));
+    },
+  });
+  server.tool({
     name: "where",
     description: "Lists the client's roots",
     handler: async (_, ctx) => JSON.stringify({ roots: await ctx.roots() }),
@@ -99,8 +107,8 @@ interface Target {
   options(): Promise<RemoteOptions>;
 }
 
-function sdkOverHttp(): Promise<RemoteOptions> {
-  const child = spawn(process.execPath, [ASK_REMOTE, "--http"], { stdio: ["ignore", "pipe", "inherit"] });
+function sdkOverHttp(mode: "--http" | "--http-sessions"): Promise<RemoteOptions> {
+  const child = spawn(process.execPath, [ASK_REMOTE, mode], { stdio: ["ignore", "pipe", "inherit"] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   open.unshift({
     close: () => {
@@ -119,8 +127,18 @@ const TARGETS: Target[] = [
     // Trusted to ask within its calls: a handshake-era question goes to the sole call in flight.
     options: async () => ({ ...sdkOnStdio(), untiedQuestions: "sole-call" }),
   },
-  // Its 2025 era is stateless over HTTP: a question could not be answered there, so only 2026-07-28.
-  { name: "official SDK v2 over HTTP", eras: [{ pin: "2026-07-28" }], tied: () => true, options: sdkOverHttp },
+  {
+    name: "official SDK v2 over HTTP",
+    eras: [{ pin: "2026-07-28" }],
+    tied: () => true,
+    options: () => sdkOverHttp("--http"),
+  },
+  {
+    name: "official SDK v2 over HTTP with sessions",
+    eras: ["legacy"],
+    tied: () => true,
+    options: () => sdkOverHttp("--http-sessions"),
+  },
   {
     name: "Toolsmith over HTTP",
     eras: ["legacy", { pin: "2026-07-28" }],
@@ -307,23 +325,84 @@ describe.each(ERAS)("a handshake-era remote on stdio, real client in the %s era"
     // One call alone is tied to its caller.
     expect(JSON.parse(textOf(await call(alice.client, "r.confirm")))).toMatchObject({ action: "accept" });
   });
+});
 
-  it("sole-call: a question asked after its call was cancelled is refused, even with another call alone in flight", async () => {
-    const url = await gatewayFor({ ...sdkOnStdio(), era: "legacy", untiedQuestions: "sole-call" });
-    const alice = await realClient(url, era, "alice");
-    const bob = await realClient(url, era, "bob");
-    // Bob polls what became of the question, each poll a call alone in flight when it may come.
-    const outcome = async () => textOf(await call(bob.client, "r.late_outcome"));
-    const controller = new AbortController();
-    const cancelled = alice.client.callTool({ name: "r.late", arguments: {} }, { signal: controller.signal });
-    await until(async () => (await outcome()) === "waiting", "the remote running late");
-    controller.abort();
-    await expect(cancelled).rejects.toThrow();
-    const came = await until(async () => {
-      const now = await outcome();
-      return now.startsWith("refused") || now.startsWith("answered") ? now : undefined;
-    }, "the remote's late question answered");
-    expect(came).toMatch(/^refused: .*asked outside any call it serves/);
-    expect([...alice.asked, ...bob.asked]).toEqual([]);
+describe.each(ERAS)("what a remote may not do, real client in the %s era", (_, era) => {
+  // A 2026-07-28 caller gets the questions that came before the forwarded call was cancelled, round by round, until
+  // its own bound on rounds (the official client's maxRounds) ends it: only the handshake era counts to 100 here.
+  it.runIf(era === "legacy")(
+    "a flood of questions: at most 100 per call reach the caller, the rest are refused",
+    async () => {
+      const http = await listen(toolsmithRemote(), { port: 0, log: null });
+      open.unshift(http);
+      const url = await gatewayFor({ url: http.url, era: "legacy" });
+      const { client, asked } = await realClient(url, era, "alice");
+      const result = await call(client, "r.flood");
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/More than 100 questions in one call/);
+      expect(asked).toHaveLength(100);
+    },
+  );
+
+  it("a remote killed while its question is with the caller: the call settles, the gateway serves on", async () => {
+    const url = await gatewayFor({
+      ...sdkOnStdio(),
+      era: "legacy",
+      untiedQuestions: "sole-call",
+      backoff: { initialMs: 0 },
+    });
+    const pid = Number(textOf(await call((await realClient(url, era, "probe")).client, "r.pid")));
+    const { client } = await realClient(url, era, "alice", {
+      elicit: () => {
+        process.kill(pid, "SIGKILL");
+        return undefined;
+      },
+    });
+    const settled = await call(client, "r.confirm").then(
+      (result) => result,
+      (error: Error) => error,
+    );
+    expect(settled).toBeDefined();
+    await until(async () => {
+      const now = await call(client, "r.pid");
+      return !now.isError && Number(textOf(now)) !== pid;
+    }, "a new remote process");
   });
+});
+
+describe.each(ERAS)("a question asked after its call was cancelled, real client in the %s era", (_, era) => {
+  const remotes: [string, () => Promise<RemoteOptions>, RegExp][] = [
+    [
+      "official SDK v2 on stdio, sole-call",
+      async () => ({ ...sdkOnStdio(), untiedQuestions: "sole-call" }),
+      /^refused: .*asked outside any call it serves/,
+    ],
+    // Its call's response stream is over: the question comes to the gateway outside any call's stream.
+    [
+      "official SDK v2 over HTTP with sessions",
+      () => sdkOverHttp("--http-sessions"),
+      /^refused: .*asked outside any call/,
+    ],
+  ];
+  it.each(remotes)(
+    "is refused and reaches no one, even with another call alone in flight (%s)",
+    async (_, options, refused) => {
+      const url = await gatewayFor({ ...(await options()), era: "legacy" });
+      const alice = await realClient(url, era, "alice");
+      const bob = await realClient(url, era, "bob");
+      // Bob polls what became of the question, each poll a call alone in flight when it may come.
+      const outcome = async () => textOf(await call(bob.client, "r.late_outcome"));
+      const controller = new AbortController();
+      const cancelled = alice.client.callTool({ name: "r.late", arguments: {} }, { signal: controller.signal });
+      await until(async () => (await outcome()) === "waiting", "the remote running late");
+      controller.abort();
+      await expect(cancelled).rejects.toThrow();
+      const came = await until(async () => {
+        const now = await outcome();
+        return now.startsWith("refused") || now.startsWith("answered") ? now : undefined;
+      }, "the remote's late question answered");
+      expect(came).toMatch(refused);
+      expect([...alice.asked, ...bob.asked]).toEqual([]);
+    },
+  );
 });

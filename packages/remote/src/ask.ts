@@ -26,7 +26,12 @@ interface Caller {
   readonly ctx: RequestContext;
   readonly abort: (reason: unknown) => void;
   done: boolean;
+  /** Questions put to this caller so far. */
+  asked: number;
 }
+
+/** The most questions one call may put to its caller: a remote cannot flood a client through the gateway. */
+export const MAX_QUESTIONS = 100;
 
 const callers = new AsyncLocalStorage<Caller>();
 
@@ -35,7 +40,7 @@ export const ASKED: ClientCapabilities = { elicitation: { form: {}, url: {} }, s
 
 /** Middleware of the remote's module: what the operation sends the remote, and its questions, run as its caller. */
 export const asking: Middleware = (operation, next) => {
-  const caller: Caller = { ctx: operation.ctx, abort: (reason) => operation.abort(reason), done: false };
+  const caller: Caller = { ctx: operation.ctx, abort: (reason) => operation.abort(reason), done: false, asked: 0 };
   return callers.run(caller, async () => {
     try {
       return await next();
@@ -174,6 +179,10 @@ async function answer(ties: Ties | undefined, label: string, ask: Ask, params: u
   }
   if (caller.done || caller.ctx.signal.aborted) {
     throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "The call this question belongs to has ended");
+  }
+  caller.asked += 1;
+  if (caller.asked > MAX_QUESTIONS) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `More than ${MAX_QUESTIONS} questions in one call`);
   }
   const { _meta, ...rest } = plain(params) ?? {};
   try {
