@@ -91,6 +91,20 @@ function toolsmithRemote(): Server {
       return JSON.stringify(await Promise.all(asks));
     },
   });
+  server.prompt({
+    name: "greet",
+    description: "Greets the user by the name they give",
+    handler: async (_, ctx) => {
+      const answer = await ctx.elicit({ message: "Your name?", requestedSchema: FORM });
+      return `Hello, ${answer.action === "accept" ? String(answer.content.who) : "stranger"}`;
+    },
+  });
+  server.resource({
+    uri: "ask://roots",
+    name: "roots",
+    mimeType: "application/json",
+    handler: async (ctx) => JSON.stringify(await ctx.roots()),
+  });
   server.tool({
     name: "where",
     description: "Lists the client's roots",
@@ -403,6 +417,25 @@ describe.each(ERAS)("a question asked after its call was cancelled, real client 
       }, "the remote's late question answered");
       expect(came).toMatch(refused);
       expect([...alice.asked, ...bob.asked]).toEqual([]);
+    },
+  );
+});
+
+describe.each(ERAS)("a Toolsmith remote's prompt and resource that ask, real client in the %s era", (_, era) => {
+  it.each(ERAS)(
+    "a get and a read forwarded to a remote in the %s era: the question reaches the caller",
+    async (__, remoteEra) => {
+      const http = await listen(toolsmithRemote(), { port: 0, log: null });
+      open.unshift(http);
+      const url = await gatewayFor({ url: http.url, era: remoteEra });
+      const { client, asked } = await realClient(url, era, "alice");
+      const got = await client.getPrompt({ name: "r.greet" });
+      expect(JSON.stringify(got.messages)).toContain("Hello, alice");
+      const read = await client.readResource({ uri: "ask://roots" }, { cacheMode: "bypass" });
+      expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual([
+        { uri: "file:///home/alice", name: "alice" },
+      ]);
+      expect(asked.map((question) => question.method)).toEqual(["elicitation/create", "roots/list"]);
     },
   );
 });

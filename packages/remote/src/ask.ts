@@ -28,6 +28,8 @@ interface Caller {
   done: boolean;
   /** Questions put to this caller so far. */
   asked: number;
+  /** Set when a question ended the request as 2026-07-28 `input_required`: what the operation then throws. */
+  inputRequired: InputRequired | undefined;
 }
 
 /** The most questions one call may put to its caller: a remote cannot flood a client through the gateway. */
@@ -40,10 +42,21 @@ export const ASKED: ClientCapabilities = { elicitation: { form: {}, url: {} }, s
 
 /** Middleware of the remote's module: what the operation sends the remote, and its questions, run as its caller. */
 export const asking: Middleware = (operation, next) => {
-  const caller: Caller = { ctx: operation.ctx, abort: (reason) => operation.abort(reason), done: false, asked: 0 };
+  const caller: Caller = {
+    ctx: operation.ctx,
+    abort: (reason) => operation.abort(reason),
+    done: false,
+    asked: 0,
+    inputRequired: undefined,
+  };
   return callers.run(caller, async () => {
     try {
-      return await next();
+      const result = await next();
+      if (caller.inputRequired) throw caller.inputRequired;
+      return result;
+    } catch (error) {
+      // The forwarded request failed because it was cancelled for the caller's question: answered input_required.
+      throw caller.inputRequired ?? error;
     } finally {
       caller.done = true;
     }
@@ -190,6 +203,7 @@ async function answer(ties: Ties | undefined, label: string, ask: Ask, params: u
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
     if (error instanceof InputRequired) {
+      caller.inputRequired = error;
       // 2026-07-28 toward the caller: its request is answered input_required and runs again, with this answer, on
       // the retry; the forwarded call is cancelled now, so the remote does no more work on a call that is over. A
       // sole call is left to end on this error instead: a cancelled call would leave no call the sole one again.
