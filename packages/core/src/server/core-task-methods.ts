@@ -13,6 +13,7 @@ import {
   coreTaskNotFound,
   ownCoreTask,
 } from "./core-task-wire.js";
+import type { TaskSightings } from "./task-sightings.js";
 
 // 2025-11-25's tasks/get, tasks/result, tasks/list and tasks/cancel, on the same store as the extension's: each
 // answered from the engine on any process, for the caller's own handshake-era tasks only (another's, the
@@ -42,14 +43,23 @@ export function indexEntry(task: TaskRecord, ctx: RequestContextImpl): { key: st
 export class CoreTaskMethods {
   readonly #engine: () => CoreTaskEngine;
   readonly #ready: () => MaybePromise<void>;
+  readonly #sightings: TaskSightings;
 
-  constructor(engine: () => CoreTaskEngine, ready: () => MaybePromise<void>) {
+  constructor(engine: () => CoreTaskEngine, ready: () => MaybePromise<void>, sightings: TaskSightings) {
     this.#engine = engine;
     this.#ready = ready;
+    this.#sightings = sightings;
+  }
+
+  // The client named the task, so it holds it: its questions may go to the connection that made it.
+  #named(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): string {
+    const id = coreTaskId(params);
+    this.#sightings.saw(ctx.session, id);
+    return id;
   }
 
   #own(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<TaskRecord> {
-    const id = coreTaskId(params);
+    const id = this.#named(params, ctx);
     return andThen(this.#ready(), () =>
       andThen(this.#engine().loadTask(id), (found) => {
         const task = ownCoreTask(found, ctx);
@@ -78,7 +88,7 @@ export class CoreTaskMethods {
   }
 
   async result(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): Promise<Record<string, unknown>> {
-    const id = coreTaskId(params);
+    const id = this.#named(params, ctx);
     await this.#ready();
     return awaitCoreOutcome(this.#engine(), id, ctx);
   }
