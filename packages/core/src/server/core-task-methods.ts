@@ -25,6 +25,9 @@ export type CoreTaskEngine = EngineLifecycle & TaskStore & RecordStore;
 /** How many tasks one tasks/list page holds at most. */
 export const TASKS_PAGE = 100;
 
+/** How many blocking tasks/result requests one session may have waiting on one process. */
+export const MAX_WAITING_RESULTS = 100;
+
 /** A cursor as tasks/list gives it: the creation time and id of the last task on the page. */
 const CURSOR = /^\d{15}:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -44,6 +47,8 @@ export class CoreTaskMethods {
   readonly #engine: () => CoreTaskEngine;
   readonly #ready: () => MaybePromise<void>;
   readonly #sightings: TaskSightings;
+  // How many tasks/result requests wait, by session (counted before anything is awaited).
+  readonly #waiting = new Map<string, number>();
 
   constructor(engine: () => CoreTaskEngine, ready: () => MaybePromise<void>, sightings: TaskSightings) {
     this.#engine = engine;
@@ -89,8 +94,25 @@ export class CoreTaskMethods {
 
   async result(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): Promise<Record<string, unknown>> {
     const id = this.#named(params, ctx);
-    await this.#ready();
-    return awaitCoreOutcome(this.#engine(), id, ctx);
+    // Each waiting one follows its task and keeps a timer until the task ends: bounded per session, and let go when
+    // the request is cancelled or its connection or session ends (its signal).
+    const session = ctx.session ?? "";
+    const waiting = this.#waiting.get(session) ?? 0;
+    if (waiting >= MAX_WAITING_RESULTS) {
+      throw new McpError(
+        ErrorCode.ServerError,
+        `Too many tasks/result requests waiting in this session (at most ${MAX_WAITING_RESULTS}); wait for one to end, or poll tasks/get`,
+      );
+    }
+    this.#waiting.set(session, waiting + 1);
+    try {
+      await this.#ready();
+      return await awaitCoreOutcome(this.#engine(), id, ctx);
+    } finally {
+      const left = (this.#waiting.get(session) ?? 1) - 1;
+      if (left <= 0) this.#waiting.delete(session);
+      else this.#waiting.set(session, left);
+    }
   }
 
   list(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {
