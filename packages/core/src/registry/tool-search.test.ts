@@ -61,7 +61,10 @@ describe("tokenize", () => {
 describe.each(["2025-11-25", "2026-07-28"] as const)("tool search in %s", (protocolVersion) => {
   it("lists the search and call tools (and pinned ones the caller sees) instead of every tool", async () => {
     const plain = await createTestClient(server(), { protocolVersion, auth: reader });
-    expect((await plain.listTools()).map((tool) => tool.name)).toEqual(["search_tools", "call_tool"]);
+    const listed = await plain.listTools();
+    expect(listed.map((tool) => tool.name)).toEqual(["search_tools", "call_tool"]);
+    // No tool here runs as a task, so neither does the call tool (tests/tool-search: one that does).
+    expect(listed[1]).not.toHaveProperty("execution");
     const pinned = server({ pinned: ["ping", "wipe-repository"] });
     const asReader = await createTestClient(pinned, { protocolVersion, auth: reader });
     expect((await asReader.listTools()).map((tool) => tool.name)).toEqual(["search_tools", "call_tool", "ping"]);

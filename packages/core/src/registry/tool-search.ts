@@ -115,7 +115,26 @@ export function surfaceTools(settings: ToolSearchSettings, catalogue: readonly T
       required: ["name"],
     },
   };
-  return [search, call, ...catalogue.filter((tool) => settings.pinned.has(tool.name))];
+  // 2025-11-25 lists how a tool runs as a task: the call tool may, when one this caller may call does, so a client
+  // that reads the list before asking for a task (the official ext-tasks client) asks for one through it.
+  const tasks = catalogue.some((tool) => taskSupportOf(tool) !== undefined);
+  return [
+    search,
+    tasks ? ({ ...call, execution: { taskSupport: "optional" } } as Tool) : call,
+    ...catalogue.filter((tool) => settings.pinned.has(tool.name)),
+  ];
+}
+
+/** A listed tool's `execution.taskSupport` when it may run as a task ("optional" or "required"; 2025-11-25 lists it). */
+function taskSupportOf(tool: Tool): string | undefined {
+  const support = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+  return support === "optional" || support === "required" ? support : undefined;
+}
+
+// A found tool's `execution` as listed (2025-11-25), so the model knows to ask for a task.
+function executionOf(tool: Tool): { execution?: unknown } {
+  const { execution } = tool as { execution?: unknown };
+  return execution === undefined ? {} : { execution };
 }
 
 function refused(text: string): CallToolResult {
@@ -148,6 +167,7 @@ export function searchTools(
     ...(tool.title === undefined ? {} : { title: tool.title }),
     description: cut(tool.description ?? "", settings.descriptionChars),
     inputSchema: tool.inputSchema,
+    ...executionOf(tool),
   }));
   const text = tools.length === 0 ? `No tool matches "${query}": try other words.` : JSON.stringify({ tools });
   return { content: [{ type: "text", text }] };
