@@ -151,8 +151,10 @@ export function searchTools(
   const given = isPlainObject(args) ? args : {};
   const { query, limit } = given;
   if (typeof query !== "string" || query.trim() === "") return refused("query: give what you want to do, as text");
-  if (query.length > settings.maxQueryChars)
-    return refused(`query: at most ${settings.maxQueryChars} characters, not ${query.length}; say it in fewer words`);
+  // Characters as code points (an emoji is one), counted only in a query that could be short enough.
+  const chars = query.length > 2 * settings.maxQueryChars ? query.length : [...query].length;
+  if (chars > settings.maxQueryChars)
+    return refused(`query: at most ${settings.maxQueryChars} characters, not ${chars}; say it in fewer words`);
   if (
     limit !== undefined &&
     (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > settings.maxResults)
