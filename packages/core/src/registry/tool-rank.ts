@@ -164,17 +164,24 @@ function frequencies(doc: Doc, weights: Record<keyof Doc, number>): { tf: Map<st
 export class ToolRanker {
   readonly #docs = new Map<string, { key: string; tf: { tf: Map<string, number>; length: number } }>();
   readonly #weighing: Weighing;
+  readonly #seen = new WeakMap<Tool, { tf: Map<string, number>; length: number }>();
 
   constructor(ranking: ToolRanking) {
     this.#weighing = WEIGHING[ranking];
   }
 
   #frequencies(tool: Tool): { tf: Map<string, number>; length: number } {
+    // A list is shaped once and kept until the registry changes, so the same object is most often seen again.
+    const seen = this.#seen.get(tool);
+    if (seen !== undefined) return seen;
     const key = `${tool.title ?? ""}\u0000${tool.description ?? ""}\u0000${Object.keys((tool.inputSchema as { properties?: object }).properties ?? {}).join(",")}`;
     const known = this.#docs.get(tool.name);
-    if (known !== undefined && known.key === key) return known.tf;
-    const tf = frequencies(docOf(tool, this.#weighing.opening), this.#weighing.weights);
+    const tf =
+      known !== undefined && known.key === key
+        ? known.tf
+        : frequencies(docOf(tool, this.#weighing.opening), this.#weighing.weights);
     this.#docs.set(tool.name, { key, tf });
+    this.#seen.set(tool, tf);
     return tf;
   }
 
