@@ -126,6 +126,15 @@ describe("search over GitHub's catalogue", () => {
     const missing = await asReader.callTool("call_tool", { name: "repos_nope", arguments: {} }).catch((e) => e);
     expect(hidden.message.replace("repos_delete", "X")).toBe(missing.message.replace("repos_nope", "X"));
     expect(hidden.code).toBe(missing.code);
+    // Both at once, interleaved: each search ranks among what its own caller may see.
+    const both = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? asReader : asAdmin).callTool("search_tools", query)),
+    );
+    both.forEach((result, i) => {
+      const names = found(result);
+      if (i % 2 === 0) expect(names.filter(DELETES)).toEqual([]);
+      else expect(names).toContain("repos_delete");
+    });
     asReader.close();
     asAdmin.close();
   });
@@ -202,6 +211,19 @@ describe.each([
       expect(String(hidden).replace("repos_delete", "X")).toBe(String(missing).replace("repos_nope", "X"));
       const huge = await client.callTool({ name: "search_tools", arguments: { query: "issue ".repeat(1000) } });
       expect(huge.isError).toBe(true);
+      expect((huge.content as { text: string }[])[0]?.text).toBe(
+        "query: at most 500 characters, not 6000; say it in fewer words",
+      );
+      // Past the transport's 4 MiB a body is refused (413) before it is parsed; the server answers on.
+      const body = await client
+        .callTool({ name: "search_tools", arguments: { query: "x".repeat(5 * 1024 * 1024) } })
+        .then(
+          () => "answered",
+          (error: Error) => error.message,
+        );
+      expect(body).toMatch(/Request body over 4194304 bytes/);
+      const after = await client.callTool({ name: "search_tools", arguments: { query: "list issues" } });
+      expect(after.isError).toBeUndefined();
     } finally {
       await client.close();
     }

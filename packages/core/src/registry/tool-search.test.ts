@@ -135,6 +135,12 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("tool search in %s", (proto
       message: missing.message.replace("nope", "X"),
     });
     expect(missing).toMatchObject(await rpcError(asReader.callTool("nope")));
+    // Unwrapped once: call_tool naming itself is a tool that does not exist, never a loop.
+    const nested = await rpcError(call("call_tool", { name: "ping" }));
+    expect({ code: nested.code, message: nested.message.replace("call_tool", "X") }).toEqual({
+      code: missing.code,
+      message: missing.message.replace("nope", "X"),
+    });
     const asAdmin = await createTestClient(server(), { protocolVersion, auth: admin });
     expect(await asAdmin.callTool("call_tool", { name: "wipe-repository" })).toMatchObject({
       content: [{ text: "wiped" }],
