@@ -116,7 +116,8 @@ export async function callOperation(
   for (const [name, value] of Object.entries((await options.headers?.(ctx)) ?? {})) {
     // Its value is a credential, most likely: not said, here or in what fetch would have thrown.
     if (!setHeader(headers, name, value)) return failure(`the header "${name}" from headers(ctx) cannot be sent`);
-    if (SECRET_HEADERS.has(name.toLowerCase())) carrier.secrets.push(value, ...value.split(/\s+/));
+    // The whole value, and what follows its scheme word (`Bearer …`), never the word itself.
+    if (SECRET_HEADERS.has(name.toLowerCase())) carrier.secrets.push(value, value.replace(/^[A-Za-z]+\s+/, ""));
   }
   const shown = (text: string) => redact(text, carrier.secrets);
   const where = `${operation.method.toUpperCase()} ${url.origin}${url.pathname}`;

@@ -160,6 +160,7 @@ async function buildApi(): Promise<FastifyInstance> {
     ["basic", [{ basic: [] }]],
     ["oauth", [{ oauth: [] }]],
     ["either", [{ keyHeader: [], keyQuery: [] }, { bearer: [] }]],
+    ["optional", [{}, { bearer: [] }]],
   ] as const) {
     const schema = { operationId: `secure_${name}`, security, response: { 200: ECHO } };
     app.get(`/secure/${name}`, { schema }, async (request) => {
@@ -442,6 +443,9 @@ describe.each([
       ({ read } = await call("on.secure_either"));
       expect(read).toMatchObject({ headers: { key: secrets.key }, query: { api_key: secrets.query } });
       expect(read?.authorization).toBeUndefined();
+      // Optional ({}), or a bearer: sent when there is one.
+      ({ read } = await call("on.secure_optional"));
+      expect(read).toMatchObject({ authorization: "Bearer caller-token-5678" });
       ({ read } = await call("bearer.secure_either"));
       expect(read).toMatchObject({ url: "/secure/either", authorization: "Bearer static-token-1234" });
       expect(read?.headers).toEqual({});
@@ -460,9 +464,49 @@ describe.each([
     }
   });
 
+  it("sends each caller its own token when two call at once", async () => {
+    const connectAs = async (token: string) => {
+      const client = new Client({ name: "openapi-test", version: "1.0.0" }, { versionNegotiation: { mode } });
+      const requestInit = { headers: { authorization: `Bearer ${token}` } };
+      await client.connect(new StreamableHTTPClientTransport(new URL(mcp.url), { requestInit }));
+      return client;
+    };
+    const [ann, bob] = await Promise.all([connectAs("ann-token-1111"), connectAs("bob-token-2222")]);
+    try {
+      const before = seen.length;
+      const calls = [ann, bob, ann, bob, ann, bob].map(async (client) =>
+        JSON.stringify(await client.callTool({ name: "on.secure_bearer", arguments: {} })),
+      );
+      for (const shown of await Promise.all(calls)) expect(shown).not.toMatch(/ann-token|bob-token/);
+      const sent = seen.slice(before).map((read) => read.authorization);
+      expect(sent.sort()).toEqual([
+        ...Array(3).fill("Bearer ann-token-1111"),
+        ...Array(3).fill("Bearer bob-token-2222"),
+      ]);
+    } finally {
+      await Promise.all([ann.close(), bob.close()]);
+    }
+  });
+
   it("never says a credential the API says back in its error", async () => {
     const client = await connect();
     try {
+      // What headers(ctx) gives as authorization too.
+      const headed = await createTestClient(
+        await openApiServer({
+          document,
+          baseUrl: apiUrl,
+          paths: ["/tattle"],
+          headers: () => ({ authorization: "Bearer hdr-5678" }),
+        }),
+      );
+      try {
+        expect(text(await headed.callTool("tattle", {}))).toBe(
+          `GET ${apiUrl}/tattle answered 401 Unauthorized:\nrefused [redacted]`,
+        );
+      } finally {
+        headed.close();
+      }
       for (const [name, secret] of [
         ["on.tattle", "caller-token-5678"],
         ["bearer.tattle", "static-token-1234"],

@@ -92,7 +92,11 @@ export async function applySecurity(
 ): Promise<string | undefined> {
   if (requirements === undefined || schemes.size === 0) return undefined;
   const known = new Map<string, Credential | undefined>();
-  for (const requirement of requirements) {
+  // An empty requirement (`{}`: none needed) is met by anything, so it is tried last: credentials go when there are any.
+  const ordered = [...requirements].sort(
+    (a, b) => Number(Object.keys(a).length === 0) - Number(Object.keys(b).length === 0),
+  );
+  for (const requirement of ordered) {
     const names = Object.keys(requirement);
     let met = true;
     for (const name of names) {
