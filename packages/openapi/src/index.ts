@@ -1,10 +1,10 @@
+export type { Body, BodyKind } from "./body.js";
 export type { CallOptions } from "./call.js";
-export {
-  type LoadedDocument,
-  OpenApiError,
-  type OperationFilters,
-  type OperationOverride,
-} from "./load.js";
-export type { Method, Operation, Placement, Skipped } from "./operations.js";
+export { OpenApiError } from "./errors.js";
+export type { LoadedDocument, OperationFilters, OperationOverride } from "./load.js";
+export type { Method, Operation, Placement, SecurityRequirement, Skipped } from "./operations.js";
 export type { SchemaBounds } from "./schema.js";
+export { type Credential, type CredentialSource, callerToken, type Scheme } from "./security.js";
+export type { Style } from "./serialize.js";
+export type { ServerObject, ServerOptions } from "./servers.js";
 export { type OpenApiOptions, type OpenApiTools, openApiServer, openApiTools } from "./tools.js";

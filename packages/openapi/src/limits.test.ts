@@ -1,5 +1,9 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createTestClient } from "@toolsmith/core/testing";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -141,12 +145,12 @@ describe("bad input and limits", () => {
       required: ["requestBody", "requestBody_2"],
     });
     expect(Object.fromEntries(operation?.placements ?? [])).toEqual({
-      body: { in: "query", name: "body", explode: true },
-      requestBody: { in: "query", name: "requestBody", explode: true },
-      constructor: { in: "query", name: "constructor", explode: true },
-      toString: { in: "header", name: "toString", explode: true },
-      requestBody_2: { in: "body", name: "requestBody_2", explode: false },
+      body: { in: "query", name: "body", style: "form", explode: true },
+      requestBody: { in: "query", name: "requestBody", style: "form", explode: true },
+      constructor: { in: "query", name: "constructor", style: "form", explode: true },
+      toString: { in: "header", name: "toString", style: "simple", explode: false },
     });
+    expect(operation?.body).toMatchObject({ key: "requestBody_2", kind: "json", mediaType: "application/json" });
   });
 
   it("never says a credential from headers(ctx) or the baseUrl in an error, nor sends a header fetch refuses", async () => {
@@ -254,6 +258,66 @@ describe("bad input and limits", () => {
       expect(requests).toEqual(["/pet.json"]);
       expect(open.document.operations[0]?.output).toEqual(pet);
     } finally {
+      await new Promise<void>((resolve) => host.close(() => resolve()));
+    }
+  });
+
+  it("reads a $ref to a local file only with externalFileRefs, and one to a URL only with externalRefs", async () => {
+    const requests: string[] = [];
+    const pet = { type: "object", properties: { name: { type: "string" } } };
+    const host = createHttpServer((request, response) => {
+      requests.push(request.url ?? "");
+      response.setHeader("content-type", "application/json");
+      response.end(JSON.stringify(pet));
+    });
+    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
+    const folder = await mkdtemp(join(tmpdir(), "openapi-refs-"));
+    try {
+      const web = `http://127.0.0.1:${(host.address() as AddressInfo).port}/pet.json`;
+      await writeFile(join(folder, "pet.json"), JSON.stringify(pet));
+      // A file that names a URL: reading the file does not open the web to it.
+      await writeFile(join(folder, "onward.json"), JSON.stringify({ $ref: web }));
+      const file = pathToFileURL(join(folder, "pet.json")).href;
+      const base = { baseUrl: "http://127.0.0.1:9", externalRefsPrivateHosts: true };
+      const byFile = doc({ "/pets": bodyOp("addPet", { $ref: file }) });
+      const relative = doc({ "/pets": bodyOp("addPet", { $ref: "./pet.json" }) });
+      const byUrl = doc({ "/pets": bodyOp("addPet", { $ref: web }) });
+      const closed = await openApiTools({ ...base, document: byFile });
+      expect(closed.document.operations[0]?.cuts).toEqual([`a reference not resolved (${file})`]);
+      await expect(openApiTools({ ...base, document: byFile, externalRefs: true })).rejects.toThrow(
+        `the $ref "${file}" is not read: it needs externalFileRefs`,
+      );
+      await expect(openApiTools({ ...base, document: byUrl, externalFileRefs: true })).rejects.toThrow(
+        `the $ref "${web}" is not read: it needs externalRefs`,
+      );
+      await expect(openApiTools({ ...base, document: relative, externalRefs: true })).rejects.toThrow(
+        'the $ref "./pet.json" is not read: it needs externalFileRefs',
+      );
+      const ftp = doc({ "/pets": bodyOp("addPet", { $ref: "ftp://example.com/pet.json" }) });
+      await expect(openApiTools({ ...base, document: ftp, externalFileRefs: true })).rejects.toThrow(
+        'the $ref "ftp://example.com/pet.json" is not read: only http(s) and file references are',
+      );
+      const onward = doc({ "/pets": bodyOp("addPet", { $ref: "./onward.json" }) });
+      const documentUrl = pathToFileURL(join(folder, "openapi.json")).href;
+      await expect(openApiTools({ ...base, document: onward, documentUrl, externalFileRefs: true })).rejects.toThrow(
+        OpenApiError,
+      );
+      expect(requests).toEqual([]);
+      for (const document of [byFile, relative]) {
+        const open = await openApiTools({ ...base, document, documentUrl, externalFileRefs: true });
+        expect(open.document.operations[0]?.output).toEqual(pet);
+      }
+      const both = await openApiTools({
+        ...base,
+        document: onward,
+        documentUrl,
+        externalFileRefs: true,
+        externalRefs: true,
+      });
+      expect(both.document.operations[0]?.output).toEqual(pet);
+      expect(requests).toEqual(["/pet.json"]);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
       await new Promise<void>((resolve) => host.close(() => resolve()));
     }
   });

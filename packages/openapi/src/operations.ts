@@ -1,4 +1,6 @@
+import { type Body, binarySchema, isJson, kindOf, readBody } from "./body.js";
 import { type Conversion, convertSchema, type SchemaBounds } from "./schema.js";
+import { type Style, styleOf } from "./serialize.js";
 
 // The operations of a dereferenced document, each read once into what a tool needs: its name, description, input
 // (parameters and body as one object) and output (the success response's JSON), and how to make its request.
@@ -7,14 +9,18 @@ export const METHODS = ["get", "put", "post", "delete", "options", "head", "patc
 /** An HTTP method as OpenAPI names it. */
 export type Method = (typeof METHODS)[number];
 
-/** Where one input property goes in the request. */
+/** Where one parameter goes in the request. */
 export interface Placement {
-  readonly in: "path" | "query" | "header" | "cookie" | "body";
+  readonly in: "path" | "query" | "header" | "cookie";
   /** The parameter's name in the request (the property's may differ, when two share a name). */
   readonly name: string;
-  /** For a query array: `form` with `explode` repeats the key, otherwise values are joined by commas. */
+  /** How its value is written (OpenAPI's `style` and `explode`, or their defaults for its place). */
+  readonly style: Style;
   readonly explode: boolean;
 }
+
+/** One of the document's security requirements: each scheme it names must be met. */
+export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
 
 /** One operation, ready to be a tool. */
 export interface Operation {
@@ -29,9 +35,14 @@ export interface Operation {
   /** The tool's output schema (an object; a JSON value of another type is wrapped as `{ result }`). */
   readonly output: Record<string, unknown> | undefined;
   readonly wrapped: boolean;
+  /** Each parameter's input property, and where it goes. */
   readonly placements: ReadonlyMap<string, Placement>;
-  /** The body's media type, when the operation takes one. */
-  readonly bodyType: string | undefined;
+  /** The request body, when the operation takes one this package sends. */
+  readonly body: Body | undefined;
+  /** Its security requirements (its own, else the document's), any one of which is met; none: undefined. */
+  readonly security: readonly SecurityRequirement[] | undefined;
+  /** Its own `servers` (or its path's), which take the document's place for it. */
+  readonly servers: readonly unknown[] | undefined;
   /** What was cut from its schemas to keep them bounded (empty when nothing was). */
   readonly cuts: readonly string[];
 }
@@ -66,11 +77,6 @@ function fnv1a(text: string): number {
   return hash;
 }
 
-export function isJson(mediaType: string): boolean {
-  const type = mediaType.split(";")[0]?.trim().toLowerCase() ?? "";
-  return type === "application/json" || type.endsWith("+json");
-}
-
 /** Read one operation; a string when it cannot be a tool (the reason). */
 export function readOperation(
   path: string,
@@ -78,6 +84,7 @@ export function readOperation(
   item: Record<string, unknown>,
   operation: Record<string, unknown>,
   bounds: SchemaBounds,
+  security: unknown,
 ): Operation | string {
   const id = typeof operation.operationId === "string" ? operation.operationId : `${method.toUpperCase()} ${path}`;
   const input = { conversion: { nodes: 0, cuts: new Set<string>() } as Conversion };
@@ -108,31 +115,38 @@ export function readOperation(
     }
     properties[key] = property;
     if (parameter.required === true || where === "path") required.push(key);
-    const explode =
-      parameter.explode === undefined
-        ? parameter.style === undefined || parameter.style === "form"
-        : parameter.explode === true;
-    placements.set(key, { in: where, name, explode });
+    const style = styleOf(where, parameter.style, parameter.explode);
+    if (typeof style === "string") return `its ${where} parameter "${name}": ${style}`;
+    placements.set(key, { in: where, name, ...style });
   }
-  let bodyType: string | undefined;
-  const body = isObject(operation.requestBody) ? operation.requestBody : undefined;
-  if (body && isObject(body.content)) {
-    const types = Object.keys(body.content);
-    bodyType = types.find(isJson) ?? types.find((type) => type.startsWith("text/"));
-    if (bodyType === undefined) {
-      if (body.required === true)
-        return `its request body is ${types.join(", ") || "of no media type"} (only JSON and text are sent)`;
-    } else {
-      const media = body.content[bodyType];
-      const schema = isObject(media) && media.schema !== undefined ? media.schema : {};
-      const key = unusedKey(properties, "body", "requestBody");
-      const converted = isJson(bodyType) ? convertSchema(schema, bounds, input.conversion, 1) : { type: "string" };
-      properties[key] = converted;
-      if (typeof body.description === "string" && isObject(converted) && converted.description === undefined) {
-        converted.description = body.description;
+  let body: Body | undefined;
+  const requestBody = isObject(operation.requestBody) ? operation.requestBody : undefined;
+  if (requestBody && isObject(requestBody.content)) {
+    const types = Object.keys(requestBody.content);
+    // JSON first, then a form, multipart and text: the first the API takes that carries structure.
+    const order = ["json", "form", "multipart", "text"];
+    const mediaType = order.map((kind) => types.find((type) => kindOf(type) === kind)).find((type) => type);
+    if (mediaType === undefined) {
+      if (requestBody.required === true) {
+        return `its request body is ${types.join(", ") || "of no media type"} (only JSON, forms, multipart and text are sent)`;
       }
-      if (body.required === true) required.push(key);
-      placements.set(key, { in: "body", name: key, explode: false });
+    } else {
+      const media = isObject(requestBody.content[mediaType]) ? requestBody.content[mediaType] : {};
+      const key = unusedKey(properties, "body", "requestBody");
+      const read = readBody(key, mediaType, media);
+      if (typeof read === "string") return read;
+      body = read;
+      const schema = media.schema !== undefined ? media.schema : {};
+      const converted = read.kind === "text" ? { type: "string" } : convertSchema(schema, bounds, input.conversion, 1);
+      if (read.binary.size > 0 && isObject(converted) && isObject(converted.properties) && isObject(schema)) {
+        const fields = schema.properties as Record<string, Record<string, unknown>>;
+        for (const name of read.binary) converted.properties[name] = binarySchema(fields[name] ?? {});
+      }
+      properties[key] = converted;
+      if (typeof requestBody.description === "string" && isObject(converted) && converted.description === undefined) {
+        converted.description = requestBody.description;
+      }
+      if (requestBody.required === true) required.push(key);
     }
   }
   const inputSchema: Record<string, unknown> = { type: "object", properties };
@@ -161,9 +175,29 @@ export function readOperation(
     output: outputSchema,
     wrapped,
     placements,
-    bodyType,
+    body,
+    security: securityOf(operation.security ?? security),
+    servers: serversOf(operation.servers) ?? serversOf(item.servers),
     cuts: [...new Set(cuts)],
   };
+}
+
+function securityOf(value: unknown): SecurityRequirement[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value
+    .filter(isObject)
+    .map((requirement) =>
+      Object.fromEntries(
+        Object.entries(requirement).map(([scheme, scopes]) => [
+          scheme,
+          Array.isArray(scopes) ? scopes.filter((scope) => typeof scope === "string") : [],
+        ]),
+      ),
+    );
+}
+
+function serversOf(value: unknown): unknown[] | undefined {
+  return Array.isArray(value) && value.length > 0 ? value : undefined;
 }
 
 // The first of the names no property has yet (an own property: `constructor` is free), else the last numbered.

@@ -1,17 +1,22 @@
 import { createServer, type Server, type ToolDefinition } from "@toolsmith/core";
 import { type JsonSchema, jsonSchema } from "@toolsmith/core/json-schema";
 import { type CallOptions, callOperation } from "./call.js";
-import { type LoadedDocument, loadDocument, OpenApiError, type OperationFilters } from "./load.js";
+import { type LoadedDocument, loadDocument, type OperationFilters } from "./load.js";
 import type { Operation } from "./operations.js";
+import { readSchemes } from "./security.js";
+import { baseUrlOf, type ServerOptions, serverObjects } from "./servers.js";
 
 // The tools of a document: one per operation, its schemas through core's raw JSON Schema path, compiled by Ajv on a
 // tool's first call (a 1,000-operation document would otherwise compile every schema before serving one).
 
 /** A document and how to call it. */
-export interface OpenApiOptions extends OperationFilters, Omit<CallOptions, "baseUrl"> {
+export interface OpenApiOptions extends OperationFilters, ServerOptions, Omit<CallOptions, "baseUrl" | "schemes"> {
   /** The document: an object, or its JSON or YAML text. */
   readonly document: unknown;
-  /** Where the API is (default: the document's first server, when it is an absolute http(s) URL). */
+  /**
+   * Where the API is, taken over every server the document names (default: the operation's first server, else its
+   * path's, else the document's, its variables filled in and a relative URL read against `documentUrl`).
+   */
   readonly baseUrl?: string;
   /** Declare output schemas from success responses (default true). */
   readonly outputSchemas?: boolean;
@@ -54,23 +59,6 @@ function lazySchema(schema: Record<string, unknown>): JsonSchema {
   };
 }
 
-function baseUrlOf(options: OpenApiOptions, document: LoadedDocument): string {
-  const base = options.baseUrl ?? document.servers[0];
-  if (base === undefined || !/^https?:\/\//i.test(base) || base.includes("{")) {
-    throw new OpenApiError(
-      `no baseUrl: give one (the document's first server is ${base === undefined ? "missing" : JSON.stringify(base)}, not an absolute http(s) URL)`,
-    );
-  }
-  // fetch refuses a URL with credentials, quoting it whole in its error: refused here, without them.
-  const url = new URL(base);
-  if (url.username !== "" || url.password !== "") {
-    throw new OpenApiError(
-      `the baseUrl ${url.host} holds credentials (user:password@), which fetch refuses: give them in headers`,
-    );
-  }
-  return base;
-}
-
 function toolOf(operation: Operation, call: CallOptions, outputs: boolean): ToolDefinition {
   return {
     name: operation.name,
@@ -92,9 +80,15 @@ function toolOf(operation: Operation, call: CallOptions, outputs: boolean): Tool
 /** Read a document into tool definitions, to register on a server of your own. */
 export async function openApiTools(options: OpenApiOptions): Promise<OpenApiTools> {
   const document = await loadDocument(options.document, options);
-  const call: CallOptions = { ...options, baseUrl: baseUrlOf(options, document) };
+  const schemes = readSchemes({ securitySchemes: document.securitySchemes }, options.credentials ?? {});
   const outputs = options.outputSchemas !== false;
-  return { tools: document.operations.map((operation) => toolOf(operation, call, outputs)), document };
+  // Each operation's base, said at start; the document's too when no operation is left.
+  if (document.operations.length === 0) baseUrlOf(document.servers, options);
+  const tools = document.operations.map((operation) => {
+    const servers = operation.servers ? serverObjects(operation.servers) : document.servers;
+    return toolOf(operation, { ...options, baseUrl: baseUrlOf(servers, options), schemes }, outputs);
+  });
+  return { tools, document };
 }
 
 /**

@@ -56,12 +56,30 @@ describe("tokenize", () => {
     ]);
     expect(tokenize("Show me the merged branches")).toEqual(["merg", "branch"]);
   });
+
+  it("drops links, keeps letters of any script with accents folded, and splits on everything else", () => {
+    expect(tokenize("See [the docs](https://docs.example.com/managing-notifications) or http://x.io/a-b")).toEqual([
+      "see",
+      "doc",
+    ]);
+    expect(tokenize("Créer un ticket RÉSUMÉ")).toEqual(["creer", "un", "ticket", "resum"]);
+    expect(tokenize("Задача für 東京 issue")).toEqual(["задача", "fur", "東京", "issu"]);
+    // Long runs a link pattern would backtrack on are cut in one pass (a description may be any size).
+    expect(tokenize(`${"a-".repeat(500_000)}://x`)).toEqual([]);
+    expect(tokenize(`ok ${"](".repeat(500_000)}`)).toEqual(["ok"]);
+    expect(tokenize(`${"b.".repeat(300_000)} done`)).toHaveLength(300_001);
+    // Emoji, zero-width and direction marks, regex and markup are separators, never patterns.
+    expect(tokenize("🚀\u200b\u202eissue(a+)+$ .* \\ <script>")).toEqual(["issu", "script"]);
+  });
 });
 
 describe.each(["2025-11-25", "2026-07-28"] as const)("tool search in %s", (protocolVersion) => {
   it("lists the search and call tools (and pinned ones the caller sees) instead of every tool", async () => {
     const plain = await createTestClient(server(), { protocolVersion, auth: reader });
-    expect((await plain.listTools()).map((tool) => tool.name)).toEqual(["search_tools", "call_tool"]);
+    const listed = await plain.listTools();
+    expect(listed.map((tool) => tool.name)).toEqual(["search_tools", "call_tool"]);
+    // No tool here runs as a task, so neither does the call tool (tests/tool-search: one that does).
+    expect(listed[1]).not.toHaveProperty("execution");
     const pinned = server({ pinned: ["ping", "wipe-repository"] });
     const asReader = await createTestClient(pinned, { protocolVersion, auth: reader });
     expect((await asReader.listTools()).map((tool) => tool.name)).toEqual(["search_tools", "call_tool", "ping"]);
@@ -117,6 +135,12 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("tool search in %s", (proto
       message: missing.message.replace("nope", "X"),
     });
     expect(missing).toMatchObject(await rpcError(asReader.callTool("nope")));
+    // Unwrapped once: call_tool naming itself is a tool that does not exist, never a loop.
+    const nested = await rpcError(call("call_tool", { name: "ping" }));
+    expect({ code: nested.code, message: nested.message.replace("call_tool", "X") }).toEqual({
+      code: missing.code,
+      message: missing.message.replace("nope", "X"),
+    });
     const asAdmin = await createTestClient(server(), { protocolVersion, auth: admin });
     expect(await asAdmin.callTool("call_tool", { name: "wipe-repository" })).toMatchObject({
       content: [{ text: "wiped" }],
@@ -139,6 +163,41 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("tool search in %s", (proto
     // Regex and markup are words like any other: nothing of the query runs.
     const hostile = await client.callTool("search_tools", { query: "(a+)+$ .* \\ <script>" });
     expect(hostile.isError).toBeUndefined();
+    expect(found(await client.callTool("search_tools", { query: "issue" }))).toEqual(["createIssue"]);
+  });
+
+  it("answers hostile queries at once with an error result or a plain answer, and serves on", async () => {
+    const s = server();
+    s.tool({ name: "ticket", description: "Créer un ticket de support", handler: () => "créé" });
+    const client = await createTestClient(s, { protocolVersion, auth: admin });
+    const text = async (args: Record<string, unknown>) => {
+      const result = await client.callTool("search_tools", args);
+      return { error: result.isError === true, text: (result.content[0] as { text: string }).text };
+    };
+    // A megabyte is refused on its length, before any word of it is read.
+    expect(await text({ query: "issue ".repeat(200_000) })).toEqual({
+      error: true,
+      text: "query: at most 500 characters, not 1200000; say it in fewer words",
+    });
+    // Characters are code points: 300 emoji are 300 characters (600 UTF-16 units), 501 too many.
+    expect((await text({ query: "🚀".repeat(300) })).error).toBe(false);
+    expect(await text({ query: "🚀".repeat(501) })).toMatchObject({ error: true, text: /not 501;/ });
+    // Many words: refused past 32 once tokenised, whatever their script.
+    expect(await text({ query: Array.from({ length: 33 }, (_, i) => `mot${i}`).join(" ") })).toMatchObject({
+      error: true,
+      text: /at most 32 words, not 33/,
+    });
+    expect(await text({ query: "Задача ".repeat(33) })).toMatchObject({ error: true, text: /not 33/ });
+    // Not text: refused as such.
+    for (const query of [42, ["issue"], { $regex: ".*" }, null])
+      expect(await text({ query })).toMatchObject({ error: true, text: /query: give what you want to do/ });
+    expect(await text({ query: "issue", limit: "5" })).toMatchObject({ error: true, text: /limit/ });
+    // Unicode: accents folded on both sides, so a query without them finds the tool with them.
+    expect(found(await client.callTool("search_tools", { query: "creer un ticket" }))[0]).toBe("ticket");
+    expect(found(await client.callTool("search_tools", { query: "CRÉER TICKET" }))[0]).toBe("ticket");
+    // Nothing but separators, stop words or unknown scripts: no match, not an error.
+    for (const query of ["🚀🚀", "\u200b\u202e", "the of and", "(.*)+$", "東京"])
+      expect(await text({ query })).toEqual({ error: false, text: `No tool matches "${query}": try other words.` });
     expect(found(await client.callTool("search_tools", { query: "issue" }))).toEqual(["createIssue"]);
   });
 

@@ -115,7 +115,26 @@ export function surfaceTools(settings: ToolSearchSettings, catalogue: readonly T
       required: ["name"],
     },
   };
-  return [search, call, ...catalogue.filter((tool) => settings.pinned.has(tool.name))];
+  // 2025-11-25 lists how a tool runs as a task: the call tool may, when one this caller may call does, so a client
+  // that reads the list before asking for a task (the official ext-tasks client) asks for one through it.
+  const tasks = catalogue.some((tool) => taskSupportOf(tool) !== undefined);
+  return [
+    search,
+    tasks ? ({ ...call, execution: { taskSupport: "optional" } } as Tool) : call,
+    ...catalogue.filter((tool) => settings.pinned.has(tool.name)),
+  ];
+}
+
+/** A listed tool's `execution.taskSupport` when it may run as a task ("optional" or "required"; 2025-11-25 lists it). */
+function taskSupportOf(tool: Tool): string | undefined {
+  const support = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+  return support === "optional" || support === "required" ? support : undefined;
+}
+
+// A found tool's `execution` as listed (2025-11-25), so the model knows to ask for a task.
+function executionOf(tool: Tool): { execution?: unknown } {
+  const { execution } = tool as { execution?: unknown };
+  return execution === undefined ? {} : { execution };
 }
 
 function refused(text: string): CallToolResult {
@@ -132,8 +151,10 @@ export function searchTools(
   const given = isPlainObject(args) ? args : {};
   const { query, limit } = given;
   if (typeof query !== "string" || query.trim() === "") return refused("query: give what you want to do, as text");
-  if (query.length > settings.maxQueryChars)
-    return refused(`query: at most ${settings.maxQueryChars} characters, not ${query.length}; say it in fewer words`);
+  // Characters as code points (an emoji is one), counted only in a query that could be short enough.
+  const chars = query.length > 2 * settings.maxQueryChars ? query.length : [...query].length;
+  if (chars > settings.maxQueryChars)
+    return refused(`query: at most ${settings.maxQueryChars} characters, not ${chars}; say it in fewer words`);
   if (
     limit !== undefined &&
     (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > settings.maxResults)
@@ -148,6 +169,7 @@ export function searchTools(
     ...(tool.title === undefined ? {} : { title: tool.title }),
     description: cut(tool.description ?? "", settings.descriptionChars),
     inputSchema: tool.inputSchema,
+    ...executionOf(tool),
   }));
   const text = tools.length === 0 ? `No tool matches "${query}": try other words.` : JSON.stringify({ tools });
   return { content: [{ type: "text", text }] };
