@@ -27,6 +27,12 @@ export type RemoteOptions = RemoteTarget &
   RemoteBounds & {
     /** How the module names itself (default: the URL or command). */
     readonly name?: string;
+    /**
+     * A server to register the remote's items on as its own, unprefixed (a gateway in front of one remote); by
+     * default the remote gets a server of its own, to mount under a prefix. An item whose name or URI the server
+     * already has is left out, with a warning logged.
+     */
+    readonly into?: Server;
     /** Which era to speak to the remote (default "auto"). */
     readonly era?: RemoteEra;
     readonly backoff?: Backoff;
@@ -40,6 +46,7 @@ export type RemoteOptions = RemoteTarget &
 
 /** A remote served as a module: mount `server`; `close()` ends the connection. */
 export interface Remote {
+  /** The server the remote's items are on: its own, to mount, or the one given as `into`. */
   readonly server: Server;
   /** Lists the remote's tools again now (it also happens on the remote's list change and on a list after a failure). */
   refresh(): Promise<void>;
@@ -75,7 +82,7 @@ function labelOf(options: RemoteOptions): string {
  * ```
  */
 export async function createRemote(options: RemoteOptions): Promise<Remote> {
-  const server = createServer({ name: options.name ?? "remote", version: "1.0.0" });
+  const server = options.into ?? createServer({ name: options.name ?? "remote", version: "1.0.0" });
   const maxItems = options.maxItems ?? 10_000;
   const handles = new Map<string, { remove(): void }>();
   let everListed = false;
