@@ -15,11 +15,25 @@ import { passThrough } from "./pass-through.js";
 // A remote server as a core Server: its tools registered as the module's own (so a parent's guards, middleware and
 // scopes apply as to local ones), listed again when the remote says its list changed, calls forwarded.
 
-/** What the parent adds to one of the remote's tools. */
-export interface RemoteToolOptions {
+/** What the parent adds to one of the remote's tools, prompts, resources or templates. */
+export interface RemoteItemOptions {
   readonly guard?: Guard;
   readonly scopes?: readonly string[];
   readonly use?: ToolDefinition["use"];
+}
+
+/** What the parent adds to one of the remote's tools. */
+export type RemoteToolOptions = RemoteItemOptions;
+
+/** The guard, scopes and middleware of `given`, nothing else (a handler or name in it is not taken). */
+function served(given: RemoteItemOptions | undefined): RemoteItemOptions {
+  if (!given) return {};
+  const { guard, scopes, use } = given;
+  return {
+    ...(guard === undefined ? {} : { guard }),
+    ...(scopes === undefined ? {} : { scopes }),
+    ...(use === undefined ? {} : { use }),
+  };
 }
 
 /** A remote MCP server and how to serve it. */
@@ -40,6 +54,10 @@ export type RemoteOptions = RemoteTarget &
     readonly maxItems?: number;
     /** A guard, scopes or middleware for a remote tool, by its name on the remote. */
     readonly tool?: (tool: Tool) => RemoteToolOptions | undefined;
+    /** A guard, scopes or middleware for a remote prompt, by its name on the remote. */
+    readonly prompt?: (prompt: Prompt) => RemoteItemOptions | undefined;
+    /** A guard, scopes or middleware for a remote resource or resource template (`"uriTemplate" in item`). */
+    readonly resource?: (item: Resource | ResourceTemplate) => RemoteItemOptions | undefined;
     /** Further options for the official client that speaks to the remote. */
     readonly client?: Partial<ClientOptions>;
   };
@@ -168,14 +186,24 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
       add(`tool ${tool.name}`, () => server.tool(toolDefinition(tool)));
     }
     for (const prompt of listed.prompts) {
-      add(`prompt ${prompt.name}`, () => server.prompt(promptDefinition(link, prompt, options, listed.completes)));
+      add(`prompt ${prompt.name}`, () =>
+        server.prompt({
+          ...promptDefinition(link, prompt, options, listed.completes),
+          ...served(options.prompt?.(prompt)),
+        }),
+      );
     }
     for (const resource of listed.resources) {
-      add(`resource ${resource.uri}`, () => server.resource(resourceDefinition(link, resource, options)));
+      add(`resource ${resource.uri}`, () =>
+        server.resource({ ...resourceDefinition(link, resource, options), ...served(options.resource?.(resource)) }),
+      );
     }
     for (const template of listed.templates) {
       add(`template ${template.uriTemplate}`, () =>
-        server.resource(templateDefinition(link, template, options, listed.completes)),
+        server.resource({
+          ...templateDefinition(link, template, options, listed.completes),
+          ...served(options.resource?.(template)),
+        }),
       );
     }
     everListed = true;
@@ -190,7 +218,7 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
       ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
       input: passThrough(tool.inputSchema) as never,
       ...(tool.outputSchema === undefined ? {} : { output: passThrough(tool.outputSchema) }),
-      ...(options.tool?.(tool) ?? {}),
+      ...served(options.tool?.(tool)),
       handler: (args: unknown, ctx) => callTool(link, tool.name, args, ctx, options),
     };
   }
