@@ -225,9 +225,9 @@ describe.each(ERAS)("a Toolsmith server on stdio as the remote, in the %s", (_, 
   });
 });
 
-// The same module mounted in two gateways would need two remotes: `into` a server that has the name already.
-describe("into a server that has an item of the same name", () => {
-  it("leaves the remote's out, says so in a warning, and serves the server's own", async () => {
+// `into` a server: what it serves already stays its own, and an option that throws leaves its item out.
+describe("into a server", () => {
+  it("that has an item of the same name keeps its own and leaves the remote's out, with a warning", async () => {
     const app: Server = createServer({ name: "gateway", version: "1.0.0" });
     app.tool({ name: "add", description: "The gateway's own add", handler: () => "own" });
     const warnings: string[] = [];
@@ -242,5 +242,37 @@ describe("into a server that has an item of the same name", () => {
     open.push(client);
     expect(textOf(await client.callTool({ name: "add", arguments: { a: 1, b: 1 } }))).toBe("own");
     expect(textOf(await client.callTool({ name: "secret", arguments: {} }))).toBe("the secret");
+  });
+
+  it("an option that throws for an item leaves that item out (never served without its guard), with a warning", async () => {
+    const app: Server = createServer({ name: "gateway", version: "1.0.0" });
+    const warnings: string[] = [];
+    app.setLogger((entry) => warnings.push(`${entry.level} ${entry.message}`));
+    const remote = await createRemote({
+      command: process.execPath,
+      args: [REMOTE],
+      era: { pin: "2026-07-28" },
+      into: app,
+      tool: (tool) => {
+        if (tool.name === "secret") throw new Error("no guard for you");
+        return undefined;
+      },
+      resource: (item) => {
+        if ("uriTemplate" in item && item.uriTemplate === "vault://{id}") throw new Error("no guard for you");
+        return undefined;
+      },
+    });
+    open.push(remote);
+    expect(warnings.join("\n")).toMatch(/tool secret left out/);
+    expect(warnings.join("\n")).toMatch(/template vault:\/\/\{id\} left out/);
+    const http = await listen(app, { port: 0, log: null });
+    open.push(http);
+    const client = new Client({ name: "c", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+    open.push(client);
+    const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
+    expect(names).toEqual(["add", "die"]);
+    const templates = (await client.listResourceTemplates()).resourceTemplates.map((item) => item.uriTemplate);
+    expect(templates).toEqual(["item://{id}"]);
   });
 });
