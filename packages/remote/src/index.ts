@@ -1,3 +1,4 @@
+export type { UntiedQuestions } from "./ask.js";
 export type { RemoteBounds } from "./forward.js";
 export { type Backoff, type RemoteEra, type RemoteTarget, RemoteUnavailable } from "./link.js";
 export {

@@ -5,6 +5,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { ASKED, answerQuestions, outsideCalls, Ties, type UntiedQuestions } from "./ask.js";
 
 // One live connection to the remote, made on first use and again on the use after it broke; a connect that failed
 // waits out a backoff (doubling, bounded) before the next one, so a down remote costs its callers one quick error.
@@ -43,6 +44,8 @@ export interface LinkOptions {
   /** How long connecting may take. */
   readonly timeoutMs: number;
   readonly client: Partial<ClientOptions> | undefined;
+  /** What becomes of a question that cannot say which call it belongs to (ask.ts). */
+  readonly untiedQuestions: UntiedQuestions;
   /** Called with each new client before it connects (notification handlers). */
   readonly setup: (client: Client) => void;
 }
@@ -94,16 +97,27 @@ export class Link {
     return this.#connecting;
   }
 
-  async #connect(): Promise<Client> {
-    const { era, client: extra, setup } = this.#options;
+  // Outside every caller: the connection (its stdio pipe, its standalone GET stream) belongs to no call (ask.ts).
+  #connect(): Promise<Client> {
+    return outsideCalls(() => this.#connectNow());
+  }
+
+  async #connectNow(): Promise<Client> {
+    const { era, client: extra, setup, target } = this.#options;
+    // The remote's questions go to each call's own caller; `client.capabilities` declares less (or more).
+    const capabilities = extra?.capabilities ?? ASKED;
     const client = new Client({ name: "toolsmith-remote", version: "1.0.0" }, {
-      capabilities: {},
       ...extra,
+      capabilities,
       versionNegotiation: { mode: era },
     } as ClientOptions);
+    const ties = "url" in target ? undefined : new Ties();
+    answerQuestions(client, capabilities, this.#options.untiedQuestions === "sole-call" ? ties : undefined, this.label);
     setup(client);
+    const transport = transportOf(target);
     try {
-      await client.connect(transportOf(this.#options.target), { timeout: this.#options.timeoutMs });
+      await client.connect(transport, { timeout: this.#options.timeoutMs });
+      ties?.attach(transport);
     } catch (error) {
       await client.close().catch(() => undefined);
       const { initialMs = 250, maxMs = 30_000 } = this.#options.backoff ?? {};

@@ -7,6 +7,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/client";
 import { createServer, type Guard, type Server, type ToolDefinition } from "@toolsmith/core";
+import { asking, type UntiedQuestions } from "./ask.js";
 import { callTool, DEFAULT_TIMEOUT_MS, type RemoteBounds } from "./forward.js";
 import { promptDefinition, resourceDefinition, templateDefinition } from "./items.js";
 import { type Backoff, Link, type RemoteEra, type RemoteTarget } from "./link.js";
@@ -58,6 +59,8 @@ export type RemoteOptions = RemoteTarget &
     readonly prompt?: (prompt: Prompt) => RemoteItemOptions | undefined;
     /** A guard, scopes or middleware for a remote resource or resource template (`"uriTemplate" in item`). */
     readonly resource?: (item: Resource | ResourceTemplate) => RemoteItemOptions | undefined;
+    /** A question that cannot say which call it belongs to (a handshake-era remote on stdio): "refuse" (default). */
+    readonly untiedQuestions?: UntiedQuestions;
     /** Further options for the official client that speaks to the remote. */
     readonly client?: Partial<ClientOptions>;
   };
@@ -114,6 +117,7 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
     backoff: options.backoff,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     client: options.client,
+    untiedQuestions: options.untiedQuestions ?? "refuse",
     setup: (client) => {
       for (const method of CHANGES) {
         client.setNotificationHandler(method, () => {
@@ -251,6 +255,8 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
     if (!everListed && LISTS.has(operation.method)) await refresh().catch(() => undefined);
     return next();
   });
+  // What a call, read or get sends the remote runs as its caller: the remote's questions reach that caller (ask.ts).
+  server.use(asking);
 
   await refresh().catch((error) => {
     server.log({ level: "warning", message: `${link.label} is not listed yet`, error });

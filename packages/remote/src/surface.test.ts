@@ -11,6 +11,7 @@ const TYPES = [
   "RemoteOptions",
   "RemoteTarget",
   "RemoteToolOptions",
+  "UntiedQuestions",
 ];
 
 surfaceSuite("@toolsmith/remote", import.meta.url, { "index.ts": { values: VALUES, types: TYPES } });

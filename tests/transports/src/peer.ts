@@ -21,6 +21,8 @@ export interface TransportTarget {
    * visible and turn red once fixed. Say how to reproduce each one where it is listed.
    */
   knownFailures?: Readonly<Record<string, readonly EraName[]>>;
+  /** Everything the server sends comes on one ordered stream (stdio): what it wrote first is read first. */
+  oneStream?: boolean;
   /**
    * A fixture server of its own and a way to shut it down with clients connected. Absent where the client
    * cannot watch a shutdown (stdio: the server's input ends only when the client closes it).

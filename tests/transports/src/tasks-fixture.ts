@@ -57,11 +57,9 @@ export function createTasksFixture(options: { logger?: Logger } = {}): Server {
   });
   server.tool({
     name: "confirm",
-    description: "Asks for a name (once `release` opens the gate of `key`, when given), then greets",
-    input: { key: z.string().optional() },
+    description: "Asks for a name, then greets",
     task: "optional",
-    handler: async ({ key }, ctx) => {
-      if (key !== undefined) await Promise.race([gate.wait(key), stopped(ctx.signal)]);
+    handler: async (_args, ctx) => {
       const answer = await ctx.elicit({ message: "What is your name?", schema: { name: z.string() } });
       return answer.action === "accept" ? `Hello, ${answer.content.name}!` : `No name (${answer.action})`;
     },

@@ -24,6 +24,7 @@ transportSuite("stdio", {
     transport.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk.toString("utf8")));
     return transport;
   },
+  oneStream: true,
   // A line over maxLineBytes is answered -32600 with the id scanned from it, and dropped.
   isOversizeError: (error) => error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidRequest,
 });

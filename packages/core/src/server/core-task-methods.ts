@@ -13,6 +13,7 @@ import {
   coreTaskNotFound,
   ownCoreTask,
 } from "./core-task-wire.js";
+import type { TaskSightings } from "./task-sightings.js";
 
 // 2025-11-25's tasks/get, tasks/result, tasks/list and tasks/cancel, on the same store as the extension's: each
 // answered from the engine on any process, for the caller's own handshake-era tasks only (another's, the
@@ -23,6 +24,9 @@ export type CoreTaskEngine = EngineLifecycle & TaskStore & RecordStore;
 
 /** How many tasks one tasks/list page holds at most. */
 export const TASKS_PAGE = 100;
+
+/** How many blocking tasks/result requests one session may have waiting on one process. */
+export const MAX_WAITING_RESULTS = 100;
 
 /** A cursor as tasks/list gives it: the creation time and id of the last task on the page. */
 const CURSOR = /^\d{15}:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -42,14 +46,25 @@ export function indexEntry(task: TaskRecord, ctx: RequestContextImpl): { key: st
 export class CoreTaskMethods {
   readonly #engine: () => CoreTaskEngine;
   readonly #ready: () => MaybePromise<void>;
+  readonly #sightings: TaskSightings;
+  // How many tasks/result requests wait, by session (counted before anything is awaited).
+  readonly #waiting = new Map<string, number>();
 
-  constructor(engine: () => CoreTaskEngine, ready: () => MaybePromise<void>) {
+  constructor(engine: () => CoreTaskEngine, ready: () => MaybePromise<void>, sightings: TaskSightings) {
     this.#engine = engine;
     this.#ready = ready;
+    this.#sightings = sightings;
+  }
+
+  // The client named the task, so it holds it: its questions may go to the connection that made it.
+  #named(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): string {
+    const id = coreTaskId(params);
+    this.#sightings.saw(ctx.session, id);
+    return id;
   }
 
   #own(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<TaskRecord> {
-    const id = coreTaskId(params);
+    const id = this.#named(params, ctx);
     return andThen(this.#ready(), () =>
       andThen(this.#engine().loadTask(id), (found) => {
         const task = ownCoreTask(found, ctx);
@@ -78,9 +93,26 @@ export class CoreTaskMethods {
   }
 
   async result(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): Promise<Record<string, unknown>> {
-    const id = coreTaskId(params);
-    await this.#ready();
-    return awaitCoreOutcome(this.#engine(), id, ctx);
+    const id = this.#named(params, ctx);
+    // Each waiting one follows its task and keeps a timer until the task ends: bounded per session, and let go when
+    // the request is cancelled or its connection or session ends (its signal).
+    const session = ctx.session ?? "";
+    const waiting = this.#waiting.get(session) ?? 0;
+    if (waiting >= MAX_WAITING_RESULTS) {
+      throw new McpError(
+        ErrorCode.ServerError,
+        `Too many tasks/result requests waiting in this session (at most ${MAX_WAITING_RESULTS}); wait for one to end, or poll tasks/get`,
+      );
+    }
+    this.#waiting.set(session, waiting + 1);
+    try {
+      await this.#ready();
+      return await awaitCoreOutcome(this.#engine(), id, ctx);
+    } finally {
+      const left = (this.#waiting.get(session) ?? 1) - 1;
+      if (left <= 0) this.#waiting.delete(session);
+      else this.#waiting.set(session, left);
+    }
   }
 
   list(params: Record<string, unknown> | undefined, ctx: RequestContextImpl): MaybePromise<Record<string, unknown>> {

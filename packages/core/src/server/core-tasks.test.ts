@@ -205,6 +205,25 @@ describe("tasks in 2025-11-25", () => {
     }
   });
 
+  // A client ties a question to a task it knows: read in one chunk with the reply that announces the task, it may be
+  // handled first (the ext-tasks client then answers cancel). So the question waits for the client to name the task.
+  it("ask the connection that made the task only once its client has named the task", async () => {
+    const { server } = taskServer();
+    const c = await handshake(server, { elicit: () => ({ action: "accept", content: { confirm: true } }) });
+    const task = await startTask(c, "confirm");
+    const sent = (method: string) =>
+      c.messages.filter((r) => r.direction === "out" && (r.message as { method?: unknown }).method === method);
+    // Told the task waits on it (the question is in the record), but not asked yet.
+    await until(
+      async () => sent("notifications/tasks/status"),
+      (told) => told.some((r) => JSON.stringify(r.message).includes('"input_required"')),
+    );
+    expect(sent("elicitation/create")).toEqual([]);
+    await get(c, task.taskId);
+    expect(await ended(c, task.taskId)).toMatchObject({ status: "completed" });
+    expect(sent("elicitation/create")).toHaveLength(1);
+  });
+
   it("ask on tasks/result when the connection that made the task is gone (same principal, another session)", async () => {
     const { server } = taskServer();
     const auth = { subject: "alice", scopes: [] };
@@ -306,6 +325,8 @@ describe("tasks in 2025-11-25", () => {
     const { server } = taskServer();
     const c = await handshake(server, { elicit: silent });
     const task = await startTask(c, "confirm");
+    // Named first: its question goes out once the client has named the task.
+    await get(c, task.taskId);
     await answerRaw(c, 0, []);
     expect(await ended(c, task.taskId)).toMatchObject({
       status: "failed",

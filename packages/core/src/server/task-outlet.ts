@@ -1,15 +1,17 @@
 import type { LogEntry } from "../context/logger.js";
 import type { RequestContextImpl } from "../context/request-context.js";
 import type { TaskInputRequest, TaskStore } from "../engine/engine.js";
+import { isTerminal } from "../engine/memory-tasks.js";
 import { messageOf } from "../wire/errors.js";
 import { coreTask, relatedMeta } from "./core-task-wire.js";
 import type { TaskOutlet } from "./running-task.js";
 import { errorAnswer } from "./task-questions.js";
+import type { TaskSightings } from "./task-sightings.js";
 
-// A handshake-era task's side channel: the connection that made it is sent each question at once, tied to the task
-// (the text lets a server deliver task messages on any stream; a client polling tasks/get until the task ends needs
-// it), and told each status change. A blocking tasks/result carries the same questions (core-task-result.ts):
-// whichever answer the engine takes first resumes the handler, and the other route's question is withdrawn.
+// A handshake-era task's side channel: the connection that made it is sent each question, tied to the task (the
+// text lets a server deliver task messages on any stream; a client polling tasks/get until the task ends needs it),
+// and told each status change. A blocking tasks/result carries the same questions (core-task-result.ts): whichever
+// answer the engine takes first resumes the handler, and the other route's question is withdrawn.
 
 /** The outlet of task `id`, made by the request `ctx` (whose connection may close first: then only tasks/result asks). */
 export function connectionOutlet(
@@ -17,11 +19,16 @@ export function connectionOutlet(
   engine: TaskStore,
   id: string,
   log: (entry: LogEntry) => void,
+  sightings: TaskSightings,
 ): TaskOutlet {
   let told = "working";
-  // Nothing goes out before the reply that announces the task: a client cannot place a question about a task it
+  // Nothing goes out before the reply that announces the task: a client cannot place a message about a task it
   // has not heard of. Held until a turn after the request is answered (its reply is then written).
   let held: (() => void)[] | undefined = [];
+  const whenAnswered = (send: () => void) => {
+    if (held === undefined) send();
+    else held.push(send);
+  };
   ctx.afterAnswer(() => {
     const timer = setTimeout(() => {
       const waiting = held ?? [];
@@ -30,13 +37,23 @@ export function connectionOutlet(
     }, 0);
     (timer as { unref?: () => void }).unref?.();
   });
-  const whenAnswered = (send: () => void) => {
-    if (held === undefined) send();
-    else held.push(send);
+  // A question waits longer, until the client has named the task (task-sightings.ts): it is handled as the task's
+  // only once the client holds the task, which a reply merely written does not yet say.
+  let unseen: (() => void)[] | undefined = [];
+  const whenSeen = (send: () => void) => {
+    if (unseen === undefined) whenAnswered(send);
+    else unseen.push(send);
   };
+  const seen = () => {
+    const waiting = unseen ?? [];
+    unseen = undefined;
+    for (const send of waiting) whenAnswered(send);
+  };
+  const session = ctx.session;
+  const forget = session === undefined ? seen : sightings.watch(session, id, seen);
   return {
     ask(key, request, settled) {
-      whenAnswered(() => {
+      whenSeen(() => {
         if (!settled.aborted) askClient(key, request, settled);
       });
     },
@@ -53,6 +70,7 @@ export function connectionOutlet(
       const wire = coreTask(task);
       if (wire.status === told) return;
       told = wire.status as string;
+      if (isTerminal(task.status)) forget();
       whenAnswered(() => ctx.notifyClient("notifications/tasks/status", wire));
     },
   };

@@ -14,6 +14,7 @@ import { coreCreateTaskResult } from "./core-task-wire.js";
 import { RunningTask } from "./running-task.js";
 import { TaskMethods } from "./task-methods.js";
 import { connectionOutlet } from "./task-outlet.js";
+import { TaskSightings } from "./task-sightings.js";
 import { MAX_LISTEN_TASKS, TaskWatch } from "./task-watch.js";
 import { createTaskResult } from "./task-wire.js";
 
@@ -56,6 +57,8 @@ export class TaskRunner implements TaskService {
   readonly #running = new Map<string, number>();
   // The tasks whose handler runs here: told to look again when the engine resumes, and every RECHECK_MS.
   readonly #here = new Set<RunningTask>();
+  // The handshake-era tasks made here whose client has not yet named them: their questions wait (task-sightings.ts).
+  readonly sightings = new TaskSightings();
   #recheck: ReturnType<typeof setInterval> | undefined;
 
   /**
@@ -72,7 +75,7 @@ export class TaskRunner implements TaskService {
     this.#engine = engine;
     this.#tasking = tasking;
     this.#methods = new TaskMethods(engine, ready);
-    this.#core = new CoreTaskMethods(engine, ready);
+    this.#core = new CoreTaskMethods(engine, ready, this.sightings);
     this.#ready = ready;
     this.#defaults = defaults;
     this.#log = log;
@@ -197,7 +200,8 @@ export class TaskRunner implements TaskService {
       );
     }
     let release = () => {};
-    const outlet = requested === undefined ? undefined : connectionOutlet(ctx, engine, record.id, this.#log);
+    const outlet =
+      requested === undefined ? undefined : connectionOutlet(ctx, engine, record.id, this.#log, this.sightings);
     const task = new RunningTask(
       engine,
       record.id,

@@ -1,4 +1,5 @@
 import { createServer, LATEST_HANDSHAKE_VERSION } from "@toolsmith/core";
+import { createMemoryEngine, type Engine } from "@toolsmith/core/engine";
 import { describe, expect, it } from "vitest";
 import { createHttpHandler } from "../doors/http-handler.js";
 import { H, openSession, post, replyOf, URL_ } from "../exchange/requests.test-util.js";
@@ -13,6 +14,34 @@ function deferred<T = void>() {
     resolve = done;
   });
   return { promise, resolve };
+}
+
+/** `engine`, counting the task follows made through it that are not yet let go. */
+function countFollows(engine: Engine): { engine: Engine; live: () => number } {
+  let live = 0;
+  const followTask: Engine["followTask"] = async (id, listener) => {
+    const unfollow = await engine.followTask(id, listener);
+    live++;
+    let done = false;
+    return () => {
+      if (!done) live--;
+      done = true;
+      return unfollow();
+    };
+  };
+  const counted = new Proxy(engine, {
+    get: (target, key) => {
+      if (key === "followTask") return followTask;
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { engine: counted, live: () => live };
+}
+
+/** Until `live()` is `n`, a turn of the event loop apart. */
+async function untilLive(live: () => number, n: number): Promise<void> {
+  while (live() !== n) await new Promise((resolve) => setImmediate(resolve));
 }
 
 function inSession(session: string): Record<string, string> {
@@ -64,5 +93,36 @@ describe("a 2025-11-25 task when its session ends", () => {
     expect(await replyOf(await handle(post(list, inSession(second))))).toMatchObject({ result: { tasks: [] } });
     // Kept, completed, as its session's until its TTL passes.
     expect(await server.engine.loadTask(taskId)).toMatchObject({ status: "completed", session: first });
+  });
+
+  it("lets go of its waiting tasks/result (each follows its task) when the session's DELETE ends it", async () => {
+    const counted = countFollows(createMemoryEngine());
+    const server = createServer({ name: "session-tasks", version: "1", engine: counted.engine });
+    server.tool({
+      name: "forever",
+      description: "Runs until cancelled",
+      task: "required",
+      handler: (_args, ctx) =>
+        new Promise<never>((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
+    });
+    const handle = createHttpHandler(server);
+    const session = await openSession(handle);
+    const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "forever", task: {} } };
+    const created = (await replyOf(await handle(post(call, inSession(session))))) as {
+      result: { task: { taskId: string } };
+    };
+    const { taskId } = created.result.task;
+    await untilLive(counted.live, 1);
+    const waiting = [3, 4].map((id) =>
+      handle(post({ jsonrpc: "2.0", id, method: "tasks/result", params: { taskId } }, inSession(session))),
+    );
+    await untilLive(counted.live, 3);
+    const deleted = await handle(new Request(URL_, { method: "DELETE", headers: { "mcp-session-id": session } }));
+    expect(deleted.status).toBe(204);
+    // Only the task's own follow is left: it runs on after its session (see above).
+    await untilLive(counted.live, 1);
+    for (const response of await Promise.all(waiting)) await response.body?.cancel();
+    await server.engine.changeTask(taskId, { kind: "cancel" });
+    await untilLive(counted.live, 0);
   });
 });

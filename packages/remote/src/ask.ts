@@ -1,0 +1,240 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import {
+  type Client,
+  type ClientCapabilities,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Transport,
+} from "@modelcontextprotocol/client";
+import { isMcpError, type RequestContext, type SampleRequest } from "@toolsmith/core";
+import { InputRequired, type Middleware } from "@toolsmith/core/middleware";
+
+// The remote's questions to the client (elicitation, sampling, roots), put to the real client whose call caused them
+// and answered back. A forwarded request runs inside its caller (an AsyncLocalStorage set by `asking`, the module's
+// middleware), so what the official client does on that request's behalf runs there too: a question on the call's
+// own HTTP response stream (handshake era), and the rounds of a 2026-07-28 `input_required` answer. Connecting runs
+// outside every caller, so the standalone GET stream and a stdio pipe belong to none. On stdio a response is replayed
+// inside the caller that sent its request (`Ties`). A handshake-era question on stdio cannot say which request it
+// relates to: it is refused, never guessed, unless the remote is trusted with `untiedQuestions: "sole-call"` (then it
+// goes to the one call in flight when exactly one is and no cancelled call may still be running there).
+
+/** What becomes of a question that cannot say which call it belongs to (a handshake-era remote on stdio). */
+export type UntiedQuestions = "refuse" | "sole-call";
+
+/** The gateway request a forwarded call serves. */
+interface Caller {
+  readonly ctx: RequestContext;
+  readonly abort: (reason: unknown) => void;
+  done: boolean;
+  /** Questions put to this caller so far. */
+  asked: number;
+  /** Set when a question ended the request as 2026-07-28 `input_required`: what the operation then throws. */
+  inputRequired: InputRequired | undefined;
+}
+
+/** The most questions one call may put to its caller: a remote cannot flood a client through the gateway. */
+export const MAX_QUESTIONS = 100;
+
+const callers = new AsyncLocalStorage<Caller>();
+
+/** What the link declares to the remote: every question is put to the caller, who may lack the capability. */
+export const ASKED: ClientCapabilities = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+
+/** Middleware of the remote's module: what the operation sends the remote, and its questions, run as its caller. */
+export const asking: Middleware = (operation, next) => {
+  const caller: Caller = {
+    ctx: operation.ctx,
+    abort: (reason) => operation.abort(reason),
+    done: false,
+    asked: 0,
+    inputRequired: undefined,
+  };
+  return callers.run(caller, async () => {
+    try {
+      const result = await next();
+      if (caller.inputRequired) throw caller.inputRequired;
+      return result;
+    } catch (error) {
+      // The forwarded request failed because it was cancelled for the caller's question: answered input_required.
+      throw caller.inputRequired ?? error;
+    } finally {
+      caller.done = true;
+    }
+  });
+};
+
+/** `run` outside every caller: a connection made on a call's behalf must not belong to that call. */
+export function outsideCalls<T>(run: () => T): T {
+  return callers.exit(run);
+}
+
+/** The requests a stdio link has in flight and whom each was sent for. */
+export class Ties {
+  readonly #sent = new Map<string, Caller | undefined>();
+  // A request cancelled before its answer may still run on the remote and ask later: no call is the sole one again.
+  #cancelled = false;
+
+  /** Record each request sent and replay each response inside the caller its request was sent for. */
+  attach(transport: Transport): void {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      const m = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
+      if (typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number")) {
+        this.#sent.set(keyOf(m.id), callers.getStore());
+      } else if (m.method === "notifications/cancelled") {
+        const id = m.params?.requestId;
+        if ((typeof id === "string" || typeof id === "number") && this.#sent.delete(keyOf(id))) this.#cancelled = true;
+      }
+      return send(message, options);
+    };
+    const received = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const m = message as { id?: unknown; method?: unknown };
+      if (m.method !== undefined || (typeof m.id !== "string" && typeof m.id !== "number")) {
+        return received?.(message, extra);
+      }
+      const key = keyOf(m.id);
+      const caller = this.#sent.get(key);
+      this.#sent.delete(key);
+      if (caller === undefined) return callers.exit(() => received?.(message, extra));
+      return callers.run(caller, () => received?.(message, extra));
+    };
+    const closed = transport.onclose;
+    transport.onclose = () => {
+      this.#sent.clear();
+      closed?.();
+    };
+  }
+
+  /** The caller of the one request in flight, when exactly one is, a caller sent it and none was cancelled. */
+  only(): Caller | undefined {
+    if (this.#cancelled || this.#sent.size !== 1) return undefined;
+    const [caller] = this.#sent.values();
+    return caller;
+  }
+}
+
+function keyOf(id: string | number): string {
+  return typeof id === "number" ? `n${id}` : `s${id}`;
+}
+
+function plain(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+// What the official client answers for a question it has no handler or mode for.
+const NOT_FOUND = (): ProtocolError => new ProtocolError(ProtocolErrorCode.MethodNotFound, "Method not found");
+
+function checkElicitation(ctx: RequestContext, mode: "form" | "url"): void {
+  const declared = plain(ctx.clientCapabilities.elicitation);
+  if (declared === undefined) throw NOT_FOUND();
+  const url = plain(declared.url) !== undefined;
+  const form = plain(declared.form) !== undefined || !url;
+  if (mode === "url" ? !url : !form) {
+    const name = mode === "url" ? "URL" : "form";
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Client does not support ${name}-mode elicitation requests`,
+    );
+  }
+}
+
+async function elicit(ctx: RequestContext, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const mode = params.mode === "url" ? "url" : "form";
+  checkElicitation(ctx, mode);
+  const message = String(params.message);
+  if (mode === "url") {
+    const answer = await ctx.elicit({ mode: "url", message, url: String(params.url) });
+    return { action: answer.action };
+  }
+  const answer = await ctx.elicit({ message, requestedSchema: plain(params.requestedSchema) ?? {} });
+  return answer.action === "accept" ? { action: "accept", content: answer.content } : { action: answer.action };
+}
+
+const SAMPLED = [
+  "messages",
+  "maxTokens",
+  "systemPrompt",
+  "modelPreferences",
+  "includeContext",
+  "temperature",
+  "stopSequences",
+  "metadata",
+  "tools",
+  "toolChoice",
+] as const;
+
+async function sample(ctx: RequestContext, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (plain(ctx.clientCapabilities.sampling) === undefined) throw NOT_FOUND();
+  const request: Record<string, unknown> = {};
+  for (const name of SAMPLED) if (params[name] !== undefined) request[name] = params[name];
+  return { ...(await ctx.sample(request as unknown as SampleRequest)) };
+}
+
+async function roots(ctx: RequestContext): Promise<Record<string, unknown>> {
+  if (plain(ctx.clientCapabilities.roots) === undefined) throw NOT_FOUND();
+  return { roots: await ctx.roots() };
+}
+
+type Ask = (ctx: RequestContext, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+// One question: its caller found (or refused), asked, and whatever goes wrong answered as a JSON-RPC error.
+async function answer(ties: Ties | undefined, label: string, ask: Ask, params: unknown): Promise<never> {
+  const tied = callers.getStore();
+  const caller = tied ?? ties?.only();
+  if (caller === undefined) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
+      `${label} asked outside any call it serves (or where it cannot tell which one): ask within the call`,
+    );
+  }
+  if (caller.done || caller.ctx.signal.aborted) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "The call this question belongs to has ended");
+  }
+  caller.asked += 1;
+  if (caller.asked > MAX_QUESTIONS) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `More than ${MAX_QUESTIONS} questions in one call`);
+  }
+  const { _meta, ...rest } = plain(params) ?? {};
+  try {
+    return (await ask(caller.ctx, rest)) as never;
+  } catch (error) {
+    if (error instanceof ProtocolError) throw error;
+    if (error instanceof InputRequired) {
+      caller.inputRequired = error;
+      // 2026-07-28 toward the caller: its request is answered input_required and runs again, with this answer, on
+      // the retry; the forwarded call is cancelled now, so the remote does no more work on a call that is over. A
+      // sole call is left to end on this error instead: a cancelled call would leave no call the sole one again.
+      if (tied) caller.abort(new Error("the caller was asked; the call runs again on its retry"));
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "The call this question belongs to has ended");
+    }
+    if (isMcpError(error)) throw new ProtocolError(error.code, error.message, error.data);
+    const message = error instanceof Error ? error.message : String(error);
+    // A TypeError is a question core refuses to put (a form that is not a flat object of primitives).
+    const code = error instanceof TypeError ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError;
+    throw new ProtocolError(code, message);
+  }
+}
+
+/**
+ * Answer the remote's questions on `client`, for the capabilities it declares; `ties` given, a question without a
+ * caller goes to the sole call in flight (`untiedQuestions: "sole-call"`).
+ */
+export function answerQuestions(
+  client: Client,
+  declared: ClientCapabilities,
+  ties: Ties | undefined,
+  label: string,
+): void {
+  if (declared.elicitation) {
+    client.setRequestHandler("elicitation/create", (request) => answer(ties, label, elicit, request.params));
+  }
+  if (declared.sampling) {
+    client.setRequestHandler("sampling/createMessage", (request) => answer(ties, label, sample, request.params));
+  }
+  if (declared.roots) {
+    client.setRequestHandler("roots/list", (request) => answer(ties, label, roots, request.params));
+  }
+}
