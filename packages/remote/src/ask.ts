@@ -207,7 +207,8 @@ async function answer(ties: Ties | undefined, label: string, ask: Ask, params: u
       // 2026-07-28 toward the caller: its request is answered input_required and runs again, with this answer, on
       // the retry; the forwarded call is cancelled now, so the remote does no more work on a call that is over. A
       // sole call is left to end on this error instead: a cancelled call would leave no call the sole one again.
-      if (tied) caller.abort(new Error("the caller was asked; the call runs again on its retry"));
+      // The cut waits one turn of the event loop, so that questions read with this one join the same round.
+      if (tied) setImmediate(() => caller.abort(new Error("the caller was asked; the call runs again on its retry")));
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "The call this question belongs to has ended");
     }
     if (isMcpError(error)) throw new ProtocolError(error.code, error.message, error.data);
