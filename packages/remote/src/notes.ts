@@ -171,22 +171,22 @@ export class Notes {
   }
 
   /**
-   * A fetch for the HTTP transport: a call's answer stream is read as it comes, its logs given to that call's caller
-   * and its answer cut once over `maxBytes` (before the client holds it whole).
+   * A fetch for the HTTP transport: every answer is read as it comes and cut once over `maxBytes` (before the client
+   * holds it whole); a call's logs on its answer stream are given to that call's caller.
    */
   fetch(maxBytes: () => number): typeof fetch {
     return async (input, init) => {
       const response = await fetch(input, init);
+      if (!response.body) return response;
       const token = tokenOf(init?.body);
       const call = token === undefined ? undefined : this.#calls.get(token);
-      if (token === undefined || !call || !response.body) return response;
-      const cut = (message: string) => call.cut.abort(new Error(`${this.#label} ${message}`));
+      // What no call sent (initialize, a list, the standalone GET stream) is bounded too; its logs are left to #take.
       const body = response.body.pipeThrough(
         sseFilter({
           sse: (response.headers.get("content-type") ?? "").includes("text/event-stream"),
           maxBytes: maxBytes(),
-          log: (params) => this.callLog(token, params),
-          cut,
+          ...(token !== undefined && call ? { log: (params) => this.callLog(token, params) } : {}),
+          cut: (message) => call?.cut.abort(new Error(`${this.#label} ${message}`)),
         }),
       );
       return new Response(body, {
