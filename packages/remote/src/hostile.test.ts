@@ -47,7 +47,9 @@ function endlessly(res: ServerResponse, first: string): Promise<number> {
   });
 }
 
-async function hostile(endless: "list" | "stream"): Promise<Hostile> {
+const HOSTILE_NAMES = ["__proto__", "constructor", "toString", "a/b", "a\nb", "x".repeat(70), "", "dup", "dup"];
+
+async function hostile(endless: "list" | "stream" | "names" | "none"): Promise<Hostile> {
   const headers: IncomingMessage["headers"][] = [];
   let settle: (bytes: number) => void = () => undefined;
   const done = new Promise<number>((resolve) => {
@@ -81,7 +83,8 @@ async function hostile(endless: "list" | "stream"): Promise<Hostile> {
       return void endlessly(res, `{"jsonrpc":"2.0","id":${message.id},"result":{"tools":[`).then(settle);
     }
     if (message.method === "tools/list") {
-      return json({ tools: [{ name: "echo", description: "echo", inputSchema: { type: "object" } }] });
+      const names = endless === "names" ? [...HOSTILE_NAMES, "echo"] : ["echo"];
+      return json({ tools: names.map((name) => ({ name, description: name, inputSchema: { type: "object" } })) });
     }
     return json({ content: [{ type: "text", text: "echoed" }] });
   });
@@ -141,7 +144,7 @@ describe("a hostile remote over HTTP", () => {
   }, 60_000);
 
   it("the caller's Authorization never reaches the remote; the configured headers do", async () => {
-    const remote = await hostile("none" as never);
+    const remote = await hostile("none");
     const { client } = await gateway(remote.url, { "x-gateway-key": "configured" });
     await client.callTool({ name: "r.echo", arguments: {} });
     expect(remote.headers.length).toBeGreaterThan(0);
@@ -150,5 +153,19 @@ describe("a hostile remote over HTTP", () => {
       expect(JSON.stringify(headers)).not.toContain("the-callers-own-token");
       expect(headers["x-gateway-key"]).toBe("configured");
     }
+  });
+});
+
+describe("a remote whose tool names are hostile", () => {
+  it("lists what core takes, leaves out the rest, and each call reaches the remote under its own name", async () => {
+    const remote = await hostile("names");
+    const { client } = await gateway(remote.url);
+    const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
+    expect(names).toEqual(["local", "r.__proto__", "r.constructor", "r.dup", "r.echo", "r.toString"]);
+    const proto = await client.callTool({ name: "r.__proto__", arguments: {} });
+    expect(proto.content).toEqual([{ type: "text", text: "echoed" }]);
+    expect((await client.callTool({ name: "r.echo", arguments: {} })).content).toEqual([
+      { type: "text", text: "echoed" },
+    ]);
   });
 });
