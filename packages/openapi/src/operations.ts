@@ -86,6 +86,8 @@ export function readOperation(
   bounds: SchemaBounds,
   security: unknown,
 ): Operation | string {
+  // OpenAPI requires it: a path that did not would have its first value written into the base URL's authority.
+  if (!path.startsWith("/")) return `its path ${JSON.stringify(path)} does not begin with "/"`;
   const id = typeof operation.operationId === "string" ? operation.operationId : `${method.toUpperCase()} ${path}`;
   const input = { conversion: { nodes: 0, cuts: new Set<string>() } as Conversion };
   const properties: Record<string, unknown> = {};

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { until } from "../../../scripts/wait.js";
 import { createRemote, type RemoteOptions } from "./index.js";
-import { MAX_NOTE_CHARS, MAX_RELAYED_PER_CALL } from "./notes.js";
+import { MAX_LOGGER_CHARS, MAX_NOTE_CHARS, MAX_RELAYED_PER_CALL } from "./notes.js";
 
 // What the remote says while it serves a call (progress, logs), its list changes in either era, and what it must not
 // be able to do to the gateway (flood it, answer garbage); the gateway driven by the official client over HTTP, whose
@@ -253,7 +253,7 @@ describe("a remote that misbehaves after it connected (stdio)", () => {
 });
 
 describe("notes over time", () => {
-  it("a long progress message or log is relayed cut to 16 KiB", async () => {
+  it("a long progress message or log is relayed cut to 16 KiB, a long logger name to 128 characters", async () => {
     const server = createServer({ name: "long", version: "1.0.0" });
     server.tool({
       name: "long",
@@ -262,6 +262,7 @@ describe("notes over time", () => {
         ctx.progress(1, 1, "p".repeat(100_000));
         ctx.log.info("l".repeat(100_000));
         ctx.log.info({ many: "m".repeat(100_000) });
+        ctx.log.named("n".repeat(100_000)).info("named at length");
         return "said";
       },
     });
@@ -271,7 +272,13 @@ describe("notes over time", () => {
     const heard = await callHeard(await caller(), "r.long");
     expect(textOf(heard.result)).toBe("said");
     expect(String(params(heard.progress[0] as Record<string, unknown>).message)).toHaveLength(MAX_NOTE_CHARS + 1);
-    expect(heard.logs.map((m) => String(params(m).data).length)).toEqual([MAX_NOTE_CHARS + 1, MAX_NOTE_CHARS + 1]);
+    expect(heard.logs.map((m) => String(params(m).data).length)).toEqual([
+      MAX_NOTE_CHARS + 1,
+      MAX_NOTE_CHARS + 1,
+      "named at length".length,
+    ]);
+    // The logger's name is the remote's text too: cut as short as a name is.
+    expect(heard.logs.map((m) => String(params(m).logger ?? "").length)).toEqual([4, 4, MAX_LOGGER_CHARS + 1]);
   });
 
   it.each(ERAS)(

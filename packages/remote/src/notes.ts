@@ -13,6 +13,8 @@ export const MAX_STRAY_LOGS = 100;
 const STRAY_WINDOW_MS = 10_000;
 /** The longest progress message or log data (as JSON text) relayed; past it, cut to this many characters. */
 export const MAX_NOTE_CHARS = 16 * 1024;
+/** The longest logger name a relayed log keeps; past it, cut to this many characters. */
+export const MAX_LOGGER_CHARS = 128;
 const TOKEN_PREFIX = "toolsmith-remote-";
 
 interface Call {
@@ -140,7 +142,8 @@ export class Notes {
     const call = this.#relay(token);
     if (!call) return;
     const level: LogLevel = isLogLevel(params.level) ? params.level : "info";
-    const log = typeof params.logger === "string" ? call.ctx.log.named(params.logger) : call.ctx.log;
+    const log =
+      typeof params.logger === "string" ? call.ctx.log.named(cutText(params.logger, MAX_LOGGER_CHARS)) : call.ctx.log;
     log[level](boundedData(params.data) as never);
   }
 
@@ -165,28 +168,28 @@ export class Notes {
     this.#strays++;
     const level: LogLevel = isLogLevel(params.level) ? params.level : "info";
     const data = params.data;
-    const logger = typeof params.logger === "string" ? ` (${params.logger})` : "";
+    const logger = typeof params.logger === "string" ? ` (${cutText(params.logger, MAX_LOGGER_CHARS)})` : "";
     const text = typeof data === "string" ? data : JSON.stringify(data ?? null);
     this.#log({ level, message: `${this.#label}${logger}: ${text.length > 2000 ? `${text.slice(0, 2000)}…` : text}` });
   }
 
   /**
-   * A fetch for the HTTP transport: a call's answer stream is read as it comes, its logs given to that call's caller
-   * and its answer cut once over `maxBytes` (before the client holds it whole).
+   * A fetch for the HTTP transport: every answer is read as it comes and cut once over `maxBytes` (before the client
+   * holds it whole); a call's logs on its answer stream are given to that call's caller.
    */
   fetch(maxBytes: () => number): typeof fetch {
     return async (input, init) => {
       const response = await fetch(input, init);
+      if (!response.body) return response;
       const token = tokenOf(init?.body);
       const call = token === undefined ? undefined : this.#calls.get(token);
-      if (token === undefined || !call || !response.body) return response;
-      const cut = (message: string) => call.cut.abort(new Error(`${this.#label} ${message}`));
+      // What no call sent (initialize, a list, the standalone GET stream) is bounded too; its logs are left to #take.
       const body = response.body.pipeThrough(
         sseFilter({
           sse: (response.headers.get("content-type") ?? "").includes("text/event-stream"),
           maxBytes: maxBytes(),
-          log: (params) => this.callLog(token, params),
-          cut,
+          ...(token !== undefined && call ? { log: (params) => this.callLog(token, params) } : {}),
+          cut: (message) => call?.cut.abort(new Error(`${this.#label} ${message}`)),
         }),
       );
       return new Response(body, {
@@ -198,8 +201,8 @@ export class Notes {
   }
 }
 
-function cutText(text: string): string {
-  return text.length > MAX_NOTE_CHARS ? `${text.slice(0, MAX_NOTE_CHARS)}…` : text;
+function cutText(text: string, max = MAX_NOTE_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 // A log's data as it came, or, when its JSON text is past the bound, that text cut.

@@ -1,4 +1,4 @@
-// A call's HTTP answer read as it arrives: an event stream split into events (a log taken out for its caller), a
+// An HTTP answer read as it arrives: an event stream split into events (a call's log taken out for its caller), a
 // JSON body counted; once an event or the body passes the bound, the answer is cut before anything holds it whole.
 
 /** Room for the envelope and framing around a result of `maxResultBytes` (its JSON text is checked again after). */
@@ -9,8 +9,8 @@ export interface StreamBounds {
   readonly sse: boolean;
   /** The answer's bound; an event or body past it (plus framing) is cut. */
   readonly maxBytes: number;
-  /** A `notifications/message` read on the stream. */
-  log(params: Record<string, unknown>): void;
+  /** A `notifications/message` read on the stream, taken out of it (without, it passes on). */
+  readonly log?: (params: Record<string, unknown>) => void;
   /** Cut the call: the answer is too large. */
   cut(message: string): void;
 }
@@ -34,9 +34,9 @@ export function sseFilter(bounds: StreamBounds): TransformStream<Uint8Array, Uin
       .filter((line) => line.startsWith("data:"))
       .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5))
       .join("\n");
-    const message = parse(data);
+    const message = bounds.log ? parse(data) : undefined;
     if (message?.method === "notifications/message" && message.id === undefined && isObject(message.params)) {
-      bounds.log(message.params);
+      bounds.log?.(message.params);
       return;
     }
     controller.enqueue(encoder.encode(`${text}\n\n`));
