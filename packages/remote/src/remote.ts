@@ -14,6 +14,7 @@ import { type Backoff, Link, type RemoteEra, type RemoteTarget } from "./link.js
 import { Notes } from "./notes.js";
 import { passThrough } from "./pass-through.js";
 import { FRAMING_BYTES } from "./stream-bounds.js";
+import { DEFAULT_MAX_SUBSCRIPTIONS, Updates } from "./updates.js";
 
 // A remote server as a core Server: its tools registered as the module's own (so a parent's guards, middleware and
 // scopes apply as to local ones), listed again when the remote says its list changed, calls forwarded.
@@ -35,6 +36,8 @@ export type RemoteOptions = RemoteTarget &
     readonly backoff?: Backoff;
     /** The most tools (prompts, resources, templates) taken from the remote (default 10,000 each); past it, a list fails. */
     readonly maxItems?: number;
+    /** The most URIs subscribed on the remote at once for the gateway's subscribers (default 1,000). */
+    readonly maxSubscriptions?: number;
     /** A guard, scopes or middleware for a remote tool, by its name on the remote. */
     readonly tool?: (tool: Tool) => RemoteToolOptions | undefined;
     /** A question that cannot say which call it belongs to (a handshake-era remote on stdio): "refuse" (default). */
@@ -91,6 +94,12 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
   const via = { ...options, notes };
   // A 2026-07-28 remote tells list changes only on a subscriptions/listen stream, which listChanged opens.
   const changed = { autoRefresh: false, debounceMs: 0, onChanged: () => void refresh().catch(() => undefined) };
+  const updates = new Updates(
+    () => link,
+    options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS,
+    (uri) => server.resourceUpdated(uri),
+    (entry) => server.log(entry),
+  );
   const link = new Link({
     target: options,
     era: options.era ?? "auto",
@@ -105,7 +114,9 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
           void refresh().catch(() => undefined);
         });
       }
+      updates.setup(client);
     },
+    connected: (client) => updates.connected(client),
     fetch: notes.fetch(() => options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES),
     maxLineBytes: (options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES) + FRAMING_BYTES,
   });
@@ -176,11 +187,11 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
       add(`prompt ${prompt.name}`, () => server.prompt(promptDefinition(link, prompt, via, listed.completes)));
     }
     for (const resource of listed.resources) {
-      add(`resource ${resource.uri}`, () => server.resource(resourceDefinition(link, resource, via)));
+      add(`resource ${resource.uri}`, () => server.resource(resourceDefinition(link, resource, via, updates.watch)));
     }
     for (const template of listed.templates) {
       add(`template ${template.uriTemplate}`, () =>
-        server.resource(templateDefinition(link, template, via, listed.completes)),
+        server.resource(templateDefinition(link, template, via, listed.completes, updates.watch)),
       );
     }
     everListed = true;
@@ -234,5 +245,12 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
   await refresh().catch((error) => {
     server.log({ level: "warning", message: `${link.label} is not listed yet`, error });
   });
-  return { server, refresh, close: () => link.close() };
+  return {
+    server,
+    refresh,
+    close: () => {
+      updates.close();
+      return link.close();
+    },
+  };
 }
