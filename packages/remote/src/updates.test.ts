@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createServer } from "@toolsmith/core";
 import { listen } from "@toolsmith/transport-http";
@@ -8,6 +9,8 @@ import { createRemote } from "./index.js";
 // The remote's resource updates: a URI is subscribed on the remote (observed there by its resources' watch) while a
 // client of the gateway is subscribed to it, and each update reaches only the gateway's clients subscribed to it.
 // A Toolsmith remote over HTTP and the gateway's callers (the official client over HTTP), each in either era.
+
+const SDK_REMOTE = fileURLToPath(new URL("./sdk-remote.test-util.mjs", import.meta.url));
 
 type Era = "legacy" | { pin: "2026-07-28" };
 const ERAS: [string, Era][] = [
@@ -152,5 +155,34 @@ describe.each(ERAS)("the remote's subscriptions, remote in the %s", (_, remoteEr
     await until(() => remote.events.length === 2, "two subscribed");
     expect(remote.events).toEqual(["watch notes://1", "watch notes://2"]);
     expect(logged.filter((m) => m.includes("not subscribed there"))).toHaveLength(1);
+  });
+});
+
+describe.each(ERAS)("the official SDK v2 as the remote on stdio, in the %s", (_, remoteEra) => {
+  it("is subscribed while a caller is, and its updates reach that caller only", async () => {
+    const remote = await createRemote({ command: process.execPath, args: [SDK_REMOTE, "--subscribe"], era: remoteEra });
+    open.push(remote);
+    const app = createServer({ name: "gateway", version: "1.0.0" });
+    app.mount("r", remote.server);
+    const http = await listen(app, { port: 0, log: null });
+    open.push(http);
+    const a = await caller(http.url, "legacy");
+    const b = await caller(http.url, { pin: "2026-07-28" });
+    const text = async (name: string, args: Record<string, unknown> = {}) =>
+      ((await a.client.callTool({ name, arguments: args })).content as { text: string }[])[0]?.text;
+    const stopA = await a.subscribe("info://about");
+    await b.subscribe("item://beta");
+    if (remoteEra === "legacy") {
+      await until(async () => (await text("r.subscribed")) === "info://about item://beta", "the SDK remote subscribed");
+    }
+    await text("r.touch", { uri: "info://about" });
+    await text("r.touch", { uri: "item://beta" });
+    await until(() => a.heard.length === 1 && b.heard.length === 1, "both told");
+    expect(a.heard).toEqual(["info://about"]);
+    expect(b.heard).toEqual(["item://beta"]);
+    await stopA();
+    if (remoteEra === "legacy") {
+      await until(async () => (await text("r.subscribed")) === "item://beta", "the SDK remote unsubscribed");
+    }
   });
 });
