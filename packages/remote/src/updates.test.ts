@@ -50,6 +50,7 @@ async function gateway(url: string, remoteEra: Era) {
 
 interface Caller {
   client: Client;
+  transport: StreamableHTTPClientTransport;
   heard: string[];
   subscribe(uri: string): Promise<() => Promise<unknown>>;
 }
@@ -58,7 +59,8 @@ async function caller(url: string, era: Era): Promise<Caller> {
   const client = new Client({ name: "test", version: "1.0.0" }, { versionNegotiation: { mode: era } });
   const heard: string[] = [];
   client.setNotificationHandler(UPDATED, (n) => void heard.push(n.params.uri));
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
   open.push(client);
   const subscribe = async (uri: string) => {
     if (era === "legacy") {
@@ -68,7 +70,7 @@ async function caller(url: string, era: Era): Promise<Caller> {
     const stream = await client.listen({ resourceSubscriptions: [uri] });
     return () => stream.close();
   };
-  return { client, heard, subscribe };
+  return { client, transport, heard, subscribe };
 }
 
 describe.each(ERAS)("the remote's resource updates, remote in the %s", (_, remoteEra) => {
@@ -119,6 +121,34 @@ describe.each(ERAS)("the remote's subscriptions, remote in the %s", (_, remoteEr
     await stopB();
     await until(() => remote.events.includes("stop notes://1"), "the remote unsubscribed");
     expect(remote.events).toEqual(["watch notes://1", "stop notes://1"]);
+  });
+
+  it("subscribed, unsubscribed and subscribed again, the remote ends subscribed", async () => {
+    const remote = await remoteServer();
+    const { http } = await gateway(remote.http.url, remoteEra);
+    const a = await caller(http.url, "legacy");
+    await a.client.readResource({ uri: "board://today" });
+    await a.subscribe("board://today");
+    await a.client.unsubscribeResource({ uri: "board://today" });
+    await a.subscribe("board://today");
+    await until(() => remote.events.length === 3, "subscribed, unsubscribed, subscribed");
+    expect(remote.events).toEqual(["watch board://today", "stop board://today", "watch board://today"]);
+    remote.app.resourceUpdated("board://today");
+    await until(() => a.heard.length === 1, "a told");
+  });
+
+  it("a caller that goes without unsubscribing (its session ended, its stream closed) ends the remote's subscription", async () => {
+    const remote = await remoteServer();
+    const { http } = await gateway(remote.http.url, remoteEra);
+    const a = await caller(http.url, "legacy");
+    const b = await caller(http.url, { pin: "2026-07-28" });
+    await a.subscribe("notes://1");
+    await b.subscribe("notes://2");
+    await until(() => remote.events.length === 2, "the remote subscribed both");
+    await a.transport.terminateSession();
+    await until(() => remote.events.includes("stop notes://1"), "notes://1 unsubscribed");
+    await b.client.close();
+    await until(() => remote.events.includes("stop notes://2"), "notes://2 unsubscribed");
   });
 
   it("a remote that went away and came back is subscribed again, and its updates heard", async () => {

@@ -19,6 +19,8 @@ export class Updates {
   // Each watched URI and the client it is subscribed on (undefined: not subscribed now), with how to stop it there.
   readonly #watched = new Map<string, { client?: Client; stop?: Promise<(() => Promise<unknown>) | undefined> }>();
 
+  // Each URI's unsubscribe on the remote while it is under way.
+  readonly #stopping = new Map<string, Promise<void>>();
   // After a stream the remote ended, the wait before connecting again (doubling; reset by an update heard).
   #lostWait = 0;
   #again: ReturnType<typeof setTimeout> | undefined;
@@ -64,7 +66,18 @@ export class Updates {
     return () => {
       const watched = this.#watched.get(uri);
       this.#watched.delete(uri);
-      void watched?.stop?.then((stop) => stop?.()).catch(() => undefined);
+      if (!watched?.stop) return;
+      // A subscribe of the same URI after it waits for this unsubscribe, so the remote never ends unsubscribed.
+      const stopped: Promise<void> = watched.stop
+        .then((stop) => stop?.())
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .finally(() => {
+          if (this.#stopping.get(uri) === stopped) this.#stopping.delete(uri);
+        });
+      this.#stopping.set(uri, stopped);
     };
   };
 
@@ -72,11 +85,14 @@ export class Updates {
     const watched = this.#watched.get(uri);
     if (!watched || !client.getServerCapabilities()?.resources?.subscribe) return;
     watched.client = client;
-    watched.stop = this.#open(uri, client).catch((error: unknown) => {
-      if (this.#watched.get(uri) === watched) watched.client = undefined;
-      this.#log({ level: "warning", message: `${this.#link().label}: subscribing to ${uri} failed`, error });
-      return undefined;
-    });
+    const after = this.#stopping.get(uri) ?? Promise.resolve();
+    watched.stop = after
+      .then(() => this.#open(uri, client))
+      .catch((error: unknown) => {
+        if (this.#watched.get(uri) === watched) watched.client = undefined;
+        this.#log({ level: "warning", message: `${this.#link().label}: subscribing to ${uri} failed`, error });
+        return undefined;
+      });
   }
 
   // 2026-07-28: a listen stream naming the URI; the handshake era: resources/subscribe.
