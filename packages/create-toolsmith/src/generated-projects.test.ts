@@ -39,7 +39,9 @@ afterAll(async () => {
 async function inspect(target: string[], cwd: string, ...args: string[]): Promise<Record<string, unknown>> {
   const { stdout } = await ok(
     NODE22,
-    [INSPECTOR, "--cli", ...target, ...args],
+    // The Inspector gives a server 15 s to connect by default; a stdio server built a moment ago can take longer to
+    // start on a busy machine (seen in CI at load 20).
+    [INSPECTOR, "--cli", "--connect-timeout", "120000", ...target, ...args],
     cwd,
     cleanEnv({ MCP_CATALOG_PATH: catalog }),
   );

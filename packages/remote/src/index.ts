@@ -1,4 +1,10 @@
 export type { UntiedQuestions } from "./ask.js";
 export type { RemoteBounds } from "./forward.js";
 export { type Backoff, type RemoteEra, type RemoteTarget, RemoteUnavailable } from "./link.js";
-export { createRemote, type Remote, type RemoteOptions, type RemoteToolOptions } from "./remote.js";
+export {
+  createRemote,
+  type Remote,
+  type RemoteItemOptions,
+  type RemoteOptions,
+  type RemoteToolOptions,
+} from "./remote.js";

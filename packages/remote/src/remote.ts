@@ -19,11 +19,25 @@ import { DEFAULT_MAX_SUBSCRIPTIONS, Updates } from "./updates.js";
 // A remote server as a core Server: its tools registered as the module's own (so a parent's guards, middleware and
 // scopes apply as to local ones), listed again when the remote says its list changed, calls forwarded.
 
-/** What the parent adds to one of the remote's tools. */
-export interface RemoteToolOptions {
+/** What the parent adds to one of the remote's tools, prompts, resources or templates. */
+export interface RemoteItemOptions {
   readonly guard?: Guard;
   readonly scopes?: readonly string[];
   readonly use?: ToolDefinition["use"];
+}
+
+/** What the parent adds to one of the remote's tools. */
+export type RemoteToolOptions = RemoteItemOptions;
+
+/** The guard, scopes and middleware of `given`, nothing else (a handler or name in it is not taken). */
+function served(given: RemoteItemOptions | undefined): RemoteItemOptions {
+  if (!given) return {};
+  const { guard, scopes, use } = given;
+  return {
+    ...(guard === undefined ? {} : { guard }),
+    ...(scopes === undefined ? {} : { scopes }),
+    ...(use === undefined ? {} : { use }),
+  };
 }
 
 /** A remote MCP server and how to serve it. */
@@ -31,6 +45,12 @@ export type RemoteOptions = RemoteTarget &
   RemoteBounds & {
     /** How the module names itself (default: the URL or command). */
     readonly name?: string;
+    /**
+     * A server to register the remote's items on as its own, unprefixed (a gateway in front of one remote); by
+     * default the remote gets a server of its own, to mount under a prefix. An item whose name or URI the server
+     * already has is left out, with a warning logged.
+     */
+    readonly into?: Server;
     /** Which era to speak to the remote (default "auto"). */
     readonly era?: RemoteEra;
     readonly backoff?: Backoff;
@@ -40,6 +60,10 @@ export type RemoteOptions = RemoteTarget &
     readonly maxSubscriptions?: number;
     /** A guard, scopes or middleware for a remote tool, by its name on the remote. */
     readonly tool?: (tool: Tool) => RemoteToolOptions | undefined;
+    /** A guard, scopes or middleware for a remote prompt, by its name on the remote. */
+    readonly prompt?: (prompt: Prompt) => RemoteItemOptions | undefined;
+    /** A guard, scopes or middleware for a remote resource or resource template (`"uriTemplate" in item`). */
+    readonly resource?: (item: Resource | ResourceTemplate) => RemoteItemOptions | undefined;
     /** A question that cannot say which call it belongs to (a handshake-era remote on stdio): "refuse" (default). */
     readonly untiedQuestions?: UntiedQuestions;
     /** Further options for the official client that speaks to the remote. */
@@ -48,6 +72,7 @@ export type RemoteOptions = RemoteTarget &
 
 /** A remote served as a module: mount `server`; `close()` ends the connection. */
 export interface Remote {
+  /** The server the remote's items are on: its own, to mount, or the one given as `into`. */
   readonly server: Server;
   /** Lists the remote's tools again now (it also happens on the remote's list change and on a list after a failure). */
   refresh(): Promise<void>;
@@ -83,7 +108,7 @@ function labelOf(options: RemoteOptions): string {
  * ```
  */
 export async function createRemote(options: RemoteOptions): Promise<Remote> {
-  const server = createServer({ name: options.name ?? "remote", version: "1.0.0" });
+  const server = options.into ?? createServer({ name: options.name ?? "remote", version: "1.0.0" });
   const maxItems = options.maxItems ?? 10_000;
   const handles = new Map<string, { remove(): void }>();
   let everListed = false;
@@ -184,14 +209,27 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
       add(`tool ${tool.name}`, () => server.tool(toolDefinition(tool)));
     }
     for (const prompt of listed.prompts) {
-      add(`prompt ${prompt.name}`, () => server.prompt(promptDefinition(link, prompt, via, listed.completes)));
+      add(`prompt ${prompt.name}`, () =>
+        server.prompt({
+          ...promptDefinition(link, prompt, via, listed.completes),
+          ...served(options.prompt?.(prompt)),
+        }),
+      );
     }
     for (const resource of listed.resources) {
-      add(`resource ${resource.uri}`, () => server.resource(resourceDefinition(link, resource, via, updates.watch)));
+      add(`resource ${resource.uri}`, () =>
+        server.resource({
+          ...resourceDefinition(link, resource, via, updates.watch),
+          ...served(options.resource?.(resource)),
+        }),
+      );
     }
     for (const template of listed.templates) {
       add(`template ${template.uriTemplate}`, () =>
-        server.resource(templateDefinition(link, template, via, listed.completes, updates.watch)),
+        server.resource({
+          ...templateDefinition(link, template, via, listed.completes, updates.watch),
+          ...served(options.resource?.(template)),
+        }),
       );
     }
     everListed = true;
@@ -206,7 +244,7 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
       ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
       input: passThrough(tool.inputSchema) as never,
       ...(tool.outputSchema === undefined ? {} : { output: passThrough(tool.outputSchema) }),
-      ...(options.tool?.(tool) ?? {}),
+      ...served(options.tool?.(tool)),
       handler: (args: unknown, ctx) => callTool(link, tool.name, args, ctx, via),
     };
   }

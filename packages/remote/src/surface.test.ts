@@ -7,6 +7,7 @@ const TYPES = [
   "Remote",
   "RemoteBounds",
   "RemoteEra",
+  "RemoteItemOptions",
   "RemoteOptions",
   "RemoteTarget",
   "RemoteToolOptions",

@@ -1,0 +1,168 @@
+// A tools/call forwarded by a gateway (@toolsmith/remote, the remote's tools registered unprefixed) against the same
+// call made straight to the remote (servers/http-toolsmith.mjs), over Streamable HTTP, in both eras, interleaved:
+// each round starts a remote and a gateway in front of it and measures both paths, in turn. Usage:
+// node bench/remote.mjs [--rounds 5 --calls 2000 --requests 10000 --connections 16]
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { rawConnection } from "./http-client.mjs";
+import { drive, openLane, postAsync } from "./http-load.mjs";
+import { benchOptions } from "./options.mjs";
+
+const { values } = benchOptions(
+  {
+    // Sequential calls, one in flight, for latency.
+    calls: { type: "string", default: "2000" },
+    // Calls for throughput, one in flight per connection.
+    requests: { type: "string", default: "10000" },
+    connections: { type: "string", default: "16" },
+    warmup: { type: "string", default: "500" },
+    era: { type: "string" },
+  },
+  { rounds: "5" },
+);
+const ROUNDS = Number(values.rounds);
+const CALLS = Number(values.calls);
+const REQUESTS = Number(values.requests);
+const CONNECTIONS = Number(values.connections);
+const WARMUP = Number(values.warmup);
+const ERAS = ["2026-07-28", "2025-11-25"];
+if (values.era !== undefined && !ERAS.includes(values.era)) throw new Error(`--era ${ERAS.join("|")}`);
+const MEASURED_ERAS = values.era ? [values.era] : ERAS;
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const REMOTE = here("./servers/http-toolsmith.mjs");
+const GATEWAY = here("./servers/http-gateway.mjs");
+
+// With taskset, the servers (remote and gateway) run on core 0 and this load generator on core 1.
+const PIN = spawnSync("taskset", ["-cp", "1", String(process.pid)], { stdio: "ignore" }).status === 0;
+
+/** A spawned server, up once it says its URL on stdout. */
+async function start(file, args) {
+  const full = [file, "--port", "0", ...args];
+  const command = PIN ? ["taskset", ["-c", "0", process.execPath, ...full]] : [process.execPath, full];
+  const child = spawn(command[0], command[1], { stdio: ["ignore", "pipe", "inherit"] });
+  let seen = "";
+  const url = await new Promise((resolve, reject) => {
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk) => {
+      seen += chunk;
+      const listening = /listening on (http:\/\/\S+)/.exec(seen);
+      if (listening) resolve(new URL(listening[1]));
+    });
+    child.once("exit", (code) => reject(new Error(`${file} exited (${code}) before listening`)));
+  });
+  const sockets = [];
+  return {
+    url,
+    connect() {
+      const connection = rawConnection(url);
+      sockets.push(connection.socket);
+      return connection;
+    },
+    async stop() {
+      for (const socket of sockets) socket.destroy();
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** Latency of `CALLS` calls one after another (each reply checked), as median and p99 in ms. */
+async function latency(s, era) {
+  const lane = await openLane(s, era);
+  await drive(s, [lane], { count: WARMUP, first: 2_000_000 });
+  const times = [];
+  for (let a = 0; a < CALLS; a++) {
+    const t0 = performance.now();
+    const { response, text } = await postAsync(s, lane, lane.body(a));
+    times.push(performance.now() - t0);
+    if (response.statusCode !== 200 || !text.includes(`"text":"${a + 1}"`)) {
+      throw new Error(`bad reply to call ${a}: ${response.statusCode} ${text}`);
+    }
+  }
+  times.sort((x, y) => x - y);
+  return { median: times[Math.floor(times.length / 2)], p99: times[Math.floor(times.length * 0.99)] };
+}
+
+/** Calls per second with `CONNECTIONS` lanes, one call in flight each. */
+async function throughput(s, era) {
+  const lanes = [];
+  for (let i = 0; i < CONNECTIONS; i++) lanes.push(await openLane(s, era));
+  await drive(s, lanes, { count: WARMUP, first: 1_000_000 });
+  const t0 = performance.now();
+  await drive(s, lanes, { count: REQUESTS });
+  return REQUESTS / ((performance.now() - t0) / 1000);
+}
+
+const median = (list) => [...list].sort((x, y) => x - y)[Math.floor(list.length / 2)];
+const results = new Map(); // era → { direct: [...], gateway: [...], ratios: [...] }
+const loads = [];
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const era of MEASURED_ERAS) {
+    const remote = await start(REMOTE, []);
+    const gateway = await start(GATEWAY, [
+      "--remote",
+      remote.url.href,
+      "--era",
+      era === "2026-07-28" ? "2026-07-28" : "legacy",
+    ]);
+    try {
+      // Every other round the other path first: a machine that speeds up or slows down favours neither.
+      const paths =
+        round % 2
+          ? [
+              ["direct", remote],
+              ["gateway", gateway],
+            ]
+          : [
+              ["gateway", gateway],
+              ["direct", remote],
+            ];
+      const measured = {};
+      for (const [name, s] of paths) measured[name] = { ...(await latency(s, era)), rate: await throughput(s, era) };
+      loads.push(loadavg()[0]);
+      const { direct, gateway: through } = measured;
+      const ratio = {
+        latency: through.median / direct.median,
+        extraHops: (through.median - direct.median) / direct.median,
+        rate: through.rate / direct.rate,
+      };
+      const entry = results.get(era) ?? { direct: [], gateway: [], ratio: [] };
+      entry.direct.push(direct);
+      entry.gateway.push(through);
+      entry.ratio.push(ratio);
+      results.set(era, entry);
+      process.stderr.write(
+        `round ${round} ${era}: direct ${direct.median.toFixed(3)} ms (p99 ${direct.p99.toFixed(3)}), ${direct.rate.toFixed(0)}/s; gateway ${through.median.toFixed(3)} ms (p99 ${through.p99.toFixed(3)}), ${through.rate.toFixed(0)}/s; latency ×${ratio.latency.toFixed(2)} (extra = ${ratio.extraHops.toFixed(2)} hops), throughput ×${ratio.rate.toFixed(2)}; load ${loads.at(-1).toFixed(1)}\n`,
+      );
+    } finally {
+      await gateway.stop();
+      await remote.stop();
+    }
+  }
+}
+
+const lines = [
+  `# A forwarded tools/call: gateway vs the remote straight`,
+  "",
+  `${ROUNDS} rounds, ${CALLS} sequential calls (latency) and ${REQUESTS} calls on ${CONNECTIONS} connections (throughput) per path, ${PIN ? "servers on core 0, load generator on core 1" : "not pinned"}; 1-minute load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}.`,
+  "Medians of the rounds. *Extra hops*: (gateway − direct) / direct median latency, the issue's bar being ≤ 1.00 (a forwarded call costs at most one extra hop).",
+  "",
+  "| era | direct median ms (p99) | gateway median ms (p99) | latency ratio | extra hops | direct calls/s | gateway calls/s | throughput ratio | bar |",
+  "|---|---|---|---|---|---|---|---|---|",
+];
+for (const [era, { direct, gateway, ratio }] of results) {
+  const m = (list, field) => median(list.map((item) => item[field]));
+  const extra = m(ratio, "extraHops");
+  lines.push(
+    `| ${era} | ${m(direct, "median").toFixed(3)} (${m(direct, "p99").toFixed(3)}) | ${m(gateway, "median").toFixed(3)} (${m(gateway, "p99").toFixed(3)}) | ${m(ratio, "latency").toFixed(2)} | ${extra.toFixed(2)} (rounds ${ratio.map((r) => r.extraHops.toFixed(2)).join(", ")}) | ${m(direct, "rate").toFixed(0)} | ${m(gateway, "rate").toFixed(0)} | ${m(ratio, "rate").toFixed(2)} | ${extra <= 1 ? "met" : "NOT met"} |`,
+  );
+}
+const report = `${lines.join("\n")}\n`;
+process.stdout.write(report);
+mkdirSync(here("./results"), { recursive: true });
+writeFileSync(here("./results/remote-latest.md"), report);
