@@ -137,6 +137,29 @@ describe.each(ERAS)("the remote's subscriptions, remote in the %s", (_, remoteEr
     await until(() => a.heard.length === 1, "a told");
   });
 
+  it("a resource its guard hides from the caller is not subscribed on the remote for it, and its updates not told", async () => {
+    const remote = await remoteServer();
+    const created = await createRemote({
+      url: remote.http.url,
+      era: remoteEra,
+      resource: (item) => ("uri" in item && item.uri === "board://today" ? { guard: () => false } : undefined),
+    });
+    open.push(created);
+    const app = createServer({ name: "gateway", version: "1.0.0" });
+    app.mount("r", created.server);
+    const http = await listen(app, { port: 0, log: null });
+    open.push(http);
+    const a = await caller(http.url, "legacy");
+    await a.subscribe("board://today");
+    await a.subscribe("notes://1");
+    await until(() => remote.events.includes("watch notes://1"), "notes://1 subscribed");
+    expect(remote.events).toEqual(["watch notes://1"]);
+    remote.app.resourceUpdated("board://today");
+    remote.app.resourceUpdated("notes://1");
+    await until(() => a.heard.length === 1, "a told of notes://1");
+    expect(a.heard).toEqual(["notes://1"]);
+  });
+
   it("a caller that goes without unsubscribing (its session ended, its stream closed) ends the remote's subscription", async () => {
     const remote = await remoteServer();
     const { http } = await gateway(remote.http.url, remoteEra);
