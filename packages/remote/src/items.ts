@@ -88,7 +88,15 @@ function read(link: Link, via: Forwarding, uri: string, ctx: RequestContext) {
   );
 }
 
-export function resourceDefinition(link: Link, resource: Resource, via: Forwarding): StaticResourceDefinition {
+/** Subscribes a URI on the remote until the returned stop (updates.ts). */
+type Watch = (uri: string) => () => void;
+
+export function resourceDefinition(
+  link: Link,
+  resource: Resource,
+  via: Forwarding,
+  watch: Watch,
+): StaticResourceDefinition {
   const { uri, name, title, description, mimeType } = resource;
   return {
     uri,
@@ -96,6 +104,7 @@ export function resourceDefinition(link: Link, resource: Resource, via: Forwardi
     ...(title === undefined ? {} : { title }),
     ...(description === undefined ? {} : { description }),
     ...(mimeType === undefined ? {} : { mimeType }),
+    watch,
     handler: (ctx) => read(link, via, uri, ctx),
   };
 }
@@ -105,6 +114,7 @@ export function templateDefinition(
   template: ResourceTemplate,
   via: Forwarding,
   completes: boolean,
+  watch: Watch,
 ): ResourceTemplateDefinition {
   const { uriTemplate, name, title, description, mimeType } = template;
   const variables = [...uriTemplate.matchAll(/\{[+#./;?&]?([^}]+)\}/g)].flatMap((m) =>
@@ -120,6 +130,7 @@ export function templateDefinition(
     ...(completes && variables.length > 0
       ? { complete: Object.fromEntries(variables.map((v) => [v, completer(link, via, ref, v)])) }
       : {}),
+    watch,
     handler: (_variables, ctx, uri) => read(link, via, uri, ctx),
   };
 }

@@ -48,6 +48,8 @@ export interface LinkOptions {
   readonly untiedQuestions: UntiedQuestions;
   /** Called with each new client before it connects (notification handlers). */
   readonly setup: (client: Client) => void;
+  /** Called with each new client once connected. */
+  readonly connected?: (client: Client) => void;
   /** The fetch the HTTP transport uses. */
   readonly fetch?: typeof fetch;
   /** The longest line the stdio transport reads (past it, it closes the connection). */
@@ -145,6 +147,7 @@ export class Link {
       throw new RemoteUnavailable(`${this.label} is closed`);
     }
     this.#client = client;
+    this.#options.connected?.(client);
     return client;
   }
 

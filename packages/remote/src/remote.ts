@@ -14,6 +14,7 @@ import { type Backoff, Link, type RemoteEra, type RemoteTarget } from "./link.js
 import { Notes } from "./notes.js";
 import { passThrough } from "./pass-through.js";
 import { FRAMING_BYTES } from "./stream-bounds.js";
+import { DEFAULT_MAX_SUBSCRIPTIONS, Updates } from "./updates.js";
 
 // A remote server as a core Server: its tools registered as the module's own (so a parent's guards, middleware and
 // scopes apply as to local ones), listed again when the remote says its list changed, calls forwarded.
@@ -55,6 +56,8 @@ export type RemoteOptions = RemoteTarget &
     readonly backoff?: Backoff;
     /** The most tools (prompts, resources, templates) taken from the remote (default 10,000 each); past it, a list fails. */
     readonly maxItems?: number;
+    /** The most URIs subscribed on the remote at once for the gateway's subscribers (default 1,000). */
+    readonly maxSubscriptions?: number;
     /** A guard, scopes or middleware for a remote tool, by its name on the remote. */
     readonly tool?: (tool: Tool) => RemoteToolOptions | undefined;
     /** A guard, scopes or middleware for a remote prompt, by its name on the remote. */
@@ -116,6 +119,12 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
   const via = { ...options, notes };
   // A 2026-07-28 remote tells list changes only on a subscriptions/listen stream, which listChanged opens.
   const changed = { autoRefresh: false, debounceMs: 0, onChanged: () => void refresh().catch(() => undefined) };
+  const updates = new Updates(
+    () => link,
+    options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS,
+    (uri) => server.resourceUpdated(uri),
+    (entry) => server.log(entry),
+  );
   const link = new Link({
     target: options,
     era: options.era ?? "auto",
@@ -130,7 +139,9 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
           void refresh().catch(() => undefined);
         });
       }
+      updates.setup(client);
     },
+    connected: (client) => updates.connected(client),
     fetch: notes.fetch(() => options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES),
     maxLineBytes: (options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES) + FRAMING_BYTES,
   });
@@ -207,13 +218,16 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
     }
     for (const resource of listed.resources) {
       add(`resource ${resource.uri}`, () =>
-        server.resource({ ...resourceDefinition(link, resource, via), ...served(options.resource?.(resource)) }),
+        server.resource({
+          ...resourceDefinition(link, resource, via, updates.watch),
+          ...served(options.resource?.(resource)),
+        }),
       );
     }
     for (const template of listed.templates) {
       add(`template ${template.uriTemplate}`, () =>
         server.resource({
-          ...templateDefinition(link, template, via, listed.completes),
+          ...templateDefinition(link, template, via, listed.completes, updates.watch),
           ...served(options.resource?.(template)),
         }),
       );
@@ -269,5 +283,12 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
   await refresh().catch((error) => {
     server.log({ level: "warning", message: `${link.label} is not listed yet`, error });
   });
-  return { server, refresh, close: () => link.close() };
+  return {
+    server,
+    refresh,
+    close: () => {
+      updates.close();
+      return link.close();
+    },
+  };
 }

@@ -5,6 +5,8 @@ import { z } from "zod";
 
 // The remote in remote.test.ts: a server of the official SDK v2 as its docs write one, on its stdio, or with
 // `--http` over Streamable HTTP (`createMcpHandler`, both eras, the 2025 era stateless) on a free port it prints.
+const subscribed = new Set();
+
 function factory() {
   const server = new McpServer(
     { name: "sdk-remote", version: "1.0.0" },
@@ -12,7 +14,8 @@ function factory() {
       capabilities: {
         tools: {},
         prompts: {},
-        resources: {},
+        // With --subscribe (updates.test.ts): resource subscriptions, kept by the handlers below.
+        resources: process.argv.includes("--subscribe") ? { subscribe: true } : {},
         completions: {},
         ...(process.argv.includes("--steps") ? { logging: {} } : {}),
       },
@@ -55,6 +58,27 @@ function factory() {
         return { content: [{ type: "text", text: word }] };
       },
     );
+  if (process.argv.includes("--subscribe")) {
+    server.server.setRequestHandler("resources/subscribe", async (request) => {
+      subscribed.add(request.params.uri);
+      return {};
+    });
+    server.server.setRequestHandler("resources/unsubscribe", async (request) => {
+      subscribed.delete(request.params.uri);
+      return {};
+    });
+    server.registerTool("subscribed", { description: "The URIs subscribed", inputSchema: z.object({}) }, async () => ({
+      content: [{ type: "text", text: [...subscribed].join(" ") }],
+    }));
+    server.registerTool(
+      "touch",
+      { description: "Tells of an update", inputSchema: z.object({ uri: z.string() }) },
+      async ({ uri }) => {
+        await server.server.sendResourceUpdated({ uri });
+        return { content: [{ type: "text", text: "touched" }] };
+      },
+    );
+  }
   server.registerPrompt(
     "greet",
     { description: "Greets someone", argsSchema: z.object({ name: z.string() }) },

@@ -126,6 +126,7 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     if (this.#closed) return;
     this.#closed = true;
     if (this.#attached) this.#core.detach(this);
+    this.#subscriptions?.close();
     // A session of the connection's own ends with it, and its store with it (when it has one).
     const own = this.#eras.ownSession;
     if (own !== undefined) this.#core.storeHub.clearSession(own);
@@ -237,16 +238,17 @@ export class Connection implements ContextPort, ConnectionControl, ConnectionLis
     const refused = subscriptionUriRefusal(uri);
     if (refused) throw refused;
     // A connection that hears no changes never tells an update: its session's engine alone keeps (and bounds) them.
-    if (!this.#hearsChanges) return this.#tell({ kind: "subscribe", uri }, () => {});
-    const subscriptions = this.#subs();
-    subscriptions.admit(uri);
     // Kept while subscribed: who asked (for the reads it may make), never the request itself.
     const caller = ctx.callerOnly();
+    const subscriptions = this.#subs();
+    // Its resource's watch is still held here, while this connection of the session lasts.
+    if (!this.#hearsChanges) return this.#tell({ kind: "subscribe", uri }, () => subscriptions.watch(uri, caller));
+    subscriptions.admit(uri);
     return this.#tell({ kind: "subscribe", uri }, () => subscriptions.subscribe(uri, caller));
   }
 
   unsubscribe(uri: string): MaybePromise<void> {
-    if (!this.#hearsChanges) return this.#tell({ kind: "unsubscribe", uri }, () => {});
+    if (!this.#hearsChanges) return this.#tell({ kind: "unsubscribe", uri }, () => this.#subs().unwatch(uri));
     return this.#tell({ kind: "unsubscribe", uri }, () => this.#subs().unsubscribe(uri));
   }
 

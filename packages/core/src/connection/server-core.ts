@@ -11,6 +11,7 @@ import type { ToolSearch } from "../registry/tool-search.js";
 import type { MaybePromise } from "../wire/maybe.js";
 import type { Sealer } from "../wire/seal.js";
 import type { Implementation } from "../wire/types.js";
+import type { ResourceWatches } from "./resource-watches.js";
 
 /** What a connection is told by its server: list changes and resource updates, to pass on to its client. */
 export interface ConnectionListener {
@@ -55,6 +56,8 @@ export interface ServerCore extends KeepHost {
   readonly clientRequestTimeoutMs: number;
   /** Its tasks (the tasks extension). */
   readonly tasks: TaskService;
+  /** The URIs its clients are subscribed to here, counted: a resource's `watch` runs while any is. */
+  readonly watches: ResourceWatches;
   /** Its store (`ctx.store`). */
   readonly storeHub: StoreHub;
   /** Its search surface (`createServer({ toolSearch })`), if it lists one instead of every tool. */

@@ -23,6 +23,8 @@ export class Subscriptions {
   readonly #out: Outlet;
   // A subscription remembers who subscribed: an update goes only to a caller who may read the resource.
   readonly #subscriptions = new Map<string, RequestContextImpl>();
+  // Each subscribed URI's hold on its resource's `watch` (resource-watches.ts).
+  readonly #held = new Map<string, () => void>();
   // The UTF-8 bytes of the subscribed URIs together.
   #bytes = 0;
   readonly #listens = new Map<string, Listen>();
@@ -36,6 +38,21 @@ export class Subscriptions {
     this.admit(uri);
     if (!this.#subscriptions.has(uri)) this.#bytes += utf8Length(uri);
     this.#subscriptions.set(uri, ctx);
+    this.watch(uri, ctx);
+  }
+
+  /** Hold the watch of `uri`'s resource while subscribed (a session's engine may keep the subscription itself). */
+  watch(uri: string, ctx: RequestContextImpl): void {
+    if (!this.#held.has(uri)) this.#held.set(uri, this.#hold(uri, ctx));
+  }
+
+  unwatch(uri: string): void {
+    this.#held.get(uri)?.();
+    this.#held.delete(uri);
+  }
+
+  #hold(uri: string, ctx: RequestContextImpl): () => void {
+    return this.#core.watches.hold(uri, this.#core.router.watcherOf(uri, ctx));
   }
 
   /** Throws what `subscribe` would refuse `uri` with (checked before a session change is told). */
@@ -54,6 +71,13 @@ export class Subscriptions {
 
   unsubscribe(uri: string): void {
     if (this.#subscriptions.delete(uri)) this.#bytes -= utf8Length(uri);
+    this.unwatch(uri);
+  }
+
+  /** The connection closed: its subscriptions hold no resource's watch any more (its listen streams end with it). */
+  close(): void {
+    for (const release of this.#held.values()) release();
+    this.#held.clear();
   }
 
   /** Acknowledge what of the filter this server can honour, and keep the stream open until it ends. */
@@ -81,8 +105,12 @@ export class Subscriptions {
     tasks?.start((task) => this.#out.notify("notifications/tasks", { ...task, _meta: meta }, id, ctx.tag));
     return new Promise((resolve) => {
       // Ended by the server (its closing result) or by a cancellation (no reply): the stream stops either way.
+      // As many URIs held as a session may subscribe to, each once; the rest are told of updates all the same.
+      const uris = new Set((honoured.resourceSubscriptions ?? []).filter((uri) => !subscriptionUriRefusal(uri)));
+      const holds = [...uris].slice(0, SESSION_BOUNDS.subscriptions).map((uri) => this.#hold(uri, ctx));
       const end = () => {
         tasks?.stop();
+        for (const release of holds.splice(0)) release();
         if (this.#listens.get(key)?.filter === honoured) this.#listens.delete(key);
         resolve({ _meta: meta });
       };

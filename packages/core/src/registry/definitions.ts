@@ -88,6 +88,11 @@ export interface ToolDefinition<I extends InputSchema | undefined = InputSchema 
 interface ResourceServed extends Served {
   /** Caching hint for 2026-07-28 reads; the server's default otherwise. */
   cache?: CacheHint;
+  /**
+   * Called when this process gains the first subscriber of a URI this serves (a `resources/subscribe`, or a
+   * `subscriptions/listen` naming it), and its result when the last one goes; to follow a source only while heard.
+   */
+  watch?: (uri: string) => () => void;
 }
 
 /** A resource at one fixed URI. */

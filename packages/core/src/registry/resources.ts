@@ -57,6 +57,23 @@ export function canRead(router: ResourceRouter, uri: string, ctx: RequestContext
   return resolve(router, uri, ctx, NO_PARAMS) !== undefined;
 }
 
+/** The `watch` of what serves `uri` to this caller, here or in a module; undefined when none has one. */
+export function watcherOf(
+  router: ResourceRouter,
+  uri: string,
+  ctx: RequestContext,
+): ((uri: string) => () => void) | undefined {
+  const fixed = router.resources.get(uri);
+  if (fixed && allows(fixed.definition.guard, ctx, router.report)) return fixed.definition.watch;
+  for (const { definition, template } of router.templates.enabled()) {
+    if (allows(definition.guard, ctx, router.report) && template.match(uri)) return definition.watch;
+  }
+  for (const mount of router.modules.list) {
+    if (canRead(mount.router, uri, ctx)) return watcherOf(mount.router, uri, ctx);
+  }
+  return undefined;
+}
+
 // Who serves `uri` for this caller: a static resource, a template here, or one of a mounted module's (inside its
 // middleware). A URI names no module, so only one that serves it to this caller is asked. `above`: in a module, the
 // narrowest read hint of the servers it is mounted through, the one serving the request included; `scopesAbove` the

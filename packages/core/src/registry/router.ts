@@ -33,7 +33,7 @@ import type {
 import type { Guard } from "./guards.js";
 import { Modules, NO_PARAMS, type Params } from "./mounts.js";
 import { getPrompt, type PromptRouter } from "./prompts.js";
-import { canRead, listResources, type ReadOutcome, type ResourceRouter, readResource } from "./resources.js";
+import { canRead, listResources, type ReadOutcome, type ResourceRouter, readResource, watcherOf } from "./resources.js";
 import { NO_SERVER_SCOPES, type ServerScopes } from "./scopes.js";
 import { SkillRegistry } from "./skills.js";
 import {
@@ -314,6 +314,11 @@ export class Router
   /** True when `uri` is served for this caller (a resource updates only a subscriber who could read it). */
   canRead(uri: string, ctx: RequestContext): boolean {
     return canRead(this, uri, ctx);
+  }
+
+  /** The `watch` of the resource or template that serves `uri` to this caller, if it has one. */
+  watcherOf(uri: string, ctx: RequestContext): ((uri: string) => () => void) | undefined {
+    return watcherOf(this, uri, ctx);
   }
 
   readResource(uri: string, ctx: RequestContext, params: Params = NO_PARAMS): MaybePromise<ReadOutcome> {

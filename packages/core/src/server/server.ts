@@ -1,5 +1,6 @@
 import type { ConnectOptions } from "../connection/connect-options.js";
 import { Connection } from "../connection/connection.js";
+import { ResourceWatches } from "../connection/resource-watches.js";
 import type { ConnectionListener, ServerCore } from "../connection/server-core.js";
 import type { ScopeSource } from "../context/context-init.js";
 import type { ErrorReport, LogEntry, Logger } from "../context/logger.js";
@@ -51,6 +52,7 @@ export class ServerImpl implements Server, ServerCore {
   readonly clientRequestTimeoutMs: number;
   readonly tasks: TaskRunner;
   readonly storeHub: StoreHub;
+  readonly watches = new ResourceWatches((entry) => this.log(entry));
   readonly toolSearch: ToolSearch | undefined;
   readonly #identity: ServerIdentity;
   readonly #pageSize: number;
