@@ -179,19 +179,38 @@ export class Notes {
    */
   fetch(maxBytes: () => number): typeof fetch {
     return async (input, init) => {
-      const response = await fetch(input, init);
-      if (!response.body) return response;
+      // The transport gives every request its one long-lived signal; fetch would leave a listener on it per request
+      // until that request is collected (thousands under load). Each request gets a signal of its own instead,
+      // tied to the transport's only while it runs.
+      const outer = init?.signal ?? undefined;
+      const own = outer ? new AbortController() : undefined;
+      const relay = () => own?.abort(outer?.reason);
+      outer?.addEventListener("abort", relay, { once: true });
+      const release = () => outer?.removeEventListener("abort", relay);
+      if (outer?.aborted) relay();
+      let response: Response;
+      try {
+        response = await fetch(input, own ? { ...init, signal: own.signal } : init);
+      } catch (error) {
+        release();
+        throw error;
+      }
+      if (!response.body) {
+        release();
+        return response;
+      }
       const token = tokenOf(init?.body);
       const call = token === undefined ? undefined : this.#calls.get(token);
       // What no call sent (initialize, a list, the standalone GET stream) is bounded too; its logs are left to #take.
-      const body = response.body.pipeThrough(
-        sseFilter({
-          sse: (response.headers.get("content-type") ?? "").includes("text/event-stream"),
-          maxBytes: maxBytes(),
-          ...(token !== undefined && call ? { log: (params) => this.callLog(token, params) } : {}),
-          cut: (message) => call?.cut.abort(new Error(`${this.#label} ${message}`)),
-        }),
-      );
+      const filter = sseFilter({
+        sse: (response.headers.get("content-type") ?? "").includes("text/event-stream"),
+        maxBytes: maxBytes(),
+        ...(token !== undefined && call ? { log: (params) => this.callLog(token, params) } : {}),
+        cut: (message) => call?.cut.abort(new Error(`${this.#label} ${message}`)),
+      });
+      // Ended, failed or cancelled by its reader: the request is over.
+      response.body.pipeTo(filter.writable).then(release, release);
+      const body = filter.readable;
       return new Response(body, {
         status: response.status,
         statusText: response.statusText,
