@@ -331,11 +331,28 @@ describe.each(ERAS)("a handshake-era remote on stdio, real client in the %s era"
       call(alice.client, "r.confirm", { together: 2 }),
       call(bob.client, "r.confirm", { together: 2 }),
     ]);
-    for (const result of [a, b]) {
-      expect(result.isError).toBe(true);
-      expect(textOf(result)).toMatch(/asked outside any call it serves \(or where it cannot tell which one\)/);
+    const refused = /asked outside any call it serves \(or where it cannot tell which one\)/;
+    // The first question comes while both calls run (the remote asks only once both do): refused. Its call then
+    // ends; the other question, read after that call's reply, has one call in flight, its own, and may go to that
+    // call's caller, and to no one else. On a quiet machine both questions come before either reply.
+    const outcomes = [
+      { result: a, asked: alice.asked, who: "alice" },
+      { result: b, asked: bob.asked, who: "bob" },
+    ];
+    const seen = JSON.stringify(outcomes.map(({ result, asked, who }) => ({ who, text: textOf(result), asked })));
+    expect(
+      outcomes.filter(({ result }) => result.isError && refused.test(textOf(result))).length,
+      `no question refused: ${seen}`,
+    ).toBeGreaterThan(0);
+    for (const { result, asked, who } of outcomes) {
+      if (result.isError) {
+        expect(textOf(result)).toMatch(refused);
+        expect(asked).toEqual([]);
+      } else {
+        expect(asked).toHaveLength(1);
+        expect(JSON.parse(textOf(result))).toMatchObject({ action: "accept", content: { who } });
+      }
     }
-    expect([...alice.asked, ...bob.asked]).toEqual([]);
     // One call alone is tied to its caller.
     expect(JSON.parse(textOf(await call(alice.client, "r.confirm")))).toMatchObject({ action: "accept" });
   });
