@@ -237,6 +237,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
     values: [
       "Heard",
       "ROOMY",
+      "countFollows",
       "engineSuite",
       "eventLogSuite",
       "eventually",
@@ -251,6 +252,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
       "sessionStoreSuite",
       "taskOf",
       "taskStoreSuite",
+      "untilLive",
     ],
     types: ["MadeEngines", "MakeEngines"],
   },

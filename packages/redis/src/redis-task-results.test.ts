@@ -1,5 +1,5 @@
 import { createServer, LATEST_HANDSHAKE_VERSION } from "@toolsmith/core";
-import type { Engine } from "@toolsmith/core/engine";
+import { countFollows, untilLive } from "@toolsmith/core/engine-suite";
 import { createTestClient, type TestClient } from "@toolsmith/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { useRedis } from "./redis.test-util.js";
@@ -14,34 +14,6 @@ const clients: TestClient[] = [];
 afterEach(() => {
   for (const client of clients.splice(0)) client.close();
 });
-
-/** `engine`, counting the task follows made through it that are not yet let go. */
-function countFollows(engine: Engine): { engine: Engine; live: () => number } {
-  let live = 0;
-  const followTask: Engine["followTask"] = async (id, listener) => {
-    const unfollow = await engine.followTask(id, listener);
-    live++;
-    let done = false;
-    return async () => {
-      if (!done) live--;
-      done = true;
-      await unfollow();
-    };
-  };
-  const counted = new Proxy(engine, {
-    get: (target, key) => {
-      if (key === "followTask") return followTask;
-      const value = Reflect.get(target, key, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { engine: counted, live: () => live };
-}
-
-/** Until `live()` is `n`, a turn of the event loop apart. */
-async function untilLive(live: () => number, n: number): Promise<void> {
-  while (live() !== n) await new Promise((resolve) => setImmediate(resolve));
-}
 
 /** How many subscribers Redis has on task `id`'s channel (one a process, however many follow it there). */
 async function subscribers(namespace: string, id: string): Promise<number> {

@@ -197,3 +197,34 @@ export function openerOf<E extends EngineLifecycle>(make: MakeEngines<E>): Opene
   };
   return opener;
 }
+
+/**
+ * `engine`, counting the task follows made through it that are not yet let go: a test sees each waiting tasks/result
+ * (2025-11-25) let go of its follow when it is cancelled, its connection closes or its session ends.
+ */
+export function countFollows(engine: Engine): { engine: Engine; live: () => number } {
+  let live = 0;
+  const followTask: Engine["followTask"] = async (id, listener) => {
+    const unfollow = await engine.followTask(id, listener);
+    live++;
+    let done = false;
+    return async () => {
+      if (!done) live--;
+      done = true;
+      await unfollow();
+    };
+  };
+  const counted = new Proxy(engine, {
+    get: (target, key) => {
+      if (key === "followTask") return followTask;
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { engine: counted, live: () => live };
+}
+
+/** Until `live()` is `n`, a turn of the event loop apart (the test's own timeout bounds the wait). */
+export async function untilLive(live: () => number, n: number): Promise<void> {
+  while (live() !== n) await new Promise((resolve) => setTimeout(resolve, 0));
+}

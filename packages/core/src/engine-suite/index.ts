@@ -16,7 +16,17 @@ import { keyValueStoreSuite } from "./values.js";
 export { serverBusSuite } from "./bus.js";
 export { sessionChannelSuite } from "./channel.js";
 export { eventLogSuite } from "./events.js";
-export { eventually, Heard, type MadeEngines, type MakeEngines, ROOMY, recordOf, taskOf } from "./helpers.js";
+export {
+  countFollows,
+  eventually,
+  Heard,
+  type MadeEngines,
+  type MakeEngines,
+  ROOMY,
+  recordOf,
+  taskOf,
+  untilLive,
+} from "./helpers.js";
 export { requestLeasesSuite } from "./leases.js";
 export { lifecycleSuite } from "./lifecycle.js";
 export { recordStoreSuite } from "./records.js";

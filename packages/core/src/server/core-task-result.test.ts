@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Engine } from "../engine/engine.js";
 import { createMemoryEngine } from "../engine/memory.js";
+import { countFollows } from "../engine-suite/helpers.js";
 import { LATEST_HANDSHAKE_VERSION } from "../protocol/versions.js";
 import { createTestClient, type TestClient } from "../testing/client.js";
 import { rpcError } from "../testing/expect-errors.test-util.js";
@@ -10,29 +10,6 @@ import { createServer } from "./server.js";
 
 // 2025-11-25's tasks/result blocks until its task ends, following the task meanwhile: how many one session may have
 // waiting, and that each lets go of its follow when it is cancelled or its connection closes.
-
-/** `engine`, counting the task follows made through it that are not yet let go. */
-function countFollows(engine: Engine): { engine: Engine; live: () => number } {
-  let live = 0;
-  const followTask: Engine["followTask"] = async (id, listener) => {
-    const unfollow = await engine.followTask(id, listener);
-    live++;
-    let done = false;
-    return () => {
-      if (!done) live--;
-      done = true;
-      return unfollow();
-    };
-  };
-  const counted = new Proxy(engine, {
-    get: (target, key) => {
-      if (key === "followTask") return followTask;
-      const value = Reflect.get(target, key, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { engine: counted, live: () => live };
-}
 
 function resultServer() {
   const counted = countFollows(createMemoryEngine());

@@ -1,5 +1,6 @@
 import { createServer, LATEST_HANDSHAKE_VERSION } from "@toolsmith/core";
-import { createMemoryEngine, type Engine } from "@toolsmith/core/engine";
+import { createMemoryEngine } from "@toolsmith/core/engine";
+import { countFollows, untilLive } from "@toolsmith/core/engine-suite";
 import { describe, expect, it } from "vitest";
 import { createHttpHandler } from "../doors/http-handler.js";
 import { H, openSession, post, replyOf, URL_ } from "../exchange/requests.test-util.js";
@@ -14,34 +15,6 @@ function deferred<T = void>() {
     resolve = done;
   });
   return { promise, resolve };
-}
-
-/** `engine`, counting the task follows made through it that are not yet let go. */
-function countFollows(engine: Engine): { engine: Engine; live: () => number } {
-  let live = 0;
-  const followTask: Engine["followTask"] = async (id, listener) => {
-    const unfollow = await engine.followTask(id, listener);
-    live++;
-    let done = false;
-    return () => {
-      if (!done) live--;
-      done = true;
-      return unfollow();
-    };
-  };
-  const counted = new Proxy(engine, {
-    get: (target, key) => {
-      if (key === "followTask") return followTask;
-      const value = Reflect.get(target, key, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { engine: counted, live: () => live };
-}
-
-/** Until `live()` is `n`, a turn of the event loop apart. */
-async function untilLive(live: () => number, n: number): Promise<void> {
-  while (live() !== n) await new Promise((resolve) => setImmediate(resolve));
 }
 
 function inSession(session: string): Record<string, string> {
