@@ -1,17 +1,17 @@
 // A tools/call forwarded by a gateway (@toolsmith/remote, the remote's tools registered unprefixed) against the same
 // call made straight to the remote (servers/http-toolsmith.mjs), over Streamable HTTP, in both eras, interleaved:
 // each round starts a remote and a gateway in front of it and measures both paths, in turn. Usage:
-// node bench/remote.mjs [--rounds 5 --calls 2000 --requests 10000 --connections 16]
+// node bench/remote.mjs [--rounds 5 --calls 2000 --requests 10000 --connections 16 --era E --profile DIR]
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { rawConnection } from "./http-client.mjs";
-import { drive, openLane, postAsync } from "./http-load.mjs";
+import { cpuSeconds, drive, openLane, postAsync } from "./http-load.mjs";
 import { benchOptions } from "./options.mjs";
 
-const { values } = benchOptions(
+const { values, profile: PROFILE } = benchOptions(
   {
     // Sequential calls, one in flight, for latency.
     calls: { type: "string", default: "2000" },
@@ -38,9 +38,21 @@ const GATEWAY = here("./servers/http-gateway.mjs");
 // With taskset, the servers (remote and gateway) run on core 0 and this load generator on core 1.
 const PIN = spawnSync("taskset", ["-cp", "1", String(process.pid)], { stdio: "ignore" }).status === 0;
 
-/** A spawned server, up once it says its URL on stdout. */
-async function start(file, args) {
-  const full = [file, "--port", "0", ...args];
+/** A spawned server, up once it says its URL on stdout; under `--profile DIR`, profiled into DIR as `name`. */
+async function start(file, args, name) {
+  // servers/probe.mjs makes SIGTERM a normal exit, so that --cpu-prof writes its profile.
+  const flags = PROFILE
+    ? [
+        "--import",
+        here("./servers/probe.mjs"),
+        "--cpu-prof",
+        "--cpu-prof-dir",
+        PROFILE,
+        "--cpu-prof-name",
+        `${name}.cpuprofile`,
+      ]
+    : [];
+  const full = [...flags, file, "--port", "0", ...args];
   const command = PIN ? ["taskset", ["-c", "0", process.execPath, ...full]] : [process.execPath, full];
   const child = spawn(command[0], command[1], { stdio: ["ignore", "pipe", "inherit"] });
   let seen = "";
@@ -56,6 +68,7 @@ async function start(file, args) {
   const sockets = [];
   return {
     url,
+    pid: child.pid,
     connect() {
       const connection = rawConnection(url);
       sockets.push(connection.socket);
@@ -88,14 +101,20 @@ async function latency(s, era) {
   return { median: times[Math.floor(times.length / 2)], p99: times[Math.floor(times.length * 0.99)] };
 }
 
-/** Calls per second with `CONNECTIONS` lanes, one call in flight each. */
-async function throughput(s, era) {
+/**
+ * Calls per second with `CONNECTIONS` lanes, one call in flight each, and the CPU milliseconds each process in
+ * `processes` spent per call meanwhile (for the gateway path: the gateway's own work, and the remote's).
+ */
+async function throughput(s, era, processes) {
   const lanes = [];
   for (let i = 0; i < CONNECTIONS; i++) lanes.push(await openLane(s, era));
   await drive(s, lanes, { count: WARMUP, first: 1_000_000 });
+  const cpu0 = processes.map((p) => cpuSeconds(p.pid));
   const t0 = performance.now();
   await drive(s, lanes, { count: REQUESTS });
-  return REQUESTS / ((performance.now() - t0) / 1000);
+  const rate = REQUESTS / ((performance.now() - t0) / 1000);
+  const cpuMs = processes.map((p, i) => ((cpuSeconds(p.pid) - cpu0[i]) * 1000) / REQUESTS);
+  return { rate, cpuMs };
 }
 
 const median = (list) => [...list].sort((x, y) => x - y)[Math.floor(list.length / 2)];
@@ -103,13 +122,12 @@ const results = new Map(); // era → { direct: [...], gateway: [...], ratios: [
 const loads = [];
 for (let round = 1; round <= ROUNDS; round++) {
   for (const era of MEASURED_ERAS) {
-    const remote = await start(REMOTE, []);
-    const gateway = await start(GATEWAY, [
-      "--remote",
-      remote.url.href,
-      "--era",
-      era === "2026-07-28" ? "2026-07-28" : "legacy",
-    ]);
+    const remote = await start(REMOTE, [], `remote-${era}-round${round}`);
+    const gateway = await start(
+      GATEWAY,
+      ["--remote", remote.url.href, "--era", era === "2026-07-28" ? "2026-07-28" : "legacy"],
+      `gateway-${era}-round${round}`,
+    );
     try {
       // Every other round the other path first: a machine that speeds up or slows down favours neither.
       const paths =
@@ -123,13 +141,18 @@ for (let round = 1; round <= ROUNDS; round++) {
               ["direct", remote],
             ];
       const measured = {};
-      for (const [name, s] of paths) measured[name] = { ...(await latency(s, era)), rate: await throughput(s, era) };
+      for (const [name, s] of paths) {
+        const { rate, cpuMs } = await throughput(s, era, name === "direct" ? [remote] : [gateway, remote]);
+        measured[name] = { ...(await latency(s, era)), rate, cpuMs };
+      }
       loads.push(loadavg()[0]);
       const { direct, gateway: through } = measured;
       const ratio = {
         latency: through.median / direct.median,
         extraHops: (through.median - direct.median) / direct.median,
         rate: through.rate / direct.rate,
+        // The gateway's own CPU per forwarded call, in calls to the remote (its CPU per call when called straight).
+        cpuHops: through.cpuMs[0] / direct.cpuMs[0],
       };
       const entry = results.get(era) ?? { direct: [], gateway: [], ratio: [] };
       entry.direct.push(direct);
@@ -137,7 +160,7 @@ for (let round = 1; round <= ROUNDS; round++) {
       entry.ratio.push(ratio);
       results.set(era, entry);
       process.stderr.write(
-        `round ${round} ${era}: direct ${direct.median.toFixed(3)} ms (p99 ${direct.p99.toFixed(3)}), ${direct.rate.toFixed(0)}/s; gateway ${through.median.toFixed(3)} ms (p99 ${through.p99.toFixed(3)}), ${through.rate.toFixed(0)}/s; latency ×${ratio.latency.toFixed(2)} (extra = ${ratio.extraHops.toFixed(2)} hops), throughput ×${ratio.rate.toFixed(2)}; load ${loads.at(-1).toFixed(1)}\n`,
+        `round ${round} ${era}: direct ${direct.median.toFixed(3)} ms (p99 ${direct.p99.toFixed(3)}), ${direct.rate.toFixed(0)}/s; gateway ${through.median.toFixed(3)} ms (p99 ${through.p99.toFixed(3)}), ${through.rate.toFixed(0)}/s; latency ×${ratio.latency.toFixed(2)} (extra = ${ratio.extraHops.toFixed(2)} hops), throughput ×${ratio.rate.toFixed(2)}; CPU per call: remote ${direct.cpuMs[0].toFixed(3)} ms, gateway ${through.cpuMs[0].toFixed(3)} ms (${ratio.cpuHops.toFixed(1)}× the remote's); load ${loads.at(-1).toFixed(1)}\n`,
       );
     } finally {
       await gateway.stop();
@@ -152,14 +175,16 @@ const lines = [
   `${ROUNDS} rounds, ${CALLS} sequential calls (latency) and ${REQUESTS} calls on ${CONNECTIONS} connections (throughput) per path, ${PIN ? "servers on core 0, load generator on core 1" : "not pinned"}; 1-minute load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}.`,
   "Medians of the rounds. *Extra hops*: (gateway − direct) / direct median latency, the issue's bar being ≤ 1.00 (a forwarded call costs at most one extra hop).",
   "",
-  "| era | direct median ms (p99) | gateway median ms (p99) | latency ratio | extra hops | direct calls/s | gateway calls/s | throughput ratio | bar |",
-  "|---|---|---|---|---|---|---|---|---|",
+  "*CPU per call*: under the throughput load, CPU milliseconds per call of the remote called straight, and of the gateway process alone on the gateway path (its own work, the remote's not counted); their ratio is the gateway's work in calls to the remote.",
+  "",
+  "| era | direct median ms (p99) | gateway median ms (p99) | latency ratio | extra hops | direct calls/s | gateway calls/s | throughput ratio | remote CPU ms/call | gateway CPU ms/call (× remote) | bar |",
+  "|---|---|---|---|---|---|---|---|---|---|---|",
 ];
 for (const [era, { direct, gateway, ratio }] of results) {
   const m = (list, field) => median(list.map((item) => item[field]));
   const extra = m(ratio, "extraHops");
   lines.push(
-    `| ${era} | ${m(direct, "median").toFixed(3)} (${m(direct, "p99").toFixed(3)}) | ${m(gateway, "median").toFixed(3)} (${m(gateway, "p99").toFixed(3)}) | ${m(ratio, "latency").toFixed(2)} | ${extra.toFixed(2)} (rounds ${ratio.map((r) => r.extraHops.toFixed(2)).join(", ")}) | ${m(direct, "rate").toFixed(0)} | ${m(gateway, "rate").toFixed(0)} | ${m(ratio, "rate").toFixed(2)} | ${extra <= 1 ? "met" : "NOT met"} |`,
+    `| ${era} | ${m(direct, "median").toFixed(3)} (${m(direct, "p99").toFixed(3)}) | ${m(gateway, "median").toFixed(3)} (${m(gateway, "p99").toFixed(3)}) | ${m(ratio, "latency").toFixed(2)} | ${extra.toFixed(2)} (rounds ${ratio.map((r) => r.extraHops.toFixed(2)).join(", ")}) | ${m(direct, "rate").toFixed(0)} | ${m(gateway, "rate").toFixed(0)} | ${m(ratio, "rate").toFixed(2)} | ${median(direct.map((d) => d.cpuMs[0])).toFixed(3)} | ${median(gateway.map((g) => g.cpuMs[0])).toFixed(3)} (${m(ratio, "cpuHops").toFixed(1)}) | ${extra <= 1 ? "met" : "NOT met"} |`,
   );
 }
 const report = `${lines.join("\n")}\n`;
