@@ -1,4 +1,4 @@
-import { type Client, ProtocolError, SdkError } from "@modelcontextprotocol/client";
+import { type Client, ProtocolError, SdkError, type Tool } from "@modelcontextprotocol/client";
 import { type CallToolResult, errorResult, isLogLevel, type RequestContext } from "@toolsmith/core";
 import { MetaKey } from "@toolsmith/core/transport";
 import type { Link } from "./link.js";
@@ -77,13 +77,18 @@ export async function forward<T>(
   const call = via.notes.track(ctx);
   const level = logLevelFor(client, ctx);
   const meta = { progressToken: call.token, ...(level === undefined ? {} : { [MetaKey.logLevel]: level }) };
+  // The caller's cancellation stops the call too (a listener, not AbortSignal.any: that costs more than the rest
+  // of the gateway's own work on a call).
+  const cancelled = () => call.cancel(ctx.signal.reason);
+  if (ctx.signal.aborted) cancelled();
+  else ctx.signal.addEventListener("abort", cancelled, { once: true });
   let result: T;
   try {
-    result = await request(client, { signal: AbortSignal.any([ctx.signal, call.signal]), timeout, meta });
+    result = await request(client, { signal: call.signal, timeout, meta });
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     // Cut by the notes (its answer too large as it arrived): the connection is sound.
-    if (call.signal.aborted) throw call.signal.reason as Error;
+    if (call.cut) throw call.signal.reason as Error;
     if (via.notes.overflowed(client)) {
       link.drop(client);
       throw new Error(`${link.label} answered with more than ${max} bytes`, { cause: error });
@@ -92,6 +97,7 @@ export async function forward<T>(
     if (broken) link.drop(client);
     throw new Error(message, { cause: error });
   } finally {
+    ctx.signal.removeEventListener("abort", cancelled);
     call.close();
   }
   if (jsonBytes(result, max) > max) throw new Error(`${link.label} answered with more than ${max} bytes`);
@@ -101,14 +107,21 @@ export async function forward<T>(
 /** A tools/call forwarded: the remote's result as it came (content, structuredContent, isError), or why not. */
 export async function callTool(
   link: Link,
-  name: string,
+  tool: Tool,
   args: unknown,
   ctx: RequestContext,
   via: Forwarding,
 ): Promise<CallToolResult> {
+  // The tool as listed, so that the client mirrors its x-mcp-header arguments (SEP-2243) from the first call: it
+  // reads them otherwise from its own cache of tools/list, which the page-by-page listing never fills, and finds
+  // them only after a refusal and a whole list. Without its output schema: the client would compile one per call.
+  const { outputSchema: _, ...toolDefinition } = tool;
   try {
     const result = await forward(link, ctx, via, (client, { meta, ...options }) =>
-      client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown>, _meta: meta }, options),
+      client.callTool(
+        { name: tool.name, arguments: (args ?? {}) as Record<string, unknown>, _meta: meta },
+        { ...options, toolDefinition: toolDefinition as Tool },
+      ),
     );
     if (!isToolResult(result)) return errorResult(`${link.label} answered tools/call without a content array`);
     return result;

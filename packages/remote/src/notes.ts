@@ -1,6 +1,6 @@
 import type { Client, JSONRPCMessage } from "@modelcontextprotocol/client";
 import { isLogLevel, type LogEntry, type LogLevel, type RequestContext } from "@toolsmith/core";
-import { sseFilter } from "./stream-bounds.js";
+import type { BoundsFor } from "./http.js";
 
 // The remote's notifications, heard on the client's transport as each arrives (the client 2.4.0 hands them to its
 // handlers a turn late and forgets a call's progress handler once it reads the reply): a call's progress and logs go
@@ -20,6 +20,7 @@ const TOKEN_PREFIX = "toolsmith-remote-";
 interface Call {
   readonly ctx: RequestContext;
   readonly cut: AbortController;
+  cutShort: boolean;
   relayed: number;
   dropped: number;
 }
@@ -27,8 +28,12 @@ interface Call {
 /** One forwarded call as the notes see it: its progress token, a signal the notes abort to cut it, and its end. */
 export interface TrackedCall {
   readonly token: string;
-  /** Aborted (with an Error naming why) when the remote's answer to this call must be cut short. */
+  /** Aborted when the caller cancels (`cancel`), or (with an Error naming why) when the answer must be cut short. */
   readonly signal: AbortSignal;
+  /** Whether the notes cut the answer short (too large as it arrived). */
+  readonly cut: boolean;
+  /** The caller cancelled: the request to the remote is stopped. */
+  cancel(reason: unknown): void;
   /** The call is over: later notes for it are dropped; tells the caller how many were dropped, if any. */
   close(): void;
 }
@@ -55,11 +60,15 @@ export class Notes {
   track(ctx: RequestContext): TrackedCall {
     // Unguessable: a remote learns only the tokens of the calls it was sent.
     const token = `${TOKEN_PREFIX}${globalThis.crypto.randomUUID()}`;
-    const call: Call = { ctx, cut: new AbortController(), relayed: 0, dropped: 0 };
+    const call: Call = { ctx, cut: new AbortController(), cutShort: false, relayed: 0, dropped: 0 };
     this.#calls.set(token, call);
     return {
       token,
       signal: call.cut.signal,
+      get cut() {
+        return call.cutShort;
+      },
+      cancel: (reason) => call.cut.abort(reason),
       close: () => {
         if (this.#calls.get(token) !== call) return;
         this.#calls.delete(token);
@@ -174,48 +183,26 @@ export class Notes {
   }
 
   /**
-   * A fetch for the HTTP transport: every answer is read as it comes and cut once over `maxBytes` (before the client
-   * holds it whole); a call's logs on its answer stream are given to that call's caller.
+   * The bounds of one HTTP answer (http.ts): every answer is cut once over `maxBytes` (before anything holds it
+   * whole); the logs on the event stream answering one of our calls are given to that call's caller.
    */
-  fetch(maxBytes: () => number): typeof fetch {
-    return async (input, init) => {
-      // The transport gives every request its one long-lived signal; fetch would leave a listener on it per request
-      // until that request is collected (thousands under load). Each request gets a signal of its own instead,
-      // tied to the transport's only while it runs.
-      const outer = init?.signal ?? undefined;
-      const own = outer ? new AbortController() : undefined;
-      const relay = () => own?.abort(outer?.reason);
-      outer?.addEventListener("abort", relay, { once: true });
-      const release = () => outer?.removeEventListener("abort", relay);
-      if (outer?.aborted) relay();
-      let response: Response;
-      try {
-        response = await fetch(input, own ? { ...init, signal: own.signal } : init);
-      } catch (error) {
-        release();
-        throw error;
-      }
-      if (!response.body) {
-        release();
-        return response;
-      }
-      const token = tokenOf(init?.body);
+  boundsFor(maxBytes: () => number): BoundsFor {
+    return (body, sse) => {
+      const token = tokenOf(body);
       const call = token === undefined ? undefined : this.#calls.get(token);
       // What no call sent (initialize, a list, the standalone GET stream) is bounded too; its logs are left to #take.
-      const filter = sseFilter({
-        sse: (response.headers.get("content-type") ?? "").includes("text/event-stream"),
+      return {
+        sse,
         maxBytes: maxBytes(),
-        ...(token !== undefined && call ? { log: (params) => this.callLog(token, params) } : {}),
-        cut: (message) => call?.cut.abort(new Error(`${this.#label} ${message}`)),
-      });
-      // Ended, failed or cancelled by its reader: the request is over.
-      response.body.pipeTo(filter.writable).then(release, release);
-      const body = filter.readable;
-      return new Response(body, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
+        ...(token !== undefined && call
+          ? { log: (params: Record<string, unknown>) => this.callLog(token, params) }
+          : {}),
+        cut: (message: string) => {
+          if (!call || call.cut.signal.aborted) return;
+          call.cutShort = true;
+          call.cut.abort(new Error(`${this.#label} ${message}`));
+        },
+      };
     };
   }
 }

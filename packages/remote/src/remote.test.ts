@@ -312,6 +312,30 @@ describe("what travels with a call (Toolsmith remote over HTTP)", () => {
     await seen.aborted;
   });
 
+  it("mirrors a remote tool's x-mcp-header argument (SEP-2243) from the first call, with no list before it", async () => {
+    const remoteServer = toolsmithRemote();
+    remoteServer.tool({
+      name: "route",
+      description: "A header-mirrored argument",
+      input: { region: z.string().meta({ "x-mcp-header": "Region" }) },
+      handler: ({ region }) => `routed to ${region}`,
+    });
+    const seen: string[] = [];
+    remoteServer.use((operation, next) => {
+      seen.push(operation.method);
+      return next();
+    });
+    const http = await listen(remoteServer, { port: 0, log: null });
+    open.unshift(http);
+    const era = { pin: "2026-07-28" } as const;
+    const { client } = await gateway({ url: http.url, era }, era);
+    seen.length = 0;
+    const result = await client.callTool({ name: "r.route", arguments: { region: "eu-west" } });
+    expect(textOf(result)).toBe("routed to eu-west");
+    // Without the header the remote refuses the call at its door; the client then lists every tool and calls again.
+    expect(seen).toEqual(["tools/call"]);
+  });
+
   it("the remote's tool list change is listed again and announced by the gateway", async () => {
     const remoteServer = toolsmithRemote();
     const http = await listen(remoteServer, { port: 0, log: null });

@@ -9,6 +9,7 @@ import type {
 import { createServer, type Guard, type Server, type ToolDefinition } from "@toolsmith/core";
 import { asking, type UntiedQuestions } from "./ask.js";
 import { callTool, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TIMEOUT_MS, type RemoteBounds } from "./forward.js";
+import { Http } from "./http.js";
 import { promptDefinition, resourceDefinition, templateDefinition } from "./items.js";
 import { type Backoff, Link, type RemoteEra, type RemoteTarget } from "./link.js";
 import { Notes } from "./notes.js";
@@ -130,6 +131,7 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
   let again = false;
 
   const notes = new Notes(labelOf(options), (entry) => server.log(entry));
+  const http = new Http(notes.boundsFor(() => options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES));
   const via = { ...options, notes };
   // A 2026-07-28 remote tells list changes only on a subscriptions/listen stream, which listChanged opens.
   const changed = { autoRefresh: false, debounceMs: 0, onChanged: () => void refresh().catch(() => undefined) };
@@ -156,7 +158,7 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
       updates.setup(client);
     },
     connected: (client) => updates.connected(client),
-    fetch: notes.fetch(() => options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES),
+    fetch: http.fetch,
     maxLineBytes: (options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES) + FRAMING_BYTES,
   });
 
@@ -268,7 +270,7 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
       input: passThrough(tool.inputSchema) as never,
       ...(tool.outputSchema === undefined ? {} : { output: passThrough(tool.outputSchema) }),
       ...served(options.tool?.(tool)),
-      handler: (args: unknown, ctx) => callTool(link, tool.name, args, ctx, via),
+      handler: (args: unknown, ctx) => callTool(link, tool, args, ctx, via),
     };
   }
 
@@ -309,9 +311,13 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
   return {
     server,
     refresh,
-    close: () => {
+    close: async () => {
       updates.close();
-      return link.close();
+      try {
+        await link.close();
+      } finally {
+        http.close();
+      }
     },
   };
 }

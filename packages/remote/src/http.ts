@@ -1,0 +1,197 @@
+import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { Readable } from "node:stream";
+import { FRAMING_BYTES, type StreamBounds, sseFilter } from "./stream-bounds.js";
+
+// The fetch the official client's HTTP transport is given: node:http on kept-alive sockets rather than the global
+// fetch. A JSON answer (most of them) is read as plain chunks, counted against its bound, and handed over as text,
+// never as a web stream; only an event stream becomes one, split and bounded as it arrives (stream-bounds.ts).
+// bench/remote.mjs profiled the global fetch at a quarter of the gateway's time: undici itself, its request body
+// written in several syscalls, and the web streams of every answer.
+
+/** What the requests of one call are bounded by, and who hears the logs on its event stream. */
+export type BoundsFor = (body: unknown, sse: boolean) => StreamBounds;
+
+/** The part of a Response the client's transport reads. */
+interface Answer {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Headers;
+  readonly url: string;
+  readonly redirected: false;
+  readonly body: ReadableStream<Uint8Array> | null;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+}
+
+function headersOf(given: RequestInit["headers"]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (given === undefined) return headers;
+  const entries: Iterable<[string, string]> =
+    given instanceof Headers || Array.isArray(given)
+      ? (given as Iterable<[string, string]>)
+      : Object.entries(given as Record<string, string>);
+  for (const [name, value] of entries) headers[name.toLowerCase()] = value;
+  return headers;
+}
+
+function answerHeaders(response: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const each of value) headers.append(name, each);
+    else headers.set(name, value);
+  }
+  return headers;
+}
+
+/** The whole of a JSON (or any non-stream) answer as text, cut once past its bound. */
+function readAll(response: IncomingMessage, bounds: StreamBounds, done: () => void): Promise<string> {
+  const limit = bounds.maxBytes + FRAMING_BYTES;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let counted = 0;
+    response.on("data", (chunk: Buffer) => {
+      counted += chunk.byteLength;
+      if (counted > limit) {
+        const message = `answered with more than ${bounds.maxBytes} bytes`;
+        bounds.cut(message);
+        response.destroy(new Error(message));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    response.once("end", () => {
+      done();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8"));
+    });
+    response.once("error", (error) => {
+      done();
+      reject(error);
+    });
+    response.once("close", () => {
+      if (!response.complete) {
+        done();
+        reject(new Error("the connection closed before the answer ended"));
+      }
+    });
+  });
+}
+
+export class Http {
+  readonly #boundsFor: BoundsFor;
+  readonly #http = new HttpAgent({ keepAlive: true });
+  readonly #https = new HttpsAgent({ keepAlive: true });
+  // The requests in flight on each signal, stopped when it aborts.
+  readonly #aborts = new WeakMap<AbortSignal, Set<() => void>>();
+
+  constructor(boundsFor: BoundsFor) {
+    this.#boundsFor = boundsFor;
+  }
+
+  readonly fetch = ((input: string | URL | Request, init?: RequestInit): Promise<Answer> => {
+    const url = input instanceof URL ? input : new URL(typeof input === "string" ? input : input.url);
+    const body = typeof init?.body === "string" ? init.body : undefined;
+    if (init?.body != null && body === undefined) {
+      return Promise.reject(new TypeError("only a string body is sent to a remote"));
+    }
+    const signal = init?.signal ?? undefined;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return this.#send(url, init?.method ?? "GET", headersOf(init?.headers), body, signal, false);
+  }) as unknown as typeof fetch;
+
+  #send(
+    url: URL,
+    method: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+    retried: boolean,
+  ): Promise<Answer> {
+    const secure = url.protocol === "https:";
+    if (!secure && url.protocol !== "http:") return Promise.reject(new TypeError(`cannot reach ${url.protocol} URLs`));
+    if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
+    return new Promise((resolve, reject) => {
+      const request: ClientRequest = (secure ? httpsRequest : httpRequest)(url, {
+        method,
+        headers,
+        agent: secure ? this.#https : this.#http,
+      });
+      let answered = false;
+      const release = signal ? this.#onAbort(signal, () => request.destroy(signal.reason)) : () => {};
+      request.once("error", (error: NodeJS.ErrnoException) => {
+        if (answered) return;
+        release();
+        if (signal?.aborted) reject(signal.reason);
+        // A kept-alive socket the remote closed as it was reused: the request never reached it; sent once more.
+        else if (request.reusedSocket && error.code === "ECONNRESET" && !retried) {
+          this.#send(url, method, headers, body, signal, true).then(resolve, reject);
+        } else reject(error);
+      });
+      request.once("response", (response: IncomingMessage) => {
+        answered = true;
+        const type = response.headers["content-type"] ?? "";
+        const sse = type.includes("text/event-stream");
+        const bounds = this.#boundsFor(body, sse);
+        const status = response.statusCode ?? 0;
+        const common = {
+          ok: status >= 200 && status < 300,
+          status,
+          statusText: response.statusMessage ?? "",
+          headers: answerHeaders(response),
+          url: url.href,
+          redirected: false as const,
+        };
+        if (sse) {
+          response.once("close", release);
+          const stream = (Readable.toWeb(response) as ReadableStream<Uint8Array>).pipeThrough(sseFilter(bounds));
+          resolve({
+            ...common,
+            body: stream,
+            text: () => new Response(stream).text(),
+            json: async () => JSON.parse(await new Response(stream).text()),
+          });
+          return;
+        }
+        const text = readAll(response, bounds, release);
+        // Read or not, the answer is taken off the socket; a failure no one reads is not left unhandled.
+        text.catch(() => undefined);
+        resolve({ ...common, body: null, text: () => text, json: async () => JSON.parse(await text) });
+      });
+      request.end(body);
+    });
+  }
+
+  /**
+   * Run `abort` when `signal` aborts, until released. The transport gives all its requests one long-lived signal:
+   * one listener on it stands for every request in flight (a listener each passed Node's warning at 11 at once).
+   */
+  #onAbort(signal: AbortSignal, abort: () => void): () => void {
+    let waiting = this.#aborts.get(signal);
+    if (!waiting) {
+      const all = new Set<() => void>();
+      waiting = all;
+      this.#aborts.set(signal, all);
+      signal.addEventListener(
+        "abort",
+        () => {
+          this.#aborts.delete(signal);
+          for (const each of all) each();
+        },
+        { once: true },
+      );
+    }
+    const mine = waiting;
+    mine.add(abort);
+    return () => {
+      mine.delete(abort);
+    };
+  }
+
+  /** Every kept-alive socket closed. */
+  close(): void {
+    this.#http.destroy();
+    this.#https.destroy();
+  }
+}
