@@ -264,20 +264,42 @@ for (const target of TARGETS) {
           });
         });
 
-        it("a caller without the capability: the remote is answered as that client would (Method not found)", async () => {
-          const url = await gatewayFor({ ...(await target.options()), era: remoteEra });
-          const { client, asked } = await realClient(url, era, "bare", { capabilities: {} });
-          for (const tool of ["r.confirm", "r.think", "r.where"]) {
-            const result = await call(client, tool);
-            expect(result.isError).toBe(true);
-            expect(textOf(result)).toMatch(/Method not found/);
-          }
-          const formOnly = await realClient(url, era, "form-only", { capabilities: { elicitation: { form: {} } } });
-          const visit = await call(formOnly.client, "r.visit");
-          expect(visit.isError).toBe(true);
-          expect(textOf(visit)).toMatch(/does not support URL-mode elicitation/);
-          expect([...asked, ...formOnly.asked]).toEqual([]);
-        });
+        if (era === "legacy") {
+          it("a caller without the capability: the remote is answered as that client would (Method not found)", async () => {
+            const url = await gatewayFor({ ...(await target.options()), era: remoteEra });
+            const { client, asked } = await realClient(url, era, "bare", { capabilities: {} });
+            for (const tool of ["r.confirm", "r.think", "r.where"]) {
+              const result = await call(client, tool);
+              expect(result.isError).toBe(true);
+              expect(textOf(result)).toMatch(/Method not found/);
+            }
+            const formOnly = await realClient(url, era, "form-only", { capabilities: { elicitation: { form: {} } } });
+            const visit = await call(formOnly.client, "r.visit");
+            expect(visit.isError).toBe(true);
+            expect(textOf(visit)).toMatch(/does not support URL-mode elicitation/);
+            expect([...asked, ...formOnly.asked]).toEqual([]);
+          });
+        } else {
+          it("a caller without the capability is answered -32021, as one of the gateway's own tools would be", async () => {
+            const url = await gatewayFor({ ...(await target.options()), era: remoteEra });
+            const { client, asked } = await realClient(url, era, "bare", { capabilities: {} });
+            const needs = { "r.confirm": "elicitation", "r.think": "sampling", "r.where": "roots" } as const;
+            for (const [tool, capability] of Object.entries(needs)) {
+              const refused = await call(client, tool).then(
+                () => undefined,
+                (error: unknown) => error,
+              );
+              expect(refused).toMatchObject({ code: -32021 });
+              expect((refused as Error).message).toContain(capability);
+            }
+            const formOnly = await realClient(url, era, "form-only", { capabilities: { elicitation: { form: {} } } });
+            await expect(call(formOnly.client, "r.visit")).rejects.toMatchObject({ code: -32021 });
+            expect([...asked, ...formOnly.asked]).toEqual([]);
+            // The gateway lives on: a caller that has the capability is asked.
+            const alice = await realClient(url, era, "alice", { elicit: () => undefined });
+            expect((await call(alice.client, "r.confirm")).isError).toBeFalsy();
+          });
+        }
 
         if (target.tied(remoteEra)) {
           it("two callers at once: each gets only its own question, and its own answer back", async () => {

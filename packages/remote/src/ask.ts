@@ -6,7 +6,7 @@ import {
   ProtocolErrorCode,
   type Transport,
 } from "@modelcontextprotocol/client";
-import { isMcpError, type RequestContext, type SampleRequest } from "@toolsmith/core";
+import { isMcpError, type McpError, type RequestContext, type SampleRequest } from "@toolsmith/core";
 import { InputRequired, type Middleware } from "@toolsmith/core/middleware";
 
 // The remote's questions to the client (elicitation, sampling, roots), put to the real client whose call caused them
@@ -28,8 +28,13 @@ interface Caller {
   done: boolean;
   /** Questions put to this caller so far. */
   asked: number;
-  /** Set when a question ended the request as 2026-07-28 `input_required`: what the operation then throws. */
-  inputRequired: InputRequired | undefined;
+  /**
+   * Set when a question ended the request, what the operation then throws: 2026-07-28 `input_required`, or core's
+   * refusal of a 2026-07-28 caller (a capability it lacks, an answer that is not an object).
+   */
+  ends: InputRequired | McpError | undefined;
+  /** The keys of the 2026-07-28 questions put to this caller in this run of the request. */
+  readonly keys: Set<string>;
 }
 
 /** The most questions one call may put to its caller: a remote cannot flood a client through the gateway. */
@@ -47,16 +52,17 @@ export const asking: Middleware = (operation, next) => {
     abort: (reason) => operation.abort(reason),
     done: false,
     asked: 0,
-    inputRequired: undefined,
+    ends: undefined,
+    keys: new Set(),
   };
   return callers.run(caller, async () => {
     try {
       const result = await next();
-      if (caller.inputRequired) throw caller.inputRequired;
+      if (caller.ends) throw caller.ends;
       return result;
     } catch (error) {
-      // The forwarded request failed because it was cancelled for the caller's question: answered input_required.
-      throw caller.inputRequired ?? error;
+      // The forwarded request failed because it was cut for the caller's question: answered as the question ended it.
+      throw caller.ends ?? error;
     } finally {
       caller.done = true;
     }
@@ -127,7 +133,10 @@ function plain(value: unknown): Record<string, unknown> | undefined {
 // What the official client answers for a question it has no handler or mode for.
 const NOT_FOUND = (): ProtocolError => new ProtocolError(ProtocolErrorCode.MethodNotFound, "Method not found");
 
+// A 2026-07-28 caller is not checked here: core refuses a question it has no capability for with -32021, which ends
+// the caller's request as it would end one of the gateway's own tools.
 function checkElicitation(ctx: RequestContext, mode: "form" | "url"): void {
+  if (ctx.era !== "handshake") return;
   const declared = plain(ctx.clientCapabilities.elicitation);
   if (declared === undefined) throw NOT_FOUND();
   const url = plain(declared.url) !== undefined;
@@ -141,15 +150,19 @@ function checkElicitation(ctx: RequestContext, mode: "form" | "url"): void {
   }
 }
 
-async function elicit(ctx: RequestContext, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function elicit(
+  ctx: RequestContext,
+  params: Record<string, unknown>,
+  key: Key,
+): Promise<Record<string, unknown>> {
   const mode = params.mode === "url" ? "url" : "form";
   checkElicitation(ctx, mode);
   const message = String(params.message);
   if (mode === "url") {
-    const answer = await ctx.elicit({ mode: "url", message, url: String(params.url) });
+    const answer = await ctx.elicit({ mode: "url", message, url: String(params.url), ...key });
     return { action: answer.action };
   }
-  const answer = await ctx.elicit({ message, requestedSchema: plain(params.requestedSchema) ?? {} });
+  const answer = await ctx.elicit({ message, requestedSchema: plain(params.requestedSchema) ?? {}, ...key });
   return answer.action === "accept" ? { action: "accept", content: answer.content } : { action: answer.action };
 }
 
@@ -166,22 +179,55 @@ const SAMPLED = [
   "toolChoice",
 ] as const;
 
-async function sample(ctx: RequestContext, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-  if (plain(ctx.clientCapabilities.sampling) === undefined) throw NOT_FOUND();
-  const request: Record<string, unknown> = {};
+async function sample(
+  ctx: RequestContext,
+  params: Record<string, unknown>,
+  key: Key,
+): Promise<Record<string, unknown>> {
+  if (ctx.era === "handshake" && plain(ctx.clientCapabilities.sampling) === undefined) throw NOT_FOUND();
+  const request: Record<string, unknown> = { ...key };
   for (const name of SAMPLED) if (params[name] !== undefined) request[name] = params[name];
   return { ...(await ctx.sample(request as unknown as SampleRequest)) };
 }
 
-async function roots(ctx: RequestContext): Promise<Record<string, unknown>> {
-  if (plain(ctx.clientCapabilities.roots) === undefined) throw NOT_FOUND();
-  return { roots: await ctx.roots() };
+async function roots(
+  ctx: RequestContext,
+  _params: Record<string, unknown>,
+  key: Key,
+): Promise<Record<string, unknown>> {
+  if (ctx.era === "handshake" && plain(ctx.clientCapabilities.roots) === undefined) throw NOT_FOUND();
+  return { roots: await ctx.roots(key) };
 }
 
-type Ask = (ctx: RequestContext, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
+/** The key a question is put to a 2026-07-28 caller under, when it is not core's own (`elicit-1`, …). */
+type Key = { key?: string };
+
+type Ask = (ctx: RequestContext, params: Record<string, unknown>, key: Key) => Promise<Record<string, unknown>>;
+
+/** The longest key of the remote's kept as the caller's key. */
+const MAX_KEY_CHARS = 128;
+
+/**
+ * A 2026-07-28 remote's question comes with its key in the remote's `inputRequests` (the client gives it as the
+ * request's id): the caller is asked under that key, so the gateway changes nothing a client may rely on. A key
+ * already used in this run (the remote asking again under it in a later round) or past the bound gets a fresh one.
+ */
+function keyFor(caller: Caller, remoteKey: string | undefined): Key {
+  if (remoteKey === undefined || remoteKey.length === 0 || remoteKey.length > MAX_KEY_CHARS) return {};
+  let key = remoteKey;
+  for (let n = 2; caller.keys.has(key); n++) key = `${remoteKey}~${n}`;
+  caller.keys.add(key);
+  return { key };
+}
 
 // One question: its caller found (or refused), asked, and whatever goes wrong answered as a JSON-RPC error.
-async function answer(ties: Ties | undefined, label: string, ask: Ask, params: unknown): Promise<never> {
+async function answer(
+  ties: Ties | undefined,
+  label: string,
+  ask: Ask,
+  params: unknown,
+  remoteKey: string | undefined,
+): Promise<never> {
   const tied = callers.getStore();
   const caller = tied ?? ties?.only();
   if (caller === undefined) {
@@ -199,11 +245,15 @@ async function answer(ties: Ties | undefined, label: string, ask: Ask, params: u
   }
   const { _meta, ...rest } = plain(params) ?? {};
   try {
-    return (await ask(caller.ctx, rest)) as never;
+    return (await ask(caller.ctx, rest, keyFor(caller, remoteKey))) as never;
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
-    if (error instanceof InputRequired) {
-      caller.inputRequired = error;
+    // A 2026-07-28 caller is never sent a request: core's refusal is of the caller itself (a capability it lacks,
+    // -32021, or an answer in its inputResponses that is not an object, -32602), and ends its request as it would
+    // end one of the gateway's own tools.
+    const refused = isMcpError(error) && caller.ctx.era !== "handshake";
+    if (error instanceof InputRequired || refused) {
+      caller.ends = error as InputRequired | McpError;
       // 2026-07-28 toward the caller: its request is answered input_required and runs again, with this answer, on
       // the retry; the forwarded call is cancelled now, so the remote does no more work on a call that is over. A
       // sole call is left to end on this error instead: a cancelled call would leave no call the sole one again.
@@ -229,13 +279,25 @@ export function answerQuestions(
   ties: Ties | undefined,
   label: string,
 ): void {
+  // A 2026-07-28 remote's question is embedded in its answer; the client hands it over with its key as the id.
+  const remoteKey = (context: { mcpReq: { id?: unknown } }): string | undefined => {
+    const version = client.getNegotiatedProtocolVersion();
+    const id = context.mcpReq.id;
+    return version !== undefined && version >= "2026" && typeof id === "string" ? id : undefined;
+  };
   if (declared.elicitation) {
-    client.setRequestHandler("elicitation/create", (request) => answer(ties, label, elicit, request.params));
+    client.setRequestHandler("elicitation/create", (request, context) =>
+      answer(ties, label, elicit, request.params, remoteKey(context)),
+    );
   }
   if (declared.sampling) {
-    client.setRequestHandler("sampling/createMessage", (request) => answer(ties, label, sample, request.params));
+    client.setRequestHandler("sampling/createMessage", (request, context) =>
+      answer(ties, label, sample, request.params, remoteKey(context)),
+    );
   }
   if (declared.roots) {
-    client.setRequestHandler("roots/list", (request) => answer(ties, label, roots, request.params));
+    client.setRequestHandler("roots/list", (request, context) =>
+      answer(ties, label, roots, request.params, remoteKey(context)),
+    );
   }
 }
