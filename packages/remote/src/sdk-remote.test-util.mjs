@@ -1,3 +1,4 @@
+import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createMcpHandler, McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
@@ -6,6 +7,7 @@ import { z } from "zod";
 // The remote in remote.test.ts: a server of the official SDK v2 as its docs write one, on its stdio, or with
 // `--http` over Streamable HTTP (`createMcpHandler`, both eras, the 2025 era stateless) on a free port it prints.
 const subscribed = new Set();
+const JOURNAL = process.argv.includes("--journal") ? process.argv[process.argv.indexOf("--journal") + 1] : undefined;
 
 function factory() {
   const server = new McpServer(
@@ -61,6 +63,8 @@ function factory() {
   if (process.argv.includes("--subscribe")) {
     server.server.setRequestHandler("resources/subscribe", async (request) => {
       subscribed.add(request.params.uri);
+      // With --journal FILE: each subscribe written there with this process's id, for a test to watch from outside.
+      if (JOURNAL) appendFileSync(JOURNAL, `${process.pid} subscribe ${request.params.uri}\n`);
       return {};
     });
     server.server.setRequestHandler("resources/unsubscribe", async (request) => {

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createServer } from "@toolsmith/core";
@@ -183,11 +186,9 @@ describe.each(ERAS)("the remote's subscriptions, remote in the %s", (_, remoteEr
     await until(() => first.events.includes("watch board://today"), "the remote subscribed");
     await first.http.close();
     const second = await remoteServer(port);
-    // The next use of the remote (or, in 2026-07-28, its stream ending) connects again.
-    await until(async () => {
-      await a.client.readResource({ uri: "board://today" }).catch(() => undefined);
-      return second.events.includes("watch board://today");
-    }, "the remote subscribed again");
+    // By itself, with no use of the remote in between: the standalone stream (handshake era) or the listen stream
+    // (2026-07-28) that carried the updates ended, and the gateway connects again.
+    await until(() => second.events.includes("watch board://today"), "the remote subscribed again", 30_000);
     second.app.resourceUpdated("board://today");
     await until(() => a.heard.length === 1, "a told");
     expect(a.heard).toEqual(["board://today"]);
@@ -238,4 +239,42 @@ describe.each(ERAS)("the official SDK v2 as the remote on stdio, in the %s", (_,
       await until(async () => (await text("r.subscribed")) === "item://beta", "the SDK remote unsubscribed");
     }
   });
+
+  // The handshake era's resources/subscribe is what the remote can journal (a 2026-07-28 remote is told on a stream).
+  it.runIf(remoteEra === "legacy")(
+    "a remote process that dies is started again by itself and its URIs subscribed there, with no use between",
+    async () => {
+      const journal = join(mkdtempSync(join(tmpdir(), "toolsmith-updates-")), "journal");
+      writeFileSync(journal, "");
+      const subscribes = () =>
+        readFileSync(journal, "utf8")
+          .split("\n")
+          .filter((line) => line.endsWith(" subscribe info://about"))
+          .map((line) => Number(line.split(" ")[0]));
+      const remote = await createRemote({
+        command: process.execPath,
+        args: [SDK_REMOTE, "--subscribe", "--journal", journal],
+        era: remoteEra,
+      });
+      open.push(remote);
+      const app = createServer({ name: "gateway", version: "1.0.0" });
+      app.mount("r", remote.server);
+      const http = await listen(app, { port: 0, log: null });
+      open.push(http);
+      const a = await caller(http.url, "legacy");
+      await a.subscribe("info://about");
+      const [first] = await until(() => (subscribes().length === 1 ? subscribes() : undefined), "subscribed once");
+      process.kill(first as number, "SIGKILL");
+      const [, second] = await until(
+        () => (subscribes().length === 2 ? subscribes() : undefined),
+        "subscribed again on a new process",
+        30_000,
+      );
+      expect(second).not.toBe(first);
+      // Its updates reach the caller again.
+      await a.client.callTool({ name: "r.touch", arguments: { uri: "info://about" } });
+      await until(() => a.heard.length === 1, "told");
+      expect(a.heard).toEqual(["info://about"]);
+    },
+  );
 });

@@ -10,6 +10,8 @@ import type { Link } from "./link.js";
 export const DEFAULT_MAX_SUBSCRIPTIONS = 1000;
 
 const UPDATED = "notifications/resources/updated";
+// What client 2.4.0's HTTP transport reports when its standalone stream is gone for good (onerror's message).
+const STREAM_LOST = /SSE stream|reconnection attempts/;
 
 export class Updates {
   readonly #link: () => Link;
@@ -24,6 +26,7 @@ export class Updates {
   // After a stream the remote ended, the wait before connecting again (doubling; reset by an update heard).
   #lostWait = 0;
   #again: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
 
   constructor(link: () => Link, max: number, updated: (uri: string) => void, log: (entry: LogEntry) => void) {
     this.#link = link;
@@ -42,9 +45,24 @@ export class Updates {
     });
   }
 
-  /** A new connection: every URI watched is subscribed on it (the one before it is gone, and its subscriptions). */
+  /**
+   * A new connection: every URI watched is subscribed on it (the one before it is gone, and its subscriptions); if
+   * it is lost while a URI is subscribed on it, the gateway connects again by itself rather than at its next use.
+   */
   connected(client: Client): void {
     for (const uri of this.#watched.keys()) this.#subscribe(uri, client);
+    // Lost: a stdio remote's process ended (the connection closed), or a handshake-era HTTP remote's standalone
+    // stream, which carries the updates, could not be opened again (the remote restarted and forgot the session).
+    const closed = client.onclose;
+    client.onclose = () => {
+      closed?.();
+      this.#lostConnection(client);
+    };
+    const failed = client.onerror;
+    client.onerror = (error) => {
+      failed?.(error);
+      if (STREAM_LOST.test(String((error as Error | undefined)?.message))) this.#lostConnection(client);
+    };
   }
 
   /** The resource's `watch`: subscribe `uri` on the remote until the returned stop. */
@@ -100,7 +118,7 @@ export class Updates {
     if (client.getNegotiatedProtocolVersion?.() === "2026-07-28") {
       const stream = await client.listen({ resourceSubscriptions: [uri] });
       void stream.closed.then((cause) => {
-        if (cause !== "local") this.#lost(uri, client);
+        if (cause !== "local" && this.#watched.get(uri)?.client === client) this.#lostConnection(client);
       });
       return () => stream.close();
     }
@@ -108,21 +126,29 @@ export class Updates {
     return () => client.unsubscribeResource({ uri });
   }
 
-  // The remote ended a stream still wanted: connect again after a wait (a remote that ends them at once costs little).
-  #lost(uri: string, client: Client): void {
-    if (this.#watched.get(uri)?.client !== client || this.#again) return;
+  // A connection with URIs subscribed on it is lost: connect again after a wait (doubling while connecting fails or
+  // the remote keeps ending its streams at once; reset by an update heard), so the subscriptions come back by themselves.
+  #lostConnection(client: Client): void {
+    if (this.#again || this.#closed) return;
+    if (![...this.#watched.values()].some((watched) => watched.client === client)) return;
     this.#link().drop(client);
+    this.#retry();
+  }
+
+  #retry(): void {
+    if (this.#again || this.#closed || this.#watched.size === 0) return;
     this.#lostWait = Math.min(30_000, this.#lostWait === 0 ? 250 : this.#lostWait * 2);
     this.#again = setTimeout(() => {
       this.#again = undefined;
       this.#link()
         .client()
-        .catch(() => undefined);
+        .catch(() => this.#retry());
     }, this.#lostWait);
     this.#again.unref?.();
   }
 
   close(): void {
+    this.#closed = true;
     clearTimeout(this.#again);
     this.#again = undefined;
   }
