@@ -93,29 +93,28 @@ async function listedNames(client: Client): Promise<string[]> {
   return (await client.listTools(undefined, { cacheMode: "refresh" })).tools.map((tool) => tool.name).sort();
 }
 
+async function sdkOverHttp(args: string[]): Promise<RemoteOptions> {
+  const child = spawn(process.execPath, [SDK_REMOTE, "--http", ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  open.unshift({
+    close: () => {
+      child.kill();
+      return exited;
+    },
+  });
+  const [line] = (await once(createInterface({ input: child.stdout }), "line")) as [string];
+  return { url: line };
+}
+
 interface Target {
   options(): Promise<RemoteOptions>;
 }
 
 const targets: [string, Target][] = [
   ["official SDK v2 on stdio", { options: async () => ({ command: process.execPath, args: [SDK_REMOTE] }) }],
-  [
-    "official SDK v2 over HTTP",
-    {
-      options: async () => {
-        const child = spawn(process.execPath, [SDK_REMOTE, "--http"], { stdio: ["ignore", "pipe", "inherit"] });
-        const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-        open.unshift({
-          close: () => {
-            child.kill();
-            return exited;
-          },
-        });
-        const [line] = (await once(createInterface({ input: child.stdout }), "line")) as [string];
-        return { url: line };
-      },
-    },
-  ],
+  ["official SDK v2 over HTTP", { options: () => sdkOverHttp([]) }],
+  // The handshake era with sessions (a GET stream, a DELETE at the end), as the SDK's docs wire it.
+  ["official SDK v2 over HTTP, with sessions", { options: () => sdkOverHttp(["--stateful"]) }],
   [
     "Toolsmith over HTTP",
     {

@@ -1,11 +1,19 @@
+import { randomUUID } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { createMcpHandler, McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  McpServer,
+  ResourceTemplate,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 
 // The remote in remote.test.ts: a server of the official SDK v2 as its docs write one, on its stdio, or with
-// `--http` over Streamable HTTP (`createMcpHandler`, both eras, the 2025 era stateless) on a free port it prints.
+// `--http` over Streamable HTTP (`createMcpHandler`, both eras, the 2025 era stateless, or with sessions given
+// `--stateful`) on a free port it prints.
 const subscribed = new Set();
 const JOURNAL = process.argv.includes("--journal") ? process.argv[process.argv.indexOf("--journal") + 1] : undefined;
 
@@ -103,9 +111,38 @@ function factory() {
   return server;
 }
 
+// With --stateful, the handshake era is served the way the SDK's docs route it next to the modern handler: a
+// sessionful WebStandardStreamableHTTPServerTransport per session (its GET stream, its DELETE), found by the
+// Mcp-Session-Id header; an unknown session is 404.
+const STATEFUL = process.argv.includes("--stateful");
+const sessions = new Map();
+
+async function legacyStateful(request) {
+  const id = request.headers.get("mcp-session-id");
+  if (id) {
+    const transport = sessions.get(id);
+    if (transport) return transport.handleRequest(request);
+    const error = { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null };
+    return new Response(JSON.stringify(error), { status: 404, headers: { "content-type": "application/json" } });
+  }
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (session) => void sessions.set(session, transport),
+  });
+  transport.onclose = () => {
+    if (transport.sessionId) sessions.delete(transport.sessionId);
+  };
+  await factory().connect(transport);
+  return transport.handleRequest(request);
+}
+
 // node:http → Request → the handler → node:http, the body read whole; SSE replies streamed as they come.
 function serveHttp() {
-  const handler = createMcpHandler(factory, { legacy: "stateless" });
+  const modern = createMcpHandler(factory, { legacy: STATEFUL ? "reject" : "stateless" });
+  const handler = {
+    fetch: async (request) =>
+      STATEFUL && (await isLegacyRequest(request.clone())) ? legacyStateful(request) : modern.fetch(request),
+  };
   const http = createServer((req, res) => {
     const chunks = [];
     req.on("data", (chunk) => chunks.push(chunk));
