@@ -16,6 +16,8 @@ export class OutboundRequests {
   readonly #out: Outlet;
   // Made on the first request: most connections never ask the client anything (HTTP makes one per request).
   #pending: Map<RequestId, Pending> | undefined;
+  // The questions waiting on each signal (a call's), stopped when it aborts.
+  #aborts: WeakMap<AbortSignal, Set<() => void>> | undefined;
   #nextId = 0;
   #inputEnded = false;
   readonly #prefix: string | undefined;
@@ -48,7 +50,7 @@ export class OutboundRequests {
     return new Promise((resolve, reject) => {
       const cleanup = () => {
         clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
+        stopWatching();
       };
       // Abandoned (timed out, or the request it serves was cancelled): the client is told to stop.
       const abandon = (error: unknown, reason: string) => {
@@ -67,7 +69,7 @@ export class OutboundRequests {
         timeoutMs,
       );
       (timer as { unref?: () => void }).unref?.();
-      signal.addEventListener("abort", onAbort, { once: true });
+      const stopWatching = this.#onAbort(signal, onAbort);
       pendings.set(id, {
         end: () =>
           abandon(new Error(`The client's input ended before it answered ${method}`), "the client's input ended"),
@@ -94,6 +96,33 @@ export class OutboundRequests {
       });
       this.#out.emit({ jsonrpc: "2.0", id, method, params }, { kind: "request", relatedTo, tag });
     });
+  }
+
+  /**
+   * Run `abort` once `signal` aborts, until the returned stop. The questions of one call share its signal: one
+   * listener on it stands for all of them (a listener each passed Node's warning at 11 questions at once).
+   */
+  #onAbort(signal: AbortSignal, abort: () => void): () => void {
+    const aborts = (this.#aborts ??= new WeakMap());
+    let waiting = aborts.get(signal);
+    if (!waiting) {
+      const all = new Set<() => void>();
+      waiting = all;
+      aborts.set(signal, all);
+      signal.addEventListener(
+        "abort",
+        () => {
+          aborts.delete(signal);
+          for (const each of all) each();
+        },
+        { once: true },
+      );
+    }
+    const mine = waiting;
+    mine.add(abort);
+    return () => {
+      mine.delete(abort);
+    };
   }
 
   /** The client's answer to one of them; an answer to nothing pending (another process's, perhaps) is dropped. */
