@@ -103,7 +103,8 @@ export class OutboundRequests {
    * listener on it stands for all of them (a listener each passed Node's warning at 11 questions at once).
    */
   #onAbort(signal: AbortSignal, abort: () => void): () => void {
-    const aborts = (this.#aborts ??= new WeakMap());
+    this.#aborts ??= new WeakMap();
+    const aborts = this.#aborts;
     let waiting = aborts.get(signal);
     if (!waiting) {
       const all = new Set<() => void>();

@@ -211,32 +211,6 @@ describe("asking in the handshake era: requests to the client", () => {
     });
   });
 
-  it("20 questions at once in one call are each answered, with no listener warning on the call's signal", async () => {
-    const s = createServer({ name: "many", version: "1" });
-    s.tool({
-      name: "many",
-      description: "Asks 20 questions at once",
-      handler: async (_args, ctx) => {
-        const answers = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => ctx.elicit({ message: `${i}?`, schema: { ok: z.boolean() } })),
-        );
-        return String(answers.filter((answer) => answer.action === "accept").length);
-      },
-    });
-    const warnings: string[] = [];
-    const warned = (warning: Error) => void warnings.push(warning.name);
-    process.on("warning", warned);
-    try {
-      const client = await createTestClient(s, { protocolVersion: "2025-11-25", elicit: accept({ ok: true }) });
-      expect(await client.callTool("many", {})).toMatchObject({ content: [{ text: "20" }] });
-      // Node tells a warning on the next turn.
-      await new Promise((resolve) => setImmediate(resolve));
-    } finally {
-      process.off("warning", warned);
-    }
-    expect(warnings).toEqual([]);
-  });
-
   it("cancelling the call abandons its question: notifications/cancelled for the server's request, no reply to the call", async () => {
     const { s } = server();
     let asked: () => void = () => {};
