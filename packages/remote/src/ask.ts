@@ -269,6 +269,26 @@ async function answer(
   }
 }
 
+const ASKS: Record<string, Ask> = {
+  "elicitation/create": elicit,
+  "sampling/createMessage": sample,
+  "roots/list": roots,
+};
+
+/**
+ * One of the remote's questions read outside the client (lane.ts, the handshake era: no key), for the capabilities
+ * `declared`, answered as the client's handlers would: its result, or a ProtocolError.
+ */
+export function answerAsked(declared: ClientCapabilities, label: string) {
+  return (method: string, params: unknown): Promise<Record<string, unknown>> => {
+    const ask = ASKS[method];
+    const capability =
+      method === "elicitation/create" ? "elicitation" : method === "sampling/createMessage" ? "sampling" : "roots";
+    if (!ask || !declared[capability]) return Promise.reject(NOT_FOUND());
+    return answer(undefined, label, ask, params, undefined);
+  };
+}
+
 /**
  * Answer the remote's questions on `client`, for the capabilities it declares; `ties` given, a question without a
  * caller goes to the sole call in flight (`untiedQuestions: "sole-call"`).

@@ -1,6 +1,7 @@
 import { type Client, ProtocolError, SdkError, type Tool } from "@modelcontextprotocol/client";
 import { type CallToolResult, errorResult, isLogLevel, type RequestContext } from "@toolsmith/core";
 import { MetaKey } from "@toolsmith/core/transport";
+import { AGAIN, type Lane } from "./lane.js";
 import type { Link } from "./link.js";
 import type { Notes } from "./notes.js";
 
@@ -18,6 +19,8 @@ export interface RemoteBounds {
 /** The bounds, and the notes that hear what the remote says while it serves a request. */
 export interface Forwarding extends RemoteBounds {
   readonly notes: Notes;
+  /** A tools/call sent straight over HTTP (lane.ts); absent for a stdio remote. */
+  readonly lane?: Lane;
 }
 
 /** What a forwarded request is given: the signal and time-out, and the `_meta` to send (progress token, log level). */
@@ -117,12 +120,16 @@ export async function callTool(
   // them only after a refusal and a whole list. Without its output schema: the client would compile one per call.
   const { outputSchema: _, ...toolDefinition } = tool;
   try {
-    const result = await forward(link, ctx, via, (client, { meta, ...options }) =>
-      client.callTool(
+    const result = await forward(link, ctx, via, async (client, { meta, ...options }) => {
+      if (via.lane) {
+        const straight = await via.lane.call(client, tool, args, meta, options.signal, options.timeout);
+        if (straight !== AGAIN) return straight;
+      }
+      return client.callTool(
         { name: tool.name, arguments: (args ?? {}) as Record<string, unknown>, _meta: meta },
         { ...options, toolDefinition: toolDefinition as Tool },
-      ),
-    );
+      );
+    });
     if (!isToolResult(result)) return errorResult(`${link.label} answered tools/call without a content array`);
     return result;
   } catch (error) {

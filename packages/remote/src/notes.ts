@@ -103,6 +103,11 @@ export class Notes {
     return this.#overflowed.has(client);
   }
 
+  /** A notification read outside the client (lane.ts): progress and logs go where #take sends them. */
+  hear(message: unknown): void {
+    this.#take(message as JSONRPCMessage);
+  }
+
   /** True when the message was a notification the notes took (the client never sees it). */
   #take(message: JSONRPCMessage): boolean {
     const m = message as { id?: unknown; method?: unknown; params?: Record<string, unknown> };

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { createServer as createHttpServer, request as httpRequest } from "node:http";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -333,6 +334,63 @@ describe("what travels with a call (Toolsmith remote over HTTP)", () => {
     expect(textOf(result)).toBe("routed to eu-west");
     // Without the header the remote refuses the call at its door; the client then lists every tool and calls again.
     expect(seen).toEqual(["tools/call"]);
+  });
+
+  it.each(ERAS)(
+    "sends a tools/call straight on the link's session, the rest through the client, in the %s",
+    async (_, era) => {
+      const remoteServer = toolsmithRemote();
+      const seen: string[] = [];
+      remoteServer.use((operation, next) => {
+        seen.push(
+          `${operation.method} ${String(operation.ctx.requestId).startsWith("toolsmith-") ? "straight" : "client"}`,
+        );
+        return next();
+      });
+      const http = await listen(remoteServer, { port: 0, log: null });
+      open.unshift(http);
+      const { client } = await gateway({ url: http.url, era }, era);
+      seen.length = 0;
+      expect(textOf(await client.callTool({ name: "r.add", arguments: { a: 2, b: 3 } }))).toBe("5");
+      expect(textOf(await client.readResource({ uri: "info://about" }).then((r) => ({ content: r.contents })))).toBe(
+        "about the remote",
+      );
+      expect(seen).toEqual(["tools/call straight", "resources/read client"]);
+    },
+  );
+
+  it("a remote behind a same-origin redirect is called through the client, which follows it", async () => {
+    const remoteServer = toolsmithRemote();
+    const http = await listen(remoteServer, { port: 0, log: null });
+    open.unshift(http);
+    const target = new URL(http.url);
+    // A front that moved the endpoint: /old answers 307 to the endpoint, the rest is passed on.
+    const front = createHttpServer((req, res) => {
+      if (req.url === "/old") {
+        res.writeHead(307, { location: target.pathname }).end();
+        return;
+      }
+      const upstream = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: req.url,
+          method: req.method,
+          headers: { ...req.headers, host: target.host },
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+    open.unshift({ close: () => new Promise<void>((resolve) => front.close(() => resolve())) });
+    const url = `http://127.0.0.1:${(front.address() as { port: number }).port}/old`;
+    const era = "legacy";
+    const { client } = await gateway({ url, era }, era);
+    expect(textOf(await client.callTool({ name: "r.add", arguments: { a: 1, b: 1 } }))).toBe("2");
   });
 
   it("the remote's tool list change is listed again and announced by the gateway", async () => {

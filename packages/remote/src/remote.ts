@@ -7,10 +7,11 @@ import type {
   Tool,
 } from "@modelcontextprotocol/client";
 import { createServer, type Guard, type Server, type ToolDefinition } from "@toolsmith/core";
-import { asking, type UntiedQuestions } from "./ask.js";
+import { ASKED, answerAsked, asking, type UntiedQuestions } from "./ask.js";
 import { callTool, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TIMEOUT_MS, type RemoteBounds } from "./forward.js";
 import { Http } from "./http.js";
 import { promptDefinition, resourceDefinition, templateDefinition } from "./items.js";
+import { Lane } from "./lane.js";
 import { type Backoff, Link, type RemoteEra, type RemoteTarget } from "./link.js";
 import { Notes } from "./notes.js";
 import { passThrough } from "./pass-through.js";
@@ -132,7 +133,18 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
 
   const notes = new Notes(labelOf(options), (entry) => server.log(entry));
   const http = new Http(notes.boundsFor(() => options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES));
-  const via = { ...options, notes };
+  // Over HTTP a tools/call goes straight on the link's session (lane.ts), the client kept for the rest.
+  const lane =
+    "url" in options
+      ? new Lane(
+          http,
+          new URL(String(options.url)),
+          options.headers ?? {},
+          notes,
+          answerAsked(options.client?.capabilities ?? ASKED, labelOf(options)),
+        )
+      : undefined;
+  const via = { ...options, notes, ...(lane ? { lane } : {}) };
   // A 2026-07-28 remote tells list changes only on a subscriptions/listen stream, which listChanged opens.
   const changed = { autoRefresh: false, debounceMs: 0, onChanged: () => void refresh().catch(() => undefined) };
   const updates = new Updates(
@@ -157,7 +169,10 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
       }
       updates.setup(client);
     },
-    connected: (client) => updates.connected(client),
+    connected: (client) => {
+      lane?.learn(client);
+      updates.connected(client);
+    },
     fetch: http.fetch,
     maxLineBytes: (options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES) + FRAMING_BYTES,
   });

@@ -1,0 +1,308 @@
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  type Client,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  type Tool,
+  type Transport,
+} from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@toolsmith/core";
+import type { Http } from "./http.js";
+import type { Notes } from "./notes.js";
+
+// A tools/call over HTTP sent straight on the link's session, not through the official client: per call the client
+// validates the result against the era's schemas (a failing parse of nothing among them), builds Headers and signals,
+// and costs the gateway several times the remote's own work (bench/remote.mjs). The lane speaks what the client
+// would have sent on the same connection (its session, its negotiated revision, the envelope it sends) and reads the
+// answer as the client would: a JSON reply, or an event stream with the remote's progress, logs and, in the
+// handshake era, its questions, answered on the same session. What the lane does not speak it leaves to the client
+// before sending anything: a tool with x-mcp-header arguments, a name that needs encoding in a header, a link not
+// yet connected. A 2026-07-28 `input_required` answer is asked again through the client, whose rounds put the
+// questions (nothing ran to completion on the remote: the answer says it needs input first).
+
+/** Sent again through the official client. */
+export const AGAIN = Symbol("again");
+
+/** Answers one of the remote's questions (ask.ts), as the caller whose call it serves. */
+export type Answerer = (method: string, params: unknown) => Promise<Record<string, unknown>>;
+
+const ENVELOPE_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY];
+const ACCEPT = "application/json, text/event-stream";
+
+interface Learned {
+  envelope: Record<string, unknown> | undefined;
+}
+
+function plain(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+// The Mcp-Name header carries the name as it is only when it needs no encoding (the client's own rule).
+function headerSafe(name: string): boolean {
+  if (name.length === 0 || name !== name.trim() || name.startsWith("=?")) return false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c !== 9 && (c < 32 || c > 126)) return false;
+  }
+  return true;
+}
+
+/** The events of an event stream, each as its `data` text. */
+async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let end = buffer.indexOf("\n\n");
+      while (end !== -1) {
+        const event = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = event
+          .split("\n")
+          .filter((line) => line.startsWith("data:"))
+          .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5))
+          .join("\n");
+        if (data !== "") yield data;
+        end = buffer.indexOf("\n\n");
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+export class Lane {
+  readonly #http: Http;
+  readonly #url: URL;
+  readonly #headers: Readonly<Record<string, string>>;
+  readonly #notes: Notes;
+  readonly #answer: Answerer;
+  readonly #learned = new WeakMap<Client, Learned>();
+  readonly #plainTools = new WeakMap<Tool, boolean>();
+  #next = 0;
+
+  constructor(http: Http, url: URL, headers: Readonly<Record<string, string>>, notes: Notes, answer: Answerer) {
+    this.#http = http;
+    this.#url = url;
+    this.#headers = headers;
+    this.#notes = notes;
+    this.#answer = answer;
+  }
+
+  /** Watch what `client` sends (once per client): the 2026-07-28 envelope the lane then sends as its own. */
+  learn(client: Client): void {
+    const transport = client.transport as (Transport & { sessionId?: string }) | undefined;
+    if (!transport || this.#learned.has(client)) return;
+    const learned: Learned = { envelope: undefined };
+    this.#learned.set(client, learned);
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      if (learned.envelope === undefined) {
+        const meta = plain(plain((message as { params?: unknown }).params)?._meta);
+        if (meta && ENVELOPE_KEYS.every((key) => key in meta)) {
+          learned.envelope = Object.fromEntries(ENVELOPE_KEYS.map((key) => [key, meta[key]]));
+        }
+      }
+      return send(message, options);
+    };
+  }
+
+  #plain(tool: Tool): boolean {
+    let known = this.#plainTools.get(tool);
+    if (known === undefined) {
+      known = headerSafe(tool.name) && !JSON.stringify(tool.inputSchema ?? {}).includes('"x-mcp-header"');
+      this.#plainTools.set(tool, known);
+    }
+    return known;
+  }
+
+  /** The call sent straight, or AGAIN when the client must send it (then nothing reached the remote, or it asked). */
+  async call(
+    client: Client,
+    tool: Tool,
+    args: unknown,
+    meta: Record<string, unknown>,
+    signal: AbortSignal,
+    timeout: number,
+  ): Promise<CallToolResult | typeof AGAIN> {
+    const version = client.getNegotiatedProtocolVersion();
+    const transport = client.transport as { sessionId?: string } | undefined;
+    const learned = this.#learned.get(client);
+    const modern = version !== undefined && version >= "2026";
+    if (version === undefined || !transport || !this.#plain(tool) || (modern && !learned?.envelope)) return AGAIN;
+
+    const id = `toolsmith-${++this.#next}`;
+    const headers: Record<string, string> = {
+      ...this.#headers,
+      "content-type": "application/json",
+      accept: ACCEPT,
+      "mcp-protocol-version": version,
+    };
+    if (transport.sessionId !== undefined) headers["mcp-session-id"] = transport.sessionId;
+    if (modern) {
+      headers["mcp-method"] = "tools/call";
+      headers["mcp-name"] = tool.name;
+    }
+    const params = { name: tool.name, arguments: args ?? {}, _meta: { ...meta, ...(modern ? learned?.envelope : {}) } };
+    const body = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
+
+    const stop = new AbortController();
+    const cancelled = () => stop.abort(signal.reason);
+    signal.addEventListener("abort", cancelled, { once: true });
+    const timer = setTimeout(
+      () => stop.abort(new SdkError(SdkErrorCode.RequestTimeout, `Request timed out after ${timeout} ms`)),
+      timeout,
+    );
+    try {
+      const answer = await this.#http.fetch(this.#url, { method: "POST", headers, body, signal: stop.signal });
+      const type = answer.headers.get("content-type") ?? "";
+      if (answer.ok && type.includes("text/event-stream") && answer.body) {
+        return await this.#stream(answer.body, id, modern, headers, stop.signal);
+      }
+      const text = await answer.text();
+      const message = parseMessage(text);
+      if (message?.id === id && (message.result !== undefined || message.error !== undefined)) {
+        return reply(message, modern);
+      }
+      // Refused before it was served (a redirect, a session the remote forgot, sign-in, a media type): the client
+      // sends it again and answers as it does (follows the redirect, reports the status).
+      if (answer.status >= 300 && answer.status < 500) return AGAIN;
+      throw new Error(`HTTP ${answer.status} to tools/call: ${text.slice(0, 200)}`);
+    } catch (error) {
+      if (stop.signal.aborted) {
+        // The handshake era is told in words; a 2026-07-28 remote learns it from the closed stream.
+        if (!modern) this.#cancel(id, headers, String((stop.signal.reason as Error)?.message ?? "cancelled"));
+        throw stop.signal.reason;
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", cancelled);
+    }
+  }
+
+  async #stream(
+    body: ReadableStream<Uint8Array>,
+    id: string,
+    modern: boolean,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult | typeof AGAIN> {
+    for await (const data of events(body)) {
+      const message = parseMessage(data);
+      if (!message) continue;
+      if (message.id === id && message.method === undefined) return reply(message, modern);
+      if (typeof message.method !== "string") continue;
+      if (message.id === undefined) {
+        this.#notes.hear(message);
+        continue;
+      }
+      // A question on the call's own stream (the handshake era): answered as its caller, on the same session.
+      void this.#respond(message.id, message.method, message.params, headers, signal);
+    }
+    if (signal.aborted) throw signal.reason;
+    throw new Error("the remote's answer stream ended before the call's reply");
+  }
+
+  async #respond(
+    id: unknown,
+    method: string,
+    params: unknown,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    let response: Record<string, unknown>;
+    try {
+      response = { jsonrpc: "2.0", id, result: await this.#answer(method, params) };
+    } catch (error) {
+      const code = ProtocolError.isInstance(error) ? error.code : -32603;
+      const data = ProtocolError.isInstance(error) ? error.data : undefined;
+      const text = error instanceof Error ? error.message : String(error);
+      response = { jsonrpc: "2.0", id, error: { code, message: text, ...(data === undefined ? {} : { data }) } };
+    }
+    if (signal.aborted) return;
+    const answered = await this.#http
+      .fetch(this.#url, { method: "POST", headers: withoutRouting(headers), body: JSON.stringify(response) })
+      .catch(() => undefined);
+    await answered?.text().catch(() => undefined);
+  }
+
+  #cancel(id: string, headers: Record<string, string>, reason: string): void {
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: id, reason },
+    });
+    void this.#http
+      .fetch(this.#url, { method: "POST", headers: withoutRouting(headers), body })
+      .then((answer) => answer.text())
+      .catch(() => undefined);
+  }
+}
+
+function withoutRouting(headers: Record<string, string>): Record<string, string> {
+  const { "mcp-method": _method, "mcp-name": _name, ...rest } = headers;
+  return rest;
+}
+
+interface Message {
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+  result?: unknown;
+  error?: unknown;
+}
+
+function parseMessage(text: string): Message | undefined {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return plain(value) as Message | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// The reply as the client would give it: an error as a ProtocolError; a result without the 2026-07-28 resultType,
+// and a non-object structuredContent given a text fallback; `input_required` sent again through the client.
+function reply(message: Message, modern: boolean): CallToolResult | typeof AGAIN {
+  const error = plain(message.error);
+  if (error) {
+    const code = typeof error.code === "number" ? error.code : -32603;
+    throw new ProtocolError(code, typeof error.message === "string" ? error.message : "error", error.data);
+  }
+  const result = plain(message.result);
+  if (!result) throw new Error("the remote answered tools/call without a result object");
+  // What the client's schema would refuse in a tool result: content that is not a list of typed blocks.
+  const blocks = result.content;
+  if (
+    blocks !== undefined &&
+    (!Array.isArray(blocks) || !blocks.every((block) => typeof plain(block)?.type === "string"))
+  ) {
+    throw new Error("the remote answered tools/call with content that is not a list of typed blocks");
+  }
+  if (!modern) return result as unknown as CallToolResult;
+  if (result.resultType !== "complete") {
+    if (result.resultType === "input_required") return AGAIN;
+    throw new Error(`the remote answered tools/call with resultType ${JSON.stringify(result.resultType)}`);
+  }
+  const { resultType: _, ...complete } = result;
+  const structured = complete.structuredContent;
+  const content = Array.isArray(complete.content) ? (complete.content as { type?: unknown }[]) : undefined;
+  if (
+    structured !== undefined &&
+    (typeof structured !== "object" || structured === null || Array.isArray(structured)) &&
+    !(content?.some((block) => block.type === "text") ?? false)
+  ) {
+    return { ...complete, content: [...(content ?? []), { type: "text", text: JSON.stringify(structured) }] } as never;
+  }
+  return complete as unknown as CallToolResult;
+}
