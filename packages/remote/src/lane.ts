@@ -10,6 +10,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@toolsmith/core";
+import { events, pause } from "./events.js";
 import type { Http } from "./http.js";
 import type { Notes } from "./notes.js";
 
@@ -31,6 +32,10 @@ export type Answerer = (method: string, params: unknown) => Promise<Record<strin
 
 const ENVELOPE_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY];
 const ACCEPT = "application/json, text/event-stream";
+// As the client: a stream the remote ended after giving an event id is taken up again with Last-Event-ID, after the
+// wait the remote asked for (or a second), up to this many times in a row without a new event.
+const RESUMES = 2;
+const RESUME_WAIT_MS = 1000;
 
 interface Learned {
   envelope: Record<string, unknown> | undefined;
@@ -50,34 +55,6 @@ function headerSafe(name: string): boolean {
     if (c !== 9 && (c < 32 || c > 126)) return false;
   }
   return true;
-}
-
-/** The events of an event stream, each as its `data` text. */
-async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let end = buffer.indexOf("\n\n");
-      while (end !== -1) {
-        const event = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = event
-          .split("\n")
-          .filter((line) => line.startsWith("data:"))
-          .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5))
-          .join("\n");
-        if (data !== "") yield data;
-        end = buffer.indexOf("\n\n");
-      }
-    }
-  } finally {
-    reader.releaseLock();
-  }
 }
 
 export class Lane {
@@ -197,20 +174,52 @@ export class Lane {
     headers: Record<string, string>,
     signal: AbortSignal,
   ): Promise<CallToolResult | typeof AGAIN> {
-    for await (const data of events(body)) {
-      const message = parseMessage(data);
-      if (!message) continue;
-      if (message.id === id && message.method === undefined) return reply(message, modern);
-      if (typeof message.method !== "string") continue;
-      if (message.id === undefined) {
-        this.#notes.hear(message);
-        continue;
+    let last: string | undefined;
+    let wait = RESUME_WAIT_MS;
+    let idle = 0;
+    for (;;) {
+      const before = last;
+      try {
+        for await (const event of events(body)) {
+          if (event.id !== undefined) last = event.id;
+          if (event.retry !== undefined) wait = event.retry;
+          const message = event.data === "" ? undefined : parseMessage(event.data);
+          if (!message) continue;
+          if (message.id === id && message.method === undefined) return reply(message, modern);
+          if (typeof message.method !== "string") continue;
+          if (message.id === undefined) {
+            this.#notes.hear(message);
+            continue;
+          }
+          // A question on the call's own stream (the handshake era): answered as its caller, on the same session.
+          void this.#respond(message.id, message.method, message.params, headers, signal);
+        }
+      } catch (error) {
+        if (signal.aborted || last === undefined) throw error;
       }
-      // A question on the call's own stream (the handshake era): answered as its caller, on the same session.
-      void this.#respond(message.id, message.method, message.params, headers, signal);
+      if (signal.aborted) throw signal.reason;
+      idle = last === before ? idle + 1 : 0;
+      if (last === undefined || idle > RESUMES) {
+        throw new Error("the remote's answer stream ended before the call's reply");
+      }
+      await pause(wait, signal);
+      body = await this.#resume(last, headers, signal);
     }
-    if (signal.aborted) throw signal.reason;
-    throw new Error("the remote's answer stream ended before the call's reply");
+  }
+
+  /** The call's stream taken up again after event `last` (a GET with Last-Event-ID, as the client does). */
+  async #resume(
+    last: string,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<ReadableStream<Uint8Array>> {
+    const { "content-type": _, ...rest } = withoutRouting(headers);
+    const resumed = { ...rest, accept: "text/event-stream", "last-event-id": last };
+    const answer = await this.#http.fetch(this.#url, { method: "GET", headers: resumed, signal });
+    const type = answer.headers.get("content-type") ?? "";
+    if (answer.ok && type.includes("text/event-stream") && answer.body) return answer.body;
+    const text = await answer.text().catch(() => "");
+    throw new Error(`HTTP ${answer.status} to the resumed answer stream: ${text.slice(0, 200)}`);
   }
 
   async #respond(

@@ -91,6 +91,18 @@ function factory() {
       },
     );
   }
+  // With --resumable (lane.test.ts): a tool that closes its call's event stream before it answers (SSE polling): the
+  // client comes back with Last-Event-ID and reads the answer from the event store.
+  if (RESUMABLE)
+    server.registerTool(
+      "poll",
+      { description: "Answers after closing its stream", inputSchema: z.object({}) },
+      async (_, ctx) => {
+        ctx.http?.closeSSE?.();
+        await new Promise((resolve) => setImmediate(resolve));
+        return { content: [{ type: "text", text: "polled" }] };
+      },
+    );
   server.registerPrompt(
     "greet",
     { description: "Greets someone", argsSchema: z.object({ name: z.string() }) },
@@ -115,7 +127,30 @@ function factory() {
 // sessionful WebStandardStreamableHTTPServerTransport per session (its GET stream, its DELETE), found by the
 // Mcp-Session-Id header; an unknown session is 404.
 const STATEFUL = process.argv.includes("--stateful");
+const RESUMABLE = process.argv.includes("--resumable");
 const sessions = new Map();
+
+// Every event kept, for a client that comes back with Last-Event-ID (--resumable).
+function eventStore() {
+  const events = [];
+  return {
+    storeEvent: async (streamId, message) => {
+      events.push({ streamId, message });
+      return `${streamId}_${events.length - 1}`;
+    },
+    getStreamIdForEventId: async (eventId) => events[Number(eventId.split("_").pop())]?.streamId,
+    replayEventsAfter: async (eventId, { send }) => {
+      const after = Number(eventId.split("_").pop());
+      const streamId = events[after]?.streamId;
+      for (let i = after + 1; i < events.length; i++) {
+        const event = events[i];
+        if (event.streamId === streamId && Object.keys(event.message).length > 0)
+          await send(`${streamId}_${i}`, event.message);
+      }
+      return streamId;
+    },
+  };
+}
 
 async function legacyStateful(request) {
   const id = request.headers.get("mcp-session-id");
@@ -128,6 +163,7 @@ async function legacyStateful(request) {
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (session) => void sessions.set(session, transport),
+    ...(RESUMABLE ? { eventStore: eventStore(), retryInterval: 1 } : {}),
   });
   transport.onclose = () => {
     if (transport.sessionId) sessions.delete(transport.sessionId);
