@@ -1,11 +1,14 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { createServer as createHttpServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createServer } from "@toolsmith/core";
 import { listen } from "@toolsmith/transport-http";
 import { afterEach, describe, expect, it } from "vitest";
+import { within } from "../../../scripts/wait.js";
 import { createRemote, type RemoteOptions } from "./index.js";
 
 // What the straight tools/call lane (lane.ts) must do as the official client does with the same remote: the
@@ -62,5 +65,113 @@ describe("the lane speaks to a remote as the official client does", () => {
     const result = await client.callTool({ name: "r.poll", arguments: {} });
     expect(textOf(result)).toBe("polled");
     expect(result.isError).not.toBe(true);
+  });
+});
+
+interface Hostile {
+  url: string;
+  /** Every response the gateway POSTed back to one of the remote's requests. */
+  readonly answers: Record<string, unknown>[];
+  /** The requests each call's stream carried, by the call's id, as they were cancelled. */
+  readonly cancelled: unknown[];
+  /** Settles once the stream of a "linger" call closes. */
+  readonly lingerClosed: Promise<void>;
+}
+
+// A hostile handshake-era remote on node:http (no SDK, no session): each tool answers on an event stream in a way
+// the official client copes with, or that would make it do without bound what the remote asks.
+async function hostile(flood = 1000): Promise<Hostile> {
+  const answers: Record<string, unknown>[] = [];
+  const cancelled: unknown[] = [];
+  const waiting = new Map<string, (answer: Record<string, unknown>) => void>();
+  const streams = new Map<unknown, ServerResponse>();
+  let lingered: () => void = () => undefined;
+  const lingerClosed = new Promise<void>((resolve) => {
+    lingered = resolve;
+  });
+  const event = (res: ServerResponse, message: unknown) => res.write(`data: ${JSON.stringify(message)}\n\n`);
+  const text = (value: string) => ({ content: [{ type: "text", text: value }] });
+  const server = createHttpServer(async (req, res) => {
+    if (req.method !== "POST") return void res.writeHead(405).end();
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    const message = JSON.parse(body) as Record<string, unknown> & { params?: Record<string, unknown> };
+    if (message.method === undefined) {
+      answers.push(message);
+      waiting.get(String(message.id))?.(message);
+      return void res.writeHead(202).end();
+    }
+    if (message.method === "notifications/cancelled") {
+      cancelled.push(message.params?.requestId);
+      streams.get(message.params?.requestId)?.end();
+      return void res.writeHead(202).end();
+    }
+    if (message.id === undefined) return void res.writeHead(202).end();
+    const json = (result: unknown) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
+    };
+    if (message.method === "initialize") {
+      return json({
+        protocolVersion: message.params?.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: "hostile", version: "1.0.0" },
+      });
+    }
+    if (message.method === "tools/list") {
+      const names = ["ping", "linger", "flood"];
+      return json({ tools: names.map((name) => ({ name, description: name, inputSchema: { type: "object" } })) });
+    }
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    const reply = (result: unknown) => event(res, { jsonrpc: "2.0", id: message.id, result });
+    streams.set(message.id, res);
+    switch (message.params?.name) {
+      case "ping": {
+        // The client answers a ping with an empty result, on any stream.
+        const answered = new Promise<Record<string, unknown>>((resolve) => waiting.set("ping-1", resolve));
+        event(res, { jsonrpc: "2.0", id: "ping-1", method: "ping" });
+        const { result, error } = await answered;
+        reply(text(JSON.stringify({ result, error })));
+        return void res.end();
+      }
+      case "linger":
+        // Answers, and keeps the stream open: the reader must hang up once it has the reply.
+        res.once("close", () => lingered());
+        return void reply(text("lingered"));
+      case "flood": {
+        // Asks without end; answers the call only once every question was answered.
+        const all = new Promise<void>((resolve) => {
+          let left = flood;
+          for (let i = 0; i < flood; i++) {
+            waiting.set(`q-${i}`, () => {
+              if (--left === 0) resolve();
+            });
+          }
+        });
+        for (let i = 0; i < flood; i++) event(res, { jsonrpc: "2.0", id: `q-${i}`, method: "x/unknown" });
+        await all;
+        reply(text("flooded"));
+        return void res.end();
+      }
+    }
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  open.unshift({
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  return { url, answers, cancelled, lingerClosed };
+}
+
+describe("a hostile remote's event stream", () => {
+  it("a ping on the call's stream is answered with an empty result, as the client answers it", async () => {
+    const remote = await hostile();
+    const client = await gateway({ url: remote.url });
+    const result = await client.callTool({ name: "r.ping", arguments: {} });
+    expect(JSON.parse(textOf(result))).toEqual({ result: {} });
   });
 });

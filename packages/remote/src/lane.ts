@@ -143,7 +143,7 @@ export class Lane {
       const answer = await this.#http.fetch(this.#url, { method: "POST", headers, body, signal: stop.signal });
       const type = answer.headers.get("content-type") ?? "";
       if (answer.ok && type.includes("text/event-stream") && answer.body) {
-        return await this.#stream(answer.body, id, modern, headers, stop.signal);
+        return await this.#stream(answer.body, id, modern, headers, stop);
       }
       const text = await answer.text();
       const message = parseMessage(text);
@@ -172,8 +172,9 @@ export class Lane {
     id: string,
     modern: boolean,
     headers: Record<string, string>,
-    signal: AbortSignal,
+    stop: AbortController,
   ): Promise<CallToolResult | typeof AGAIN> {
+    const signal = stop.signal;
     let last: string | undefined;
     let wait = RESUME_WAIT_MS;
     let idle = 0;
@@ -231,7 +232,9 @@ export class Lane {
   ): Promise<void> {
     let response: Record<string, unknown>;
     try {
-      response = { jsonrpc: "2.0", id, result: await this.#answer(method, params) };
+      // A ping is answered as the client answers it, on any stream.
+      const result = method === "ping" ? {} : await this.#answer(method, params);
+      response = { jsonrpc: "2.0", id, result };
     } catch (error) {
       const code = ProtocolError.isInstance(error) ? error.code : -32603;
       const data = ProtocolError.isInstance(error) ? error.data : undefined;
