@@ -174,4 +174,20 @@ describe("a hostile remote's event stream", () => {
     const result = await client.callTool({ name: "r.ping", arguments: {} });
     expect(JSON.parse(textOf(result))).toEqual({ result: {} });
   });
+
+  it("a flood of requests on one call: at most 100 answered, then the call is cut and cancelled", async () => {
+    const remote = await hostile(1000);
+    const client = await gateway({ url: remote.url });
+    const result = await client.callTool({ name: "r.flood", arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/More than 100 questions in one call/);
+    await within(
+      new Promise<void>((resolve) => {
+        const look = () => (remote.cancelled.length > 0 ? resolve() : setImmediate(look));
+        look();
+      }),
+      "the flooded call cancelled on the remote",
+    );
+    expect(remote.answers.length).toBeLessThanOrEqual(100);
+  });
 });

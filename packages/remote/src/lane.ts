@@ -10,6 +10,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@toolsmith/core";
+import { MAX_QUESTIONS } from "./ask.js";
 import { events, pause } from "./events.js";
 import type { Http } from "./http.js";
 import type { Notes } from "./notes.js";
@@ -175,6 +176,7 @@ export class Lane {
     stop: AbortController,
   ): Promise<CallToolResult | typeof AGAIN> {
     const signal = stop.signal;
+    let asked = 0;
     let last: string | undefined;
     let wait = RESUME_WAIT_MS;
     let idle = 0;
@@ -191,6 +193,11 @@ export class Lane {
           if (message.id === undefined) {
             this.#notes.hear(message);
             continue;
+          }
+          // Each request is answered with a POST of its own: past the bound the call is cut (and cancelled), not answered.
+          if (++asked > MAX_QUESTIONS) {
+            stop.abort(new Error(`More than ${MAX_QUESTIONS} questions in one call`));
+            throw stop.signal.reason;
           }
           // A question on the call's own stream (the handshake era): answered as its caller, on the same session.
           void this.#respond(message.id, message.method, message.params, headers, signal);
