@@ -14,6 +14,9 @@ import { MAX_QUESTIONS } from "./ask.js";
 import { events, pause } from "./events.js";
 import type { Http } from "./http.js";
 import type { Notes } from "./notes.js";
+import { AGAIN, parseMessage, reply } from "./reply.js";
+
+export { AGAIN };
 
 // A tools/call over HTTP sent straight on the link's session, not through the official client: per call the client
 // validates the result against the era's schemas (a failing parse of nothing among them), builds Headers and signals,
@@ -24,9 +27,6 @@ import type { Notes } from "./notes.js";
 // before sending anything: a tool with x-mcp-header arguments, a name that needs encoding in a header, a link not
 // yet connected. A 2026-07-28 `input_required` answer is asked again through the client, whose rounds put the
 // questions (nothing ran to completion on the remote: the answer says it needs input first).
-
-/** Sent again through the official client. */
-export const AGAIN = Symbol("again");
 
 /** Answers one of the remote's questions (ask.ts), as the caller whose call it serves. */
 export type Answerer = (method: string, params: unknown) => Promise<Record<string, unknown>>;
@@ -271,57 +271,4 @@ export class Lane {
 function withoutRouting(headers: Record<string, string>): Record<string, string> {
   const { "mcp-method": _method, "mcp-name": _name, ...rest } = headers;
   return rest;
-}
-
-interface Message {
-  id?: unknown;
-  method?: unknown;
-  params?: unknown;
-  result?: unknown;
-  error?: unknown;
-}
-
-function parseMessage(text: string): Message | undefined {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return plain(value) as Message | undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-// The reply as the client would give it: an error as a ProtocolError; a result without the 2026-07-28 resultType,
-// and a non-object structuredContent given a text fallback; `input_required` sent again through the client.
-function reply(message: Message, modern: boolean): CallToolResult | typeof AGAIN {
-  const error = plain(message.error);
-  if (error) {
-    const code = typeof error.code === "number" ? error.code : -32603;
-    throw new ProtocolError(code, typeof error.message === "string" ? error.message : "error", error.data);
-  }
-  const result = plain(message.result);
-  if (!result) throw new Error("the remote answered tools/call without a result object");
-  // What the client's schema would refuse in a tool result: content that is not a list of typed blocks.
-  const blocks = result.content;
-  if (
-    blocks !== undefined &&
-    (!Array.isArray(blocks) || !blocks.every((block) => typeof plain(block)?.type === "string"))
-  ) {
-    throw new Error("the remote answered tools/call with content that is not a list of typed blocks");
-  }
-  if (!modern) return result as unknown as CallToolResult;
-  if (result.resultType !== "complete") {
-    if (result.resultType === "input_required") return AGAIN;
-    throw new Error(`the remote answered tools/call with resultType ${JSON.stringify(result.resultType)}`);
-  }
-  const { resultType: _, ...complete } = result;
-  const structured = complete.structuredContent;
-  const content = Array.isArray(complete.content) ? (complete.content as { type?: unknown }[]) : undefined;
-  if (
-    structured !== undefined &&
-    (typeof structured !== "object" || structured === null || Array.isArray(structured)) &&
-    !(content?.some((block) => block.type === "text") ?? false)
-  ) {
-    return { ...complete, content: [...(content ?? []), { type: "text", text: JSON.stringify(structured) }] } as never;
-  }
-  return complete as unknown as CallToolResult;
 }

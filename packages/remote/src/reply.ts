@@ -1,0 +1,66 @@
+import { ProtocolError } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@toolsmith/core";
+
+// What the lane (lane.ts) reads of a message from the remote, and a tools/call reply as the official client gives it.
+
+/** Sent again through the official client. */
+export const AGAIN = Symbol("again");
+
+export interface Message {
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+  result?: unknown;
+  error?: unknown;
+}
+
+export function parseMessage(text: string): Message | undefined {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return plain(value) as Message | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// The reply as the client would give it: an error as a ProtocolError; a result without the 2026-07-28 resultType,
+// and a non-object structuredContent given a text fallback; `input_required` sent again through the client.
+export function reply(message: Message, modern: boolean): CallToolResult | typeof AGAIN {
+  const error = plain(message.error);
+  if (error) {
+    const code = typeof error.code === "number" ? error.code : -32603;
+    throw new ProtocolError(code, typeof error.message === "string" ? error.message : "error", error.data);
+  }
+  const result = plain(message.result);
+  if (!result) throw new Error("the remote answered tools/call without a result object");
+  // What the client's schema would refuse in a tool result: content that is not a list of typed blocks.
+  const blocks = result.content;
+  if (
+    blocks !== undefined &&
+    (!Array.isArray(blocks) || !blocks.every((block) => typeof plain(block)?.type === "string"))
+  ) {
+    throw new Error("the remote answered tools/call with content that is not a list of typed blocks");
+  }
+  if (!modern) return result as unknown as CallToolResult;
+  if (result.resultType !== "complete") {
+    if (result.resultType === "input_required") return AGAIN;
+    throw new Error(`the remote answered tools/call with resultType ${JSON.stringify(result.resultType)}`);
+  }
+  const { resultType: _, ...complete } = result;
+  const structured = complete.structuredContent;
+  const content = Array.isArray(complete.content) ? (complete.content as { type?: unknown }[]) : undefined;
+  if (
+    structured !== undefined &&
+    (typeof structured !== "object" || structured === null || Array.isArray(structured)) &&
+    !(content?.some((block) => block.type === "text") ?? false)
+  ) {
+    return { ...complete, content: [...(content ?? []), { type: "text", text: JSON.stringify(structured) }] } as never;
+  }
+  return complete as unknown as CallToolResult;
+}
+
+function plain(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
