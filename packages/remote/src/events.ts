@@ -25,14 +25,16 @@ function parseEvent(text: string): StreamEvent {
   return { data: data.join("\n"), id, retry };
 }
 
-/** The events of `body` as they come. */
+/** The events of `body` as they come; what is left when the reader stops early is drained, or hung up on. */
 export async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<StreamEvent> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
+  let ended = false;
   try {
     for (;;) {
       const read = await reader.read();
+      ended = read.done;
       if (read.done) break;
       buffer += decoder.decode(read.value, { stream: true });
       let end = buffer.indexOf("\n\n");
@@ -44,7 +46,24 @@ export async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<
       }
     }
   } finally {
-    reader.releaseLock();
+    if (ended) reader.releaseLock();
+    else void drain(reader);
+  }
+}
+
+/** How long a stream read no further (its reply taken) may stay open before the gateway hangs up. */
+const LINGER_MS = 1000;
+
+// The rest of a stream whose reader stopped early (the reply read, or a failure) is read and dropped until it ends,
+// so that its socket is kept alive for the next request; a remote that keeps it open past LINGER_MS is hung up on.
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  const timer = setTimeout(() => void reader.cancel().catch(() => undefined), LINGER_MS);
+  try {
+    for (;;) if ((await reader.read()).done) break;
+  } catch {
+    // Cancelled, or the connection failed: either way the stream is over.
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -175,6 +175,13 @@ describe("a hostile remote's event stream", () => {
     expect(JSON.parse(textOf(result))).toEqual({ result: {} });
   });
 
+  it("a stream kept open after the reply is closed by the gateway once it has the reply", async () => {
+    const remote = await hostile();
+    const client = await gateway({ url: remote.url });
+    expect(textOf(await client.callTool({ name: "r.linger", arguments: {} }))).toBe("lingered");
+    await within(remote.lingerClosed, "the lingering stream closed by the gateway");
+  });
+
   it("a flood of requests on one call: at most 100 answered, then the call is cut and cancelled", async () => {
     const remote = await hostile(1000);
     const client = await gateway({ url: remote.url });
