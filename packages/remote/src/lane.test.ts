@@ -119,8 +119,12 @@ async function hostile(flood = 1000): Promise<Hostile> {
       });
     }
     if (message.method === "tools/list") {
-      const names = ["ping", "linger", "flood"];
+      const names = ["ping", "linger", "flood", "garbage"];
       return json({ tools: names.map((name) => ({ name, description: name, inputSchema: { type: "object" } })) });
+    }
+    if (message.params?.name === "garbage") {
+      // Blocks the client's result schema refuses: a text block whose text is a number, an isError that is a word.
+      return json({ content: [{ type: "text", text: 5 }, { type: "image" }], isError: "yes" });
     }
     res.writeHead(200, { "content-type": "text/event-stream" });
     const reply = (result: unknown) => event(res, { jsonrpc: "2.0", id: message.id, result });
@@ -173,6 +177,14 @@ describe("a hostile remote's event stream", () => {
     const client = await gateway({ url: remote.url });
     const result = await client.callTool({ name: "r.ping", arguments: {} });
     expect(JSON.parse(textOf(result))).toEqual({ result: {} });
+  });
+
+  it("a result the client's schema refuses is an isError naming the remote, as through the client", async () => {
+    const remote = await hostile();
+    const client = await gateway({ url: remote.url });
+    const result = await client.callTool({ name: "r.garbage", arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^remote http:\/\/127\.0\.0\.1:\d+\/mcp /);
   });
 
   it("a stream kept open after the reply is closed by the gateway once it has the reply", async () => {

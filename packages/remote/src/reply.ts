@@ -33,13 +33,14 @@ export function reply(message: Message, modern: boolean): CallToolResult | typeo
   }
   const result = plain(message.result);
   if (!result) throw new Error("the remote answered tools/call without a result object");
-  // What the client's schema would refuse in a tool result: content that is not a list of typed blocks.
+  // What the client's schema would refuse in a tool result: content that is not a list of well-formed blocks, an
+  // isError that is not a boolean (core would otherwise pass such a result on as structured data, a success).
   const blocks = result.content;
-  if (
-    blocks !== undefined &&
-    (!Array.isArray(blocks) || !blocks.every((block) => typeof plain(block)?.type === "string"))
-  ) {
-    throw new Error("the remote answered tools/call with content that is not a list of typed blocks");
+  if (blocks !== undefined && (!Array.isArray(blocks) || !blocks.every(isBlock))) {
+    throw new Error("the remote answered tools/call with content that is not a list of content blocks");
+  }
+  if (result.isError !== undefined && typeof result.isError !== "boolean") {
+    throw new Error("the remote answered tools/call with an isError that is not a boolean");
   }
   if (!modern) return result as unknown as CallToolResult;
   if (result.resultType !== "complete") {
@@ -63,4 +64,27 @@ function plain(value: unknown): Record<string, unknown> | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : undefined;
+}
+
+// A content block with the fields its type requires (the client's schema checks each block so).
+function isBlock(value: unknown): boolean {
+  const block = plain(value);
+  if (!block) return false;
+  switch (block.type) {
+    case "text":
+      return typeof block.text === "string";
+    case "image":
+    case "audio":
+      return typeof block.data === "string" && typeof block.mimeType === "string";
+    case "resource_link":
+      return typeof block.uri === "string" && typeof block.name === "string";
+    case "resource": {
+      const resource = plain(block.resource);
+      return (
+        typeof resource?.uri === "string" && (typeof resource.text === "string" || typeof resource.blob === "string")
+      );
+    }
+    default:
+      return false;
+  }
 }
