@@ -76,6 +76,8 @@ interface Hostile {
   readonly cancelled: unknown[];
   /** Settles once the stream of a "linger" call closes. */
   readonly lingerClosed: Promise<void>;
+  /** How many times a call's stream was taken up again (a GET with Last-Event-ID). */
+  readonly resumed: () => number;
 }
 
 // A hostile handshake-era remote on node:http (no SDK, no session): each tool answers on an event stream in a way
@@ -91,7 +93,17 @@ async function hostile(flood = 1000): Promise<Hostile> {
   });
   const event = (res: ServerResponse, message: unknown) => res.write(`data: ${JSON.stringify(message)}\n\n`);
   const text = (value: string) => ({ content: [{ type: "text", text: value }] });
+  let resumed = 0;
+  // Each stream of a "bounce" call gives a new event id, asks to be resumed at once, and ends without the reply.
+  const bounce = (res: ServerResponse) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(`id: ${resumed}\nretry: 0\ndata: \n\n`);
+  };
   const server = createHttpServer(async (req, res) => {
+    if (req.method === "GET" && req.headers["last-event-id"] !== undefined) {
+      resumed += 1;
+      return bounce(res);
+    }
     if (req.method !== "POST") return void res.writeHead(405).end();
     let body = "";
     for await (const chunk of req) body += chunk;
@@ -119,9 +131,10 @@ async function hostile(flood = 1000): Promise<Hostile> {
       });
     }
     if (message.method === "tools/list") {
-      const names = ["ping", "linger", "flood", "garbage"];
+      const names = ["ping", "linger", "flood", "garbage", "bounce"];
       return json({ tools: names.map((name) => ({ name, description: name, inputSchema: { type: "object" } })) });
     }
+    if (message.params?.name === "bounce") return bounce(res);
     if (message.params?.name === "garbage") {
       // Blocks the client's result schema refuses: a text block whose text is a number, an isError that is a word.
       return json({ content: [{ type: "text", text: 5 }, { type: "image" }], isError: "yes" });
@@ -168,7 +181,7 @@ async function hostile(flood = 1000): Promise<Hostile> {
     },
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-  return { url, answers, cancelled, lingerClosed };
+  return { url, answers, cancelled, lingerClosed, resumed: () => resumed };
 }
 
 describe("a hostile remote's event stream", () => {
@@ -185,6 +198,15 @@ describe("a hostile remote's event stream", () => {
     const result = await client.callTool({ name: "r.garbage", arguments: {} });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^remote http:\/\/127\.0\.0\.1:\d+\/mcp /);
+  });
+
+  it("a stream ended again and again with a new event id is taken up at most 100 times", async () => {
+    const remote = await hostile();
+    const client = await gateway({ url: remote.url, timeoutMs: 20_000 });
+    const result = await client.callTool({ name: "r.bounce", arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/ended before the call's reply/);
+    expect(remote.resumed()).toBeLessThanOrEqual(100);
   });
 
   it("a stream kept open after the reply is closed by the gateway once it has the reply", async () => {

@@ -36,6 +36,8 @@ const ACCEPT = "application/json, text/event-stream";
 // As the client: a stream the remote ended after giving an event id is taken up again with Last-Event-ID, after the
 // wait the remote asked for (or a second), up to this many times in a row without a new event.
 const RESUMES = 2;
+// However often the remote gives a new id, a call's stream is taken up at most so many times (its wait may be 0).
+const MAX_RESUMES = 100;
 const RESUME_WAIT_MS = 1000;
 
 interface Learned {
@@ -180,6 +182,7 @@ export class Lane {
     let last: string | undefined;
     let wait = RESUME_WAIT_MS;
     let idle = 0;
+    let resumes = 0;
     for (;;) {
       const before = last;
       try {
@@ -207,7 +210,7 @@ export class Lane {
       }
       if (signal.aborted) throw signal.reason;
       idle = last === before ? idle + 1 : 0;
-      if (last === undefined || idle > RESUMES) {
+      if (last === undefined || idle > RESUMES || ++resumes > MAX_RESUMES) {
         throw new Error("the remote's answer stream ended before the call's reply");
       }
       await pause(wait, signal);
