@@ -9,8 +9,13 @@ import { FRAMING_BYTES, type StreamBounds, sseFilter } from "./stream-bounds.js"
 // bench/remote.mjs profiled the global fetch at a quarter of the gateway's time: undici itself, its request body
 // written in several syscalls, and the web streams of every answer.
 
-/** What the requests of one call are bounded by, and who hears the logs on its event stream. */
-export type BoundsFor = (body: unknown, sse: boolean) => StreamBounds;
+/** What a request (its body given) is bounded by, who hears the logs on its event stream, and when it stops. */
+export type BoundsFor = (body: unknown) => RequestBounds;
+
+export interface RequestBounds extends Omit<StreamBounds, "sse"> {
+  /** The signal of the call the request serves: aborted when its caller cancels or its answer is cut. */
+  readonly signal?: AbortSignal;
+}
 
 /** The part of a Response the client's transport reads. */
 interface Answer {
@@ -47,7 +52,7 @@ function answerHeaders(response: IncomingMessage): Headers {
 }
 
 /** The whole of a JSON (or any non-stream) answer as text, cut once past its bound. */
-function readAll(response: IncomingMessage, bounds: StreamBounds, done: () => void): Promise<string> {
+function readAll(response: IncomingMessage, bounds: RequestBounds, done: () => void): Promise<string> {
   const limit = bounds.maxBytes + FRAMING_BYTES;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -77,6 +82,11 @@ function readAll(response: IncomingMessage, bounds: StreamBounds, done: () => vo
       }
     });
   });
+}
+
+/** Whether a request's body is a tools/call (JSON.stringify writes its method so): never sent twice. */
+function isToolCall(body: string | undefined): boolean {
+  return body?.includes('"method":"tools/call"') === true;
 }
 
 export class Http {
@@ -112,6 +122,11 @@ export class Http {
     const secure = url.protocol === "https:";
     if (!secure && url.protocol !== "http:") return Promise.reject(new TypeError(`cannot reach ${url.protocol} URLs`));
     if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
+    const bounds = this.#boundsFor(body);
+    // The transport's signal (the connection closing), and the call's own (its caller cancelled): either stops it.
+    const stopped = () => (signal?.aborted ? signal : bounds.signal?.aborted ? bounds.signal : undefined);
+    const already = stopped();
+    if (already) return Promise.reject(already.reason);
     return new Promise((resolve, reject) => {
       const request: ClientRequest = (secure ? httpsRequest : httpRequest)(url, {
         method,
@@ -119,13 +134,20 @@ export class Http {
         agent: secure ? this.#https : this.#http,
       });
       let answered = false;
-      const release = signal ? this.#onAbort(signal, () => request.destroy(signal.reason)) : () => {};
+      const releases = [signal, bounds.signal].map((each) =>
+        each ? this.#onAbort(each, () => request.destroy(each.reason)) : () => {},
+      );
+      const release = () => {
+        for (const each of releases) each();
+      };
       request.once("error", (error: NodeJS.ErrnoException) => {
         if (answered) return;
         release();
-        if (signal?.aborted) reject(signal.reason);
-        // A kept-alive socket the remote closed as it was reused: the request never reached it; sent once more.
-        else if (request.reusedSocket && error.code === "ECONNRESET" && !retried) {
+        const stop = stopped();
+        if (stop) reject(stop.reason);
+        // A kept-alive socket the remote closed as it was reused: the request is sent once more, unless it is a
+        // tools/call, which the remote may have read and run before it closed (a second send would run it twice).
+        else if (request.reusedSocket && error.code === "ECONNRESET" && !retried && !isToolCall(body)) {
           this.#send(url, method, headers, body, signal, true).then(resolve, reject);
         } else reject(error);
       });
@@ -133,7 +155,6 @@ export class Http {
         answered = true;
         const type = response.headers["content-type"] ?? "";
         const sse = type.includes("text/event-stream");
-        const bounds = this.#boundsFor(body, sse);
         const status = response.statusCode ?? 0;
         const common = {
           ok: status >= 200 && status < 300,
@@ -145,7 +166,9 @@ export class Http {
         };
         if (sse) {
           response.once("close", release);
-          const stream = (Readable.toWeb(response) as ReadableStream<Uint8Array>).pipeThrough(sseFilter(bounds));
+          const stream = (Readable.toWeb(response) as ReadableStream<Uint8Array>).pipeThrough(
+            sseFilter({ ...bounds, sse }),
+          );
           resolve({
             ...common,
             body: stream,
