@@ -173,3 +173,27 @@ describe("calls cancelled while the remote is answering", () => {
     }
   }, 30_000);
 });
+
+describe("a remote that redirects", () => {
+  it("to another origin: not followed, and the configured headers never reach it", async () => {
+    const other = await raw((res, id) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(reply(id, "x")),
+    );
+    for (const status of [301, 307, 308]) {
+      let posts = 0;
+      // initialize, its notification and the list are answered; each call is sent elsewhere.
+      const r = await raw(
+        () => undefined,
+        (req, res) => {
+          if (req.method !== "POST" || ++posts <= 3) return false;
+          res.writeHead(status, { location: other.url }).end();
+          return true;
+        },
+      );
+      const { client } = await gateway(r.url, { headers: { "x-secret": "configured" } });
+      const result = await client.callTool({ name: "r.echo", arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(other.seen).toEqual([]);
+    }
+  });
+});
