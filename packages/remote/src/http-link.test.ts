@@ -148,6 +148,18 @@ describe("the HTTP link's kept-alive sockets", () => {
   });
 });
 
+describe("the HTTP link's idle sockets", () => {
+  it("are closed by the gateway, so a remote that closes them without a hint never closes one under a call", async () => {
+    const r = await raw((res, id) => res.writeHead(200, { "content-type": "application/json" }).end(reply(id, "ok")));
+    // This remote keeps idle sockets for ever, and says nothing of it: only the gateway closes them.
+    r.server.keepAliveTimeout = 0;
+    const { client } = await gateway(r.url);
+    expect(textOf(await client.callTool({ name: "r.echo", arguments: {} }))).toBe("ok");
+    await r.socketsAtMost(0);
+    expect(textOf(await client.callTool({ name: "r.echo", arguments: {} }))).toBe("ok");
+  }, 10_000);
+});
+
 describe("calls cancelled while the remote is answering", () => {
   it("100 calls cancelled mid-answer close their sockets, with no listener warning", async () => {
     const warnings: string[] = [];

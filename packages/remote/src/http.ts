@@ -84,6 +84,13 @@ function readAll(response: IncomingMessage, bounds: RequestBounds, done: () => v
   });
 }
 
+/**
+ * How long a kept-alive socket may stay idle before the gateway closes it (a socket in use is not touched). A remote
+ * that closes idle sockets without saying when (no `Keep-Alive: timeout` hint: gunicorn after 2 s, uvicorn after 5 s)
+ * would otherwise close one just as a call goes out on it, and a tools/call is not sent twice.
+ */
+const IDLE_SOCKET_MS = 1000;
+
 /** Whether a request's body is a tools/call (JSON.stringify writes its method so): never sent twice. */
 function isToolCall(body: string | undefined): boolean {
   return body?.includes('"method":"tools/call"') === true;
@@ -91,8 +98,8 @@ function isToolCall(body: string | undefined): boolean {
 
 export class Http {
   readonly #boundsFor: BoundsFor;
-  readonly #http = new HttpAgent({ keepAlive: true });
-  readonly #https = new HttpsAgent({ keepAlive: true });
+  readonly #http = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
+  readonly #https = new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
   // The requests in flight on each signal, stopped when it aborts.
   readonly #aborts = new WeakMap<AbortSignal, Set<() => void>>();
 
