@@ -1,3 +1,7 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createServer, type ElicitResult } from "@toolsmith/core";
 import { listen } from "@toolsmith/transport-http";
@@ -9,6 +13,7 @@ import { createRemote } from "./index.js";
 // question gets the answer to itself, whatever keys the remote chose. The remote is a Toolsmith server over HTTP whose
 // tools ask under keys the test gives; the caller is the official client.
 
+const ASK_REMOTE = fileURLToPath(new URL("./ask-remote.test-util.mjs", import.meta.url));
 const ERA = { pin: "2026-07-28" } as const;
 const FORM = { type: "object", properties: { who: { type: "string" } }, required: ["who"] };
 
@@ -75,5 +80,24 @@ describe("a 2026-07-28 remote's question keys, through the gateway to a 2026-07-
     expect(JSON.parse(textOf(result))).toEqual(["q0", "q1", "q2", "q3", "q4", "q5"]);
     expect(new Set(keys).size).toBe(asked.length);
     expect(keys).toContain("__proto__");
+  });
+
+  it("a key the remote asks under again in a later round is the caller's `key~2`, and each round gets its answer", async () => {
+    const child = spawn(process.execPath, [ASK_REMOTE, "--http"], { stdio: ["ignore", "pipe", "inherit"] });
+    const exited = once(child, "exit");
+    open.unshift({
+      close: () => {
+        child.kill();
+        return exited;
+      },
+    });
+    const [url] = (await once(createInterface({ input: child.stdout }), "line")) as [string];
+    const { client, keys } = await caller(url);
+    const result = await client.callTool({ name: "r.twice", arguments: {} });
+    expect(JSON.parse(textOf(result))).toEqual([
+      { action: "accept", content: { who: "first" } },
+      { action: "accept", content: { who: "second" } },
+    ]);
+    expect(keys).toEqual(["q", "q~2"]);
   });
 });
