@@ -6,6 +6,8 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createServer } from "@toolsmith/core";
 import { listen } from "@toolsmith/transport-http";
@@ -208,4 +210,45 @@ describe("a remote that redirects", () => {
       expect(other.seen).toEqual([]);
     }
   });
+});
+
+describe("a remote that writes its answer a byte at a time", () => {
+  it("costs the gateway its bytes, not an object per byte, while the answer is read", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const BYTES = 100_000;
+    let written: () => void = () => undefined;
+    const allWritten = new Promise<void>((resolve) => {
+      written = resolve;
+    });
+    let end: () => void = () => undefined;
+    const r = await raw((res, id) => {
+      const text = reply(id, "x".repeat(BYTES));
+      const cut = text.length - 10;
+      res.writeHead(200, { "content-type": "application/json" });
+      res.socket?.setNoDelay(true);
+      let at = 0;
+      // One byte a turn of the event loop: the gateway reads each as it comes, one chunk a byte.
+      const tick = () => {
+        if (at < cut) {
+          res.write(text[at++]);
+          return void setImmediate(tick);
+        }
+        end = () => res.end(text.slice(cut));
+        written();
+      };
+      tick();
+    });
+    const { client } = await gateway(r.url);
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const call = client.callTool({ name: "r.echo", arguments: {} });
+    await allWritten;
+    gc();
+    const held = process.memoryUsage().heapUsed - before;
+    end();
+    expect(textOf(await call)).toHaveLength(BYTES);
+    // The answer is 100 KB; kept as the chunks it came in, it held some 20 MB of objects.
+    expect(held, `${held} bytes held`).toBeLessThan(8 * 1024 * 1024);
+  }, 60_000);
 });

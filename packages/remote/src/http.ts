@@ -55,21 +55,29 @@ function answerHeaders(response: IncomingMessage): Headers {
 function readAll(response: IncomingMessage, bounds: RequestBounds, done: () => void): Promise<string> {
   const limit = bounds.maxBytes + FRAMING_BYTES;
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    // One buffer, grown by doubling, each chunk copied in: a chunk kept as it came costs some hundred bytes of
+    // objects, and a remote writing a byte at a time made a 2 MB answer cost the gateway 838 MB.
+    const announced = Number(response.headers["content-length"]);
+    let body = Buffer.allocUnsafe(announced > 0 && announced <= limit ? announced : 16 * 1024);
     let counted = 0;
     response.on("data", (chunk: Buffer) => {
-      counted += chunk.byteLength;
-      if (counted > limit) {
+      if (counted + chunk.byteLength > limit) {
         const message = `answered with more than ${bounds.maxBytes} bytes`;
         bounds.cut(message);
         response.destroy(new Error(message));
         return;
       }
-      chunks.push(chunk);
+      if (counted + chunk.byteLength > body.byteLength) {
+        const grown = Buffer.allocUnsafe(Math.min(limit, Math.max(body.byteLength * 2, counted + chunk.byteLength)));
+        body.copy(grown, 0, 0, counted);
+        body = grown;
+      }
+      chunk.copy(body, counted);
+      counted += chunk.byteLength;
     });
     response.once("end", () => {
       done();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8"));
+      resolve(body.toString("utf8", 0, counted));
     });
     response.once("error", (error) => {
       done();
