@@ -21,6 +21,8 @@ const FORM = {
   required: ["ok"],
 };
 
+const WHO = { type: "object", properties: { who: { type: "string" } }, required: ["who"] };
+
 // Calls in flight in this process: a tool given `together` asks only once that many run (two callers at once).
 let running = 0;
 const waiting = new Set();
@@ -51,6 +53,26 @@ function answered(ctx, key) {
 
 function factory() {
   const server = new McpServer({ name: "ask-remote", version: "1.0.0" }, { capabilities: { tools: {} } });
+  server.registerTool(
+    "twice",
+    { description: "Asks under one key in two rounds (2026-07-28)", inputSchema: z.object({}) },
+    async (_, ctx) => {
+      const answer = answered(ctx, "q");
+      const state = ctx.mcpReq.requestState();
+      if (state === undefined && answer === undefined) {
+        return inputRequired({
+          inputRequests: { q: inputRequired.elicit({ message: "first", requestedSchema: WHO }) },
+        });
+      }
+      if (state === undefined) {
+        return inputRequired({
+          inputRequests: { q: inputRequired.elicit({ message: "second", requestedSchema: WHO }) },
+          requestState: `second:${JSON.stringify(answer)}`,
+        });
+      }
+      return text([JSON.parse(state.slice("second:".length)), answer]);
+    },
+  );
   server.registerTool(
     "confirm",
     { description: "Asks the user to confirm", inputSchema: z.object({ together: z.number().optional() }) },

@@ -199,7 +199,7 @@ async function roots(
   return { roots: await ctx.roots(key) };
 }
 
-/** The key a question is put to a 2026-07-28 caller under, when it is not core's own (`elicit-1`, …). */
+/** The key a question is put to a 2026-07-28 caller under (keyFor). */
 type Key = { key?: string };
 
 type Ask = (ctx: RequestContext, params: Record<string, unknown>, key: Key) => Promise<Record<string, unknown>>;
@@ -210,12 +210,14 @@ const MAX_KEY_CHARS = 128;
 /**
  * A 2026-07-28 remote's question comes with its key in the remote's `inputRequests` (the client gives it as the
  * request's id): the caller is asked under that key, so the gateway changes nothing a client may rely on. A key
- * already used in this run (the remote asking again under it in a later round) or past the bound gets a fresh one.
+ * already used in this run (the remote asking again under it in a later round) gets `key~2`…; a question without a
+ * key the gateway can keep (none, empty, past the bound) is named as core would name it (`elicit-1`, …). Every
+ * question of the run is so named here, never by core: two questions under one key would both get the one answer.
  */
-function keyFor(caller: Caller, remoteKey: string | undefined): Key {
-  if (remoteKey === undefined || remoteKey.length === 0 || remoteKey.length > MAX_KEY_CHARS) return {};
-  let key = remoteKey;
-  for (let n = 2; caller.keys.has(key); n++) key = `${remoteKey}~${n}`;
+function keyFor(caller: Caller, remoteKey: string | undefined, prefix: string): Key {
+  const kept = remoteKey !== undefined && remoteKey.length > 0 && remoteKey.length <= MAX_KEY_CHARS;
+  let key = kept ? remoteKey : `${prefix}-1`;
+  for (let n = 2; caller.keys.has(key); n++) key = kept ? `${remoteKey}~${n}` : `${prefix}-${n}`;
   caller.keys.add(key);
   return { key };
 }
@@ -227,6 +229,7 @@ async function answer(
   ask: Ask,
   params: unknown,
   remoteKey: string | undefined,
+  prefix: string,
 ): Promise<never> {
   const tied = callers.getStore();
   const caller = tied ?? ties?.only();
@@ -245,7 +248,7 @@ async function answer(
   }
   const { _meta, ...rest } = plain(params) ?? {};
   try {
-    return (await ask(caller.ctx, rest, keyFor(caller, remoteKey))) as never;
+    return (await ask(caller.ctx, rest, keyFor(caller, remoteKey, prefix))) as never;
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
     // A 2026-07-28 caller is never sent a request: core's refusal is of the caller itself (a capability it lacks,
@@ -269,10 +272,11 @@ async function answer(
   }
 }
 
-const ASKS: Record<string, Ask> = {
-  "elicitation/create": elicit,
-  "sampling/createMessage": sample,
-  "roots/list": roots,
+// Each question's method: how it is asked, and the prefix core would name it under.
+const ASKS: Record<string, { ask: Ask; prefix: string }> = {
+  "elicitation/create": { ask: elicit, prefix: "elicit" },
+  "sampling/createMessage": { ask: sample, prefix: "sample" },
+  "roots/list": { ask: roots, prefix: "roots" },
 };
 
 /**
@@ -281,11 +285,11 @@ const ASKS: Record<string, Ask> = {
  */
 export function answerAsked(declared: ClientCapabilities, label: string) {
   return (method: string, params: unknown): Promise<Record<string, unknown>> => {
-    const ask = ASKS[method];
+    const asked = Object.hasOwn(ASKS, method) ? ASKS[method] : undefined;
     const capability =
       method === "elicitation/create" ? "elicitation" : method === "sampling/createMessage" ? "sampling" : "roots";
-    if (!ask || !declared[capability]) return Promise.reject(NOT_FOUND());
-    return answer(undefined, label, ask, params, undefined);
+    if (!asked || !declared[capability]) return Promise.reject(NOT_FOUND());
+    return answer(undefined, label, asked.ask, params, undefined, asked.prefix);
   };
 }
 
@@ -307,17 +311,17 @@ export function answerQuestions(
   };
   if (declared.elicitation) {
     client.setRequestHandler("elicitation/create", (request, context) =>
-      answer(ties, label, elicit, request.params, remoteKey(context)),
+      answer(ties, label, elicit, request.params, remoteKey(context), "elicit"),
     );
   }
   if (declared.sampling) {
     client.setRequestHandler("sampling/createMessage", (request, context) =>
-      answer(ties, label, sample, request.params, remoteKey(context)),
+      answer(ties, label, sample, request.params, remoteKey(context), "sample"),
     );
   }
   if (declared.roots) {
     client.setRequestHandler("roots/list", (request, context) =>
-      answer(ties, label, roots, request.params, remoteKey(context)),
+      answer(ties, label, roots, request.params, remoteKey(context), "roots"),
     );
   }
 }

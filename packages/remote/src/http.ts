@@ -9,8 +9,13 @@ import { FRAMING_BYTES, type StreamBounds, sseFilter } from "./stream-bounds.js"
 // bench/remote.mjs profiled the global fetch at a quarter of the gateway's time: undici itself, its request body
 // written in several syscalls, and the web streams of every answer.
 
-/** What the requests of one call are bounded by, and who hears the logs on its event stream. */
-export type BoundsFor = (body: unknown, sse: boolean) => StreamBounds;
+/** What a request (its body given) is bounded by, who hears the logs on its event stream, and when it stops. */
+export type BoundsFor = (body: unknown) => RequestBounds;
+
+export interface RequestBounds extends Omit<StreamBounds, "sse"> {
+  /** The signal of the call the request serves: aborted when its caller cancels or its answer is cut. */
+  readonly signal?: AbortSignal;
+}
 
 /** The part of a Response the client's transport reads. */
 interface Answer {
@@ -47,24 +52,32 @@ function answerHeaders(response: IncomingMessage): Headers {
 }
 
 /** The whole of a JSON (or any non-stream) answer as text, cut once past its bound. */
-function readAll(response: IncomingMessage, bounds: StreamBounds, done: () => void): Promise<string> {
+function readAll(response: IncomingMessage, bounds: RequestBounds, done: () => void): Promise<string> {
   const limit = bounds.maxBytes + FRAMING_BYTES;
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    // One buffer, grown by doubling, each chunk copied in: a chunk kept as it came costs some hundred bytes of
+    // objects, and a remote writing a byte at a time made a 2 MB answer cost the gateway 838 MB.
+    const announced = Number(response.headers["content-length"]);
+    let body = Buffer.allocUnsafe(announced > 0 && announced <= limit ? announced : 16 * 1024);
     let counted = 0;
     response.on("data", (chunk: Buffer) => {
-      counted += chunk.byteLength;
-      if (counted > limit) {
+      if (counted + chunk.byteLength > limit) {
         const message = `answered with more than ${bounds.maxBytes} bytes`;
         bounds.cut(message);
         response.destroy(new Error(message));
         return;
       }
-      chunks.push(chunk);
+      if (counted + chunk.byteLength > body.byteLength) {
+        const grown = Buffer.allocUnsafe(Math.min(limit, Math.max(body.byteLength * 2, counted + chunk.byteLength)));
+        body.copy(grown, 0, 0, counted);
+        body = grown;
+      }
+      chunk.copy(body, counted);
+      counted += chunk.byteLength;
     });
     response.once("end", () => {
       done();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8"));
+      resolve(body.toString("utf8", 0, counted));
     });
     response.once("error", (error) => {
       done();
@@ -79,10 +92,22 @@ function readAll(response: IncomingMessage, bounds: StreamBounds, done: () => vo
   });
 }
 
+/**
+ * How long a kept-alive socket may stay idle before the gateway closes it (a socket in use is not touched). A remote
+ * that closes idle sockets without saying when (no `Keep-Alive: timeout` hint: gunicorn after 2 s, uvicorn after 5 s)
+ * would otherwise close one just as a call goes out on it, and a tools/call is not sent twice.
+ */
+const IDLE_SOCKET_MS = 1000;
+
+/** Whether a request's body is a tools/call (JSON.stringify writes its method so): never sent twice. */
+function isToolCall(body: string | undefined): boolean {
+  return body?.includes('"method":"tools/call"') === true;
+}
+
 export class Http {
   readonly #boundsFor: BoundsFor;
-  readonly #http = new HttpAgent({ keepAlive: true });
-  readonly #https = new HttpsAgent({ keepAlive: true });
+  readonly #http = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
+  readonly #https = new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
   // The requests in flight on each signal, stopped when it aborts.
   readonly #aborts = new WeakMap<AbortSignal, Set<() => void>>();
 
@@ -112,6 +137,11 @@ export class Http {
     const secure = url.protocol === "https:";
     if (!secure && url.protocol !== "http:") return Promise.reject(new TypeError(`cannot reach ${url.protocol} URLs`));
     if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
+    const bounds = this.#boundsFor(body);
+    // The transport's signal (the connection closing), and the call's own (its caller cancelled): either stops it.
+    const stopped = () => (signal?.aborted ? signal : bounds.signal?.aborted ? bounds.signal : undefined);
+    const already = stopped();
+    if (already) return Promise.reject(already.reason);
     return new Promise((resolve, reject) => {
       const request: ClientRequest = (secure ? httpsRequest : httpRequest)(url, {
         method,
@@ -119,13 +149,20 @@ export class Http {
         agent: secure ? this.#https : this.#http,
       });
       let answered = false;
-      const release = signal ? this.#onAbort(signal, () => request.destroy(signal.reason)) : () => {};
+      const releases = [signal, bounds.signal].map((each) =>
+        each ? this.#onAbort(each, () => request.destroy(each.reason)) : () => {},
+      );
+      const release = () => {
+        for (const each of releases) each();
+      };
       request.once("error", (error: NodeJS.ErrnoException) => {
         if (answered) return;
         release();
-        if (signal?.aborted) reject(signal.reason);
-        // A kept-alive socket the remote closed as it was reused: the request never reached it; sent once more.
-        else if (request.reusedSocket && error.code === "ECONNRESET" && !retried) {
+        const stop = stopped();
+        if (stop) reject(stop.reason);
+        // A kept-alive socket the remote closed as it was reused: the request is sent once more, unless it is a
+        // tools/call, which the remote may have read and run before it closed (a second send would run it twice).
+        else if (request.reusedSocket && error.code === "ECONNRESET" && !retried && !isToolCall(body)) {
           this.#send(url, method, headers, body, signal, true).then(resolve, reject);
         } else reject(error);
       });
@@ -133,7 +170,6 @@ export class Http {
         answered = true;
         const type = response.headers["content-type"] ?? "";
         const sse = type.includes("text/event-stream");
-        const bounds = this.#boundsFor(body, sse);
         const status = response.statusCode ?? 0;
         const common = {
           ok: status >= 200 && status < 300,
@@ -145,7 +181,9 @@ export class Http {
         };
         if (sse) {
           response.once("close", release);
-          const stream = (Readable.toWeb(response) as ReadableStream<Uint8Array>).pipeThrough(sseFilter(bounds));
+          const stream = (Readable.toWeb(response) as ReadableStream<Uint8Array>).pipeThrough(
+            sseFilter({ ...bounds, sse }),
+          );
           resolve({
             ...common,
             body: stream,

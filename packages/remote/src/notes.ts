@@ -192,13 +192,15 @@ export class Notes {
    * whole); the logs on the event stream answering one of our calls are given to that call's caller.
    */
   boundsFor(maxBytes: () => number): BoundsFor {
-    return (body, sse) => {
+    return (body) => {
       const token = tokenOf(body);
       const call = token === undefined ? undefined : this.#calls.get(token);
       // What no call sent (initialize, a list, the standalone GET stream) is bounded too; its logs are left to #take.
       return {
-        sse,
         maxBytes: maxBytes(),
+        // A call's request stops when the call does: the client only forgets a cancelled request, its answer would
+        // still be read (and its socket held) until the remote ended it.
+        ...(call ? { signal: call.cut.signal } : {}),
         ...(token !== undefined && call
           ? { log: (params: Record<string, unknown>) => this.callLog(token, params) }
           : {}),
