@@ -130,6 +130,7 @@ const SURFACE: Record<string, { file: string; values: string[]; types: string[] 
   "@toolsmith/core/transport": {
     file: "./transport.ts",
     values: [
+      "AbortListeners",
       "Connection",
       "HANDSHAKE_VERSIONS",
       "MetaKey",

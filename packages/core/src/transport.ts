@@ -6,6 +6,7 @@
  * promise: src/surface.test.ts pins the list.
  */
 
+export { AbortListeners } from "./connection/abort-listeners.js";
 export type { ConnectOptions, ReceiveOptions } from "./connection/connect-options.js";
 export { Connection } from "./connection/connection.js";
 export { serviceUnavailable } from "./connection/error-boundary.js";

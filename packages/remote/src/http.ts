@@ -1,6 +1,7 @@
 import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { Readable } from "node:stream";
+import { AbortListeners } from "@toolsmith/core/transport";
 import { FRAMING_BYTES, type StreamBounds, sseFilter } from "./stream-bounds.js";
 
 // The fetch the official client's HTTP transport is given: node:http on kept-alive sockets rather than the global
@@ -109,7 +110,7 @@ export class Http {
   readonly #http = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
   readonly #https = new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
   // The requests in flight on each signal, stopped when it aborts.
-  readonly #aborts = new WeakMap<AbortSignal, Set<() => void>>();
+  readonly #aborts = new AbortListeners();
 
   constructor(boundsFor: BoundsFor) {
     this.#boundsFor = boundsFor;
@@ -150,7 +151,7 @@ export class Http {
       });
       let answered = false;
       const releases = [signal, bounds.signal].map((each) =>
-        each ? this.#onAbort(each, () => request.destroy(each.reason)) : () => {},
+        each ? this.#aborts.add(each, () => request.destroy(each.reason)) : () => {},
       );
       const release = () => {
         for (const each of releases) each();
@@ -199,32 +200,6 @@ export class Http {
       });
       request.end(body);
     });
-  }
-
-  /**
-   * Run `abort` when `signal` aborts, until released. The transport gives all its requests one long-lived signal:
-   * one listener on it stands for every request in flight (a listener each passed Node's warning at 11 at once).
-   */
-  #onAbort(signal: AbortSignal, abort: () => void): () => void {
-    let waiting = this.#aborts.get(signal);
-    if (!waiting) {
-      const all = new Set<() => void>();
-      waiting = all;
-      this.#aborts.set(signal, all);
-      signal.addEventListener(
-        "abort",
-        () => {
-          this.#aborts.delete(signal);
-          for (const each of all) each();
-        },
-        { once: true },
-      );
-    }
-    const mine = waiting;
-    mine.add(abort);
-    return () => {
-      mine.delete(abort);
-    };
   }
 
   /** Every kept-alive socket closed. */

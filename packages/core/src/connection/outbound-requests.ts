@@ -1,6 +1,7 @@
 import { tooDeep, tooDeepText } from "../wire/depth.js";
 import { ClientError, McpError, shown } from "../wire/errors.js";
 import { ErrorCode, isPlainObject, type RequestId } from "../wire/json-rpc.js";
+import { AbortListeners } from "./abort-listeners.js";
 import type { Outlet } from "./outlet.js";
 import type { ServerCore } from "./server-core.js";
 
@@ -16,8 +17,8 @@ export class OutboundRequests {
   readonly #out: Outlet;
   // Made on the first request: most connections never ask the client anything (HTTP makes one per request).
   #pending: Map<RequestId, Pending> | undefined;
-  // The questions waiting on each signal (a call's), stopped when it aborts.
-  #aborts: WeakMap<AbortSignal, Set<() => void>> | undefined;
+  // The questions of one call share its signal: one listener on it stands for all of them.
+  readonly #aborts = new AbortListeners();
   #nextId = 0;
   #inputEnded = false;
   readonly #prefix: string | undefined;
@@ -69,7 +70,7 @@ export class OutboundRequests {
         timeoutMs,
       );
       (timer as { unref?: () => void }).unref?.();
-      const stopWatching = this.#onAbort(signal, onAbort);
+      const stopWatching = this.#aborts.add(signal, onAbort);
       pendings.set(id, {
         end: () =>
           abandon(new Error(`The client's input ended before it answered ${method}`), "the client's input ended"),
@@ -96,34 +97,6 @@ export class OutboundRequests {
       });
       this.#out.emit({ jsonrpc: "2.0", id, method, params }, { kind: "request", relatedTo, tag });
     });
-  }
-
-  /**
-   * Run `abort` once `signal` aborts, until the returned stop. The questions of one call share its signal: one
-   * listener on it stands for all of them (a listener each passed Node's warning at 11 questions at once).
-   */
-  #onAbort(signal: AbortSignal, abort: () => void): () => void {
-    this.#aborts ??= new WeakMap();
-    const aborts = this.#aborts;
-    let waiting = aborts.get(signal);
-    if (!waiting) {
-      const all = new Set<() => void>();
-      waiting = all;
-      aborts.set(signal, all);
-      signal.addEventListener(
-        "abort",
-        () => {
-          aborts.delete(signal);
-          for (const each of all) each();
-        },
-        { once: true },
-      );
-    }
-    const mine = waiting;
-    mine.add(abort);
-    return () => {
-      mine.delete(abort);
-    };
   }
 
   /** The client's answer to one of them; an answer to nothing pending (another process's, perhaps) is dropped. */
