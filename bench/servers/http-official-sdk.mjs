@@ -26,12 +26,28 @@ const arg = (name, fallback) => {
 const MODE = arg("--legacy", "session");
 if (MODE !== "session" && MODE !== "stateless") throw new Error(`--legacy session|stateless, not ${MODE}`);
 
+// `--remote URL [--era legacy|2026-07-28]`: a gateway written by hand on the SDK, the peer of bench/remote.mjs's
+// Toolsmith gateway. Its `add` forwards each call to the remote through one official client (2.4.0), connected once,
+// with the caller's cancellation; the remote's result is answered as it came.
+const REMOTE = arg("--remote", undefined);
+const remote = REMOTE
+  ? await (async () => {
+      const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+      const mode = arg("--era", "legacy") === "2026-07-28" ? { pin: "2026-07-28" } : "legacy";
+      const client = new Client({ name: "bench-sdk-gateway", version: "1.0.0" }, { versionNegotiation: { mode } });
+      await client.connect(new StreamableHTTPClientTransport(new URL(REMOTE)));
+      return client;
+    })()
+  : undefined;
+
 const factory = () => {
   const server = new McpServer({ name: "bench-official", version: "1.0.0" }, { capabilities: { tools: {} } });
   server.registerTool(
     "add",
     { description: "Add two numbers", inputSchema: z.object({ a: z.number(), b: z.number() }) },
-    async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }),
+    remote
+      ? (args, extra) => remote.callTool({ name: "add", arguments: args }, { signal: extra.mcpReq.signal })
+      : async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }),
   );
   return server;
 };
