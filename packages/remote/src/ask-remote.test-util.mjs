@@ -43,6 +43,12 @@ function together(count) {
 // What a question asked after its call was cancelled came to (handshake era), for the tool `late_outcome`.
 let late = "not asked";
 
+// What the question of `ask_then_end` came to (handshake era), for `hold`, the call kept in flight until it settles.
+let settle;
+const whose = new Promise((resolve) => {
+  settle = resolve;
+});
+
 function text(value) {
   return { content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) }] };
 }
@@ -149,6 +155,29 @@ function factory() {
       return text("late");
     },
   );
+  // Handshake era: asks once `together` calls run and ends its call without waiting for the answer, so the
+  // question and this call's reply leave in one turn (with `--chunks=turn`, in one write, the question first).
+  server.registerTool(
+    "ask_then_end",
+    { description: "Asks and ends at once", inputSchema: z.object({ together: z.number() }) },
+    async (args, ctx) => {
+      await together(args.together);
+      ctx.mcpReq.elicitInput({ message: "Whose question is this?", requestedSchema: FORM }).then(
+        (answer) => settle(`answered ${JSON.stringify(answer)}`),
+        (error) => settle(`refused: ${error.message}`),
+      );
+      return text("ended");
+    },
+  );
+  // Stays in flight, once `together` calls run, until the question of `ask_then_end` settles; says what it came to.
+  server.registerTool(
+    "hold",
+    { description: "Waits for ask_then_end's question", inputSchema: z.object({ together: z.number() }) },
+    async (args) => {
+      await together(args.together);
+      return text(await whose);
+    },
+  );
   server.registerTool("pid", { description: "This process's id", inputSchema: z.object({}) }, async () =>
     text(String(process.pid)),
   );
@@ -209,6 +238,40 @@ function serveHttp(handle) {
   http.listen(0, "127.0.0.1", () => {
     process.stdout.write(`http://127.0.0.1:${http.address().port}/mcp\n`);
   });
+}
+
+// How what the SDK writes on stdio is cut into chunks for the client, `--chunks=turn`: what one turn of the event
+// loop writes goes out in one write (a buffered writer); `--chunks=cut`: the first message of a turn goes out at
+// once and the rest of that turn with the next write (a writer that stalled after its first message).
+const chunks = process.argv.find((arg) => arg.startsWith("--chunks="))?.slice("--chunks=".length);
+if (chunks === "turn" || chunks === "cut") {
+  const write = process.stdout.write.bind(process.stdout);
+  let held = "";
+  let wrote = false;
+  process.stdout.write = (chunk) => {
+    if (chunks === "turn") {
+      if (held === "") {
+        setImmediate(() => {
+          const out = held;
+          held = "";
+          write(out);
+        });
+      }
+      held += String(chunk);
+      return true;
+    }
+    if (wrote) {
+      held += String(chunk);
+      return true;
+    }
+    wrote = true;
+    setImmediate(() => {
+      wrote = false;
+    });
+    const out = held + String(chunk);
+    held = "";
+    return write(out);
+  };
 }
 
 if (process.argv.includes("--http")) {

@@ -16,7 +16,8 @@ import { InputRequired, type Middleware } from "@toolsmith/core/middleware";
 // outside every caller, so the standalone GET stream and a stdio pipe belong to none. On stdio a response is replayed
 // inside the caller that sent its request (`Ties`). A handshake-era question on stdio cannot say which request it
 // relates to: it is refused, never guessed, unless the remote is trusted with `untiedQuestions: "sole-call"` (then it
-// goes to the one call in flight when exactly one is and no cancelled call may still be running there).
+// goes to the one call in flight when exactly one is, as of where the question stands in the stream, and no cancelled
+// call may still be running there).
 
 /** What becomes of a question that cannot say which call it belongs to (a handshake-era remote on stdio). */
 export type UntiedQuestions = "refuse" | "sole-call";
@@ -41,6 +42,13 @@ interface Caller {
 export const MAX_QUESTIONS = 100;
 
 const callers = new AsyncLocalStorage<Caller>();
+
+/**
+ * The sole call in flight (`Ties.only`) where a request of the remote's stands in the stream. The client reads a
+ * whole chunk before any handler runs: judged in the handler, a reply later in the chunk would already be taken off,
+ * and a question asked while two calls ran could go to the one left, which may not be its asker.
+ */
+const soleWhenRead = new AsyncLocalStorage<Caller | undefined>();
 
 /** What the link declares to the remote: every question is put to the caller, who may lack the capability. */
 export const ASKED: ClientCapabilities = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
@@ -97,6 +105,10 @@ export class Ties {
     transport.onmessage = (message, extra) => {
       const m = message as { id?: unknown; method?: unknown };
       if (m.method !== undefined || (typeof m.id !== "string" && typeof m.id !== "number")) {
+        // The client starts a request's handler within this call: a question sees the calls in flight as of here.
+        if (m.method !== undefined && m.id !== undefined) {
+          return soleWhenRead.run(this.#only(), () => received?.(message, extra));
+        }
         return received?.(message, extra);
       }
       const key = keyOf(m.id);
@@ -113,7 +125,7 @@ export class Ties {
   }
 
   /** The caller of the one request in flight, when exactly one is, a caller sent it and none was cancelled. */
-  only(): Caller | undefined {
+  #only(): Caller | undefined {
     if (this.#cancelled || this.#sent.size !== 1) return undefined;
     const [caller] = this.#sent.values();
     return caller;
@@ -232,7 +244,8 @@ async function answer(
   prefix: string,
 ): Promise<never> {
   const tied = callers.getStore();
-  const caller = tied ?? ties?.only();
+  // With `ties` (sole-call), an untied question goes to the sole call in flight when it was read, if there was one.
+  const caller = tied ?? (ties ? soleWhenRead.getStore() : undefined);
   if (caller === undefined) {
     throw new ProtocolError(
       ProtocolErrorCode.InvalidRequest,
