@@ -11,7 +11,7 @@ import {
 } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@toolsmith/core";
 import { MAX_QUESTIONS } from "./ask.js";
-import { events, pause } from "./events.js";
+import { pause, type StreamEvent } from "./events.js";
 import type { Http } from "./http.js";
 import type { Notes } from "./notes.js";
 import { AGAIN, parseMessage, reply } from "./reply.js";
@@ -143,11 +143,8 @@ export class Lane {
       timeout,
     );
     try {
-      const answer = await this.#http.fetch(this.#url, { method: "POST", headers, body, signal: stop.signal });
-      const type = answer.headers.get("content-type") ?? "";
-      if (answer.ok && type.includes("text/event-stream") && answer.body) {
-        return await this.#stream(answer.body, id, modern, headers, stop);
-      }
+      const answer = await this.#http.request(this.#url, { method: "POST", headers, body, signal: stop.signal });
+      if (answer.ok && answer.sse) return await this.#stream(answer.events(), id, modern, headers, stop);
       const text = await answer.text();
       const message = parseMessage(text);
       if (message?.id === id && (message.result !== undefined || message.error !== undefined)) {
@@ -171,7 +168,7 @@ export class Lane {
   }
 
   async #stream(
-    body: ReadableStream<Uint8Array>,
+    body: AsyncGenerator<StreamEvent>,
     id: string,
     modern: boolean,
     headers: Record<string, string>,
@@ -186,10 +183,10 @@ export class Lane {
     for (;;) {
       const before = last;
       try {
-        for await (const event of events(body)) {
+        for await (const event of body) {
           if (event.id !== undefined) last = event.id;
           if (event.retry !== undefined) wait = event.retry;
-          const message = event.data === "" ? undefined : parseMessage(event.data);
+          const message = event.data ? parseMessage(event.data) : undefined;
           if (!message) continue;
           if (message.id === id && message.method === undefined) return reply(message, modern);
           if (typeof message.method !== "string") continue;
@@ -223,12 +220,11 @@ export class Lane {
     last: string,
     headers: Record<string, string>,
     signal: AbortSignal,
-  ): Promise<ReadableStream<Uint8Array>> {
+  ): Promise<AsyncGenerator<StreamEvent>> {
     const { "content-type": _, ...rest } = withoutRouting(headers);
     const resumed = { ...rest, accept: "text/event-stream", "last-event-id": last };
-    const answer = await this.#http.fetch(this.#url, { method: "GET", headers: resumed, signal });
-    const type = answer.headers.get("content-type") ?? "";
-    if (answer.ok && type.includes("text/event-stream") && answer.body) return answer.body;
+    const answer = await this.#http.request(this.#url, { method: "GET", headers: resumed, signal });
+    if (answer.ok && answer.sse) return answer.events();
     const text = await answer.text().catch(() => "");
     throw new Error(`HTTP ${answer.status} to the resumed answer stream: ${text.slice(0, 200)}`);
   }
@@ -253,7 +249,7 @@ export class Lane {
     }
     if (signal.aborted) return;
     const answered = await this.#http
-      .fetch(this.#url, { method: "POST", headers: withoutRouting(headers), body: JSON.stringify(response) })
+      .request(this.#url, { method: "POST", headers: withoutRouting(headers), body: JSON.stringify(response) })
       .catch(() => undefined);
     await answered?.text().catch(() => undefined);
   }
@@ -265,7 +261,7 @@ export class Lane {
       params: { requestId: id, reason },
     });
     void this.#http
-      .fetch(this.#url, { method: "POST", headers: withoutRouting(headers), body })
+      .request(this.#url, { method: "POST", headers: withoutRouting(headers), body })
       .then((answer) => answer.text())
       .catch(() => undefined);
   }
