@@ -46,11 +46,13 @@ export interface Straight {
   events(): AsyncGenerator<StreamEvent>;
 }
 
-/** A lane's request: its method, headers and body, and when it stops. */
+/** A lane's request: its method, headers and body, the call whose bounds it answers under, and when it stops. */
 export interface StraightInit {
   readonly method: "GET" | "POST";
   readonly headers: Record<string, string>;
   readonly body?: string;
+  /** The body of the call the request serves, when it is not its own (a GET taking up the call's stream). */
+  readonly call?: string;
   readonly signal?: AbortSignal;
 }
 
@@ -192,7 +194,7 @@ export class Http {
   /** One of the lane's requests, its answer read by the lane itself (no Headers, no web stream). */
   request(url: URL, init: StraightInit): Promise<Straight> {
     if (init.signal?.aborted) return Promise.reject(init.signal.reason);
-    const bounds = this.#boundsFor(init.body);
+    const bounds = this.#boundsFor(init.call ?? init.body);
     const opened = this.#send(url, init.method, { ...init.headers }, init.body, bounds, init.signal, false);
     return opened.then(({ response, status, sse, release }) => {
       // A JSON answer is taken off the socket whether read or not; an event stream as the lane reads it.

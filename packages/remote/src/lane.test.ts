@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createServer } from "@toolsmith/core";
+import { createServer, type LogEntry } from "@toolsmith/core";
 import { listen } from "@toolsmith/transport-http";
 import { afterEach, describe, expect, it } from "vitest";
 import { within } from "../../../scripts/wait.js";
@@ -41,11 +41,11 @@ async function connect(url: string): Promise<Client> {
   return client;
 }
 
-async function gateway(options: RemoteOptions): Promise<Client> {
+async function gateway(options: RemoteOptions, logged: LogEntry[] = []): Promise<Client> {
   const remote = await createRemote({ era: "legacy", backoff: { initialMs: 60_000 }, ...options });
   open.push(remote);
   const app = createServer({ name: "gateway", version: "1.0.0" });
-  app.setLogger(() => undefined);
+  app.setLogger((entry) => logged.push(entry));
   app.mount("r", remote.server);
   const http = await listen(app, { port: 0, log: null });
   open.push(http);
@@ -99,8 +99,18 @@ async function hostile(flood = 1000): Promise<Hostile> {
     res.writeHead(200, { "content-type": "text/event-stream" });
     res.end(`id: ${resumed}\nretry: 0\ndata: \n\n`);
   };
+  // The calls whose stream, taken up after the event id they gave, logs and then replies.
+  const logAfter = new Map<string, unknown>();
   const server = createHttpServer(async (req, res) => {
-    if (req.method === "GET" && req.headers["last-event-id"] !== undefined) {
+    const last = req.headers["last-event-id"];
+    if (req.method === "GET" && typeof last === "string" && logAfter.has(last)) {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const params = { level: "warning", logger: "resumed", data: "said on the resumed stream" };
+      event(res, { jsonrpc: "2.0", method: "notifications/message", params });
+      event(res, { jsonrpc: "2.0", id: logAfter.get(last), result: text("resumed") });
+      return void res.end();
+    }
+    if (req.method === "GET" && last !== undefined) {
       resumed += 1;
       return bounce(res);
     }
@@ -131,10 +141,16 @@ async function hostile(flood = 1000): Promise<Hostile> {
       });
     }
     if (message.method === "tools/list") {
-      const names = ["ping", "linger", "flood", "garbage", "bounce"];
+      const names = ["ping", "linger", "flood", "garbage", "bounce", "resumed"];
       return json({ tools: names.map((name) => ({ name, description: name, inputSchema: { type: "object" } })) });
     }
     if (message.params?.name === "bounce") return bounce(res);
+    if (message.params?.name === "resumed") {
+      // Ends the call's stream at once, to be taken up after event "log-<id>".
+      logAfter.set(`log-${message.id}`, message.id);
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      return void res.end(`id: log-${message.id}\nretry: 0\ndata: \n\n`);
+    }
     if (message.params?.name === "garbage") {
       // Blocks the client's result schema refuses: a text block whose text is a number, an isError that is a word.
       return json({ content: [{ type: "text", text: 5 }, { type: "image" }], isError: "yes" });
@@ -207,6 +223,17 @@ describe("a hostile remote's event stream", () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/ended before the call's reply/);
     expect(remote.resumed()).toBeLessThanOrEqual(100);
+  });
+
+  it("a log on the call's stream taken up again (Last-Event-ID) reaches the call's caller, not the gateway's log", async () => {
+    const remote = await hostile();
+    const logged: LogEntry[] = [];
+    const client = await gateway({ url: remote.url }, logged);
+    const heard: unknown[] = [];
+    client.setNotificationHandler("notifications/message", (notification) => void heard.push(notification.params));
+    expect(textOf(await client.callTool({ name: "r.resumed", arguments: {} }))).toBe("resumed");
+    expect(heard).toEqual([{ level: "warning", logger: "resumed", data: "said on the resumed stream" }]);
+    expect(logged.filter((entry) => entry.message.includes("resumed stream"))).toEqual([]);
   });
 
   it("a stream kept open after the reply is closed by the gateway once it has the reply", async () => {

@@ -144,7 +144,7 @@ export class Lane {
     );
     try {
       const answer = await this.#http.request(this.#url, { method: "POST", headers, body, signal: stop.signal });
-      if (answer.ok && answer.sse) return await this.#stream(answer.events(), id, modern, headers, stop);
+      if (answer.ok && answer.sse) return await this.#stream(answer.events(), id, modern, headers, body, stop);
       const text = await answer.text();
       const message = parseMessage(text);
       if (message?.id === id && (message.result !== undefined || message.error !== undefined)) {
@@ -172,6 +172,7 @@ export class Lane {
     id: string,
     modern: boolean,
     headers: Record<string, string>,
+    call: string,
     stop: AbortController,
   ): Promise<CallToolResult | typeof AGAIN> {
     const signal = stop.signal;
@@ -211,19 +212,23 @@ export class Lane {
         throw new Error("the remote's answer stream ended before the call's reply");
       }
       await pause(wait, signal);
-      body = await this.#resume(last, headers, signal);
+      body = await this.#resume(last, headers, call, signal);
     }
   }
 
-  /** The call's stream taken up again after event `last` (a GET with Last-Event-ID, as the client does). */
+  /**
+   * The call's stream taken up again after event `last` (a GET with Last-Event-ID, as the client does), under the
+   * call's own bounds: its logs reach its caller, its cancellation stops it, its events are bounded as the call's.
+   */
   async #resume(
     last: string,
     headers: Record<string, string>,
+    call: string,
     signal: AbortSignal,
   ): Promise<AsyncGenerator<StreamEvent>> {
     const { "content-type": _, ...rest } = withoutRouting(headers);
     const resumed = { ...rest, accept: "text/event-stream", "last-event-id": last };
-    const answer = await this.#http.request(this.#url, { method: "GET", headers: resumed, signal });
+    const answer = await this.#http.request(this.#url, { method: "GET", headers: resumed, call, signal });
     if (answer.ok && answer.sse) return answer.events();
     const text = await answer.text().catch(() => "");
     throw new Error(`HTTP ${answer.status} to the resumed answer stream: ${text.slice(0, 200)}`);
