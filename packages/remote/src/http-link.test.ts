@@ -188,6 +188,35 @@ describe("calls cancelled while the remote is answering", () => {
   }, 30_000);
 });
 
+describe("a remote that refuses a call for now", () => {
+  const DATE = "Tue, 08 Dec 2026 01:00:00 GMT";
+  it.each([
+    [429, "30", "", "HTTP 429 Too Many Requests; Retry-After: 30 s"],
+    [429, "soon", "", "HTTP 429 Too Many Requests"],
+    [503, DATE, "its engine is away", `HTTP 503 Service Unavailable: its engine is away; Retry-After: ${DATE}`],
+  ])(
+    "HTTP %i (Retry-After %j): an isError naming the remote and its wait, the call sent once, the link kept",
+    async (status, after, said, expected) => {
+      let refused = false;
+      const r = await raw((res, id) => {
+        res.writeHead(refused ? 200 : status, { "content-type": "application/json", "retry-after": after });
+        if (refused) return void res.end(reply(id, "ok"));
+        refused = true;
+        res.end(said ? JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32000, message: said } }) : "");
+      });
+      const { client } = await gateway(r.url);
+      const result = await client.callTool({ name: "r.echo", arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(`remote ${r.url} refused the call with ${expected}`);
+      expect(r.calls).toHaveLength(1);
+      // The next call goes out on the same session: one request, no new initialize.
+      const before = r.seen.length;
+      expect(textOf(await client.callTool({ name: "r.echo", arguments: {} }))).toBe("ok");
+      expect(r.seen.length - before).toBe(1);
+    },
+  );
+});
+
 describe("a remote that redirects", () => {
   it("to another origin: not followed, and the configured headers never reach it", async () => {
     const other = await raw((res, id) =>

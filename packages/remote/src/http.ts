@@ -44,6 +44,8 @@ export interface Straight {
   text(): Promise<string>;
   /** The events of an event stream, read straight off the socket. */
   events(): AsyncGenerator<StreamEvent>;
+  /** End the call the request serves with `message` after the remote's name (its bounds' `cut`); the link is kept. */
+  refuse(message: string): void;
 }
 
 /** A lane's request: its method, headers and body, the call whose bounds it answers under, and when it stops. */
@@ -214,6 +216,7 @@ export class Http {
         },
         text: () => (text ??= readAll(response, bounds, release)),
         events: () => readEvents(response, bounds),
+        refuse: (message) => bounds.cut(message),
       };
     });
   }

@@ -12,7 +12,7 @@ import {
 import type { CallToolResult } from "@toolsmith/core";
 import { MAX_QUESTIONS } from "./ask.js";
 import { pause, type StreamEvent } from "./events.js";
-import type { Http } from "./http.js";
+import type { Http, Straight } from "./http.js";
 import type { Notes } from "./notes.js";
 import { AGAIN, parseMessage, reply } from "./reply.js";
 
@@ -142,10 +142,19 @@ export class Lane {
       () => stop.abort(new SdkError(SdkErrorCode.RequestTimeout, `Request timed out after ${timeout} ms`)),
       timeout,
     );
+    let refused = false;
     try {
       const answer = await this.#http.request(this.#url, { method: "POST", headers, body, signal: stop.signal });
       if (answer.ok && answer.sse) return await this.#stream(answer.events(), id, modern, headers, body, stop);
       const text = await answer.text();
+      // Refused for now (too many calls, or unavailable): answered so, not sent again through the client, which
+      // would only double the load on a remote that asked for less. The link stays: its session is sound.
+      if (answer.status === 429 || answer.status === 503) {
+        const message = refusal(answer, text);
+        refused = true;
+        answer.refuse(message);
+        throw stop.signal.aborted ? stop.signal.reason : new Error(message);
+      }
       const message = parseMessage(text);
       if (message?.id === id && (message.result !== undefined || message.error !== undefined)) {
         return reply(message, modern);
@@ -156,8 +165,10 @@ export class Lane {
       throw new Error(`HTTP ${answer.status} to tools/call: ${text.slice(0, 200)}`);
     } catch (error) {
       if (stop.signal.aborted) {
-        // The handshake era is told in words; a 2026-07-28 remote learns it from the closed stream.
-        if (!modern) this.#cancel(id, headers, String((stop.signal.reason as Error)?.message ?? "cancelled"));
+        // The handshake era is told in words (a refused call ran nothing); a 2026-07-28 remote learns it from the
+        // closed stream.
+        const reason = String((stop.signal.reason as Error)?.message ?? "cancelled");
+        if (!modern && !refused) this.#cancel(id, headers, reason);
         throw stop.signal.reason;
       }
       throw error;
@@ -275,4 +286,19 @@ export class Lane {
 function withoutRouting(headers: Record<string, string>): Record<string, string> {
   const { "mcp-method": _method, "mcp-name": _name, ...rest } = headers;
   return rest;
+}
+
+/** What a remote that refused a call for now (429, 503) said: the status, its reason, when it asks to be called again. */
+function refusal(answer: Straight, text: string): string {
+  const error = parseMessage(text)?.error as { message?: unknown } | undefined;
+  const said = typeof error?.message === "string" ? `: ${error.message.slice(0, 200)}` : "";
+  const status = answer.status === 429 ? "HTTP 429 Too Many Requests" : "HTTP 503 Service Unavailable";
+  const after = answer.header("retry-after")?.trim() ?? "";
+  // Seconds, or an HTTP date; anything else is not repeated to the caller.
+  const wait = /^\d{1,9}$/.test(after)
+    ? `; Retry-After: ${after} s`
+    : after.length <= 64 && /^[\x20-\x7e]+$/.test(after) && !Number.isNaN(Date.parse(after))
+      ? `; Retry-After: ${after}`
+      : "";
+  return `refused the call with ${status}${said}${wait}`;
 }

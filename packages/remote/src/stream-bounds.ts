@@ -13,7 +13,7 @@ export interface StreamBounds {
   readonly maxBytes: number;
   /** A `notifications/message` read on the stream, taken out of it (without, it passes on). */
   readonly log?: (params: Record<string, unknown>) => void;
-  /** Cut the call the answer serves, with `message` after the remote's name: the answer is too large. */
+  /** End the call the answer serves with `message`, after the remote's name: the answer is too large, or refused. */
   cut(message: string): void;
 }
 
