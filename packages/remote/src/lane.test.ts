@@ -78,6 +78,8 @@ interface Hostile {
   readonly lingerClosed: Promise<void>;
   /** How many times a call's stream was taken up again (a GET with Last-Event-ID). */
   readonly resumed: () => number;
+  /** The most connections the gateway had open to the remote at once. */
+  readonly mostConnections: () => number;
 }
 
 // A hostile handshake-era remote on node:http (no SDK, no session): each tool answers on an event stream in a way
@@ -141,7 +143,7 @@ async function hostile(flood = 1000): Promise<Hostile> {
       });
     }
     if (message.method === "tools/list") {
-      const names = ["ping", "linger", "flood", "garbage", "bounce", "resumed"];
+      const names = ["ping", "linger", "flood", "garbage", "bounce", "resumed", "pings"];
       return json({ tools: names.map((name) => ({ name, description: name, inputSchema: { type: "object" } })) });
     }
     if (message.params?.name === "bounce") return bounce(res);
@@ -171,6 +173,17 @@ async function hostile(flood = 1000): Promise<Hostile> {
         // Answers, and keeps the stream open: the reader must hang up once it has the reply.
         res.once("close", () => lingered());
         return void reply(text("lingered"));
+      case "pings": {
+        // Fifty pings at once; answers the call once every ping was answered.
+        const all = Array.from(
+          { length: 50 },
+          (_, i) => new Promise<unknown>((resolve) => waiting.set(`p-${i}`, resolve)),
+        );
+        for (let i = 0; i < 50; i++) event(res, { jsonrpc: "2.0", id: `p-${i}`, method: "ping" });
+        await Promise.all(all);
+        reply(text("pinged"));
+        return void res.end();
+      }
       case "flood": {
         // Asks without end; answers the call only once every question was answered.
         const all = new Promise<void>((resolve) => {
@@ -188,6 +201,12 @@ async function hostile(flood = 1000): Promise<Hostile> {
       }
     }
   });
+  let connections = 0;
+  let mostConnections = 0;
+  server.on("connection", (socket) => {
+    mostConnections = Math.max(mostConnections, ++connections);
+    socket.once("close", () => connections--);
+  });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   open.unshift({
@@ -197,7 +216,7 @@ async function hostile(flood = 1000): Promise<Hostile> {
     },
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-  return { url, answers, cancelled, lingerClosed, resumed: () => resumed };
+  return { url, answers, cancelled, lingerClosed, resumed: () => resumed, mostConnections: () => mostConnections };
 }
 
 describe("a hostile remote's event stream", () => {
@@ -241,6 +260,15 @@ describe("a hostile remote's event stream", () => {
     const client = await gateway({ url: remote.url });
     expect(textOf(await client.callTool({ name: "r.linger", arguments: {} }))).toBe("lingered");
     await within(remote.lingerClosed, "the lingering stream closed by the gateway");
+  });
+
+  it("50 questions at once on one call: all answered, over at most 4 sockets at once besides the call's", async () => {
+    const remote = await hostile();
+    const client = await gateway({ url: remote.url });
+    expect(textOf(await client.callTool({ name: "r.pings", arguments: {} }))).toBe("pinged");
+    expect(remote.answers.filter((answer) => String(answer.id).startsWith("p-"))).toHaveLength(50);
+    // The call's own socket, the client's (its handshake, the list), and the answers' four.
+    expect(remote.mostConnections()).toBeLessThanOrEqual(6);
   });
 
   it("a flood of requests on one call: at most 100 answered, then the call is cut and cancelled", async () => {

@@ -39,6 +39,9 @@ const RESUMES = 2;
 // However often the remote gives a new id, a call's stream is taken up at most so many times (its wait may be 0).
 const MAX_RESUMES = 100;
 const RESUME_WAIT_MS = 1000;
+// A call's answers to the remote's questions POSTed at most so many at once, the rest waiting their turn: each may
+// need a socket of its own, and one call may ask up to MAX_QUESTIONS.
+const ANSWERS_AT_ONCE = 4;
 
 interface Learned {
   envelope: Record<string, unknown> | undefined;
@@ -187,6 +190,7 @@ export class Lane {
     stop: AbortController,
   ): Promise<CallToolResult | typeof AGAIN> {
     const signal = stop.signal;
+    const answers = new Turns(ANSWERS_AT_ONCE);
     let asked = 0;
     let last: string | undefined;
     let wait = RESUME_WAIT_MS;
@@ -212,7 +216,7 @@ export class Lane {
             throw stop.signal.reason;
           }
           // A question on the call's own stream (the handshake era): answered as its caller, on the same session.
-          void this.#respond(message.id, message.method, message.params, headers, signal);
+          void this.#respond(message.id, message.method, message.params, headers, answers, signal);
         }
       } catch (error) {
         if (signal.aborted || last === undefined) throw error;
@@ -250,6 +254,7 @@ export class Lane {
     method: string,
     params: unknown,
     headers: Record<string, string>,
+    answers: Turns,
     signal: AbortSignal,
   ): Promise<void> {
     let response: Record<string, unknown>;
@@ -263,11 +268,14 @@ export class Lane {
       const text = error instanceof Error ? error.message : String(error);
       response = { jsonrpc: "2.0", id, error: { code, message: text, ...(data === undefined ? {} : { data }) } };
     }
-    if (signal.aborted) return;
-    const answered = await this.#http
-      .request(this.#url, { method: "POST", headers: withoutRouting(headers), body: JSON.stringify(response) })
-      .catch(() => undefined);
-    await answered?.text().catch(() => undefined);
+    const body = JSON.stringify(response);
+    await answers.take(async () => {
+      if (signal.aborted) return;
+      const answered = await this.#http
+        .request(this.#url, { method: "POST", headers: withoutRouting(headers), body })
+        .catch(() => undefined);
+      await answered?.text().catch(() => undefined);
+    });
   }
 
   #cancel(id: string, headers: Record<string, string>, reason: string): void {
@@ -286,6 +294,28 @@ export class Lane {
 function withoutRouting(headers: Record<string, string>): Record<string, string> {
   const { "mcp-method": _method, "mcp-name": _name, ...rest } = headers;
   return rest;
+}
+
+/** Work done at most `n` at once, the rest in the order it came. */
+class Turns {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(n: number) {
+    this.#free = n;
+  }
+
+  async take(work: () => Promise<void>): Promise<void> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      await work();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    }
+  }
 }
 
 /** What a remote that refused a call for now (429, 503) said: the status, its reason, when it asks to be called again. */
