@@ -73,6 +73,16 @@ describe("an event stream's bound on one event", () => {
     expect(events).toHaveLength(100);
   });
 
+  it("holds a line not yet ended in a buffer never larger than the limit, however it grew", () => {
+    const limit = 5000;
+    const events: StreamEvent[] = [];
+    const splitter = new EventSplitter(limit, (each) => events.push(each));
+    for (const chunk of chunked(Buffer.from(`data: ${"w".repeat(limit - 6)}`), 1)) splitter.push(chunk);
+    expect(splitter.capacity).toBeLessThanOrEqual(limit);
+    expect(splitter.push(Buffer.from("\n\n"))).toBe(true);
+    expect(events.map((each) => each.data?.length)).toEqual([limit - 6]);
+  });
+
   it("counts an event's short lines together, and a line that never ends", () => {
     expect(split([Buffer.from("x\n".repeat(LIMIT + 1))], LIMIT).taken).toBe(false);
     expect(split(chunked(Buffer.from(`data: ${"z".repeat(LIMIT)}`), 1), LIMIT).taken).toBe(false);

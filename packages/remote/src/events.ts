@@ -44,6 +44,11 @@ export class EventSplitter {
     this.#each = each;
   }
 
+  /** The bytes the line buffer has room for. */
+  get capacity(): number {
+    return this.#line.byteLength;
+  }
+
   /** Take the next chunk; false once the event not yet ended is past the limit. */
   push(chunk: Buffer): boolean {
     if (this.#over) return false;
@@ -85,7 +90,8 @@ export class EventSplitter {
       return false;
     }
     if (this.#length + n > this.#line.byteLength) {
-      const grown = Buffer.allocUnsafe(Math.max(this.#line.byteLength * 2, this.#length + n));
+      // Never past the limit (the bytes held are within it): the buffer costs at most the bound on one event.
+      const grown = Buffer.allocUnsafe(Math.min(this.#limit, Math.max(this.#line.byteLength * 2, this.#length + n)));
       this.#line.copy(grown, 0, 0, this.#length);
       this.work += this.#length;
       this.#line = grown;
