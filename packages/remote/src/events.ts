@@ -1,69 +1,165 @@
-// The events of an event stream read by the lane (lane.ts): each event's data, and the id and retry the remote gave
-// it, which say where a stream the remote ended may be taken up again (Last-Event-ID).
+// The events of an event stream, split from its bytes as they come: each byte looked at once, the event not yet ended
+// held as the bytes of its one unfinished line (in one buffer grown by doubling) and its finished lines' values, so a
+// remote writing a byte at a time costs the gateway its bytes, never an object or a search of the whole per byte.
 
 export interface StreamEvent {
-  /** The event's data lines joined ("" for an event without data, such as the remote's priming event). */
-  readonly data: string;
+  /** The event's type (its `event` field), when it has one. */
+  readonly type: string | undefined;
+  /** The event's data lines joined, when it has any (the remote's priming event has none). */
+  readonly data: string | undefined;
   /** The event's id, when it has one. */
   readonly id: string | undefined;
   /** The wait the remote asks for before coming back, in ms, when it gives one. */
   readonly retry: number | undefined;
 }
 
-function parseEvent(text: string): StreamEvent {
-  const data: string[] = [];
-  let id: string | undefined;
-  let retry: number | undefined;
-  for (const line of text.split("\n")) {
-    const colon = line.indexOf(":");
-    const field = colon === -1 ? line : line.slice(0, colon);
-    const value = colon === -1 ? "" : line.slice(line[colon + 1] === " " ? colon + 2 : colon + 1);
-    if (field === "data") data.push(value);
-    else if (field === "id" && !value.includes("\0")) id = value;
-    else if (field === "retry" && /^\d+$/.test(value)) retry = Number(value);
-  }
-  return { data: data.join("\n"), id, retry };
-}
+const LF = 0x0a;
+const CR = 0x0d;
+/** The line buffer a splitter starts with, and goes back to after an event that grew it past this. */
+const SMALL_LINE = 4 * 1024;
+const LARGE_LINE = 64 * 1024;
 
-/** The events of `body` as they come; what is left when the reader stops early is drained, or hung up on. */
-export async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<StreamEvent> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let ended = false;
-  try {
-    for (;;) {
-      const read = await reader.read();
-      ended = read.done;
-      if (read.done) break;
-      buffer += decoder.decode(read.value, { stream: true });
-      let end = buffer.indexOf("\n\n");
-      while (end !== -1) {
-        const event = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        if (event !== "") yield parseEvent(event);
-        end = buffer.indexOf("\n\n");
-      }
+/**
+ * Splits an event stream's bytes into events. An event's bytes are those of its lines (their line ends not counted);
+ * once the event not yet ended passes `limit`, `push` answers false and the splitter takes nothing more.
+ */
+export class EventSplitter {
+  /** Every byte the splitter looked at, copied or decoded: linear in the stream, whatever its chunks. */
+  work = 0;
+  readonly #limit: number;
+  readonly #each: (event: StreamEvent) => void;
+  #line: Buffer = Buffer.allocUnsafe(SMALL_LINE);
+  #length = 0;
+  #bytes = 0;
+  #afterCR = false;
+  #first = true;
+  #over = false;
+  #type: string | undefined;
+  #data: string[] | undefined;
+  #id: string | undefined;
+  #retry: number | undefined;
+
+  constructor(limit: number, each: (event: StreamEvent) => void) {
+    this.#limit = limit;
+    this.#each = each;
+  }
+
+  /** The bytes the line buffer has room for. */
+  get capacity(): number {
+    return this.#line.byteLength;
+  }
+
+  /** Take the next chunk; false once the event not yet ended is past the limit. */
+  push(chunk: Buffer): boolean {
+    if (this.#over) return false;
+    let start = 0;
+    // A CR that ended the last chunk ended its line; an LF just after it is part of that line end.
+    if (this.#afterCR && chunk.byteLength > 0) {
+      this.#afterCR = false;
+      if (chunk[0] === LF) start = 1;
     }
-  } finally {
-    if (ended) reader.releaseLock();
-    else void drain(reader);
+    const length = chunk.byteLength;
+    this.work += length - start;
+    for (let i = start; i < length; i++) {
+      const byte = chunk[i];
+      if (byte !== LF && byte !== CR) continue;
+      if (!this.#endLine(chunk, start, i)) return false;
+      if (byte === CR) {
+        if (i + 1 === length) this.#afterCR = true;
+        else if (chunk[i + 1] === LF) i++;
+      }
+      start = i + 1;
+    }
+    return this.#hold(chunk, start, length);
   }
-}
 
-/** How long a stream read no further (its reply taken) may stay open before the gateway hangs up. */
-const LINGER_MS = 1000;
+  /** The stream ended: a line or event it left unfinished is taken as ended. */
+  end(): void {
+    if (this.#over) return;
+    if (this.#length > 0) this.#field(this.#take());
+    this.#dispatch();
+  }
 
-// The rest of a stream whose reader stopped early (the reply read, or a failure) is read and dropped until it ends,
-// so that its socket is kept alive for the next request; a remote that keeps it open past LINGER_MS is hung up on.
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-  const timer = setTimeout(() => void reader.cancel().catch(() => undefined), LINGER_MS);
-  try {
-    for (;;) if ((await reader.read()).done) break;
-  } catch {
-    // Cancelled, or the connection failed: either way the stream is over.
-  } finally {
-    clearTimeout(timer);
+  // The bytes of the line not yet ended, counted against the limit and copied into the line buffer.
+  #hold(chunk: Buffer, start: number, end: number): boolean {
+    const n = end - start;
+    if (n === 0) return true;
+    this.#bytes += n;
+    if (this.#bytes > this.#limit) {
+      this.#over = true;
+      return false;
+    }
+    if (this.#length + n > this.#line.byteLength) {
+      // Never past the limit (the bytes held are within it): the buffer costs at most the bound on one event.
+      const grown = Buffer.allocUnsafe(Math.min(this.#limit, Math.max(this.#line.byteLength * 2, this.#length + n)));
+      this.#line.copy(grown, 0, 0, this.#length);
+      this.work += this.#length;
+      this.#line = grown;
+    }
+    chunk.copy(this.#line, this.#length, start, end);
+    this.#length += n;
+    this.work += n;
+    return true;
+  }
+
+  // A line ended at `end` of `chunk`: decoded once, whole (a line found inside one chunk is never copied).
+  #endLine(chunk: Buffer, start: number, end: number): boolean {
+    if (this.#length === 0) {
+      if (start === end) {
+        this.#dispatch();
+        return true;
+      }
+      this.#bytes += end - start;
+      if (this.#bytes > this.#limit) {
+        this.#over = true;
+        return false;
+      }
+      this.work += end - start;
+      this.#field(chunk.toString("utf8", start, end));
+      return true;
+    }
+    if (!this.#hold(chunk, start, end)) return false;
+    this.#field(this.#take());
+    return true;
+  }
+
+  #take(): string {
+    this.work += this.#length;
+    const text = this.#line.toString("utf8", 0, this.#length);
+    this.#length = 0;
+    return text;
+  }
+
+  #field(line: string): void {
+    if (this.#first) {
+      this.#first = false;
+      if (line.charCodeAt(0) === 0xfeff) line = line.slice(1);
+    }
+    const colon = line.indexOf(":");
+    if (colon === 0) return;
+    const field = colon === -1 ? line : line.slice(0, colon);
+    const value = colon === -1 ? "" : line.slice(line.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1);
+    if (field === "data") {
+      this.#data ??= [];
+      this.#data.push(value);
+    } else if (field === "id" && !value.includes("\0")) this.#id = value;
+    else if (field === "retry" && /^\d+$/.test(value)) this.#retry = Number(value);
+    else if (field === "event") this.#type = value;
+  }
+
+  #dispatch(): void {
+    this.#first = false;
+    this.#bytes = 0;
+    if (this.#line.byteLength > LARGE_LINE) this.#line = Buffer.allocUnsafe(SMALL_LINE);
+    if (this.#data === undefined && this.#id === undefined && this.#retry === undefined && this.#type === undefined) {
+      return;
+    }
+    const event: StreamEvent = { type: this.#type, data: this.#data?.join("\n"), id: this.#id, retry: this.#retry };
+    this.#type = undefined;
+    this.#data = undefined;
+    this.#id = undefined;
+    this.#retry = undefined;
+    this.#each(event);
   }
 }
 

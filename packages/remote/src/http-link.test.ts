@@ -188,6 +188,35 @@ describe("calls cancelled while the remote is answering", () => {
   }, 30_000);
 });
 
+describe("a remote that refuses a call for now", () => {
+  const DATE = "Tue, 08 Dec 2026 01:00:00 GMT";
+  it.each([
+    [429, "30", "", "HTTP 429 Too Many Requests; Retry-After: 30 s"],
+    [429, "soon", "", "HTTP 429 Too Many Requests"],
+    [503, DATE, "its engine is away", `HTTP 503 Service Unavailable: its engine is away; Retry-After: ${DATE}`],
+  ])(
+    "HTTP %i (Retry-After %j): an isError naming the remote and its wait, the call sent once, the link kept",
+    async (status, after, said, expected) => {
+      let refused = false;
+      const r = await raw((res, id) => {
+        res.writeHead(refused ? 200 : status, { "content-type": "application/json", "retry-after": after });
+        if (refused) return void res.end(reply(id, "ok"));
+        refused = true;
+        res.end(said ? JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32000, message: said } }) : "");
+      });
+      const { client } = await gateway(r.url);
+      const result = await client.callTool({ name: "r.echo", arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(`remote ${r.url} refused the call with ${expected}`);
+      expect(r.calls).toHaveLength(1);
+      // The next call goes out on the same session: one request, no new initialize.
+      const before = r.seen.length;
+      expect(textOf(await client.callTool({ name: "r.echo", arguments: {} }))).toBe("ok");
+      expect(r.seen.length - before).toBe(1);
+    },
+  );
+});
+
 describe("a remote that redirects", () => {
   it("to another origin: not followed, and the configured headers never reach it", async () => {
     const other = await raw((res, id) =>
@@ -251,4 +280,83 @@ describe("a remote that writes its answer a byte at a time", () => {
     // The answer is 100 KB; kept as the chunks it came in, it held some 20 MB of objects.
     expect(held, `${held} bytes held`).toBeLessThan(8 * 1024 * 1024);
   }, 60_000);
+
+  it("an event stream too: its bytes, not an object or a string per byte, while the event is read", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const BYTES = 256 * 1024;
+    let written: () => void = () => undefined;
+    const allWritten = new Promise<void>((resolve) => {
+      written = resolve;
+    });
+    let end: () => void = () => undefined;
+    const r = await raw((res, id) => {
+      const bytes = Buffer.from(`data: ${reply(id, "x".repeat(BYTES))}\n\n`);
+      const cut = bytes.byteLength - 10;
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      byteAtATime(res, bytes.subarray(0, cut), () => {
+        end = () => res.end(bytes.subarray(cut));
+        written();
+      });
+    });
+    const { client } = await gateway(r.url);
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const call = client.callTool({ name: "r.echo", arguments: {} });
+    await allWritten;
+    gc();
+    const held = process.memoryUsage().heapUsed - before;
+    end();
+    expect(textOf(await call)).toHaveLength(BYTES);
+    // The event is 256 KB: held in its line buffer (grown by doubling), under 1 MB; held as a string a chunk, 4 MB.
+    expect(held, `${held} bytes held`).toBeLessThan(2 * 1024 * 1024);
+  }, 60_000);
+
+  it("an event of 2 MiB, the bound, in small chunks is delivered whole; one byte more is refused, the link serves on", async () => {
+    // The bound on one event is maxResultBytes and 64 KiB of framing; an event's bytes are its lines' bytes.
+    const EVENT = 2 * 1024 * 1024;
+    const MAX = EVENT - 64 * 1024;
+    // Characters of one to four bytes, so that a byte at a time splits them.
+    const text = `é€😀${"0123456789abcdef".repeat((MAX - 200) / 16)}`;
+    const event = (id: number, bytes: number) => {
+      const message = reply(id, text);
+      const padding = bytes - Buffer.byteLength(`data: ${message}`);
+      // JSON's own white space fills the event to the bytes asked for; its result stays under maxResultBytes.
+      return Buffer.from(`data: ${message.slice(0, -1)}${" ".repeat(padding)}}\n\n`);
+    };
+    let calls = 0;
+    const r = await raw((res, id) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      calls++;
+      if (calls === 1) inChunks(res, event(id, EVENT), 61, () => res.end());
+      else if (calls === 2) res.end(event(id, EVENT + 1));
+      else res.end(`data: ${reply(id, "next")}\n\n`);
+    });
+    const { client } = await gateway(r.url, { maxResultBytes: MAX });
+    const whole = await client.callTool({ name: "r.echo", arguments: {} });
+    expect(whole.isError).not.toBe(true);
+    expect(textOf(whole) === text).toBe(true);
+    const over = await client.callTool({ name: "r.echo", arguments: {} });
+    expect(over.isError).toBe(true);
+    expect(textOf(over)).toBe(`remote ${r.url} answered with more than ${MAX} bytes`);
+    expect(textOf(await client.callTool({ name: "r.echo", arguments: {} }))).toBe("next");
+  }, 300_000);
 });
+
+/** Writes `bytes` `size` bytes a turn of the event loop, so that the gateway reads each as a chunk of its own. */
+function inChunks(res: ServerResponse, bytes: Buffer, size: number, done: () => void): void {
+  res.socket?.setNoDelay(true);
+  let at = 0;
+  const tick = () => {
+    if (at >= bytes.byteLength) return done();
+    res.write(bytes.subarray(at, at + size));
+    at += size;
+    setImmediate(tick);
+  };
+  tick();
+}
+
+/** Writes `bytes` one byte a turn of the event loop (a 2 MiB event so takes over a minute here). */
+function byteAtATime(res: ServerResponse, bytes: Buffer, done: () => void): void {
+  inChunks(res, bytes, 1, done);
+}

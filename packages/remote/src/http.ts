@@ -1,19 +1,20 @@
 import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { Readable } from "node:stream";
 import { AbortListeners } from "@toolsmith/core/transport";
-import { FRAMING_BYTES, type StreamBounds, sseFilter } from "./stream-bounds.js";
+import type { StreamEvent } from "./events.js";
+import { eventStream, FRAMING_BYTES, readEvents, type StreamBounds } from "./stream-bounds.js";
 
-// The fetch the official client's HTTP transport is given: node:http on kept-alive sockets rather than the global
-// fetch. A JSON answer (most of them) is read as plain chunks, counted against its bound, and handed over as text,
-// never as a web stream; only an event stream becomes one, split and bounded as it arrives (stream-bounds.ts).
+// The fetch the official client's HTTP transport is given, and the lane's own requests (`request`): node:http on
+// kept-alive sockets rather than the global fetch. A JSON answer (most of them) is read as plain chunks, counted
+// against its bound, and handed over as text, never as a web stream; an event stream is split and bounded as it
+// arrives (stream-bounds.ts), read by the lane as events and given to the client as a web stream of whole events.
 // bench/remote.mjs profiled the global fetch at a quarter of the gateway's time: undici itself, its request body
 // written in several syscalls, and the web streams of every answer.
 
 /** What a request (its body given) is bounded by, who hears the logs on its event stream, and when it stops. */
 export type BoundsFor = (body: unknown) => RequestBounds;
 
-export interface RequestBounds extends Omit<StreamBounds, "sse"> {
+export interface RequestBounds extends StreamBounds {
   /** The signal of the call the request serves: aborted when its caller cancels or its answer is cut. */
   readonly signal?: AbortSignal;
 }
@@ -29,6 +30,42 @@ interface Answer {
   readonly body: ReadableStream<Uint8Array> | null;
   text(): Promise<string>;
   json(): Promise<unknown>;
+}
+
+/** An answer to one of the lane's requests: its status and headers, its body read as text or as events. */
+export interface Straight {
+  readonly status: number;
+  readonly ok: boolean;
+  /** Whether the body is an event stream. */
+  readonly sse: boolean;
+  /** A header's value (several joined with ", "), or undefined. */
+  header(name: string): string | undefined;
+  /** The whole body as text (not for an event stream). */
+  text(): Promise<string>;
+  /** The events of an event stream, read straight off the socket. */
+  events(): AsyncGenerator<StreamEvent>;
+  /** End the call the request serves with `message` after the remote's name (its bounds' `cut`); the link is kept. */
+  refuse(message: string): void;
+}
+
+/** A lane's request: its method, headers and body, the call whose bounds it answers under, and when it stops. */
+export interface StraightInit {
+  readonly method: "GET" | "POST";
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+  /** The body of the call the request serves, when it is not its own (a GET taking up the call's stream). */
+  readonly call?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** An answer as it came off the socket, before anything read its body. */
+interface Opened {
+  readonly response: IncomingMessage;
+  readonly bounds: RequestBounds;
+  readonly status: number;
+  readonly sse: boolean;
+  /** Stop listening for the request's signals (once its answer is read or closed). */
+  readonly release: () => void;
 }
 
 function headersOf(given: RequestInit["headers"]): Record<string, string> {
@@ -93,6 +130,32 @@ function readAll(response: IncomingMessage, bounds: RequestBounds, done: () => v
   });
 }
 
+/** An answer as the client's transport reads a Response. */
+function answerOf(url: URL, { response, bounds, status, sse, release }: Opened): Answer {
+  const common = {
+    ok: status >= 200 && status < 300,
+    status,
+    statusText: response.statusMessage ?? "",
+    headers: answerHeaders(response),
+    url: url.href,
+    redirected: false as const,
+  };
+  if (sse) {
+    response.once("close", release);
+    const stream = eventStream(response, bounds);
+    return {
+      ...common,
+      body: stream,
+      text: () => new Response(stream).text(),
+      json: async () => JSON.parse(await new Response(stream).text()),
+    };
+  }
+  const text = readAll(response, bounds, release);
+  // Read or not, the answer is taken off the socket; a failure no one reads is not left unhandled.
+  text.catch(() => undefined);
+  return { ...common, body: null, text: () => text, json: async () => JSON.parse(await text) };
+}
+
 /**
  * How long a kept-alive socket may stay idle before the gateway closes it (a socket in use is not touched). A remote
  * that closes idle sockets without saying when (no `Keep-Alive: timeout` hint: gunicorn after 2 s, uvicorn after 5 s)
@@ -124,21 +187,52 @@ export class Http {
     }
     const signal = init?.signal ?? undefined;
     if (signal?.aborted) return Promise.reject(signal.reason);
-    return this.#send(url, init?.method ?? "GET", headersOf(init?.headers), body, signal, false);
+    const bounds = this.#boundsFor(body);
+    return this.#send(url, init?.method ?? "GET", headersOf(init?.headers), body, bounds, signal, false).then(
+      (opened) => answerOf(url, opened),
+    );
   }) as unknown as typeof fetch;
+
+  /** One of the lane's requests, its answer read by the lane itself (no Headers, no web stream). */
+  request(url: URL, init: StraightInit): Promise<Straight> {
+    if (init.signal?.aborted) return Promise.reject(init.signal.reason);
+    const bounds = this.#boundsFor(init.call ?? init.body);
+    const opened = this.#send(url, init.method, { ...init.headers }, init.body, bounds, init.signal, false);
+    return opened.then(({ response, status, sse, release }) => {
+      // A JSON answer is taken off the socket whether read or not; an event stream as the lane reads it.
+      let text: Promise<string> | undefined;
+      if (sse) response.once("close", release);
+      else {
+        text = readAll(response, bounds, release);
+        text.catch(() => undefined);
+      }
+      return {
+        status,
+        ok: status >= 200 && status < 300,
+        sse,
+        header: (name) => {
+          const value = response.headers[name.toLowerCase()];
+          return Array.isArray(value) ? value.join(", ") : value;
+        },
+        text: () => (text ??= readAll(response, bounds, release)),
+        events: () => readEvents(response, bounds),
+        refuse: (message) => bounds.cut(message),
+      };
+    });
+  }
 
   #send(
     url: URL,
     method: string,
     headers: Record<string, string>,
     body: string | undefined,
+    bounds: RequestBounds,
     signal: AbortSignal | undefined,
     retried: boolean,
-  ): Promise<Answer> {
+  ): Promise<Opened> {
     const secure = url.protocol === "https:";
     if (!secure && url.protocol !== "http:") return Promise.reject(new TypeError(`cannot reach ${url.protocol} URLs`));
     if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
-    const bounds = this.#boundsFor(body);
     // The transport's signal (the connection closing), and the call's own (its caller cancelled): either stops it.
     const stopped = () => (signal?.aborted ? signal : bounds.signal?.aborted ? bounds.signal : undefined);
     const already = stopped();
@@ -164,39 +258,13 @@ export class Http {
         // A kept-alive socket the remote closed as it was reused: the request is sent once more, unless it is a
         // tools/call, which the remote may have read and run before it closed (a second send would run it twice).
         else if (request.reusedSocket && error.code === "ECONNRESET" && !retried && !isToolCall(body)) {
-          this.#send(url, method, headers, body, signal, true).then(resolve, reject);
+          this.#send(url, method, headers, body, bounds, signal, true).then(resolve, reject);
         } else reject(error);
       });
       request.once("response", (response: IncomingMessage) => {
         answered = true;
-        const type = response.headers["content-type"] ?? "";
-        const sse = type.includes("text/event-stream");
-        const status = response.statusCode ?? 0;
-        const common = {
-          ok: status >= 200 && status < 300,
-          status,
-          statusText: response.statusMessage ?? "",
-          headers: answerHeaders(response),
-          url: url.href,
-          redirected: false as const,
-        };
-        if (sse) {
-          response.once("close", release);
-          const stream = (Readable.toWeb(response) as ReadableStream<Uint8Array>).pipeThrough(
-            sseFilter({ ...bounds, sse }),
-          );
-          resolve({
-            ...common,
-            body: stream,
-            text: () => new Response(stream).text(),
-            json: async () => JSON.parse(await new Response(stream).text()),
-          });
-          return;
-        }
-        const text = readAll(response, bounds, release);
-        // Read or not, the answer is taken off the socket; a failure no one reads is not left unhandled.
-        text.catch(() => undefined);
-        resolve({ ...common, body: null, text: () => text, json: async () => JSON.parse(await text) });
+        const sse = (response.headers["content-type"] ?? "").includes("text/event-stream");
+        resolve({ response, bounds, status: response.statusCode ?? 0, sse, release });
       });
       request.end(body);
     });

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createServer } from "@toolsmith/core";
+import { createServer, type LogEntry } from "@toolsmith/core";
 import { listen } from "@toolsmith/transport-http";
 import { afterEach, describe, expect, it } from "vitest";
 import { within } from "../../../scripts/wait.js";
@@ -41,11 +41,11 @@ async function connect(url: string): Promise<Client> {
   return client;
 }
 
-async function gateway(options: RemoteOptions): Promise<Client> {
+async function gateway(options: RemoteOptions, logged: LogEntry[] = []): Promise<Client> {
   const remote = await createRemote({ era: "legacy", backoff: { initialMs: 60_000 }, ...options });
   open.push(remote);
   const app = createServer({ name: "gateway", version: "1.0.0" });
-  app.setLogger(() => undefined);
+  app.setLogger((entry) => logged.push(entry));
   app.mount("r", remote.server);
   const http = await listen(app, { port: 0, log: null });
   open.push(http);
@@ -78,6 +78,8 @@ interface Hostile {
   readonly lingerClosed: Promise<void>;
   /** How many times a call's stream was taken up again (a GET with Last-Event-ID). */
   readonly resumed: () => number;
+  /** The most connections the gateway had open to the remote at once. */
+  readonly mostConnections: () => number;
 }
 
 // A hostile handshake-era remote on node:http (no SDK, no session): each tool answers on an event stream in a way
@@ -99,8 +101,18 @@ async function hostile(flood = 1000): Promise<Hostile> {
     res.writeHead(200, { "content-type": "text/event-stream" });
     res.end(`id: ${resumed}\nretry: 0\ndata: \n\n`);
   };
+  // The calls whose stream, taken up after the event id they gave, logs and then replies.
+  const logAfter = new Map<string, unknown>();
   const server = createHttpServer(async (req, res) => {
-    if (req.method === "GET" && req.headers["last-event-id"] !== undefined) {
+    const last = req.headers["last-event-id"];
+    if (req.method === "GET" && typeof last === "string" && logAfter.has(last)) {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const params = { level: "warning", logger: "resumed", data: "said on the resumed stream" };
+      event(res, { jsonrpc: "2.0", method: "notifications/message", params });
+      event(res, { jsonrpc: "2.0", id: logAfter.get(last), result: text("resumed") });
+      return void res.end();
+    }
+    if (req.method === "GET" && last !== undefined) {
       resumed += 1;
       return bounce(res);
     }
@@ -131,10 +143,16 @@ async function hostile(flood = 1000): Promise<Hostile> {
       });
     }
     if (message.method === "tools/list") {
-      const names = ["ping", "linger", "flood", "garbage", "bounce"];
+      const names = ["ping", "linger", "flood", "garbage", "bounce", "resumed", "pings"];
       return json({ tools: names.map((name) => ({ name, description: name, inputSchema: { type: "object" } })) });
     }
     if (message.params?.name === "bounce") return bounce(res);
+    if (message.params?.name === "resumed") {
+      // Ends the call's stream at once, to be taken up after event "log-<id>".
+      logAfter.set(`log-${message.id}`, message.id);
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      return void res.end(`id: log-${message.id}\nretry: 0\ndata: \n\n`);
+    }
     if (message.params?.name === "garbage") {
       // Blocks the client's result schema refuses: a text block whose text is a number, an isError that is a word.
       return json({ content: [{ type: "text", text: 5 }, { type: "image" }], isError: "yes" });
@@ -155,6 +173,17 @@ async function hostile(flood = 1000): Promise<Hostile> {
         // Answers, and keeps the stream open: the reader must hang up once it has the reply.
         res.once("close", () => lingered());
         return void reply(text("lingered"));
+      case "pings": {
+        // Fifty pings at once; answers the call once every ping was answered.
+        const all = Array.from(
+          { length: 50 },
+          (_, i) => new Promise<unknown>((resolve) => waiting.set(`p-${i}`, resolve)),
+        );
+        for (let i = 0; i < 50; i++) event(res, { jsonrpc: "2.0", id: `p-${i}`, method: "ping" });
+        await Promise.all(all);
+        reply(text("pinged"));
+        return void res.end();
+      }
       case "flood": {
         // Asks without end; answers the call only once every question was answered.
         const all = new Promise<void>((resolve) => {
@@ -172,6 +201,12 @@ async function hostile(flood = 1000): Promise<Hostile> {
       }
     }
   });
+  let connections = 0;
+  let mostConnections = 0;
+  server.on("connection", (socket) => {
+    mostConnections = Math.max(mostConnections, ++connections);
+    socket.once("close", () => connections--);
+  });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   open.unshift({
@@ -181,7 +216,7 @@ async function hostile(flood = 1000): Promise<Hostile> {
     },
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-  return { url, answers, cancelled, lingerClosed, resumed: () => resumed };
+  return { url, answers, cancelled, lingerClosed, resumed: () => resumed, mostConnections: () => mostConnections };
 }
 
 describe("a hostile remote's event stream", () => {
@@ -209,11 +244,31 @@ describe("a hostile remote's event stream", () => {
     expect(remote.resumed()).toBeLessThanOrEqual(100);
   });
 
+  it("a log on the call's stream taken up again (Last-Event-ID) reaches the call's caller, not the gateway's log", async () => {
+    const remote = await hostile();
+    const logged: LogEntry[] = [];
+    const client = await gateway({ url: remote.url }, logged);
+    const heard: unknown[] = [];
+    client.setNotificationHandler("notifications/message", (notification) => void heard.push(notification.params));
+    expect(textOf(await client.callTool({ name: "r.resumed", arguments: {} }))).toBe("resumed");
+    expect(heard).toEqual([{ level: "warning", logger: "resumed", data: "said on the resumed stream" }]);
+    expect(logged.filter((entry) => entry.message.includes("resumed stream"))).toEqual([]);
+  });
+
   it("a stream kept open after the reply is closed by the gateway once it has the reply", async () => {
     const remote = await hostile();
     const client = await gateway({ url: remote.url });
     expect(textOf(await client.callTool({ name: "r.linger", arguments: {} }))).toBe("lingered");
     await within(remote.lingerClosed, "the lingering stream closed by the gateway");
+  });
+
+  it("50 questions at once on one call: all answered, over at most 4 sockets at once besides the call's", async () => {
+    const remote = await hostile();
+    const client = await gateway({ url: remote.url });
+    expect(textOf(await client.callTool({ name: "r.pings", arguments: {} }))).toBe("pinged");
+    expect(remote.answers.filter((answer) => String(answer.id).startsWith("p-"))).toHaveLength(50);
+    // The call's own socket, the client's (its handshake, the list), and the answers' four.
+    expect(remote.mostConnections()).toBeLessThanOrEqual(6);
   });
 
   it("a flood of requests on one call: at most 100 answered, then the call is cut and cancelled", async () => {

@@ -11,8 +11,8 @@ import {
 } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@toolsmith/core";
 import { MAX_QUESTIONS } from "./ask.js";
-import { events, pause } from "./events.js";
-import type { Http } from "./http.js";
+import { pause, type StreamEvent } from "./events.js";
+import type { Http, Straight } from "./http.js";
 import type { Notes } from "./notes.js";
 import { AGAIN, parseMessage, reply } from "./reply.js";
 
@@ -39,6 +39,9 @@ const RESUMES = 2;
 // However often the remote gives a new id, a call's stream is taken up at most so many times (its wait may be 0).
 const MAX_RESUMES = 100;
 const RESUME_WAIT_MS = 1000;
+// A call's answers to the remote's questions POSTed at most so many at once, the rest waiting their turn: each may
+// need a socket of its own, and one call may ask up to MAX_QUESTIONS.
+const ANSWERS_AT_ONCE = 4;
 
 interface Learned {
   envelope: Record<string, unknown> | undefined;
@@ -142,13 +145,19 @@ export class Lane {
       () => stop.abort(new SdkError(SdkErrorCode.RequestTimeout, `Request timed out after ${timeout} ms`)),
       timeout,
     );
+    let refused = false;
     try {
-      const answer = await this.#http.fetch(this.#url, { method: "POST", headers, body, signal: stop.signal });
-      const type = answer.headers.get("content-type") ?? "";
-      if (answer.ok && type.includes("text/event-stream") && answer.body) {
-        return await this.#stream(answer.body, id, modern, headers, stop);
-      }
+      const answer = await this.#http.request(this.#url, { method: "POST", headers, body, signal: stop.signal });
+      if (answer.ok && answer.sse) return await this.#stream(answer.events(), id, modern, headers, body, stop);
       const text = await answer.text();
+      // Refused for now (too many calls, or unavailable): answered so, not sent again through the client, which
+      // would only double the load on a remote that asked for less. The link stays: its session is sound.
+      if (answer.status === 429 || answer.status === 503) {
+        const message = refusal(answer, text);
+        refused = true;
+        answer.refuse(message);
+        throw stop.signal.aborted ? stop.signal.reason : new Error(message);
+      }
       const message = parseMessage(text);
       if (message?.id === id && (message.result !== undefined || message.error !== undefined)) {
         return reply(message, modern);
@@ -159,8 +168,10 @@ export class Lane {
       throw new Error(`HTTP ${answer.status} to tools/call: ${text.slice(0, 200)}`);
     } catch (error) {
       if (stop.signal.aborted) {
-        // The handshake era is told in words; a 2026-07-28 remote learns it from the closed stream.
-        if (!modern) this.#cancel(id, headers, String((stop.signal.reason as Error)?.message ?? "cancelled"));
+        // The handshake era is told in words (a refused call ran nothing); a 2026-07-28 remote learns it from the
+        // closed stream.
+        const reason = String((stop.signal.reason as Error)?.message ?? "cancelled");
+        if (!modern && !refused) this.#cancel(id, headers, reason);
         throw stop.signal.reason;
       }
       throw error;
@@ -171,13 +182,15 @@ export class Lane {
   }
 
   async #stream(
-    body: ReadableStream<Uint8Array>,
+    body: AsyncGenerator<StreamEvent>,
     id: string,
     modern: boolean,
     headers: Record<string, string>,
+    call: string,
     stop: AbortController,
   ): Promise<CallToolResult | typeof AGAIN> {
     const signal = stop.signal;
+    const answers = new Turns(ANSWERS_AT_ONCE);
     let asked = 0;
     let last: string | undefined;
     let wait = RESUME_WAIT_MS;
@@ -186,10 +199,10 @@ export class Lane {
     for (;;) {
       const before = last;
       try {
-        for await (const event of events(body)) {
+        for await (const event of body) {
           if (event.id !== undefined) last = event.id;
           if (event.retry !== undefined) wait = event.retry;
-          const message = event.data === "" ? undefined : parseMessage(event.data);
+          const message = event.data ? parseMessage(event.data) : undefined;
           if (!message) continue;
           if (message.id === id && message.method === undefined) return reply(message, modern);
           if (typeof message.method !== "string") continue;
@@ -203,7 +216,7 @@ export class Lane {
             throw stop.signal.reason;
           }
           // A question on the call's own stream (the handshake era): answered as its caller, on the same session.
-          void this.#respond(message.id, message.method, message.params, headers, signal);
+          void this.#respond(message.id, message.method, message.params, headers, answers, signal);
         }
       } catch (error) {
         if (signal.aborted || last === undefined) throw error;
@@ -214,21 +227,24 @@ export class Lane {
         throw new Error("the remote's answer stream ended before the call's reply");
       }
       await pause(wait, signal);
-      body = await this.#resume(last, headers, signal);
+      body = await this.#resume(last, headers, call, signal);
     }
   }
 
-  /** The call's stream taken up again after event `last` (a GET with Last-Event-ID, as the client does). */
+  /**
+   * The call's stream taken up again after event `last` (a GET with Last-Event-ID, as the client does), under the
+   * call's own bounds: its logs reach its caller, its cancellation stops it, its events are bounded as the call's.
+   */
   async #resume(
     last: string,
     headers: Record<string, string>,
+    call: string,
     signal: AbortSignal,
-  ): Promise<ReadableStream<Uint8Array>> {
+  ): Promise<AsyncGenerator<StreamEvent>> {
     const { "content-type": _, ...rest } = withoutRouting(headers);
     const resumed = { ...rest, accept: "text/event-stream", "last-event-id": last };
-    const answer = await this.#http.fetch(this.#url, { method: "GET", headers: resumed, signal });
-    const type = answer.headers.get("content-type") ?? "";
-    if (answer.ok && type.includes("text/event-stream") && answer.body) return answer.body;
+    const answer = await this.#http.request(this.#url, { method: "GET", headers: resumed, call, signal });
+    if (answer.ok && answer.sse) return answer.events();
     const text = await answer.text().catch(() => "");
     throw new Error(`HTTP ${answer.status} to the resumed answer stream: ${text.slice(0, 200)}`);
   }
@@ -238,6 +254,7 @@ export class Lane {
     method: string,
     params: unknown,
     headers: Record<string, string>,
+    answers: Turns,
     signal: AbortSignal,
   ): Promise<void> {
     let response: Record<string, unknown>;
@@ -251,11 +268,14 @@ export class Lane {
       const text = error instanceof Error ? error.message : String(error);
       response = { jsonrpc: "2.0", id, error: { code, message: text, ...(data === undefined ? {} : { data }) } };
     }
-    if (signal.aborted) return;
-    const answered = await this.#http
-      .fetch(this.#url, { method: "POST", headers: withoutRouting(headers), body: JSON.stringify(response) })
-      .catch(() => undefined);
-    await answered?.text().catch(() => undefined);
+    const body = JSON.stringify(response);
+    await answers.take(async () => {
+      if (signal.aborted) return;
+      const answered = await this.#http
+        .request(this.#url, { method: "POST", headers: withoutRouting(headers), body })
+        .catch(() => undefined);
+      await answered?.text().catch(() => undefined);
+    });
   }
 
   #cancel(id: string, headers: Record<string, string>, reason: string): void {
@@ -265,7 +285,7 @@ export class Lane {
       params: { requestId: id, reason },
     });
     void this.#http
-      .fetch(this.#url, { method: "POST", headers: withoutRouting(headers), body })
+      .request(this.#url, { method: "POST", headers: withoutRouting(headers), body })
       .then((answer) => answer.text())
       .catch(() => undefined);
   }
@@ -274,4 +294,41 @@ export class Lane {
 function withoutRouting(headers: Record<string, string>): Record<string, string> {
   const { "mcp-method": _method, "mcp-name": _name, ...rest } = headers;
   return rest;
+}
+
+/** Work done at most `n` at once, the rest in the order it came. */
+class Turns {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(n: number) {
+    this.#free = n;
+  }
+
+  async take(work: () => Promise<void>): Promise<void> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      await work();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    }
+  }
+}
+
+/** What a remote that refused a call for now (429, 503) said: the status, its reason, when it asks to be called again. */
+function refusal(answer: Straight, text: string): string {
+  const error = parseMessage(text)?.error as { message?: unknown } | undefined;
+  const said = typeof error?.message === "string" ? `: ${error.message.slice(0, 200)}` : "";
+  const status = answer.status === 429 ? "HTTP 429 Too Many Requests" : "HTTP 503 Service Unavailable";
+  const after = answer.header("retry-after")?.trim() ?? "";
+  // Seconds, or an HTTP date; anything else is not repeated to the caller.
+  const wait = /^\d{1,9}$/.test(after)
+    ? `; Retry-After: ${after} s`
+    : after.length <= 64 && /^[\x20-\x7e]+$/.test(after) && !Number.isNaN(Date.parse(after))
+      ? `; Retry-After: ${after}`
+      : "";
+  return `refused the call with ${status}${said}${wait}`;
 }

@@ -1,114 +1,187 @@
-// An HTTP answer read as it arrives: an event stream split into events (a call's log taken out for its caller), a
-// JSON body counted; once an event or the body passes the bound, the answer is cut before anything holds it whole.
+import type { IncomingMessage } from "node:http";
+import { EventSplitter, type StreamEvent } from "./events.js";
+
+// An event stream read straight off node's response as it arrives (no web stream in between: it cost a promise and
+// some objects per chunk), split into events (events.ts), each bounded, a call's logs taken out for its caller.
+// The lane reads the events themselves; the official client gets them again as the bytes of an event stream.
 
 /** Room for the envelope and framing around a result of `maxResultBytes` (its JSON text is checked again after). */
 export const FRAMING_BYTES = 64 * 1024;
 
 export interface StreamBounds {
-  /** The body is an event stream (else a JSON body, only counted). */
-  readonly sse: boolean;
   /** The answer's bound; an event or body past it (plus framing) is cut. */
   readonly maxBytes: number;
   /** A `notifications/message` read on the stream, taken out of it (without, it passes on). */
   readonly log?: (params: Record<string, unknown>) => void;
-  /** Cut the call: the answer is too large. */
+  /** End the call the answer serves with `message`, after the remote's name: the answer is too large, or refused. */
   cut(message: string): void;
 }
 
-export function sseFilter(bounds: StreamBounds): TransformStream<Uint8Array, Uint8Array> {
-  const limit = bounds.maxBytes + FRAMING_BYTES;
-  const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
-  const held = new Held();
-  let carry = "";
-  let counted = 0;
-  const tooLarge = (controller: TransformStreamDefaultController<Uint8Array>) => {
+/** How many events wait for their reader before the socket is no longer read. */
+const QUEUED_EVENTS = 16;
+/** How long a stream read no further (its reply taken) may stay open before the gateway hangs up. */
+const LINGER_MS = 1000;
+
+interface Sink {
+  event(event: StreamEvent): void;
+  end(): void;
+  fail(error: Error): void;
+}
+
+// Feeds `response` to a splitter as it comes: each event (but a call's log) to `sink`, then its end or why it failed.
+function follow(response: IncomingMessage, bounds: StreamBounds, sink: Sink): { drop(): void } {
+  let settled = false;
+  let dropped = false;
+  const fail = (error: Error) => {
+    if (settled) return;
+    settled = true;
+    sink.fail(error);
+  };
+  const splitter = new EventSplitter(bounds.maxBytes + FRAMING_BYTES, (event) => {
+    if (!dropped && !takeLog(event, bounds)) sink.event(event);
+  });
+  response.on("data", (chunk: Buffer) => {
+    if (dropped || settled || splitter.push(chunk)) return;
     const message = `answered with more than ${bounds.maxBytes} bytes`;
     bounds.cut(message);
-    controller.error(new Error(message));
-  };
-
-  const event = (text: string, controller: TransformStreamDefaultController<Uint8Array>) => {
-    const data = text
-      .split("\n")
-      .filter((line) => line.startsWith("data:"))
-      .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5))
-      .join("\n");
-    const message = bounds.log ? parse(data) : undefined;
-    if (message?.method === "notifications/message" && message.id === undefined && isObject(message.params)) {
-      bounds.log?.(message.params);
-      return;
-    }
-    controller.enqueue(encoder.encode(`${text}\n\n`));
-  };
-
-  return new TransformStream({
-    transform(chunk, controller) {
-      if (!bounds.sse) {
-        counted += chunk.byteLength;
-        if (counted > limit) tooLarge(controller);
-        else controller.enqueue(chunk);
-        return;
-      }
-      // Only the new text is normalised and searched (the held one stays in parts, never joined until its event
-      // ends); a lone \r at its end may be half of \r\n, kept for the next chunk.
-      let piece = carry + decoder.decode(chunk, { stream: true });
-      carry = piece.endsWith("\r") ? "\r" : "";
-      if (carry) piece = piece.slice(0, -1);
-      piece = piece.replace(/\r\n?/g, "\n");
-      if (held.endsWithNewline && piece.startsWith("\n")) {
-        event(held.take().slice(0, -1), controller);
-        piece = piece.slice(1);
-      }
-      let end = piece.indexOf("\n\n");
-      while (end !== -1) {
-        event(held.take() + piece.slice(0, end), controller);
-        piece = piece.slice(end + 2);
-        end = piece.indexOf("\n\n");
-      }
-      held.add(piece);
-      if (held.size > limit) tooLarge(controller);
+    const error = new Error(message);
+    fail(error);
+    response.destroy(error);
+  });
+  response.once("end", () => {
+    if (settled) return;
+    if (!dropped) splitter.end();
+    settled = true;
+    sink.end();
+  });
+  response.once("error", fail);
+  response.once("close", () => {
+    if (!response.complete) fail(new Error("the connection closed before the answer ended"));
+  });
+  return {
+    // The rest is read and dropped until it ends, so that its socket is kept alive for the next request; a remote
+    // that keeps it open past LINGER_MS is hung up on.
+    drop() {
+      if (dropped) return;
+      dropped = true;
+      settled = true;
+      if (response.readableEnded || response.destroyed) return;
+      const timer = setTimeout(() => response.destroy(), LINGER_MS);
+      response.once("close", () => clearTimeout(timer));
+      response.resume();
     },
-    flush(controller) {
-      if (!bounds.sse) return;
-      const rest = (held.take() + carry + decoder.decode()).replace(/\r\n?/g, "\n");
-      if (rest.trim() !== "") event(rest.replace(/\n+$/, ""), controller);
+  };
+}
+
+/** The events of an event stream, for the lane; what is left when the reader stops early is drained, or hung up on. */
+export async function* readEvents(response: IncomingMessage, bounds: StreamBounds): AsyncGenerator<StreamEvent> {
+  const queue: StreamEvent[] = [];
+  let head = 0;
+  let done = false;
+  let failure: Error | undefined;
+  let wake: (() => void) | undefined;
+  const woken = () => {
+    const resolve = wake;
+    wake = undefined;
+    resolve?.();
+  };
+  const followed = follow(response, bounds, {
+    event(event) {
+      queue.push(event);
+      if (queue.length - head >= QUEUED_EVENTS) response.pause();
+      woken();
+    },
+    end() {
+      done = true;
+      woken();
+    },
+    fail(error) {
+      done = true;
+      failure = error;
+      woken();
     },
   });
+  try {
+    for (;;) {
+      if (head < queue.length) {
+        const event = queue[head++] as StreamEvent;
+        if (head === queue.length) {
+          queue.length = head = 0;
+          if (!done && response.isPaused()) response.resume();
+        }
+        yield event;
+      } else if (failure) throw failure;
+      else if (done) return;
+      else await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    if (!done) followed.drop();
+  }
+}
+
+/** An event stream as the official client reads it: its events again as bytes, bounded, a call's logs taken out. */
+export function eventStream(response: IncomingMessage, bounds: StreamBounds): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let open = true;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        follow(response, bounds, {
+          event(event) {
+            if (!open) return;
+            controller.enqueue(encoder.encode(textOf(event)));
+            if ((controller.desiredSize ?? 0) <= 0) response.pause();
+          },
+          end() {
+            if (open) controller.close();
+            open = false;
+          },
+          fail(error) {
+            if (open) controller.error(error);
+            open = false;
+          },
+        });
+      },
+      pull() {
+        if (open && response.isPaused()) response.resume();
+      },
+      cancel() {
+        open = false;
+        response.destroy();
+      },
+    },
+    { highWaterMark: QUEUED_EVENTS },
+  );
+}
+
+// An event as the bytes of an event stream (each field once, its data a line per line).
+function textOf(event: StreamEvent): string {
+  let text = "";
+  if (event.type !== undefined) text += `event: ${event.type}\n`;
+  if (event.id !== undefined) text += `id: ${event.id}\n`;
+  if (event.retry !== undefined) text += `retry: ${event.retry}\n`;
+  if (event.data !== undefined) text += `data: ${event.data.replaceAll("\n", "\ndata: ")}\n`;
+  return `${text}\n`;
+}
+
+// A call's log (a `notifications/message` on its stream) given to its caller, and not passed on.
+function takeLog(event: StreamEvent, bounds: StreamBounds): boolean {
+  const data = event.data;
+  if (!bounds.log || data === undefined || !data.startsWith("{") || !data.includes('"notifications/message"')) {
+    return false;
+  }
+  let message: unknown;
+  try {
+    message = JSON.parse(data);
+  } catch {
+    return false;
+  }
+  if (!isObject(message) || message.method !== "notifications/message" || message.id !== undefined) return false;
+  if (!isObject(message.params)) return false;
+  bounds.log(message.params);
+  return true;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function parse(data: string): { id?: unknown; method?: unknown; params?: unknown } | undefined {
-  if (!data.startsWith("{") || !data.includes('"notifications/message"')) return undefined;
-  try {
-    const value: unknown = JSON.parse(data);
-    return isObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The text of an event not yet ended, in pieces (joined once, when it ends). */
-class Held {
-  #parts: string[] = [];
-  size = 0;
-  endsWithNewline = false;
-
-  add(piece: string): void {
-    if (piece === "") return;
-    this.#parts.push(piece);
-    this.size += piece.length;
-    this.endsWithNewline = piece.endsWith("\n");
-  }
-
-  take(): string {
-    const text = this.#parts.join("");
-    this.#parts = [];
-    this.size = 0;
-    this.endsWithNewline = false;
-    return text;
-  }
 }
