@@ -69,6 +69,41 @@ export const asking: Middleware = (operation, next) => {
   });
 };
 
+/** The gateway tasks that follow a remote task, by the remote's label and the remote task's id (tasks.ts). */
+const followed = new Map<string, Caller>();
+const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+/**
+ * Run a task's work (tasks.ts) as its own caller: what it sends the remote, and the questions of the remote task it
+ * follows, are put to the gateway task (its context waits for the answer). `follow(id)` ties a handshake-era
+ * question naming remote task `id` (its related-task `_meta`, on whatever stream it comes) to this task.
+ */
+export async function asTask<T>(
+  ctx: RequestContext,
+  label: string,
+  run: (follow: (remoteTaskId: string) => void) => Promise<T>,
+): Promise<T> {
+  const caller: Caller = { ctx, abort: () => undefined, done: false, asked: 0, ends: undefined, keys: new Set() };
+  const keys: string[] = [];
+  const follow = (remoteTaskId: string) => {
+    const key = `${label}\n${remoteTaskId}`;
+    keys.push(key);
+    followed.set(key, caller);
+  };
+  try {
+    return await callers.run(caller, () => run(follow));
+  } finally {
+    caller.done = true;
+    for (const key of keys) followed.delete(key);
+  }
+}
+
+/** The caller of the gateway task that follows the remote task a handshake-era question names, if any. */
+function relatedCaller(label: string, params: unknown): Caller | undefined {
+  const related = plain(plain(plain(params)?._meta)?.[RELATED_TASK]);
+  return typeof related?.taskId === "string" ? followed.get(`${label}\n${related.taskId}`) : undefined;
+}
+
 /** `run` outside every caller: a connection made on a call's behalf must not belong to that call. */
 export function outsideCalls<T>(run: () => T): T {
   return callers.exit(run);
@@ -231,7 +266,7 @@ async function answer(
   remoteKey: string | undefined,
   prefix: string,
 ): Promise<never> {
-  const tied = callers.getStore();
+  const tied = relatedCaller(label, params) ?? callers.getStore();
   const caller = tied ?? ties?.only();
   if (caller === undefined) {
     throw new ProtocolError(
@@ -291,6 +326,21 @@ export function answerAsked(declared: ClientCapabilities, label: string) {
     if (!asked || !declared[capability]) return Promise.reject(NOT_FOUND());
     return answer(undefined, label, asked.ask, params, undefined, asked.prefix);
   };
+}
+
+/**
+ * A question in a 2026-07-28 remote task's `inputRequests`, under its key, put to the gateway task running it
+ * (`asTask`): its answer, or a ProtocolError.
+ */
+export function askForTask(
+  label: string,
+  method: string,
+  params: unknown,
+  remoteKey: string,
+): Promise<Record<string, unknown>> {
+  const asked = Object.hasOwn(ASKS, method) ? ASKS[method] : undefined;
+  if (!asked) return Promise.reject(NOT_FOUND());
+  return answer(undefined, label, asked.ask, params, remoteKey, asked.prefix);
 }
 
 /**
