@@ -35,6 +35,21 @@ interface Caller {
   ends: InputRequired | McpError | undefined;
   /** The keys of the 2026-07-28 questions put to this caller in this run of the request. */
   readonly keys: Set<string>;
+  /** Whether the request asked for a task (2025-11-25's `params.task`, or the tasks extension declared). */
+  readonly asksTask: boolean;
+}
+
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+function asksTask(operation: Parameters<Middleware>[0]): boolean {
+  if (operation.method !== "tools/call") return false;
+  if (operation.ctx.era === "handshake") return plain(operation.params.task) !== undefined;
+  return plain(plain(operation.ctx.clientCapabilities.extensions)?.[TASKS_EXTENSION]) !== undefined;
+}
+
+/** Whether the request this runs in asked for a task (tasks.ts: a remote task is made only for one that did). */
+export function callerAsksTask(): boolean {
+  return callers.getStore()?.asksTask === true;
 }
 
 /** The most questions one call may put to its caller: a remote cannot flood a client through the gateway. */
@@ -54,6 +69,7 @@ export const asking: Middleware = (operation, next) => {
     asked: 0,
     ends: undefined,
     keys: new Set(),
+    asksTask: asksTask(operation),
   };
   return callers.run(caller, async () => {
     try {
@@ -83,7 +99,15 @@ export async function asTask<T>(
   label: string,
   run: (follow: (remoteTaskId: string) => void) => Promise<T>,
 ): Promise<T> {
-  const caller: Caller = { ctx, abort: () => undefined, done: false, asked: 0, ends: undefined, keys: new Set() };
+  const caller: Caller = {
+    ctx,
+    abort: () => undefined,
+    done: false,
+    asked: 0,
+    ends: undefined,
+    keys: new Set(),
+    asksTask: true,
+  };
   const keys: string[] = [];
   const follow = (remoteTaskId: string) => {
     const key = `${label}\n${remoteTaskId}`;

@@ -7,7 +7,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/client";
 import { createServer, type Guard, type Server, type ToolDefinition } from "@toolsmith/core";
-import { ASKED, answerAsked, asking, type UntiedQuestions } from "./ask.js";
+import { ASKED, answerAsked, asking, callerAsksTask, type UntiedQuestions } from "./ask.js";
 import { callTool, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TIMEOUT_MS, type RemoteBounds } from "./forward.js";
 import { Http } from "./http.js";
 import { promptDefinition, resourceDefinition, templateDefinition } from "./items.js";
@@ -291,7 +291,7 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
       ...served(options.tool?.(tool)),
       ...(task === undefined ? {} : { task }),
       handler: (args: unknown, ctx) =>
-        task !== undefined && lane !== undefined && ctx.task !== undefined
+        task !== undefined && lane !== undefined && (ctx.task !== undefined || callerAsksTask())
           ? runRemoteTask(link, lane, tool, args, ctx, timeout)
           : callTool(link, tool, args, ctx, via),
     };

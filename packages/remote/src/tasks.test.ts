@@ -128,6 +128,18 @@ describe.each(ERAS)("the gateway linked to the remote in the %s era", (_name, li
       expect(errors).toEqual([]);
     });
 
+    // A 2026-07-28 remote lists no task support: the gateway lists every tool of it as able to run a task, and a
+    // 2025-11-25 caller that asks for one is answered one (its text), the remote's result its outcome.
+    const listedAsTask = linkEra !== "legacy" && callerEra === "legacy";
+    it(`answers ${listedAsTask ? "as a task" : "at once"} a tool the remote runs at once, for a caller asking a task`, async () => {
+      const { session, errors } = await connected();
+      const execution = await session.callTool("seen", { key: "none" }, { task: { preference: "prefer" } });
+      expect(execution.kind === "task").toBe(listedAsTask);
+      const { outcome } = await execution.settle();
+      expect(JSON.parse(text(resultFromTaskOutcome(outcome)) ?? "")).toEqual({ started: false, stopped: false });
+      expect(errors).toEqual([]);
+    });
+
     it("puts the remote task's question to the caller as the gateway task's, and the answer back", async () => {
       const { session, asked, errors } = await connected();
       const execution = await session.callTool("confirm", {}, { task: { preference: "prefer" } });

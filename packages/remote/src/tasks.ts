@@ -15,8 +15,11 @@ import { AGAIN, toolResult } from "./reply.js";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
-/** How a remote tool may run as a task on the gateway. */
-export type TaskSupport = "optional" | "required";
+/**
+ * How a remote tool may run as a task on the gateway: as the remote lists it, or (a 2026-07-28 remote, which lists
+ * none) "optional" and made a task only once the remote made one (`detach: "manual"`).
+ */
+export type TaskSupport = "optional" | "required" | { readonly support: "optional"; readonly detach: "manual" };
 
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 // The remote's poll interval, kept within these: never a busy loop, never a long sleep past the task's end.
@@ -41,15 +44,19 @@ function modernOf(client: Client): boolean {
 
 /**
  * The task support a remote tool gets on the gateway: over HTTP, a 2025-11-25 remote's own (`execution.taskSupport`,
- * with `tasks.requests.tools.call` declared); "optional" for every tool of a 2026-07-28 remote declaring the tasks
- * extension (which lists no support: such a remote answers at once a tool that runs no task, and -32021 for one that
- * needs a task, to a caller that asked for none).
+ * with `tasks.requests.tools.call` declared); "optional", made a task once the remote makes one, for every tool of a
+ * 2026-07-28 remote declaring the tasks extension (which lists no support: such a remote answers at once a tool that
+ * runs no task, and -32021 for one that needs a task, to a caller that asked for none).
  */
 export function taskSupportOf(client: Client, tool: Tool, lane: Lane | undefined): TaskSupport | undefined {
   const version = client.getNegotiatedProtocolVersion();
   if (lane === undefined || version === undefined || version < "2025-11-25") return undefined;
   const caps = plain(client.getServerCapabilities()) ?? {};
-  if (modernOf(client)) return plain(caps.extensions)?.[TASKS_EXTENSION] === undefined ? undefined : "optional";
+  if (modernOf(client)) {
+    return plain(caps.extensions)?.[TASKS_EXTENSION] === undefined
+      ? undefined
+      : { support: "optional", detach: "manual" };
+  }
   if (plain(plain(plain(caps.tasks)?.requests)?.tools)?.call === undefined) return undefined;
   const support = plain((tool as { execution?: unknown }).execution)?.taskSupport;
   return support === "optional" || support === "required" ? support : undefined;
@@ -77,8 +84,12 @@ function checked(link: Link, result: Record<string, unknown> | undefined): CallT
   }
 }
 
-/** Run the call as a task on the remote and follow it: its result, or its error thrown as an McpError. */
-export function runRemoteTask(
+/**
+ * Run the call as a task on the remote and follow it: its result, or its error thrown as an McpError. Called in the
+ * gateway task (`detach: "start"`), or in the request that may become one (`detach: "manual"`, a 2026-07-28 link):
+ * then a remote that answers at once answers the request, and one that makes a task makes the gateway's.
+ */
+export async function runRemoteTask(
   link: Link,
   lane: Lane,
   tool: Tool,
@@ -86,26 +97,26 @@ export function runRemoteTask(
   ctx: RequestContext,
   timeout: number,
 ): Promise<CallToolResult> {
-  return asTask(ctx, link.label, async (follow) => {
-    const client = await link.client().catch((error: unknown) => {
-      throw new McpError(ErrorCode.ServerError, (error as Error).message);
+  const client = await link.client().catch((error: unknown) => {
+    throw new McpError(ErrorCode.ServerError, (error as Error).message);
+  });
+  const modern = modernOf(client);
+  // In 2026-07-28 each request declares the extension (the remote refuses a task's requests otherwise).
+  const declared = modern ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
+  const send = (method: string, params: Record<string, unknown>) =>
+    lane.request(client, method, params, ctx.signal, timeout, declared).catch((error: unknown) => {
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      throw failure(link, client, error, timeout);
     });
-    const modern = modernOf(client);
-    // In 2026-07-28 each request declares the extension (the remote refuses a task's requests otherwise).
-    const declared = modern ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
-    const send = (method: string, params: Record<string, unknown>) =>
-      lane.request(client, method, params, ctx.signal, timeout, declared).catch((error: unknown) => {
-        if (ctx.signal.aborted) throw ctx.signal.reason;
-        throw failure(link, client, error, timeout);
-      });
-
-    const call = { name: tool.name, arguments: (args ?? {}) as Record<string, unknown> };
+  const call = { name: tool.name, arguments: (args ?? {}) as Record<string, unknown> };
+  const create = async () => {
     let created = await send("tools/call", modern ? call : { ...call, task: {} });
     // A 2026-07-28 remote may ask before it makes the task (a tool that detaches once it has its input): its rounds
-    // are put to the gateway task, and the call sent again with the answers.
+    // are put to the caller (the request's, or the gateway task's), and the call sent again with the answers.
     for (let round = 0; modern && created.resultType === "input_required"; round++) {
-      if (round >= MAX_ROUNDS)
+      if (round >= MAX_ROUNDS) {
         throw new McpError(ErrorCode.ServerError, `${link.label} asked more than ${MAX_ROUNDS} rounds`);
+      }
       const inputResponses = await answerAll(link, plain(created.inputRequests) ?? {});
       const state = created.requestState;
       created = await send("tools/call", {
@@ -114,8 +125,18 @@ export function runRemoteTask(
         ...(state === undefined ? {} : { requestState: state }),
       });
     }
-    // A 2026-07-28 remote answers at once a tool that runs no task.
-    if (modern && created.resultType !== "task") return checked(link, created);
+    return created;
+  };
+  const created = ctx.task === undefined ? await create() : await asTask(ctx, link.label, create);
+  // A 2026-07-28 remote answers at once a tool that runs no task: so does the gateway, to a 2026-07-28 caller.
+  if (modern && created.resultType !== "task") {
+    // A 2025-11-25 caller that asked for a task is answered with one (its text says so): the result is the task's.
+    if (ctx.era === "handshake") await ctx.detach();
+    return checked(link, created);
+  }
+  // The remote made a task: so does the gateway (nothing when the call is one already).
+  await ctx.detach();
+  return asTask(ctx, link.label, async (follow) => {
     let task = modern ? created : plain(created.task);
     const taskId = task?.taskId;
     if (typeof taskId !== "string" || typeof task?.status !== "string") {
