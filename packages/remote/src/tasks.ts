@@ -16,10 +16,14 @@ import { AGAIN, toolResult } from "./reply.js";
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /**
- * How a remote tool may run as a task on the gateway: as the remote lists it, or (a 2026-07-28 remote, which lists
- * none) "optional" and made a task only once the remote made one (`detach: "manual"`).
+ * How a remote tool may run as a task on the gateway: as the remote lists it ("optional" for a 2026-07-28 remote,
+ * which lists none), made a task only once the remote made one (`detach: "manual"`): what the remote asks or answers
+ * before that is the request's.
  */
-export type TaskSupport = "optional" | "required" | { readonly support: "optional"; readonly detach: "manual" };
+export interface TaskSupport {
+  readonly support: "optional" | "required";
+  readonly detach: "manual";
+}
 
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 // The remote's poll interval, kept within these: never a busy loop, never a long sleep past the task's end.
@@ -59,7 +63,7 @@ export function taskSupportOf(client: Client, tool: Tool, lane: Lane | undefined
   }
   if (plain(plain(plain(caps.tasks)?.requests)?.tools)?.call === undefined) return undefined;
   const support = plain((tool as { execution?: unknown }).execution)?.taskSupport;
-  return support === "optional" || support === "required" ? support : undefined;
+  return support === "optional" || support === "required" ? { support, detach: "manual" } : undefined;
 }
 
 /** A remote's JSON-RPC error as the gateway task's (its code kept), anything else -32000 naming the remote. */
