@@ -27,6 +27,16 @@ server.tool({
   },
 });
 server.tool({
+  name: "intro",
+  description: "Asks a name as a request, then becomes a task that greets",
+  task: { support: "required", detach: "manual" },
+  handler: async (_args, ctx) => {
+    const answer = await ctx.elicit({ message: "Who are you?", schema: { name: z.string() } });
+    await ctx.detach();
+    return answer.action === "accept" ? `Hi, ${answer.content.name}` : `No name (${answer.action})`;
+  },
+});
+server.tool({
   name: "forever",
   description: "Runs until cancelled; only as a task",
   input: { key: z.string() },

@@ -152,6 +152,18 @@ describe.each(ERAS)("the gateway linked to the remote in the %s era", (_name, li
       expect(errors).toEqual([]);
     });
 
+    it("asks the request what the remote asks before it makes its task, then relays the task", async () => {
+      const { session, asked, errors } = await connected();
+      const execution = await session.callTool("intro", {}, { task: { preference: "prefer" } });
+      expect(execution.kind).toBe("task");
+      const { outcome } = await execution.settle();
+      expect(text(resultFromTaskOutcome(outcome))).toBe("Hi, Ada");
+      expect(asked).toEqual([
+        expect.objectContaining({ params: expect.objectContaining({ message: "Who are you?" }) }),
+      ]);
+      expect(errors).toEqual([]);
+    });
+
     it("cancels the remote task when the gateway task is cancelled", async () => {
       const { client, session, errors } = await connected();
       const key = crypto.randomUUID();

@@ -5,6 +5,7 @@ import { pause } from "./events.js";
 import { describeFailure } from "./forward.js";
 import type { Lane } from "./lane.js";
 import type { Link } from "./link.js";
+import { MAX_NOTE_CHARS } from "./notes.js";
 import { AGAIN, toolResult } from "./reply.js";
 
 // A gateway task run as a task on the remote (HTTP links only: the lane sends what the official client 2.4.0 will
@@ -26,6 +27,7 @@ export interface TaskSupport {
 }
 
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+const STATUSES = new Set([...TERMINAL, "working", "input_required"]);
 // The remote's poll interval, kept within these: never a busy loop, never a long sleep past the task's end.
 const MIN_POLL_MS = 50;
 const MAX_POLL_MS = 5_000;
@@ -173,7 +175,13 @@ export async function runRemoteTask(
         }
         if (typeof task.statusMessage === "string" && task.statusMessage !== told) {
           told = task.statusMessage;
-          ctx.progress(++step, undefined, task.statusMessage);
+          // Cut as a relayed progress message is (notes.ts): the remote's words, bounded.
+          ctx.progress(++step, undefined, task.statusMessage.slice(0, MAX_NOTE_CHARS));
+        }
+        // A task in no status the text knows would be followed until its TTL: it fails now, saying why.
+        if (!STATUSES.has(String(task.status))) {
+          cancel();
+          throw new McpError(ErrorCode.ServerError, `${link.label} gave task ${taskId} no known status`);
         }
         if (TERMINAL.has(String(task.status))) break;
         if (modern && task.status === "input_required") {
