@@ -55,6 +55,13 @@ server.tool({
     }),
 });
 server.tool({
+  name: "expiring",
+  description: "Runs until its task's TTL (300 ms) passes, then is forgotten; only as a task",
+  task: { support: "required", ttlMs: 300 },
+  handler: (_args, ctx) =>
+    new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
+});
+server.tool({
   name: "seen",
   description: "Whether a forever task of this key started, and whether it was stopped",
   input: { key: z.string() },

@@ -191,6 +191,16 @@ describe.each(ERAS)("the gateway linked to the remote in the %s era", (_name, li
       });
     }
 
+    it("fails the gateway task when the remote loses its task (its TTL passed)", async () => {
+      const { session } = await connected();
+      const execution = await session.callTool("expiring", {}, { task: { preference: "prefer" } });
+      expect(execution.kind).toBe("task");
+      const { outcome } = await execution.settle();
+      expect(outcome.status === "failed" && outcome.error.message).toMatch(
+        /^remote http:\S+ lost task \S+: .*Task not found/,
+      );
+    });
+
     it("keeps plain forwarding for a call that asks for no task", async () => {
       const { client } = await connected();
       const result = await client.callTool({ name: "seen", arguments: { key: "none" } });
