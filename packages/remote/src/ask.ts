@@ -39,7 +39,8 @@ interface Caller {
   readonly asksTask: boolean;
 }
 
-const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+/** The tasks extension's name (SEP-2663), as a 2026-07-28 request declares it. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 function asksTask(operation: Parameters<Middleware>[0]): boolean {
   if (operation.method !== "tools/call") return false;

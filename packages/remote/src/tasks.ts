@@ -1,6 +1,6 @@
 import { type Client, ProtocolError, type Tool } from "@modelcontextprotocol/client";
 import { type CallToolResult, ErrorCode, McpError, type RequestContext } from "@toolsmith/core";
-import { askForTask, asTask } from "./ask.js";
+import { askForTask, asTask, TASKS_EXTENSION } from "./ask.js";
 import { pause } from "./events.js";
 import { describeFailure } from "./forward.js";
 import type { Lane } from "./lane.js";
@@ -8,13 +8,12 @@ import type { Link } from "./link.js";
 import { MAX_NOTE_CHARS } from "./notes.js";
 import { AGAIN, toolResult } from "./reply.js";
 
-// A gateway task run as a task on the remote (HTTP links only: the lane sends what the official client 2.4.0 will
-// not, a 2026-07-28 task's requests): created there, followed with tasks/get at the remote's poll interval (bounded)
-// until it ends, its outcome given as the gateway task's. The remote task's questions are the gateway task's
+// A call made a task on the gateway run as a task on the remote (HTTP links only: the lane sends what the official
+// client 2.4.0 will not, a 2026-07-28 task's requests): created there (what the remote asks first asked of the
+// request), followed with tasks/get at the remote's poll interval (bounded) until it ends, its outcome the gateway
+// task's. The remote task's questions are the gateway task's
 // (2026-07-28: its inputRequests, answered with tasks/update; 2025-11-25: requests naming it, on any stream);
 // cancelling the gateway task cancels the remote one. The gateway task's TTL bounds the whole wait.
-
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /**
  * How a remote tool may run as a task on the gateway: as the remote lists it ("optional" for a 2026-07-28 remote,
@@ -91,9 +90,10 @@ function checked(link: Link, result: Record<string, unknown> | undefined): CallT
 }
 
 /**
- * Run the call as a task on the remote and follow it: its result, or its error thrown as an McpError. Called in the
- * gateway task (`detach: "start"`), or in the request that may become one (`detach: "manual"`, a 2026-07-28 link):
- * then a remote that answers at once answers the request, and one that makes a task makes the gateway's.
+ * Run a call its caller asked to be a task as a task on the remote, in the request (`detach: "manual"`): what the
+ * remote asks before it makes its task is the request's, a remote that answers at once answers the request (a
+ * 2025-11-25 caller gets a task with that outcome), and once the remote made its task the gateway makes its own and
+ * follows the remote's: its result, or its error thrown as an McpError.
  */
 export async function runRemoteTask(
   link: Link,
@@ -118,7 +118,7 @@ export async function runRemoteTask(
   const create = async () => {
     let created = await send("tools/call", modern ? call : { ...call, task: {} });
     // A 2026-07-28 remote may ask before it makes the task (a tool that detaches once it has its input): its rounds
-    // are put to the caller (the request's, or the gateway task's), and the call sent again with the answers.
+    // are put to the request, and the call sent again with the answers.
     for (let round = 0; modern && created.resultType === "input_required"; round++) {
       if (round >= MAX_ROUNDS) {
         throw new McpError(ErrorCode.ServerError, `${link.label} asked more than ${MAX_ROUNDS} rounds`);
@@ -133,7 +133,7 @@ export async function runRemoteTask(
     }
     return created;
   };
-  const created = ctx.task === undefined ? await create() : await asTask(ctx, link.label, create);
+  const created = await create();
   // A 2026-07-28 remote answers at once a tool that runs no task: so does the gateway, to a 2026-07-28 caller.
   if (modern && created.resultType !== "task") {
     // A 2025-11-25 caller that asked for a task is answered with one (its text says so): the result is the task's.
