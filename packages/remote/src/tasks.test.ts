@@ -34,11 +34,10 @@ interface Gateway {
   close(): Promise<void>;
 }
 
-async function gateway(url: string, era: Mode): Promise<Gateway> {
+async function gateway(url: string, era: Mode, ttlMs?: number): Promise<Gateway> {
   // Remote tasks that fail are logged by core as warnings: expected here, not news for the test log.
-  const server = createServer({ name: "gateway", version: "1.0.0", tasks: { pollIntervalMs: 50 } }).setLogger(
-    () => undefined,
-  );
+  const tasks = { pollIntervalMs: 50, ...(ttlMs === undefined ? {} : { ttlMs }) };
+  const server = createServer({ name: "gateway", version: "1.0.0", tasks }).setLogger(() => undefined);
   server.tool({ name: "alive", description: "Answers", handler: () => "yes" });
   const remote = await createRemote({ url, era, into: server });
   const http = await listen(server, { port: 0, log: null });
@@ -230,6 +229,25 @@ describe.each(ERAS)("a remote killed mid-task, linked in the %s era", (_name, li
       expect(outcome.status).toBe("failed");
       expect(outcome.status === "failed" && outcome.error.message).toMatch(/remote/);
       expect(text(await client.callTool({ name: "alive", arguments: {} }))).toBe("yes");
+    } finally {
+      await end(remote.child);
+    }
+  });
+});
+
+describe.each(ERAS)("a gateway task whose TTL passes, linked in the %s era", (_name, linkEra) => {
+  it("stops following the remote task and cancels it", async () => {
+    const remote = await spawnHttp([REMOTE]);
+    try {
+      const link = await gateway(remote.url, linkEra, 500);
+      open.push(link);
+      const { client, session } = await caller(link.http.url, { pin: "2026-07-28" });
+      open.push(client, session);
+      const key = crypto.randomUUID();
+      const seen = async () => JSON.parse(text(await client.callTool({ name: "seen", arguments: { key } })) ?? "{}");
+      const execution = await session.callTool("forever", { key }, { task: { preference: "prefer" } });
+      expect(execution.kind).toBe("task");
+      await until(async () => (await seen()).stopped, "the remote task stopped when the gateway task's TTL passed");
     } finally {
       await end(remote.child);
     }
