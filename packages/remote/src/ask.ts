@@ -36,6 +36,22 @@ interface Caller {
   ends: InputRequired | McpError | undefined;
   /** The keys of the 2026-07-28 questions put to this caller in this run of the request. */
   readonly keys: Set<string>;
+  /** Whether the request asked for a task (2025-11-25's `params.task`, or the tasks extension declared). */
+  readonly asksTask: boolean;
+}
+
+/** The tasks extension's name (SEP-2663), as a 2026-07-28 request declares it. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+function asksTask(operation: Parameters<Middleware>[0]): boolean {
+  if (operation.method !== "tools/call") return false;
+  if (operation.ctx.era === "handshake") return plain(operation.params.task) !== undefined;
+  return plain(plain(operation.ctx.clientCapabilities.extensions)?.[TASKS_EXTENSION]) !== undefined;
+}
+
+/** Whether the request this runs in asked for a task (tasks.ts: a remote task is made only for one that did). */
+export function callerAsksTask(): boolean {
+  return callers.getStore()?.asksTask === true;
 }
 
 /** The most questions one call may put to its caller: a remote cannot flood a client through the gateway. */
@@ -62,6 +78,7 @@ export const asking: Middleware = (operation, next) => {
     asked: 0,
     ends: undefined,
     keys: new Set(),
+    asksTask: asksTask(operation),
   };
   return callers.run(caller, async () => {
     try {
@@ -76,6 +93,49 @@ export const asking: Middleware = (operation, next) => {
     }
   });
 };
+
+/** The gateway tasks that follow a remote task, by the remote's label and the remote task's id (tasks.ts). */
+const followed = new Map<string, Caller>();
+const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+/**
+ * Run a task's work (tasks.ts) as its own caller: what it sends the remote, and the questions of the remote task it
+ * follows, are put to the gateway task (its context waits for the answer). `follow(id)` ties a handshake-era
+ * question naming remote task `id` (its related-task `_meta`, on whatever stream it comes) to this task.
+ */
+export async function asTask<T>(
+  ctx: RequestContext,
+  label: string,
+  run: (follow: (remoteTaskId: string) => void) => Promise<T>,
+): Promise<T> {
+  const caller: Caller = {
+    ctx,
+    abort: () => undefined,
+    done: false,
+    asked: 0,
+    ends: undefined,
+    keys: new Set(),
+    asksTask: true,
+  };
+  const keys: string[] = [];
+  const follow = (remoteTaskId: string) => {
+    const key = `${label}\n${remoteTaskId}`;
+    keys.push(key);
+    followed.set(key, caller);
+  };
+  try {
+    return await callers.run(caller, () => run(follow));
+  } finally {
+    caller.done = true;
+    for (const key of keys) followed.delete(key);
+  }
+}
+
+/** The caller of the gateway task that follows the remote task a handshake-era question names, if any. */
+function relatedCaller(label: string, params: unknown): Caller | undefined {
+  const related = plain(plain(plain(params)?._meta)?.[RELATED_TASK]);
+  return typeof related?.taskId === "string" ? followed.get(`${label}\n${related.taskId}`) : undefined;
+}
 
 /** `run` outside every caller: a connection made on a call's behalf must not belong to that call. */
 export function outsideCalls<T>(run: () => T): T {
@@ -243,7 +303,7 @@ async function answer(
   remoteKey: string | undefined,
   prefix: string,
 ): Promise<never> {
-  const tied = callers.getStore();
+  const tied = relatedCaller(label, params) ?? callers.getStore();
   // With `ties` (sole-call), an untied question goes to the sole call in flight when it was read, if there was one.
   const caller = tied ?? (ties ? soleWhenRead.getStore() : undefined);
   if (caller === undefined) {
@@ -304,6 +364,21 @@ export function answerAsked(declared: ClientCapabilities, label: string) {
     if (!asked || !declared[capability]) return Promise.reject(NOT_FOUND());
     return answer(undefined, label, asked.ask, params, undefined, asked.prefix);
   };
+}
+
+/**
+ * A question in a 2026-07-28 remote task's `inputRequests`, under its key, put to the gateway task running it
+ * (`asTask`): its answer, or a ProtocolError.
+ */
+export function askForTask(
+  label: string,
+  method: string,
+  params: unknown,
+  remoteKey: string,
+): Promise<Record<string, unknown>> {
+  const asked = Object.hasOwn(ASKS, method) ? ASKS[method] : undefined;
+  if (!asked) return Promise.reject(NOT_FOUND());
+  return answer(undefined, label, asked.ask, params, remoteKey, asked.prefix);
 }
 
 /**

@@ -1,5 +1,12 @@
 import { type Client, ProtocolError, SdkError, type Tool } from "@modelcontextprotocol/client";
-import { type CallToolResult, errorResult, isLogLevel, type RequestContext } from "@toolsmith/core";
+import {
+  type CallToolResult,
+  ErrorCode,
+  errorResult,
+  isLogLevel,
+  McpError,
+  type RequestContext,
+} from "@toolsmith/core";
 import { MetaKey } from "@toolsmith/core/transport";
 import { AGAIN, type Lane } from "./lane.js";
 import type { Link } from "./link.js";
@@ -31,6 +38,7 @@ export interface ForwardOptions {
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
+const NEEDS_CAPABILITY = ErrorCode.MissingRequiredClientCapability;
 export const DEFAULT_MAX_RESULT_BYTES = 10 * 1024 * 1024;
 
 /** The answer's size as JSON text, or Infinity past `max` (measured without building one huge string). */
@@ -134,6 +142,12 @@ export async function callTool(
     return result;
   } catch (error) {
     if (ctx.signal.aborted) throw error;
+    // A 2026-07-28 remote's tool that runs only as a task, called without one: the caller gets the remote's own
+    // refusal (-32021 naming the extension), as from a tool of the gateway's own, and may call it as a task.
+    const cause = (error as Error).cause;
+    if (ctx.era === "stateless" && ProtocolError.isInstance(cause) && cause.code === NEEDS_CAPABILITY) {
+      throw new McpError(cause.code, cause.message, cause.data);
+    }
     return errorResult((error as Error).message);
   }
 }

@@ -14,7 +14,7 @@ import { MAX_QUESTIONS } from "./ask.js";
 import { pause, type StreamEvent } from "./events.js";
 import type { Http, Straight } from "./http.js";
 import type { Notes } from "./notes.js";
-import { AGAIN, parseMessage, reply } from "./reply.js";
+import { AGAIN, type Message, parseMessage, rawReply, reply } from "./reply.js";
 
 export { AGAIN };
 
@@ -148,7 +148,9 @@ export class Lane {
     let refused = false;
     try {
       const answer = await this.#http.request(this.#url, { method: "POST", headers, body, signal: stop.signal });
-      if (answer.ok && answer.sse) return await this.#stream(answer.events(), id, modern, headers, body, stop);
+      if (answer.ok && answer.sse) {
+        return await this.#stream(answer.events(), id, (message) => reply(message, modern), headers, body, stop);
+      }
       const text = await answer.text();
       // Refused for now (too many calls, or unavailable): answered so, not sent again through the client, which
       // would only double the load on a remote that asked for less. The link stays: its session is sound.
@@ -181,14 +183,90 @@ export class Lane {
     }
   }
 
-  async #stream(
+  /**
+   * One request of the gateway's own (a task's tools/call, tasks/get, …) sent straight on the link's session, in
+   * its era; `capabilities` are added to the 2026-07-28 envelope's. Its result as it came, or its error thrown as a
+   * ProtocolError. Questions on its stream are answered as its caller's, as a call's are.
+   */
+  async request(
+    client: Client,
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+    timeout: number,
+    capabilities: Record<string, unknown> = {},
+  ): Promise<Record<string, unknown>> {
+    const version = client.getNegotiatedProtocolVersion();
+    const transport = client.transport as { sessionId?: string } | undefined;
+    const envelope = this.#learned.get(client)?.envelope;
+    const modern = version !== undefined && version >= "2026";
+    if (version === undefined || !transport || (modern && !envelope)) {
+      throw new Error(`not connected: cannot send ${method}`);
+    }
+    const id = `toolsmith-${++this.#next}`;
+    const headers: Record<string, string> = {
+      ...this.#headers,
+      "content-type": "application/json",
+      accept: ACCEPT,
+      "mcp-protocol-version": version,
+    };
+    if (transport.sessionId !== undefined) headers["mcp-session-id"] = transport.sessionId;
+    let meta: Record<string, unknown> = {};
+    if (modern && envelope) {
+      headers["mcp-method"] = method;
+      // The header names what the body does (a tool, a task), as the client would send it.
+      const named = method === "tools/call" ? params.name : method.startsWith("tasks/") ? params.taskId : undefined;
+      if (typeof named === "string" && headerSafe(named)) headers["mcp-name"] = named;
+      const declared = plain(envelope[CLIENT_CAPABILITIES_META_KEY]) ?? {};
+      const extensions = { ...plain(declared.extensions), ...plain(capabilities.extensions) };
+      meta = {
+        ...envelope,
+        [CLIENT_CAPABILITIES_META_KEY]: { ...declared, ...capabilities, extensions },
+      };
+    }
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method,
+      params: { ...params, _meta: { ...plain(params._meta), ...meta } },
+    });
+    const stop = new AbortController();
+    const cancelled = () => stop.abort(signal.reason);
+    if (signal.aborted) cancelled();
+    else signal.addEventListener("abort", cancelled, { once: true });
+    const timer = setTimeout(
+      () => stop.abort(new SdkError(SdkErrorCode.RequestTimeout, `Request timed out after ${timeout} ms`)),
+      timeout,
+    );
+    try {
+      const answer = await this.#http.request(this.#url, { method: "POST", headers, body, signal: stop.signal });
+      if (answer.ok && answer.sse) return await this.#stream(answer.events(), id, rawReply, headers, body, stop);
+      const text = await answer.text();
+      const message = parseMessage(text);
+      if (message?.id === id && (message.result !== undefined || message.error !== undefined)) {
+        return rawReply(message);
+      }
+      throw new Error(`HTTP ${answer.status} to ${method}: ${text.slice(0, 200)}`);
+    } catch (error) {
+      if (stop.signal.aborted) {
+        if (!modern) this.#cancel(id, headers, String((stop.signal.reason as Error)?.message ?? "cancelled"));
+        throw stop.signal.reason;
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", cancelled);
+    }
+  }
+
+  async #stream<T>(
     body: AsyncGenerator<StreamEvent>,
     id: string,
-    modern: boolean,
+    read: (message: Message) => T,
     headers: Record<string, string>,
     call: string,
     stop: AbortController,
-  ): Promise<CallToolResult | typeof AGAIN> {
+  ): Promise<T> {
     const signal = stop.signal;
     const answers = new Turns(ANSWERS_AT_ONCE);
     let asked = 0;
@@ -204,7 +282,7 @@ export class Lane {
           if (event.retry !== undefined) wait = event.retry;
           const message = event.data ? parseMessage(event.data) : undefined;
           if (!message) continue;
-          if (message.id === id && message.method === undefined) return reply(message, modern);
+          if (message.id === id && message.method === undefined) return read(message);
           if (typeof message.method !== "string") continue;
           if (message.id === undefined) {
             this.#notes.hear(message);

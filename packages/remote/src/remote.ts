@@ -7,7 +7,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/client";
 import { createServer, type Guard, type Server, type ToolDefinition } from "@toolsmith/core";
-import { ASKED, answerAsked, asking, type UntiedQuestions } from "./ask.js";
+import { ASKED, answerAsked, asking, callerAsksTask, type UntiedQuestions } from "./ask.js";
 import { callTool, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TIMEOUT_MS, type RemoteBounds } from "./forward.js";
 import { Http } from "./http.js";
 import { promptDefinition, resourceDefinition, templateDefinition } from "./items.js";
@@ -16,6 +16,7 @@ import { type Backoff, Link, type RemoteEra, type RemoteTarget } from "./link.js
 import { Notes } from "./notes.js";
 import { passThrough } from "./pass-through.js";
 import { FRAMING_BYTES } from "./stream-bounds.js";
+import { runRemoteTask, taskSupportOf } from "./tasks.js";
 import { DEFAULT_MAX_SUBSCRIPTIONS, Updates } from "./updates.js";
 
 // A remote server as a core Server: its tools registered as the module's own (so a parent's guards, middleware and
@@ -242,11 +243,11 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
     }
   }
 
-  function register(listed: Listed): void {
+  function register(listed: Listed, client: Client): void {
     for (const handle of handles.values()) handle.remove();
     handles.clear();
     for (const tool of listed.tools) {
-      add(`tool ${tool.name}`, () => server.tool(toolDefinition(tool)));
+      add(`tool ${tool.name}`, () => server.tool(toolDefinition(tool, client)));
     }
     for (const prompt of listed.prompts) {
       add(`prompt ${prompt.name}`, () =>
@@ -275,7 +276,10 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
     everListed = true;
   }
 
-  function toolDefinition(tool: Tool): ToolDefinition {
+  function toolDefinition(tool: Tool, client: Client): ToolDefinition {
+    // As the remote runs it as a task; a call the caller made a task runs as one there (tasks.ts).
+    const task = taskSupportOf(client, tool, lane);
+    const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     return {
       name: tool.name,
       ...(tool.title === undefined ? {} : { title: tool.title }),
@@ -285,7 +289,11 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
       input: passThrough(tool.inputSchema) as never,
       ...(tool.outputSchema === undefined ? {} : { output: passThrough(tool.outputSchema) }),
       ...served(options.tool?.(tool)),
-      handler: (args: unknown, ctx) => callTool(link, tool, args, ctx, via),
+      ...(task === undefined ? {} : { task }),
+      handler: (args: unknown, ctx) =>
+        task !== undefined && lane !== undefined && (ctx.task !== undefined || callerAsksTask())
+          ? runRemoteTask(link, lane, tool, args, ctx, timeout)
+          : callTool(link, tool, args, ctx, via),
     };
   }
 
@@ -300,7 +308,7 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
         again = false;
         const client = await link.client();
         try {
-          register(await listAll(client));
+          register(await listAll(client), client);
         } catch (error) {
           link.drop(client);
           throw error;

@@ -23,6 +23,18 @@ export function parseMessage(text: string): Message | undefined {
   }
 }
 
+/** A reply's result as it came, or its error as a ProtocolError (a request the gateway reads itself: tasks.ts). */
+export function rawReply(message: Message): Record<string, unknown> {
+  const error = plain(message.error);
+  if (error) {
+    const code = typeof error.code === "number" ? error.code : -32603;
+    throw new ProtocolError(code, typeof error.message === "string" ? error.message : "error", error.data);
+  }
+  const result = plain(message.result);
+  if (!result) throw new Error("the remote answered without a result object");
+  return result;
+}
+
 // The reply as the client would give it: an error as a ProtocolError; a result without the 2026-07-28 resultType,
 // and a non-object structuredContent given a text fallback; `input_required` sent again through the client.
 export function reply(message: Message, modern: boolean): CallToolResult | typeof AGAIN {
@@ -31,7 +43,14 @@ export function reply(message: Message, modern: boolean): CallToolResult | typeo
     const code = typeof error.code === "number" ? error.code : -32603;
     throw new ProtocolError(code, typeof error.message === "string" ? error.message : "error", error.data);
   }
-  const result = plain(message.result);
+  return toolResult(plain(message.result), modern);
+}
+
+/** A tools/call result (or a task's) checked as the client's schema would check it; `input_required` is AGAIN. */
+export function toolResult(
+  result: Record<string, unknown> | undefined,
+  modern: boolean,
+): CallToolResult | typeof AGAIN {
   if (!result) throw new Error("the remote answered tools/call without a result object");
   // What the client's schema would refuse in a tool result: content that is not a list of well-formed blocks, an
   // isError that is not a boolean (core would otherwise pass such a result on as structured data, a success).
