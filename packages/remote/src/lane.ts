@@ -12,9 +12,10 @@ import {
 import type { CallToolResult } from "@toolsmith/core";
 import { MAX_QUESTIONS } from "./ask.js";
 import { pause, type StreamEvent } from "./events.js";
-import type { Http, Straight } from "./http.js";
+import type { Http } from "./http.js";
 import type { Notes } from "./notes.js";
-import { AGAIN, type Message, parseMessage, rawReply, reply } from "./reply.js";
+import { AGAIN, type Message, parseMessage, rawReply, refusal, reply } from "./reply.js";
+import { Turns } from "./turns.js";
 
 export { AGAIN };
 
@@ -108,6 +109,18 @@ export class Lane {
     return known;
   }
 
+  /** The headers of a POST on the link's session, in its negotiated revision. */
+  #headersOn(version: string, sessionId: string | undefined): Record<string, string> {
+    const headers: Record<string, string> = {
+      ...this.#headers,
+      "content-type": "application/json",
+      accept: ACCEPT,
+      "mcp-protocol-version": version,
+    };
+    if (sessionId !== undefined) headers["mcp-session-id"] = sessionId;
+    return headers;
+  }
+
   /** The call sent straight, or AGAIN when the client must send it (then nothing reached the remote, or it asked). */
   async call(
     client: Client,
@@ -124,13 +137,7 @@ export class Lane {
     if (version === undefined || !transport || !this.#plain(tool) || (modern && !learned?.envelope)) return AGAIN;
 
     const id = `toolsmith-${++this.#next}`;
-    const headers: Record<string, string> = {
-      ...this.#headers,
-      "content-type": "application/json",
-      accept: ACCEPT,
-      "mcp-protocol-version": version,
-    };
-    if (transport.sessionId !== undefined) headers["mcp-session-id"] = transport.sessionId;
+    const headers = this.#headersOn(version, transport.sessionId);
     if (modern) {
       headers["mcp-method"] = "tools/call";
       headers["mcp-name"] = tool.name;
@@ -204,13 +211,7 @@ export class Lane {
       throw new Error(`not connected: cannot send ${method}`);
     }
     const id = `toolsmith-${++this.#next}`;
-    const headers: Record<string, string> = {
-      ...this.#headers,
-      "content-type": "application/json",
-      accept: ACCEPT,
-      "mcp-protocol-version": version,
-    };
-    if (transport.sessionId !== undefined) headers["mcp-session-id"] = transport.sessionId;
+    const headers = this.#headersOn(version, transport.sessionId);
     let meta: Record<string, unknown> = {};
     if (modern && envelope) {
       headers["mcp-method"] = method;
@@ -372,41 +373,4 @@ export class Lane {
 function withoutRouting(headers: Record<string, string>): Record<string, string> {
   const { "mcp-method": _method, "mcp-name": _name, ...rest } = headers;
   return rest;
-}
-
-/** Work done at most `n` at once, the rest in the order it came. */
-class Turns {
-  #free: number;
-  readonly #waiting: (() => void)[] = [];
-
-  constructor(n: number) {
-    this.#free = n;
-  }
-
-  async take(work: () => Promise<void>): Promise<void> {
-    if (this.#free > 0) this.#free--;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    try {
-      await work();
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
-    }
-  }
-}
-
-/** What a remote that refused a call for now (429, 503) said: the status, its reason, when it asks to be called again. */
-function refusal(answer: Straight, text: string): string {
-  const error = parseMessage(text)?.error as { message?: unknown } | undefined;
-  const said = typeof error?.message === "string" ? `: ${error.message.slice(0, 200)}` : "";
-  const status = answer.status === 429 ? "HTTP 429 Too Many Requests" : "HTTP 503 Service Unavailable";
-  const after = answer.header("retry-after")?.trim() ?? "";
-  // Seconds, or an HTTP date; anything else is not repeated to the caller.
-  const wait = /^\d{1,9}$/.test(after)
-    ? `; Retry-After: ${after} s`
-    : after.length <= 64 && /^[\x20-\x7e]+$/.test(after) && !Number.isNaN(Date.parse(after))
-      ? `; Retry-After: ${after}`
-      : "";
-  return `refused the call with ${status}${said}${wait}`;
 }

@@ -1,5 +1,6 @@
 import { ProtocolError } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@toolsmith/core";
+import type { Straight } from "./http.js";
 
 // What the lane (lane.ts) reads of a message from the remote, and a tools/call reply as the official client gives it.
 
@@ -106,4 +107,19 @@ function isBlock(value: unknown): boolean {
     default:
       return false;
   }
+}
+
+/** What a remote that refused a call for now (429, 503) said: the status, its reason, when it asks to be called again. */
+export function refusal(answer: Straight, text: string): string {
+  const error = parseMessage(text)?.error as { message?: unknown } | undefined;
+  const said = typeof error?.message === "string" ? `: ${error.message.slice(0, 200)}` : "";
+  const status = answer.status === 429 ? "HTTP 429 Too Many Requests" : "HTTP 503 Service Unavailable";
+  const after = answer.header("retry-after")?.trim() ?? "";
+  // Seconds, or an HTTP date; anything else is not repeated to the caller.
+  const wait = /^\d{1,9}$/.test(after)
+    ? `; Retry-After: ${after} s`
+    : after.length <= 64 && /^[\x20-\x7e]+$/.test(after) && !Number.isNaN(Date.parse(after))
+      ? `; Retry-After: ${after}`
+      : "";
+  return `refused the call with ${status}${said}${wait}`;
 }

@@ -12,8 +12,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { end } from "../../../scripts/child-processes.js";
 import { type SpawnedHttp, spawnHttp } from "../../../scripts/spawn-http.js";
 import { until } from "../../../scripts/wait.js";
+import { withRawDispatch } from "../../../tests/tool-search/src/raw-dispatch.test-util.js";
 import { createRemote } from "./index.js";
-import { withRawDispatch } from "./raw-dispatch.test-util.js";
 
 // Tasks relayed through the gateway: a Toolsmith remote over HTTP whose tools run as tasks (tasks-remote.test-util.mjs,
 // a process of its own), the gateway linked to it in either era, and the caller the official client with the
