@@ -130,8 +130,20 @@ function readAll(response: IncomingMessage, bounds: RequestBounds, done: () => v
   });
 }
 
-/** An answer as the client's transport reads a Response. */
-function answerOf(url: URL, { response, bounds, status, sse, release }: Opened): Answer {
+/** The id of the one request a POST's body carries, if it carries one (a batch, a notification or a response: none). */
+function requestIdOf(body: string | undefined): string | number | undefined {
+  if (body === undefined || !body.startsWith("{") || !body.includes('"method"')) return undefined;
+  try {
+    const message = JSON.parse(body) as { id?: unknown; method?: unknown };
+    const id = message.id;
+    return typeof message.method === "string" && (typeof id === "string" || typeof id === "number") ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An answer as the client's transport reads a Response; `replyTo`, the id of the request it answers. */
+function answerOf(url: URL, { response, bounds, status, sse, release }: Opened, replyTo?: string | number): Answer {
   const common = {
     ok: status >= 200 && status < 300,
     status,
@@ -142,7 +154,7 @@ function answerOf(url: URL, { response, bounds, status, sse, release }: Opened):
   };
   if (sse) {
     response.once("close", release);
-    const stream = eventStream(response, bounds);
+    const stream = eventStream(response, bounds, replyTo);
     return {
       ...common,
       body: stream,
@@ -189,7 +201,7 @@ export class Http {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const bounds = this.#boundsFor(body);
     return this.#send(url, init?.method ?? "GET", headersOf(init?.headers), body, bounds, signal, false).then(
-      (opened) => answerOf(url, opened),
+      (opened) => answerOf(url, opened, opened.sse ? requestIdOf(body) : undefined),
     );
   }) as unknown as typeof fetch;
 
