@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createServer } from "@toolsmith/core";
 import { listen } from "@toolsmith/transport-http";
@@ -290,5 +291,32 @@ describe("a remote that refuses a request for now, through the official client",
     const got = await client.getPrompt({ name: "r.greet" });
     expect(promptText(got)).toBe("kept open");
     await within(streamClosed, "the stream kept open hung up on", 30_000);
+  });
+});
+
+describe("sole-call with a stdio remote that writes its replies' ids as strings", () => {
+  it('a reply under id "3" ends the call 3 for the ties too: the next question alone goes to its caller', async () => {
+    const remote = await createRemote({
+      command: process.execPath,
+      args: [fileURLToPath(new URL("./string-ids-remote.test-util.mjs", import.meta.url))],
+      era: "legacy",
+      untiedQuestions: "sole-call",
+    });
+    open.push(remote);
+    const app = createServer({ name: "gateway", version: "1.0.0" });
+    app.setLogger(() => undefined);
+    app.mount("r", remote.server);
+    const http = await listen(app, { port: 0, log: null });
+    open.push(http);
+    const client = new Client(
+      { name: "test", version: "1.0.0" },
+      { versionNegotiation: { mode: "legacy" }, capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler("elicitation/create", () => ({ action: "accept", content: {} }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+    open.push(client);
+    for (let i = 0; i < 3; i++) expect(textOf(await client.callTool({ name: "r.echo", arguments: {} }))).toBe("echoed");
+    const confirmed = await client.callTool({ name: "r.confirm", arguments: {} });
+    expect(JSON.parse(textOf(confirmed) ?? "null")).toEqual({ action: "accept", content: {} });
   });
 });
