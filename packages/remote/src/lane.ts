@@ -39,9 +39,6 @@ const RESUMES = 2;
 // However often the remote gives a new id, a call's stream is taken up at most so many times (its wait may be 0).
 const MAX_RESUMES = 100;
 const RESUME_WAIT_MS = 1000;
-// The longest wait a timer holds (node fires a longer one at once, with a warning): a remote that asks for more waits
-// this long, which the call's own time-out ends first.
-const LONGEST_WAIT_MS = 2 ** 31 - 1;
 // A call's answers to the remote's questions POSTed at most so many at once, the rest waiting their turn: each may
 // need a socket of its own, and one call may ask up to MAX_QUESTIONS.
 const ANSWERS_AT_ONCE = 4;
@@ -287,7 +284,7 @@ export class Lane {
       try {
         for await (const event of body) {
           if (event.id !== undefined) last = event.id;
-          if (event.retry !== undefined) wait = Math.min(event.retry, LONGEST_WAIT_MS);
+          if (event.retry !== undefined) wait = event.retry;
           const message = event.data ? parseMessage(event.data) : undefined;
           if (!message) continue;
           if (message.id === id && message.method === undefined) return read(message);

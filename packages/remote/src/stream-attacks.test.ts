@@ -207,6 +207,36 @@ describe("what a hostile remote asks of the lane", () => {
     }
   });
 
+  it("the same retry on a stream the official client reads (a prompt): passed on as a wait a timer holds", async () => {
+    let resumes = 0;
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      const r = await raw(
+        (res) => {
+          res.writeHead(200, { "content-type": "text/event-stream" });
+          res.end(`id: 1\nretry: ${2 ** 31 + 1}\ndata: \n\n`);
+        },
+        undefined,
+        (res) => {
+          resumes++;
+          res.writeHead(200, { "content-type": "text/event-stream" }).end("data: \n\n");
+        },
+      );
+      const client = await gateway(r.url, { timeoutMs: 1000 });
+      const error = await client.getPrompt({ name: "r.greet" }).then(
+        () => undefined,
+        (thrown: Error) => thrown,
+      );
+      expect(String(error?.message)).toMatch(/did not answer within 1000 ms/);
+      expect(resumes).toBe(0);
+      expect(warnings.map(String)).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("an answer POST the remote never answers is hung up on, not held for ever", async () => {
     let closed: () => void = () => undefined;
     const answerClosed = new Promise<void>((resolve) => {
