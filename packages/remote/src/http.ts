@@ -182,13 +182,16 @@ function isToolCall(body: string | undefined): boolean {
 
 export class Http {
   readonly #boundsFor: BoundsFor;
+  readonly #timeoutMs: number;
   readonly #http = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
   readonly #https = new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
   // The requests in flight on each signal, stopped when it aborts.
   readonly #aborts = new AbortListeners();
 
-  constructor(boundsFor: BoundsFor) {
+  /** `timeoutMs` bounds a POST of the client's that answers no call of its own (a response, a notification). */
+  constructor(boundsFor: BoundsFor, timeoutMs: number) {
     this.#boundsFor = boundsFor;
+    this.#timeoutMs = timeoutMs;
   }
 
   readonly fetch = ((input: string | URL | Request, init?: RequestInit): Promise<Answer> => {
@@ -199,9 +202,16 @@ export class Http {
     }
     const signal = init?.signal ?? undefined;
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const bounds = this.#boundsFor(body);
+    const id = requestIdOf(body);
+    let bounds = this.#boundsFor(body);
+    // A POST that is no request (the client's answer to a question, a notification) has no time-out of the
+    // client's: bounded here, so that a remote that never answers it does not keep its socket for ever (a timer's
+    // signal of its own, as the bounds' signal, tied to nothing that lives longer).
+    if (body !== undefined && id === undefined && bounds.signal === undefined) {
+      bounds = { ...bounds, signal: AbortSignal.timeout(this.#timeoutMs) };
+    }
     return this.#send(url, init?.method ?? "GET", headersOf(init?.headers), body, bounds, signal, false).then(
-      (opened) => answerOf(url, opened, opened.sse ? requestIdOf(body) : undefined),
+      (opened) => answerOf(url, opened, opened.sse ? id : undefined),
     );
   }) as unknown as typeof fetch;
 

@@ -261,6 +261,28 @@ describe("what a hostile remote asks of the lane", () => {
     await within(answerClosed, "the unanswered answer POST hung up on", 30_000);
   });
 
+  it("an answer POST of the official client's (a question on a prompt's stream) the remote never answers is hung up on", async () => {
+    let closed: () => void = () => undefined;
+    const answerClosed = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    let reply: () => void = () => undefined;
+    const r = await raw(
+      (res, message) => {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id: "p-1", method: "ping" })}\n\n`);
+        reply = () => res.end(`data: ${replyTo(message, "answered")}\n\n`);
+      },
+      (_res, _message, req) => {
+        req.socket.once("close", closed);
+        reply();
+      },
+    );
+    const client = await gateway(r.url, { timeoutMs: 2000 });
+    expect(promptText(await client.getPrompt({ name: "r.greet" }))).toBe("answered");
+    await within(answerClosed, "the unanswered answer POST hung up on", 30_000);
+  });
+
   it("a cancel POST the remote never answers is hung up on, not held for ever", async () => {
     let closed: () => void = () => undefined;
     const cancelClosed = new Promise<void>((resolve) => {
