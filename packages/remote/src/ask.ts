@@ -192,8 +192,11 @@ export class Ties {
   }
 }
 
+// An id as the client reads a reply's (as a number: a remote may write 3 as "3"), so that every reply the client takes
+// as its request's ends that request here too; one left behind would leave no call the sole one for ever after.
 function keyOf(id: string | number): string {
-  return typeof id === "number" ? `n${id}` : `s${id}`;
+  const n = Number(id);
+  return Number.isNaN(n) ? `s${id}` : `n${n}`;
 }
 
 function plain(value: unknown): Record<string, unknown> | undefined {

@@ -18,6 +18,12 @@ const CR = 0x0d;
 /** The line buffer a splitter starts with, and goes back to after an event that grew it past this. */
 const SMALL_LINE = 4 * 1024;
 const LARGE_LINE = 64 * 1024;
+/**
+ * The longest wait a timer holds (node fires a longer one at once, with a TimeoutOverflowWarning): a longer retry is
+ * read as this, so that the lane and the official client both wait (until the call's time-out) rather than come back
+ * at once.
+ */
+export const LONGEST_RETRY_MS = 2 ** 31 - 1;
 
 /**
  * Splits an event stream's bytes into events. An event's bytes are those of its lines (their line ends not counted);
@@ -143,7 +149,7 @@ export class EventSplitter {
       this.#data ??= [];
       this.#data.push(value);
     } else if (field === "id" && !value.includes("\0")) this.#id = value;
-    else if (field === "retry" && /^\d+$/.test(value)) this.#retry = Number(value);
+    else if (field === "retry" && /^\d+$/.test(value)) this.#retry = Math.min(Number(value), LONGEST_RETRY_MS);
     else if (field === "event") this.#type = value;
   }
 

@@ -47,6 +47,16 @@ export function jsonBytes(value: unknown, max: number): number {
   return text === undefined ? 0 : text.length > max ? Number.POSITIVE_INFINITY : text.length;
 }
 
+/** The longest failure message of the client's passed on (its HTTP errors carry the remote's whole body). */
+const MAX_FAILURE_CHARS = 1000;
+
+/** The status of a request the remote refused for now (429, 503) as the client reports it, if that is the failure. */
+function refusedFor(error: unknown): number | undefined {
+  if (!SdkError.isInstance(error)) return undefined;
+  const status = (error as { data?: { status?: unknown } }).data?.status;
+  return status === 429 || status === 503 ? status : undefined;
+}
+
 /** Why a request to the remote failed, in words for the model; whether the connection should be dropped. */
 export function describeFailure(link: Link, error: unknown, timeoutMs: number): { message: string; broken: boolean } {
   if (ProtocolError.isInstance(error)) {
@@ -55,8 +65,15 @@ export function describeFailure(link: Link, error: unknown, timeoutMs: number): 
   if (SdkError.isInstance(error) && /timeout/i.test(String(error.code))) {
     return { message: `${link.label} did not answer within ${timeoutMs} ms`, broken: true };
   }
+  // Refused for now, as the lane says it (lane.ts): the session is sound, and connecting again would only add load.
+  const refused = refusedFor(error);
+  if (refused !== undefined) {
+    const status = refused === 429 ? "HTTP 429 Too Many Requests" : "HTTP 503 Service Unavailable";
+    return { message: `${link.label} refused the request with ${status}`, broken: false };
+  }
   const message = error instanceof Error ? error.message : String(error);
-  return { message: `${link.label} failed: ${message}`, broken: true };
+  const cut = message.length > MAX_FAILURE_CHARS ? `${message.slice(0, MAX_FAILURE_CHARS)}…` : message;
+  return { message: `${link.label} failed: ${cut}`, broken: true };
 }
 
 function isToolResult(value: unknown): value is CallToolResult {

@@ -130,8 +130,20 @@ function readAll(response: IncomingMessage, bounds: RequestBounds, done: () => v
   });
 }
 
-/** An answer as the client's transport reads a Response. */
-function answerOf(url: URL, { response, bounds, status, sse, release }: Opened): Answer {
+/** The id of the one request a POST's body carries, if it carries one (a batch, a notification or a response: none). */
+function requestIdOf(body: string | undefined): string | number | undefined {
+  if (body === undefined || !body.startsWith("{") || !body.includes('"method"')) return undefined;
+  try {
+    const message = JSON.parse(body) as { id?: unknown; method?: unknown };
+    const id = message.id;
+    return typeof message.method === "string" && (typeof id === "string" || typeof id === "number") ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An answer as the client's transport reads a Response; `replyTo`, the id of the request it answers. */
+function answerOf(url: URL, { response, bounds, status, sse, release }: Opened, replyTo?: string | number): Answer {
   const common = {
     ok: status >= 200 && status < 300,
     status,
@@ -142,7 +154,7 @@ function answerOf(url: URL, { response, bounds, status, sse, release }: Opened):
   };
   if (sse) {
     response.once("close", release);
-    const stream = eventStream(response, bounds);
+    const stream = eventStream(response, bounds, replyTo);
     return {
       ...common,
       body: stream,
@@ -170,13 +182,16 @@ function isToolCall(body: string | undefined): boolean {
 
 export class Http {
   readonly #boundsFor: BoundsFor;
+  readonly #timeoutMs: number;
   readonly #http = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
   readonly #https = new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
   // The requests in flight on each signal, stopped when it aborts.
   readonly #aborts = new AbortListeners();
 
-  constructor(boundsFor: BoundsFor) {
+  /** `timeoutMs` bounds a POST of the client's that answers no call of its own (a response, a notification). */
+  constructor(boundsFor: BoundsFor, timeoutMs: number) {
     this.#boundsFor = boundsFor;
+    this.#timeoutMs = timeoutMs;
   }
 
   readonly fetch = ((input: string | URL | Request, init?: RequestInit): Promise<Answer> => {
@@ -187,9 +202,16 @@ export class Http {
     }
     const signal = init?.signal ?? undefined;
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const bounds = this.#boundsFor(body);
+    const id = requestIdOf(body);
+    let bounds = this.#boundsFor(body);
+    // A POST that is no request (the client's answer to a question, a notification) has no time-out of the
+    // client's: bounded here, so that a remote that never answers it does not keep its socket for ever (a timer's
+    // signal of its own, as the bounds' signal, tied to nothing that lives longer).
+    if (body !== undefined && id === undefined && bounds.signal === undefined) {
+      bounds = { ...bounds, signal: AbortSignal.timeout(this.#timeoutMs) };
+    }
     return this.#send(url, init?.method ?? "GET", headersOf(init?.headers), body, bounds, signal, false).then(
-      (opened) => answerOf(url, opened),
+      (opened) => answerOf(url, opened, opened.sse ? id : undefined),
     );
   }) as unknown as typeof fetch;
 

@@ -156,7 +156,8 @@ export class Lane {
     try {
       const answer = await this.#http.request(this.#url, { method: "POST", headers, body, signal: stop.signal });
       if (answer.ok && answer.sse) {
-        return await this.#stream(answer.events(), id, (message) => reply(message, modern), headers, body, stop);
+        const read = (message: Message) => reply(message, modern);
+        return await this.#stream(answer.events(), id, read, headers, body, stop, timeout);
       }
       const text = await answer.text();
       // Refused for now (too many calls, or unavailable): answered so, not sent again through the client, which
@@ -180,7 +181,7 @@ export class Lane {
         // The handshake era is told in words (a refused call ran nothing); a 2026-07-28 remote learns it from the
         // closed stream.
         const reason = String((stop.signal.reason as Error)?.message ?? "cancelled");
-        if (!modern && !refused) this.#cancel(id, headers, reason);
+        if (!modern && !refused) this.#cancel(id, headers, reason, timeout);
         throw stop.signal.reason;
       }
       throw error;
@@ -241,7 +242,9 @@ export class Lane {
     );
     try {
       const answer = await this.#http.request(this.#url, { method: "POST", headers, body, signal: stop.signal });
-      if (answer.ok && answer.sse) return await this.#stream(answer.events(), id, rawReply, headers, body, stop);
+      if (answer.ok && answer.sse) {
+        return await this.#stream(answer.events(), id, rawReply, headers, body, stop, timeout);
+      }
       const text = await answer.text();
       const message = parseMessage(text);
       if (message?.id === id && (message.result !== undefined || message.error !== undefined)) {
@@ -250,7 +253,8 @@ export class Lane {
       throw new Error(`HTTP ${answer.status} to ${method}: ${text.slice(0, 200)}`);
     } catch (error) {
       if (stop.signal.aborted) {
-        if (!modern) this.#cancel(id, headers, String((stop.signal.reason as Error)?.message ?? "cancelled"));
+        const reason = String((stop.signal.reason as Error)?.message ?? "cancelled");
+        if (!modern) this.#cancel(id, headers, reason, timeout);
         throw stop.signal.reason;
       }
       throw error;
@@ -267,6 +271,7 @@ export class Lane {
     headers: Record<string, string>,
     call: string,
     stop: AbortController,
+    timeout: number,
   ): Promise<T> {
     const signal = stop.signal;
     const answers = new Turns(ANSWERS_AT_ONCE);
@@ -295,7 +300,7 @@ export class Lane {
             throw stop.signal.reason;
           }
           // A question on the call's own stream (the handshake era): answered as its caller, on the same session.
-          void this.#respond(message.id, message.method, message.params, headers, answers, signal);
+          void this.#respond(message.id, message.method, message.params, headers, answers, signal, timeout);
         }
       } catch (error) {
         if (signal.aborted || last === undefined) throw error;
@@ -335,6 +340,7 @@ export class Lane {
     headers: Record<string, string>,
     answers: Turns,
     signal: AbortSignal,
+    timeout: number,
   ): Promise<void> {
     let response: Record<string, unknown>;
     try {
@@ -350,21 +356,34 @@ export class Lane {
     const body = JSON.stringify(response);
     await answers.take(async () => {
       if (signal.aborted) return;
+      // Bounded in time as the call is: a remote that never answers the POST does not keep its socket (and this
+      // turn) for ever.
       const answered = await this.#http
-        .request(this.#url, { method: "POST", headers: withoutRouting(headers), body })
+        .request(this.#url, {
+          method: "POST",
+          headers: withoutRouting(headers),
+          body,
+          signal: AbortSignal.timeout(timeout),
+        })
         .catch(() => undefined);
       await answered?.text().catch(() => undefined);
     });
   }
 
-  #cancel(id: string, headers: Record<string, string>, reason: string): void {
+  #cancel(id: string, headers: Record<string, string>, reason: string, timeout: number): void {
     const body = JSON.stringify({
       jsonrpc: "2.0",
       method: "notifications/cancelled",
       params: { requestId: id, reason },
     });
+    // Bounded in time as the call was: a remote that never answers it does not keep its socket for ever.
     void this.#http
-      .request(this.#url, { method: "POST", headers: withoutRouting(headers), body })
+      .request(this.#url, {
+        method: "POST",
+        headers: withoutRouting(headers),
+        body,
+        signal: AbortSignal.timeout(timeout),
+      })
       .then((answer) => answer.text())
       .catch(() => undefined);
   }

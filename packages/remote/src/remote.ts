@@ -133,7 +133,10 @@ export async function createRemote(options: RemoteOptions): Promise<Remote> {
   let again = false;
 
   const notes = new Notes(labelOf(options), (entry) => server.log(entry));
-  const http = new Http(notes.boundsFor(() => options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES));
+  const http = new Http(
+    notes.boundsFor(() => options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES),
+    options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  );
   // Over HTTP a tools/call goes straight on the link's session (lane.ts), the client kept for the rest.
   const lane =
     "url" in options

@@ -119,17 +119,31 @@ export async function* readEvents(response: IncomingMessage, bounds: StreamBound
   }
 }
 
-/** An event stream as the official client reads it: its events again as bytes, bounded, a call's logs taken out. */
-export function eventStream(response: IncomingMessage, bounds: StreamBounds): ReadableStream<Uint8Array> {
+/**
+ * An event stream as the official client reads it: its events again as bytes, bounded, a call's logs taken out. Once
+ * the reply to `replyTo` (the id of the request it answers) is given, the stream ends there for the client and the
+ * rest is drained, or hung up on, as the lane does: a remote that keeps it open would otherwise be read for ever.
+ */
+export function eventStream(
+  response: IncomingMessage,
+  bounds: StreamBounds,
+  replyTo?: string | number,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let open = true;
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        follow(response, bounds, {
+        const followed = follow(response, bounds, {
           event(event) {
             if (!open) return;
             controller.enqueue(encoder.encode(textOf(event)));
+            if (replyTo !== undefined && isReplyTo(event, replyTo)) {
+              open = false;
+              controller.close();
+              followed.drop();
+              return;
+            }
             if ((controller.desiredSize ?? 0) <= 0) response.pause();
           },
           end() {
@@ -162,6 +176,20 @@ function textOf(event: StreamEvent): string {
   if (event.retry !== undefined) text += `retry: ${event.retry}\n`;
   if (event.data !== undefined) text += `data: ${event.data.replaceAll("\n", "\ndata: ")}\n`;
   return `${text}\n`;
+}
+
+// Whether `event` carries the reply to the request with id `id` (a result or an error, not a request of the remote's).
+function isReplyTo(event: StreamEvent, id: string | number): boolean {
+  const data = event.data;
+  if (data === undefined || !data.startsWith("{") || !(data.includes('"result"') || data.includes('"error"'))) {
+    return false;
+  }
+  try {
+    const message = JSON.parse(data) as unknown;
+    return isObject(message) && message.id === id && message.method === undefined;
+  } catch {
+    return false;
+  }
 }
 
 // A call's log (a `notifications/message` on its stream) given to its caller, and not passed on.
