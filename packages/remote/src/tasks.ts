@@ -140,25 +140,38 @@ export async function runRemoteTask(
     if (ctx.era === "handshake") await ctx.detach();
     return checked(link, created);
   }
-  // The remote made a task: so does the gateway (nothing when the call is one already).
-  await ctx.detach();
+  let task = modern ? created : plain(created.task);
+  const taskId = task?.taskId;
+  let cancelled = false;
+  const cancel = () => {
+    if (cancelled || typeof taskId !== "string") return;
+    cancelled = true;
+    // Sent on a signal of its own: the task's may be the one that just aborted.
+    const sent = lane.request(client, "tasks/cancel", { taskId }, new AbortController().signal, timeout, declared);
+    void sent.catch(() => undefined);
+  };
+  // The remote made a task: so does the gateway (nothing when the call is one already). A gateway that refuses it
+  // (the caller's bound on tasks, the store full) leaves no remote task running for nobody.
+  await ctx.detach().catch((error: unknown) => {
+    cancel();
+    throw error;
+  });
   return asTask(ctx, link.label, async (follow) => {
-    let task = modern ? created : plain(created.task);
-    const taskId = task?.taskId;
     if (typeof taskId !== "string" || typeof task?.status !== "string") {
       throw new McpError(ErrorCode.ServerError, `${link.label} answered the task's tools/call without a task`);
     }
     follow(taskId);
-    const cancel = () => {
-      // Sent on a signal of its own: the task's is the one that just aborted.
-      const sent = lane.request(client, "tasks/cancel", { taskId }, new AbortController().signal, timeout, declared);
-      void sent.catch(() => undefined);
-    };
     ctx.signal.addEventListener("abort", cancel, { once: true });
+    let ended = false;
     try {
-      return await toTheEnd(task as Record<string, unknown>);
+      const outcome = await toTheEnd(task as Record<string, unknown>);
+      ended = true;
+      return outcome;
     } finally {
       ctx.signal.removeEventListener("abort", cancel);
+      // However the following stopped short of the remote task's end (a signal aborted before the listener was
+      // added, a reply the gateway could not read), the remote task is not left running.
+      if (!ended && !TERMINAL.has(String(task?.status))) cancel();
     }
 
     async function toTheEnd(first: Record<string, unknown>): Promise<CallToolResult> {
