@@ -67,9 +67,18 @@ export function taskSupportOf(client: Client, tool: Tool, lane: Lane | undefined
   return support === "optional" || support === "required" ? { support, detach: "manual" } : undefined;
 }
 
-/** A remote's JSON-RPC error as the gateway task's (its code kept), anything else -32000 naming the remote. */
+/**
+ * A remote's JSON-RPC error as the gateway task's: its code kept when it is one (a whole number; any other is
+ * -32000, which a caller's client can read), its message text bounded as a relayed note is.
+ */
+function remoteError(code: unknown, message: unknown, data: unknown): McpError {
+  const kept = typeof code === "number" && Number.isSafeInteger(code) ? code : ErrorCode.ServerError;
+  return new McpError(kept, String(message).slice(0, MAX_NOTE_CHARS), data);
+}
+
+/** A remote's JSON-RPC error as the gateway task's (remoteError), anything else -32000 naming the remote. */
 function failure(link: Link, client: Client, error: unknown, timeout: number): McpError {
-  if (ProtocolError.isInstance(error)) return new McpError(error.code, error.message, error.data);
+  if (ProtocolError.isInstance(error)) return remoteError(error.code, error.message, error.data);
   const { message, broken } = describeFailure(link, error, timeout);
   if (broken) link.drop(client);
   return new McpError(ErrorCode.ServerError, message);
@@ -231,7 +240,7 @@ export async function runRemoteTask(
       if (modern) {
         const error = plain(task.error);
         if (task.status === "failed" && error) {
-          throw new McpError(Number(error.code) || ErrorCode.ServerError, String(error.message), error.data);
+          throw remoteError(error.code, error.message, error.data);
         }
         return checked(link, plain(task.result));
       }
