@@ -50,4 +50,25 @@ describe.each(ERAS)("a remote task's garbage, for a caller speaking %s", (_name,
     expect(remote.seen.filter((method) => method === "tasks/get").length).toBeLessThanOrEqual(3);
     expect(text(await client.callTool({ name: "alive", arguments: {} }))).toBe("yes");
   });
+
+  // A failed look (HTTP 502) drops the link: the relay's next look goes on the link's new client (before, it kept the
+  // closed one, every later look failed "not connected" and the three-miss tolerance for a blip never helped).
+  it("follows the remote task past one failed look (a blip)", async () => {
+    const done = {
+      result: { task: { taskId: "t1", status: "completed", createdAt: "", lastUpdatedAt: "", ttl: null } },
+    };
+    const remote = await rawTaskRemote({
+      get: (n) => (n === 1 ? { httpStatus: 502 } : done),
+      result: () => ({ result: { content: [{ type: "text", text: "after the blip" }] } }),
+    });
+    open.push(remote);
+    const link = await gateway(remote.url, "legacy");
+    open.push(link);
+    const { client, session } = await caller(link.http.url, callerEra);
+    open.push(client, session);
+    const execution = await session.callTool("job", {}, { task: { preference: "prefer" } });
+    expect(execution.kind).toBe("task");
+    const { outcome } = await execution.settle();
+    expect(outcome.status).toBe("completed");
+  });
 });

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 export interface Script {
   /** The task in tools/call's answer (taskId "t1" and status "working" unless given). */
   created?: Record<string, unknown>;
+  /** The `n`th tasks/get's reply; `{ httpStatus }` answers with that HTTP status and no body. */
   get: (n: number) => Record<string, unknown>;
   result?: () => Record<string, unknown>;
 }
@@ -70,7 +71,13 @@ export async function rawTaskRemote(script: Script): Promise<RawTaskRemote> {
       response.writeHead(202).end();
       return;
     }
-    const body = { jsonrpc: "2.0", id: message.id, ...answer(message.method) };
+    const { httpStatus, ...reply } = answer(message.method);
+    // A reply with `httpStatus` is that status alone (a blip: a proxy's 502, a restart's 503).
+    if (typeof httpStatus === "number") {
+      response.writeHead(httpStatus).end();
+      return;
+    }
+    const body = { jsonrpc: "2.0", id: message.id, ...reply };
     response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -1,5 +1,5 @@
 import { type Client, ProtocolError, type Tool } from "@modelcontextprotocol/client";
-import { type CallToolResult, ErrorCode, McpError, type RequestContext } from "@toolsmith/core";
+import { type CallToolResult, ErrorCode, isMcpError, McpError, type RequestContext } from "@toolsmith/core";
 import { askForTask, asTask, TASKS_EXTENSION } from "./ask.js";
 import { pause } from "./events.js";
 import { describeFailure } from "./forward.js";
@@ -118,11 +118,16 @@ export async function runRemoteTask(
   const modern = modernOf(client);
   // In 2026-07-28 each request declares the extension (the remote refuses a task's requests otherwise).
   const declared = modern ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
-  const send = (method: string, params: Record<string, unknown>) =>
-    lane.request(client, method, params, ctx.signal, timeout, declared).catch((error: unknown) => {
+  // The link's client of the moment: one dropped after a failed look is replaced, so a blip is only a blip (a
+  // remote that keeps its tasks across connections is followed on; one that does not says it lost the task).
+  const current = () => link.client().catch(() => client);
+  const send = async (method: string, params: Record<string, unknown>) => {
+    const now = await current();
+    return lane.request(now, method, params, ctx.signal, timeout, declared).catch((error: unknown) => {
       if (ctx.signal.aborted) throw ctx.signal.reason;
-      throw failure(link, client, error, timeout);
+      throw failure(link, now, error, timeout);
     });
+  };
   const call = { name: tool.name, arguments: (args ?? {}) as Record<string, unknown> };
   const create = async () => {
     let created = await send("tools/call", modern ? call : { ...call, task: {} });
@@ -156,7 +161,8 @@ export async function runRemoteTask(
     if (cancelled || typeof taskId !== "string") return;
     cancelled = true;
     // Sent on a signal of its own: the task's may be the one that just aborted.
-    const sent = lane.request(client, "tasks/cancel", { taskId }, new AbortController().signal, timeout, declared);
+    const signal = new AbortController().signal;
+    const sent = current().then((now) => lane.request(now, "tasks/cancel", { taskId }, signal, timeout, declared));
     void sent.catch(() => undefined);
   };
   // The remote made a task: so does the gateway (nothing when the call is one already). A gateway that refuses it
@@ -214,7 +220,8 @@ export async function runRemoteTask(
             askForTask(link.label, String(question.method), question.params, key)
               .then((answer) => send("tasks/update", { taskId, inputResponses: { [key]: answer } }))
               .catch((error: unknown) => {
-                if (!ctx.signal.aborted) broken ??= failure(link, client, error, timeout);
+                // send's failure is already the task's (failure() again would take it for a broken link).
+                if (!ctx.signal.aborted) broken ??= isMcpError(error) ? error : failure(link, client, error, timeout);
               });
           }
         }
