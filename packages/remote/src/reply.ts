@@ -1,4 +1,4 @@
-import { ProtocolError } from "@modelcontextprotocol/client";
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@toolsmith/core";
 import type { Straight } from "./http.js";
 
@@ -32,7 +32,9 @@ export function rawReply(message: Message): Record<string, unknown> {
     throw new ProtocolError(code, typeof error.message === "string" ? error.message : "error", error.data);
   }
   const result = plain(message.result);
-  if (!result) throw new Error("the remote answered without a result object");
+  // A reply all the same: the link is sound (a thrown Error would drop it, and with it the tasks/cancel that
+  // follows this garbage), the request's answer is garbage.
+  if (!result) throw new ProtocolError(ProtocolErrorCode.InternalError, "the remote answered without a result object");
   return result;
 }
 

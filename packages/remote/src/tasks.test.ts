@@ -1,95 +1,14 @@
-import { fileURLToPath } from "node:url";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import {
-  createTaskSessionFromClient,
-  resultFromTaskOutcome,
-  type TaskEnabledSession,
-} from "@modelcontextprotocol/ext-tasks/client";
+import { resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client";
 import type { TaskId } from "@modelcontextprotocol/ext-tasks/core";
-import { createServer } from "@toolsmith/core";
-import { type HttpServer, listen } from "@toolsmith/transport-http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { end } from "../../../scripts/child-processes.js";
 import { type SpawnedHttp, spawnHttp } from "../../../scripts/spawn-http.js";
 import { until } from "../../../scripts/wait.js";
-import { withRawDispatch } from "../../../tests/tool-search/src/raw-dispatch.test-util.js";
-import { createRemote } from "./index.js";
+import { type Caller, caller, ERAS, type Gateway, gateway, REMOTE, text } from "./tasks-peers.test-util.js";
 
 // Tasks relayed through the gateway: a Toolsmith remote over HTTP whose tools run as tasks (tasks-remote.test-util.mjs,
 // a process of its own), the gateway linked to it in either era, and the caller the official client with the
 // official ext-tasks session in either era (2025-11-25's tasks, or the 2026-07-28 extension). Needs the build.
-
-const REMOTE = fileURLToPath(new URL("./tasks-remote.test-util.mjs", import.meta.url));
-const ELICITATION = { elicitation: { form: {} } };
-type Mode = "legacy" | { pin: "2026-07-28" };
-const ERAS: [string, Mode][] = [
-  ["handshake", "legacy"],
-  ["2026-07-28", { pin: "2026-07-28" }],
-];
-
-const text = (result: unknown) => (result as { content: { text?: string }[] }).content[0]?.text;
-
-interface Gateway {
-  http: HttpServer;
-  close(): Promise<void>;
-}
-
-async function gateway(url: string, era: Mode, ttlMs?: number): Promise<Gateway> {
-  // Remote tasks that fail are logged by core as warnings: expected here, not news for the test log.
-  const tasks = { pollIntervalMs: 50, ...(ttlMs === undefined ? {} : { ttlMs }) };
-  const server = createServer({ name: "gateway", version: "1.0.0", tasks }).setLogger(() => undefined);
-  server.tool({ name: "alive", description: "Answers", handler: () => "yes" });
-  const remote = await createRemote({ url, era, into: server });
-  const http = await listen(server, { port: 0, log: null });
-  return {
-    http,
-    close: async () => {
-      await http.close();
-      await remote.close();
-    },
-  };
-}
-
-interface Caller {
-  client: Client;
-  session: TaskEnabledSession;
-  asked: unknown[];
-  errors: Error[];
-}
-
-async function caller(url: string, mode: Mode): Promise<Caller> {
-  const client = new Client(
-    { name: "caller", version: "1" },
-    { capabilities: ELICITATION, versionNegotiation: { mode } },
-  );
-  const raw = withRawDispatch(new StreamableHTTPClientTransport(new URL(url)));
-  await client.connect(raw.transport);
-  // The session answers questions, tied to their task.
-  client.removeRequestHandler("elicitation/create");
-  const asked: unknown[] = [];
-  const errors: Error[] = [];
-  const options = {
-    endpointId: "caller",
-    onError: (error: Error) => void errors.push(error),
-    onInputRequest: async (request: { params?: unknown }, context: { scope: string }) => {
-      asked.push({ scope: context.scope, params: request.params });
-      return { action: "accept", content: { name: "Ada" } } as never;
-    },
-  };
-  const session =
-    mode === "legacy"
-      ? createTaskSessionFromClient(client, options)
-      : createTaskSessionFromClient(client, {
-          ...options,
-          rawDispatch: raw.dispatch,
-          v2RequestFraming: {
-            protocolVersion: "2026-07-28",
-            clientInfo: { name: "caller", version: "1" },
-            clientCapabilities: ELICITATION,
-          },
-        });
-  return { client, session, asked, errors };
-}
 
 const open: { close(): Promise<unknown> }[] = [];
 afterEach(async () => {
@@ -239,7 +158,7 @@ describe.each(ERAS)("a gateway task whose TTL passes, linked in the %s era", (_n
   it("stops following the remote task and cancels it", async () => {
     const remote = await spawnHttp([REMOTE]);
     try {
-      const link = await gateway(remote.url, linkEra, 500);
+      const link = await gateway(remote.url, linkEra, { ttlMs: 500 });
       open.push(link);
       const { client, session } = await caller(link.http.url, { pin: "2026-07-28" });
       open.push(client, session);

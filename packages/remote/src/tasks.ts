@@ -1,5 +1,5 @@
 import { type Client, ProtocolError, type Tool } from "@modelcontextprotocol/client";
-import { type CallToolResult, ErrorCode, McpError, type RequestContext } from "@toolsmith/core";
+import { type CallToolResult, ErrorCode, isMcpError, McpError, type RequestContext } from "@toolsmith/core";
 import { askForTask, asTask, TASKS_EXTENSION } from "./ask.js";
 import { pause } from "./events.js";
 import { describeFailure } from "./forward.js";
@@ -67,9 +67,18 @@ export function taskSupportOf(client: Client, tool: Tool, lane: Lane | undefined
   return support === "optional" || support === "required" ? { support, detach: "manual" } : undefined;
 }
 
-/** A remote's JSON-RPC error as the gateway task's (its code kept), anything else -32000 naming the remote. */
+/**
+ * A remote's JSON-RPC error as the gateway task's: its code kept when it is one (a whole number; any other is
+ * -32000, which a caller's client can read), its message text bounded as a relayed note is.
+ */
+function remoteError(code: unknown, message: unknown, data: unknown): McpError {
+  const kept = typeof code === "number" && Number.isSafeInteger(code) ? code : ErrorCode.ServerError;
+  return new McpError(kept, String(message).slice(0, MAX_NOTE_CHARS), data);
+}
+
+/** A remote's JSON-RPC error as the gateway task's (remoteError), anything else -32000 naming the remote. */
 function failure(link: Link, client: Client, error: unknown, timeout: number): McpError {
-  if (ProtocolError.isInstance(error)) return new McpError(error.code, error.message, error.data);
+  if (ProtocolError.isInstance(error)) return remoteError(error.code, error.message, error.data);
   const { message, broken } = describeFailure(link, error, timeout);
   if (broken) link.drop(client);
   return new McpError(ErrorCode.ServerError, message);
@@ -109,11 +118,16 @@ export async function runRemoteTask(
   const modern = modernOf(client);
   // In 2026-07-28 each request declares the extension (the remote refuses a task's requests otherwise).
   const declared = modern ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
-  const send = (method: string, params: Record<string, unknown>) =>
-    lane.request(client, method, params, ctx.signal, timeout, declared).catch((error: unknown) => {
+  // The link's client of the moment: one dropped after a failed look is replaced, so a blip is only a blip (a
+  // remote that keeps its tasks across connections is followed on; one that does not says it lost the task).
+  const current = () => link.client().catch(() => client);
+  const send = async (method: string, params: Record<string, unknown>) => {
+    const now = await current();
+    return lane.request(now, method, params, ctx.signal, timeout, declared).catch((error: unknown) => {
       if (ctx.signal.aborted) throw ctx.signal.reason;
-      throw failure(link, client, error, timeout);
+      throw failure(link, now, error, timeout);
     });
+  };
   const call = { name: tool.name, arguments: (args ?? {}) as Record<string, unknown> };
   const create = async () => {
     let created = await send("tools/call", modern ? call : { ...call, task: {} });
@@ -140,25 +154,39 @@ export async function runRemoteTask(
     if (ctx.era === "handshake") await ctx.detach();
     return checked(link, created);
   }
-  // The remote made a task: so does the gateway (nothing when the call is one already).
-  await ctx.detach();
+  let task = modern ? created : plain(created.task);
+  const taskId = task?.taskId;
+  let cancelled = false;
+  const cancel = () => {
+    if (cancelled || typeof taskId !== "string") return;
+    cancelled = true;
+    // Sent on a signal of its own: the task's may be the one that just aborted.
+    const signal = new AbortController().signal;
+    const sent = current().then((now) => lane.request(now, "tasks/cancel", { taskId }, signal, timeout, declared));
+    void sent.catch(() => undefined);
+  };
+  // The remote made a task: so does the gateway (nothing when the call is one already). A gateway that refuses it
+  // (the caller's bound on tasks, the store full) leaves no remote task running for nobody.
+  await ctx.detach().catch((error: unknown) => {
+    cancel();
+    throw error;
+  });
   return asTask(ctx, link.label, async (follow) => {
-    let task = modern ? created : plain(created.task);
-    const taskId = task?.taskId;
     if (typeof taskId !== "string" || typeof task?.status !== "string") {
       throw new McpError(ErrorCode.ServerError, `${link.label} answered the task's tools/call without a task`);
     }
     follow(taskId);
-    const cancel = () => {
-      // Sent on a signal of its own: the task's is the one that just aborted.
-      const sent = lane.request(client, "tasks/cancel", { taskId }, new AbortController().signal, timeout, declared);
-      void sent.catch(() => undefined);
-    };
     ctx.signal.addEventListener("abort", cancel, { once: true });
+    let ended = false;
     try {
-      return await toTheEnd(task as Record<string, unknown>);
+      const outcome = await toTheEnd(task as Record<string, unknown>);
+      ended = true;
+      return outcome;
     } finally {
       ctx.signal.removeEventListener("abort", cancel);
+      // However the following stopped short of the remote task's end (a signal aborted before the listener was
+      // added, a reply the gateway could not read), the remote task is not left running.
+      if (!ended && !TERMINAL.has(String(task?.status))) cancel();
     }
 
     async function toTheEnd(first: Record<string, unknown>): Promise<CallToolResult> {
@@ -192,7 +220,8 @@ export async function runRemoteTask(
             askForTask(link.label, String(question.method), question.params, key)
               .then((answer) => send("tasks/update", { taskId, inputResponses: { [key]: answer } }))
               .catch((error: unknown) => {
-                if (!ctx.signal.aborted) broken ??= failure(link, client, error, timeout);
+                // send's failure is already the task's (failure() again would take it for a broken link).
+                if (!ctx.signal.aborted) broken ??= isMcpError(error) ? error : failure(link, client, error, timeout);
               });
           }
         }
@@ -218,7 +247,7 @@ export async function runRemoteTask(
       if (modern) {
         const error = plain(task.error);
         if (task.status === "failed" && error) {
-          throw new McpError(Number(error.code) || ErrorCode.ServerError, String(error.message), error.data);
+          throw remoteError(error.code, error.message, error.data);
         }
         return checked(link, plain(task.result));
       }
