@@ -8,6 +8,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { isMcpError, type McpError, type RequestContext, type SampleRequest } from "@toolsmith/core";
 import { InputRequired, type Middleware } from "@toolsmith/core/middleware";
+import { plain } from "./reply.js";
 
 // The remote's questions to the client (elicitation, sampling, roots), put to the real client whose call caused them
 // and answered back. A forwarded request runs inside its caller (an AsyncLocalStorage set by `asking`, the module's
@@ -197,12 +198,6 @@ export class Ties {
 function keyOf(id: string | number): string {
   const n = Number(id);
   return Number.isNaN(n) ? `s${id}` : `n${n}`;
-}
-
-function plain(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 }
 
 // What the official client answers for a question it has no handler or mode for.

@@ -11,6 +11,7 @@ import { MetaKey } from "@toolsmith/core/transport";
 import { AGAIN, type Lane } from "./lane.js";
 import type { Link } from "./link.js";
 import type { Notes } from "./notes.js";
+import { refusedStatus } from "./reply.js";
 
 // A call forwarded to the remote: the caller's cancellation and progress travel with it, and whatever goes wrong
 // (the remote down, too slow, its answer too large or malformed) comes back as an isError result the model reads.
@@ -51,7 +52,7 @@ export function jsonBytes(value: unknown, max: number): number {
 const MAX_FAILURE_CHARS = 1000;
 
 /** The status of a request the remote refused for now (429, 503) as the client reports it, if that is the failure. */
-function refusedFor(error: unknown): number | undefined {
+function refusedFor(error: unknown): 429 | 503 | undefined {
   if (!SdkError.isInstance(error)) return undefined;
   const status = (error as { data?: { status?: unknown } }).data?.status;
   return status === 429 || status === 503 ? status : undefined;
@@ -68,8 +69,7 @@ export function describeFailure(link: Link, error: unknown, timeoutMs: number): 
   // Refused for now, as the lane says it (lane.ts): the session is sound, and connecting again would only add load.
   const refused = refusedFor(error);
   if (refused !== undefined) {
-    const status = refused === 429 ? "HTTP 429 Too Many Requests" : "HTTP 503 Service Unavailable";
-    return { message: `${link.label} refused the request with ${status}`, broken: false };
+    return { message: `${link.label} refused the request with ${refusedStatus(refused)}`, broken: false };
   }
   const message = error instanceof Error ? error.message : String(error);
   const cut = message.length > MAX_FAILURE_CHARS ? `${message.slice(0, MAX_FAILURE_CHARS)}…` : message;

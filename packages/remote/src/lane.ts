@@ -14,7 +14,7 @@ import { MAX_QUESTIONS } from "./ask.js";
 import { pause, type StreamEvent } from "./events.js";
 import type { Http } from "./http.js";
 import type { Notes } from "./notes.js";
-import { AGAIN, type Message, parseMessage, rawReply, refusal, reply } from "./reply.js";
+import { AGAIN, type Message, parseMessage, plain, rawReply, refusal, reply } from "./reply.js";
 import { Turns } from "./turns.js";
 
 export { AGAIN };
@@ -46,12 +46,6 @@ const ANSWERS_AT_ONCE = 4;
 
 interface Learned {
   envelope: Record<string, unknown> | undefined;
-}
-
-function plain(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 }
 
 // The Mcp-Name header carries the name as it is only when it needs no encoding (the client's own rule).

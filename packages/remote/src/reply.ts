@@ -82,10 +82,16 @@ export function toolResult(
   return complete as unknown as CallToolResult;
 }
 
-function plain(value: unknown): Record<string, unknown> | undefined {
+/** `value` as an object of fields, or undefined for anything else (an array, null, a primitive). */
+export function plain(value: unknown): Record<string, unknown> | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : undefined;
+}
+
+/** The words for a status a remote refuses with for now. */
+export function refusedStatus(status: 429 | 503): string {
+  return status === 429 ? "HTTP 429 Too Many Requests" : "HTTP 503 Service Unavailable";
 }
 
 // A content block with the fields its type requires (the client's schema checks each block so).
@@ -115,7 +121,7 @@ function isBlock(value: unknown): boolean {
 export function refusal(answer: Straight, text: string): string {
   const error = parseMessage(text)?.error as { message?: unknown } | undefined;
   const said = typeof error?.message === "string" ? `: ${error.message.slice(0, 200)}` : "";
-  const status = answer.status === 429 ? "HTTP 429 Too Many Requests" : "HTTP 503 Service Unavailable";
+  const status = refusedStatus(answer.status === 429 ? 429 : 503);
   const after = answer.header("retry-after")?.trim() ?? "";
   // Seconds, or an HTTP date; anything else is not repeated to the caller.
   const wait = /^\d{1,9}$/.test(after)

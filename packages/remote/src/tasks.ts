@@ -6,7 +6,7 @@ import { describeFailure } from "./forward.js";
 import type { Lane } from "./lane.js";
 import type { Link } from "./link.js";
 import { MAX_NOTE_CHARS } from "./notes.js";
-import { AGAIN, toolResult } from "./reply.js";
+import { AGAIN, plain, toolResult } from "./reply.js";
 
 // A call made a task on the gateway run as a task on the remote (HTTP links only: the lane sends what the official
 // client 2.4.0 will not, a 2026-07-28 task's requests): created there (what the remote asks first asked of the
@@ -35,12 +35,6 @@ const DEFAULT_POLL_MS = 500;
 const MAX_MISSES = 3;
 // The most rounds of questions a 2026-07-28 remote may ask before its task is made, as the client allows.
 const MAX_ROUNDS = 10;
-
-function plain(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
 
 function modernOf(client: Client): boolean {
   const version = client.getNegotiatedProtocolVersion();
